@@ -1,0 +1,119 @@
+"""The REPL backend protocol and the typed results every backend returns.
+
+A backend has DSPy's ``CodeInterpreter`` shape (``tools``, ``start``, ``execute``, ``shutdown``) so
+DSPy's own interpreters plug in unchanged. Our native backends add ``run(code) -> ExecResult``, a typed
+result with stdout, a structured error and the final answer, and ``load_inputs`` to place the inputs in
+the REPL once per run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Literal, Protocol, runtime_checkable
+
+FinalKind = Literal["submit", "final_direct", "final_var"]
+
+
+class FinalSignal(BaseException):
+    """Raised inside model code by SUBMIT / FINAL / FINAL_VAR.
+
+    Derived from ``BaseException`` so the model's own ``except Exception:`` cannot swallow it.
+    """
+
+    def __init__(self, kind: FinalKind, value: Any, name: str | None = None):
+        super().__init__(kind)
+        self.kind = kind
+        self.value = value
+        self.name = name
+
+
+class BlockTimeout(BaseException):
+    """Raised inside a block that ran past its wall-time limit (not an Exception: user code cannot catch it)."""
+
+
+@dataclass
+class ErrorInfo:
+    """A failure of one code block, structured for the model and the trace."""
+
+    type: str
+    message: str
+    line: int | None = None
+    source_line: str | None = None
+    traceback: str = ""
+    recoverable: bool = True
+    worker_restarted: bool = False
+
+    def format_for_model(self) -> str:
+        where = f" at line {self.line}" if self.line else ""
+        text = f"{self.type}{where}: {self.message}"
+        if self.source_line:
+            text += f"\n    {self.line} | {self.source_line.strip()}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class FinalAnswer:
+    """A final answer given from inside code."""
+
+    kind: FinalKind
+    value: Any
+    name: str | None = None  # the variable name, for FINAL_VAR
+
+
+@dataclass
+class ExecResult:
+    """What running one block produced."""
+
+    stdout: str = ""
+    error: ErrorInfo | None = None
+    final: FinalAnswer | None = None
+    duration_s: float = 0.0
+    truncated_chars: int = 0
+    restarted: bool = False
+    lost_variables: list[str] = field(default_factory=list)
+    user_variables: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@runtime_checkable
+class CodeInterpreterLike(Protocol):
+    """DSPy's CodeInterpreter shape: any object with these members can run our loop."""
+
+    @property
+    def tools(self) -> dict[str, Callable[..., Any]]: ...
+
+    def start(self) -> None: ...
+
+    def execute(self, code: str, variables: dict[str, Any] | None = None) -> Any: ...
+
+    def shutdown(self) -> None: ...
+
+
+@runtime_checkable
+class NativeREPL(CodeInterpreterLike, Protocol):
+    """Our backends: typed execution, inputs loaded once, variable snapshots for extraction."""
+
+    def load_inputs(self, inputs: dict[str, Any]) -> None: ...
+
+    def run(self, code: str) -> ExecResult: ...
+
+    def snapshot(self, max_chars_per_var: int = 2_000, max_vars: int = 40) -> dict[str, str]: ...
+
+
+class Stopwatch:
+    """Tiny helper: ``with Stopwatch() as sw: ...; sw.elapsed``."""
+
+    def __enter__(self) -> "Stopwatch":
+        self._t0 = time.perf_counter()
+        self.elapsed = 0.0
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.elapsed = time.perf_counter() - self._t0
