@@ -76,10 +76,24 @@ class ExecResult:
     restarted: bool = False
     lost_variables: list[str] = field(default_factory=list)
     user_variables: list[str] = field(default_factory=list)
+    rebound_inputs: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+def to_dspy_result(result: ExecResult) -> Any:
+    """Map a typed result onto DSPy's ``CodeInterpreter.execute`` contract (value, FinalOutput, or raise)."""
+    from dspy.primitives.code_interpreter import CodeExecutionError, FinalOutput
+
+    if result.final is not None:
+        return FinalOutput(result.final.value)
+    if result.error is not None:
+        if result.error.type == "SyntaxError":
+            raise SyntaxError(result.error.format_for_model())
+        raise CodeExecutionError(result.error.format_for_model())
+    return result.stdout or None
 
 
 @runtime_checkable

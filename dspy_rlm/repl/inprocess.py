@@ -1,0 +1,108 @@
+"""In-process REPL backend for trusted code.
+
+THIS IS NOT A SANDBOX. Model code runs in your own Python process with your privileges: it can read your
+files, use the network, change your modules and crash your program. Use it only when you trust the model
+and the inputs (tests, notebooks, debugging) and want zero start-up cost. The per-block time limit is
+best effort (an exception injected into the running thread between bytecodes; C code that never returns
+to the interpreter cannot be interrupted), and there is no memory cap.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import threading
+import time
+from typing import Any, Callable
+
+from dspy_rlm.repl.base import to_dspy_result, BlockTimeout, ErrorInfo, ExecResult, FinalAnswer
+from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor
+
+
+class InProcessREPL:
+    """Runs model code in the current process (trusted code only; see the module docstring).
+
+    Args:
+        tools: Host functions callable from code by name.
+        output_fields: The signature's output field names (for SUBMIT / FINAL).
+        timeout_s: Best-effort wall-time limit per block.
+        max_output_chars: Cap on captured output per block (only ``print`` output is captured).
+    """
+
+    execution_instructions = (
+        "Code runs in a persistent in-process Python namespace: state persists between blocks and the input "
+        "variables are already loaded."
+    )
+
+    def __init__(self, tools: dict[str, Callable[..., Any]] | None = None, output_fields: list[str] | None = None,
+                 *, timeout_s: float | None = 30.0, max_output_chars: int = 10_000):
+        self.tools: dict[str, Callable[..., Any]] = dict(tools or {})
+        self.output_fields = list(output_fields or [])
+        self.timeout_s = timeout_s
+        self.max_output_chars = max_output_chars
+        self._inputs: dict[str, Any] = {}
+        self._executor: NamespaceExecutor | None = None
+        self._writer: CappedWriter | None = None
+        self._lock = threading.Lock()
+
+    def load_inputs(self, inputs: dict[str, Any]) -> None:
+        self._inputs = dict(inputs)
+        self._executor = None
+
+    def start(self) -> None:
+        if self._executor is None:
+            self._executor = NamespaceExecutor(self._inputs, dict(self.tools), self.output_fields,
+                                               self.max_output_chars)
+            # print() is rebound per namespace, so concurrent runs in threads never mix their output.
+            self._executor.namespace["print"] = functools.partial(self._print)
+
+    def _print(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("file") is None and self._writer is not None:
+            kwargs["file"] = self._writer
+        print(*args, **kwargs)
+
+    def shutdown(self) -> None:
+        self._executor = None
+
+    def run(self, code: str) -> ExecResult:
+        with self._lock:
+            self.start()
+            assert self._executor is not None
+            self._writer = out = CappedWriter(self.max_output_chars)
+            timer = self._arm_timeout(threading.get_ident())
+            t0 = time.perf_counter()
+            try:
+                reply = self._executor.exec_block(code, out)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                self._writer = None
+            err, final = reply["error"], reply["final"]
+            return ExecResult(
+                stdout=out.getvalue(), error=ErrorInfo(**err) if err else None,
+                final=FinalAnswer(**final) if final else None, duration_s=time.perf_counter() - t0,
+                truncated_chars=out.dropped, user_variables=reply["user_variables"],
+                rebound_inputs=reply["rebound_inputs"],
+            )
+
+    def _arm_timeout(self, thread_id: int) -> threading.Timer | None:
+        if not self.timeout_s:
+            return None
+
+        def interrupt() -> None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(BlockTimeout))
+
+        timer = threading.Timer(self.timeout_s, interrupt)
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def snapshot(self, max_chars_per_var: int = 2_000, max_vars: int = 40) -> dict[str, str]:
+        return self._executor.snapshot(max_chars_per_var, max_vars) if self._executor else {}
+
+    def execute(self, code: str, variables: dict[str, Any] | None = None) -> Any:
+        """DSPy's ``CodeInterpreter.execute``: returns stdout, or ``FinalOutput``; raises on errors."""
+        self.start()
+        if variables:
+            self._executor.set_variables(variables)
+        return to_dspy_result(self.run(code))

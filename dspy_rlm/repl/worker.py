@@ -1,0 +1,188 @@
+"""The sandbox worker: the child side of :class:`~dspy_rlm.repl.sandbox.SubprocessREPL`.
+
+It is normally forked from the host after the inputs are bound, so the inputs arrive by copy-on-write and
+are never serialized. It can also be started as ``python -m dspy_rlm.repl.worker FD`` (the "spawn" start
+method), in which case the inputs arrive pickled once over the connection.
+
+Limits applied in the child: an address-space cap (RLIMIT_AS), a per-block wall-time limit (an interval
+timer raising :class:`BlockTimeout` between bytecodes; the host kills the worker if that does not land),
+an output cap, and no network: a fresh network namespace where the OS allows it, plus an audit hook that
+refuses socket connects / binds / DNS look-ups in any case.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import pickle
+import resource
+import signal
+import sys
+from multiprocessing.connection import Connection
+from typing import Any
+
+from dspy_rlm.repl.base import BlockTimeout
+from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor, restore_stdio
+
+CLONE_NEWNET = 0x40000000
+CLONE_NEWUSER = 0x10000000
+_NET_EVENTS = frozenset({
+    "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
+    "socket.sendto", "socket.sendmsg",
+})
+
+
+class ToolError(RuntimeError):
+    """A host function (llm_query, a user tool, ...) failed; the message says why."""
+
+
+def _deny_network(event: str, args: tuple) -> None:
+    if event in _NET_EVENTS:
+        raise PermissionError(f"network access is disabled in the dspy-rlm sandbox ({event})")
+
+
+def isolate_network() -> str:
+    """Cut the worker off the network. Returns how: 'netns', 'userns+netns' or 'audit-hook'."""
+    sys.addaudithook(_deny_network)
+    if not sys.platform.startswith("linux"):
+        return "audit-hook"
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    if libc.unshare(CLONE_NEWNET) == 0:
+        return "netns"
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0:
+        try:  # map ourselves so file ownership still reads as before
+            with open("/proc/self/setgroups", "w") as f:
+                f.write("deny")
+            with open("/proc/self/uid_map", "w") as f:
+                f.write(f"{uid} {uid} 1")
+            with open("/proc/self/gid_map", "w") as f:
+                f.write(f"{gid} {gid} 1")
+        except OSError:
+            pass
+        return "userns+netns"
+    return "audit-hook"
+
+
+def cap_memory(extra_mb: int | None) -> None:
+    """Limit the address space to what the process maps now plus ``extra_mb``."""
+    if not extra_mb:
+        return
+    try:
+        with open("/proc/self/statm") as f:
+            vm_now = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        vm_now = 0
+    limit = vm_now + extra_mb * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+class Worker:
+    """Serves exec / snapshot / set requests from the host over one connection."""
+
+    def __init__(self, conn: Connection, inputs: dict[str, Any], config: dict[str, Any]):
+        self.conn = conn
+        self.timeout_s = config.get("timeout_s")
+        self._timer_left = 0.0
+        bridges = {name: self._bridge(name) for name in config.get("bridge_names", ())}
+        self.executor = NamespaceExecutor(inputs, bridges, config.get("output_fields", []),
+                                          config.get("max_output_chars", 10_000))
+        signal.signal(signal.SIGALRM, self._on_alarm)
+
+    def _on_alarm(self, signum: int, frame: Any) -> None:
+        raise BlockTimeout(f"the block ran longer than its {self.timeout_s:g} s limit and was interrupted; "
+                           "your variables are intact. Work on smaller pieces or use faster code")
+
+    def _bridge(self, name: str):
+        def call(*args: Any, **kwargs: Any) -> Any:
+            # The block's own time limit pauses while the host works (an LM call may take a while).
+            left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+            try:
+                try:
+                    self.conn.send(("call", name, args, kwargs))
+                except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                    raise TypeError(f"{name}(): arguments must be plain data (str, numbers, lists, dicts): "
+                                    f"{exc}") from None
+                kind, payload = self.conn.recv()
+            finally:
+                if left > 0:
+                    signal.setitimer(signal.ITIMER_REAL, left)
+            if kind == "raise":
+                raise ToolError(f"{name}() failed: {payload}")
+            return payload
+
+        call.__name__ = name
+        return call
+
+    def serve(self) -> None:
+        while True:
+            try:
+                msg = self.conn.recv()
+            except (EOFError, OSError):
+                return
+            op = msg[0]
+            if op == "exec":
+                self._send_safely(("done", self._exec(msg[1])))
+            elif op == "snapshot":
+                self.conn.send(("snapshot", self.executor.snapshot(*msg[1:])))
+            elif op == "set":
+                self.executor.set_variables(msg[1])
+                self.conn.send(("ok", None))
+            elif op == "shutdown":
+                return
+
+    def _exec(self, code: str) -> dict[str, Any]:
+        out = CappedWriter(self.executor.max_output_chars)
+        sys.stdout = sys.stderr = out
+        if self.timeout_s:
+            signal.setitimer(signal.ITIMER_REAL, self.timeout_s)
+        try:
+            result = self.executor.exec_block(code, out)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            restore_stdio()
+        result["stdout"] = out.getvalue()
+        result["truncated_chars"] = out.dropped
+        return result
+
+    def _send_safely(self, message: tuple) -> None:
+        """Send a result; a final value that cannot be pickled is sent as its repr, with a note."""
+        try:
+            self.conn.send(message)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+            result = message[1]
+            final = result.get("final")
+            if final is not None:
+                final["value"] = {k: repr(v) for k, v in dict(final["value"]).items()}
+                result["stdout"] += f"\n[note] the submitted value could not be transferred ({exc}); sent as repr"
+            self.conn.send(message)
+
+
+def child_main(conn: Connection, inputs: dict[str, Any], config: dict[str, Any]) -> None:
+    """Entry point in the child. Never returns into the caller's code."""
+    code = 0
+    try:
+        os.setpgid(0, 0)
+        conn.send(("ready", {"network": isolate_network() if not config.get("allow_network") else "allowed",
+                             "pid": os.getpid()}))
+        cap_memory(config.get("memory_mb"))
+        Worker(conn, inputs, config).serve()
+    except BaseException:  # noqa: BLE001 - the host sees a dead worker and reports it
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m dspy_rlm.repl.worker FD``: the spawn start method."""
+    conn = Connection(int(argv[1]))
+    _op, inputs, config = conn.recv()
+    child_main(conn, inputs, config)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
