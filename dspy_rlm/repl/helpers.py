@@ -1,0 +1,565 @@
+"""Helper functions placed in the REPL namespace, for the model to explore its inputs with.
+
+This module is stdlib-only at import time: its source may be ``exec``'d inside a foreign interpreter
+(DSPy's interpreters, a bare subprocess). Optional libraries (``json_repair``, the local embedding model
+of the ``embed`` extra) are imported inside the functions that use them, each with a stdlib fallback.
+
+Every helper works on very large inputs without copying them: no ``str()`` of a string, no ``.lower()``
+of the whole text (case-insensitive search compiles ``re.IGNORECASE`` instead), ``str.find`` loops for
+literal patterns, and ``itertools.islice`` for dict ranges.
+"""
+
+
+import bisect
+import itertools
+import json
+import math
+import re
+from typing import Any, Callable, Iterator
+
+__all__ = ["HELPER_NAMES", "helper_docs", "make_helpers"]
+
+HELPER_NAMES: tuple[str, ...] = (
+    "peek", "search", "count_matches", "search_context", "chunk_text",
+    "extract_json", "extract_sections", "summarize", "find_relevant",
+)
+
+_CONTAINERS = "str, list, tuple or dict"
+_MAX_DEPTH = 20
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<raise>"
+
+
+_MISSING = _Required()  # "no default given": extract_json raises instead of returning it
+
+
+# -- shared machinery ----------------------------------------------------------------------------------
+def _type_error(fn: str, accepted: str, var: Any, hint: str) -> TypeError:
+    return TypeError(f"{fn}() takes {accepted}; got {type(var).__name__}. {hint}")
+
+
+def _check_int(fn: str, **values: Any) -> None:
+    for name, value in values.items():
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise TypeError(f"{fn}(): {name} must be an int, got {type(value).__name__} ({value!r})")
+
+
+class _Matcher:
+    """One pattern, literal or regex, matched against str or bytes without copying the text."""
+
+    def __init__(self, fn: str, pattern: Any, regex: bool, ignore_case: bool):
+        if not isinstance(pattern, str):
+            raise TypeError(f"{fn}(): pattern must be a str, got {type(pattern).__name__}. "
+                            f"Try {fn}(var, str(pattern))")
+        if not pattern:
+            raise ValueError(f"{fn}(): pattern is empty; give the text or regex to look for")
+        self.fn, self.pattern, self.regex, self.ignore_case = fn, pattern, regex, ignore_case
+        self.literal = None if (regex or ignore_case) else pattern
+        self._rx = {str: self._compile(pattern)}
+
+    def _compile(self, pattern: str | bytes) -> re.Pattern:
+        flags = re.IGNORECASE if self.ignore_case else 0
+        try:
+            return re.compile(pattern if self.regex else re.escape(pattern), flags | re.MULTILINE)
+        except re.error as exc:
+            raise ValueError(f"{self.fn}(): invalid regex {self.pattern!r}: {exc}. "
+                             f"Pass regex=False to look for the literal text") from exc
+
+    def _for(self, text: str | bytes) -> tuple[Any, re.Pattern]:
+        if isinstance(text, str):
+            return self.literal, self._rx[str]
+        if bytes not in self._rx:
+            self._rx[bytes] = self._compile(self.pattern.encode("utf-8"))
+        literal = self.literal.encode("utf-8") if self.literal is not None else None
+        return literal, self._rx[bytes]
+
+    def spans(self, text: str | bytes) -> Iterator[tuple[int, int]]:
+        """Yield (start, end) of each non-overlapping match, in order."""
+        literal, rx = self._for(text)
+        if literal is not None:
+            n = len(literal)
+            i = text.find(literal)
+            while i != -1:
+                yield i, i + n
+                i = text.find(literal, i + n)
+        else:
+            for m in rx.finditer(text):
+                if m.end() == m.start() and not m.group():
+                    continue  # zero-width regex matches carry nothing to show
+                yield m.span()
+
+    def count(self, text: str | bytes) -> int:
+        literal, rx = self._for(text)
+        if literal is not None:
+            return text.count(literal)
+        return sum(1 for _ in self.spans(text))
+
+
+def _leaves(fn: str, var: Any, path: tuple = (), depth: int = 0) -> Iterator[tuple[tuple, Any]]:
+    """Yield (path, text) for every str/bytes leaf of a (nested) container; scalars are rendered."""
+    if isinstance(var, (str, bytes, bytearray)):
+        yield path, var
+    elif isinstance(var, (dict, list, tuple)):
+        kind, pairs = ("key", var.items()) if isinstance(var, dict) else ("index", enumerate(var))
+        for label, value in pairs if depth < _MAX_DEPTH else ():
+            yield from _leaves(fn, value, path + ((kind, label),), depth + 1)
+    elif depth == 0:
+        raise _type_error(fn, _CONTAINERS, var, f"Try {fn}(str(x), ...)")
+    elif var is not None:
+        yield path, str(var)  # numbers, objects inside a container: small, rendered for matching
+
+
+def _location(path: tuple) -> dict[str, Any]:
+    if not path:
+        return {}
+    kind, value = path[0]
+    loc: dict[str, Any] = {kind: value}
+    if len(path) > 1:
+        loc["path"] = [v for _, v in path]
+    return loc
+
+
+def _show(text: str | bytes) -> str:
+    return text if isinstance(text, str) else bytes(text).decode("utf-8", errors="replace")
+
+
+def _iter_hits(fn: str, var: Any, matcher: _Matcher) -> Iterator[tuple[tuple, Any, int, int, int]]:
+    """Yield (path, leaf, start, end, line) per match; the line number is counted incrementally."""
+    for path, leaf in _leaves(fn, var):
+        newline = "\n" if isinstance(leaf, str) else b"\n"
+        last, line = 0, 1
+        for start, end in matcher.spans(leaf):
+            line += leaf.count(newline, last, start)
+            last = start
+            yield path, leaf, start, end, line
+
+
+# -- peek / search / count ------------------------------------------------------------------------------
+def peek(var: Any, start: int = 0, end: int = 10) -> Any:
+    """Slice var[start:end] of a str/bytes/list/tuple, or of a dict's items in key order.
+
+    Args: var (never copied, only the slice is); start and end as in Python slicing.
+    Returns: the slice, of var's type; for a dict, a dict of the items in that index range.
+    """
+    _check_int("peek", start=start, end=end)
+    if isinstance(var, (str, bytes, bytearray, list, tuple)):
+        return var[start:end]
+    if isinstance(var, memoryview):
+        return var[start:end].tobytes()
+    if isinstance(var, dict):
+        lo, hi, _ = slice(start, end).indices(len(var))
+        return dict(itertools.islice(var.items(), lo, hi)) if hi > lo else {}
+    raise _type_error("peek", "str, list, tuple or dict", var, "Try peek(str(x))")
+
+
+def search(var: Any, pattern: str, regex: bool = False, max_results: int = 10, context: int = 80,
+           ignore_case: bool = False) -> list[dict[str, Any]]:
+    """Find text (regex=True: a regex) in a str/list/dict, nested too; list of locations + previews.
+
+    Args:
+        var: Where to look. Lists, tuples and dicts are searched item by item, nested ones too.
+        pattern: The text to find, or a Python regex when regex=True.
+        regex: Treat pattern as a regular expression (``re`` syntax, MULTILINE).
+        max_results: Stop after this many matches.
+        context: Characters of preview on each side of the match.
+        ignore_case: Match case-insensitively (without copying the text).
+
+    Returns:
+        One dict per match: ``offset`` (char offset in the string) and ``line`` (1-based), the
+        ``match`` and a ``preview`` around it; inside a list ``index``, inside a dict ``key``, and
+        ``path`` (all keys/indexes) when nested deeper. E.g. peek(var, r["offset"] - 200, r["offset"] + 200).
+    """
+    _check_int("search", max_results=max_results, context=context)
+    matcher = _Matcher("search", pattern, regex, ignore_case)
+    results = []
+    for path, leaf, start, end, line in itertools.islice(_iter_hits("search", var, matcher), max(max_results, 0)):
+        hit = _location(path)
+        hit.update(offset=start, line=line, match=_show(leaf[start:min(end, start + 200)]),
+                   preview=_show(leaf[max(0, start - context):end + context]))
+        results.append(hit)
+    return results
+
+
+def count_matches(var: Any, pattern: str, regex: bool = False, ignore_case: bool = False) -> int:
+    """Count the matches of text (or regex) in a str/list/dict.
+
+    Args: as for search(). Returns: the number of non-overlapping matches, over all items.
+    """
+    matcher = _Matcher("count_matches", pattern, regex, ignore_case)
+    return sum(matcher.count(leaf) for _, leaf in _leaves("count_matches", var))
+
+
+def search_context(var: Any, pattern: str, window: int = 500, max_results: int = 5, regex: bool = False,
+                   ignore_case: bool = False) -> list[str]:
+    """The text around each match: `window` chars each side, overlapping windows merged.
+
+    Args: as for search(); window is the characters kept on each side of a match.
+    Returns: up to max_results text windows (str), in order of appearance.
+    """
+    _check_int("search_context", window=window, max_results=max_results)
+    matcher = _Matcher("search_context", pattern, regex, ignore_case)
+    spans: list[tuple[tuple, Any, int, int]] = []  # (leaf path, leaf, start, end)
+    for path, leaf, start, end, _line in _iter_hits("search_context", var, matcher):
+        lo, hi = max(0, start - window), end + window
+        if spans and spans[-1][0] == path and lo <= spans[-1][3]:
+            spans[-1] = (path, leaf, spans[-1][2], max(hi, spans[-1][3]))
+            continue
+        if len(spans) >= max(max_results, 0):
+            break
+        spans.append((leaf_no, leaf, lo, hi))
+    return [_show(leaf[lo:hi]) for _, leaf, lo, hi in spans]
+
+
+# -- chunking ---------------------------------------------------------------------------------------
+def _break_at(text: str, lo: int, hi: int) -> int:
+    """Best cut in text[lo:hi]: after a blank line, else a newline, else whitespace, else at hi."""
+    i = text.rfind("\n\n", lo, hi)
+    if i != -1:
+        return i + 2
+    i = text.rfind("\n", lo, hi)
+    if i != -1:
+        return i + 1
+    i = max(text.rfind(" ", lo, hi), text.rfind("\t", lo, hi))
+    return i + 1 if i != -1 else hi
+
+
+def _chunk_spans(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    n, start, spans = len(text), 0, []
+    while start < n:
+        if n - start <= size:
+            spans.append((start, n))
+            break
+        cut = _break_at(text, start + size // 2, start + size)
+        spans.append((start, cut))
+        start = cut - overlap
+    return spans
+
+
+def chunk_text(text: str, size: int = 4000, overlap: int = 200) -> list[str]:
+    """Split a str into chunks <= size chars at paragraph/line/space breaks.
+
+    Args:
+        text: The text to split.
+        size: Most characters per chunk. A cut is looked for in the second half of each chunk; only a
+            run with no whitespace at all is cut mid-word.
+        overlap: Characters each chunk repeats from the end of the previous one (< size // 2), so
+            chunks[0] + chunks[1][overlap:] + ... == text.
+
+    Returns:
+        The list of chunks ([] for an empty text).
+    """
+    if not isinstance(text, str):
+        hint = ("For a list, group items yourself: [x[i:i+100] for i in range(0, len(x), 100)]"
+                if isinstance(text, (list, tuple, dict)) else "Try chunk_text(str(x))")
+        raise _type_error("chunk_text", "str", text, hint)
+    _check_int("chunk_text", size=size, overlap=overlap)
+    if size < 1:
+        raise ValueError(f"chunk_text(): size must be >= 1, got {size}")
+    if overlap < 0 or (overlap and overlap >= size // 2):
+        raise ValueError(f"chunk_text(): overlap must be >= 0 and < size // 2 ({size // 2}), got {overlap}")
+    return [text[s:e] for s, e in _chunk_spans(text, size, overlap)]
+
+
+# -- JSON -------------------------------------------------------------------------------------------
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n(.*?)```", re.DOTALL)
+_OPEN = re.compile(r"[\[{]")
+_STRUCT = re.compile(r"[\"'{}\[\]\\]")
+_JSON_WORDS = re.compile(r"(\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*')|\b(true|false|null)\b")
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    """Index after the bracket closing the one at text[start] (quote-aware), or None."""
+    depth, quote, skip = 0, None, -1
+    for m in _STRUCT.finditer(text, start):
+        i, ch = m.start(), m.group()
+        if i < skip:
+            continue  # the character after a backslash inside a string
+        if quote:
+            if ch == "\\":
+                skip = i + 2
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+def _repair(candidate: str) -> Any:
+    """Parse near-JSON: json_repair when installed, else trailing commas / Python-style literals."""
+    try:
+        import json_repair  # optional
+    except ImportError:
+        json_repair = None
+    if json_repair is not None:
+        try:
+            value = json_repair.loads(candidate)
+        except Exception:  # noqa: BLE001 - a repair failure only means "not this candidate"
+            value = None
+        return value if isinstance(value, (dict, list)) else _MISSING
+    try:
+        return json.loads(_TRAILING_COMMA.sub(r"\1", candidate))
+    except ValueError:
+        pass
+    import ast
+    words = {"true": "True", "false": "False", "null": "None"}
+    python = _JSON_WORDS.sub(lambda m: m.group(1) or words[m.group(2)], candidate)
+    try:
+        value = ast.literal_eval(python)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return _MISSING
+    return value if isinstance(value, (dict, list)) else _MISSING
+
+
+def _parse_at(text: str, start: int) -> Any:
+    try:
+        return json.JSONDecoder().raw_decode(text, start)[0]
+    except ValueError:
+        pass
+    end = _balanced_end(text, start)
+    return _repair(text[start:end] if end else text[start:start + 1_000_000])
+
+
+def extract_json(text: str, default: Any = _MISSING) -> Any:
+    """Parse the first JSON object/array in text (```json fences first), repairing slips.
+
+    Handles prose around the JSON, code fences, trailing commas, single quotes and Python literals.
+
+    Args:
+        text: Text holding JSON, e.g. an llm_query answer.
+        default: Returned when no JSON is found; without it a ValueError is raised.
+
+    Returns:
+        The parsed dict or list.
+    """
+    if not isinstance(text, str):
+        hint = "It is already parsed." if isinstance(text, (dict, list)) else "Try extract_json(str(x))"
+        raise _type_error("extract_json", "str", text, hint)
+    blocks = [m.group(2) for m in _FENCE.finditer(text)]
+    for source in (*blocks, text):
+        for attempt, m in enumerate(_OPEN.finditer(source)):
+            if attempt >= 20:
+                break
+            value = _parse_at(source, m.start())
+            if value is not _MISSING and isinstance(value, (dict, list)):
+                return value
+    if default is not _MISSING:
+        return default
+    raise ValueError(f"extract_json() found no JSON object or array in the text ({len(text):,} chars, "
+                     f"starting {text[:60]!r}). Check the text with peek() or pass default=None")
+
+
+# -- markdown sections ----------------------------------------------------------------------------------
+_HEADER = re.compile(
+    r"^ {0,3}(?P<hashes>#{1,6})(?:[ \t]+(?P<atx>[^\n]*?))?(?:[ \t]+#+)?[ \t]*$"
+    r"|^ {0,3}(?P<setext>[^\s#>\-=|][^\n]*)\n {0,3}(?P<under>={3,}|-{3,})[ \t]*$",
+    re.MULTILINE,
+)
+_CODE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def _headers(text: str) -> list[tuple[int, int, int, str]]:
+    """(offset, content start, level, title) of each header outside fenced code blocks."""
+    fences = [m.span() for m in _CODE_FENCE.finditer(text)]
+    starts = [s for s, _ in fences]
+    out = []
+    for m in _HEADER.finditer(text):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.start() < fences[i][1]:
+            continue  # a "# comment" inside a code block is not a header
+        if m.group("hashes"):
+            level, title = len(m.group("hashes")), (m.group("atx") or "").strip()
+        else:
+            level, title = (1 if m.group("under")[0] == "=" else 2), m.group("setext").strip()
+        out.append((m.start(), m.end(), level, title))
+    return out
+
+
+def extract_sections(text: str, level: int | None = None) -> list[dict[str, Any]]:
+    """Split markdown by headers: list of {title, level, content, path, offset, line}.
+
+    Args:
+        text: Markdown text.
+        level: Keep only sections of this header level (1-6); None keeps all, plus any text before
+            the first header as a level-0 section titled "".
+
+    Returns:
+        A list of {"title", "level", "content", "path", "offset", "line"} in document order. A
+        section's content runs to the next header of the same or a higher level, so it includes its
+        subsections; path is the titles from the top-level ancestor down to this section.
+    """
+    if not isinstance(text, str):
+        raise _type_error("extract_sections", "str", text, "Try extract_sections(str(x))")
+    _check_int("extract_sections", level=level)
+    headers = _headers(text)
+    sections: list[dict[str, Any]] = []
+    first = headers[0][0] if headers else len(text)
+    if level is None and text[:first].strip():
+        sections.append({"title": "", "level": 0, "content": text[:first].strip(), "path": [],
+                         "offset": 0, "line": 1})
+    stack: list[tuple[int, str]] = []
+    line, last = 1, 0
+    for n, (offset, body, lvl, title) in enumerate(headers):
+        line += text.count("\n", last, offset)
+        last = offset
+        while stack and stack[-1][0] >= lvl:
+            stack.pop()
+        stack.append((lvl, title))
+        if level is not None and lvl != level:
+            continue
+        end = next((h[0] for h in headers[n + 1:] if h[2] <= lvl), len(text))
+        sections.append({"title": title, "level": lvl, "content": text[body:end].strip(),
+                         "path": [t for _, t in stack], "offset": offset, "line": line})
+    return sections
+
+
+# -- summarize ----------------------------------------------------------------------------------------
+_SUMMARY_CHUNK_CHARS = 8_000
+_SUMMARY_MAX_PARTS = 4
+
+
+def _describe(var: Any) -> str:
+    if isinstance(var, (str, bytes, bytearray)):
+        return f"{type(var).__name__} of {len(var):,} chars"
+    return f"{type(var).__name__} of {len(var):,} items"
+
+
+def _render_items(var: list | tuple | dict, budget: int) -> str:
+    """A bounded text view of a container: evenly spaced items, each cut to a fair share of budget."""
+    n = len(var)
+    if n == 0:
+        return ""
+    keep = max(1, min(n, budget // 200))
+    step, share = n / keep, max(200, budget // keep)
+    wanted = {int(i * step) for i in range(keep)}
+    pairs = var.items() if isinstance(var, dict) else enumerate(var)
+    lines = []
+    for i, (label, item) in enumerate(pairs):
+        if i in wanted:
+            body = item[:share] if isinstance(item, (str, bytes, bytearray)) else repr(item)[:share]
+            lines.append(f"[{label!r}] {_show(body)}")
+    if keep < n:
+        lines.append(f"... ({keep} of {n:,} items shown)")
+    return "\n".join(lines)
+
+
+def _excerpt(text: str | bytes, lo: int, hi: int, budget: int, pieces: int = 4) -> str:
+    """`pieces` evenly spaced windows of text[lo:hi], `budget` chars in all."""
+    each, span = budget // pieces, hi - lo
+    starts = [lo + (span - each) * k // max(1, pieces - 1) for k in range(pieces)]
+    return "\n[...]\n".join(_show(text[s:s + each]) for s in starts)
+
+
+def _summarize(llm_query: Callable[[str], str] | None, var: Any, max_tokens: int,
+               chunk_chars: int = _SUMMARY_CHUNK_CHARS) -> str:
+    if llm_query is None:
+        raise RuntimeError("summarize() needs the sub-LM bridge llm_query, which this REPL does not have. "
+                           "Read the text with peek()/search_context() instead")
+    _check_int("summarize", max_tokens=max_tokens)
+    if isinstance(var, (list, tuple, dict)):
+        text = _render_items(var, _SUMMARY_MAX_PARTS * chunk_chars)
+    elif isinstance(var, (str, bytes, bytearray)):
+        text = var
+    else:
+        raise _type_error("summarize", "str, bytes, list, tuple or dict", var, "Try summarize(str(x))")
+    what = _describe(var)
+    if not text:
+        return ""
+    n = len(text)
+    ask = f"in at most {max_tokens} tokens. Keep names, numbers and facts; no preamble."
+    if n <= chunk_chars:
+        return str(llm_query(f"Summarize this {what} {ask}\n\n{_show(text)}"))
+    parts = min(_SUMMARY_MAX_PARTS, math.ceil(n / chunk_chars))
+    bounds = [n * k // parts for k in range(parts + 1)]
+    partials = []
+    for k in range(parts):
+        lo, hi = bounds[k], bounds[k + 1]
+        body = _show(text[lo:hi]) if hi - lo <= chunk_chars else _excerpt(text, lo, hi, chunk_chars)
+        partials.append(str(llm_query(f"This is part {k + 1} of {parts} (chars {lo:,}-{hi:,}) of a {what}. "
+                                      f"Summarize it {ask}\n\n{body}")))
+    joined = "\n\n".join(f"Part {k + 1}: {p}" for k, p in enumerate(partials))
+    summary = str(llm_query(f"Combine these summaries of the {parts} parts of one {what} into a single "
+                            f"summary {ask}\n\n{joined}"))
+    covered = min(n, parts * chunk_chars)
+    if covered < n:
+        summary = f"[summary of excerpts covering {covered / n:.0%} of the {what}] {summary}"
+    return summary
+
+
+# -- binding --------------------------------------------------------------------------------------------
+def make_helpers(llm_query: Callable[[str], str] | None = None) -> dict[str, Callable[..., Any]]:
+    """The REPL helpers, bound to the sub-LM bridge ``llm_query(prompt) -> str`` (used by summarize).
+
+    Args:
+        llm_query: The bridge to the sub-LM; when None, ``summarize`` raises a RuntimeError saying so.
+
+    Returns:
+        A dict name -> function, in ``HELPER_NAMES`` order.
+    """
+    cache: dict[str, Any] = {}
+
+    def summarize(var: Any, max_tokens: int = 500) -> str:
+        """Summarize with the sub-LM: 1 call, at most 5 for long inputs.
+
+        Args:
+            var: What to summarize.
+            max_tokens: Rough length limit of the summary.
+
+        Returns:
+            The summary. Inputs up to 8,000 chars take 1 llm_query call; longer ones are cut into at
+            most 4 parts summarized separately, then combined (parts + 1 <= 5 calls). Over 32,000 chars
+            each part is read as evenly spaced excerpts, and the summary begins by saying what share it
+            covers. Empty input returns "" without a call.
+        """
+        return _summarize(llm_query, var, max_tokens)
+
+    def find_relevant(var: Any, query: str, top_k: int = 5, method: str = "auto",
+                      chunk_size: int = 1000) -> list[dict[str, Any]]:
+        """Rank chunks of a str (items of a list/dict) by relevance to query; says which method.
+
+        Args:
+            var: A str (cut into ~chunk_size-char chunks), or a list/tuple/dict (one unit per item).
+            query: What you are looking for, in words.
+            top_k: How many results.
+            method: "auto" (embeddings when the local model is installed, else BM25), "bm25" or
+                "embedding". With "auto" and over 256 units, BM25 picks 32 candidates that the model
+                re-ranks ("bm25+embedding"); embedding every unit is slow on CPU (~20 chunks/s).
+            chunk_size: Characters per chunk when var is a str.
+
+        Returns:
+            Best first, dicts with rank, score, method ("bm25", "embedding" or "bm25+embedding"), the
+            location (index; start/end/line for a str; key for a dict) and a 300-char preview. BM25
+            returns only units sharing a word with the query. Read one with peek(var, r["start"], r["end"]).
+        """
+        try:
+            from dspy_rlm.repl.ranking import rank
+        except ImportError as exc:  # this source was exec'd where the dspy_rlm package is absent
+            raise RuntimeError("find_relevant() needs the dspy_rlm package, which this interpreter cannot "
+                               "import; use search() or search_context() instead") from exc
+        return rank(var, query, top_k, method, chunk_size, cache)
+
+    functions = {"peek": peek, "search": search, "count_matches": count_matches,
+                 "search_context": search_context, "chunk_text": chunk_text, "extract_json": extract_json,
+                 "extract_sections": extract_sections, "summarize": summarize, "find_relevant": find_relevant}
+    return {name: functions[name] for name in HELPER_NAMES}
+
+
+def helper_docs() -> str:
+    """One line per helper, ``name(signature) - first docstring line``, for the model's prompt."""
+    import inspect
+    lines = []
+    for name, fn in make_helpers().items():
+        params = []
+        for p in inspect.signature(fn).parameters.values():
+            params.append(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}")
+        lines.append(f"{name}({', '.join(params)}) - {(fn.__doc__ or '').strip().splitlines()[0]}")
+    return "\n".join(lines)
