@@ -1,0 +1,322 @@
+"""OutlinesAdapter: ChatAdapter format, then unconstrained JSON, then constrained generation.
+
+The tiers, in order, each tried only when the one before could not be parsed:
+
+1. **tier1** - DSPy's ``ChatAdapter`` itself (``[[ ## field ## ]]`` markers), with DSPy's own
+   JSON fallback switched off so that the tiers never recurse into each other.
+2. **tier2** - JSON prompting (``JSONAdapter``'s prompt) *without* ``response_format``, parsed with
+   json-repair and validated against the output fields.
+3. **tier3** - constrained generation of *all* output fields: an Outlines output type passed to an
+   ``OutlinesLM`` as ``_outlines_constraint``, or, for an API model, a JSON-schema
+   ``response_format`` where the provider supports structured outputs.
+
+Only an :class:`~dspy.utils.exceptions.AdapterParseError` moves on to the next tier. Anything else
+(``ContextWindowExceededError``, provider errors, bugs) propagates at once: another prompt format
+cannot fix it. Signatures with ``dspy.ToolCalls`` outputs stop after tier 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Generator
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from dspy.adapters.base import Adapter
+from dspy.adapters.chat_adapter import ChatAdapter
+from dspy.adapters.json_adapter import JSONAdapter
+from dspy.adapters.types.tool import ToolCalls
+from dspy.adapters.utils import format_field_value, get_annotation_name
+from dspy.clients.base_lm import BaseLM
+from dspy.signatures.signature import Signature
+from dspy.utils.callback import BaseCallback
+from dspy.utils.exceptions import AdapterParseError
+
+from dspy_outlines.constraints import (
+    OutputConstraint,
+    build_constraint,
+    check_term_constraints,
+    output_model,
+    response_format,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["OutlinesAdapter", "ConstrainedGenerationUnavailableError", "TIERS"]
+
+TIERS = ("tier1", "tier2", "tier3")
+_Route = Generator[str, Any, list[dict[str, Any]]]
+
+
+class ConstrainedGenerationUnavailableError(RuntimeError):
+    """Tier 3 was needed but the LM can neither take an Outlines constraint nor a JSON schema."""
+
+
+def _fallback_scope():
+    """DSPy's stream-progress scope (a visible streamed answer must not be replaced by a retry)."""
+    try:
+        from dspy.clients.call_context import adapter_fallback_scope
+    except ImportError:  # older/newer DSPy without it: nothing is ever reported as emitted
+        return contextlib.nullcontext(None)
+    return adapter_fallback_scope()
+
+
+def accepts_outlines_constraint(lm: BaseLM) -> bool:
+    """Whether ``lm`` runs Outlines-constrained generation itself (an ``OutlinesLM`` or look-alike).
+
+    An LM opts in with a true class attribute ``accepts_outlines_constraint``.
+    """
+    if getattr(lm, "accepts_outlines_constraint", False):
+        return True
+    try:
+        from dspy_outlines.lm import OutlinesLM
+    except ImportError:
+        return False
+    return isinstance(lm, OutlinesLM)
+
+
+class _JSONTier(JSONAdapter):
+    """Tier 2: JSONAdapter's prompt and json-repair parsing; called without ``response_format``."""
+
+
+class _ConstrainedTier(JSONAdapter):
+    """Tier 3: one call's constrained generation. A fresh instance per call holds its constraint."""
+
+    def __init__(self, local: bool, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.local = local
+        self.constraint: OutputConstraint | None = None
+
+    def _call_preprocess(self, lm, lm_kwargs, signature, inputs):
+        signature = super()._call_preprocess(lm, lm_kwargs, signature, inputs)
+        for key in ("n", "num_generations"):
+            if (lm_kwargs.pop(key, None) or 1) > 1:
+                logger.warning("OutlinesAdapter tier3 returns a single completion; ignoring %s > 1.", key)
+        constraint = build_constraint(signature)
+        if self.local:
+            lm_kwargs["_outlines_constraint"] = constraint.output_type
+        else:  # providers return a JSON object, whatever the number of fields
+            constraint = replace(constraint, output_type=output_model(signature), field=None)
+            lm_kwargs["response_format"] = response_format(signature)
+        self.constraint = constraint
+        return signature
+
+    def _single_field(self, signature):
+        if self.constraint is None or self.constraint.field is None:
+            return None
+        return self.constraint.field, signature.output_fields[self.constraint.field]
+
+    def format_field_structure(self, signature):
+        single = self._single_field(signature)
+        if single is None:
+            return super().format_field_structure(signature)
+        name, info = single
+        return (
+            f"{super().format_field_structure(signature).split('Outputs will be')[0].strip()}\n\n"
+            f"The output is the value of `{name}` alone ({get_annotation_name(info.annotation)}), "
+            "with no field name, quotes or explanation."
+        )
+
+    def user_message_output_requirements(self, signature):
+        single = self._single_field(signature)
+        if single is None:
+            return super().user_message_output_requirements(signature)
+        name, info = single
+        return f"Respond with only the value of `{name}` ({get_annotation_name(info.annotation)})."
+
+    def format_assistant_message_content(self, signature, outputs, missing_field_message=None):
+        single = self._single_field(signature)
+        if single is None:
+            return super().format_assistant_message_content(signature, outputs, missing_field_message)
+        name, info = single
+        return str(format_field_value(info, outputs.get(name, missing_field_message)))
+
+    def parse(self, signature, completion):
+        return self.constraint.parse(completion)
+
+
+class OutlinesAdapter(ChatAdapter):
+    """A ChatAdapter that falls back to unconstrained JSON, then to constrained generation.
+
+    Use it as the configured adapter (``dspy.configure(adapter=OutlinesAdapter())``) or for one
+    block (``with dspy.context(adapter=OutlinesAdapter()): ...``). Per-tier counts and latencies are
+    in :attr:`metrics`; the adapter is safe to share between threads.
+
+    Args:
+        callbacks: DSPy callbacks, run for every tier's ``format``/``parse``.
+        use_native_function_calling: As for ``ChatAdapter``.
+        native_response_types: As for ``ChatAdapter``.
+        parallel_tool_calls: As for ``ChatAdapter``.
+
+    Example:
+        >>> adapter = OutlinesAdapter()
+        >>> with dspy.context(lm=OutlinesLM(), adapter=adapter):
+        ...     dspy.Predict("review -> sentiment: Literal['pos', 'neg']")(review="Great!")
+        >>> adapter.metrics["tier1"]["success"]
+    """
+
+    def __init__(
+        self,
+        callbacks: list[BaseCallback] | None = None,
+        use_native_function_calling: bool = False,
+        native_response_types: list[type] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ):
+        super().__init__(
+            callbacks=callbacks,
+            use_native_function_calling=use_native_function_calling,
+            native_response_types=native_response_types,
+            use_json_adapter_fallback=False,  # tier 2 is ours: DSPy's fallback would recurse
+            parallel_tool_calls=parallel_tool_calls,
+        )
+        self._lock = threading.Lock()
+        self.reset_metrics()
+
+    # -- metrics -------------------------------------------------------------------------------
+
+    def reset_metrics(self) -> None:
+        """Set all per-tier counters and latency totals to zero."""
+        with self._lock:
+            self._metrics = {tier: {"success": 0, "failure": 0, "latency_s": 0.0} for tier in TIERS}
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """A snapshot of the per-tier metrics.
+
+        ``{"tier1": {"success": n, "failure": n, "latency_s": seconds}, "tier2": ..., "tier3": ...}``,
+        plus flat keys ``tier1_success``, ``tier1_failures``, ``tier1_latency_s`` (and so on) as in the
+        design note. A tier's latency total covers its successful and failed attempts.
+        """
+        with self._lock:
+            snapshot: dict[str, Any] = {tier: dict(counts) for tier, counts in self._metrics.items()}
+        for tier in TIERS:
+            snapshot[f"{tier}_success"] = snapshot[tier]["success"]
+            snapshot[f"{tier}_failures"] = snapshot[tier]["failure"]
+            snapshot[f"{tier}_latency_s"] = snapshot[tier]["latency_s"]
+        return snapshot
+
+    def _record(self, tier: str, ok: bool, started: float) -> None:
+        with self._lock:
+            counts = self._metrics[tier]
+            counts["success" if ok else "failure"] += 1
+            counts["latency_s"] += time.perf_counter() - started
+
+    def __getstate__(self) -> dict[str, Any]:  # copy.deepcopy / pickle: a lock cannot be copied
+        state = dict(self.__dict__)
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    # -- routing (written once, driven by __call__ and acall) ----------------------------------
+
+    def _route(self, lm: BaseLM, signature: type[Signature], progress: Any) -> _Route:
+        """Yield each tier to try; receive its completions (or have its error thrown in)."""
+        tiers = TIERS if not _has_tool_calls(signature) else TIERS[:2]
+        last_error: AdapterParseError | None = None
+        for tier in tiers:
+            if tier == "tier3" and not self._can_constrain(lm):
+                raise ConstrainedGenerationUnavailableError(_unavailable_message(lm)) from last_error
+            started = time.perf_counter()
+            try:
+                completions = yield tier
+                for completion in completions:  # DSPy parses Regex-annotated fields as plain str
+                    check_term_constraints(signature, completion)
+            except AdapterParseError as exc:
+                self._record(tier, False, started)
+                if progress is not None and progress.emitted:  # the user already saw streamed output
+                    raise
+                logger.debug("OutlinesAdapter %s failed to parse: %s", tier, exc)
+                last_error = exc
+                continue
+            except Exception:
+                self._record(tier, False, started)
+                raise  # ContextWindowExceededError, provider errors, bugs: no other tier can help
+            self._record(tier, True, started)
+            return completions
+        assert last_error is not None
+        raise last_error
+
+    @staticmethod
+    def _can_constrain(lm: BaseLM) -> bool:
+        return accepts_outlines_constraint(lm) or bool(getattr(lm, "supports_response_schema", False))
+
+    def _tier_call(self, tier: str, lm: BaseLM, is_async: bool):
+        """The unbound adapter pipeline for ``tier``, bound to the adapter object that runs it."""
+        if tier == "tier1":  # ChatAdapter's own pipeline, our fallback switched off
+            return partial(ChatAdapter.acall if is_async else ChatAdapter.__call__, self)
+        options = dict(
+            callbacks=self.callbacks,
+            use_native_function_calling=self.use_native_function_calling,
+            parallel_tool_calls=self.parallel_tool_calls,
+        )
+        adapter = _JSONTier(**options) if tier == "tier2" else _ConstrainedTier(accepts_outlines_constraint(lm), **options)
+        # Adapter's base pipeline: JSONAdapter.__call__ would add response_format (a constraint).
+        return partial(Adapter.acall if is_async else Adapter.__call__, adapter)
+
+    def __call__(
+        self,
+        lm: BaseLM,
+        lm_kwargs: dict[str, Any],
+        signature: type[Signature],
+        demos: list[dict[str, Any]],
+        inputs: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        with _fallback_scope() as progress:
+            route = self._route(lm, signature, progress)
+            tier = next(route)
+            while True:
+                try:
+                    result = self._tier_call(tier, lm, False)(lm, dict(lm_kwargs), signature, demos, inputs)
+                except Exception as exc:
+                    advance = partial(route.throw, exc)
+                else:
+                    advance = partial(route.send, result)
+                try:
+                    tier = advance()
+                except StopIteration as done:
+                    return done.value
+
+    async def acall(
+        self,
+        lm: BaseLM,
+        lm_kwargs: dict[str, Any],
+        signature: type[Signature],
+        demos: list[dict[str, Any]],
+        inputs: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        with _fallback_scope() as progress:
+            route = self._route(lm, signature, progress)
+            tier = next(route)
+            while True:
+                try:
+                    result = await self._tier_call(tier, lm, True)(lm, dict(lm_kwargs), signature, demos, inputs)
+                except Exception as exc:
+                    advance = partial(route.throw, exc)
+                else:
+                    advance = partial(route.send, result)
+                try:
+                    tier = advance()
+                except StopIteration as done:
+                    return done.value
+
+
+def _has_tool_calls(signature: type[Signature]) -> bool:
+    return any(field.annotation == ToolCalls for field in signature.output_fields.values())
+
+
+def _unavailable_message(lm: BaseLM) -> str:
+    model = getattr(lm, "model", type(lm).__name__)
+    return (
+        f"OutlinesAdapter tiers 1 and 2 could not parse the output of {model!r}, and tier 3 "
+        "(constrained generation) is not available for it: it is not an OutlinesLM and its provider "
+        "does not support structured outputs (litellm.supports_response_schema is False). Either use a "
+        "local model, `dspy.configure(lm=dspy_outlines.OutlinesLM())` (pip install 'dspy-rlm[mlx]'), "
+        "or a provider/model with structured outputs (JSON-schema response_format)."
+    )

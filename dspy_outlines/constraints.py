@@ -1,0 +1,273 @@
+"""Signature / annotation -> Outlines output type, and constrained text -> field values.
+
+Pure functions: no model is needed. Outlines is imported lazily (only to name its ``Regex``/``CFG``
+terms and to compute cache keys), so importing this module needs neither MLX nor Outlines.
+
+A signature with several output fields becomes one pydantic model (a JSON object in field order).
+A single output field keeps its own annotation, so the constraint is as tight as the type:
+
+=====================================  ==========================================  ===================
+annotation of the single output field  Outlines output type                        constrained text
+=====================================  ==========================================  ===================
+``str``                                :data:`PLAIN_TEXT` (any non-blank text)      ``Paris``
+``Literal[...]`` / ``Enum``            the annotation (a choice)                   ``positive``
+``int`` / ``float`` / ``bool``         the annotation (a number / ``True|False``)  ``42``
+``outlines.types.Regex``               the regex (also as ``Annotated[str, ...]``)  ``ABC-123``
+``outlines.types.CFG``                 the grammar (also as ``Annotated[str, ...]``)  ``1+2*3``
+pydantic model, ``list``, ``dict``...  the annotation (JSON)                       ``{"a": 1}``
+=====================================  ==========================================  ===================
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+import pydantic
+
+from dspy.adapters.utils import parse_value
+from dspy.utils.exceptions import AdapterParseError
+
+if TYPE_CHECKING:
+    from dspy import Signature
+
+__all__ = [
+    "OutputConstraint",
+    "build_constraint",
+    "field_output_type",
+    "output_model",
+    "response_format",
+    "constraint_key",
+    "check_term_constraints",
+    "parse_fields",
+    "plain_text",
+]
+
+# Any text with at least one non-blank character: the constraint for a single free-text field.
+PLAIN_TEXT_PATTERN = r"\s*\S[\s\S]*"
+
+
+def plain_text() -> Any:
+    """The Outlines constraint for one free-text ``str`` field: any non-blank text."""
+    from outlines.types import Regex
+
+    return Regex(PLAIN_TEXT_PATTERN)
+
+
+def _term_of(annotation: Any, metadata: Any = ()) -> Any | None:
+    """The Outlines ``Regex``/``CFG`` term carried by an annotation or its metadata, if any."""
+    from outlines.types.dsl import CFG, Regex
+
+    candidates = [annotation, *getattr(annotation, "__metadata__", ()), *(metadata or ())]
+    for candidate in candidates:
+        if isinstance(candidate, (Regex, CFG)):
+            return candidate
+    return None
+
+
+def field_output_type(annotation: Any, metadata: Any = ()) -> Any:
+    """The Outlines output type for one output field's annotation.
+
+    Args:
+        annotation: The field's annotation (``field.annotation``).
+        metadata: The field's pydantic metadata (``field.metadata``); ``Annotated[str, Regex(...)]``
+            puts the Regex there.
+
+    Returns:
+        A Regex/CFG term, :func:`plain_text` for ``str``, or the annotation itself (Literal, Enum,
+        int, float, bool, pydantic model, list, dict, ...), which Outlines turns into a choice,
+        a regex or a JSON schema.
+    """
+    term = _term_of(annotation, metadata)
+    if term is not None:
+        return term
+    if annotation is str:
+        return plain_text()
+    return annotation
+
+
+def _json_annotation(annotation: Any, metadata: Any = ()) -> Any:
+    """The annotation to use for a field inside the multi-field JSON object."""
+    from outlines.types.dsl import Regex
+
+    term = _term_of(annotation, metadata)
+    if isinstance(term, Regex):
+        return Annotated[str, pydantic.Field(pattern=f"^(?:{term.pattern})$")]
+    if term is not None:  # a CFG cannot be embedded in a JSON schema: the value stays a free string
+        return str
+    return annotation
+
+
+def output_model(signature: type[Signature], name: str = "Outputs") -> type[pydantic.BaseModel]:
+    """A pydantic model of all output fields of ``signature``, in field order, all required.
+
+    Args:
+        signature: The DSPy signature.
+        name: The model's class name (it appears in the JSON schema's ``title``).
+
+    Returns:
+        A pydantic model class that forbids extra fields.
+    """
+    fields = {
+        field_name: (_json_annotation(field.annotation, field.metadata), ...)
+        for field_name, field in signature.output_fields.items()
+    }
+    return pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid"), **fields)
+
+
+def response_format(signature: type[Signature]) -> dict[str, Any]:
+    """An OpenAI-style ``response_format`` asking a provider for the signature's JSON object."""
+    schema = output_model(signature).model_json_schema()
+    return {"type": "json_schema", "json_schema": {"name": "Outputs", "schema": schema, "strict": True}}
+
+
+@dataclass(frozen=True)
+class OutputConstraint:
+    """The constraint for one signature, and how to read the constrained text back.
+
+    Attributes:
+        signature: The signature whose output fields are constrained.
+        output_type: What Outlines receives as ``output_type``.
+        field: The single output field the text is the raw value of, or ``None`` when the text is a
+            JSON object of all output fields.
+    """
+
+    signature: Any
+    output_type: Any
+    field: str | None
+
+    def parse(self, text: str) -> dict[str, Any]:
+        """Turn the constrained text into ``{field name: value}``.
+
+        Raises:
+            AdapterParseError: The text does not validate (e.g. generation hit ``max_tokens``
+                inside a JSON object).
+        """
+        if self.field is None:
+            values = _load_json_object(self.signature, text)
+        elif _term_of(self.output_type) is not None:  # Regex, CFG or plain text: the text is the value
+            info = self.signature.output_fields[self.field]
+            plain = info.annotation is str and _term_of(info.annotation, info.metadata) is None
+            values = {self.field: text.strip() if plain else text}
+        else:
+            values = {self.field: text}
+        return parse_fields(self.signature, values, text)
+
+
+def _load_json_object(signature: type[Signature], text: str) -> dict[str, Any]:
+    import json_repair
+
+    loaded = json_repair.loads(text)
+    if not isinstance(loaded, dict):
+        raise AdapterParseError(
+            adapter_name="OutlinesAdapter",
+            signature=signature,
+            lm_response=text,
+            message="The constrained output is not a JSON object (was generation cut by max_tokens?).",
+        )
+    return loaded
+
+
+def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response: str) -> dict[str, Any]:
+    """Validate raw values against the signature's output fields, like DSPy's ``parse_value``.
+
+    Fields carrying an Outlines ``Regex``/``CFG`` are strings (checked against a Regex); all other
+    fields go through ``dspy.adapters.utils.parse_value``.
+
+    Raises:
+        AdapterParseError: A field is missing or a value does not validate.
+    """
+    fields = {}
+    for name, info in signature.output_fields.items():
+        if name not in values:
+            raise AdapterParseError(
+                adapter_name="OutlinesAdapter",
+                signature=signature,
+                lm_response=lm_response,
+                message=f"Field {name!r} is missing from the output.",
+                parsed_result=fields,
+            )
+        value = values[name]
+        try:
+            fields[name] = str(value) if _term_of(info.annotation, info.metadata) else parse_value(value, info.annotation)
+        except ValueError as exc:  # pydantic.ValidationError is a ValueError
+            raise AdapterParseError(
+                adapter_name="OutlinesAdapter",
+                signature=signature,
+                lm_response=lm_response,
+                message=f"Field {name!r} does not validate: {exc}",
+                parsed_result=fields,
+            ) from exc
+    check_term_constraints(signature, fields)
+    return fields
+
+
+def build_constraint(signature: type[Signature]) -> OutputConstraint:
+    """The Outlines constraint for all output fields of ``signature``.
+
+    Args:
+        signature: A DSPy signature with at least one output field.
+
+    Returns:
+        An :class:`OutputConstraint`: the raw annotation's type for a single field, a pydantic model
+        of all fields otherwise.
+
+    Raises:
+        ValueError: The signature has no output fields.
+    """
+    fields = signature.output_fields
+    if not fields:
+        raise ValueError(f"Signature {signature.__name__} has no output fields: nothing to constrain.")
+    if len(fields) == 1:
+        (name, info), = fields.items()
+        return OutputConstraint(signature, field_output_type(info.annotation, info.metadata), name)
+    return OutputConstraint(signature, output_model(signature), None)
+
+
+def constraint_key(output_type: Any) -> tuple[str, str]:
+    """A stable, hashable key for an output type: ``(kind, definition)``.
+
+    ``kind`` is ``"json"`` (definition: the JSON schema string), ``"regex"`` (the regex) or
+    ``"cfg"`` (the grammar). Equal keys mean the same logits processor can be reused.
+
+    Raises:
+        TypeError: Outlines does not support the type.
+    """
+    from outlines.types.dsl import CFG, JsonSchema, Regex, python_types_to_terms, to_regex
+
+    term = python_types_to_terms(output_type)
+    if isinstance(term, CFG):
+        return "cfg", term.definition
+    if isinstance(term, JsonSchema):
+        return "json", term.schema
+    if isinstance(term, Regex):
+        return "regex", term.pattern
+    return "regex", to_regex(term)
+
+
+def check_term_constraints(signature: type[Signature], fields: dict[str, Any]) -> None:
+    """Check values of fields annotated with an Outlines ``Regex`` against that regex.
+
+    DSPy parses such fields as plain strings, so without this check a Tier 1/2 answer that breaks
+    the pattern would be accepted. (A ``CFG`` cannot be checked without a tokenizer; it is enforced
+    at Tier 3 only.)
+
+    Raises:
+        AdapterParseError: A value does not match its field's regex.
+    """
+    import re
+
+    from outlines.types.dsl import Regex
+
+    for name, value in fields.items():
+        info = signature.output_fields.get(name)
+        term = _term_of(info.annotation, info.metadata) if info is not None else None
+        if isinstance(term, Regex) and not (isinstance(value, str) and re.fullmatch(term.pattern, value)):
+            raise AdapterParseError(
+                adapter_name="OutlinesAdapter",
+                signature=signature,
+                lm_response=json.dumps(fields, default=str),
+                message=f"Field {name!r} must match the regex {term.pattern!r}; got {value!r}.",
+                parsed_result=fields,
+            )
