@@ -1,0 +1,89 @@
+"""Fallback extraction (SPEC-27): when a limit is hit before SUBMIT, still produce typed outputs.
+
+Inputs to the ``extract`` predictor: the REPL history, the current values of the model's variables
+(summarized, size-capped), the output field specs (its signature) and the reason. The result is
+:class:`Extracted` with the seed's confidence rule, or :class:`Failed` with whatever partial outputs exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any
+
+import dspy
+
+from dspy_rlm.results import Extracted, Failed
+from dspy_rlm.runtime import call_predictor
+
+logger = logging.getLogger(__name__)
+VARIABLES_CHARS = 6_000
+
+
+def format_variables(snapshot: dict[str, str], limit: int = VARIABLES_CHARS) -> str:
+    """The model's variables, newest last, within ``limit`` characters."""
+    if not snapshot:
+        return "(no variables were created)"
+    lines = [f"- {name} = {desc}" for name, desc in snapshot.items()]
+    text = "\n".join(lines)
+    return text if len(text) <= limit else "...\n" + text[-limit:]
+
+
+def confidence(outputs: dict[str, Any], history: list[dict[str, Any]], variables_text: str) -> float:
+    """SPEC-27.04: 0.5 base, +0.3 if the outputs appear in the variables, +0.2 if recent history mentions
+    them, -0.3 x the share of null fields; clamped to [0.1, 0.99]."""
+    values = [v for v in outputs.values() if not _is_null(v)]
+    texts = [str(v).strip() for v in values if str(v).strip()]
+    score = 0.5
+    if texts and all(t in variables_text for t in texts):
+        score += 0.3
+    recent = "\n".join(str(e.get("output", "")) + str(e.get("code", "")) for e in history[-3:])
+    if texts and any(t in recent for t in texts):
+        score += 0.2
+    if outputs:
+        score -= 0.3 * (sum(_is_null(v) for v in outputs.values()) / len(outputs))
+    return max(0.1, min(0.99, round(score, 4)))
+
+
+def _is_null(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
+
+
+def extraction_adapter(setting: Any) -> Any:
+    """The adapter for the extract step: 'auto' = dspy_outlines' tiered adapter when importable;
+    None = the configured adapter; anything else is used as given."""
+    if setting != "auto":
+        return setting
+    try:
+        from dspy_outlines.adapter import OutlinesAdapter
+    except ImportError:
+        return None
+    return OutlinesAdapter()
+
+
+async def run_extraction(rlm: Any, *, history: Any, variables_info: str, snapshot: dict[str, str],
+                         reason: str, limit: str | None, use_async: bool,
+                         last_submit: dict[str, Any] | None = None) -> Extracted | Failed:
+    """Call the ``extract`` predictor and type its result. Never raises for LM or parse failures."""
+    variables_text = format_variables(snapshot)
+    entries = [e.model_dump() for e in history]
+    adapter = extraction_adapter(rlm.extract_adapter)
+    ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
+    names = list(rlm.signature.output_fields)
+    try:
+        with ctx:
+            pred = await call_predictor(rlm.extract, use_async, variables_info=variables_info,
+                                        repl_history=history, fallback_reason=reason, variables=variables_text)
+        outputs = {n: getattr(pred, n, None) for n in names}
+    except Exception as exc:  # noqa: BLE001 - LM / adapter failures end typed
+        logger.warning("fallback extraction failed: %s: %s", type(exc).__name__, exc)
+        partial = dict(last_submit or {})
+        parsed = getattr(exc, "parsed_result", None)
+        if isinstance(parsed, dict):
+            partial.update({k: v for k, v in parsed.items() if k in names})
+        return Failed(reason=f"{reason}; extraction failed: {type(exc).__name__}: {exc}",
+                      partial_outputs=partial or None, history=entries, limit=limit)
+    nulls = [n for n, v in outputs.items() if _is_null(v)]
+    notes = f"fields without a value: {nulls}" if nulls else None
+    return Extracted(outputs=outputs, confidence=confidence(outputs, entries, variables_text), reason=reason,
+                     notes=notes, limit=limit)

@@ -1,0 +1,293 @@
+"""The iteration loop of one RLM run (the root or a sub-RLM), written once, async at the core.
+
+Each iteration: check the budget, ask the action predictor for ``reasoning`` + ``code``, run every code
+block in order until one gives a final answer, validate that answer against the output types, and record
+everything in the history and the trace. Limits, LM failures, a dead sandbox or exhausted fix attempts end
+the run through fallback extraction. The run always returns a Prediction with a typed ``result``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import dspy
+import pydantic
+from dspy.adapters.utils import parse_value
+from dspy.primitives.repl_types import REPLHistory
+
+from dspy_rlm import prompts
+from dspy_rlm.bridges import RunState, make_bridges
+from dspy_rlm.budget import Budget
+from dspy_rlm.context import ExternalizedContext
+from dspy_rlm.extract import run_extraction
+from dspy_rlm.protocol import parse_response
+from dspy_rlm.recovery import RecoveryTracker
+from dspy_rlm.repl.base import ErrorInfo, ExecResult, FinalAnswer
+from dspy_rlm.results import Extracted, Failed, Submitted
+from dspy_rlm.runtime import BudgetUsageTracker, call_predictor
+from dspy_rlm.trace import CodeExecution, IterationRecord, TraceNode
+
+logger = logging.getLogger(__name__)
+MAX_CONSECUTIVE_LM_FAILURES = 3
+
+
+class Run:
+    """State and steps of one run. Create, then ``await execute()``."""
+
+    def __init__(self, rlm: Any, inputs: dict[str, Any], budget: Budget, *, use_async: bool,
+                 interpreter: Any = None, factory: Any = None, trace: TraceNode | None = None,
+                 extra_rules: str = ""):
+        self.rlm, self.inputs, self.budget, self.use_async = rlm, inputs, budget, use_async
+        self.interpreter, self.factory, self.extra_rules = interpreter, factory, extra_rules
+        self.trace = trace or TraceNode(task=_task_text(inputs), depth=budget.depth)
+        self.history = REPLHistory(max_output_chars=rlm.max_output_chars)
+        self.recovery = RecoveryTracker(rlm.max_fix_attempts) if rlm.recovery else None
+        self.output_names = list(rlm.signature.output_fields)
+        self.last_submit: dict[str, Any] | None = None
+        self.told_rebound: set[str] = set()
+        self.repl: Any = None
+
+    # -- the run ----------------------------------------------------------------------------------
+    async def execute(self) -> dspy.Prediction:
+        t0 = time.perf_counter()
+        tracker = BudgetUsageTracker(self.budget, dspy.settings.usage_tracker)
+        owned = False
+        try:
+            with dspy.context(usage_tracker=tracker):
+                state = RunState(self.rlm, self.budget, self.trace, loop=asyncio.get_running_loop())
+                self.repl, owned = self.rlm.make_repl(make_bridges(state), self.interpreter, self.factory)
+                self.variables_info = self._prepare_context()
+                await asyncio.to_thread(self._start_repl)
+                result = await self._loop()
+        except Exception as exc:  # noqa: BLE001 - a broken run still ends typed, with its history
+            logger.exception("RLM run failed")
+            result = Failed(reason=f"{type(exc).__name__}: {exc}", partial_outputs=self.last_submit,
+                            history=[e.model_dump() for e in self.history])
+            self.trace.answer_source = "error"
+        finally:
+            if owned and self.repl is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self.repl.shutdown)
+        return self._prediction(result, tracker, time.perf_counter() - t0)
+
+    def _start_repl(self) -> None:
+        self.repl.load_inputs(self.repl_inputs)
+        self.repl.start()
+
+    def _prepare_context(self) -> str:
+        rlm = self.rlm
+        descs = {n: (f.json_schema_extra or {}).get("desc", "") for n, f in rlm.signature.input_fields.items()}
+        descs = {n: d for n, d in descs.items() if d and not d.startswith("${")}
+        ctx = ExternalizedContext.from_inputs(self.inputs, descs=descs, config=rlm.size_config)
+        self.repl_inputs = ctx.auto_chunk(self.inputs) if rlm.auto_chunk else self.inputs
+        warnings = ctx.check_size_limits()
+        for w in warnings:
+            self.trace.warn(f"{w.kind}: {w.message}")
+        info = ctx.variable_summaries()
+        if warnings:
+            info += "\n\nSize warnings:\n" + "\n".join(f"- {w.message}" for w in warnings)
+        return info
+
+    async def _loop(self) -> Submitted | Extracted | Failed:
+        lm_failures = 0
+        while True:
+            limit = self.budget.exhausted()
+            if limit is not None:
+                return await self._fallback(f"reached the {limit} limit ({self._limit_text(limit)})", limit)
+            self.budget.add_iteration()
+            record = IterationRecord(index=self.budget.spent.iterations)
+            self.trace.iterations.append(record)
+            t_iter = time.perf_counter()
+            try:
+                reasoning, code_text = await self._act(record)
+                lm_failures = 0
+            except Exception as exc:  # noqa: BLE001 - LM / adapter errors: tell the model, go on
+                lm_failures += 1
+                record.output = (f"[Error] The previous answer could not be used ({type(exc).__name__}: "
+                                 f"{str(exc)[:300]}). Answer with the fields `reasoning` and `code`.")
+                self.history = self.history.append(reasoning="", code="", output=record.output)
+                record.duration_s = time.perf_counter() - t_iter
+                if lm_failures >= MAX_CONSECUTIVE_LM_FAILURES:
+                    return await self._fallback(f"the LM failed {lm_failures} times in a row: {exc}", "lm_errors")
+                continue
+            outcome = await self._run_code(record, reasoning, code_text)
+            record.duration_s = time.perf_counter() - t_iter
+            record.budget = self.budget.remaining()
+            if outcome is not None:
+                return outcome
+
+    async def _act(self, record: IterationRecord) -> tuple[str, str]:
+        rlm = self.rlm
+        sig = getattr(rlm.generate_action, "signature", None)
+        kwargs: dict[str, Any] = dict(variables_info=self.variables_info, repl_history=self.history,
+                                      iteration=f"{record.index}/{rlm.max_iters}", budget=self.budget.describe())
+        if self.extra_rules and sig is not None:
+            kwargs["signature"] = sig.with_instructions(sig.instructions + "\n" + self.extra_rules)
+        ctx = dspy.context(adapter=rlm.action_adapter) if rlm.action_adapter is not None else contextlib.nullcontext()
+        t0 = time.perf_counter()
+        with ctx:
+            action = await call_predictor(rlm.generate_action, self.use_async, **kwargs)
+        record.lm_duration_s = time.perf_counter() - t0
+        reasoning = getattr(action, "reasoning", "") or ""
+        code = getattr(action, "code", None)
+        record.reasoning = str(reasoning)
+        if rlm.verbose:
+            logger.info("RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, rlm.max_iters, reasoning, code)
+        return str(reasoning), "" if code is None else str(code)
+
+    # -- code -------------------------------------------------------------------------------------
+    async def _run_code(self, record: IterationRecord, reasoning: str, code_text: str):
+        parsed = parse_response(code_text)
+        record.thinking = parsed.thinking
+        outputs: list[str] = []
+        final: FinalAnswer | None = None
+        if parsed.rejected_langs and not parsed.code_blocks:
+            outputs.append(f"[Error] Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
+                           "Write Python in ```python blocks.")
+        for i, block in enumerate(parsed.code_blocks, start=1):
+            res: ExecResult = await asyncio.to_thread(self.repl.run, block)
+            record.code_executions.append(CodeExecution(block, res.stdout, res.error.to_dict() if res.error else None,
+                                                        res.duration_s))
+            outputs.append(self._describe(res, record, i, len(parsed.code_blocks)))
+            if res.final is not None:
+                final = res.final
+                break
+            if res.error is not None and not res.error.recoverable:
+                return await self._end_with(record, reasoning, parsed.code or code_text, outputs,
+                                            f"the sandbox failed: {res.error.message}", "sandbox")
+            if self.recovery is not None and self.recovery.exhausted:
+                return await self._end_with(record, reasoning, parsed.code, outputs, self.recovery.exhausted,
+                                            "fix_attempts")
+        if final is None:
+            final = await self._text_final(parsed, record, outputs)
+        if not parsed.code_blocks and final is None and not outputs:
+            outputs.append(prompts.NO_CODE_MESSAGE)
+        if final is not None:
+            values, error = self._validate(final.value)
+            if error is None:
+                self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text,
+                                                   output=f"FINAL: {values}")
+                record.output = "\n".join(outputs)
+                self.trace.answer_source = final.kind
+                return Submitted(values, self.budget.spent.iterations, self.budget.spent.llm_calls, final.kind)
+            outputs.append(error)
+        record.output = "\n".join(o for o in outputs if o) or "(no output - did you forget to print?)"
+        self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text, output=record.output)
+        return None
+
+    async def _text_final(self, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
+        """FINAL(...) / FINAL_VAR(name) written as text outside code."""
+        if parsed.final_var:
+            res = await asyncio.to_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
+            record.code_executions.append(CodeExecution(f"FINAL_VAR({parsed.final_var!r})", res.stdout,
+                                                        res.error.to_dict() if res.error else None, res.duration_s))
+            if res.final is None:
+                outputs.append(self._describe(res, record, 0, 0))
+            return res.final
+        if parsed.final_text is not None and len(self.output_names) == 1:
+            return FinalAnswer("final_direct", {self.output_names[0]: parsed.final_text})
+        return None
+
+    def _describe(self, res: ExecResult, record: IterationRecord, block: int, n_blocks: int) -> str:
+        parts = []
+        if n_blocks > 1:
+            parts.append(f"[block {block}/{n_blocks}]")
+        if res.stdout:
+            parts.append(res.stdout.rstrip("\n"))
+        if res.error is not None:
+            if self.recovery is not None and res.error.recoverable:
+                parts.append(self.recovery.on_failure(record.index, max(block, 1), res.error))
+                record.fix = self.recovery.open.to_dict() if self.recovery.open else None
+            else:
+                parts.append(f"[Error] {res.error.format_for_model()}")
+        elif self.recovery is not None:
+            self.recovery.on_success()
+        for name in res.rebound_inputs:
+            if name not in self.told_rebound:
+                self.told_rebound.add(name)
+                parts.append(f"[note] You rebound the input `{name}`; the original is still in inputs[{name!r}].")
+        return "\n".join(parts)
+
+    def _validate(self, raw: Any) -> tuple[dict[str, Any], str | None]:
+        """Coerce submitted values to the output types; errors are written for the model."""
+        names = self.output_names
+        if not isinstance(raw, dict):
+            return {}, f"[Error] SUBMIT got {type(raw).__name__}; expected SUBMIT({', '.join(n + '=...' for n in names)})"
+        self.last_submit = {k: v for k, v in raw.items() if k in names} or self.last_submit
+        missing = [n for n in names if n not in raw]
+        extra = [k for k in raw if k not in names]
+        if missing:
+            hint = f" (unknown: {extra})" if extra else ""
+            return {}, f"[Error] Missing output fields: {missing}{hint}. Use SUBMIT({', '.join(n + '=...' for n in names)})"
+        values, errors = {}, []
+        for n in names:
+            annotation = self.rlm.signature.output_fields[n].annotation
+            try:
+                values[n] = parse_value(raw[n], annotation)
+            except (ValueError, TypeError, pydantic.ValidationError) as exc:
+                tname = getattr(annotation, "__name__", str(annotation))
+                errors.append(f"{n}: expected {tname}, got {type(raw[n]).__name__} {str(raw[n])[:80]!r}: {str(exc)[:200]}")
+        if errors:
+            return {}, "[Type Error] " + "; ".join(errors) + ". Fix the values and SUBMIT again."
+        return values, None
+
+    # -- endings ----------------------------------------------------------------------------------
+    async def _end_with(self, record, reasoning, code, outputs, reason, limit):
+        record.output = "\n".join(o for o in outputs if o)
+        self.history = self.history.append(reasoning=reasoning, code=code, output=record.output)
+        return await self._fallback(reason, limit)
+
+    async def _fallback(self, reason: str, limit: str | None) -> Extracted | Failed:
+        self.trace.warn("Budget exhausted, answer was forced" if limit in ("iterations", "llm_calls", "tokens",
+                                                                          "cost", "time") else f"Run stopped: {reason}")
+        snapshot = await asyncio.to_thread(self._snapshot)
+        result = await run_extraction(self.rlm, history=self.history, variables_info=self.variables_info,
+                                      snapshot=snapshot, reason=reason, limit=limit, use_async=self.use_async,
+                                      last_submit=self.last_submit)
+        self.trace.answer_source = "extracted" if isinstance(result, Extracted) else "error"
+        return result
+
+    def _snapshot(self) -> dict[str, str]:
+        try:
+            return self.repl.snapshot() if self.repl is not None and hasattr(self.repl, "snapshot") else {}
+        except Exception:  # noqa: BLE001 - extraction goes on without variables
+            return {}
+
+    def _limit_text(self, limit: str) -> str:
+        lim = self.budget.limits
+        return {"iterations": f"max_iters={lim.max_iters}", "llm_calls": f"max_llm_calls={lim.max_llm_calls}",
+                "tokens": f"max_tokens={lim.max_tokens}", "cost": f"max_cost=${lim.max_cost}",
+                "time": f"max_time={lim.max_time} s"}.get(limit, limit)
+
+    def _prediction(self, result: Any, tracker: BudgetUsageTracker, elapsed: float) -> dspy.Prediction:
+        trace = self.trace
+        trace.duration_s = elapsed
+        trace.result_kind = result.kind
+        trace.usage = self.budget.to_dict()
+        if self.recovery is not None:
+            trace.fix_history = self.recovery.to_dict()
+        if isinstance(result, Failed):
+            outputs = {n: (result.partial_outputs or {}).get(n) for n in self.output_names}
+            final_reasoning = f"Run failed: {result.reason}"
+        else:
+            outputs = dict(result.outputs)
+            final_reasoning = ("Extract forced final output" if isinstance(result, Extracted)
+                               else self.history.entries[-1].reasoning if self.history.entries else "")
+        trace.outputs = outputs
+        extras = {"result": result, "trace": trace}
+        pred = dspy.Prediction(**{k: v for k, v in extras.items() if k not in outputs}, **outputs,
+                               trajectory=[e.model_dump() for e in self.history], final_reasoning=final_reasoning,
+                               rlm_result=result, rlm_trace=trace, usage=trace.totals())
+        with contextlib.suppress(Exception):
+            pred.set_lm_usage(tracker.get_total_tokens())
+        return pred
+
+
+def _task_text(inputs: dict[str, Any]) -> str:
+    short = {k: v for k, v in inputs.items() if isinstance(v, str) and len(v) <= 500}
+    text = "; ".join(f"{k}={v}" for k, v in short.items()) or ", ".join(inputs)
+    return text[:500]

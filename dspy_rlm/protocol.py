@@ -1,0 +1,86 @@
+"""Parse what the model wrote: code blocks, FINAL / FINAL_VAR markers, and the thinking around them."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_CODE_LANGS = {"python", "py", "python3", "py3", "repl", ""}
+_FINAL_VAR = re.compile(r"^\s*FINAL_VAR\(\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?\s*\)\s*$", re.MULTILINE)
+_FINAL = re.compile(r"^\s*FINAL\((.*)\)\s*$", re.MULTILINE | re.DOTALL)
+
+
+@dataclass
+class ParsedResponse:
+    """A model response split into runnable code blocks, a textual final answer (if any) and thinking."""
+
+    code_blocks: list[str] = field(default_factory=list)
+    thinking: str = ""
+    final_text: str | None = None  # FINAL(...) written as text outside code
+    final_var: str | None = None  # FINAL_VAR(name) written as text outside code
+    rejected_langs: list[str] = field(default_factory=list)
+
+    @property
+    def code(self) -> str:
+        return "\n\n".join(self.code_blocks)
+
+
+def parse_response(text: str | None) -> ParsedResponse:
+    """Split a response into code blocks (```python / ```repl / bare fences), markers and thinking.
+
+    Unfenced text that compiles as Python is treated as one code block (what dspy.RLM's models often send).
+    Text outside code that holds ``FINAL(...)`` or ``FINAL_VAR(name)`` on its own line is a final answer.
+    """
+    text = (text or "").strip()
+    parsed = ParsedResponse()
+    if not text:
+        return parsed
+    outside: list[str] = []
+    pos = 0
+    for m in _FENCE.finditer(text):
+        outside.append(text[pos:m.start()])
+        pos = m.end()
+        lang, body = m.group(1).lower(), m.group(2).strip("\n")
+        if lang in _CODE_LANGS:
+            if body.strip():
+                parsed.code_blocks.append(body.rstrip())
+        else:
+            parsed.rejected_langs.append(lang)
+    outside.append(text[pos:])
+    if not parsed.code_blocks and not parsed.rejected_langs and _compiles(text):
+        parsed.code_blocks.append(text)
+        return parsed
+    prose = "\n".join(s.strip() for s in outside if s.strip())
+    _take_markers(prose, parsed)
+    return parsed
+
+
+def _take_markers(prose: str, parsed: ParsedResponse) -> None:
+    m = _FINAL_VAR.search(prose)
+    if m:
+        parsed.final_var = m.group(1)
+        prose = prose[:m.start()] + prose[m.end():]
+    else:
+        m = _FINAL.search(prose)
+        if m:
+            parsed.final_text = _unquote(m.group(1).strip())
+            prose = prose[:m.start()] + prose[m.end():]
+    parsed.thinking = prose.strip()
+
+
+def _unquote(value: str) -> str:
+    try:
+        literal = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value
+    return literal if isinstance(literal, str) else value
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<check>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True

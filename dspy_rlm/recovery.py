@@ -1,0 +1,86 @@
+"""Iterative failure recovery (seed 002) mapped onto the REPL loop.
+
+A failing code block opens a *step* ``X.Y`` (iteration X, block Y). Instead of a bare error the model gets a
+targeted fix step, ``[FIX X.Y.N] Fix: <error> at line L``, with the offending line and a strategy. Each
+further failure while the step is open is one more fix attempt; a block that succeeds closes the step (its
+attempts are cleared). At ``max_fix_attempts`` the run stops that line of work with
+``Max fix attempts (3) reached for step X.Y. Fix history: [...]`` and goes to fallback extraction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dspy_rlm.repl.base import ErrorInfo
+
+_STRATEGIES = {
+    "NameError": "define the name first (variables from failed blocks were not created) or check its spelling",
+    "KeyError": "print the available keys first (e.g. list(d)[:20]) and use .get()",
+    "IndexError": "check len(...) before indexing",
+    "TypeError": "print type(x) of the values involved and convert them",
+    "AttributeError": "print type(x) and dir(x) to see what the object offers",
+    "ValueError": "print the offending value and handle the unexpected format",
+    "SyntaxError": "send only valid Python inside ```python fences, without prose",
+    "TimeoutError": "work on a smaller slice or use search()/count_matches() instead of Python loops",
+    "MemoryError": "avoid copying big inputs; process them in chunks",
+    "ZeroDivisionError": "guard the division against empty inputs",
+    "ToolError": "check the arguments of the host function and the budget shown",
+    "WorkerDied": "avoid the crashing call; recreate the lost variables you need",
+}
+
+
+@dataclass
+class FixRecord:
+    step: str
+    attempts: int = 0
+    fix_ids: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"attempts": self.attempts, "fixTaskIds": list(self.fix_ids), "errors": list(self.errors),
+                "lastError": self.errors[-1] if self.errors else None}
+
+
+class RecoveryTracker:
+    """Tracks fix attempts per failing step. ``max_fix_attempts`` bounds the attempts per step."""
+
+    def __init__(self, max_fix_attempts: int = 3):
+        if max_fix_attempts < 1:
+            raise ValueError(f"max_fix_attempts must be at least 1, got {max_fix_attempts}")
+        self.max_fix_attempts = max_fix_attempts
+        self.open: FixRecord | None = None
+        self.history: dict[str, FixRecord] = {}
+        self.exhausted: str | None = None
+
+    def on_failure(self, iteration: int, block: int, error: ErrorInfo) -> str:
+        """Record a failure and return the fix-step text for the model (or the stop message at the limit)."""
+        summary = f"{error.type}: {error.message}".strip()[:300]
+        if error.line:
+            summary += f" at line {error.line}"
+        if self.open is None:
+            self.open = FixRecord(step=f"{iteration}.{block}")
+            self.history[self.open.step] = self.open
+        rec = self.open
+        rec.errors.append(summary)
+        if rec.attempts >= self.max_fix_attempts:
+            self.exhausted = (f"Max fix attempts ({self.max_fix_attempts}) reached for step {rec.step}. "
+                              f"Fix history: {rec.errors}")
+            return self.exhausted
+        rec.attempts += 1
+        fix_id = f"{rec.step}.{rec.attempts}"
+        rec.fix_ids.append(fix_id)
+        lines = [f"[FIX {fix_id}] Fix: {summary}"]
+        if error.source_line:
+            lines.append(f"  Offending line {error.line}: {error.source_line.strip()}")
+        lines.append(f"  Do: {_STRATEGIES.get(error.type, 'read the error, change the failing line, and rerun')}")
+        lines.append(f"  Attempt {rec.attempts} of {self.max_fix_attempts} for step {rec.step}; "
+                     "done when this block runs without the error.")
+        return "\n".join(lines)
+
+    def on_success(self) -> None:
+        """A block ran cleanly: the open step is fixed."""
+        self.open = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {step: rec.to_dict() for step, rec in self.history.items()}

@@ -1,0 +1,105 @@
+"""Small runtime pieces: running the async core from sync code, LM calls, and usage accounting."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Awaitable, Callable, TypeVar
+
+import dspy
+from dspy.utils.usage_tracker import UsageTracker
+
+from dspy_rlm.budget import Budget
+
+T = TypeVar("T")
+LOCAL_PROVIDERS = frozenset({"outlines", "mlx", "local", "dummy", "ollama", "ollama_chat", "lm_studio"})
+
+
+def run_sync(coro: Awaitable[T]) -> T:
+    """Run a coroutine to completion from sync code, even where an event loop is already running
+    (Jupyter): then it runs on a fresh loop in a helper thread, with the caller's context."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    ctx = contextvars.copy_context()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(ctx.run, asyncio.run, coro).result()
+
+
+def lm_is_async(lm: Any) -> bool:
+    """Whether an LM has its own async implementation (otherwise we call it in a thread)."""
+    base = getattr(dspy, "BaseLM", None)
+    return base is not None and isinstance(lm, base) and type(lm).aforward is not base.aforward
+
+
+async def call_predictor(predictor: dspy.Predict, use_async: bool, **kwargs: Any) -> dspy.Prediction:
+    """One predictor call: native async where the LM supports it, else a worker thread."""
+    lm = predictor.lm or dspy.settings.lm
+    if use_async and lm_is_async(lm):
+        return await predictor.acall(**kwargs)
+    return await asyncio.to_thread(predictor, **kwargs)
+
+
+def lm_text(response: Any) -> str:
+    """The text of a ``dspy.LM`` call result (a list of strings or dicts, or a Response)."""
+    if isinstance(response, list) and response:
+        first = response[0]
+        text = first.get("text") if isinstance(first, dict) else first
+    else:
+        text = getattr(response, "text", None)
+    if not isinstance(text, str):
+        raise TypeError(f"the sub-LM returned no text (got {type(response).__name__})")
+    return text
+
+
+class BudgetUsageTracker(UsageTracker):
+    """DSPy's usage tracker that also charges each LM call's tokens and cost to a budget.
+
+    Installed with ``dspy.context(usage_tracker=...)`` for the duration of a run, so every LM call made in
+    the run (action steps, sub-LM calls, extraction) is counted. Usage is also forwarded to the tracker
+    that was active before (a user's ``dspy.track_usage()``), so nothing is lost to nesting.
+    """
+
+    def __init__(self, budget: Budget, outer: UsageTracker | None = None):
+        super().__init__()
+        self.budget = budget
+        self.outer = outer
+        self._lock = threading.Lock()
+
+    def add_usage(self, lm: str, usage_entry: dict[str, Any]) -> None:
+        with self._lock:
+            super().add_usage(lm, usage_entry)
+        if self.outer is not None:
+            self.outer.add_usage(lm, usage_entry)
+        prompt = int(usage_entry.get("prompt_tokens") or 0)
+        completion = int(usage_entry.get("completion_tokens") or 0)
+        cost = usage_entry.get("cost")
+        if cost is None:
+            cost = _litellm_cost(lm, prompt, completion)
+        self.budget.charge_usage(prompt, completion, float(cost or 0.0))
+
+
+def _litellm_cost(model: str, prompt: int, completion: int) -> float:
+    """Price from litellm's table for provider-qualified API models; local / scripted models cost 0."""
+    if "/" not in str(model) or str(model).split("/", 1)[0] in LOCAL_PROVIDERS:
+        return 0.0
+    try:
+        import litellm
+
+        p, c = litellm.cost_per_token(model=model, prompt_tokens=prompt, completion_tokens=completion)
+        return float(p) + float(c)
+    except Exception:  # noqa: BLE001 - unknown / local models have no price
+        return 0.0
+
+
+def call_soon_threadsafe(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., Any], *args: Any) -> Any:
+    """Call ``fn`` (sync or async) from a worker thread; coroutines run on ``loop`` when one is given."""
+    result = fn(*args)
+    if asyncio.iscoroutine(result):
+        if loop is not None and loop.is_running():
+            return asyncio.run_coroutine_threadsafe(result, loop).result()
+        return asyncio.run(result)
+    return result
