@@ -84,7 +84,7 @@ def default_dequantize() -> bool:
 
 def _resolve(path: str | Path | None) -> Path:
     if path is None:
-        return embedded_model_path()
+        return embedded_model_path().resolve()
     resolved = Path(path).expanduser()
     if not resolved.exists():
         raise FileNotFoundError(

@@ -161,14 +161,14 @@ def _dequantize(weights: dict[str, Any], quantized: dict[str, dict[str, int]]) -
 
     out = {k: v for k, v in weights.items() if not k.endswith((".scales", ".biases"))}
     for path, q in quantized.items():
-        w = mx.dequantize(
+        # float32 scales/biases: dequantize exactly as llama.cpp does, not in float16
+        out[f"{path}.weight"] = mx.dequantize(
             weights[f"{path}.weight"],
-            weights[f"{path}.scales"],
-            weights[f"{path}.biases"],
+            weights[f"{path}.scales"].astype(mx.float32),
+            weights[f"{path}.biases"].astype(mx.float32),
             group_size=q["group_size"],
             bits=q["bits"],
         )
-        out[f"{path}.weight"] = w.astype(mx.float32)
     return {k: v.astype(mx.float32) if v.dtype == mx.float16 else v for k, v in out.items()}
 
 

@@ -48,10 +48,9 @@ def load_model_dir(path: str | Path, *, dequantize: bool) -> tuple[Any, Any, dic
 
     model, tokenizer, config = load(str(path), return_config=True)
     if dequantize and ("quantization" in config or "quantization_config" in config):
+        # float32 scales first, so the dequantized weights are exact rather than float16
+        model.update(_tree_to_float32(model.parameters()))
         model = dequantize_model(model)
-        model.update(
-            _tree_to_float32(model.parameters()),
-        )
         mx.eval(model.parameters())
     return model, tokenizer, config
 
