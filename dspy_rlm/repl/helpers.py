@@ -9,7 +9,6 @@ of the whole text (case-insensitive search compiles ``re.IGNORECASE`` instead), 
 literal patterns, and ``itertools.islice`` for dict ranges.
 """
 
-
 import bisect
 import itertools
 import json
@@ -59,6 +58,7 @@ class _Matcher:
         self.fn, self.pattern, self.regex, self.ignore_case = fn, pattern, regex, ignore_case
         self.literal = None if (regex or ignore_case) else pattern
         self._rx = {str: self._compile(pattern)}
+        self.anchor = _required_literal(self._rx[str]) if regex else None
 
     def _compile(self, pattern: str | bytes) -> re.Pattern:
         flags = re.IGNORECASE if self.ignore_case else 0
@@ -85,6 +85,8 @@ class _Matcher:
             while i != -1:
                 yield i, i + n
                 i = text.find(literal, i + n)
+        elif self.anchor and isinstance(text, str) and _sparse(text, self.anchor[0]):
+            yield from _anchored_spans(text, rx, *self.anchor)
         else:
             for m in rx.finditer(text):
                 if m.end() == m.start() and not m.group():
@@ -96,6 +98,51 @@ class _Matcher:
         if literal is not None:
             return text.count(literal)
         return sum(1 for _ in self.spans(text))
+
+
+def _required_literal(rx: re.Pattern) -> tuple[str, int] | None:
+    """A literal (>= 3 chars) every match holds at a fixed offset from its start ("word" in \\bword\\b).
+
+    sre scans char by char (~70 MB/s) unless a pattern starts with a literal; with this anchor, str.find
+    jumps between candidates (GB/s) and the regex is only tried there."""
+    try:
+        import re._parser as sre_parse  # Python >= 3.11
+    except ImportError:
+        import sre_parse  # type: ignore[no-redef]
+    try:
+        parsed = sre_parse.parse(rx.pattern, rx.flags)
+        if parsed.state.flags & re.IGNORECASE:
+            return None
+        items, best, i = list(parsed.data), None, 0
+        while i < len(items):
+            j = i
+            while j < len(items) and items[j][0] is sre_parse.LITERAL:
+                j += 1
+            if j - i >= 3 and (best is None or j - i > len(best[0])):
+                low, high = sre_parse.SubPattern(parsed.state, items[:i]).getwidth()
+                if low != high:
+                    break  # variable-width prefix: no fixed offset from here on
+                best = ("".join(chr(c) for _, c in items[i:j]), low)
+            i = max(j, i + 1)
+        return best
+    except Exception:  # noqa: BLE001 - a private parser: any surprise means "no shortcut"
+        return None
+
+
+def _sparse(text: str, literal: str) -> bool:
+    sample = min(len(text), 1_000_000)
+    return text.count(literal, 0, sample) <= sample // 500
+
+
+def _anchored_spans(text: str, rx: re.Pattern, literal: str, offset: int) -> Iterator[tuple[int, int]]:
+    """finditer's matches, found by trying rx.match only where the required literal occurs."""
+    last, p = 0, text.find(literal, offset)
+    while p != -1:
+        m = rx.match(text, p - offset)
+        if m and m.end() > m.start():
+            yield m.span()
+            last = m.end()
+        p = text.find(literal, max(p + 1, last + offset))
 
 
 def _leaves(fn: str, var: Any, path: tuple = (), depth: int = 0) -> Iterator[tuple[tuple, Any]]:
@@ -427,12 +474,6 @@ _SUMMARY_CHUNK_CHARS = 8_000
 _SUMMARY_MAX_PARTS = 4
 
 
-def _describe(var: Any) -> str:
-    if isinstance(var, (str, bytes, bytearray)):
-        return f"{type(var).__name__} of {len(var):,} chars"
-    return f"{type(var).__name__} of {len(var):,} items"
-
-
 def _render_items(var: list | tuple | dict, budget: int) -> str:
     """A bounded text view of a container: evenly spaced items, each cut to a fair share of budget."""
     n = len(var)
@@ -465,13 +506,11 @@ def _summarize(llm_query: Callable[[str], str] | None, var: Any, max_tokens: int
         raise RuntimeError("summarize() needs the sub-LM bridge llm_query, which this REPL does not have. "
                            "Read the text with peek()/search_context() instead")
     _check_int("summarize", max_tokens=max_tokens)
-    if isinstance(var, (list, tuple, dict)):
-        text = _render_items(var, _SUMMARY_MAX_PARTS * chunk_chars)
-    elif isinstance(var, (str, bytes, bytearray)):
-        text = var
-    else:
+    if not isinstance(var, (list, tuple, dict, str, bytes, bytearray)):
         raise _type_error("summarize", "str, bytes, list, tuple or dict", var, "Try summarize(str(x))")
-    what = _describe(var)
+    is_text = isinstance(var, (str, bytes, bytearray))
+    text = var if is_text else _render_items(var, _SUMMARY_MAX_PARTS * chunk_chars)
+    what = f"{type(var).__name__} of {len(var):,} {'chars' if is_text else 'items'}"
     if not text:
         return ""
     n = len(text)
@@ -502,20 +541,16 @@ def make_helpers(llm_query: Callable[[str], str] | None = None) -> dict[str, Cal
     Args:
         llm_query: The bridge to the sub-LM; when None, ``summarize`` raises a RuntimeError saying so.
 
-    Returns:
-        A dict name -> function, in ``HELPER_NAMES`` order.
+    Returns: a dict name -> function, in ``HELPER_NAMES`` order.
     """
     cache: dict[str, Any] = {}
 
     def summarize(var: Any, max_tokens: int = 500) -> str:
         """Summarize with the sub-LM: 1 call, at most 5 for long inputs.
 
-        Args:
-            var: What to summarize.
-            max_tokens: Rough length limit of the summary.
+        Args: var, a str/bytes/list/tuple/dict; max_tokens, a rough length limit for the summary.
 
-        Returns:
-            The summary. Inputs up to 8,000 chars take 1 llm_query call; longer ones are cut into at
+        Returns: the summary. Inputs up to 8,000 chars take 1 llm_query call; longer ones are cut into at
             most 4 parts summarized separately, then combined (parts + 1 <= 5 calls). Over 32,000 chars
             each part is read as evenly spaced excerpts, and the summary begins by saying what share it
             covers. Empty input returns "" without a call.
