@@ -26,16 +26,20 @@ LINE = re.compile(r"^Date: (\w{3}) (\d{2}), (\d{4}) \|\| User: (\d+) \|\| Instan
 
 
 def classify(instance):
-    """The label of one instance text, from the opening phrase of its question."""
+    """The label of one instance text, from the opening phrase of its question (None if none fits)."""
     for pattern, label in LABEL_RULES:
         if re.match(pattern, instance):
             return label
-    raise ValueError("no label rule matches: " + instance)
+    return None
 
 
 def parse_records(context):
-    """``(month 1-12, user, label)`` for every record line in the context."""
-    return [(MONTHS.index(m) + 1, user, classify(text)) for m, _day, _year, user, text in LINE.findall(context)]
+    """``(month 1-12, user, label)`` for every record line in the context.
+
+    Lines no rule can label are skipped: only a context cut mid-line (the direct baseline's window) has them.
+    """
+    records = [(MONTHS.index(m) + 1, user, classify(text)) for m, _d, _y, user, text in LINE.findall(context)]
+    return [r for r in records if r[2] is not None]
 
 
 def strict_top(counts):
