@@ -3,20 +3,35 @@
 ``RLM`` is a drop-in for ``dspy.RLM``: the model gets the query plus short summaries of its inputs, the
 inputs live as variables in a sandboxed Python REPL, and every run ends in a typed result
 (:class:`Submitted`, :class:`Extracted` or :class:`Failed`).
+
+Names are imported lazily, so ``import dspy_rlm`` (and the sandbox worker) stays fast.
 """
 
 from __future__ import annotations
 
-from dspy_rlm.budget import Budget, BudgetExhausted, Limits
-from dspy_rlm.context import ExternalizedContext, SizeConfig, SizeWarning, VarKind
-from dspy_rlm.repl.inprocess import InProcessREPL
-from dspy_rlm.repl.sandbox import SubprocessREPL
-from dspy_rlm.results import Extracted, Failed, Submitted
-from dspy_rlm.rlm import RLM
-from dspy_rlm.trace import TraceNode
+import importlib
+from typing import Any
 
-__all__ = [
-    "RLM", "Submitted", "Extracted", "Failed", "ExternalizedContext", "SizeConfig", "SizeWarning", "VarKind",
-    "Budget", "BudgetExhausted", "Limits", "SubprocessREPL", "InProcessREPL", "TraceNode",
-]
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "RLM": "dspy_rlm.rlm",
+    "Submitted": "dspy_rlm.results", "Extracted": "dspy_rlm.results", "Failed": "dspy_rlm.results",
+    "ExternalizedContext": "dspy_rlm.context", "SizeConfig": "dspy_rlm.context",
+    "SizeWarning": "dspy_rlm.context", "VarKind": "dspy_rlm.context",
+    "Budget": "dspy_rlm.budget", "BudgetExhausted": "dspy_rlm.budget", "Limits": "dspy_rlm.budget",
+    "SubprocessREPL": "dspy_rlm.repl.sandbox", "InProcessREPL": "dspy_rlm.repl.inprocess",
+    "ForeignREPL": "dspy_rlm.repl.foreign", "TraceNode": "dspy_rlm.trace",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dspy_rlm' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import faulthandler
 import os
 import pickle
 import resource
@@ -166,6 +167,7 @@ def child_main(conn: Connection, inputs: dict[str, Any], config: dict[str, Any])
     """Entry point in the child. Never returns into the caller's code."""
     code = 0
     try:
+        faulthandler.disable()  # a host's faulthandler (pytest's) would dump a crash report for model segfaults
         os.setpgid(0, 0)
         conn.send(("ready", {"network": isolate_network() if not config.get("allow_network") else "allowed",
                              "pid": os.getpid()}))

@@ -1,0 +1,111 @@
+"""Escape and failure cases for the default sandbox: each one is a recoverable error, never a crash."""
+
+import os
+import time
+
+import pytest
+
+from dspy_rlm.repl.sandbox import SubprocessREPL
+
+
+@pytest.fixture
+def sandbox():
+    repl = SubprocessREPL({"echo": lambda x: x}, ["answer"], timeout_s=1.5, memory_mb=512, max_output_chars=2_000)
+    repl.load_inputs({"context": "the inputs survive restarts"})
+    repl.start()
+    yield repl
+    repl.shutdown()
+
+
+def _assert_alive_with_inputs(repl):
+    res = repl.run("print(context)")
+    assert res.ok and res.stdout.strip() == "the inputs survive restarts"
+
+
+def test_python_infinite_loop_times_out_and_keeps_state(sandbox):
+    sandbox.run("keep = 1")
+    res = sandbox.run("while True:\n    pass")
+    assert res.error.type == "TimeoutError" and res.error.line in (1, 2)
+    assert not res.restarted
+    assert sandbox.run("print(keep)").stdout.strip() == "1"
+
+
+def test_c_level_hang_kills_and_restarts_the_worker(sandbox):
+    sandbox.run("mine = [1, 2]")
+    t0 = time.monotonic()
+    res = sandbox.run("import time\ntime.sleep(60)")  # sleep is interruptible: ends as TimeoutError in-worker
+    assert res.error.type == "TimeoutError" and time.monotonic() - t0 < 10
+    # The model's code switches our timer off: the host notices and kills the worker after a grace period.
+    res = sandbox.run("import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass")
+    assert res.error.type == "TimeoutError"
+    assert res.restarted and "mine" in res.lost_variables and "mine" in res.error.message
+    _assert_alive_with_inputs(sandbox)
+
+
+@pytest.mark.parametrize("bomb", ["x = bytearray(8 * 1024**3)", "x = [0] * (2 * 10**9)", "x = 'a' * (10**10)"])
+def test_memory_bomb_is_a_memory_error(sandbox, bomb):
+    res = sandbox.run(bomb)
+    assert res.error is not None and res.error.type == "MemoryError"
+    _assert_alive_with_inputs(sandbox)
+
+
+@pytest.mark.parametrize("kill", ["import os; os._exit(3)", "import ctypes; ctypes.string_at(0)",
+                                  "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"])
+def test_worker_death_is_recoverable_and_names_lost_variables(sandbox, kill):
+    sandbox.run("a = 1\nb = 'two'")
+    res = sandbox.run(kill)
+    assert res.error.type == "WorkerDied" and res.restarted
+    assert set(res.lost_variables) >= {"a", "b"}
+    assert "a, b" in res.error.message
+    _assert_alive_with_inputs(sandbox)
+    assert sandbox.run("print(a)").error.type == "NameError"
+
+
+def test_huge_output_is_capped(sandbox):
+    res = sandbox.run("for i in range(50000):\n    print('line', i)")
+    assert res.ok and len(res.stdout) < 3_000
+    assert res.truncated_chars > 500_000
+    assert "line 49999" in res.stdout  # the tail is kept
+
+
+@pytest.mark.parametrize("attempt", [
+    "import socket; socket.create_connection(('127.0.0.1', 9), timeout=1)",
+    "import urllib.request; urllib.request.urlopen('http://example.com', timeout=1)",
+    "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0))",
+])
+def test_network_is_refused(sandbox, attempt):
+    res = sandbox.run(attempt)
+    assert res.error is not None
+    assert res.error.type in ("PermissionError", "URLError", "OSError", "ConnectionRefusedError")
+
+
+def test_system_exit_does_not_kill_the_worker(sandbox):
+    res = sandbox.run("import sys; sys.exit(0)")
+    assert res.error.type == "SystemExit" and not res.restarted
+    _assert_alive_with_inputs(sandbox)
+
+
+def test_unpicklable_tool_argument_is_a_clear_error(sandbox):
+    res = sandbox.run("echo(lambda: 1)")
+    assert res.error.type == "TypeError" and "plain data" in res.error.message
+
+
+def test_inputs_are_not_copied_into_the_worker_at_fork():
+    big = "x" * (50 * 1024 * 1024)
+    repl = SubprocessREPL(timeout_s=5)
+    repl.load_inputs({"context": big})
+    t0 = time.perf_counter()
+    repl.start()
+    assert repl.run("print(len(context))").stdout.strip() == str(len(big))
+    assert time.perf_counter() - t0 < 2.0  # a pickled copy of 50 MB would not matter here; USS is in the benchmark
+    repl.shutdown()
+
+
+def test_shutdown_reaps_the_worker():
+    repl = SubprocessREPL()
+    repl.load_inputs({})
+    repl.start()
+    pid = repl._pid
+    repl.shutdown()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
