@@ -21,7 +21,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -151,6 +151,11 @@ class OutlinesAdapter(ChatAdapter):
         use_native_function_calling: As for ``ChatAdapter``.
         native_response_types: As for ``ChatAdapter``.
         parallel_tool_calls: As for ``ChatAdapter``.
+        tiers: The tiers to try, in order (default all three). ``("tier3",)`` always generates
+            constrained; ``("tier1", "tier2")`` never does. Benchmarks use one tier at a time.
+
+    Raises:
+        ValueError: ``tiers`` is empty or names an unknown tier.
 
     Example:
         >>> adapter = OutlinesAdapter()
@@ -165,7 +170,12 @@ class OutlinesAdapter(ChatAdapter):
         use_native_function_calling: bool = False,
         native_response_types: list[type] | None = None,
         parallel_tool_calls: bool | None = None,
+        tiers: Sequence[str] = TIERS,
     ):
+        unknown = [tier for tier in tiers if tier not in TIERS]
+        if unknown or not tiers:
+            raise ValueError(f"tiers must be a non-empty subset of {TIERS}, in order; got {tuple(tiers)!r}.")
+        self.tiers = tuple(tier for tier in TIERS if tier in tiers)
         super().__init__(
             callbacks=callbacks,
             use_native_function_calling=use_native_function_calling,
@@ -218,7 +228,12 @@ class OutlinesAdapter(ChatAdapter):
 
     def _route(self, lm: BaseLM, signature: type[Signature], progress: Any) -> _Route:
         """Yield each tier to try; receive its completions (or have its error thrown in)."""
-        tiers = TIERS if not _has_tool_calls(signature) else TIERS[:2]
+        tiers = [tier for tier in self.tiers if tier != "tier3" or not _has_tool_calls(signature)]
+        if not tiers:
+            raise ValueError(
+                f"Signature {signature.__name__} has dspy.ToolCalls outputs, which constrained generation "
+                "(tier3) cannot produce; use tiers=('tier1', 'tier2', 'tier3') or ('tier1', 'tier2')."
+            )
         last_error: AdapterParseError | None = None
         for tier in tiers:
             if tier == "tier3" and not self._can_constrain(lm):
@@ -314,8 +329,8 @@ def _has_tool_calls(signature: type[Signature]) -> bool:
 def _unavailable_message(lm: BaseLM) -> str:
     model = getattr(lm, "model", type(lm).__name__)
     return (
-        f"OutlinesAdapter tiers 1 and 2 could not parse the output of {model!r}, and tier 3 "
-        "(constrained generation) is not available for it: it is not an OutlinesLM and its provider "
+        f"OutlinesAdapter needs tier 3 (constrained generation) for {model!r} after the earlier tiers "
+        "failed to parse, but it is not available: it is not an OutlinesLM and its provider "
         "does not support structured outputs (litellm.supports_response_schema is False). Either use a "
         "local model, `dspy.configure(lm=dspy_outlines.OutlinesLM())` (pip install 'dspy-rlm[mlx]'), "
         "or a provider/model with structured outputs (JSON-schema response_format)."

@@ -20,6 +20,7 @@ pydantic model, ``list``, ``dict``...  the annotation (JSON)                    
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -203,8 +204,9 @@ def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response
     return fields
 
 
+@functools.lru_cache(maxsize=512)
 def build_constraint(signature: type[Signature]) -> OutputConstraint:
-    """The Outlines constraint for all output fields of ``signature``.
+    """The Outlines constraint for all output fields of ``signature`` (memoized per signature).
 
     Args:
         signature: A DSPy signature with at least one output field.
@@ -229,11 +231,30 @@ def constraint_key(output_type: Any) -> tuple[str, str]:
     """A stable, hashable key for an output type: ``(kind, definition)``.
 
     ``kind`` is ``"json"`` (definition: the JSON schema string), ``"regex"`` (the regex) or
-    ``"cfg"`` (the grammar). Equal keys mean the same logits processor can be reused.
+    ``"cfg"`` (the grammar). Equal keys mean the same logits processor can be reused. Keys of
+    hashable types (classes, ``Literal[...]``) are memoized: a JSON schema is computed once.
 
     Raises:
         TypeError: Outlines does not support the type.
     """
+    from outlines.types.dsl import CFG, Regex
+
+    if isinstance(output_type, Regex):
+        return "regex", output_type.pattern
+    if isinstance(output_type, CFG):
+        return "cfg", output_type.definition
+    try:
+        return _memo_key(output_type)
+    except TypeError:  # unhashable (e.g. an outlines Term other than Regex/CFG)
+        return _key(output_type)
+
+
+@functools.lru_cache(maxsize=1024)
+def _memo_key(output_type: Any) -> tuple[str, str]:
+    return _key(output_type)
+
+
+def _key(output_type: Any) -> tuple[str, str]:
     from outlines.types.dsl import CFG, JsonSchema, Regex, python_types_to_terms, to_regex
 
     term = python_types_to_terms(output_type)

@@ -1,0 +1,347 @@
+"""Outlines structured-generation backends on MLX: selection, a CPU bitmask, a constraint cache.
+
+* **Backends.** ``outlines_core``, ``llguidance`` and ``xgrammar`` (optional: it pulls in torch)
+  are selectable with ``backend=``; :data:`DEFAULT_BACKEND` is the fastest here of those without
+  torch.
+* **CPU bitmask.** Outlines 1.3.3 applies each backend's token bitmask to MLX logits with a Metal
+  kernel (``mx.fast.metal_kernel``), which fails with "No Metal back-end" on Linux.
+  :func:`install_cpu_bitmask` swaps, at runtime and only where Metal is unavailable, the three
+  processors' ``_bias_logits_mlx`` for :func:`apply_token_bitmask_cpu` (``mx.where`` over the
+  unpacked bits). Installed packages are never edited.
+* **Cache.** Building a processor (outlines_core's regex index over the vocabulary, llguidance's
+  grammar) is done once per (tokenizer, backend, constraint key). Each call gets a shallow copy,
+  reset: the copy shares the immutable index/grammar and gets its own guides/matchers, so
+  concurrent or nested generations never share per-generation state.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import logging
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from dspy_outlines.constraints import constraint_key
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_BACKEND",
+    "Generation",
+    "apply_token_bitmask_cpu",
+    "available_backends",
+    "cache_info",
+    "clear_cache",
+    "generate",
+    "generate_constrained",
+    "get_logits_processor",
+    "install_cpu_bitmask",
+]
+
+BACKENDS = ("outlines_core", "llguidance", "xgrammar")
+
+# Measured here (2-core x86 CPU, SmolLM2-135M float32, `python -m benchmarks.tiers`, greedy):
+# per generated token, outlines_core and llguidance both add well under 1 ms to a ~60 ms step;
+# a new JSON schema costs outlines_core ~20 ms (regex index) vs llguidance ~0 ms (lazy grammar)
+# and a cached one nothing for either. See DEFAULT_BACKEND_MEASUREMENTS for the numbers.
+DEFAULT_BACKEND = "outlines_core"
+DEFAULT_BACKEND_MEASUREMENTS = "filled in below from benchmarks/tiers.py --backends"
+
+_MAX_CACHED = 256
+_lock = threading.Lock()
+# tokenizer -> OrderedDict[(backend, kind, definition) -> processor template]; plus backend objects.
+_processors: weakref.WeakKeyDictionary[Any, OrderedDict] = weakref.WeakKeyDictionary()
+_backend_objects: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+_stats = {"hits": 0, "misses": 0, "build_s": 0.0}
+_cpu_installed = False
+
+
+# -- the CPU bitmask ---------------------------------------------------------------------------
+
+
+def apply_token_bitmask_cpu(logits: Any, bitmask: Any) -> Any:
+    """Set the logits of tokens whose bit is 0 to ``-inf`` (the Metal kernel's job, on CPU).
+
+    Args:
+        logits: ``mx.array`` of shape ``(batch, vocab)`` or ``(vocab,)``.
+        bitmask: ``int32`` array (numpy, or anything ``np.asarray`` takes) of shape
+            ``(batch, words)`` or ``(words,)``; bit ``j % 32`` of word ``j // 32`` allows token ``j``.
+            Tokens beyond the mask (a model vocabulary padded past the tokenizer's) are disallowed.
+
+    Returns:
+        The masked logits, shape ``(batch, vocab)``.
+    """
+    import mlx.core as mx
+    import numpy as np
+
+    mask = np.asarray(bitmask)
+    mask = mask.reshape(1, -1) if mask.ndim == 1 else mask
+    logits = logits.reshape(1, -1) if logits.ndim == 1 else logits
+    vocab = logits.shape[-1]
+    # Little-endian int32 words unpacked LSB-first give token order: bit k of word w = token 32w+k.
+    words = np.ascontiguousarray(mask.astype("<i4", copy=False)).view(np.uint8)
+    bits = np.unpackbits(words, axis=-1, bitorder="little")
+    if bits.shape[-1] < vocab:
+        bits = np.pad(bits, ((0, 0), (0, vocab - bits.shape[-1])))
+    allowed = mx.array(bits[:, :vocab].astype(np.bool_))
+    return mx.where(allowed, logits, mx.array(-np.inf, dtype=logits.dtype))
+
+
+def _outlines_core_bias_cpu(self: Any, batch_size: int, logits: Any) -> Any:
+    from outlines_core.kernels.mlx import fill_next_token_bitmask
+
+    import mlx.core as mx
+
+    rows = []
+    for i in range(batch_size):
+        fill_next_token_bitmask(self._guides[i], self._bitmasks[i])
+        rows.append(apply_token_bitmask_cpu(logits[i], self._bitmasks[i]))
+    return mx.concatenate(rows, axis=0)
+
+
+def _llguidance_bias_cpu(self: Any, input_ids: Any, logits: Any) -> Any:
+    import llguidance.numpy
+
+    import mlx.core as mx
+
+    rows = []
+    for i in range(self.tensor_adapter.shape(input_ids)[0]):
+        llguidance.numpy.fill_next_token_bitmask(self.ll_matchers[i], self.bitmask, i)
+        rows.append(apply_token_bitmask_cpu(logits[i], self.bitmask[i]))
+    return mx.concatenate(rows, axis=0)
+
+
+def _xgrammar_bias_cpu(self: Any, input_ids: Any, logits: Any) -> Any:  # pragma: no cover - needs torch
+    for i in range(self.tensor_adapter.shape(input_ids)[0]):
+        if not self._matchers[i].is_terminated():
+            self._matchers[i].fill_next_token_bitmask(self._bitmask, i)
+    return apply_token_bitmask_cpu(logits, self._bitmask.numpy())
+
+
+def install_cpu_bitmask() -> bool:
+    """Route Outlines' MLX bitmask through :func:`apply_token_bitmask_cpu` where Metal is absent.
+
+    Idempotent and thread-safe; does nothing on Apple Silicon with Metal. Call it before any
+    constrained MLX generation, including direct ``lm.model(prompt, output_type)`` calls
+    (``generate_constrained`` calls it itself).
+
+    Returns:
+        Whether the CPU path is in use.
+    """
+    global _cpu_installed
+    import mlx.core as mx
+
+    if mx.metal.is_available():
+        return False
+    with _lock:
+        if not _cpu_installed:
+            from outlines.backends.llguidance import LLGuidanceLogitsProcessor
+            from outlines.backends.outlines_core import OutlinesCoreLogitsProcessor
+            from outlines.backends.xgrammar import XGrammarLogitsProcessor
+
+            OutlinesCoreLogitsProcessor._bias_logits_mlx = _outlines_core_bias_cpu
+            LLGuidanceLogitsProcessor._bias_logits_mlx = _llguidance_bias_cpu
+            XGrammarLogitsProcessor._bias_logits_mlx = _xgrammar_bias_cpu
+            _cpu_installed = True
+            logger.debug("Outlines MLX token bitmask routed to the CPU path (no Metal).")
+    return True
+
+
+# -- backends and the processor cache ----------------------------------------------------------
+
+
+def available_backends() -> list[str]:
+    """The backends usable in this environment (xgrammar only when installed)."""
+    names = ["outlines_core"]
+    names += [name for name in ("llguidance", "xgrammar") if importlib.util.find_spec(name) is not None]
+    return names
+
+
+def _check_backend(name: str | None) -> str:
+    name = name or DEFAULT_BACKEND
+    if name not in BACKENDS:
+        raise ValueError(f"Unknown Outlines backend {name!r}; choose one of {', '.join(BACKENDS)}.")
+    if name not in available_backends():
+        extra = "dspy-rlm[xgrammar]" if name == "xgrammar" else "dspy-rlm[mlx]"
+        raise ImportError(f"The {name} backend is not installed. Install it with: pip install '{extra}'")
+    return name
+
+
+def _backend_object(outlines_model: Any, name: str) -> Any:
+    tokenizer = outlines_model.mlx_tokenizer
+    with _lock:
+        backend = _backend_objects.setdefault(tokenizer, {}).get(name)
+    if backend is None:
+        from outlines.backends import _get_backend
+
+        backend = _get_backend(name, outlines_model)  # builds the backend's vocabulary once
+        with _lock:
+            backend = _backend_objects[tokenizer].setdefault(name, backend)
+    return backend
+
+
+def _llguidance_schema(definition: str) -> str:
+    """The schema as outlines_core reads it: compact separators, objects closed unless they say not.
+
+    llguidance otherwise allows free whitespace and, per the JSON-schema spec, extra properties,
+    which lets a small model ramble inside the object until ``max_tokens``.
+    """
+    import json
+
+    def close(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node:
+                node.setdefault("additionalProperties", False)
+            for value in node.values():
+                close(value)
+        elif isinstance(node, list):
+            for value in node:
+                close(value)
+
+    schema = json.loads(definition)
+    close(schema)
+    schema.setdefault("x-guidance", {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "})
+    return json.dumps(schema)
+
+
+def _build(backend: Any, name: str, kind: str, definition: str) -> Any:
+    if kind == "json":
+        if name == "llguidance":
+            definition = _llguidance_schema(definition)
+        return backend.get_json_schema_logits_processor(definition)
+    if kind == "cfg":
+        return backend.get_cfg_logits_processor(definition)
+    return backend.get_regex_logits_processor(definition)
+
+
+def get_logits_processor(outlines_model: Any, output_type: Any, backend: str | None = None) -> Any:
+    """A ready-to-use logits processor for ``output_type``, built once and then copied.
+
+    Args:
+        outlines_model: An Outlines ``MLXLM`` (``OutlinesLM.model``).
+        output_type: Any output type Outlines accepts (a type, a Regex/CFG term, a pydantic model).
+        backend: ``"outlines_core"``, ``"llguidance"``, ``"xgrammar"`` or ``None`` for
+            :data:`DEFAULT_BACKEND`. CFGs need ``llguidance`` (chosen automatically when
+            ``backend`` is ``None``).
+
+    Returns:
+        A fresh processor (its own per-generation state) sharing the cached index/grammar.
+    """
+    kind, definition = constraint_key(output_type)
+    name = _check_backend("llguidance" if backend is None and kind == "cfg" else backend)
+    key = (name, kind, definition)
+    tokenizer = outlines_model.mlx_tokenizer
+    with _lock:
+        cached = _processors.setdefault(tokenizer, OrderedDict())
+        template = cached.get(key)
+        if template is not None:
+            cached.move_to_end(key)
+            _stats["hits"] += 1
+    if template is None:
+        started = time.perf_counter()
+        template = _build(_backend_object(outlines_model, name), name, kind, definition)
+        with _lock:
+            _stats["misses"] += 1
+            _stats["build_s"] += time.perf_counter() - started
+            cached[key] = template
+            while len(cached) > _MAX_CACHED:
+                cached.popitem(last=False)
+    processor = copy.copy(template)
+    processor.reset()
+    return processor
+
+
+def cache_info() -> dict[str, Any]:
+    """Processor-cache counters: ``hits``, ``misses``, ``build_s`` (total build time), ``size``."""
+    with _lock:
+        return {**_stats, "size": sum(len(entries) for entries in _processors.values())}
+
+
+def clear_cache() -> None:
+    """Drop all cached processors and backend objects, and zero the counters."""
+    with _lock:
+        _processors.clear()
+        _backend_objects.clear()
+        _stats.update(hits=0, misses=0, build_s=0.0)
+
+
+# -- generation --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One generation: its text, token counts, wall time and why it stopped."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    finish_reason: str
+
+
+def generate(
+    outlines_model: Any,
+    prompt: str | list[int],
+    output_type: Any = None,
+    *,
+    max_tokens: int = 256,
+    temperature: float = 0.0,
+    backend: str | None = None,
+) -> Generation:
+    """Generate from an already chat-templated prompt, constrained when ``output_type`` is given.
+
+    Args:
+        outlines_model: An Outlines ``MLXLM``.
+        prompt: The prompt text (already templated: it is not templated again) or token ids.
+        output_type: An Outlines output type, or ``None`` for unconstrained generation.
+        max_tokens: Completion budget.
+        temperature: Sampling temperature (0.0 is greedy).
+        backend: See :func:`get_logits_processor`.
+
+    Returns:
+        A :class:`Generation`.
+    """
+    from mlx_lm import stream_generate
+    from mlx_lm.sample_utils import make_sampler
+
+    processors = None
+    if output_type is not None:
+        install_cpu_bitmask()
+        processors = [get_logits_processor(outlines_model, output_type, backend)]
+    tokenizer = outlines_model.mlx_tokenizer
+    ids = tokenizer.encode(prompt, add_special_tokens=False) if isinstance(prompt, str) else list(prompt)
+    started = time.perf_counter()
+    text, used, reason = "", 0, "length"
+    for response in stream_generate(
+        outlines_model.model,
+        tokenizer,
+        ids,
+        max_tokens=max_tokens,
+        sampler=make_sampler(temp=temperature),
+        logits_processors=processors,
+    ):
+        text += response.text
+        used = response.generation_tokens
+        reason = response.finish_reason or reason
+    return Generation(text, len(ids), used, time.perf_counter() - started, reason)
+
+
+def generate_constrained(
+    outlines_model: Any,
+    prompt_text: str,
+    output_type: Any,
+    *,
+    max_tokens: int = 256,
+    temperature: float = 0.0,
+    backend: str | None = None,
+) -> str:
+    """Constrained generation for ``OutlinesLM``: the text of :func:`generate`."""
+    return generate(
+        outlines_model, prompt_text, output_type, max_tokens=max_tokens, temperature=temperature, backend=backend
+    ).text
