@@ -130,8 +130,7 @@ def _required_literal(rx: re.Pattern) -> tuple[str, int] | None:
 
 
 def _sparse(text: str, literal: str) -> bool:
-    sample = min(len(text), 1_000_000)
-    return text.count(literal, 0, sample) <= sample // 500
+    return text.count(literal, 0, 1_000_000) <= min(len(text), 1_000_000) // 500  # else sre is faster
 
 
 def _anchored_spans(text: str, rx: re.Pattern, literal: str, offset: int) -> Iterator[tuple[int, int]]:
@@ -256,7 +255,7 @@ def search_context(var: Any, pattern: str, window: int = 500, max_results: int =
             continue
         if len(spans) >= max(max_results, 0):
             break
-        spans.append((leaf_no, leaf, lo, hi))
+        spans.append((path, leaf, lo, hi))
     return [_show(leaf[lo:hi]) for _, leaf, lo, hi in spans]
 
 
@@ -285,7 +284,7 @@ def _chunk_spans(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
     return spans
 
 
-def chunk_text(text: str, size: int = 4000, overlap: int = 200) -> list[str]:
+def chunk_text(text: str, size: int = 4000, overlap: int | None = None) -> list[str]:
     """Split a str into chunks <= size chars at paragraph/line/space breaks.
 
     Args:
@@ -293,7 +292,7 @@ def chunk_text(text: str, size: int = 4000, overlap: int = 200) -> list[str]:
         size: Most characters per chunk. A cut is looked for in the second half of each chunk; only a
             run with no whitespace at all is cut mid-word.
         overlap: Characters each chunk repeats from the end of the previous one (< size // 2), so
-            chunks[0] + chunks[1][overlap:] + ... == text.
+            chunks[0] + chunks[1][overlap:] + ... == text. Default: min(200, size // 4).
 
     Returns:
         The list of chunks ([] for an empty text).
@@ -305,6 +304,7 @@ def chunk_text(text: str, size: int = 4000, overlap: int = 200) -> list[str]:
     _check_int("chunk_text", size=size, overlap=overlap)
     if size < 1:
         raise ValueError(f"chunk_text(): size must be >= 1, got {size}")
+    overlap = min(200, size // 4) if overlap is None else overlap
     if overlap < 0 or (overlap and overlap >= size // 2):
         raise ValueError(f"chunk_text(): overlap must be >= 0 and < size // 2 ({size // 2}), got {overlap}")
     return [text[s:e] for s, e in _chunk_spans(text, size, overlap)]
@@ -543,7 +543,7 @@ def make_helpers(llm_query: Callable[[str], str] | None = None) -> dict[str, Cal
 
     Returns: a dict name -> function, in ``HELPER_NAMES`` order.
     """
-    cache: dict[str, Any] = {}
+    cache: dict[str, Any] = {}  # find_relevant's BM25 index of the last str, per REPL
 
     def summarize(var: Any, max_tokens: int = 500) -> str:
         """Summarize with the sub-LM: 1 call, at most 5 for long inputs.
