@@ -70,16 +70,25 @@ class BudgetUsageTracker(UsageTracker):
         self._lock = threading.Lock()
 
     def add_usage(self, lm: str, usage_entry: dict[str, Any]) -> None:
+        self._record(lm, usage_entry, charged=set())
+
+    def _record(self, lm: str, usage_entry: dict[str, Any], charged: set[int]) -> None:
         with self._lock:
             super().add_usage(lm, usage_entry)
-        if self.outer is not None:
+        if id(self.budget) not in charged:
+            # charge_usage reaches every ancestor budget, so a parent run's tracker (next in the chain of
+            # outer trackers) only records the entry: charging it again would count a child's usage twice.
+            prompt = int(usage_entry.get("prompt_tokens") or 0)
+            completion = int(usage_entry.get("completion_tokens") or 0)
+            cost = usage_entry.get("cost")
+            if cost is None:
+                cost = _litellm_cost(lm, prompt, completion)
+            self.budget.charge_usage(prompt, completion, float(cost or 0.0))
+            charged |= {id(node) for node in self.budget.chain()}
+        if isinstance(self.outer, BudgetUsageTracker):
+            self.outer._record(lm, usage_entry, charged)
+        elif self.outer is not None:
             self.outer.add_usage(lm, usage_entry)
-        prompt = int(usage_entry.get("prompt_tokens") or 0)
-        completion = int(usage_entry.get("completion_tokens") or 0)
-        cost = usage_entry.get("cost")
-        if cost is None:
-            cost = _litellm_cost(lm, prompt, completion)
-        self.budget.charge_usage(prompt, completion, float(cost or 0.0))
 
 
 def _litellm_cost(model: str, prompt: int, completion: int) -> float:
