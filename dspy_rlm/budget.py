@@ -1,13 +1,24 @@
 """Limits and counters for a run and its sub-runs, checked through one thread-safe object.
 
-Counted: iterations (per run), sub-LM calls (``llm_query`` and friends), prompt + completion tokens and USD
-cost (every LM call made while the run is active, from DSPy's usage reports), wall time and recursion depth.
+Counted: iterations (per run), sub-LM calls, prompt + completion tokens and USD cost (every LM call made
+while the run is active, from DSPy's usage reports; see ``runtime.BudgetUsageTracker``), wall time and
+recursion depth. ``can_proceed(kind)`` answers "may I?" for 'iteration', 'llm_call' and 'subcall';
+:meth:`Budget.exhausted` names the first limit reached (one of :data:`LIMIT_NAMES`), and the loop ends the
+run through fallback extraction with ``result.limit`` set to that name.
 
-Sub-budget rule (children of ``rlm_query`` / ``batch_rlm_query``): a child gets ``child_share`` (default
-half) of what remains of each shared limit at the moment it starts, divided evenly among the children of
-a batch; its iterations are capped by ``sub_max_iters``. Whatever a child spends is also charged to every
-ancestor, so the root's totals are exact and no child can make the tree overspend: reservations are
-atomic under one lock shared by the whole tree.
+What counts as a sub-LM call (``max_llm_calls``): every ``llm_query`` prompt (``llm_query_batched`` reserves
+one per prompt), and every action step of a sub-RLM (a sub-RLM's iteration is an LM call made on its
+parent's behalf). The root's own action steps and fallback extraction are bounded by ``max_iters``,
+tokens, cost and time instead.
+
+Child allocation rule (``rlm_query`` / ``batch_rlm_query``): when a child starts it gets
+``child_share / n`` (default ``0.5 / n`` for a batch of ``n``) of what remains *at that moment* of each
+shared limit (sub-LM calls, tokens, cost, time; at least one call / token), its iterations capped by
+``sub_max_iters``, at depth + 1. Siblings queued behind ``max_concurrency`` get their share of what is
+left when they start, so a batch never takes more than ``child_share`` of the remainder it started with.
+Whatever a child spends is also charged to every ancestor, and a reservation checks the whole chain
+atomically under one lock shared by the tree: a child can never make the tree overspend, and the root's
+counters are the exact totals of the tree.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 LIMIT_NAMES = ("iterations", "llm_calls", "tokens", "cost", "time", "depth")
+PROCEED_KINDS = ("iteration", "llm_call", "subcall")
 
 
 class BudgetExhausted(RuntimeError):
@@ -95,7 +107,7 @@ class Budget:
 
     def _own_exhausted(self, ignore_iterations: bool = False) -> str | None:
         lim, sp = self.limits, self.spent
-        if not ignore_iterations and self is not None and lim.max_iters is not None and sp.iterations >= lim.max_iters:
+        if not ignore_iterations and lim.max_iters is not None and sp.iterations >= lim.max_iters:
             return "iterations"
         if lim.max_llm_calls is not None and sp.llm_calls >= lim.max_llm_calls:
             return "llm_calls"
@@ -108,13 +120,22 @@ class Budget:
         return None
 
     def can_proceed(self, kind: str = "iteration", n: int = 1) -> bool:
-        """Whether ``n`` more of ``kind`` ('iteration', 'llm_call', 'subcall') fit in every limit."""
+        """Whether ``n`` more of ``kind`` fit in every limit of this budget and its ancestors.
+
+        Args:
+            kind: ``'iteration'`` (another loop step), ``'llm_call'`` (``n`` sub-LM calls) or ``'subcall'``
+                (``n`` sub-RLMs one level deeper: depth below ``max_depth`` and a call each left).
+            n: How many.
+        """
+        if kind not in PROCEED_KINDS:
+            raise ValueError(f"can_proceed kind must be one of {PROCEED_KINDS}, got {kind!r}")
         with self._lock:
             if kind == "iteration":
-                return self.exhausted() is None
+                hit = self.exhausted()
+                return hit is None and (self.parent is None or self._chain_fits(llm_calls=1) is None)
             if kind == "subcall" and self.depth >= self.limits.max_depth:
                 return False
-            return self._chain_fits(llm_calls=n if kind == "llm_call" else 0) is None
+            return self._chain_fits(llm_calls=n) is None
 
     def _chain_fits(self, llm_calls: int = 0) -> str | None:
         node: Budget | None = self
@@ -138,23 +159,46 @@ class Budget:
                 raise BudgetExhausted(hit, f"budget exhausted ({hit}): {n} more LM call(s) requested, "
                                            f"{left if left is not None else 'unlimited'} call(s) left. Use Python "
                                            "for the rest of the work, or answer with what you have")
-            for node in self._chain():
+            for node in self.chain():
                 node.spent.llm_calls += n
 
     def add_iteration(self) -> None:
+        """Count one iteration unconditionally (prefer :meth:`start_iteration`, which also checks)."""
         with self._lock:
-            self.spent.iterations += 1
+            self._count_iteration()
+
+    def start_iteration(self) -> str | None:
+        """Atomically check every limit of the chain and count one iteration.
+
+        Returns:
+            ``None`` when the iteration may run (it is counted), else the name of the limit reached.
+            For a sub-RLM the iteration also takes one sub-LM call from itself and its ancestors.
+        """
+        with self._lock:
+            hit = self.exhausted()
+            if hit is None and self.parent is not None:
+                hit = self._chain_fits(llm_calls=1)
+            if hit is None:
+                self._count_iteration()
+            return hit
+
+    def _count_iteration(self) -> None:
+        self.spent.iterations += 1
+        if self.parent is not None:
+            for node in self.chain():
+                node.spent.llm_calls += 1
 
     def charge_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0, cost: float = 0.0) -> None:
         """Record one LM call's usage on this budget and every ancestor."""
         with self._lock:
-            for node in self._chain():
+            for node in self.chain():
                 node.spent.lm_calls_total += 1
                 node.spent.prompt_tokens += int(prompt_tokens or 0)
                 node.spent.completion_tokens += int(completion_tokens or 0)
                 node.spent.cost += float(cost or 0.0)
 
-    def _chain(self):
+    def chain(self):
+        """This budget, then its parent, up to the root."""
         node: Budget | None = self
         while node is not None:
             yield node
@@ -185,7 +229,7 @@ class Budget:
         """What is left of each limit (None = unlimited), taking ancestors into account."""
         with self._lock:
             out: dict[str, Any] = {}
-            for node in self._chain():
+            for node in self.chain():
                 lim, sp = node.limits, node.spent
                 vals = {
                     "llm_calls": None if lim.max_llm_calls is None else lim.max_llm_calls - sp.llm_calls,
@@ -230,3 +274,12 @@ class Budget:
                 "limits": {k: v for k, v in self.limits.__dict__.items()},
                 "remaining": self.remaining(),
             }
+
+    def snapshot(self) -> dict[str, Any]:
+        """What remains (as :meth:`remaining`) plus ``spent``: this run's counters so far, for the trace."""
+        with self._lock:
+            out = self.remaining()
+            sp = self.spent
+            out["spent"] = {"iterations": sp.iterations, "llm_calls": sp.llm_calls, "lm_calls_total": sp.lm_calls_total,
+                            "tokens": sp.tokens, "cost": round(sp.cost, 6), "elapsed_s": round(self.elapsed(), 4)}
+            return out

@@ -95,10 +95,9 @@ class Run:
     async def _loop(self) -> Submitted | Extracted | Failed:
         lm_failures = 0
         while True:
-            limit = self.budget.exhausted()
+            limit = self.budget.start_iteration()  # checks every limit and counts the step, atomically
             if limit is not None:
                 return await self._fallback(f"reached the {limit} limit ({self._limit_text(limit)})", limit)
-            self.budget.add_iteration()
             record = IterationRecord(index=self.budget.spent.iterations)
             self.trace.iterations.append(record)
             t_iter = time.perf_counter()
@@ -116,7 +115,7 @@ class Run:
                 continue
             outcome = await self._run_code(record, reasoning, code_text)
             record.duration_s = time.perf_counter() - t_iter
-            record.budget = self.budget.remaining()
+            record.budget = self.budget.snapshot()
             if outcome is not None:
                 return outcome
 
