@@ -1,0 +1,34 @@
+"""Scripted LMs for loop tests (DSPy's DummyLM plus one that fails on purpose)."""
+
+from __future__ import annotations
+
+from dspy.utils import DummyLM
+
+
+def act(code: str, reasoning: str = "step") -> dict[str, str]:
+    """One action-step answer with the code fenced as a model would send it."""
+    return {"reasoning": reasoning, "code": f"```python\n{code}\n```"}
+
+
+class FailingExtractLM(DummyLM):
+    """Answers action steps from the script, raises on the extraction prompt."""
+
+    def forward(self, prompt=None, messages=None, **kwargs):
+        if "fallback_reason" in str(messages):
+            raise RuntimeError("extraction LM is down")
+        return super().forward(prompt=prompt, messages=messages, **kwargs)
+
+
+class AlwaysFailingLM(DummyLM):
+    def __init__(self):
+        super().__init__([])
+        self.calls = 0
+
+    def forward(self, prompt=None, messages=None, **kwargs):
+        self.calls += 1
+        raise ConnectionError("provider unreachable")
+
+
+def prompts_of(lm) -> list[str]:
+    """The user-visible text of every call the LM received."""
+    return ["\n".join(str(m.get("content")) for m in entry["messages"]) for entry in lm.history]

@@ -1,0 +1,61 @@
+import dspy
+import pytest
+from dspy.utils import DummyLM
+
+from dspy_rlm import RLM, Extracted
+from dspy_rlm.extract import confidence
+from dspy_rlm.recovery import RecoveryTracker
+from dspy_rlm.repl.base import ErrorInfo
+
+from .scripted import act
+
+
+@pytest.mark.parametrize("outputs, variables, history, expected", [
+    ({"a": "42"}, "- x = int: 42", [{"output": "42"}], 0.99),
+    ({"a": "42"}, "- x = int: 42", [], 0.8),
+    ({"a": "42"}, "", [{"output": "it is 42"}], 0.7),
+    ({"a": "42"}, "", [], 0.5),
+    ({"a": "42", "b": None}, "", [], 0.35),
+    ({"a": None}, "", [], 0.2),
+])
+def test_confidence_rule(outputs, variables, history, expected):
+    assert confidence(outputs, history, variables) == pytest.approx(expected)
+
+
+def test_fix_step_ids_and_clearing_on_success():
+    t = RecoveryTracker(max_fix_attempts=3)
+    msg = t.on_failure(3, 1, ErrorInfo("NameError", "name 'df' is not defined", line=4, source_line="df.head()"))
+    assert msg.startswith("[FIX 3.1.1] Fix: NameError: name 'df' is not defined at line 4")
+    assert "Offending line 4: df.head()" in msg
+    t.on_failure(4, 1, ErrorInfo("NameError", "again"))
+    assert t.history["3.1"].attempts == 2
+    t.on_success()
+    t.on_failure(6, 2, ErrorInfo("KeyError", "'k'"))
+    assert set(t.history) == {"3.1", "6.2"} and t.history["6.2"].attempts == 1
+
+
+def test_scripted_lm_that_fixes_on_the_second_try():
+    lm = DummyLM([act("print(df)"), act("df = [1, 2]\nprint(len(df))"), act("SUBMIT(answer=str(len(df)))")])
+    with dspy.context(lm=lm):
+        pred = RLM("context -> answer")(context="c")
+    assert pred.answer == "2"
+    assert pred.trajectory[0]["output"].startswith("[FIX 1.1.1] Fix: NameError")
+    assert pred.trace.fix_history == {"1.1": {"attempts": 1, "fixTaskIds": ["1.1.1"], "errors": [
+        "NameError: name 'df' is not defined at line 1"], "lastError": "NameError: name 'df' is not defined at line 1"}}
+
+
+def test_never_fixed_reaches_the_limit_then_extraction_follows():
+    lm = DummyLM([act("1/0")] * 4 + [{"answer": "extracted anyway"}])
+    with dspy.context(lm=lm):
+        pred = RLM("context -> answer", max_fix_attempts=3)(context="c")
+    assert isinstance(pred.result, Extracted) and pred.result.limit == "fix_attempts"
+    assert pred.result.reason.startswith("Max fix attempts (3) reached for step 1.1. Fix history: [")
+    assert len(pred.trajectory) == 4 and pred.answer == "extracted anyway"
+
+
+def test_recovery_off_behaves_like_dspy():
+    lm = DummyLM([act("1/0")] * 5 + [{"answer": "x"}])
+    with dspy.context(lm=lm):
+        pred = RLM("context -> answer", recovery=False, max_iters=5)(context="c")
+    assert pred.result.limit == "iterations" and pred.trace.fix_history == {}
+    assert all(e["output"].startswith("[Error] ZeroDivisionError") for e in pred.trajectory)
