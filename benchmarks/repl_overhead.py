@@ -1,0 +1,154 @@
+"""REPL overhead of dspy_rlm's default sandbox (issue 2's numbers). Prints ONE JSON object.
+
+    python benchmarks/repl_overhead.py            # 1, 10, 100 MB contexts (~1 minute)
+    python benchmarks/repl_overhead.py --quick    # 1 and 10 MB
+
+Measured:
+- cold_start_ms: a new SubprocessREPL, with a 1 MB context bound, to its first block done (median of 10);
+- trivial_block_ms: median round trip of ``x = 1`` (500 runs);
+- iteration_ms[size]: median REPL cost of one iteration's block that touches the context
+  (``n = len(context); print(context[:20])``) — flat in size because the inputs are bound once, not re-sent;
+- extra_memory_mb[size]: physical memory (PSS, summed over host + worker) a run adds on top of a host that
+  already holds its input, after a block that reads the whole context (``context.count('a')``);
+- root_prompt_chars[size]: characters of the first action prompt an RLM sends (from 1 KB to 1 GB);
+- rlm_iteration_ms: a whole iteration through the RLM loop with a zero-latency scripted LM (engine + adapter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import time
+
+MB = 1024 * 1024
+
+
+def _context(size_mb: float) -> str:
+    unit = "The quick brown fox jumps over the lazy dog. Invoice 1234 is overdue.\n"
+    n = int(size_mb * MB) // len(unit) + 1
+    return (unit * n)[: int(size_mb * MB)]
+
+
+def _pss_mb(pids: list[int]) -> float:
+    import psutil
+
+    total = 0
+    for pid in pids:
+        try:
+            total += psutil.Process(pid).memory_full_info().pss
+        except (psutil.NoSuchProcess, AttributeError):
+            pass
+    return total / MB
+
+
+def cold_start_ms(repeats: int = 10) -> float:
+    from dspy_rlm.repl.sandbox import SubprocessREPL
+
+    ctx = _context(1)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        repl = SubprocessREPL()
+        repl.load_inputs({"context": ctx})
+        repl.start()
+        assert repl.run("x = 1").ok
+        times.append((time.perf_counter() - t0) * 1000)
+        repl.shutdown()
+    return statistics.median(times)
+
+
+def trivial_block_ms(runs: int = 500) -> float:
+    from dspy_rlm.repl.sandbox import SubprocessREPL
+
+    with SubprocessREPL() as repl:
+        repl.run("x = 1")
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            repl.run("x = 1")
+            times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def per_size(size_mb: float) -> dict[str, float]:
+    from dspy_rlm.repl.sandbox import SubprocessREPL
+
+    ctx = _context(size_mb)
+    before = _pss_mb([os.getpid()])
+    repl = SubprocessREPL()
+    repl.load_inputs({"context": ctx, "query": "How many invoices are overdue?"})
+    repl.start()
+    assert repl.run("c = context.count('a')").ok  # read every page of the context in the worker
+    times = []
+    for _ in range(100):
+        t0 = time.perf_counter()
+        res = repl.run("n = len(context); print(context[:20])")
+        times.append((time.perf_counter() - t0) * 1000)
+    assert res.ok
+    after = _pss_mb([os.getpid(), repl._pid])
+    repl.shutdown()
+    return {"iteration_ms": statistics.median(times), "extra_memory_mb": after - before}
+
+
+def root_prompt_chars(size_mb: float) -> int:
+    import dspy
+    from dspy.utils import DummyLM
+
+    from dspy_rlm import RLM
+
+    lm = DummyLM([{"reasoning": "r", "code": "SUBMIT(answer='x')"}])
+    with dspy.context(lm=lm):
+        RLM("context, query -> answer", max_iters=2)(context=_context(size_mb), query="How many are overdue?")
+    return sum(len(str(m["content"])) for m in lm.history[0]["messages"])
+
+
+def rlm_iteration_ms(iterations: int = 30) -> float:
+    import dspy
+    from dspy.utils import DummyLM
+
+    from dspy_rlm import RLM
+
+    script = [{"reasoning": "r", "code": "n = len(context)"}] * (iterations - 1)
+    lm = DummyLM(script + [{"reasoning": "r", "code": "SUBMIT(answer=str(n))"}])
+    rlm = RLM("context, query -> answer", max_iters=iterations)
+    with dspy.context(lm=lm):
+        t0 = time.perf_counter()
+        pred = rlm(context=_context(1), query="q")
+        total = time.perf_counter() - t0
+    assert pred.result.kind == "submitted"
+    return total / iterations * 1000
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="1 and 10 MB only (CI)")
+    args = ap.parse_args(argv)
+    sizes = [1, 10] if args.quick else [1, 10, 100]
+    out: dict = {
+        "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count()},
+        "cold_start_ms": round(cold_start_ms(), 2),
+        "trivial_block_ms": round(trivial_block_ms(), 3),
+        "iteration_ms": {}, "extra_memory_mb": {}, "extra_memory_ratio": {}, "root_prompt_chars": {},
+    }
+    for size in sizes:
+        r = per_size(size)
+        out["iteration_ms"][str(size)] = round(r["iteration_ms"], 3)
+        out["extra_memory_mb"][str(size)] = round(r["extra_memory_mb"], 1)
+        out["extra_memory_ratio"][str(size)] = round(r["extra_memory_mb"] / size, 3)
+    for size in ([0.001] + sizes + ([] if args.quick else [1024])):
+        out["root_prompt_chars"][str(size)] = root_prompt_chars(size)
+    out["root_prompt_tokens_est_max"] = max(out["root_prompt_chars"].values()) // 4
+    out["rlm_iteration_ms"] = round(rlm_iteration_ms(), 2)
+    out["dspy_rlm_deno"] = ("see benchmarks/vs_dspy.py" if shutil.which("deno")
+                            else "skipped: deno is not installed (and dspy's runner imports from deno.land)")
+    print(json.dumps(out, indent=2))
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main() and 0)
