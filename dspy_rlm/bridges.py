@@ -1,33 +1,50 @@
 """Host functions reachable from model code: llm_query, llm_query_batched, rlm_query, batch_rlm_query, tools.
 
-They run on the host (the sandbox forwards the call), draw on the run's thread-safe budget, and never raise
-for budget reasons in rlm_query: it downgrades to llm_query when the budget is low or the depth is at its
-maximum, and returns a direct-answer fallback text when nothing is left.
+They run on the host (the sandbox forwards each call to the thread running ``repl.run``) and draw on the
+run's thread-safe :class:`~dspy_rlm.budget.Budget`:
+
+- ``llm_query`` / ``llm_query_batched`` reserve one sub-LM call per prompt up front (atomically, so racing
+  calls never overspend) and call ``sub_lm`` (or the configured LM). LMs with a native ``aforward`` run as
+  coroutines on the run's event loop, others in a thread pool; ``max_concurrency`` bounds both. A failed
+  item of a batch comes back as ``"[ERROR] <Type>: <message>"`` for that item, never a failed batch.
+- ``rlm_query`` / ``batch_rlm_query`` run child RLMs (own REPL, own sub-budget, depth + 1) concurrently on
+  a private event loop. They never raise for budget reasons: at ``max_depth``, or when fewer than
+  ``downgrade_threshold`` sub-LM calls are left per child, a child becomes a plain ``llm_query``; when
+  nothing is left it returns :data:`NO_BUDGET_TEXT` (a direct-answer fallback) instead.
+
+Every call is a node in the trace: ``kind="rlm"`` for a child RLM, ``"llm"`` for a sub-LM call (with its
+tokens, cost and duration) and ``"fallback"`` when no budget was left.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 import dspy
+from dspy.utils.usage_tracker import UsageTracker
 
 from dspy_rlm.budget import Budget, BudgetExhausted
-from dspy_rlm.runtime import call_soon_threadsafe, lm_text, run_sync
+from dspy_rlm.runtime import _litellm_cost, call_soon_threadsafe, lm_is_async, lm_text
 from dspy_rlm.trace import TraceNode
 
 if TYPE_CHECKING:
     from dspy_rlm.rlm import RLM
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 BRIDGE_NAMES = ("llm_query", "llm_query_batched", "rlm_query", "batch_rlm_query")
+ERROR_PREFIX = "[ERROR]"
 NO_BUDGET_TEXT = ("[rlm_query fallback] No budget is left for a sub-call ({limit}). Answer this part yourself "
                   "from the data you already have.")
+TRACE_TEXT_CHARS = 4_000  # prompts / answers kept per sub-LM node (the trace stays small)
 
 
 @dataclass
@@ -44,75 +61,284 @@ class RunState:
     def depth(self) -> int:
         return self.budget.depth
 
-
-def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
-    """The host functions for one run, keyed by the name the model calls them by."""
-    rlm = state.rlm
-
-    def sub_lm() -> Any:
-        lm = rlm.sub_lm or dspy.settings.lm
+    def sub_lm(self) -> Any:
+        lm = self.rlm.sub_lm or dspy.settings.lm
         if lm is None:
             raise RuntimeError("No LM configured. Use dspy.configure(lm=...) or pass sub_lm= to RLM.")
         return lm
 
+
+def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
+    """The host functions for one run, keyed by the name the model calls them by."""
+
     def llm_query(prompt: str) -> str:
         """Query the sub-LM with a prompt string; returns its text."""
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise ValueError("llm_query(prompt) needs a non-empty string")
+        _check_prompt(prompt)
         state.budget.reserve_llm_calls(1)
-        return lm_text(sub_lm()(prompt))
+        lm, node = state.sub_lm(), _llm_node(state, prompt)
+        if lm_is_async(lm):  # on the run's loop, next to the caller's other coroutines
+            return _on_loop(state.loop, _call_async(lm, prompt, node, raise_errors=True))
+        return _call_sync(lm, prompt, node, raise_errors=True)
 
     def llm_query_batched(prompts: list[str]) -> list[str]:
         """Query the sub-LM with many prompts concurrently; a failed item comes back as '[ERROR] ...'."""
         prompts = list(prompts)
+        for p in prompts:
+            _check_prompt(p)
         if not prompts:
             return []
         state.budget.reserve_llm_calls(len(prompts))
-        lm = sub_lm()
-
-        def one(p: str) -> str:
-            try:
-                return lm_text(lm(p))
-            except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
-                return f"[ERROR] {type(exc).__name__}: {exc}"
-
-        workers = max(1, min(rlm.max_concurrency, len(prompts)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, one, p) for p in prompts]
-            return [f.result() for f in futures]
+        return _on_loop(state.loop, _complete_all(state, prompts))
 
     def rlm_query(task: str, context: Any = None) -> str:
         """Solve a sub-task with a sub-RLM (its own REPL and a share of the budget); returns its answer."""
-        return _run_children(state, [(task, context)], llm_query)[0]
+        return _run_children(state, [_as_task((task, context))])[0]
 
     def batch_rlm_query(tasks: list[Any]) -> list[str]:
         """Run several sub-RLMs concurrently. Items: 'task' or ('task', context) or {'task':..,'context':..}."""
-        return _run_children(state, [_as_task(t) for t in tasks], llm_query)
+        return _run_children(state, [_as_task(t) for t in tasks])
 
     bridges: dict[str, Callable[..., Any]] = {
         "llm_query": llm_query, "llm_query_batched": llm_query_batched,
         "rlm_query": rlm_query, "batch_rlm_query": batch_rlm_query,
     }
-    for name, tool in {**rlm._user_tools, **state.extra_tools}.items():
+    for name, tool in {**state.rlm._user_tools, **state.extra_tools}.items():
         bridges[name] = _tool_bridge(tool, state.loop)
     return bridges
 
 
+# -- sub-LM calls ---------------------------------------------------------------------------------
+def _check_prompt(prompt: Any) -> None:
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ValueError(f"llm_query needs a non-empty string prompt, got {type(prompt).__name__} "
+                         f"{str(prompt)[:60]!r}. Build the prompt with an f-string.")
+
+
+def _llm_node(state: RunState, prompt: str) -> TraceNode:
+    node = TraceNode(task=_clip(prompt, TRACE_TEXT_CHARS), depth=state.depth + 1, kind="llm")
+    state.trace.add_subcall(node)
+    return node
+
+
+class _CallUsage(UsageTracker):
+    """Records one call's usage for its trace node and forwards it to the run's tracker."""
+
+    def __init__(self, outer: UsageTracker | None):
+        super().__init__()
+        self.outer = outer
+        self.totals = {"prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
+
+    def add_usage(self, lm: str, usage_entry: dict[str, Any]) -> None:
+        prompt = int(usage_entry.get("prompt_tokens") or 0)
+        completion = int(usage_entry.get("completion_tokens") or 0)
+        cost = usage_entry.get("cost")
+        self.totals["prompt_tokens"] += prompt
+        self.totals["completion_tokens"] += completion
+        self.totals["cost"] += float(cost if cost is not None else _litellm_cost(lm, prompt, completion))
+        if self.outer is not None:
+            self.outer.add_usage(lm, usage_entry)
+
+
+class _Recorder:
+    """Times one sub-LM call and writes its answer (or error), tokens and cost on its trace node."""
+
+    def __init__(self, node: TraceNode):
+        self.node, self.usage, self.t0 = node, _CallUsage(dspy.settings.usage_tracker), time.perf_counter()
+
+    def done(self, response: Any) -> str:
+        text = lm_text(response)
+        self.node.answer_source, self.node.result_kind = "final_direct", "submitted"
+        self.node.outputs = {"answer": _clip(text, TRACE_TEXT_CHARS)}
+        self._close()
+        return text
+
+    def failed(self, exc: Exception, raise_errors: bool) -> str:
+        text = f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
+        self.node.answer_source, self.node.result_kind = "error", "failed"
+        self.node.outputs = {"error": text}
+        self._close()
+        if raise_errors:
+            raise exc
+        return text
+
+    def _close(self) -> None:
+        node = self.node
+        node.duration_s = time.perf_counter() - self.t0
+        node.usage = {"llm_calls": 1, "lm_calls_total": 1, **self.usage.totals, "elapsed_s": round(node.duration_s, 4)}
+
+
+def _call_sync(lm: Any, prompt: str, node: TraceNode, raise_errors: bool = False) -> str:
+    """One blocking sub-LM call. Returns the text; on failure raises (``raise_errors``) or returns
+    an '[ERROR] <Type>: <message>' text."""
+    rec = _Recorder(node)
+    try:
+        with dspy.context(usage_tracker=rec.usage):
+            return rec.done(lm(prompt))
+    except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
+        return rec.failed(exc, raise_errors)
+
+
+async def _call_async(lm: Any, prompt: str, node: TraceNode, raise_errors: bool = False) -> str:
+    """:func:`_call_sync` for LMs with a native ``aforward``."""
+    rec = _Recorder(node)
+    try:
+        with dspy.context(usage_tracker=rec.usage):
+            return rec.done(await lm.acall(prompt))
+    except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
+        return rec.failed(exc, raise_errors)
+
+
+async def _complete(lm: Any, prompt: str, node: TraceNode, pool: ThreadPoolExecutor | None = None) -> str:
+    """One sub-LM call from async code: awaited when the LM is async, else in ``pool`` (a thread)."""
+    if lm_is_async(lm):
+        return await _call_async(lm, prompt, node)
+    ctx = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(pool, ctx.run, _call_sync, lm, prompt, node)
+
+
+async def _complete_all(state: RunState, prompts: list[str]) -> list[str]:
+    lm = state.sub_lm()
+    workers = max(1, min(state.rlm.max_concurrency, len(prompts)))
+    sem = asyncio.Semaphore(workers)
+    pool = None if lm_is_async(lm) else ThreadPoolExecutor(workers, thread_name_prefix="dspy-rlm-llm")
+
+    async def one(prompt: str) -> str:
+        async with sem:
+            return await _complete(lm, prompt, _llm_node(state, prompt), pool)
+
+    try:
+        return list(await asyncio.gather(*(one(p) for p in prompts)))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop | None, coro: Awaitable[T]) -> T:
+    """Run ``coro`` on the run's event loop from a bridge thread (async LMs then share the caller's loop),
+    or on a private loop when the run's loop is unavailable or is this very thread's loop."""
+    if loop is not None and loop.is_running() and not _in_loop_thread():
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
+    return _run_private(coro, workers=4)
+
+
+def _in_loop_thread() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _run_private(coro: Awaitable[T], workers: int) -> T:
+    """Run ``coro`` on a fresh event loop with its own thread pool of ``workers`` threads.
+
+    Sub-RLMs block a thread while their REPL runs code; a private pool sized for them means a batch never
+    waits on (or deadlocks) a default executor shared with its parent. The caller's context (LM settings,
+    usage tracker) is carried over.
+    """
+
+    def go() -> T:
+        loop = asyncio.new_event_loop()
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="dspy-rlm-sub")
+        loop.set_default_executor(pool)
+        try:
+            return loop.run_until_complete(coro)
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+            pool.shutdown(wait=True)
+
+    if not _in_loop_thread():
+        return go()
+    ctx = contextvars.copy_context()
+    holder = ThreadPoolExecutor(1, thread_name_prefix="dspy-rlm-hop")
+    try:
+        return holder.submit(ctx.run, go).result()
+    finally:
+        holder.shutdown(wait=False)
+
+
+# -- sub-RLMs -------------------------------------------------------------------------------------
 def _as_task(item: Any) -> tuple[str, Any]:
     if isinstance(item, str):
-        return item, None
-    if isinstance(item, dict):
-        return str(item.get("task", "")), item.get("context")
-    if isinstance(item, (list, tuple)) and len(item) == 2:
-        return str(item[0]), item[1]
-    raise TypeError("batch_rlm_query items must be 'task', ('task', context) or {'task':..., 'context':...}")
+        task, ctx = item, None
+    elif isinstance(item, dict):
+        task, ctx = item.get("task"), item.get("context")
+    elif isinstance(item, (list, tuple)) and len(item) == 2:
+        task, ctx = item
+    else:
+        raise TypeError("batch_rlm_query items must be 'task', ('task', context) or {'task': ..., 'context': ...}, "
+                        f"got {type(item).__name__}")
+    if not isinstance(task, str) or not task.strip():
+        raise ValueError(f"a sub-RLM task must be a non-empty string, got {type(task).__name__} {str(task)[:60]!r}")
+    return task, ctx
 
 
+def _affordable(state: RunState, n: int) -> tuple[int, str]:
+    """How many of ``n`` children may run as sub-RLMs, and why the others are downgraded."""
+    budget, threshold = state.budget, max(1, state.rlm.downgrade_threshold)
+    if budget.depth >= budget.limits.max_depth:
+        return 0, f"depth {budget.depth} is the maximum ({budget.limits.max_depth})"
+    left = budget.remaining().get("llm_calls")
+    if left is None or left >= threshold * n:
+        return n, ""
+    return left // threshold, (f"only {left} sub-LM call(s) left (a sub-RLM needs about {threshold}; "
+                               f"downgrade_threshold={threshold})")
+
+
+def _run_children(state: RunState, tasks: list[tuple[str, Any]]) -> list[str]:
+    if not tasks:
+        return []
+    k, reason = _affordable(state, len(tasks))
+    from dspy_rlm.rlm import run_child
+
+    async def run_all() -> list[str]:
+        sem = asyncio.Semaphore(max(1, state.rlm.max_concurrency))
+
+        async def one(i: int, task: str, ctx: Any) -> str:
+            async with sem:
+                if i >= k:
+                    return await _downgraded(state, task, ctx, reason)
+                try:
+                    return await run_child(state, task, ctx, n_siblings=k)
+                except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
+                    logger.warning("sub-RLM failed: %s: %s", type(exc).__name__, exc)
+                    return f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
+
+        return list(await asyncio.gather(*(one(i, t, c) for i, (t, c) in enumerate(tasks))))
+
+    workers = 2 * max(1, min(state.rlm.max_concurrency, len(tasks))) + 2
+    return _run_private(run_all(), workers)
+
+
+async def _downgraded(state: RunState, task: str, ctx: Any, reason: str) -> str:
+    """``rlm_query`` as a plain sub-LM call, or the direct-answer fallback text when nothing is left."""
+    prompt = task if ctx is None else f"{task}\n\nContext:\n{_clip(ctx, 400_000)}"
+    try:
+        state.budget.reserve_llm_calls(1)
+    except BudgetExhausted as exc:
+        node = TraceNode(task=_clip(task, TRACE_TEXT_CHARS), depth=state.depth + 1, kind="fallback",
+                         answer_source="forced", result_kind="extracted")
+        node.warn("Budget exhausted, answer was forced")
+        text = NO_BUDGET_TEXT.format(limit=exc.limit)
+        node.outputs = {"answer": text}
+        state.trace.add_subcall(node)
+        state.trace.warn(f"rlm_query answered by fallback: no budget left ({exc.limit})")
+        return text
+    state.trace.warn(f"rlm_query downgraded to llm_query: {reason}")
+    node = _llm_node(state, prompt)
+    node.warn(f"downgraded from rlm_query: {reason}")
+    return await _complete(state.sub_lm(), prompt, node)
+
+
+# -- user tools -----------------------------------------------------------------------------------
 def _tool_bridge(tool: Any, loop: asyncio.AbstractEventLoop | None) -> Callable[..., Any]:
+    """A user tool callable from the REPL thread; ``async def`` tools run on the run's event loop."""
     func = getattr(tool, "func", tool)
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return call_soon_threadsafe(loop, func, *args, **kwargs) if kwargs else call_soon_threadsafe(loop, func, *args)
+        target = functools.partial(func, **kwargs) if kwargs else func
+        return call_soon_threadsafe(loop, target, *args)
 
     call.__name__ = getattr(func, "__name__", "tool")
     call.__doc__ = getattr(tool, "desc", None) or func.__doc__
@@ -123,59 +349,8 @@ def _tool_bridge(tool: Any, loop: asyncio.AbstractEventLoop | None) -> Callable[
     return call
 
 
-def _downgrade_reason(state: RunState, n: int) -> str | None:
-    """Why rlm_query should become llm_query (None = a sub-RLM may run)."""
-    rlm, budget = state.rlm, state.budget
-    if budget.depth >= budget.limits.max_depth:
-        return f"depth {budget.depth} is the maximum ({budget.limits.max_depth})"
-    left = budget.remaining().get("llm_calls")
-    if left is not None and left < rlm.downgrade_threshold * n:
-        return f"only {left} sub-LM call(s) left (a sub-RLM needs about {rlm.downgrade_threshold})"
-    return None
-
-
-def _run_children(state: RunState, tasks: list[tuple[str, Any]], llm_query: Callable[[str], str]) -> list[str]:
-    if not tasks:
-        return []
-    reason = _downgrade_reason(state, len(tasks))
-    if reason is not None:
-        return [_downgraded(state, task, ctx, reason, llm_query) for task, ctx in tasks]
-    from dspy_rlm.rlm import run_child
-
-    async def run_all() -> list[str]:
-        sem = asyncio.Semaphore(max(1, state.rlm.max_concurrency))
-
-        async def one(task: str, ctx: Any) -> str:
-            async with sem:
-                try:
-                    return await run_child(state, task, ctx, n_siblings=len(tasks))
-                except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
-                    logger.warning("sub-RLM failed: %s", exc)
-                    return f"[ERROR] {type(exc).__name__}: {exc}"
-
-        return list(await asyncio.gather(*(one(t, c) for t, c in tasks)))
-
-    return run_sync(run_all())
-
-
-def _downgraded(state: RunState, task: str, ctx: Any, reason: str, llm_query: Callable[[str], str]) -> str:
-    node = TraceNode(task=task, depth=state.depth + 1, kind="llm")
-    state.trace.add_subcall(node)
-    prompt = task if ctx is None else f"{task}\n\nContext:\n{_clip(ctx)}"
-    try:
-        answer = llm_query(prompt)
-        node.answer_source, node.outputs = "final_direct", {"answer": answer}
-        state.trace.warn(f"rlm_query downgraded to llm_query: {reason}")
-    except BudgetExhausted as exc:
-        answer = NO_BUDGET_TEXT.format(limit=exc.limit)
-        node.answer_source, node.kind = "forced", "fallback"
-        node.warn("Budget exhausted, answer was forced")
-    except Exception as exc:  # noqa: BLE001
-        answer = f"[ERROR] {type(exc).__name__}: {exc}"
-        node.answer_source = "error"
-    return answer
-
-
-def _clip(ctx: Any, limit: int = 400_000) -> str:
-    text = ctx if isinstance(ctx, str) else repr(ctx)
+def _clip(value: Any, limit: int) -> str:
+    text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[:limit] + f"\n... [{len(text) - limit:,} chars cut]"
+
+
