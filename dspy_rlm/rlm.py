@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import keyword
 import logging
+import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 import dspy
@@ -324,21 +325,41 @@ def _check_interpreter(interpreter: Any) -> None:
                         f"{type(interpreter).__name__} lacks {missing}")
 
 
+_CHILD_CONFIG = ("sub_max_iters", "max_llm_calls", "max_output_chars", "sub_lm", "max_depth", "child_share",
+                 "max_concurrency", "downgrade_threshold", "repl_timeout", "repl_memory_mb", "extract_adapter",
+                 "action_adapter", "recovery", "max_fix_attempts", "_interpreter_factory")
+_child_modules: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _child_module(parent: RLM, with_context: bool) -> RLM:
+    """The sub-RLM module for ``parent`` (built once per parent configuration: building signatures costs
+    ~40 ms, which a batch of children would otherwise pay serially). Modules are stateless across runs."""
+    key = (with_context, tuple(id(getattr(parent, name)) if name.endswith("adapter") or name == "sub_lm"
+                               else repr(getattr(parent, name)) for name in _CHILD_CONFIG), tuple(parent._user_tools))
+    cache = _child_modules.setdefault(parent, {})
+    child = cache.get(key)
+    if child is None:
+        sig = "context, task -> answer" if with_context else "task -> answer"
+        child = RLM(sig, max_iters=parent.sub_max_iters, max_llm_calls=parent.max_llm_calls,
+                    max_output_chars=parent.max_output_chars, tools=list(parent._user_tools.values()),
+                    sub_lm=parent.sub_lm, max_depth=parent.max_depth, sub_max_iters=parent.sub_max_iters,
+                    child_share=parent.child_share, max_concurrency=parent.max_concurrency,
+                    downgrade_threshold=parent.downgrade_threshold, repl_timeout=parent.repl_timeout,
+                    repl_memory_mb=parent.repl_memory_mb, extract_adapter=parent.extract_adapter,
+                    action_adapter=parent.action_adapter, recovery=parent.recovery,
+                    max_fix_attempts=parent.max_fix_attempts,
+                    interpreter_factory=parent._interpreter_factory)  # children use the parent's backend kind
+        cache[key] = child
+    return child
+
+
 async def run_child(state: RunState, task: str, context: Any, n_siblings: int = 1) -> str:
     """Run one sub-RLM for ``rlm_query``: its own REPL, a share of the budget, depth + 1."""
     from dspy_rlm.loop import Run
     from dspy_rlm.trace import TraceNode
 
     parent = state.rlm
-    sig = "context, task -> answer" if context is not None else "task -> answer"
-    child = RLM(sig, max_iters=parent.sub_max_iters, max_llm_calls=parent.max_llm_calls,
-                max_output_chars=parent.max_output_chars, tools=list(parent._user_tools.values()),
-                sub_lm=parent.sub_lm, max_depth=parent.max_depth, sub_max_iters=parent.sub_max_iters,
-                child_share=parent.child_share, max_concurrency=parent.max_concurrency,
-                downgrade_threshold=parent.downgrade_threshold, repl_timeout=parent.repl_timeout,
-                repl_memory_mb=parent.repl_memory_mb, extract_adapter=parent.extract_adapter,
-                action_adapter=parent.action_adapter, recovery=parent.recovery,
-                max_fix_attempts=parent.max_fix_attempts)
+    child = _child_module(parent, context is not None)
     budget = state.budget.child(parent.child_share, n_siblings, parent.sub_max_iters)
     node = TraceNode(task=task, depth=budget.depth)
     state.trace.add_subcall(node)
