@@ -50,6 +50,7 @@ class Run:
         self.last_submit: dict[str, Any] | None = None
         self.told_rebound: set[str] = set()
         self.repl: Any = None
+        self._repl_ready: asyncio.Future | None = None
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -61,7 +62,8 @@ class Run:
                 state = RunState(self.rlm, self.budget, self.trace, loop=asyncio.get_running_loop())
                 self.repl, owned = self.rlm.make_repl(make_bridges(state), self.interpreter, self.factory)
                 self.variables_info = self._prepare_context()
-                await asyncio.to_thread(self._start_repl)
+                # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
+                self._repl_ready = asyncio.ensure_future(asyncio.to_thread(self._start_repl))
                 result = await self._loop()
         except Exception as exc:  # noqa: BLE001 - a broken run still ends typed, with its history
             logger.exception("RLM run failed")
@@ -69,6 +71,9 @@ class Run:
                             history=[e.model_dump() for e in self.history])
             self.trace.answer_source = "error"
         finally:
+            if self._repl_ready is not None:
+                with contextlib.suppress(Exception):
+                    await self._repl_ready
             if owned and self.repl is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(self.repl.shutdown)
@@ -148,6 +153,7 @@ class Run:
             outputs.append(f"[Error] Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
                            "Write Python in ```python blocks.")
         for i, block in enumerate(parsed.code_blocks, start=1):
+            await self._repl_ready
             res: ExecResult = await asyncio.to_thread(self.repl.run, block)
             record.code_executions.append(CodeExecution(block, res.stdout, res.error.to_dict() if res.error else None,
                                                         res.duration_s))
@@ -181,6 +187,7 @@ class Run:
     async def _text_final(self, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
         """FINAL(...) / FINAL_VAR(name) written as text outside code."""
         if parsed.final_var:
+            await self._repl_ready
             res = await asyncio.to_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
             record.code_executions.append(CodeExecution(f"FINAL_VAR({parsed.final_var!r})", res.stdout,
                                                         res.error.to_dict() if res.error else None, res.duration_s))
@@ -243,6 +250,8 @@ class Run:
     async def _fallback(self, reason: str, limit: str | None) -> Extracted | Failed:
         self.trace.warn("Budget exhausted, answer was forced" if limit in ("iterations", "llm_calls", "tokens",
                                                                           "cost", "time") else f"Run stopped: {reason}")
+        with contextlib.suppress(Exception):
+            await self._repl_ready
         snapshot = await asyncio.to_thread(self._snapshot)
         result = await run_extraction(self.rlm, history=self.history, variables_info=self.variables_info,
                                       snapshot=snapshot, reason=reason, limit=limit, use_async=self.use_async,
