@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import enum
 import json
+import re
 import threading
 from typing import Annotated, Any, Literal
 
@@ -15,9 +17,10 @@ import dspy
 import pydantic
 import pytest
 from dspy.utils.exceptions import AdapterParseError, ContextWindowExceededError
-from outlines.types import Regex
+from outlines.types import CFG, Regex
 
 from dspy_outlines.adapter import ConstrainedGenerationUnavailableError, OutlinesAdapter
+from dspy_outlines.constraints import build_constraint
 
 
 class ScriptedLM(dspy.BaseLM):
@@ -246,3 +249,103 @@ def test_concurrent_async_calls():
     results = asyncio.run(many())
     assert all(r == [json.loads(JSON_REPLY)] for r in results)
     assert adapter.metrics["tier2_success"] == 8
+
+
+# -- Tier 3 against the real embedded model, one test per constraint kind -----------------------
+
+
+class Mood(enum.Enum):
+    HAPPY = "happy"
+    SAD = "sad"
+
+
+class City(pydantic.BaseModel):
+    name: str
+    country: str
+
+
+class Trip(pydantic.BaseModel):
+    traveller: str
+    city: City
+
+
+SUM_GRAMMAR = '?start: NUMBER "+" NUMBER\nNUMBER: /[0-9]{1,2}/\n'
+
+
+class CodeSig(dspy.Signature):
+    """Write a ticket code for the text."""
+
+    text: str = dspy.InputField()
+    code: Annotated[str, Regex(r"[A-Z]{3}-[0-9]{3}")] = dspy.OutputField()
+
+
+class SumSig(dspy.Signature):
+    """Write an addition of two small numbers."""
+
+    text: str = dspy.InputField()
+    expression: Annotated[str, CFG(SUM_GRAMMAR)] = dspy.OutputField()
+
+
+def _single(annotation, instructions="Answer the question."):
+    return dspy.Signature({"question": (str, dspy.InputField()), "answer": (annotation, dspy.OutputField())}, instructions)
+
+
+# signature, question (a short prompt keeps this fast), max_tokens, check on the parsed fields
+REAL_CASES = {
+    "literal": (_single(Literal["positive", "negative"]), "Is 'I love it' positive or negative?", 4,
+                lambda r: r["answer"] in ("positive", "negative")),
+    "enum": (_single(Mood), "Happy or sad: how does a winner feel?", 4, lambda r: isinstance(r["answer"], Mood)),
+    "int": (_single(int), "How many legs does a cat have? Answer with a number.", 4,
+            lambda r: isinstance(r["answer"], int)),
+    "float": (_single(float), "What is half of 3? Answer with a decimal number.", 6,
+              lambda r: isinstance(r["answer"], float)),
+    "bool": (_single(bool), "Is water wet? True or False.", 3, lambda r: isinstance(r["answer"], bool)),
+    "str": (_single(str), "Name a color.", 6, lambda r: isinstance(r["answer"], str) and r["answer"].strip()),
+    "pydantic_nested": (_single(Trip), "JSON with traveller Ann and city Paris (country France).", 40,
+                        lambda r: isinstance(r["answer"], Trip)),
+    "list": (_single(list[int]), "List the numbers 1, 2 and 3.", 12,
+             lambda r: isinstance(r["answer"], list) and all(isinstance(x, int) for x in r["answer"])),
+    "regex": (CodeSig, "Write a ticket code like ABC-123.", 8, lambda r: re.fullmatch(r"[A-Z]{3}-[0-9]{3}", r["code"])),
+    "cfg": (SumSig, "Write 2+3.", 8, lambda r: re.fullmatch(r"[0-9]{1,2}\+[0-9]{1,2}", r["expression"])),
+    "multi_field": (dspy.Signature("review -> sentiment: Literal['positive', 'negative'], stars: int"),
+                    "Review: 'Great phone.' Give JSON with sentiment and stars (1-5).", 24,
+                    lambda r: r["sentiment"] in ("positive", "negative") and isinstance(r["stars"], int)),
+}
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("kind", list(REAL_CASES))
+def test_tier3_constraint_kinds_validate_on_real_model(embedded_lm, kind):
+    """Each kind's Tier-3 constraint through OutlinesLM's constrained path, read back by Tier 3's parser."""
+    signature, question, max_tokens, check = REAL_CASES[kind]
+    constraint = build_constraint(signature)
+    response = embedded_lm.forward(
+        messages=[{"role": "user", "content": question}],
+        _outlines_constraint=constraint.output_type,
+        max_tokens=max_tokens,
+    )
+    fields = constraint.parse(response.choices[0].message.content)
+    assert check(fields), fields
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("kind", ["multi_field", "regex"])
+def test_tier3_through_adapter_on_real_model(embedded_lm, kind):
+    signature, question, max_tokens, check = REAL_CASES[kind]
+    adapter = OutlinesAdapter(tiers=("tier3",))
+    inputs = {next(iter(signature.input_fields)): question}
+    result = adapter(embedded_lm, {"max_tokens": max_tokens}, signature, [], inputs)
+    assert len(result) == 1 and check(result[0]), result
+    assert adapter.metrics["tier3_success"] == 1
+
+
+@pytest.mark.real_model
+def test_full_chain_on_real_model_ends_valid(embedded_lm):
+    adapter = OutlinesAdapter()
+    with dspy.context(lm=embedded_lm, adapter=adapter):
+        pred = dspy.Predict("review -> sentiment: Literal['positive', 'negative', 'neutral']")(
+            review="Terrible, broke after a day.", config={"max_tokens": 12}
+        )
+    assert pred.sentiment in ("positive", "negative", "neutral")
+    m = adapter.metrics
+    assert m["tier1_success"] + m["tier2_success"] + m["tier3_success"] == 1
