@@ -249,19 +249,24 @@ class Budget:
             return out
 
     def describe(self) -> str:
-        """One line for the model's prompt."""
-        r, sp = self.remaining(), self.spent
-
-        def fmt(name: str, unit: str = "") -> str:
-            v = r.get(name)
-            if v is None:
-                return f"{name}: unlimited"
-            return f"{name}: {v:.4g}{unit} left" if isinstance(v, float) else f"{name}: {v}{unit} left"
-
-        cost = "cost: unlimited" if r.get("cost") is None else f"cost: ${r['cost']:.4f} left"
-        return (f"iterations: {sp.iterations} used, {fmt('iterations')[12:]}; sub-LM calls: "
-                f"{fmt('llm_calls')[11:]}; {fmt('tokens')}; {cost}; {fmt('time', ' s')}; "
-                f"depth {self.depth} of max {self.limits.max_depth}")
+        """What remains, in one line for the model's prompt (a sub-RLM's line adds its allocation and what
+        its parent has left)."""
+        with self._lock:
+            r, sp = self.remaining(), self.spent
+            line = (f"iterations: {sp.iterations} used, {_left(r, 'iterations')}; sub-LM calls: "
+                    f"{_left(r, 'llm_calls')}; tokens: {_left(r, 'tokens')}; cost: {_left(r, 'cost', '$')}; "
+                    f"time: {_left(r, 'time', unit=' s')}; depth {self.depth} of max {self.limits.max_depth}")
+            if self.parent is None:
+                return line
+            lim, pr = self.limits, self.parent.remaining()
+            allocated = ", ".join(f"{name} {_fmt(value, prefix, unit)}" for name, value, prefix, unit in (
+                ("iterations", lim.max_iters, "", ""), ("sub-LM calls", lim.max_llm_calls, "", ""),
+                ("tokens", lim.max_tokens, "", ""), ("cost", lim.max_cost, "$", ""),
+                ("time", lim.max_time, "", " s")) if value is not None)
+            parent = "; ".join(f"{name} {_left(pr, key, prefix, unit)}" for name, key, prefix, unit in (
+                ("sub-LM calls", "llm_calls", "", ""), ("tokens", "tokens", "", ""), ("cost", "cost", "$", ""),
+                ("time", "time", "", " s")))
+            return f"{line}\nallocated to you by the parent: {allocated or 'no limits'}\nthe parent has left: {parent}"
 
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
@@ -283,3 +288,16 @@ class Budget:
             out["spent"] = {"iterations": sp.iterations, "llm_calls": sp.llm_calls, "lm_calls_total": sp.lm_calls_total,
                             "tokens": sp.tokens, "cost": round(sp.cost, 6), "elapsed_s": round(self.elapsed(), 4)}
             return out
+
+
+def _fmt(value: Any, prefix: str = "", unit: str = "") -> str:
+    if isinstance(value, float):
+        text = f"{value:.4f}" if prefix == "$" else f"{value:.3g}"
+    else:
+        text = str(value)
+    return f"{prefix}{text}{unit}"
+
+
+def _left(remaining: dict[str, Any], key: str, prefix: str = "", unit: str = "") -> str:
+    value = remaining.get(key)
+    return "unlimited" if value is None else f"{_fmt(value, prefix, unit)} left"
