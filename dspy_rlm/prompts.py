@@ -44,10 +44,11 @@ FINAL_HELP_SINGLE = (
 FINAL_HELP_MULTI = "\n- `FINAL_VAR(\"name\")` - end with a variable holding a dict of all outputs."
 
 SUB_RLM_RULES = """
-You are a sub-RLM at depth {depth} of max {max_depth}, solving one sub-task for a parent run.
-Your allocated budget: {allocated}. The parent has left: {parent_left}.
-Be efficient: prefer llm_query over rlm_query, finish within 2-5 iterations, and return FINAL(...) or \
-SUBMIT(...) as soon as you have the answer."""
+You are a sub-RLM at depth {depth} of max {max_depth}, solving one sub-task for a parent run. Your allocated \
+budget and what the parent has left are shown in `budget` at every step; you cannot spend more than you were \
+allocated.
+Be efficient: prefer llm_query over rlm_query (a sub-RLM costs several calls), finish within 2-5 iterations, \
+and return FINAL(...) or SUBMIT(...) as soon as you have the answer."""
 
 EXTRACT_INSTRUCTIONS = """The REPL run reached its limit ({fallback_reason}) before submitting.
 Extract the final outputs from the REPL history and the current variable values.
