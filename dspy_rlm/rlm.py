@@ -331,10 +331,14 @@ _CHILD_CONFIG = ("sub_max_iters", "max_llm_calls", "max_output_chars", "sub_lm",
 _child_modules: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _child_module(parent: RLM, with_context: bool) -> RLM:
-    """The sub-RLM module for ``parent`` (built once per parent configuration: building signatures costs
-    ~40 ms, which a batch of children would otherwise pay serially). Modules are stateless across runs."""
-    key = (with_context, tuple(id(getattr(parent, name)) if name.endswith("adapter") or name == "sub_lm"
+def _child_module(parent: RLM, with_context: bool, depth: int) -> RLM:
+    """The sub-RLM module for ``parent`` at ``depth``, its instructions ending with the sub-RLM rules.
+
+    Built once per parent configuration and depth (building signatures costs ~40 ms, which a batch of
+    children would otherwise pay one after the other); modules keep no state between runs. The budget
+    numbers (allocation, parent's remaining) change per child, so they go in the ``budget`` input.
+    """
+    key = (with_context, depth, tuple(id(getattr(parent, name)) if name.endswith("adapter") or name == "sub_lm"
                                else repr(getattr(parent, name)) for name in _CHILD_CONFIG), tuple(parent._user_tools))
     cache = _child_modules.setdefault(parent, {})
     child = cache.get(key)
@@ -349,6 +353,9 @@ def _child_module(parent: RLM, with_context: bool) -> RLM:
                     action_adapter=parent.action_adapter, recovery=parent.recovery,
                     max_fix_attempts=parent.max_fix_attempts,
                     interpreter_factory=parent._interpreter_factory)  # children use the parent's backend kind
+        rules = prompts.SUB_RLM_RULES.format(depth=depth, max_depth=parent.max_depth)
+        action = child.generate_action
+        action.signature = action.signature.with_instructions(action.signature.instructions + "\n" + rules)
         cache[key] = child
     return child
 
@@ -359,16 +366,14 @@ async def run_child(state: RunState, task: str, context: Any, n_siblings: int = 
     from dspy_rlm.trace import TraceNode
 
     parent = state.rlm
-    child = _child_module(parent, context is not None)
     budget = state.budget.child(parent.child_share, n_siblings, parent.sub_max_iters)
+    child = _child_module(parent, context is not None, budget.depth)
     node = TraceNode(task=task, depth=budget.depth)
     state.trace.add_subcall(node)
     inputs = {"task": task} if context is None else {"context": context, "task": task}
-    rules = prompts.SUB_RLM_RULES.format(depth=budget.depth, max_depth=budget.limits.max_depth,
-                                         allocated=budget.describe(), parent_left=state.budget.describe())
     lm_ctx = dspy.context(lm=parent.sub_lm) if parent.sub_lm is not None else _null()
     with lm_ctx:
-        pred = await Run(child, inputs, budget, use_async=True, trace=node, extra_rules=rules).execute()
+        pred = await Run(child, inputs, budget, use_async=True, trace=node).execute()
     result = pred.rlm_result
     if result.kind == "failed":
         return f"[ERROR] sub-RLM failed: {result.reason}"
