@@ -62,6 +62,7 @@ class TraceNode:
     warnings: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     fix_history: dict[str, Any] = field(default_factory=dict)
+    parent_iteration: int | None = None  # the parent's iteration (1-based) that made this sub-call
     _lock: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -69,6 +70,8 @@ class TraceNode:
 
     def add_subcall(self, node: TraceNode) -> None:
         with self._lock:  # batch_rlm_query children finish concurrently
+            if node.parent_iteration is None:
+                node.parent_iteration = len(self.iterations) or None
             self.subcalls.append(node)
 
     def warn(self, message: str) -> None:
@@ -115,6 +118,15 @@ class TraceNode:
         data["iterations"] = [IterationRecord.from_dict(i) for i in data.get("iterations", [])]
         data["subcalls"] = [cls.from_dict(s) for s in data.get("subcalls", [])]
         return cls(**{k: v for k, v in data.items() if k in _names(cls) and not k.startswith("_")})
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """This trace as one self-contained HTML page (see :mod:`dspy_rlm.viewer`); written to ``path`` if given."""
+        from dspy_rlm.viewer import render_html
+
+        text = render_html(self)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
 
     @classmethod
     def from_json(cls, text_or_path: str | Path) -> TraceNode:
