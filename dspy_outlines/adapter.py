@@ -27,10 +27,10 @@ from functools import partial
 from typing import Any
 
 from dspy.adapters.base import Adapter
-from dspy.adapters.chat_adapter import ChatAdapter
+from dspy.adapters.chat_adapter import ChatAdapter, FieldInfoWithName
 from dspy.adapters.json_adapter import JSONAdapter
 from dspy.adapters.types.tool import ToolCalls
-from dspy.adapters.utils import format_field_value, get_annotation_name
+from dspy.adapters.utils import format_field_value, get_annotation_name, translate_field_type
 from dspy.clients.base_lm import BaseLM
 from dspy.signatures.signature import Signature
 from dspy.utils.callback import BaseCallback
@@ -115,11 +115,17 @@ class _ConstrainedTier(JSONAdapter):
         if single is None:
             return super().format_field_structure(signature)
         name, info = single
-        return (
-            f"{super().format_field_structure(signature).split('Outputs will be')[0].strip()}\n\n"
+        inputs = {
+            FieldInfoWithName(name=field_name, info=field): translate_field_type(field_name, field)
+            for field_name, field in signature.input_fields.items()
+        }
+        return "\n\n".join([
+            "All interactions will be structured in the following way, with the appropriate values filled in.",
+            "Inputs will have the following structure:",
+            self.format_field_with_value(inputs, role="user"),
             f"The output is the value of `{name}` alone ({get_annotation_name(info.annotation)}), "
-            "with no field name, quotes or explanation."
-        )
+            "with no field name, quotes or explanation.",
+        ])
 
     def user_message_output_requirements(self, signature):
         single = self._single_field(signature)

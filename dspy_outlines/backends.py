@@ -276,13 +276,15 @@ def clear_cache() -> None:
 
 @dataclass(frozen=True)
 class Generation:
-    """One generation: its text, token counts, wall time and why it stopped."""
+    """One generation: its text, token counts, wall time, speeds (tokens/s) and why it stopped."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     seconds: float
     finish_reason: str
+    prompt_tps: float = 0.0
+    generation_tps: float = 0.0
 
 
 def generate(
@@ -317,7 +319,7 @@ def generate(
     tokenizer = outlines_model.mlx_tokenizer
     ids = tokenizer.encode(prompt, add_special_tokens=False) if isinstance(prompt, str) else list(prompt)
     started = time.perf_counter()
-    text, used, reason = "", 0, "length"
+    text, used, reason, response = "", 0, "length", None
     for response in stream_generate(
         outlines_model.model,
         tokenizer,
@@ -329,7 +331,9 @@ def generate(
         text += response.text
         used = response.generation_tokens
         reason = response.finish_reason or reason
-    return Generation(text, len(ids), used, time.perf_counter() - started, reason)
+    seconds = time.perf_counter() - started
+    speeds = (response.prompt_tps, response.generation_tps) if response is not None else (0.0, 0.0)
+    return Generation(text, len(ids), used, seconds, reason, *speeds)
 
 
 def generate_constrained(

@@ -1,0 +1,270 @@
+"""OutlinesAdapter tiers on the embedded model (issue 3, Numbers).
+
+For six signatures (Literal, int, multi-field, nested pydantic, list, Regex) x N inputs, each tier is
+run *alone* (``OutlinesAdapter(tiers=(tier,))``) on the embedded SmolLM2-135M, so every tier's own
+success rate and median latency are measured. For Tier 3 it also times constrained against
+unconstrained generation for the same prompt and token count, and the constraint (logits processor)
+build on first and second use, for each backend installed without torch.
+
+Run:
+    python -m benchmarks.tiers            # 10 inputs per signature, 2 ratio samples per backend
+    python -m benchmarks.tiers --quick    # 3 inputs per signature, 1 ratio sample
+
+Prints one JSON object; writes tiers.json, tiers.md and tiers.png to --out (benchmarks/results/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import dspy
+import pydantic
+from outlines.types import Regex
+
+TIERS = ("tier1", "tier2", "tier3")
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+class City(pydantic.BaseModel):
+    name: str
+    country: str
+
+
+class Contact(pydantic.BaseModel):
+    name: str
+    city: City
+
+
+class TicketCode(dspy.Signature):
+    """Assign a ticket code (three capital letters, a dash, three digits) to the report."""
+
+    report: str = dspy.InputField()
+    code: Annotated[str, Regex(r"[A-Z]{3}-[0-9]{3}")] = dspy.OutputField()
+
+
+def signatures() -> dict[str, tuple[type[dspy.Signature], list[str]]]:
+    """name -> (signature, 10 inputs for its single input field)."""
+    reviews = ["I love this phone, the battery lasts forever.", "Broke after two days. Avoid.",
+               "It is fine, nothing special.", "Best purchase of the year!", "The screen cracked at once.",
+               "Works as described.", "Terrible support, never again.", "Great value for the price.",
+               "Average sound, decent build.", "Absolutely wonderful service."]
+    return {
+        "literal": (dspy.Signature("review -> sentiment: Literal['positive', 'negative', 'neutral']"), reviews),
+        "int": (dspy.Signature("question -> answer: int"),
+                ["How many legs does a cat have?", "What is 2 + 3?", "How many days are in a week?",
+                 "What is 10 minus 4?", "How many wheels does a bicycle have?", "What is 3 times 3?",
+                 "How many months are in a year?", "What is 20 divided by 5?", "How many sides has a triangle?",
+                 "How many hours are in a day?"]),
+        "multi_field": (dspy.Signature("review -> sentiment: Literal['positive', 'negative'], stars: int"), reviews),
+        "nested_pydantic": (dspy.Signature("text -> contact: Contact", custom_types={"Contact": Contact}),
+                            [f"{n} lives in {c}, {k}." for n, c, k in [
+                                ("Ann", "Paris", "France"), ("Bob", "Rome", "Italy"), ("Eve", "Oslo", "Norway"),
+                                ("Tom", "Lima", "Peru"), ("Ivy", "Cairo", "Egypt"), ("Max", "Bern", "Switzerland"),
+                                ("Zoe", "Kyoto", "Japan"), ("Sam", "Quito", "Ecuador"), ("Lea", "Graz", "Austria"),
+                                ("Ali", "Doha", "Qatar")]]),
+        "list": (dspy.Signature("text -> colors: list[str]"),
+                 ["The flag is red and white.", "She wore blue and green.", "Black, white and grey cats.",
+                  "A yellow and orange sunset.", "Pink and purple flowers.", "The car is silver.",
+                  "Brown shoes, a beige coat.", "Gold and silver medals.", "The sea was blue.",
+                  "Red, green and blue lights."]),
+        "regex": (TicketCode,
+                  ["The printer on floor 2 is jammed.", "Cannot log in to email.", "The VPN drops every hour.",
+                   "Laptop screen flickers.", "Need a new keyboard.", "Wifi is slow in room 5.",
+                   "Password reset needed.", "The projector has no signal.", "Phone will not charge.",
+                   "Disk is almost full."]),
+    }
+
+
+def run_tier(lm: Any, tier: str, signature: type[dspy.Signature], value: str, max_tokens: int) -> dict[str, Any]:
+    from dspy_outlines import OutlinesAdapter
+
+    adapter = OutlinesAdapter(tiers=(tier,))
+    inputs = {next(iter(signature.input_fields)): value}
+    started = time.perf_counter()
+    try:
+        adapter(lm, {"max_tokens": max_tokens}, signature, [], inputs)
+        ok, error = True, None
+    except Exception as exc:  # a failed parse is a data point, whatever its type
+        ok, error = False, type(exc).__name__
+    return {"ok": ok, "latency_s": time.perf_counter() - started, "error": error}
+
+
+def constrained_vs_unconstrained(lm: Any, prompt: str, output_type: Any, backend: str, max_tokens: int) -> dict[str, Any]:
+    """Time ``prompt`` constrained, then unconstrained with the same token count."""
+    from dspy_outlines.backends import generate
+
+    constrained = generate(lm.model, prompt, output_type, max_tokens=max_tokens, backend=backend)
+    budget = max(constrained.completion_tokens, 1)
+    free = generate(lm.model, prompt, None, max_tokens=budget)
+    per_token = (constrained.seconds / budget) / (free.seconds / max(free.completion_tokens, 1))
+    return {
+        "tokens": budget,
+        "constrained_s": constrained.seconds,
+        "unconstrained_s": free.seconds,
+        "ratio": constrained.seconds / free.seconds,
+        "ratio_per_token": per_token,
+        "prompt_tps": free.prompt_tps,
+        "generation_tps": free.generation_tps,
+    }
+
+
+def build_times(lm: Any, output_type: Any, backend: str) -> dict[str, float]:
+    """First (index/grammar built) and second (cached) use of a constraint, in milliseconds."""
+    from dspy_outlines.backends import _backend_object, get_logits_processor
+
+    _backend_object(lm.model, backend)  # the per-tokenizer vocabulary is built once per model, not per schema
+    times = []
+    for _ in range(2):
+        started = time.perf_counter()
+        get_logits_processor(lm.model, output_type, backend)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"first_ms": times[0], "second_ms": times[1]}
+
+
+def median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def benchmark(n_inputs: int, n_ratio: int, max_tokens: int) -> dict[str, Any]:
+    from dspy_outlines import OutlinesLM
+    from dspy_outlines.backends import DEFAULT_BACKEND, available_backends, clear_cache
+    from dspy_outlines.constraints import build_constraint
+
+    started = time.perf_counter()
+    lm = OutlinesLM(max_tokens=max_tokens)
+    load_s = time.perf_counter() - started
+    backends = [b for b in available_backends() if b != "xgrammar"]  # xgrammar needs torch
+    clear_cache()
+    report: dict[str, Any] = {"signatures": {}}
+    for name, (signature, values) in signatures().items():
+        output_type = build_constraint(signature).output_type
+        row: dict[str, Any] = {"inputs": len(values[:n_inputs]), "build": {}, "ratio": {}}
+        for backend in backends:
+            row["build"][backend] = build_times(lm, output_type, backend)
+        tier3_prompts = []
+        for tier in TIERS:
+            runs = []
+            for value in values[:n_inputs]:
+                runs.append(run_tier(lm, tier, signature, value, max_tokens))
+                if tier == "tier3" and len(tier3_prompts) < n_ratio:  # the Tier-3 prompt, as the LM saw it
+                    tier3_prompts.append(lm.render_prompt(lm.history[-1]["messages"]))
+            row[tier] = {
+                "success_rate": sum(r["ok"] for r in runs) / len(runs),
+                "median_latency_s": median([r["latency_s"] for r in runs]),
+                "errors": sorted({r["error"] for r in runs if r["error"]}),
+            }
+        for backend in backends:
+            samples = [constrained_vs_unconstrained(lm, p, output_type, backend, max_tokens) for p in tier3_prompts]
+            row["ratio"][backend] = {key: median([s[key] for s in samples]) for key in samples[0]}
+        report["signatures"][name] = row
+        print(f"[tiers] {name} done at {time.perf_counter() - started:.0f}s", file=sys.stderr)
+    report["summary"] = summarize(report["signatures"], backends)
+    report["setup"] = {
+        "model": lm.model_name, "load_s": load_s, "max_tokens": max_tokens, "inputs_per_signature": n_inputs,
+        "ratio_samples_per_signature": n_ratio, "backends": backends, "default_backend": DEFAULT_BACKEND,
+        "machine": f"{platform.machine()} {platform.system()}, {__import__('os').cpu_count()} cores",
+        "total_s": time.perf_counter() - started,
+    }
+    return report
+
+
+def summarize(rows: dict[str, Any], backends: list[str]) -> dict[str, Any]:
+    summary: dict[str, Any] = {}
+    for tier in TIERS:
+        summary[tier] = {
+            "success_rate": statistics.mean(r[tier]["success_rate"] for r in rows.values()),
+            "median_latency_s": median([r[tier]["median_latency_s"] for r in rows.values()]),
+        }
+    for backend in backends:
+        summary[backend] = {
+            "ratio": median([r["ratio"][backend]["ratio"] for r in rows.values()]),
+            "ratio_per_token": median([r["ratio"][backend]["ratio_per_token"] for r in rows.values()]),
+            "build_first_ms": median([r["build"][backend]["first_ms"] for r in rows.values()]),
+            "build_second_ms": max(r["build"][backend]["second_ms"] for r in rows.values()),
+            "generation_tps": median([r["ratio"][backend]["generation_tps"] for r in rows.values()]),
+            "prompt_tps": median([r["ratio"][backend]["prompt_tps"] for r in rows.values()]),
+        }
+    return summary
+
+
+def markdown(report: dict[str, Any]) -> str:
+    backends = report["setup"]["backends"]
+    head = ["signature"] + [f"{t} ok / median s" for t in TIERS]
+    head += [f"T3/free ({b})" for b in backends] + [f"build 1st/2nd ms ({b})" for b in backends]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def cells(row: dict[str, Any]) -> list[str]:
+        out = [f"{row[t]['success_rate']:.0%} / {row[t]['median_latency_s']:.2f}" for t in TIERS]
+        out += [f"{row['ratio'][b]['ratio']:.2f}x" for b in backends]
+        out += [f"{row['build'][b]['first_ms']:.1f} / {row['build'][b]['second_ms']:.3f}" for b in backends]
+        return out
+
+    for name, row in report["signatures"].items():
+        lines.append("| " + " | ".join([name, *cells(row)]) + " |")
+    s = report["summary"]
+    total = [f"{s[t]['success_rate']:.0%} / {s[t]['median_latency_s']:.2f}" for t in TIERS]
+    total += [f"{s[b]['ratio']:.2f}x" for b in backends]
+    total += [f"{s[b]['build_first_ms']:.1f} / {s[b]['build_second_ms']:.3f} (max)" for b in backends]
+    lines.append("| " + " | ".join(["**all**", *total]) + " |")
+    setup = report["setup"]
+    speed = s[backends[0]]
+    lines.append("")
+    lines.append(
+        f"{setup['model']}, {setup['machine']}, max_tokens={setup['max_tokens']}, "
+        f"{setup['inputs_per_signature']} inputs/signature; unconstrained speed: "
+        f"{speed['prompt_tps']:.0f} prompt tok/s, {speed['generation_tps']:.1f} generation tok/s; "
+        f"T3/free = constrained / unconstrained time, same prompt and token count."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(report["signatures"])
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True)
+    width = 0.26
+    for i, tier in enumerate(TIERS):
+        xs = [j + (i - 1) * width for j in range(len(names))]
+        top.bar(xs, [report["signatures"][n][tier]["success_rate"] * 100 for n in names], width, label=tier)
+        bottom.bar(xs, [report["signatures"][n][tier]["median_latency_s"] for n in names], width, label=tier)
+    top.set_ylabel("success %")
+    top.set_ylim(0, 105)
+    top.legend(ncol=3, fontsize=8)
+    bottom.set_ylabel("median latency (s)")
+    bottom.set_xticks(range(len(names)), names, rotation=15)
+    fig.suptitle(f"OutlinesAdapter tiers, each run alone - {report['setup']['model']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 inputs per signature, 1 ratio sample")
+    parser.add_argument("--inputs", type=int, default=None, help="inputs per signature (default 10, quick 3)")
+    parser.add_argument("--max-tokens", type=int, default=24, help="completion budget per call")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="directory for tiers.json/.md/.png")
+    args = parser.parse_args(argv)
+    n_inputs = args.inputs or (3 if args.quick else 10)
+    report = benchmark(n_inputs, 1 if args.quick else 2, args.max_tokens)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "tiers.json").write_text(json.dumps(report, indent=2))
+    (args.out / "tiers.md").write_text(markdown(report))
+    plot(report, args.out / "tiers.png")
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
