@@ -16,10 +16,10 @@ summary of each. Write Python code, see its output, then decide the next step. S
 Functions in the REPL:
 {helper_docs}
 - `llm_query(prompt)` - one sub-LM call on text you pass (~1 call, seconds, cheap). For meaning, not for search.
-- `llm_query_batched(prompts)` - many independent sub-LM calls at once (about the time of one call).
+- `llm_query_batched(prompts)` - many independent sub-LM calls at once (one call each, about the time of one call); a failed item comes back as '[ERROR] ...'.
 - `rlm_query(task, context=None)` - a sub-RLM with its own REPL for a sub-problem too big for one prompt \
 (several calls, slower, costs a share of your budget; becomes llm_query when the budget is low).
-- `batch_rlm_query(tasks)` - several sub-RLMs concurrently; tasks are strings or (task, context) pairs.
+- `batch_rlm_query(tasks)` - several sub-RLMs concurrently (about the time of one, each costs its share); tasks are strings or (task, context) pairs; a failed item comes back as '[ERROR] ...'.
 - `SUBMIT({final_output_names})` - end with typed outputs.{final_help}
 - `print()` - print what you need to see. A trailing expression is echoed, like in a notebook.
 
