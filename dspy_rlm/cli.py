@@ -1,0 +1,305 @@
+"""The ``dspy-rlm`` command line.
+
+Commands:
+    dspy-rlm run --context PATH_OR_DIR --query "..." [--lm MODEL] [--sub-lm MODEL] [--max-iters N]
+                 [--budget-usd X] [--trace out.json] [--html out.html] [--json] [--strict]
+    dspy-rlm bench tiers|longcontext|repl [BENCHMARK ARGS...]
+    dspy-rlm view trace.json [--out trace.html] [--no-open]
+
+``run`` answers a query over a file (variable ``context``: str) or a directory (variable ``files``: dict
+of relative path -> text). The answer goes to stdout; progress (iteration, depth, LM calls, tokens,
+spend) and a summary go to stderr: a live line on a terminal, plain lines otherwise. ``--lm`` is
+``embedded`` (default: SmolLM2-135M-Instruct on CPU via ``dspy_outlines.OutlinesLM``) or a LiteLLM model
+string such as ``openai/gpt-4o-mini``.
+
+Exit codes:
+    0   the run ended Submitted or Extracted (the answer is printed either way; the kind is in the summary)
+    1   with ``--strict`` only: the run ended Extracted (a limit was hit, the answer was forced)
+    2   usage error: bad arguments, a missing path, an unknown LM, a missing optional dependency
+    3   the run ended Failed (no answer could be produced); the reason is printed
+    130 interrupted (Ctrl-C)
+``bench`` returns the benchmark's own exit code; ``view`` returns 0 or 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+EXIT_OK, EXIT_EXTRACTED_STRICT, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+BENCHES = {"tiers": "benchmarks.tiers", "longcontext": "benchmarks.longcontext", "repl": "benchmarks.repl_overhead"}
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".mypy_cache",
+                       ".pytest_cache", ".ipynb_checkpoints", ".tox"})
+
+
+class UsageError(Exception):
+    """A problem with the command line or its inputs, reported as one line with exit code 2."""
+
+
+# -- inputs -------------------------------------------------------------------------------------------
+def _is_binary(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return b"\0" in fh.read(8192)
+
+
+def load_context(path: str | Path, max_file_mb: float = 20.0) -> tuple[str, Any]:
+    """``("context", text)`` for a file, ``("files", {relative path: text})`` for a directory.
+
+    Directories skip VCS / cache folders, binary files and files over ``max_file_mb``.
+    """
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise UsageError(f"context path not found: {path}")
+    limit = int(max_file_mb * 1e6)
+    if p.is_file():
+        if p.stat().st_size > limit:
+            raise UsageError(f"{path} is {p.stat().st_size / 1e6:.1f} MB; raise --max-file-mb to read it")
+        return "context", p.read_text(encoding="utf-8", errors="replace")
+    files: dict[str, str] = {}
+    for f in sorted(p.rglob("*")):
+        rel = f.relative_to(p)
+        if any(part in SKIP_DIRS for part in rel.parts) or not f.is_file():
+            continue
+        if f.stat().st_size > limit or _is_binary(f):
+            continue
+        files[rel.as_posix()] = f.read_text(encoding="utf-8", errors="replace")
+    if not files:
+        raise UsageError(f"no readable text files under {path}")
+    return "files", files
+
+
+def resolve_lm(name: str, max_tokens: int) -> Any:
+    """``embedded`` -> OutlinesLM over the bundled SmolLM2; anything else -> ``dspy.LM(name)``.
+
+    Raises:
+        UsageError: the name has no known LiteLLM provider, or the local model cannot load.
+    """
+    if name in ("embedded", "local"):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        try:
+            from dspy_outlines import OutlinesLM
+
+            return OutlinesLM(max_tokens=max_tokens)
+        except ImportError as e:
+            raise UsageError(f"the embedded model needs MLX: pip install 'dspy-rlm[mlx]' ({e})") from e
+        except FileNotFoundError as e:
+            raise UsageError(f"embedded model not found: {e}") from e
+    import dspy
+    import litellm
+
+    litellm.suppress_debug_info = True
+    try:
+        litellm.get_llm_provider(name)
+    except Exception as e:  # noqa: BLE001 - litellm raises its own BadRequestError
+        raise UsageError(f"unknown LM {name!r}: use 'embedded' or a LiteLLM model string such as "
+                         "'openai/gpt-4o-mini' or 'ollama_chat/llama3.2'") from e
+    return dspy.LM(name, max_tokens=max_tokens)
+
+
+# -- run ----------------------------------------------------------------------------------------------
+def _summary(pred: Any) -> str:
+    result, usage = pred.result, pred.trace.totals()
+    detail = getattr(result, "source", None) or getattr(result, "limit", None) or ""
+    extra = f" confidence {result.confidence:.2f}" if result.kind == "extracted" else ""
+    tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+    return (f"result: {result.kind}{f' ({detail})' if detail else ''}{extra} | iterations {usage['iterations']} | "
+            f"LM calls {usage.get('lm_calls_total', 0)} | tokens {tokens:,} | ${usage.get('cost', 0):.4f} | "
+            f"{pred.trace.duration_s:.1f}s")
+
+
+def _viewer():
+    try:
+        from dspy_rlm import viewer
+    except ImportError as e:
+        raise UsageError(f"the HTML trace viewer (dspy_rlm.viewer) is not available: {e}") from e
+    return viewer
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.html:
+        _viewer()  # fail before the (slow) run, not after
+    name, value = load_context(args.context, args.max_file_mb)
+    lm = resolve_lm(args.lm, args.max_tokens)
+    sub_lm = resolve_lm(args.sub_lm, args.max_tokens) if args.sub_lm else None
+
+    import dspy
+
+    from dspy_rlm import RLM
+    from dspy_rlm.progress import progress_display
+
+    sig = f"{name}: {'str' if name == 'context' else 'dict[str, str]'}, query: str -> answer: str"
+    rlm = RLM(sig, max_iters=args.max_iters, max_llm_calls=args.max_llm_calls, max_cost=args.budget_usd,
+              max_time=args.max_time, sub_lm=sub_lm)
+    with progress_display(rich=None if not args.quiet else False) as callback:
+        callbacks = [] if args.quiet else [callback]
+        with dspy.context(lm=lm, callbacks=[*(dspy.settings.callbacks or []), *callbacks]):
+            pred = rlm(**{name: value, "query": args.query})
+    paths = _write_outputs(pred, args)
+    _print_result(pred, args, paths)
+    kind = pred.result.kind
+    if kind == "failed":
+        return EXIT_FAILED
+    return EXIT_EXTRACTED_STRICT if (kind == "extracted" and args.strict) else EXIT_OK
+
+
+def _write_outputs(pred: Any, args: argparse.Namespace) -> dict[str, str]:
+    paths = {}
+    if args.trace:
+        pred.trace.to_json(args.trace)
+        paths["trace"] = str(args.trace)
+    if args.html:
+        paths["html"] = str(_viewer().write_html(pred.trace, args.html))
+    return paths
+
+
+def _print_result(pred: Any, args: argparse.Namespace, paths: dict[str, str]) -> None:
+    result = pred.result
+    if args.json:
+        print(json.dumps({"answer": pred.answer, "result": {k: v for k, v in result.to_dict().items() if k != "history"},
+                          "usage": pred.trace.totals(), **paths}, default=str))
+    elif result.kind != "failed":
+        print(pred.answer)
+    if result.kind == "failed":
+        print(f"error: the run failed: {result.reason}", file=sys.stderr)
+    print(_summary(pred), file=sys.stderr)
+    for kind, path in paths.items():
+        print(f"{kind}: {path}", file=sys.stderr)
+
+
+# -- bench / view -------------------------------------------------------------------------------------
+def _benchmarks_importable() -> None:
+    """Make the repository's ``benchmarks`` package importable (it is not installed with the wheel)."""
+    import importlib.util
+
+    if importlib.util.find_spec("benchmarks") is not None:
+        return
+    for root in (Path.cwd(), Path(__file__).resolve().parents[1]):
+        if (root / "benchmarks" / "__init__.py").exists():
+            sys.path.insert(0, str(root))
+            return
+    raise UsageError("the benchmarks/ folder was not found: run from a checkout of dspy-rlm")
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import runpy
+
+    _benchmarks_importable()
+    module = BENCHES[args.name]
+    saved = sys.argv
+    sys.argv = [module, *args.bench_args]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except ImportError as e:
+        raise UsageError(f"benchmark {args.name!r} cannot run: {e}") from e
+    finally:
+        sys.argv = saved
+    return EXIT_OK
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from dspy_rlm.trace import TraceNode
+
+    src = Path(args.trace)
+    if not src.is_file():
+        raise UsageError(f"trace file not found: {args.trace}")
+    try:
+        trace = TraceNode.from_json(src)
+    except (ValueError, TypeError, KeyError) as e:
+        raise UsageError(f"{args.trace} is not a dspy-rlm trace JSON ({type(e).__name__}: {e})") from e
+    out = Path(args.out) if args.out else src.with_suffix(".html")
+    path = _viewer().write_html(trace, out)
+    print(path)
+    if not args.no_open and sys.stdout.isatty():
+        import webbrowser
+
+        webbrowser.open(Path(path).resolve().as_uri())
+    return EXIT_OK
+
+
+# -- parser -------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dspy-rlm", description="Recursive Language Models for DSPy.",
+                                     epilog="Exit codes: 0 submitted/extracted, 1 extracted with --strict, "
+                                            "2 usage error, 3 failed run, 130 interrupted.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level, with tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="answer a query over a file or directory")
+    run.add_argument("--context", required=True, help="a text file, or a directory (becomes `files`)")
+    run.add_argument("--query", required=True)
+    run.add_argument("--lm", default="embedded", help="'embedded' (default) or a LiteLLM model string")
+    run.add_argument("--sub-lm", default=None, help="LM for llm_query / sub-RLMs (default: --lm)")
+    run.add_argument("--max-iters", type=int, default=6)
+    run.add_argument("--max-llm-calls", type=int, default=20)
+    run.add_argument("--max-tokens", type=int, default=256, help="completion tokens per LM call")
+    run.add_argument("--max-time", type=float, default=None, help="wall-time limit in seconds")
+    run.add_argument("--budget-usd", type=float, default=None, help="USD limit for the whole run")
+    run.add_argument("--max-file-mb", type=float, default=20.0, help="skip / refuse files larger than this")
+    run.add_argument("--trace", default=None, help="write the trace JSON here")
+    run.add_argument("--html", default=None, help="write the trace HTML viewer here")
+    run.add_argument("--json", action="store_true", help="print one JSON object instead of the bare answer")
+    run.add_argument("--strict", action="store_true", help="exit 1 when the answer was extracted")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    run.set_defaults(func=cmd_run)
+    bench = sub.add_parser("bench", help="run a benchmark (extra arguments go to it)")
+    bench.add_argument("name", choices=sorted(BENCHES))
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=cmd_bench)
+    view = sub.add_parser("view", help="write (and open) the HTML viewer for a trace JSON")
+    view.add_argument("trace")
+    view.add_argument("--out", default=None, help="HTML path (default: next to the JSON)")
+    view.add_argument("--no-open", action="store_true", help="do not open a browser")
+    view.set_defaults(func=cmd_view)
+    return parser
+
+
+class _Formatter(logging.Formatter):
+    """Compact log lines; tracebacks only with --verbose."""
+
+    def __init__(self, verbose: bool):
+        super().__init__("%(levelname)s %(name)s: %(message)s")
+        self.verbose = verbose
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 - logging's name
+        return super().formatException(ei) if self.verbose else ""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if not self.verbose:
+            record.exc_text = None
+            text = super().format(logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None}))
+            return text.splitlines()[0] if text else text
+        return super().format(record)
+
+
+def _setup_logging(verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Formatter(verbose))
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler], force=True)
+    for noisy in ("LiteLLM", "litellm", "httpx", "dspy"):
+        logging.getLogger(noisy).setLevel(logging.INFO if verbose else logging.ERROR)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``dspy-rlm``; returns the exit code (see the module docstring)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch of the price table
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _setup_logging(args.verbose)
+    try:
+        return args.func(args)
+    except UsageError as e:
+        print(f"dspy-rlm: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("dspy-rlm: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""``dspy-rlm`` CLI (issue 6, item 5): exit codes, one-line errors, file/dir contexts, trace + HTML output,
+progress lines, ``view`` and ``bench`` dispatch; end to end in a subprocess with the embedded model."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import dspy
+import pytest
+
+from dspy_rlm import cli
+from dspy_rlm.trace import TraceNode
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONWARNINGS": "ignore"}
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("rlm_optimize_example_cli", ROOT / "examples" / "optimize.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dspy_rlm.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, env=ENV, cwd=ROOT)
+
+
+def _one_line_error(proc: subprocess.CompletedProcess) -> str:
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert "Traceback" not in proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("dspy-rlm: error:")
+    return lines[0]
+
+
+@pytest.fixture(autouse=True)
+def _keep_logging(monkeypatch):
+    """In-process runs must not reconfigure the test process's logging (the subprocess runs do)."""
+    monkeypatch.setattr(cli, "_setup_logging", lambda verbose: None)
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    """Route the CLI's LM to the scripted word-counting policy of examples/optimize.py."""
+    ex = _example()
+    monkeypatch.setattr(cli, "resolve_lm", lambda name, max_tokens: ex.scripted_lm())
+    return ex
+
+
+# -- errors -------------------------------------------------------------------------------------------
+def test_bad_path_is_one_line_and_exit_2(tmp_path):
+    proc = _cli("run", "--context", str(tmp_path / "missing.txt"), "--query", "x")
+    assert proc.returncode == cli.EXIT_USAGE
+    assert "context path not found" in _one_line_error(proc)
+
+
+def test_bad_lm_name_is_one_line_and_exit_2(tmp_path):
+    doc = tmp_path / "doc.txt"
+    doc.write_text("hello")
+    proc = _cli("run", "--context", str(doc), "--query", "x", "--lm", "no-such-provider/model-x")
+    assert proc.returncode == cli.EXIT_USAGE
+    assert "unknown LM" in _one_line_error(proc)
+    assert proc.stdout == ""
+
+
+def test_view_rejects_non_trace(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json")
+    assert cli.main(["view", str(bad), "--no-open"]) == cli.EXIT_USAGE
+    assert cli.main(["view", str(tmp_path / "nope.json"), "--no-open"]) == cli.EXIT_USAGE
+
+
+def test_argparse_usage_error_is_exit_2():
+    with pytest.raises(SystemExit) as info:
+        cli.main(["run", "--query", "x"])  # --context missing
+    assert info.value.code == 2
+
+
+# -- inputs -------------------------------------------------------------------------------------------
+def test_directory_becomes_files_dict(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("print('a')")
+    (tmp_path / "README.md").write_text("# readme")
+    (tmp_path / "blob.bin").write_bytes(b"\0\1\2binary")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]")
+    name, files = cli.load_context(tmp_path)
+    assert name == "files"
+    assert files == {"README.md": "# readme", "src/a.py": "print('a')"}
+    assert cli.load_context(tmp_path / "README.md") == ("context", "# readme")
+
+
+# -- runs with the scripted LM (in process) -----------------------------------------------------------
+def test_run_submitted_writes_trace_html_and_progress(scripted, tmp_path, capsys):
+    ex = scripted.make_examples(1, seed=3)[0]
+    doc = tmp_path / "doc.txt"
+    doc.write_text(ex.context)
+    trace, page = tmp_path / "t.json", tmp_path / "t.html"
+    code = cli.main(["run", "--context", str(doc), "--query", ex.query, "--trace", str(trace), "--html", str(page)])
+    out, err = capsys.readouterr()
+    assert code == cli.EXIT_OK
+    assert out.strip() == ex.answer
+    assert "[rlm] thinking | iteration 1/6 | depth 0/1" in err  # plain progress lines: not a TTY
+    assert "result: submitted (submit)" in err
+    loaded = TraceNode.from_json(trace)
+    assert loaded.result_kind == "submitted" and len(loaded.iterations) == 2
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    assert cli.main(["view", str(trace), "--out", str(tmp_path / "v.html"), "--no-open"]) == cli.EXIT_OK
+    assert (tmp_path / "v.html").exists()
+
+
+def test_run_json_output(scripted, tmp_path, capsys):
+    ex = scripted.make_examples(1, seed=4)[0]
+    doc = tmp_path / "doc.txt"
+    doc.write_text(ex.context)
+    assert cli.main(["run", "--context", str(doc), "--query", ex.query, "--json", "-q"]) == cli.EXIT_OK
+    out, err = capsys.readouterr()
+    payload = json.loads(out)
+    assert payload["answer"] == ex.answer and payload["result"]["kind"] == "submitted"
+    assert "[rlm]" not in err
+
+
+def test_extracted_exit_codes(scripted, tmp_path, capsys):
+    ex = scripted.make_examples(1)[0]
+    doc = tmp_path / "doc.txt"
+    doc.write_text(ex.context)
+    args = ["run", "--context", str(doc), "--query", ex.query, "--max-iters", "1"]
+    assert cli.main(args) == cli.EXIT_OK
+    assert "result: extracted (iterations)" in capsys.readouterr().err
+    assert cli.main([*args, "--strict"]) == cli.EXIT_EXTRACTED_STRICT
+
+
+def test_failed_run_exit_3(monkeypatch, tmp_path, capsys):
+    class Broken(dspy.BaseLM):
+        def forward(self, prompt=None, messages=None, **kwargs):
+            raise RuntimeError("LM offline")
+
+    monkeypatch.setattr(cli, "resolve_lm", lambda name, max_tokens: Broken("local/broken"))
+    doc = tmp_path / "doc.txt"
+    doc.write_text("hello")
+    assert cli.main(["run", "--context", str(doc), "--query", "x", "-q"]) == cli.EXIT_FAILED
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "error: the run failed" in err and "result: failed" in err
+    assert "Traceback" not in err
+
+
+def test_bench_dispatches_to_the_benchmark(capsys):
+    assert cli.main(["bench", "longcontext", "--help"]) == 0
+    assert "benchmarks.longcontext" in capsys.readouterr().out
+
+
+# -- end to end with the embedded model ---------------------------------------------------------------
+@pytest.mark.real_model
+def test_end_to_end_embedded_model(tmp_path):
+    pytest.importorskip("mlx", reason="the embedded model needs MLX")
+    lines = [f"Entry {i}: routine maintenance, nothing unusual." for i in range(60)]
+    lines.insert(41, "Entry 41: the vault access code is 31337.")
+    doc = tmp_path / "log.txt"
+    doc.write_text("\n".join(lines))
+    trace = tmp_path / "trace.json"
+    # --max-time bounds the run on a slow or busy CPU: the loop stops and the answer is extracted.
+    proc = _cli("run", "--context", str(doc), "--query", "What is the vault access code?", "--max-iters", "2",
+                "--max-tokens", "48", "--max-time", "45", "--trace", str(trace), timeout=300)
+    assert proc.returncode in (cli.EXIT_OK, cli.EXIT_FAILED), proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    assert "[rlm] thinking | iteration 1/2" in proc.stderr
+    assert "result: " in proc.stderr
+    data = json.loads(trace.read_text())
+    assert data["result_kind"] in ("submitted", "extracted", "failed")
+    assert 1 <= len(data["iterations"]) <= 2
