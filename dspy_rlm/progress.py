@@ -65,10 +65,10 @@ class PlainReporter:
 
     Args:
         stream: Where to write (default ``sys.stderr``).
-        show_lm_calls: Also write a line after every LM call (noisy; off by default).
+        show_lm_calls: Also write a line after every LM call (local models are slow: shows the spend move).
     """
 
-    def __init__(self, stream: TextIO | None = None, show_lm_calls: bool = False):
+    def __init__(self, stream: TextIO | None = None, show_lm_calls: bool = True):
         self.stream = stream or sys.stderr
         self.show_lm_calls = show_lm_calls
 
