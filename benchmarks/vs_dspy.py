@@ -20,8 +20,8 @@ before the run (which already holds the context). ``cold_start_s``: a whole one-
 context in a fresh process (the interpreter's start-up dominates).
 
 Run:
-    python benchmarks/vs_dspy.py            # 1, 10, 50 MB
-    python benchmarks/vs_dspy.py --quick    # 0.1 and 1 MB (CI)
+    python benchmarks/vs_dspy.py            # 1, 10, 50 MB, medians of 3 fresh-process runs
+    python benchmarks/vs_dspy.py --quick    # 0.1 and 1 MB, one run each (CI)
 
 Prints ONE JSON object.
 """
@@ -216,6 +216,22 @@ def run_worker(runner: str, size_mb: float, iterations: int, timeout: float) -> 
     return json.loads(lines[-1])
 
 
+def run_repeated(runner: str, size_mb: float, iterations: int, timeout: float, repeat: int) -> dict[str, Any]:
+    """:func:`run_worker` ``repeat`` times; numbers are medians over the runs that succeeded."""
+    rows = [run_worker(runner, size_mb, iterations, timeout) for _ in range(max(1, repeat))]
+    ok = [r for r in rows if "error" not in r]
+    if not ok:
+        return rows[0]
+    out = dict(ok[0])
+    for key, value in ok[0].items():
+        values = [r[key] for r in ok if isinstance(r.get(key), (int, float)) and not isinstance(r.get(key), bool)]
+        if isinstance(value, float) and values:
+            out[key] = round(statistics.median(values), 4)
+    out["correct"] = all(r["correct"] for r in ok)
+    out["runs"] = len(ok)
+    return out
+
+
 def deno_status(timeout: float = 90.0) -> str | None:
     """``None`` when dspy's Deno runner works here, else why not (for the JSON)."""
     try:
@@ -244,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=4, help="LM steps per run, the last one SUBMITs")
     parser.add_argument("--runners", default=",".join(RUNNERS))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per (runner, size)")
+    parser.add_argument("--repeat", type=int, default=None, help="fresh-process runs per cell, medians (default 3, quick 1)")
     parser.add_argument("--worker", nargs=3, metavar=("RUNNER", "MB", "ITERS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -251,20 +268,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sizes = [float(s) for s in (args.sizes or ("0.1,1" if args.quick else "1,10,50")).split(",")]
     runners = [r for r in args.runners.split(",") if r]
+    repeat = args.repeat or (1 if args.quick else 3)
     import dspy
 
     out: dict[str, Any] = {"machine": {"python": platform.python_version(), "platform": platform.platform(),
                                        "cpus": os.cpu_count(), "dspy": dspy.__version__},
-                           "task": {"iterations": args.iterations, "sizes_mb": sizes, "needle": NEEDLE}}
+                           "task": {"iterations": args.iterations, "sizes_mb": sizes, "needle": NEEDLE,
+                                    "runs_per_cell": repeat}}
     for runner in runners:
         if runner == "dspy_rlm_deno":
             reason = deno_status()
             if reason:
                 out[runner] = {"skipped": reason}
                 continue
-        entry: dict[str, Any] = {"cold_start_s": run_worker(runner, 0, 1, args.timeout).get("total_s")}
+        entry: dict[str, Any] = {"cold_start_s": run_repeated(runner, 0, 1, args.timeout, repeat).get("total_s")}
         for size in sizes:
-            entry[f"{size:g}MB"] = run_worker(runner, size, args.iterations, args.timeout)
+            entry[f"{size:g}MB"] = run_repeated(runner, size, args.iterations, args.timeout, repeat)
         out[runner] = entry
     print(json.dumps(out, indent=2))
     return 0

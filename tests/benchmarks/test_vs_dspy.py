@@ -21,7 +21,7 @@ def test_deno_missing_is_a_reason(monkeypatch):
 
 
 def test_quick_run_prints_one_json_object(capsys):
-    assert vs_dspy.main(["--sizes", "0.05", "--iterations", "3", "--timeout", "180"]) == 0
+    assert vs_dspy.main(["--sizes", "0.05", "--iterations", "3", "--timeout", "180", "--repeat", "1"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(vs_dspy.RUNNERS) <= set(report)
     deno = report["dspy_rlm_deno"]
