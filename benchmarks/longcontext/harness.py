@@ -3,7 +3,8 @@
 For every task the harness runs each method and records score, LM calls, tokens, cost, wall time and
 how the run ended. The direct baseline is ``dspy.Predict("context, query -> answer")`` with the whole
 context in the prompt, cut to fit the LM's window (``window_tokens`` minus room for the instructions
-and the answer), so past the window it reads only the head of the context.
+and the answer), so past the window it reads only the head of the context. A reply the adapter cannot parse is
+scored as raw text, as RULER scores raw generations.
 
 LM calls are metered from DSPy's global LM history, so sub-LM calls made inside the RLM's REPL (and
 calls on copies of the LM) are counted too.
@@ -130,6 +131,17 @@ def _result_kind(pred: Any) -> str | None:
     return getattr(result, "kind", None) or type(result).__name__.lower()
 
 
+def _direct_answer(context: str, query: str, record: dict[str, Any]) -> Any:
+    """The direct baseline; a reply the adapter cannot parse is scored as raw text (as RULER scores)."""
+    from dspy.utils.exceptions import AdapterParseError
+
+    try:
+        return dspy.Predict("context, query -> answer")(context=context, query=query)
+    except AdapterParseError as e:
+        record["parse_failed"] = True
+        return dspy.Prediction(answer=e.lm_response)
+
+
 def run_task(
     task: Task,
     method: str,
@@ -142,7 +154,8 @@ def run_task(
         "task_id": task.id, "suite": task.suite, "size_tokens": task.size_tokens,
         "context_tokens": task.context_tokens, "method": method, "metric": task.metric,
         "query": task.query, "gold": task.gold, "meta": task.meta,
-        "answer": None, "score": 0.0, "result_kind": None, "iterations": None, "truncated": False, "error": None,
+        "answer": None, "score": 0.0, "result_kind": None, "iterations": None, "truncated": False,
+        "parse_failed": False, "error": None,
     }
     with LMMeter() as meter:
         try:
@@ -155,7 +168,7 @@ def run_task(
                     context, record["truncated"] = truncate_context(
                         task.context, config.window_tokens, config.reserve_tokens
                     )
-                    pred = dspy.Predict("context, query -> answer")(context=context, query=task.query)
+                    pred = _direct_answer(context, task.query, record)
             record["answer"] = getattr(pred, "answer", None)
         except Exception as e:  # a benchmark records a model's failure as a zero, it does not stop
             logger.warning("%s on %s failed: %s", method, task.id, e)
