@@ -195,6 +195,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     module = BENCHES[args.name]
     saved = sys.argv
     sys.argv = [module, *args.bench_args]
+    # A package's __main__ imported earlier in this process (a test, a notebook) makes runpy warn that it
+    # may run stale code: drop it so the benchmark always runs fresh.
+    sys.modules.pop(f"{module}.__main__", None)
     try:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     except SystemExit as e:

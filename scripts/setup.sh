@@ -5,13 +5,24 @@
 set -euo pipefail
 extras="${1:-mlx}"
 cd "$(dirname "$0")/.."
-if [ "$(uname -s)" = "Linux" ] && ! ldconfig -p 2>/dev/null | grep -q "libopenblas.so.0"; then
+# System packages (Debian/Ubuntu): OpenBLAS always; with the dev extra also headless Chromium, in which the
+# tests render the HTML trace viewer.
+apt_pkgs=()
+if [ "$(uname -s)" = "Linux" ]; then
+  ldconfig -p 2>/dev/null | grep -q "libopenblas.so.0" || apt_pkgs+=(libopenblas0-pthread)
+  case ",${extras}," in
+    *,dev,*) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+               || apt_pkgs+=(chromium fonts-dejavu-core) ;;
+  esac
+fi
+if [ "${#apt_pkgs[@]}" -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq >/dev/null && $SUDO apt-get install -y -qq libopenblas0-pthread >/dev/null \
-      || echo "warning: could not install libopenblas0-pthread; MLX will use its slow reference BLAS" >&2
+    { $SUDO apt-get update -qq >/dev/null \
+      && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null; } \
+      || echo "warning: could not install ${apt_pkgs[*]} (without OpenBLAS, MLX uses its slow reference BLAS)" >&2
   else
-    echo "warning: no apt-get; install OpenBLAS yourself for usable MLX speed on CPU" >&2
+    echo "warning: no apt-get; install ${apt_pkgs[*]} yourself (OpenBLAS gives MLX usable speed on CPU)" >&2
   fi
 fi
 python -m pip install -q -e ".[${extras}]"
