@@ -36,6 +36,7 @@ from dspy_rlm.runtime import _litellm_cost, call_soon_threadsafe, lm_is_async, l
 from dspy_rlm.trace import TraceNode
 
 if TYPE_CHECKING:
+    from dspy_rlm.checkpoint import Checkpoint
     from dspy_rlm.rlm import RLM
 
 logger = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class RunState:
     trace: TraceNode
     loop: asyncio.AbstractEventLoop | None = None
     extra_tools: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    checkpoint: Checkpoint | None = None  # the root run's journal of sub-LM answers (see checkpoint.py)
 
     @property
     def depth(self) -> int:
@@ -76,9 +78,14 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
         _check_prompt(prompt)
         state.budget.reserve_llm_calls(1)
         lm, node = state.sub_lm(), _llm_node(state, prompt)
+        replayed = _replayed(state, prompt, node)
+        if replayed is not None:
+            return replayed
         if lm_is_async(lm):  # on the run's loop, next to the caller's other coroutines
-            return _on_loop(state.loop, _call_async(lm, prompt, node, raise_errors=True))
-        return _call_sync(lm, prompt, node, raise_errors=True)
+            text = _on_loop(state.loop, _call_async(lm, prompt, node, raise_errors=True))
+        else:
+            text = _call_sync(lm, prompt, node, raise_errors=True)
+        return _journaled(state, prompt, text)
 
     def llm_query_batched(prompts: list[str]) -> list[str]:
         """Query the sub-LM with many prompts concurrently; a failed item comes back as '[ERROR] ...'."""
@@ -203,14 +210,35 @@ async def _complete_all(state: RunState, prompts: list[str]) -> list[str]:
     pool = None if lm_is_async(lm) else ThreadPoolExecutor(workers, thread_name_prefix="dspy-rlm-llm")
 
     async def one(prompt: str) -> str:
+        node = _llm_node(state, prompt)
+        replayed = _replayed(state, prompt, node)
+        if replayed is not None:
+            return replayed
         async with sem:
-            return await _complete(lm, prompt, _llm_node(state, prompt), pool)
+            return _journaled(state, prompt, await _complete(lm, prompt, node, pool))
 
     try:
         return list(await asyncio.gather(*(one(p) for p in prompts)))
     finally:
         if pool is not None:
             pool.shutdown(wait=False)
+
+
+def _replayed(state: RunState, prompt: str, node: TraceNode) -> str | None:
+    """The answer a crashed process already got for this prompt in this iteration (checkpoint journal)."""
+    text = None if state.checkpoint is None else state.checkpoint.replay("llm", prompt)
+    if text is not None:
+        node.answer_source, node.result_kind = "final_direct", "submitted"
+        node.outputs = {"answer": _clip(text, TRACE_TEXT_CHARS)}
+        node.warn("replayed from the checkpoint journal: no LM call")
+    return text
+
+
+def _journaled(state: RunState, prompt: str, text: str) -> str:
+    """Journal a sub-LM answer so a crash before the iteration ends does not pay for it twice."""
+    if state.checkpoint is not None and not text.startswith(ERROR_PREFIX):
+        state.checkpoint.record("llm", prompt, text, state.budget.spent.iterations)
+    return text
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop | None, coro: Awaitable[T]) -> T:

@@ -17,11 +17,12 @@ from typing import Any
 import dspy
 import pydantic
 from dspy.adapters.utils import parse_value
-from dspy.primitives.repl_types import REPLHistory
+from dspy.primitives.repl_types import REPLEntry, REPLHistory
 
 from dspy_rlm import prompts
 from dspy_rlm.bridges import RunState, make_bridges
-from dspy_rlm.budget import Budget
+from dspy_rlm.budget import Budget, Spent
+from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
 from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.extract import run_extraction
 from dspy_rlm.protocol import parse_response
@@ -40,7 +41,7 @@ class Run:
 
     def __init__(self, rlm: Any, inputs: dict[str, Any], budget: Budget, *, use_async: bool,
                  interpreter: Any = None, factory: Any = None, trace: TraceNode | None = None,
-                 extra_rules: str = ""):
+                 extra_rules: str = "", checkpoint: Any = None):
         self.rlm, self.inputs, self.budget, self.use_async = rlm, inputs, budget, use_async
         self.interpreter, self.factory, self.extra_rules = interpreter, factory, extra_rules
         self.trace = trace or TraceNode(task=_task_text(inputs), depth=budget.depth)
@@ -51,20 +52,31 @@ class Run:
         self.told_rebound: set[str] = set()
         self.repl: Any = None
         self._repl_ready: asyncio.Future | None = None
+        self.ckpt = Checkpoint(checkpoint, fingerprint(rlm.signature, inputs)) if checkpoint is not None else None
+        self.resumed: RunSnapshot | None = None
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
         t0 = time.perf_counter()
         tracker = BudgetUsageTracker(self.budget, dspy.settings.usage_tracker)
         owned = False
+        if self.ckpt is not None:  # a mismatching checkpoint is the caller's error: raised, not swallowed
+            self.resumed = await asyncio.to_thread(self.ckpt.load)
+            if self.resumed is not None:
+                self._restore(self.resumed)
+                if self.resumed.result is not None:  # the run had finished: no LM call at all
+                    return self._prediction(self.resumed.result, tracker, self.resumed.elapsed_s)
         try:
             with dspy.context(usage_tracker=tracker):
-                state = RunState(self.rlm, self.budget, self.trace, loop=asyncio.get_running_loop())
+                state = RunState(self.rlm, self.budget, self.trace, loop=asyncio.get_running_loop(),
+                                 checkpoint=self.ckpt)
                 self.repl, owned = self.rlm.make_repl(make_bridges(state), self.interpreter, self.factory)
-                self.variables_info = self._prepare_context()
+                self.variables_info = self._prepare_context() + self._resume_note()
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
                 self._repl_ready = asyncio.ensure_future(asyncio.to_thread(self._start_repl))
                 result = await self._loop()
+                if self.ckpt is not None and not isinstance(result, Failed):
+                    await asyncio.to_thread(self._save_checkpoint, result)
         except Exception as exc:  # noqa: BLE001 - a broken run still ends typed, with its history
             logger.exception("RLM run failed")
             result = Failed(reason=f"{type(exc).__name__}: {exc}", partial_outputs=self.last_submit,
@@ -82,6 +94,56 @@ class Run:
     def _start_repl(self) -> None:
         self.repl.load_inputs(self.repl_inputs)
         self.repl.start()
+        if self.resumed is not None and self.resumed.variables and hasattr(self.repl, "load_variables"):
+            reply = self.repl.load_variables(self.resumed.variables)
+            for name, why in reply.get("failed", {}).items():
+                self.trace.warn(f"Checkpoint variable {name} {why}")
+
+    # -- checkpoints ------------------------------------------------------------------------------
+    def _restore(self, snap: RunSnapshot) -> None:
+        """Continue where the checkpointed run stopped: history, budget, trace, fix state."""
+        self.history = REPLHistory(entries=[REPLEntry(**e) for e in snap.history],
+                                   max_output_chars=self.rlm.max_output_chars)
+        self.budget.spent = Spent(**snap.spent)
+        self.budget.started = time.monotonic() - snap.elapsed_s
+        self.trace = TraceNode.from_dict(snap.trace)
+        if self.recovery is not None and snap.recovery is not None:
+            self.recovery = snap.recovery
+        self.last_submit, self.told_rebound = snap.last_submit, set(snap.told_rebound)
+        if snap.result is None:
+            self.trace.warn(f"Resumed from checkpoint {self.ckpt.path} after iteration {snap.iterations_done}")
+
+    def _resume_note(self) -> str:
+        snap = self.resumed
+        if snap is None:
+            return ""
+        note = (f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}. Restored "
+                f"variables: {', '.join(snap.variables) or 'none'}.")
+        if not hasattr(self.repl, "load_variables") and snap.variables:
+            note = (f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}; this REPL "
+                    f"cannot restore variables, recompute what you need: {', '.join(snap.variables)}.")
+        if snap.unsaved_variables:
+            note += " Not restorable (recompute them if you need them): " + "; ".join(
+                f"{n} ({why})" for n, why in snap.unsaved_variables.items()) + "."
+        return note
+
+    def _save_checkpoint(self, result: Any = None) -> None:
+        """Write the checkpoint after an iteration (or with the final result). A failed write is a warning:
+        the run goes on."""
+        try:
+            dumped = self.repl.dump_variables() if result is None and hasattr(self.repl, "dump_variables") \
+                else {"blobs": {}, "skipped": {}}
+            spent = self.budget.spent
+            snap = RunSnapshot(
+                fingerprint=self.ckpt.fingerprint, iterations_done=spent.iterations,
+                history=[e.model_dump() for e in self.history], spent=dict(spent.__dict__),
+                elapsed_s=self.budget.elapsed(), trace=self.trace.to_dict(), recovery=self.recovery,
+                last_submit=self.last_submit, told_rebound=sorted(self.told_rebound),
+                variables=dumped["blobs"], unsaved_variables=dumped["skipped"], result=result)
+            self.ckpt.save(snap)
+        except Exception as exc:  # noqa: BLE001 - e.g. disk full: the run itself is not at fault
+            logger.warning("could not write the checkpoint %s: %s", self.ckpt.path, exc)
+            self.trace.warn(f"Checkpoint not written: {type(exc).__name__}: {exc}")
 
     def _prepare_context(self) -> str:
         rlm = self.rlm
@@ -105,6 +167,8 @@ class Run:
                 return await self._fallback(f"reached the {limit} limit ({self._limit_text(limit)})", limit)
             record = IterationRecord(index=self.budget.spent.iterations)
             self.trace.iterations.append(record)
+            if self.ckpt is not None:
+                self.ckpt.begin_iteration(record.index)
             t_iter = time.perf_counter()
             try:
                 reasoning, code_text = await self._act(record)
@@ -117,12 +181,20 @@ class Run:
                 record.duration_s = time.perf_counter() - t_iter
                 if lm_failures >= MAX_CONSECUTIVE_LM_FAILURES:
                     return await self._fallback(f"the LM failed {lm_failures} times in a row: {exc}", "lm_errors")
+                await self._checkpoint_iteration()
                 continue
             outcome = await self._run_code(record, reasoning, code_text)
             record.duration_s = time.perf_counter() - t_iter
             record.budget = self.budget.snapshot()
             if outcome is not None:
                 return outcome
+            await self._checkpoint_iteration()
+
+    async def _checkpoint_iteration(self) -> None:
+        if self.ckpt is not None:
+            with contextlib.suppress(Exception):
+                await self._repl_ready
+            await asyncio.to_thread(self._save_checkpoint)
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
         rlm = self.rlm
@@ -131,13 +203,21 @@ class Run:
                                       iteration=f"{record.index}/{rlm.max_iters}", budget=self.budget.describe())
         if self.extra_rules and sig is not None:
             kwargs["signature"] = sig.with_instructions(sig.instructions + "\n" + self.extra_rules)
-        ctx = dspy.context(adapter=rlm.action_adapter) if rlm.action_adapter is not None else contextlib.nullcontext()
-        t0 = time.perf_counter()
-        with ctx:
-            action = await call_predictor(rlm.generate_action, self.use_async, **kwargs)
-        record.lm_duration_s = time.perf_counter() - t0
-        reasoning = getattr(action, "reasoning", "") or ""
-        code = getattr(action, "code", None)
+        key = f"action {record.index}"
+        replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
+        if replayed is not None:  # the crashed process had this answer already
+            reasoning, code = replayed["reasoning"], replayed["code"]
+        else:
+            ctx = (dspy.context(adapter=rlm.action_adapter) if rlm.action_adapter is not None
+                   else contextlib.nullcontext())
+            t0 = time.perf_counter()
+            with ctx:
+                action = await call_predictor(rlm.generate_action, self.use_async, **kwargs)
+            record.lm_duration_s = time.perf_counter() - t0
+            reasoning = getattr(action, "reasoning", "") or ""
+            code = getattr(action, "code", None)
+            if self.ckpt is not None:
+                self.ckpt.record("action", key, {"reasoning": str(reasoning), "code": code}, record.index)
         record.reasoning = str(reasoning)
         if rlm.verbose:
             logger.info("RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, rlm.max_iters, reasoning, code)
@@ -206,12 +286,13 @@ class Run:
             parts.append(res.stdout.rstrip("\n"))
         if res.error is not None:
             if self.recovery is not None and res.error.recoverable:
-                parts.append(self.recovery.on_failure(record.index, max(block, 1), res.error))
+                code = record.code_executions[-1].code if record.code_executions else ""
+                parts.append(self.recovery.on_failure(record.index, max(block, 1), res.error, code))
                 record.fix = self.recovery.open.to_dict() if self.recovery.open else None
             else:
                 parts.append(f"[Error] {res.error.format_for_model()}")
         elif self.recovery is not None:
-            self.recovery.on_success()
+            self.recovery.on_success(record.index)
         for name in res.rebound_inputs:
             if name not in self.told_rebound:
                 self.told_rebound.add(name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import keyword
 import logging
+import os
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -34,7 +35,7 @@ RESERVED_SANDBOX_NAMES = frozenset({
     "inputs", *HELPER_NAMES,
 })
 RESERVED_RESULT_NAMES = frozenset({"trajectory", "final_reasoning"})
-RUNTIME_ARGS = frozenset({"interpreter_factory", "interpreter"})
+RUNTIME_ARGS = frozenset({"interpreter_factory", "interpreter", "checkpoint"})
 
 
 class RLM(dspy.Module):
@@ -68,6 +69,10 @@ class RLM(dspy.Module):
         action_adapter: Adapter for the action step (``None`` = the configured adapter).
         recovery: Give the model targeted fix steps for failing code (``False`` behaves like dspy.RLM).
         max_fix_attempts: Fix attempts per failing step before the run goes to fallback extraction.
+        checkpoint: A file path: after every iteration the run's history, budget, trace and picklable REPL
+            variables are written there atomically, and a run started again with the same path (same program
+            and inputs) resumes without repeating LM calls already answered (see :mod:`dspy_rlm.checkpoint`).
+            Also accepted per call: ``rlm(..., checkpoint=path)``.
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class RLM(dspy.Module):
         action_adapter: Any = None,
         recovery: bool = True,
         max_fix_attempts: int = 3,
+        checkpoint: str | os.PathLike | None = None,
     ):
         super().__init__()
         if max_iterations is not None:
@@ -125,6 +131,7 @@ class RLM(dspy.Module):
         self.repl_timeout, self.repl_memory_mb = repl_timeout, repl_memory_mb
         self.extract_adapter, self.action_adapter = extract_adapter, action_adapter
         self.recovery, self.max_fix_attempts = recovery, max_fix_attempts
+        self.checkpoint = checkpoint
         self._interpreter_factory = interpreter_factory
         self._interpreter = interpreter
         self._user_tools = self._normalize_tools(tools)
@@ -234,16 +241,17 @@ class RLM(dspy.Module):
         return "\n".join(lines)
 
     # -- public interface -------------------------------------------------------------------------
-    def forward(self, *args: Any, interpreter_factory: Callable[[], Any] | None = None, **inputs: Any) -> dspy.Prediction:
+    def forward(self, *args: Any, interpreter_factory: Callable[[], Any] | None = None,
+                checkpoint: str | os.PathLike | None = None, **inputs: Any) -> dspy.Prediction:
         """Run the RLM. Inputs by keyword; an interpreter instance may come first (dspy 3.3 form)."""
         interpreter = self._positional_interpreter(args)
-        return run_sync(self._start(inputs, interpreter, interpreter_factory, use_async=False))
+        return run_sync(self._start(inputs, interpreter, interpreter_factory, checkpoint, use_async=False))
 
     async def aforward(self, *args: Any, interpreter_factory: Callable[[], Any] | None = None,
-                       **inputs: Any) -> dspy.Prediction:
+                       checkpoint: str | os.PathLike | None = None, **inputs: Any) -> dspy.Prediction:
         """Async ``forward``: LM calls with native async support are awaited, async tools run on this loop."""
         interpreter = self._positional_interpreter(args)
-        return await self._start(inputs, interpreter, interpreter_factory, use_async=True)
+        return await self._start(inputs, interpreter, interpreter_factory, checkpoint, use_async=True)
 
     @staticmethod
     def _positional_interpreter(args: tuple) -> Any:
@@ -254,14 +262,16 @@ class RLM(dspy.Module):
         raise TypeError("RLM takes its inputs as keyword arguments, e.g. rlm(context=..., query=...); the only "
                         "positional argument allowed is an interpreter instance (dspy 3.3 form)")
 
-    async def _start(self, inputs: dict[str, Any], interpreter: Any, factory: Any, use_async: bool) -> dspy.Prediction:
+    async def _start(self, inputs: dict[str, Any], interpreter: Any, factory: Any, checkpoint: Any,
+                     use_async: bool) -> dspy.Prediction:
         from dspy_rlm.loop import Run
 
         self._validate_inputs(inputs)
         _check_factory(factory)
         _check_interpreter(interpreter)
         budget = Budget(self.limits())
-        return await Run(self, inputs, budget, use_async=use_async, interpreter=interpreter, factory=factory).execute()
+        return await Run(self, inputs, budget, use_async=use_async, interpreter=interpreter, factory=factory,
+                         checkpoint=checkpoint if checkpoint is not None else self.checkpoint).execute()
 
     # -- REPL resolution --------------------------------------------------------------------------
     def make_repl(self, bridges: dict[str, Callable[..., Any]], interpreter: Any = None,

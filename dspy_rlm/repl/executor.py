@@ -11,6 +11,7 @@ import builtins
 import io
 import keyword
 import linecache
+import pickle
 import sys
 import time
 import traceback
@@ -243,6 +244,32 @@ class NamespaceExecutor:
         """Short descriptions of the model's variables (newest last), for fallback extraction."""
         names = self.user_variables()[-max_vars:]
         return {n: describe_value(self.namespace[n], max_chars_per_var) for n in names}
+
+    def dump_variables(self) -> dict[str, Any]:
+        """The model's variables, each pickled on its own (for checkpoints): ``{"blobs", "skipped"}``.
+
+        A variable that cannot be pickled (a function or class defined in the REPL, an open file, a
+        generator) is left out and named in ``skipped`` with the reason.
+        """
+        blobs: dict[str, bytes] = {}
+        skipped: dict[str, str] = {}
+        for name in self.user_variables():
+            try:
+                blobs[name] = pickle.dumps(self.namespace[name], protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:  # noqa: BLE001 - anything unpicklable is reported, not fatal
+                skipped[name] = f"{type(self.namespace[name]).__name__} cannot be saved ({type(exc).__name__})"
+        return {"blobs": blobs, "skipped": skipped}
+
+    def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]:
+        """Bind variables saved by :meth:`dump_variables`; returns ``{"restored": [...], "failed": {...}}``."""
+        restored, failed = [], {}
+        for name, blob in blobs.items():
+            try:
+                self.namespace[name] = pickle.loads(blob)
+                restored.append(name)
+            except Exception as exc:  # noqa: BLE001
+                failed[name] = f"could not be restored ({type(exc).__name__}: {exc})"
+        return {"restored": restored, "failed": failed}
 
     def set_variables(self, variables: dict[str, Any]) -> None:
         """DSPy-style per-call variables: bind them (by reference) before a block."""

@@ -100,6 +100,14 @@ class InProcessREPL:
     def snapshot(self, max_chars_per_var: int = 2_000, max_vars: int = 40) -> dict[str, str]:
         return self._executor.snapshot(max_chars_per_var, max_vars) if self._executor else {}
 
+    def dump_variables(self) -> dict[str, Any]:
+        """The model's variables, pickled one by one (see ``NamespaceExecutor.dump_variables``)."""
+        return self._executor.dump_variables() if self._executor else {"blobs": {}, "skipped": {}}
+
+    def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]:
+        self.start()
+        return self._executor.load_variables(blobs)
+
     def execute(self, code: str, variables: dict[str, Any] | None = None) -> Any:
         """DSPy's ``CodeInterpreter.execute``: returns stdout, or ``FinalOutput``; raises on errors."""
         self.start()

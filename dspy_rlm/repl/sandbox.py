@@ -281,6 +281,21 @@ class SubprocessREPL:
             except (WorkerDied, TimeoutError):
                 return {}
 
+    def dump_variables(self) -> dict[str, Any]:
+        """The model's variables, pickled one by one in the worker (see ``NamespaceExecutor.dump_variables``)."""
+        with self._lock:
+            if self._conn is None:
+                return {"blobs": {}, "skipped": {}}
+            return self._round_trip(("dump",))
+
+    def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]:
+        """Bind variables saved by :meth:`dump_variables` in the worker (starting it if needed)."""
+        with self._lock:
+            self.start()
+            reply = self._round_trip(("load", blobs))
+            self._user_variables = sorted(set(self._user_variables) | set(reply["restored"]))
+            return reply
+
     # -- DSPy CodeInterpreter compatibility --------------------------------------------------------
     def execute(self, code: str, variables: dict[str, Any] | None = None) -> Any:
         """DSPy's ``CodeInterpreter.execute``: returns stdout, or ``FinalOutput``; raises on errors."""

@@ -130,6 +130,10 @@ class Worker:
                 self._send_safely(("done", self._exec(msg[1])))
             elif op == "snapshot":
                 self.conn.send(("snapshot", self.executor.snapshot(*msg[1:])))
+            elif op == "dump":
+                self.conn.send(("dump", self.executor.dump_variables()))
+            elif op == "load":
+                self.conn.send(("load", self.executor.load_variables(msg[1])))
             elif op == "set":
                 self.executor.set_variables(msg[1])
                 self.conn.send(("ok", None))

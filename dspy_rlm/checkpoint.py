@@ -1,0 +1,201 @@
+"""Checkpoint and resume for long runs: nothing already paid for is asked of the LM twice.
+
+``RLM(..., checkpoint="run.ckpt")`` (or ``rlm(..., checkpoint=...)``) makes the root run write, after every
+iteration, one file holding the REPL history, the budget spent, the trace, the fix history and the model's
+picklable REPL variables. The write is atomic (a temporary file in the same folder, fsync, ``os.replace``),
+so a crash leaves either the previous checkpoint or the new one, never half of one.
+
+Within an iteration a small journal (``<path>.journal``, one JSON line per record, flushed and fsynced as it
+is written) keeps what the LM answered before the iteration finished: the action step and every
+``llm_query`` / ``llm_query_batched`` response. A run started again with the same path, program and inputs
+resumes after the last completed iteration and replays the journal instead of calling the LM again, so a
+crash in the middle of an iteration (code that hangs the machine, an OOM kill, a power cut) costs no LM call
+that had already returned. A finished run's checkpoint holds its result: calling again returns it at once.
+
+Limits, stated plainly: variables that cannot be pickled (functions and classes defined in the REPL, open
+files, generators) are not restored and the model is told their names; a sub-RLM (``rlm_query``) that was
+running when the process died runs again; backends other than ours (dspy's interpreters) restore the history
+but not variables. The checkpoint is a pickle: load only checkpoints you wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import pickle
+import tempfile
+import threading
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+
+
+class CheckpointMismatch(ValueError):
+    """The checkpoint at this path belongs to another program or other inputs."""
+
+
+@dataclass
+class RunSnapshot:
+    """Everything a run needs to continue after its last completed iteration."""
+
+    fingerprint: str
+    iterations_done: int
+    history: list[dict[str, Any]]
+    spent: dict[str, Any]
+    elapsed_s: float
+    trace: dict[str, Any]
+    recovery: dict[str, Any] | None
+    last_submit: dict[str, Any] | None
+    told_rebound: list[str]
+    variables: dict[str, bytes] = field(default_factory=dict)
+    unsaved_variables: dict[str, str] = field(default_factory=dict)
+    result: Any = None  # the typed result once the run has ended
+    version: int = FORMAT_VERSION
+
+
+def fingerprint(signature: Any, inputs: dict[str, Any]) -> str:
+    """A digest of the program's signature and the run's inputs (strings are hashed without copying)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(repr(signature).encode("utf-8", "replace"))
+    h.update(str(getattr(signature, "instructions", "")).encode("utf-8", "replace"))
+    for name in sorted(inputs):
+        value = inputs[name]
+        h.update(name.encode())
+        if isinstance(value, str):
+            h.update(value.encode("utf-8", "surrogatepass"))
+        elif isinstance(value, bytes):
+            h.update(value)
+        else:
+            try:
+                h.update(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            except Exception:  # noqa: BLE001 - an unpicklable input is identified by its repr
+                h.update(repr(value).encode("utf-8", "replace"))
+    return h.hexdigest()
+
+
+class Checkpoint:
+    """One run's checkpoint file and its in-iteration journal.
+
+    Args:
+        path: Where the checkpoint lives; the journal is ``path + ".journal"``.
+        fingerprint: :func:`fingerprint` of the program and inputs; a file with another one is refused.
+    """
+
+    def __init__(self, path: str | os.PathLike, fingerprint: str):
+        self.path = Path(path)
+        self.journal_path = self.path.with_name(self.path.name + ".journal")
+        self.fingerprint = fingerprint
+        self._lock = threading.Lock()
+        self._replay: dict[tuple[str, str], deque] = defaultdict(deque)
+        self._pending_iteration: int | None = None
+        self.replayed = 0
+
+    # -- the checkpoint file ------------------------------------------------------------------------
+    def load(self) -> RunSnapshot | None:
+        """The saved snapshot (with the journal of the unfinished iteration armed for replay), or None."""
+        if not self.path.exists():
+            return None
+        try:
+            with self.path.open("rb") as f:
+                snap = pickle.load(f)
+        except Exception as exc:  # noqa: BLE001 - a corrupt file is the caller's to remove
+            raise CheckpointMismatch(f"could not read the checkpoint {self.path} ({type(exc).__name__}: {exc}); "
+                                     "delete it or pass another checkpoint path") from exc
+        if not isinstance(snap, RunSnapshot) or snap.version != FORMAT_VERSION:
+            raise CheckpointMismatch(f"{self.path} is not a dspy-rlm checkpoint of format {FORMAT_VERSION}; "
+                                     "delete it or pass another checkpoint path")
+        if snap.fingerprint != self.fingerprint:
+            raise CheckpointMismatch(f"the checkpoint {self.path} was written by a run with another signature or "
+                                     "other inputs; delete it to start over, or pass another checkpoint path")
+        self._arm_journal(snap.iterations_done + 1)
+        return snap
+
+    def save(self, snap: RunSnapshot) -> None:
+        """Write the snapshot atomically, then clear the journal (its iteration is now in the snapshot)."""
+        snap.fingerprint = self.fingerprint
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(snap, f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(self.path.parent)
+        with self._lock:
+            self._replay.clear()
+            self._pending_iteration = None
+            with contextlib.suppress(OSError):
+                self.journal_path.unlink()
+
+    # -- the journal of the iteration in progress ---------------------------------------------------
+    def begin_iteration(self, index: int) -> None:
+        with self._lock:
+            if self._pending_iteration != index:  # a replayed iteration keeps its journal until it is saved
+                self._replay.clear()
+                self._pending_iteration = index
+                with contextlib.suppress(OSError):
+                    self.journal_path.unlink()
+
+    def record(self, kind: str, key: str, value: Any, iteration: int) -> None:
+        """Append one LM answer to the journal (flushed and fsynced: it survives a crash right after)."""
+        line = json.dumps({"kind": kind, "key": _digest(key), "value": value, "iteration": iteration})
+        with self._lock, self.journal_path.open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def replay(self, kind: str, key: str) -> Any:
+        """The journaled answer for this call, if the crashed process already had it (FIFO per key)."""
+        with self._lock:
+            queue = self._replay.get((kind, _digest(key)))
+            if not queue:
+                return None
+            self.replayed += 1
+            return queue.popleft()
+
+    def _arm_journal(self, iteration: int) -> None:
+        self._replay.clear()
+        self._pending_iteration = iteration
+        if not self.journal_path.exists():
+            return
+        text = self.journal_path.read_text(encoding="utf-8", errors="replace")
+        for line in text.splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:  # the line being written when the process died
+                continue
+            if rec.get("iteration") == iteration:
+                self._replay[(rec["kind"], rec["key"])].append(rec["value"])
+        # The surviving records are kept in the file, so a second crash before this iteration ends loses
+        # nothing either; new records are appended after them.
+
+
+def _digest(key: str) -> str:
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
