@@ -1,9 +1,10 @@
 """Iterative failure recovery (seed 002) mapped onto the REPL loop.
 
 A failing code block opens a *step* ``X.Y`` (iteration X, block Y). Instead of a bare error the model gets a
-targeted fix step, ``[FIX X.Y.N] Fix: <error> at line L``, with the offending line and a strategy. Each
-further failure while the step is open is one more fix attempt; a block that succeeds closes the step (its
-attempts are cleared). At ``max_fix_attempts`` the run stops that line of work with
+targeted fix step, ``[FIX X.Y] Fix: <error> at line L``, with the offending line, a strategy and the attempt
+(fix id ``X.Y.N``). Each further failure while the step is open is one more fix attempt; a block of a later
+iteration that succeeds closes the step (its attempts are cleared; a later block of the *same* answer that
+happens to run cleanly is no fix). At ``max_fix_attempts`` the run stops that line of work with
 ``Max fix attempts (3) reached for step X.Y. Fix history: [...]`` and goes to fallback extraction.
 """
 
@@ -32,14 +33,18 @@ _STRATEGIES = {
 
 @dataclass
 class FixRecord:
+    """One failing step: its attempts, fix ids, error summaries and the structured failures (with the code)."""
+
     step: str
+    iteration: int = 0  # the iteration of the latest failure
     attempts: int = 0
     fix_ids: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempts": self.attempts, "fixTaskIds": list(self.fix_ids), "errors": list(self.errors),
-                "lastError": self.errors[-1] if self.errors else None}
+                "lastError": self.errors[-1] if self.errors else None, "failures": list(self.failures)}
 
 
 class RecoveryTracker:
@@ -53,16 +58,20 @@ class RecoveryTracker:
         self.history: dict[str, FixRecord] = {}
         self.exhausted: str | None = None
 
-    def on_failure(self, iteration: int, block: int, error: ErrorInfo) -> str:
+    def on_failure(self, iteration: int, block: int, error: ErrorInfo, code: str = "") -> str:
         """Record a failure and return the fix-step text for the model (or the stop message at the limit)."""
         summary = f"{error.type}: {error.message}".strip()[:300]
         if error.line:
             summary += f" at line {error.line}"
         if self.open is None:
-            self.open = FixRecord(step=f"{iteration}.{block}")
+            self.open = FixRecord(step=f"{iteration}.{block}", iteration=iteration)
             self.history[self.open.step] = self.open
         rec = self.open
+        rec.iteration = iteration  # the answer that last failed: only a later one can be the fix
         rec.errors.append(summary)
+        rec.failures.append({"iteration": iteration, "block": block, "type": error.type,
+                             "message": str(error.message)[:500], "line": error.line,
+                             "source_line": error.source_line, "code": code[:2_000]})
         if rec.attempts >= self.max_fix_attempts:
             self.exhausted = (f"Max fix attempts ({self.max_fix_attempts}) reached for step {rec.step}. "
                               f"Fix history: {rec.errors}")
@@ -70,17 +79,18 @@ class RecoveryTracker:
         rec.attempts += 1
         fix_id = f"{rec.step}.{rec.attempts}"
         rec.fix_ids.append(fix_id)
-        lines = [f"[FIX {fix_id}] Fix: {summary}"]
+        lines = [f"[FIX {rec.step}] Fix: {summary}"]
         if error.source_line:
             lines.append(f"  Offending line {error.line}: {error.source_line.strip()}")
         lines.append(f"  Do: {_STRATEGIES.get(error.type, 'read the error, change the failing line, and rerun')}")
-        lines.append(f"  Attempt {rec.attempts} of {self.max_fix_attempts} for step {rec.step}; "
+        lines.append(f"  Attempt {rec.attempts} of {self.max_fix_attempts} for step {rec.step} (fix {fix_id}); "
                      "done when this block runs without the error.")
         return "\n".join(lines)
 
-    def on_success(self) -> None:
-        """A block ran cleanly: the open step is fixed."""
-        self.open = None
+    def on_success(self, iteration: int | None = None) -> None:
+        """A block of a later iteration than the failure ran cleanly: the open step is fixed."""
+        if self.open is not None and (iteration is None or iteration > self.open.iteration):
+            self.open = None
 
     def to_dict(self) -> dict[str, Any]:
         return {step: rec.to_dict() for step, rec in self.history.items()}

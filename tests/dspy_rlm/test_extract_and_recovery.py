@@ -6,6 +6,7 @@ from dspy_rlm import RLM, Extracted
 from dspy_rlm.extract import confidence
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl.base import ErrorInfo
+from dspy_rlm.repl.inprocess import InProcessREPL
 
 from .scripted import act
 
@@ -25,11 +26,13 @@ def test_confidence_rule(outputs, variables, history, expected):
 def test_fix_step_ids_and_clearing_on_success():
     t = RecoveryTracker(max_fix_attempts=3)
     msg = t.on_failure(3, 1, ErrorInfo("NameError", "name 'df' is not defined", line=4, source_line="df.head()"))
-    assert msg.startswith("[FIX 3.1.1] Fix: NameError: name 'df' is not defined at line 4")
-    assert "Offending line 4: df.head()" in msg
+    assert msg.startswith("[FIX 3.1] Fix: NameError: name 'df' is not defined at line 4")
+    assert "Offending line 4: df.head()" in msg and "(fix 3.1.1)" in msg
     t.on_failure(4, 1, ErrorInfo("NameError", "again"))
     assert t.history["3.1"].attempts == 2
-    t.on_success()
+    t.on_success(4)  # a later block of the failing answer is no fix
+    assert t.open is not None
+    t.on_success(5)
     t.on_failure(6, 2, ErrorInfo("KeyError", "'k'"))
     assert set(t.history) == {"3.1", "6.2"} and t.history["6.2"].attempts == 1
 
@@ -39,9 +42,14 @@ def test_scripted_lm_that_fixes_on_the_second_try():
     with dspy.context(lm=lm):
         pred = RLM("context -> answer")(context="c")
     assert pred.answer == "2"
-    assert pred.trajectory[0]["output"].startswith("[FIX 1.1.1] Fix: NameError")
-    assert pred.trace.fix_history == {"1.1": {"attempts": 1, "fixTaskIds": ["1.1.1"], "errors": [
-        "NameError: name 'df' is not defined at line 1"], "lastError": "NameError: name 'df' is not defined at line 1"}}
+    assert pred.trajectory[0]["output"].startswith("[FIX 1.1] Fix: NameError")
+    fixes = pred.trace.fix_history
+    assert {k: v for k, v in fixes["1.1"].items() if k != "failures"} == {"attempts": 1, "fixTaskIds": ["1.1.1"],
+        "errors": ["NameError: name 'df' is not defined at line 1"],
+        "lastError": "NameError: name 'df' is not defined at line 1"}
+    assert fixes["1.1"]["failures"] == [{"iteration": 1, "block": 1, "type": "NameError",
+                                         "message": "name 'df' is not defined", "line": 1,
+                                         "source_line": "print(df)", "code": "print(df)"}]
 
 
 def test_never_fixed_reaches_the_limit_then_extraction_follows():
@@ -51,6 +59,16 @@ def test_never_fixed_reaches_the_limit_then_extraction_follows():
     assert isinstance(pred.result, Extracted) and pred.result.limit == "fix_attempts"
     assert pred.result.reason.startswith("Max fix attempts (3) reached for step 1.1. Fix history: [")
     assert len(pred.trajectory) == 4 and pred.answer == "extracted anyway"
+
+
+def test_a_clean_block_after_a_failing_one_in_the_same_answer_is_no_fix():
+    # Each answer: a failing block, then a block that runs. The step must still count up to the limit.
+    step = {"reasoning": "r", "code": "```python\n1/0\n```\n```python\nprint('fine')\n```"}
+    lm = DummyLM([step] * 4 + [{"answer": "extracted"}])
+    with dspy.context(lm=lm):
+        pred = RLM("context -> answer", max_fix_attempts=3, interpreter_factory=InProcessREPL)(context="c")
+    assert pred.result.limit == "fix_attempts"
+    assert pred.trace.fix_history["1.1"]["attempts"] == 3
 
 
 def test_recovery_off_behaves_like_dspy():
