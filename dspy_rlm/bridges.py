@@ -23,6 +23,7 @@ import contextvars
 import functools
 import inspect
 import logging
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -308,10 +309,15 @@ def _affordable(state: RunState, n: int) -> tuple[int, str]:
     if budget.depth >= budget.limits.max_depth:
         return 0, f"depth {budget.depth} is the maximum ({budget.limits.max_depth})"
     left = budget.remaining().get("llm_calls")
-    if left is None or left >= threshold * n:
+    if left is None:
         return n, ""
-    return left // threshold, (f"only {left} sub-LM call(s) left (a sub-RLM needs about {threshold}; "
-                               f"downgrade_threshold={threshold})")
+    # Each of k children is allocated child_share / k of what is left (Budget.child): run as sub-RLMs only
+    # as many as get at least `threshold` calls each, so none starts with too little to finish.
+    k = min(n, math.floor(left * state.rlm.child_share / threshold))
+    if k >= n:
+        return n, ""
+    return k, (f"only {left} sub-LM call(s) left: a sub-RLM gets child_share={state.rlm.child_share:g} of them "
+               f"and needs at least downgrade_threshold={threshold}")
 
 
 def _run_children(state: RunState, tasks: list[tuple[str, Any]]) -> list[str]:

@@ -95,11 +95,14 @@ class Budget:
         return time.monotonic() - self.started
 
     def exhausted(self) -> str | None:
-        """The first limit reached by this run or any ancestor, or None."""
+        """The first limit reached by this run or any ancestor, or None.
+
+        Iterations are per run: an ancestor on its last iteration does not stop a child started in it.
+        """
         with self._lock:
             node: Budget | None = self
             while node is not None:
-                hit = node._own_exhausted()
+                hit = node._own_exhausted(ignore_iterations=node is not self)
                 if hit:
                     return hit
                 node = node.parent

@@ -84,12 +84,14 @@ def test_batch_rlm_query_types_failures_per_item():
 def test_batch_runs_what_the_budget_affords_and_downgrades_the_rest():
     lm = ScriptedLM(None)
     pred = run(lm, lambda i: "SUBMIT(answer=repr(batch_rlm_query([f't{j}' for j in range(5)])))",
-               max_depth=1, max_llm_calls=7, downgrade_threshold=3)
+               max_depth=1, max_llm_calls=13, downgrade_threshold=3)
     answers = eval(pred.answer)  # noqa: S307
-    assert answers[:2] == ["T0", "T1"]  # 7 // 3 = 2 sub-RLMs
+    # 13 calls left, child_share 0.5: floor(13 * 0.5 / 3) = 2 sub-RLMs, each allocated >= 3 calls
+    assert answers[:2] == ["T0", "T1"]
     assert all(a.startswith("echo:t") for a in answers[2:])
     assert [n.kind for n in pred.trace.subcalls].count("llm") == 3
-    assert pred.trace.usage["llm_calls"] <= 7
+    assert all(n.usage["limits"]["max_llm_calls"] >= 3 for n in pred.trace.subcalls if n.kind == "rlm")
+    assert pred.trace.usage["llm_calls"] <= 13
     assert any("downgraded" in w for w in pred.trace.warnings)
 
 
@@ -161,3 +163,11 @@ def test_embedded_model_as_sub_lm_of_llm_query():
     (node,) = pred.trace.subcalls
     assert node.usage["prompt_tokens"] > 0 and node.usage["completion_tokens"] > 0
     assert pred.trace.usage["prompt_tokens"] >= root.prompt_tokens + node.usage["prompt_tokens"]
+
+
+def test_rlm_query_in_the_parents_last_iteration_still_runs_the_child():
+    lm = ScriptedLM(None)
+    pred = run(lm, lambda i: "SUBMIT(answer=rlm_query('last'))", max_iters=1, max_depth=1)
+    assert pred.answer == "LAST"  # the child ran its own step (task.upper()), it was not cut off
+    (child,) = pred.trace.subcalls
+    assert child.kind == "rlm" and child.answer_source == "submit" and len(child.iterations) == 1
