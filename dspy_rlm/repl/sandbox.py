@@ -32,6 +32,11 @@ logger = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MEMORY_MB = 4096
 _KILL_GRACE_S = 2.0
+# One fork at a time per process: libraries' fork hooks (filelock's audit hook refuses an os.fork while another
+# thread is inside one) are not written for concurrent forks, and runs under dspy.Evaluate(num_threads=8)
+# start their workers at the same moment.
+_FORK_LOCK = threading.Lock()
+_FORK_RETRIES = 40
 
 
 class WorkerDied(RuntimeError):
@@ -113,9 +118,11 @@ class SubprocessREPL:
     def _fork(self, parent_sock: socket.socket, child_sock: socket.socket, config: dict) -> None:
         from dspy_rlm.repl.worker import child_main  # imported before fork: the child pays nothing
 
-        with warnings.catch_warnings():  # Python >= 3.12 warns about fork() in threaded programs
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
+        pid = self._fork_once()
+        if pid is None:  # fork kept being refused (a library's fork hook): a fresh interpreter instead
+            logger.warning("os.fork was refused %d times; starting the REPL worker with spawn", _FORK_RETRIES)
+            self._spawn(parent_sock, child_sock, config)
+            return
         if pid == 0:  # child
             try:
                 parent_sock.close()
@@ -125,6 +132,19 @@ class SubprocessREPL:
         child_sock.close()
         self._pid = pid
         self._conn = Connection(parent_sock.detach())
+
+    @staticmethod
+    def _fork_once() -> int | None:
+        """``os.fork()`` under the process-wide fork lock, retried while a fork hook refuses (RuntimeError)."""
+        for attempt in range(_FORK_RETRIES):
+            with _FORK_LOCK, warnings.catch_warnings():  # Python >= 3.12 warns about fork() with threads
+                warnings.simplefilter("ignore", DeprecationWarning)
+                try:
+                    return os.fork()
+                except RuntimeError:  # e.g. filelock: "os.fork is unsafe while filelock is changing ..."
+                    pass
+            time.sleep(0.002 * (attempt + 1))
+        return None
 
     def _spawn(self, parent_sock: socket.socket, child_sock: socket.socket, config: dict) -> None:
         fd = child_sock.fileno()

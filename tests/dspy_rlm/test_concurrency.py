@@ -62,9 +62,9 @@ def test_evaluate_num_threads_8_without_cross_talk():
             return action("secret = question[::-1]\nshout = llm_query('say ' + question)\nprint(secret)")
         return action("SUBMIT(answer=question + '|' + secret + '|' + shout)")
 
-    # In-process REPLs: concurrent SubprocessREPL starts can race filelock's fork audit hook once any
-    # FileLock was used in the process (RuntimeError from os.fork; reported, fix belongs in repl/sandbox.py).
-    rlm = RLM("question -> answer", interpreter_factory=InProcessREPL)
+    # The default backend: 8 threads start sandbox workers at once (forks are serialized and retried
+    # against filelock's fork audit hook, which refuses concurrent forks).
+    rlm = RLM("question -> answer")
     devset = [dspy.Example(question=f"item-{i:02d}").with_inputs("question") for i in range(16)]
 
     def metric(example, pred, trace=None):
