@@ -4,9 +4,14 @@ Targets: ``search`` (literal and regex) and ``count_matches`` at >= 200 MB/s, ``
 ``find_relevant`` by BM25 over 10,000 chunks (index build + query) <= 2 s. The text is generated from a
 fixed seed; MB here means 10**6 bytes (the text is ASCII, so one char is one byte).
 
+``root_prompt``: the first action prompt (all messages, as DSPy's ChatAdapter formats them) that
+``RLM("a0, ..., a9, query -> answer")`` sends for 10 str variables totalling 1 GiB (each its own real
+~102 MB string, built as benchmarks/repl_overhead.py builds its context), with and without ``auto_chunk``;
+target <= 3,000 tokens (estimated as chars / 4).
+
 Run:
     python benchmarks/helpers.py                # 100 MB, in-process and in SubprocessREPL
-    python benchmarks/helpers.py --mb 10 --repeat 1 --no-sandbox
+    python benchmarks/helpers.py --mb 10 --repeat 1 --no-sandbox --root-prompt-mb 100
 
 Prints one JSON object.
 """
@@ -139,6 +144,34 @@ def run_in_sandbox(inputs: dict, repeat: int) -> dict:
     return out
 
 
+def root_prompt(total_mb: float = 1024.0, n_vars: int = 10, auto_chunk: bool = False) -> dict:
+    """Size of the first action prompt of an RLM over ``n_vars`` str inputs of ``total_mb`` MiB in all.
+
+    The same measurement as ``repl_overhead.root_prompt_chars`` (a scripted LM that SUBMITs at once; the
+    prompt read back from its history), with many variables instead of one.
+    """
+    import dspy
+    from dspy.utils import DummyLM
+
+    from benchmarks.repl_overhead import MB as MIB
+    from benchmarks.repl_overhead import _context
+    from dspy_rlm import RLM
+
+    names = [f"a{i}" for i in range(n_vars)]
+    inputs = {name: f"[{name}]\n" + _context(total_mb / n_vars) for name in names}  # distinct real strings
+    lm = DummyLM([{"reasoning": "r", "code": "SUBMIT(answer='x')"}])
+    rlm = RLM(", ".join(names) + ", query -> answer", max_iters=2, auto_chunk=auto_chunk)
+    t0 = time.perf_counter()
+    with dspy.context(lm=lm):
+        pred = rlm(**inputs, query="How many invoices are overdue?")
+    wall = time.perf_counter() - t0
+    messages = lm.history[0]["messages"]
+    chars = sum(len(str(m["content"])) for m in messages)
+    return {"variables": n_vars, "total_input_mib": round(sum(map(len, inputs.values())) / MIB, 1),
+            "auto_chunk": auto_chunk, "messages": len(messages), "chars": chars, "tokens_est": chars // 4,
+            "le_3000_tokens": chars // 4 <= 3000, "run_s": round(wall, 2), "result": pred.result.kind}
+
+
 def verdict(m: dict) -> dict:
     return {
         "search_literal_ge_200MBps": m["search_literal"]["mb_per_s"] >= 200,
@@ -155,6 +188,8 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=100.0, help="size of the big text, in 10**6 chars")
     parser.add_argument("--repeat", type=int, default=3, help="best of N for each throughput figure")
     parser.add_argument("--no-sandbox", action="store_true", help="measure in-process only")
+    parser.add_argument("--root-prompt-mb", type=float, default=1024.0,
+                        help="total MiB of the 10 variables for the root prompt measurement (0: skip)")
     args = parser.parse_args()
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -172,6 +207,12 @@ def main() -> None:
     if not args.no_sandbox:
         report["sandbox"] = run_in_sandbox(inputs, args.repeat)
         report["targets_sandbox"] = verdict(report["sandbox"])
+    del inputs
+    if args.root_prompt_mb > 0:
+        report["root_prompt"] = {"default": root_prompt(args.root_prompt_mb),
+                                 "auto_chunk": root_prompt(args.root_prompt_mb, auto_chunk=True)}
+        report["targets_root_prompt"] = {"root_prompt_le_3000_tokens": all(
+            r["le_3000_tokens"] for r in report["root_prompt"].values())}
     print(json.dumps(report, indent=2))
 
 
