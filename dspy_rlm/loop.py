@@ -289,6 +289,9 @@ class Run:
                 code = record.code_executions[-1].code if record.code_executions else ""
                 parts.append(self.recovery.on_failure(record.index, max(block, 1), res.error, code))
                 record.fix = self.recovery.open.to_dict() if self.recovery.open else None
+                if res.restarted:  # the fix step clips long messages: the lost names are said in full
+                    parts.append("[note] The REPL worker was restarted and the inputs loaded again. Your variables "
+                                 f"that were lost: {', '.join(res.lost_variables) or 'none'}")
             else:
                 parts.append(f"[Error] {res.error.format_for_model()}")
         elif self.recovery is not None:

@@ -61,7 +61,8 @@ class RLM(dspy.Module):
         max_concurrency: Parallel sub-calls in ``llm_query_batched`` / ``batch_rlm_query``.
         downgrade_threshold: Below this many sub-LM calls left, ``rlm_query`` becomes ``llm_query``.
         size_config: Per-variable and total size thresholds for warnings.
-        auto_chunk: Split str inputs over the chunk threshold into lists of chunks.
+        auto_chunk: Split inputs over the chunk threshold into lists of chunks on natural boundaries (text on
+            paragraphs / lines, a dict of files into groups of whole files, a list into sub-lists).
         repl_timeout: Wall-time limit per code block (seconds).
         repl_memory_mb: Extra memory the sandbox worker may map.
         extract_adapter: Adapter for the ``extract`` step: ``"auto"`` (dspy_outlines' tiered adapter when
@@ -337,7 +338,8 @@ def _check_interpreter(interpreter: Any) -> None:
 
 _CHILD_CONFIG = ("sub_max_iters", "max_llm_calls", "max_output_chars", "sub_lm", "max_depth", "child_share",
                  "max_concurrency", "downgrade_threshold", "repl_timeout", "repl_memory_mb", "extract_adapter",
-                 "action_adapter", "recovery", "max_fix_attempts", "_interpreter_factory")
+                 "action_adapter", "recovery", "max_fix_attempts", "_interpreter_factory", "size_config",
+                 "auto_chunk")
 _child_modules: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -361,7 +363,8 @@ def _child_module(parent: RLM, with_context: bool, depth: int) -> RLM:
                     downgrade_threshold=parent.downgrade_threshold, repl_timeout=parent.repl_timeout,
                     repl_memory_mb=parent.repl_memory_mb, extract_adapter=parent.extract_adapter,
                     action_adapter=parent.action_adapter, recovery=parent.recovery,
-                    max_fix_attempts=parent.max_fix_attempts,
+                    max_fix_attempts=parent.max_fix_attempts, size_config=parent.size_config,
+                    auto_chunk=parent.auto_chunk,
                     interpreter_factory=parent._interpreter_factory)  # children use the parent's backend kind
         rules = prompts.SUB_RLM_RULES.format(depth=depth, max_depth=parent.max_depth)
         action = child.generate_action

@@ -188,3 +188,14 @@ def test_time_limit_triggers_extraction():
         pred = RLM("context, query -> answer", max_time=1.0)(context="c", query="q")
     assert isinstance(pred.result, Extracted) and pred.result.limit == "time"
     assert len(pred.trajectory) == 1
+
+
+@pytest.mark.parametrize("recovery", [True, False])
+def test_worker_death_mid_run_names_every_lost_variable_and_the_run_goes_on(recovery):
+    names = [f"intermediate_result_number_{i}" for i in range(12)]  # long enough to overflow a clipped message
+    setup = "\n".join(f"{n} = {i}" for i, n in enumerate(names))
+    pred, _ = run([act(setup), act("import os\nos._exit(3)"), act("SUBMIT(answer=str(len(context.splitlines())))")],
+                  recovery=recovery)
+    assert pred.answer == "3" and isinstance(pred.result, Submitted)
+    told = pred.trajectory[1]["output"]
+    assert "restarted" in told and all(n in told for n in names)
