@@ -11,6 +11,11 @@ one per prompt), and every action step of a sub-RLM (a sub-RLM's iteration is an
 parent's behalf). The root's own action steps and fallback extraction are bounded by ``max_iters``,
 tokens, cost and time instead.
 
+When limits are checked: before every iteration and at every sub-call reservation, never in the middle of a
+step. A step already running finishes (an LM call, a code block up to ``repl_timeout``), and the fallback
+extraction after a limit is one more LM call, so ``max_time`` / ``max_tokens`` / ``max_cost`` can be overrun
+by one step plus the extraction; size ``repl_timeout`` and the LM's ``max_tokens`` with that in mind.
+
 Child allocation rule (``rlm_query`` / ``batch_rlm_query``): when a child starts it gets
 ``child_share / n`` (default ``0.5 / n`` for a batch of ``n``) of what remains *at that moment* of each
 shared limit (sub-LM calls, tokens, cost, time; at least one call / token), its iterations capped by
