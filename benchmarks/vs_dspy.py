@@ -5,9 +5,11 @@ and its REPL are measured): ``print(len(context))``, ``n = context.count(NEEDLE)
 ``SUBMIT(answer=str(n))``. Each (runner, size) runs in a fresh Python process so that memory and cold start
 are clean. Runners:
 
-* ``dspy_rlm_deno``: ``dspy.RLM`` with its default ``PythonInterpreter`` (Deno + Pyodide). Its runner
-  imports Pyodide from the network on first use; when ``deno`` is missing or the probe fails offline it is
-  skipped, with the reason in the JSON.
+* ``dspy_rlm_deno``: ``dspy.RLM`` with dspy's ``PythonInterpreter`` (Deno + Pyodide), made to run
+  offline by ``benchmarks/deno_offline`` (its default command plus an import map that points the one
+  deno.land import of ``runner.js``, std's ``readLines``, at a local shim; Pyodide comes from the npm
+  registry and is cached by ``deno cache`` before any timing). When ``deno`` is missing (``pip install
+  -e '.[bench]'``) or the probe fails, it is skipped, with the reason in the JSON.
 * ``dspy_rlm_local``: ``dspy.RLM(interpreter_factory=dspy.LocalInterpreter)`` (a local subprocess; offline).
 * ``ours``: ``dspy_rlm.RLM`` with its default forked sandbox worker (``SubprocessREPL``).
 
@@ -20,10 +22,10 @@ before the run (which already holds the context). ``cold_start_s``: a whole one-
 context in a fresh process (the interpreter's start-up dominates).
 
 Run:
-    python benchmarks/vs_dspy.py            # 1, 10, 50 MB, medians of 3 fresh-process runs
+    python benchmarks/vs_dspy.py --out benchmarks/results/vs_dspy.json   # 1, 10, 50 MB, medians of 3 runs
     python benchmarks/vs_dspy.py --quick    # 0.1 and 1 MB, one run each (CI)
 
-Prints ONE JSON object.
+Prints ONE JSON object (and writes it to ``--out`` when given).
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ import sys
 import threading
 import time
 from typing import Any
+
+try:
+    from benchmarks import deno_offline
+except ImportError:  # run as a script: benchmarks/ is on sys.path, the repository root is not
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks import deno_offline
 
 MB = 1_000_000
 NEEDLE = "ZEBRA-7431"
@@ -174,7 +182,7 @@ def make_module(runner: str) -> Any:
         return RLM("context -> answer", max_iters=10, extract_adapter=None)
     if runner == "dspy_rlm_local":
         return dspy.RLM("context -> answer", max_iters=10, interpreter_factory=dspy.LocalInterpreter)
-    return dspy.RLM("context -> answer", max_iters=10)
+    return dspy.RLM("context -> answer", max_iters=10, interpreter_factory=deno_offline.OfflinePythonInterpreter)
 
 
 def measure(runner: str, size_mb: float, iterations: int) -> dict[str, Any]:
@@ -205,7 +213,7 @@ def measure(runner: str, size_mb: float, iterations: int) -> dict[str, Any]:
 def run_worker(runner: str, size_mb: float, iterations: int, timeout: float) -> dict[str, Any]:
     """:func:`measure` in a fresh interpreter; errors and timeouts come back as ``{"error": ...}``."""
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", runner, str(size_mb), str(iterations)]
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONWARNINGS": "ignore"}
+    env = deno_offline.configure_env({**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONWARNINGS": "ignore"})
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
@@ -232,25 +240,41 @@ def run_repeated(runner: str, size_mb: float, iterations: int, timeout: float, r
     return out
 
 
-def deno_status(timeout: float = 90.0) -> str | None:
-    """``None`` when dspy's Deno runner works here, else why not (for the JSON)."""
+def deno_status(timeout: float = 120.0) -> str | None:
+    """``None`` when dspy's Deno runner works here (offline, see ``benchmarks/deno_offline``), else why not."""
+    if deno_offline.deno_executable() is None:
+        return ("deno is not installed (pip install -e '.[bench]', i.e. the `deno` PyPI package, or put deno on "
+                "PATH); dspy.RLM's default runner needs it")
+    if deno_offline.OfflinePythonInterpreter is None:
+        return "this dspy has no PythonInterpreter"
+    ok, message = deno_offline.prefetch(timeout)
+    if not ok:
+        return f"could not cache dspy's runner.js and npm:pyodide (registry {deno_offline.npm_registry()}): {message}"
+    probe = ("from benchmarks.deno_offline import OfflinePythonInterpreter\n"
+             "i = OfflinePythonInterpreter()\nprint(i.execute('1 + 1'))\ni.shutdown()")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = deno_offline.configure_env({**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p)})
     try:
-        from dspy.primitives.python_interpreter import _find_deno_executable
-
-        exe = _find_deno_executable()
-    except ImportError:
-        exe = "deno"
-    if not (shutil.which(exe) or os.path.isfile(exe)):
-        return "deno is not installed (pip install 'dspy[deno]' or https://deno.land); dspy.RLM's default runner needs it"
-    probe = ("import dspy\ni = dspy.PythonInterpreter()\nprint(i.execute('1 + 1'))\ni.shutdown()")
-    try:
-        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=timeout,
+                              env=env, cwd=root)
     except subprocess.TimeoutExpired:
-        return f"deno runner did not start within {timeout:.0f} s (it fetches Pyodide from the network)"
+        return f"deno runner did not start within {timeout:.0f} s"
     if proc.returncode != 0 or "2" not in proc.stdout:
         last = (proc.stderr.strip().splitlines() or ["unknown error"])[-1][:200]
-        return f"deno runner failed offline (its runner imports Pyodide from deno.land / npm): {last}"
+        return f"deno runner failed offline: {last}"
     return None
+
+
+def deno_version() -> str | None:
+    exe = deno_offline.deno_executable()
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (out.splitlines() or [None])[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -261,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runners", default=",".join(RUNNERS))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per (runner, size)")
     parser.add_argument("--repeat", type=int, default=None, help="fresh-process runs per cell, medians (default 3, quick 1)")
+    parser.add_argument("--out", default=None, help="also write the JSON to this file")
     parser.add_argument("--worker", nargs=3, metavar=("RUNNER", "MB", "ITERS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -271,8 +296,10 @@ def main(argv: list[str] | None = None) -> int:
     repeat = args.repeat or (1 if args.quick else 3)
     import dspy
 
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
     out: dict[str, Any] = {"machine": {"python": platform.python_version(), "platform": platform.platform(),
-                                       "cpus": os.cpu_count(), "dspy": dspy.__version__},
+                                       "cpus": os.cpu_count(), "dspy": dspy.__version__, "deno": deno_version(),
+                                       "loadavg_at_start": [round(x, 2) for x in load] if load else None},
                            "task": {"iterations": args.iterations, "sizes_mb": sizes, "needle": NEEDLE,
                                     "runs_per_cell": repeat}}
     for runner in runners:
@@ -281,11 +308,24 @@ def main(argv: list[str] | None = None) -> int:
             if reason:
                 out[runner] = {"skipped": reason}
                 continue
-        entry: dict[str, Any] = {"cold_start_s": run_repeated(runner, 0, 1, args.timeout, repeat).get("total_s")}
+            out[runner] = {"interpreter": "dspy PythonInterpreter (Deno + Pyodide 0.29.4), runner.js's deno.land "
+                                          "std import mapped to benchmarks/deno_offline/std_io_shim.ts"}
+        entry: dict[str, Any] = out.setdefault(runner, {})
+        cold = run_repeated(runner, 0, 1, args.timeout, repeat)
+        entry["cold_start_s"] = cold.get("total_s")
+        if "error" in cold:
+            entry["cold_start_error"] = cold["error"]
         for size in sizes:
             entry[f"{size:g}MB"] = run_repeated(runner, size, args.iterations, args.timeout, repeat)
-        out[runner] = entry
-    print(json.dumps(out, indent=2))
+            print(f"[vs_dspy] {runner} {size:g} MB: {json.dumps(entry[f'{size:g}MB'])}", file=sys.stderr, flush=True)
+    if load:
+        out["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
     return 0
 
 
