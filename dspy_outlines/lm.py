@@ -120,6 +120,11 @@ class OutlinesLM(dspy.BaseLM):
         self.model_name = name
         self.model = _outlines_model(self.mlx_model, self.tokenizer, name)
         self.backend = backend
+        # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU
+        # token bitmask (Outlines only ships a Metal kernel) must be in place from the start.
+        from dspy_outlines.backends import install_cpu_bitmask
+
+        install_cpu_bitmask()
         self._dequantize = dequantize
 
     def render_prompt(self, messages: list[dict[str, Any]]) -> str:

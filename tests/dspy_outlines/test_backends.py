@@ -121,5 +121,4 @@ def test_reused_processor_state_is_per_generation(embedded_lm):
 
 @pytest.mark.real_model
 def test_direct_outlines_model_call_works_on_cpu(embedded_lm):
-    backends.install_cpu_bitmask()
     assert embedded_lm.model("Pick one letter:", Literal["A", "B"], max_tokens=3) in ("A", "B")

@@ -162,3 +162,27 @@ def test_constrained_call_goes_through_backends(embedded_lm):
     )
     assert response.choices[0].message.content in ("yes", "no")
     assert 0 < response.usage.completion_tokens <= 8
+
+
+@pytest.mark.real_model
+def test_direct_outlines_model_call_returns_a_literal(embedded_model, monkeypatch):
+    """``lm.model(prompt, Literal[...])`` works right after construction, with no Metal."""
+    import mlx.core as mx
+    from outlines.backends.llguidance import LLGuidanceLogitsProcessor
+    from outlines.backends.outlines_core import OutlinesCoreLogitsProcessor
+    from outlines.backends.xgrammar import XGrammarLogitsProcessor
+
+    from dspy_outlines import backends
+    from dspy_outlines.lm import OutlinesLM
+
+    if not mx.metal.is_available():
+        # Earlier tests installed the CPU path already: put Metal-only stand-ins back, so only
+        # OutlinesLM's construction can make the call below work.
+        def metal_only(*args, **kwargs):
+            raise RuntimeError("[metal_kernel] No Metal back-end.")
+
+        monkeypatch.setattr(backends, "_cpu_installed", False)
+        for cls in (OutlinesCoreLogitsProcessor, LLGuidanceLogitsProcessor, XGrammarLogitsProcessor):
+            monkeypatch.setattr(cls, "_bias_logits_mlx", metal_only)
+    lm = OutlinesLM(embedded_model)
+    assert lm.model("Pick one letter:", Literal["A", "B"], max_tokens=3) in ("A", "B")

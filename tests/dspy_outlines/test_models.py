@@ -82,9 +82,44 @@ def test_ensure_fast_blas_is_idempotent_and_reports():
     first = blas.ensure_fast_blas()
     assert blas.ensure_fast_blas() == first
     status = blas.fast_blas_status()
-    assert set(status) == {"library", "reason"}
+    assert set(status) == {"library", "reason", "gemv_shim"}
     if sys.platform.startswith("linux") and blas.find_openblas():
         assert status["library"] == first
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, transpose_a, transpose_b",
+    [
+        ((1, 37), (37, 53), False, False),  # M == 1: a row times a matrix (decoding)
+        ((1, 37), (53, 37), False, True),  # M == 1 against a transposed weight (nn.Linear)
+        ((37, 1), (37, 53), True, False),  # M == 1 with a strided row
+        ((53, 37), (37, 1), False, False),  # N == 1
+        ((37, 53), (1, 37), True, True),  # N == 1, both transposed
+        ((3, 37), (37, 53), False, False),  # a true matrix product: plain sgemm
+    ],
+)
+def test_matrix_vector_products_are_exact(a_shape, b_shape, transpose_a, transpose_b):
+    """Whatever routes MLX's matmuls (OpenBLAS, the gemv shim), the products stay right."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(0)
+    a_np = rng.standard_normal(a_shape, dtype=np.float32)
+    b_np = rng.standard_normal(b_shape, dtype=np.float32)
+    a, b = mx.array(a_np), mx.array(b_np)
+    a, a_np = (a.T, a_np.T) if transpose_a else (a, a_np)
+    b, b_np = (b.T, b_np.T) if transpose_b else (b, b_np)
+    np.testing.assert_allclose(np.array(a @ b), a_np @ b_np, rtol=1e-5, atol=1e-5)
+    bias = mx.ones((a.shape[0], b.shape[1]))
+    fused = mx.addmm(bias, a, b, alpha=2.0, beta=0.5)
+    np.testing.assert_allclose(np.array(fused), 2 * a_np @ b_np + 0.5, rtol=1e-5, atol=1e-5)
+
+
+def test_gemv_shim_is_in_use_when_a_compiler_is_present():
+    status = blas.fast_blas_status()
+    if status["library"] is None or blas.os.environ.get(blas.DISABLE_GEMV_ENV):
+        pytest.skip(f"OpenBLAS routing not active here: {status['reason']}")
+    if blas._build_gemv_shim() is None:
+        pytest.skip("no C compiler: plain OpenBLAS is used")
+    assert status["gemv_shim"] and status["gemv_shim"].endswith(".so")
 
 
 # --- GGUF conversion pieces (tiny, no real model) -------------------------------------------
@@ -153,6 +188,36 @@ def test_tiny_llama_gguf_round_trip(tmp_path):
     assert mx.allclose(loaded(ids), model(ids), atol=1e-5)
     assert tokenizer.encode("ab<|im_end|>", add_special_tokens=False) == [3, 6]
     assert 6 in tokenizer.eos_token_ids
+
+
+def test_fused_decoding_step_gives_identical_logits():
+    """The CPU fused decoding step (dspy_outlines.models.fused) changes speed, never the logits."""
+    from mlx_lm.models import llama
+    from mlx_lm.models.cache import make_prompt_cache
+
+    from dspy_outlines.models.fused import fuse_for_cpu, is_fused
+
+    args = llama.ModelArgs(
+        model_type="llama", hidden_size=64, num_hidden_layers=2, intermediate_size=96,
+        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=16,
+        rope_theta=10000.0,
+    )
+    model = llama.Model(args)
+    mx.eval(model.parameters())
+
+    def decode() -> list:
+        cache = make_prompt_cache(model)
+        steps = [model(mx.array([[1, 2, 3, 4]]), cache=cache)]
+        steps += [model(mx.array([[token]]), cache=cache) for token in (5, 6, 7)]
+        mx.eval(steps)
+        return steps
+
+    reference = decode()
+    if fuse_for_cpu(model) == 0:
+        pytest.skip("fused decoding is CPU-only (Metal available or disabled by the environment)")
+    assert is_fused(model) and isinstance(model.model.layers[0], llama.TransformerBlock)
+    for fused, expected in zip(decode(), reference):
+        assert mx.array_equal(fused, expected)
 
 
 def test_unsupported_gguf_tokenizer_is_rejected():
