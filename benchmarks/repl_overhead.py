@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import sys
 import time
@@ -124,9 +123,27 @@ def rlm_iteration_ms(iterations: int = 30) -> float:
     return total / iterations * 1000
 
 
+def dspy_side_by_side(sizes: list[float]) -> dict | str:
+    """dspy.RLM with its own Deno/Pyodide sandbox on the same kind of work, when deno is installed (the
+    ``bench`` extra): cold start and per-iteration time per size, from benchmarks/vs_dspy.py's runner (fresh
+    processes). 100 MB is left out: dspy's sandbox needs ~4 GB and ~30 s per iteration at 50 MB already."""
+    from benchmarks import vs_dspy
+
+    why = vs_dspy.deno_status()
+    if why is not None:
+        return f"skipped: {why}"
+    out: dict = {}
+    for size in sizes:
+        row = vs_dspy.run_repeated("dspy_rlm_deno", size, iterations=4, timeout=600.0, repeat=1)
+        out[str(size)] = {k: row[k] for k in ("first_lm_call_s", "iteration_s", "peak_uss_mb_over_host",
+                                              "peak_pss_mb_over_host", "correct", "error") if k in row}
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="1 and 10 MB only (CI)")
+    ap.add_argument("--out", default=None, help="also write the JSON to this file")
     args = ap.parse_args(argv)
     sizes = [1, 10] if args.quick else [1, 10, 100]
     out: dict = {
@@ -144,9 +161,12 @@ def main(argv: list[str] | None = None) -> dict:
         out["root_prompt_chars"][str(size)] = root_prompt_chars(size)
     out["root_prompt_tokens_est_max"] = max(out["root_prompt_chars"].values()) // 4
     out["rlm_iteration_ms"] = round(rlm_iteration_ms(), 2)
-    out["dspy_rlm_deno"] = ("see benchmarks/vs_dspy.py" if shutil.which("deno")
-                            else "skipped: deno is not installed (and dspy's runner imports from deno.land)")
-    print(json.dumps(out, indent=2))
+    out["dspy_rlm_deno"] = dspy_side_by_side([s for s in sizes if s <= 10] if args.quick else [1, 10])
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
     return out
 
 
