@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from dspy_outlines.constraints import constraint_key
+from dspy_outlines.constraints import close_schema, constraint_key
 
 logger = logging.getLogger(__name__)
 
@@ -46,15 +46,18 @@ __all__ = [
 
 BACKENDS = ("outlines_core", "llguidance", "xgrammar")
 
-# Measured with `python -m benchmarks.tiers` (2-core x86 CPU, SmolLM2-135M float32, greedy,
-# max_tokens=24, 6 signatures x 2 prompts, machine shared with other jobs):
-#   constrained / unconstrained time, same prompt and token count (median):
-#     outlines_core 1.02x, llguidance 1.01x  -> equal within noise;
-#   processor build, first use (median): outlines_core 55 ms (regex index, 7-245 ms by schema),
-#     llguidance 0.2 ms (it compiles the grammar lazily, inside every generation's first step);
-#   second use (cache hit, a copy): ~0.2-0.3 ms for both.
-# outlines_core stays the default: as fast per token, and its per-call work is only a new Guide
-# over the cached index. CFGs go to llguidance (outlines_core has no CFG support).
+# Measured with `python -m benchmarks.tiers --backends --max-tokens 16` (2-core x86 CPU shared with other
+# jobs, SmolLM2-135M float32, greedy; 6 signatures, one warm-up round, then medians over 5 build samples and
+# 3 generations per signature and backend, backends interleaved):
+#                                   outlines_core        llguidance
+#   build, first use (fresh cache)  49 ms (18-203)       0.2 ms (compiles lazily, in every generation)
+#   build, second use (cache hit)   0.26 ms (max 0.28)   0.13 ms (max 0.13)
+#   per-generation setup + 1st mask 0.7 ms               2.5 ms  (an LLMatcher per generation)
+#   token mask, per token           1.1 ms               1.4 ms
+#   constrained generation          2.90 s (18.0 s all)  2.88 s (17.9 s all)  -> equal within noise
+# After warm-up outlines_core is the cheaper per call (~1.8 ms + 0.25 ms/token less); it pays its index
+# build once per schema and process (the earlier 4.4 ms second-use figure was a warm-up artifact).
+# It stays the default. CFGs go to llguidance (outlines_core has no CFG support).
 DEFAULT_BACKEND = "outlines_core"
 
 _MAX_CACHED = 256
@@ -198,18 +201,7 @@ def _llguidance_schema(definition: str) -> str:
     """
     import json
 
-    def close(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "object" and "properties" in node:
-                node.setdefault("additionalProperties", False)
-            for value in node.values():
-                close(value)
-        elif isinstance(node, list):
-            for value in node:
-                close(value)
-
-    schema = json.loads(definition)
-    close(schema)
+    schema = close_schema(json.loads(definition))
     schema.setdefault("x-guidance", {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "})
     return json.dumps(schema)
 

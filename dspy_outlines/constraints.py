@@ -39,6 +39,7 @@ __all__ = [
     "field_output_type",
     "output_model",
     "response_format",
+    "close_schema",
     "constraint_key",
     "check_term_constraints",
     "parse_fields",
@@ -117,9 +118,54 @@ def output_model(signature: type[Signature], name: str = "Outputs") -> type[pyda
     return pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid"), **fields)
 
 
+# Keywords whose value is one subschema / a list of subschemas / a map of name -> subschema.
+_SUBSCHEMA = ("items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
+              "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+
+
+def close_schema(schema: Any, *, require_all: bool = False) -> Any:
+    """Close every object of a JSON schema in place: ``additionalProperties: false`` unless it says otherwise.
+
+    Walks only schema positions (``properties``, ``$defs``, ``items``, ``anyOf``...), so a property
+    named ``type`` or a ``default`` value shaped like a schema is left alone.
+
+    Args:
+        schema: A JSON schema (a dict), e.g. from ``model_json_schema()``; changed in place.
+        require_all: Also list every property in ``required``, as OpenAI's strict structured
+            outputs demand of every object, nested ``$defs`` included.
+
+    Returns:
+        ``schema``, for chaining.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    if "properties" in schema and schema.get("type", "object") == "object":
+        schema.setdefault("additionalProperties", False)
+        if require_all:
+            schema["required"] = list(schema["properties"])
+    for key in _SUBSCHEMA:
+        close_schema(schema.get(key), require_all=require_all)
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        close_schema(extra, require_all=require_all)
+    for key in _SUBSCHEMA_LISTS:
+        for sub in schema.get(key) or ():
+            close_schema(sub, require_all=require_all)
+    for key in _SUBSCHEMA_MAPS:
+        for sub in (schema.get(key) or {}).values():
+            close_schema(sub, require_all=require_all)
+    return schema
+
+
 def response_format(signature: type[Signature]) -> dict[str, Any]:
-    """An OpenAI-style ``response_format`` asking a provider for the signature's JSON object."""
-    schema = output_model(signature).model_json_schema()
+    """An OpenAI-style ``response_format`` asking a provider for the signature's JSON object.
+
+    The schema is strict: every object, nested models in ``$defs`` included, is closed and lists
+    all its properties as required (OpenAI's strict mode rejects the schema otherwise).
+    """
+    schema = close_schema(output_model(signature).model_json_schema(), require_all=True)
     return {"type": "json_schema", "json_schema": {"name": "Outputs", "schema": schema, "strict": True}}
 
 

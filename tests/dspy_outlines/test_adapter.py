@@ -132,6 +132,19 @@ def test_tier3_api_model_gets_json_schema_response_format():
     assert "_outlines_constraint" not in lm.calls[2]
 
 
+def test_tier3_api_nested_model_schema_is_strict_all_the_way_down():
+    class City(pydantic.BaseModel):
+        name: str
+        zip: int = 0
+
+    sig = dspy.Signature("text -> city: City, n: int", custom_types={"City": City})
+    lm = ScriptedLM([GARBAGE, GARBAGE, '{"city": {"name": "Oslo", "zip": 150}, "n": 1}'], response_schema=True)
+    assert run(OutlinesAdapter(), lm, sig, {"text": "Oslo"}) == [{"city": City(name="Oslo", zip=150), "n": 1}]
+    schema = lm.calls[2]["response_format"]["json_schema"]["schema"]
+    nested = schema["$defs"]["City"]
+    assert nested["additionalProperties"] is False and nested["required"] == ["name", "zip"]
+
+
 def test_tier3_api_single_field_still_json_object():
     sig = dspy.Signature("review -> sentiment: Literal['positive', 'negative']")
     lm = ScriptedLM([GARBAGE, GARBAGE, '{"sentiment": "positive"}'], response_schema=True)

@@ -15,6 +15,7 @@ from outlines.types import CFG, Regex
 from dspy_outlines.constraints import (
     PLAIN_TEXT_PATTERN,
     build_constraint,
+    close_schema,
     constraint_key,
     output_model,
     response_format,
@@ -132,6 +133,52 @@ def test_response_format_is_strict_json_schema():
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
     schema = fmt["json_schema"]["schema"]
     assert schema["required"] == ["a", "b"] and schema["additionalProperties"] is False
+
+
+class City(pydantic.BaseModel):
+    name: str
+    country: str = "unknown"  # a default: pydantic leaves it out of "required"
+
+
+class Trip(pydantic.BaseModel):
+    cities: list[City]
+    home: City | None = None
+
+
+def _objects(node, path="#"):
+    """Every schema object that has properties, with its path."""
+    if isinstance(node, dict):
+        if "properties" in node:
+            yield path, node
+        for key, value in node.items():
+            if key not in ("default", "examples", "const", "enum"):
+                yield from _objects(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _objects(value, f"{path}/{i}")
+
+
+def test_response_format_closes_nested_models_for_openai_strict_mode():
+    sig = dspy.Signature("q -> trip: Trip, owner: Person", custom_types={"Trip": Trip, "Person": Person})
+    schema = response_format(sig)["json_schema"]["schema"]
+    objects = dict(_objects(schema))
+    assert {"#/$defs/City", "#/$defs/Trip", "#/$defs/Person", "#/$defs/Address"} <= set(objects)
+    for path, node in objects.items():  # OpenAI strict: closed, and every property required
+        assert node["additionalProperties"] is False, path
+        assert sorted(node["required"]) == sorted(node["properties"]), path
+    assert objects["#/$defs/City"]["required"] == ["name", "country"]
+
+
+def test_close_schema_leaves_non_schema_positions_alone():
+    schema = {"type": "object", "properties": {"type": {"type": "string"}, "properties": {"type": "integer"}},
+              "default": {"type": "object", "properties": {}},
+              "$defs": {"M": {"type": "object", "properties": {"x": {"type": "integer"}},
+                              "additionalProperties": True}}}
+    close_schema(schema)
+    assert schema["additionalProperties"] is False and "required" not in schema
+    assert schema["properties"]["properties"] == {"type": "integer"}
+    assert schema["default"] == {"type": "object", "properties": {}}
+    assert schema["$defs"]["M"]["additionalProperties"] is True  # an explicit choice is kept
 
 
 def test_no_output_fields_is_a_clear_error():
