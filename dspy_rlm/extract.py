@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from typing import Any
 
 import dspy
@@ -49,16 +50,35 @@ def _is_null(value: Any) -> bool:
     return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
 
 
-def extraction_adapter(setting: Any) -> Any:
-    """The adapter for the extract step: 'auto' = dspy_outlines' tiered adapter when importable;
-    None = the configured adapter; anything else is used as given."""
+#: Attribute of an RLM holding the adapter its ``extract_adapter="auto"`` resolved to (read its metrics).
+ADAPTER_ATTR = "extract_adapter_instance"
+_adapter_lock = threading.Lock()
+
+
+def extraction_adapter(rlm: Any) -> Any:
+    """The adapter ``rlm``'s extract step runs under.
+
+    ``rlm.extract_adapter``: ``"auto"`` = dspy_outlines' tiered ``OutlinesAdapter`` when importable,
+    one per RLM, created at the first extraction and kept as ``rlm.extract_adapter_instance`` so
+    its tier metrics can be read after a run; ``None`` = the configured adapter; anything else is
+    used as given.
+    """
+    setting = rlm.extract_adapter
     if setting != "auto":
         return setting
+    adapter = getattr(rlm, ADAPTER_ATTR, None)
+    if adapter is not None:
+        return adapter
     try:
         from dspy_outlines.adapter import OutlinesAdapter
     except ImportError:
         return None
-    return OutlinesAdapter()
+    with _adapter_lock:  # concurrent extractions (batches, threads) share one adapter
+        adapter = getattr(rlm, ADAPTER_ATTR, None)
+        if adapter is None:
+            adapter = OutlinesAdapter()
+            setattr(rlm, ADAPTER_ATTR, adapter)
+    return adapter
 
 
 async def run_extraction(rlm: Any, *, history: Any, variables_info: str, snapshot: dict[str, str],
@@ -67,7 +87,7 @@ async def run_extraction(rlm: Any, *, history: Any, variables_info: str, snapsho
     """Call the ``extract`` predictor and type its result. Never raises for LM or parse failures."""
     variables_text = format_variables(snapshot)
     entries = [e.model_dump() for e in history]
-    adapter = extraction_adapter(rlm.extract_adapter)
+    adapter = extraction_adapter(rlm)
     ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
     names = list(rlm.signature.output_fields)
     try:
