@@ -9,6 +9,7 @@ build on first and second use, for each backend installed without torch.
 Run:
     python -m benchmarks.tiers            # 10 inputs per signature, 2 ratio samples per backend
     python -m benchmarks.tiers --quick    # 3 inputs per signature, 1 ratio sample
+    python -m benchmarks.tiers --backends --max-tokens 16   # which backend is the default (backends.json)
 
 Prints one JSON object; writes tiers.json, tiers.md and tiers.png to --out (benchmarks/results/).
 """
@@ -16,6 +17,7 @@ Prints one JSON object; writes tiers.json, tiers.md and tiers.png to --out (benc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import statistics
@@ -126,6 +128,110 @@ def build_times(lm: Any, output_type: Any, backend: str) -> dict[str, float]:
         get_logits_processor(lm.model, output_type, backend)
         times.append((time.perf_counter() - started) * 1000)
     return {"first_ms": times[0], "second_ms": times[1]}
+
+
+# -- backend choice: which constraint backend is the default (issue 3, item 4) ---------------------------
+
+
+def _first_step_ms(lm: Any, output_type: Any, backend: str, prompt_ids: list[int]) -> float:
+    """A cached processor's per-generation setup plus its first token mask, in milliseconds.
+
+    llguidance compiles its grammar here (an ``LLMatcher`` per generation), outlines_core makes a Guide
+    over the cached index: this, not the cache lookup, is what a second use of a constraint costs.
+    """
+    import mlx.core as mx
+
+    from dspy_outlines.backends import get_logits_processor, install_cpu_bitmask
+
+    install_cpu_bitmask()
+    vocab = lm.mlx_model.args.vocab_size if hasattr(lm.mlx_model, "args") else len(lm.tokenizer.vocabulary)
+    ids, logits = mx.array(prompt_ids), mx.zeros((1, vocab))
+    started = time.perf_counter()
+    processor = get_logits_processor(lm.model, output_type, backend)
+    mx.eval(processor(ids, logits))
+    return (time.perf_counter() - started) * 1000
+
+
+def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int = 16) -> dict[str, Any]:
+    """Compare the torch-free backends on the six signatures, after a warm-up round.
+
+    Per signature and backend: constraint build on first use (fresh cache; the per-tokenizer
+    vocabulary is built beforehand) and second use (cache hit), ``n_samples`` each; per-call setup
+    plus first token mask of a cached constraint; and constrained generation time of the signature's
+    Tier-3 prompt and the time of each token mask inside it, ``n_generations`` each, backends interleaved in alternating order so a busy
+    machine hurts both alike. Medians are reported.
+    """
+    from dspy_outlines import OutlinesAdapter, OutlinesLM
+    from dspy_outlines import backends as cache
+    from dspy_outlines.backends import available_backends, generate
+    from dspy_outlines.constraints import build_constraint
+
+    lm = OutlinesLM(max_tokens=max_tokens)
+    backends = [b for b in available_backends() if b != "xgrammar"]
+    cases = {}
+    for name, (signature, values) in signatures().items():
+        output_type = build_constraint(signature).output_type
+        inputs = {next(iter(signature.input_fields)): values[0]}
+        with contextlib.suppress(Exception):  # only the Tier-3 prompt is wanted; 1 token rarely parses
+            OutlinesAdapter(tiers=("tier3",))(lm, {"max_tokens": 1}, signature, [], inputs)
+        prompt = lm.render_prompt(lm.history[-1]["messages"])
+        cases[name] = (output_type, prompt, lm.tokenizer.encode(prompt, add_special_tokens=False))
+    rows: dict[str, Any] = {}
+    for rnd in range(n_samples + 1):  # round 0 is the warm-up, not recorded
+        for name, (output_type, _, ids) in cases.items():
+            for backend in backends if rnd % 2 else backends[::-1]:
+                with cache._lock:  # drop the processors, keep the per-tokenizer vocabularies
+                    cache._processors.clear()
+                first = build_times(lm, output_type, backend)
+                step = _first_step_ms(lm, output_type, backend, ids)
+                if rnd:
+                    row = rows.setdefault(name, {}).setdefault(backend, {"first_ms": [], "second_ms": [],
+                                                                         "call_setup_ms": [], "gen_s": []})
+                    row["first_ms"].append(first["first_ms"])
+                    row["second_ms"].append(first["second_ms"])
+                    row["call_setup_ms"].append(step)
+    steps: list[float] = []
+    real_get = cache.get_logits_processor
+
+    def timed_processor(*args: Any, **kwargs: Any) -> Any:  # times each token mask (the backend's own work)
+        import mlx.core as mx
+
+        processor = real_get(*args, **kwargs)
+
+        def call(ids: Any, logits: Any) -> Any:
+            mx.eval(logits)  # the model's forward pass is not the mask's cost
+            started = time.perf_counter()
+            out = processor(ids, logits)
+            mx.eval(out)
+            steps.append(time.perf_counter() - started)
+            return out
+
+        return call
+
+    cache.get_logits_processor = timed_processor
+    try:
+        for rnd in range(n_generations + 1):
+            for name, (output_type, prompt, _) in cases.items():
+                for backend in backends if rnd % 2 else backends[::-1]:
+                    steps.clear()
+                    gen = generate(lm.model, prompt, output_type, max_tokens=max_tokens, backend=backend)
+                    if rnd:
+                        row = rows[name][backend]
+                        row["gen_s"].append(gen.seconds)
+                        row["tokens"] = row.get("tokens", []) + [gen.completion_tokens]
+                        row["mask_ms_per_token"] = row.get("mask_ms_per_token", []) + [
+                            1000 * sum(steps) / max(len(steps), 1)]
+    finally:
+        cache.get_logits_processor = real_get
+    table = {name: {b: {k: median(v) for k, v in r.items()} for b, r in per.items()} for name, per in rows.items()}
+    summary = {b: {k: median([table[n][b][k] for n in table]) for k in ("first_ms", "second_ms", "call_setup_ms", "gen_s", "mask_ms_per_token")}
+               | {"second_ms_max": max(table[n][b]["second_ms"] for n in table),
+                  "gen_s_total": sum(table[n][b]["gen_s"] for n in table)}
+               for b in backends}
+    return {"signatures": table, "summary": summary,
+            "setup": {"model": lm.model_name, "samples": n_samples, "generations": n_generations,
+                      "max_tokens": max_tokens, "backends": backends,
+                      "machine": f"{platform.machine()} {platform.system()}, {__import__('os').cpu_count()} cores"}}
 
 
 def median(values: list[float]) -> float | None:
@@ -255,7 +361,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=None, help="inputs per signature (default 10, quick 3)")
     parser.add_argument("--max-tokens", type=int, default=24, help="completion budget per call")
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for tiers.json/.md/.png")
+    parser.add_argument("--backends", action="store_true",
+                        help="only compare the constraint backends (build, per-call setup, generation time); "
+                             "writes backends.json")
     args = parser.parse_args(argv)
+    if args.backends:
+        report = backend_choice(max_tokens=args.max_tokens)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "backends.json").write_text(json.dumps(report, indent=2))
+        print(json.dumps(report["summary"], indent=2))
+        return 0
     n_inputs = args.inputs or (3 if args.quick else 10)
     report = benchmark(n_inputs, 1 if args.quick else 2, args.max_tokens)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -9,13 +9,15 @@ Commands:
 ``run`` answers a query over a file (variable ``context``: str) or a directory (variable ``files``: dict
 of relative path -> text). The answer goes to stdout; progress (iteration, depth, LM calls, tokens,
 spend) and a summary go to stderr: a live line on a terminal, plain lines otherwise. ``--lm`` is
-``embedded`` (default: SmolLM2-135M-Instruct on CPU via ``dspy_outlines.OutlinesLM``) or a LiteLLM model
-string such as ``openai/gpt-4o-mini``.
+``embedded`` (default: SmolLM2-135M-Instruct on CPU via ``dspy_outlines.OutlinesLM``), a local ``.gguf`` file
+or mlx-lm / Hugging Face model directory (``OutlinesLM(path)``), or a LiteLLM model string such as
+``openai/gpt-4o-mini``.
 
 Exit codes:
     0   the run ended Submitted or Extracted (the answer is printed either way; the kind is in the summary)
     1   with ``--strict`` only: the run ended Extracted (a limit was hit, the answer was forced)
-    2   usage error: bad arguments, a missing path, an unknown LM, a missing optional dependency
+    2   usage error: bad arguments, a missing or unreadable path, an unknown LM or a local model that does not
+        load, a missing optional dependency
     3   the run ended Failed (no answer could be produced); the reason is printed
     130 interrupted (Ctrl-C)
 ``bench`` returns the benchmark's own exit code; ``view`` returns 0 or 2.
@@ -50,45 +52,76 @@ def _is_binary(path: Path) -> bool:
 def load_context(path: str | Path, max_file_mb: float = 20.0) -> tuple[str, Any]:
     """``("context", text)`` for a file, ``("files", {relative path: text})`` for a directory.
 
-    Directories skip VCS / cache folders, binary files and files over ``max_file_mb``.
+    Directories skip VCS / cache folders, binary files, unreadable files and files over ``max_file_mb``.
+
+    Raises:
+        UsageError: the path is missing, is neither a regular file nor a directory (a FIFO would block),
+            cannot be read, or holds no readable text file.
     """
     p = Path(path).expanduser()
     if not p.exists():
         raise UsageError(f"context path not found: {path}")
     limit = int(max_file_mb * 1e6)
-    if p.is_file():
-        if p.stat().st_size > limit:
-            raise UsageError(f"{path} is {p.stat().st_size / 1e6:.1f} MB; raise --max-file-mb to read it")
-        return "context", p.read_text(encoding="utf-8", errors="replace")
-    files: dict[str, str] = {}
-    for f in sorted(p.rglob("*")):
-        rel = f.relative_to(p)
-        if any(part in SKIP_DIRS for part in rel.parts) or not f.is_file():
-            continue
-        if f.stat().st_size > limit or _is_binary(f):
-            continue
-        files[rel.as_posix()] = f.read_text(encoding="utf-8", errors="replace")
+    try:
+        if p.is_file():
+            if p.stat().st_size > limit:
+                raise UsageError(f"{path} is {p.stat().st_size / 1e6:.1f} MB; raise --max-file-mb to read it")
+            return "context", p.read_text(encoding="utf-8", errors="replace")
+        if not p.is_dir():
+            raise UsageError(f"context path is neither a regular file nor a directory: {path}")
+        files = _read_dir(p, limit)
+    except OSError as e:
+        raise UsageError(f"cannot read context {path}: {e.strerror or e}") from e
     if not files:
         raise UsageError(f"no readable text files under {path}")
     return "files", files
 
 
+def _read_dir(root: Path, limit: int) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for f in sorted(root.rglob("*")):
+        rel = f.relative_to(root)
+        if any(part in SKIP_DIRS for part in rel.parts) or not f.is_file():
+            continue
+        try:
+            if f.stat().st_size > limit or _is_binary(f):
+                continue
+            files[rel.as_posix()] = f.read_text(encoding="utf-8", errors="replace")
+        except OSError as e:  # one unreadable file does not sink the directory
+            logging.getLogger(__name__).warning("skipping unreadable %s: %s", f, e.strerror or e)
+    return files
+
+
+def _local_model_path(name: str) -> Path | None:
+    """``name`` as a local model (a ``.gguf`` file or a model directory), or ``None`` for an LM name."""
+    p = Path(name).expanduser()
+    if p.suffix.lower() == ".gguf" or p.is_dir():
+        return p
+    return None
+
+
 def resolve_lm(name: str, max_tokens: int) -> Any:
-    """``embedded`` -> OutlinesLM over the bundled SmolLM2; anything else -> ``dspy.LM(name)``.
+    """``embedded`` -> OutlinesLM over the bundled SmolLM2; a ``.gguf`` file or model directory ->
+    ``OutlinesLM(path)``; anything else -> ``dspy.LM(name)``.
 
     Raises:
         UsageError: the name has no known LiteLLM provider, or the local model cannot load.
     """
-    if name in ("embedded", "local"):
+    local = None if name in ("embedded", "local") else _local_model_path(name)
+    if name in ("embedded", "local") or local is not None:
+        if local is not None and not local.exists():
+            raise UsageError(f"model file not found: {name}")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         try:
             from dspy_outlines import OutlinesLM
 
-            return OutlinesLM(max_tokens=max_tokens)
+            return OutlinesLM(local, max_tokens=max_tokens)
         except ImportError as e:
-            raise UsageError(f"the embedded model needs MLX: pip install 'dspy-rlm[mlx]' ({e})") from e
+            raise UsageError(f"local models need MLX: pip install 'dspy-rlm[mlx]' ({e})") from e
         except FileNotFoundError as e:
-            raise UsageError(f"embedded model not found: {e}") from e
+            raise UsageError(f"{'embedded model' if local is None else 'model'} not found: {e}") from e
+        except (OSError, ValueError, KeyError, RuntimeError) as e:  # a corrupt GGUF (mlx: RuntimeError)...
+            raise UsageError(f"cannot load the model {name}: {type(e).__name__}: {e}") from e
     import dspy
     import litellm
 
@@ -96,8 +129,8 @@ def resolve_lm(name: str, max_tokens: int) -> Any:
     try:
         litellm.get_llm_provider(name)
     except Exception as e:  # noqa: BLE001 - litellm raises its own BadRequestError
-        raise UsageError(f"unknown LM {name!r}: use 'embedded' or a LiteLLM model string such as "
-                         "'openai/gpt-4o-mini' or 'ollama_chat/llama3.2'") from e
+        raise UsageError(f"unknown LM {name!r}: use 'embedded', a .gguf file or model directory, or a LiteLLM "
+                         "model string such as 'openai/gpt-4o-mini' or 'ollama_chat/llama3.2'") from e
     return dspy.LM(name, max_tokens=max_tokens)
 
 
@@ -135,7 +168,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     sig = f"{name}: {'str' if name == 'context' else 'dict[str, str]'}, query: str -> answer: str"
     # A small local model gains little from DSPy's JSON retry of an unparsable action, and it doubles the
     # time of such a step on a CPU: the loop shows the model the parse error instead.
-    action_adapter = dspy.ChatAdapter(use_json_adapter_fallback=False) if args.lm in ("embedded", "local") else None
+    local = args.lm in ("embedded", "local") or _local_model_path(args.lm) is not None
+    action_adapter = dspy.ChatAdapter(use_json_adapter_fallback=False) if local else None
     rlm = RLM(sig, max_iters=args.max_iters, max_llm_calls=args.max_llm_calls, max_cost=args.budget_usd,
               max_time=args.max_time, sub_lm=sub_lm, action_adapter=action_adapter)
     with progress_display(rich=None if not args.quiet else False) as callback:
@@ -239,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="answer a query over a file or directory")
     run.add_argument("--context", required=True, help="a text file, or a directory (becomes `files`)")
     run.add_argument("--query", required=True)
-    run.add_argument("--lm", default="embedded", help="'embedded' (default) or a LiteLLM model string")
+    run.add_argument("--lm", default="embedded",
+                     help="'embedded' (default), a .gguf file or model directory, or a LiteLLM model string")
     run.add_argument("--sub-lm", default=None, help="LM for llm_query / sub-RLMs (default: --lm)")
     run.add_argument("--max-iters", type=int, default=6)
     run.add_argument("--max-llm-calls", type=int, default=20)
