@@ -127,6 +127,9 @@ def dspy_side_by_side(sizes: list[float]) -> dict | str:
     """dspy.RLM with its own Deno/Pyodide sandbox on the same kind of work, when deno is installed (the
     ``bench`` extra): cold start and per-iteration time per size, from benchmarks/vs_dspy.py's runner (fresh
     processes). 100 MB is left out: dspy's sandbox needs ~4 GB and ~30 s per iteration at 50 MB already."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if root not in sys.path:  # run as a script (python benchmarks/repl_overhead.py)
+        sys.path.insert(0, root)
     from benchmarks import vs_dspy
 
     why = vs_dspy.deno_status()
