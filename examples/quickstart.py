@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lm", default="embedded", help="embedded (default) or a LiteLLM model string")
     parser.add_argument("--lines", type=int, default=5000, help="document length in log lines")
     parser.add_argument("--max-iters", type=int, default=2)
-    parser.add_argument("--max-tokens", type=int, default=64, help="completion tokens per LM call")
-    parser.add_argument("--max-time", type=float, default=45.0, help="seconds before the loop stops and extracts")
+    parser.add_argument("--max-tokens", type=int, default=96, help="completion tokens per LM call")
+    parser.add_argument("--max-time", type=float, default=60.0, help="seconds before the loop stops and extracts")
     parser.add_argument("--html", default=None, help="trace HTML path (default: a temp file)")
     args = parser.parse_args(argv)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -74,9 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model:    {getattr(lm, 'model_name', None) or lm.model} (loaded in {time.perf_counter() - t0:.1f}s)")
 
     adapter = OutlinesAdapter()  # tiered structured output for the fallback extraction step
-    # One LM call per action step: no JSON retry when a small model's reply does not parse (the loop tells
-    # the model and moves on), which halves the time per iteration on a CPU.
-    action_adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)
+    if args.lm == "embedded":
+        # A 135M model rarely writes ChatAdapter's field markers: generate the action step constrained to
+        # the {reasoning, code} schema (Tier 3 only), so every step parses and its code runs.
+        action_adapter = OutlinesAdapter(tiers=("tier3",))
+    else:
+        action_adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)  # one LM call per action step
     rlm = RLM("context, query -> answer", max_iters=args.max_iters, max_llm_calls=3, max_time=args.max_time,
               extract_adapter=adapter, action_adapter=action_adapter)
     with progress_display() as callback, dspy.context(lm=lm, callbacks=[callback]):
