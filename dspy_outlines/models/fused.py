@@ -10,7 +10,13 @@ every op costs scheduling time comparable to the arithmetic of a 576-wide vector
 
 and, between them, mlx-lm's own KV-cache update and attention (their shapes grow every step, so
 they stay uncompiled). The ops are mlx-lm's own, in the same order: logits are bit-identical.
-Prompt processing (more than one position) runs mlx-lm's code unchanged.
+
+Prompt processing (more than one position, causal mask) uses the same two compiled halves, but
+MLX's scalar CPU ``exp`` -- a third of a 512-token prefill, in the attention softmax and the SiLU
+-- is replaced by :func:`_fast_exp`, a compiled Cephes ``expf`` about 3.5x faster and as accurate,
+and the attention is written out (grouped-query matmuls, masked softmax). Logits then differ from
+mlx-lm's by float32 rounding only (~1e-6 relative); ``DSPY_OUTLINES_NO_FAST_PREFILL=1`` keeps
+mlx-lm's prompt processing, and with it bit-identical logits everywhere.
 
 :func:`fuse_for_cpu` swaps the class of each eligible block (plain llama blocks: bias-free
 ``nn.Linear`` layers, ``nn.RMSNorm``, plain ``nn.RoPE``); weights, parameter names and
@@ -26,12 +32,16 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DISABLE_ENV", "fuse_for_cpu", "is_fused"]
+__all__ = ["DISABLE_ENV", "DISABLE_PREFILL_ENV", "fuse_for_cpu", "is_fused"]
 
 #: Environment switch that keeps mlx-lm's unfused blocks (to measure the difference).
 DISABLE_ENV = "DSPY_OUTLINES_NO_FUSED_DECODE"
 
-_compiled: dict[tuple, tuple[Any, Any]] = {}
+#: Environment switch that keeps mlx-lm's prompt processing (exact ``mx.exp`` softmax / SiLU).
+DISABLE_PREFILL_ENV = "DSPY_OUTLINES_NO_FAST_PREFILL"
+
+_compiled: dict[tuple, tuple[Any, Any, Any]] = {}
+_fast_prefill = [True]
 _block_class: list[type] = []
 
 
@@ -59,6 +69,67 @@ def _attn_out_mlp(h, attn, wo, norm_w, w_gate, w_up, w_down, *, eps):
     return h + (nn.silu(x @ w_gate.T) * (x @ w_up.T)) @ w_down.T
 
 
+def _fast_exp(x):
+    """``exp`` for float32 from MLX elementwise ops (Cephes ``expf``), fused by ``mx.compile``.
+
+    MLX's CPU ``exp`` is scalar and dominates prompt processing (softmax, SiLU); this range
+    reduction plus degree-6 polynomial compiles to one loop, is about 3.5x faster and at least as
+    accurate (max relative error ~1e-7 against float64, vs ~3e-7 for ``mx.exp``).
+    """
+    import mlx.core as mx
+
+    x = mx.clip(x, -87.3, 88.3)  # exp(88.3) < FLT_MAX: 2**n stays a normal float
+    t = x * 1.4426950408889634 + 12582912.0  # 1.5 * 2**23: the low bits now hold round(x / ln 2)
+    n = t - 12582912.0
+    r = x - n * 0.693145751953125  # ln 2 in two parts (Cody-Waite): r is exact
+    r = r - n * 1.428606765330187e-06
+    p = r * 1.9875691500e-4 + 1.3981999507e-3
+    p = p * r + 8.3334519073e-3
+    p = p * r + 4.1665795894e-2
+    p = p * r + 1.6666665459e-1
+    p = p * r + 5.0000001201e-1
+    p = p * r * r + r + 1.0
+    # The integer bits of t are 0x4B400000 + n; shifted into the exponent field only n + 127 stays
+    return p * mx.view((mx.view(t, mx.int32) + 127) << 23, mx.float32)
+
+
+def _attn_out_mlp_prefill(h, attn, wo, norm_w, w_gate, w_up, w_down, *, eps):
+    import mlx.core as mx
+
+    batch, _, length, _ = attn.shape
+    h = h + attn.transpose(0, 2, 1, 3).reshape(batch, length, -1) @ wo.T
+    x = mx.fast.rms_norm(h, norm_w, eps)
+    gate = x @ w_gate.T
+    return h + (gate / (1.0 + _fast_exp(-gate)) * (x @ w_up.T)) @ w_down.T
+
+
+def _masked_softmax(scores, keep):
+    import mlx.core as mx
+
+    m = mx.where(keep, scores, -mx.inf).max(axis=-1, keepdims=True)
+    e = mx.where(keep, _fast_exp(scores - m), 0.0)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+_softmax_compiled: list[Any] = []
+
+
+def _prefill_attention(q, k, v, scale: float, offset: int):
+    """Causal attention of ``L`` new positions over ``offset + L`` cached ones, fast softmax."""
+    import mlx.core as mx
+
+    if not _softmax_compiled:
+        _softmax_compiled.append(mx.compile(_masked_softmax))
+    batch, heads, length, dim = q.shape
+    kv_heads, total = k.shape[1], k.shape[2]
+    rep = heads // kv_heads
+    scores = (q * scale).reshape(batch, kv_heads, rep * length, dim) @ k.swapaxes(-1, -2)
+    scores = scores.reshape(batch, kv_heads, rep, length, total)
+    keep = mx.arange(total)[None, :] <= (mx.arange(length) + offset)[:, None]
+    probs = _softmax_compiled[0](scores, keep).reshape(batch, kv_heads, rep * length, total)
+    return (probs @ v).reshape(batch, heads, length, dim)
+
+
 def _functions(block: Any) -> tuple[Any, Any]:
     """The compiled (in, out) pair for this block's hyperparameters, built once per process."""
     import mlx.core as mx
@@ -76,6 +147,7 @@ def _functions(block: Any) -> tuple[Any, Any]:
         _compiled[key] = (
             mx.compile(partial(_attn_in, eps=eps_in, n_heads=n_heads, n_kv_heads=n_kv_heads, rope=rope_args)),
             mx.compile(partial(_attn_out_mlp, eps=eps_out)),
+            mx.compile(partial(_attn_out_mlp_prefill, eps=eps_out)),
         )
     return _compiled[key]
 
@@ -89,20 +161,26 @@ def _fused_class() -> type:
             """A llama block whose single-position (decoding) step runs two compiled functions."""
 
             def __call__(self, x: Any, mask: Any = None, cache: Any = None) -> Any:
-                if cache is None or x.shape[1] != 1:
+                length = x.shape[1]
+                if cache is None or (length != 1 and not (_fast_prefill[0] and isinstance(mask, str))):
                     return super().__call__(x, mask, cache)
-                attn_in, out_mlp = _functions(self)
+                attn_in, out_mlp, out_mlp_prefill = _functions(self)
                 attn, mlp = self.self_attn, self.mlp
+                offset = cache.offset
                 q, k, v = attn_in(
                     x,
                     self.input_layernorm.weight,
                     attn.q_proj.weight,
                     attn.k_proj.weight,
                     attn.v_proj.weight,
-                    mx.array(cache.offset),  # an input, not a constant: one trace for all steps
+                    mx.array(offset),  # an input, not a constant: one trace for all steps
                 )
                 k, v = cache.update_and_fetch(k, v)
-                out = mx.fast.scaled_dot_product_attention(q, k, v, scale=attn.scale, mask=mask)
+                if length == 1:
+                    out = mx.fast.scaled_dot_product_attention(q, k, v, scale=attn.scale, mask=mask)
+                else:
+                    out = _prefill_attention(q, k, v, attn.scale, offset)
+                    out_mlp = out_mlp_prefill
                 return out_mlp(
                     x,
                     out,
@@ -150,6 +228,7 @@ def fuse_for_cpu(model: Any) -> int:
 
     if mx.metal.is_available() or os.environ.get(DISABLE_ENV):
         return 0
+    _fast_prefill[0] = not os.environ.get(DISABLE_PREFILL_ENV)
     layers = getattr(getattr(model, "model", None), "layers", None) or []
     fused = _fused_class()
     count = 0

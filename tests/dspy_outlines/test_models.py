@@ -190,12 +190,14 @@ def test_tiny_llama_gguf_round_trip(tmp_path):
     assert 6 in tokenizer.eos_token_ids
 
 
-def test_fused_decoding_step_gives_identical_logits():
+def test_fused_decoding_step_gives_identical_logits(monkeypatch):
     """The CPU fused decoding step (dspy_outlines.models.fused) changes speed, never the logits."""
     from mlx_lm.models import llama
     from mlx_lm.models.cache import make_prompt_cache
 
-    from dspy_outlines.models.fused import fuse_for_cpu, is_fused
+    from dspy_outlines.models.fused import DISABLE_PREFILL_ENV, fuse_for_cpu, is_fused
+
+    monkeypatch.setenv(DISABLE_PREFILL_ENV, "1")  # exact: mlx-lm's own prompt processing
 
     args = llama.ModelArgs(
         model_type="llama", hidden_size=64, num_hidden_layers=2, intermediate_size=96,
@@ -218,6 +220,47 @@ def test_fused_decoding_step_gives_identical_logits():
     assert is_fused(model) and isinstance(model.model.layers[0], llama.TransformerBlock)
     for fused, expected in zip(decode(), reference):
         assert mx.array_equal(fused, expected)
+
+
+def test_fast_prefill_matches_mlx_lm_up_to_float32_rounding(monkeypatch):
+    """Fast prompt processing (compiled exp, written-out attention) only changes float32 rounding."""
+    from mlx_lm.models import llama
+    from mlx_lm.models.cache import make_prompt_cache
+
+    from dspy_outlines.models import fused as fused_module
+    from dspy_outlines.models.fused import DISABLE_PREFILL_ENV, fuse_for_cpu
+
+    monkeypatch.delenv(DISABLE_PREFILL_ENV, raising=False)
+    args = llama.ModelArgs(
+        model_type="llama", hidden_size=64, num_hidden_layers=2, intermediate_size=96,
+        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=16,
+        rope_theta=10000.0,
+    )
+    model = llama.Model(args)
+    mx.eval(model.parameters())
+
+    def run() -> list:
+        cache = make_prompt_cache(model)
+        steps = [model(mx.array([[1, 2, 3, 4, 5, 6, 7]]), cache=cache)]  # prefill
+        steps.append(model(mx.array([[8, 9, 10, 11, 12]]), cache=cache))  # second chunk: offset > 0
+        steps += [model(mx.array([[token]]), cache=cache) for token in (13, 14)]
+        mx.eval(steps)
+        return steps
+
+    reference = run()
+    if fuse_for_cpu(model) == 0:
+        pytest.skip("fused steps are CPU-only (Metal available or disabled by the environment)")
+    assert fused_module._fast_prefill[0]
+    for fast, expected in zip(run(), reference):
+        assert mx.allclose(fast, expected, rtol=1e-5, atol=1e-5)
+
+    x = mx.concatenate([mx.linspace(-87, 88, 100_001), mx.array([0.0, -mx.inf, -1e4, 1e4])])
+    import numpy as np
+
+    fast = mx.compile(fused_module._fast_exp)(x)
+    assert bool(mx.all(mx.isfinite(fast))) and float(fast[-3]) < 1e-37 and float(fast[-2]) < 1e-37
+    exact = np.exp(np.array(x[:-3], dtype=np.float64))  # (mx.exp itself is off by up to ~4e-6 here)
+    np.testing.assert_allclose(np.array(fast[:-3], dtype=np.float64), exact, rtol=2e-7, atol=0)
 
 
 def test_unsupported_gguf_tokenizer_is_rejected():
