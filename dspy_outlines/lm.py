@@ -19,6 +19,7 @@ from typing import Any
 import dspy
 
 from dspy_outlines.models import embedded_model_path, load_model, require_mlx
+from dspy_outlines.models.thread import run_on_mlx_thread
 
 logger = logging.getLogger(__name__)
 
@@ -178,6 +179,36 @@ class OutlinesLM(dspy.BaseLM):
         text_prompt = self.render_prompt(messages or [{"role": "user", "content": prompt or ""}])
         prompt_ids = self.tokenizer.encode(text_prompt, add_special_tokens=False)
 
+        choices, completion_tokens = run_on_mlx_thread(
+            self._complete, prompt_ids, text_prompt, constraint, options, n, max_tokens, temperature, stop
+        )
+        usage = _AttrDict(
+            prompt_tokens=len(prompt_ids),
+            completion_tokens=completion_tokens,
+            total_tokens=len(prompt_ids) + completion_tokens,
+        )
+        return _AttrDict(
+            id=f"outlines-{uuid.uuid4().hex[:12]}",
+            object="chat.completion",
+            created=int(time.time()),
+            model=self.model_name,
+            choices=choices,
+            usage=usage,
+            _hidden_params={"response_cost": 0.0},
+        )
+
+    def _complete(
+        self,
+        prompt_ids: list[int],
+        text_prompt: str,
+        constraint: Any,
+        options: dict[str, Any],
+        n: int,
+        max_tokens: int,
+        temperature: float,
+        stop: list[str],
+    ) -> tuple[list[Any], int]:
+        """The ``n`` completions and their token count (runs on the MLX thread, see ``models.thread``)."""
         choices, completion_tokens = [], 0
         with generation_lock:
             if options.get("seed") is not None:
@@ -201,20 +232,7 @@ class OutlinesLM(dspy.BaseLM):
                         finish_reason=reason,
                     )
                 )
-        usage = _AttrDict(
-            prompt_tokens=len(prompt_ids),
-            completion_tokens=completion_tokens,
-            total_tokens=len(prompt_ids) + completion_tokens,
-        )
-        return _AttrDict(
-            id=f"outlines-{uuid.uuid4().hex[:12]}",
-            object="chat.completion",
-            created=int(time.time()),
-            model=self.model_name,
-            choices=choices,
-            usage=usage,
-            _hidden_params={"response_cost": 0.0},
-        )
+        return choices, completion_tokens
 
     async def aforward(
         self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any

@@ -186,3 +186,27 @@ def test_direct_outlines_model_call_returns_a_literal(embedded_model, monkeypatc
             monkeypatch.setattr(cls, "_bias_logits_mlx", metal_only)
     lm = OutlinesLM(embedded_model)
     assert lm.model("Pick one letter:", Literal["A", "B"], max_tokens=3) in ("A", "B")
+
+
+_EXIT_SCRIPT = """
+import asyncio, os
+os.environ["HF_HUB_OFFLINE"] = "1"
+from dspy_outlines import OutlinesLM
+lm = OutlinesLM(max_tokens=12)
+async def main():
+    await asyncio.gather(asyncio.to_thread(lm, "Say hi"), asyncio.to_thread(lm, "Say hello, with more words"))
+asyncio.run(main())
+print("done", flush=True)
+"""
+
+
+@pytest.mark.real_model
+def test_process_exits_cleanly_after_generating_from_worker_threads():
+    # Compiled decode steps keep a thread-local MLX cache; a worker thread that ran them and exits during
+    # interpreter shutdown used to abort the process ("terminate called without an active exception"),
+    # about one run in two. Every generation now runs on one long-lived MLX thread.
+    import subprocess
+
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stderr[-1500:]
