@@ -190,6 +190,20 @@ def test_tiny_llama_gguf_round_trip(tmp_path):
     assert 6 in tokenizer.eos_token_ids
 
 
+def _tiny_llama():
+    """A random 2-layer llama (grouped-query attention) small enough to compare logits exactly."""
+    from mlx_lm.models import llama
+
+    args = llama.ModelArgs(
+        model_type="llama", hidden_size=64, num_hidden_layers=2, intermediate_size=96,
+        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=16,
+        rope_theta=10000.0,
+    )
+    model = llama.Model(args)
+    mx.eval(model.parameters())
+    return model
+
+
 def test_fused_decoding_step_gives_identical_logits(monkeypatch):
     """The CPU fused decoding step (dspy_outlines.models.fused) changes speed, never the logits."""
     from mlx_lm.models import llama
@@ -199,13 +213,7 @@ def test_fused_decoding_step_gives_identical_logits(monkeypatch):
 
     monkeypatch.setenv(DISABLE_PREFILL_ENV, "1")  # exact: mlx-lm's own prompt processing
 
-    args = llama.ModelArgs(
-        model_type="llama", hidden_size=64, num_hidden_layers=2, intermediate_size=96,
-        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=16,
-        rope_theta=10000.0,
-    )
-    model = llama.Model(args)
-    mx.eval(model.parameters())
+    model = _tiny_llama()
 
     def decode() -> list:
         cache = make_prompt_cache(model)
@@ -224,20 +232,13 @@ def test_fused_decoding_step_gives_identical_logits(monkeypatch):
 
 def test_fast_prefill_matches_mlx_lm_up_to_float32_rounding(monkeypatch):
     """Fast prompt processing (compiled exp, written-out attention) only changes float32 rounding."""
-    from mlx_lm.models import llama
     from mlx_lm.models.cache import make_prompt_cache
 
     from dspy_outlines.models import fused as fused_module
     from dspy_outlines.models.fused import DISABLE_PREFILL_ENV, fuse_for_cpu
 
     monkeypatch.delenv(DISABLE_PREFILL_ENV, raising=False)
-    args = llama.ModelArgs(
-        model_type="llama", hidden_size=64, num_hidden_layers=2, intermediate_size=96,
-        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=16,
-        rope_theta=10000.0,
-    )
-    model = llama.Model(args)
-    mx.eval(model.parameters())
+    model = _tiny_llama()
 
     def run() -> list:
         cache = make_prompt_cache(model)
