@@ -8,8 +8,12 @@ Prints the markdown table and the paths of the JSON / markdown / PNG reports.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
+
+# litellm (through dspy) would try to download its price table at import; it is offline here.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from benchmarks.longcontext.harness import METHODS, BenchConfig, run_benchmark
 from benchmarks.longcontext.report import markdown_table
