@@ -24,7 +24,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import dspy
 import pydantic

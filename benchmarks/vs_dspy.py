@@ -35,7 +35,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys

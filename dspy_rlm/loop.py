@@ -27,7 +27,7 @@ from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.extract import run_extraction
 from dspy_rlm.protocol import parse_response
 from dspy_rlm.recovery import RecoveryTracker
-from dspy_rlm.repl.base import ErrorInfo, ExecResult, FinalAnswer
+from dspy_rlm.repl.base import ExecResult, FinalAnswer
 from dspy_rlm.results import Extracted, Failed, Submitted
 from dspy_rlm.runtime import BudgetUsageTracker, call_predictor
 from dspy_rlm.trace import CodeExecution, IterationRecord, TraceNode

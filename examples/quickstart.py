@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     usage = pred.trace.totals()
     print(f"iterations: {usage['iterations']}  LM calls: {usage['lm_calls_total']}  "
           f"tokens: {usage['prompt_tokens'] + usage['completion_tokens']:,}  time: {pred.trace.duration_s:.1f}s")
-    print(f"tiers:      " + ", ".join(f"{t} {adapter.metrics[t]['success']} ok / {adapter.metrics[t]['failure']} failed"
+    print("tiers:      " + ", ".join(f"{t} {adapter.metrics[t]['success']} ok / {adapter.metrics[t]['failure']} failed"
                                       for t in ("tier1", "tier2", "tier3")))
     html = Path(args.html or Path(tempfile.gettempdir()) / "rlm_quickstart_trace.html")
     try:
