@@ -1,8 +1,8 @@
-"""OutlinesLM: a DSPy language model running a local model through mlx-lm and Outlines.
+"""OutlinesLM: a DSPy language model running a local model through Outlines.
 
-Unconstrained calls go straight to ``mlx_lm.stream_generate`` (the fast path); calls carrying the
-``_outlines_constraint`` keyword (set by :class:`dspy_outlines.OutlinesAdapter` at Tier 3) go to
-``dspy_outlines.backends.generate_constrained``, which applies an Outlines logits processor.
+The work is done by an engine (:mod:`dspy_outlines.engines`): mlx-lm on Apple Silicon and Linux CPU, or
+llama.cpp. Calls carrying the ``_outlines_constraint`` keyword (set by
+:class:`dspy_outlines.OutlinesAdapter` at Tier 3) generate under an Outlines logits processor.
 ``lm.model`` is the Outlines model, so ``lm.model(prompt, Literal["A", "B"])`` works directly.
 """
 
@@ -10,28 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import dspy
 
-from dspy_outlines.models import embedded_model_path, load_model, require_mlx
-from dspy_outlines.models.thread import run_on_mlx_thread
+from dspy_outlines.engines import Completion, Engine, GenerationRequest, load_engine
+from dspy_outlines.engines.mlx import generation_lock
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["OutlinesLM", "generation_lock"]
 
 CONSTRAINT_KWARG = "_outlines_constraint"
-
-#: MLX evaluation is not safe to interleave across threads (dspy.Evaluate and dspy.Parallel run
-#: predictors in threads); every generation in this process holds this lock.
-generation_lock = threading.RLock()
-
-_shared_class: list[type] = []
+#: Per-call keyword: a ``time.monotonic()`` instant at which generation stops (``finish_reason="deadline"``).
+DEADLINE_KWARG = "_deadline"
 
 
 class _AttrDict(dict):
@@ -42,32 +38,6 @@ class _AttrDict(dict):
             return self[name]
         except KeyError as e:
             raise AttributeError(name) from e
-
-
-def _outlines_model(mlx_model: Any, tokenizer: Any, name: str) -> Any:
-    """``outlines.from_mlxlm(mlx_model, tokenizer)``, made safe for DSPy's per-call deepcopy.
-
-    DSPy 3.4 deep-copies the request (which includes ``lm.model``) on every call; copying the
-    weights each time would be slow, so the Outlines model returns itself from ``__deepcopy__``.
-    """
-    if not _shared_class:
-        from outlines.models.mlxlm import MLXLM
-
-        class SharedMLXLM(MLXLM):
-            """An Outlines ``MLXLM`` shared by reference when copied."""
-
-            model_name = "mlx"
-
-            def __deepcopy__(self, memo: dict) -> SharedMLXLM:
-                return self
-
-            def __repr__(self) -> str:
-                return f"<Outlines MLXLM {self.model_name}>"
-
-        _shared_class.append(SharedMLXLM)
-    model = _shared_class[0](mlx_model, tokenizer)
-    model.model_name = name
-    return model
 
 
 def _text(content: Any) -> str:
@@ -84,49 +54,56 @@ class OutlinesLM(dspy.BaseLM):
 
     Args:
         model: ``None`` for the embedded SmolLM2-135M-Instruct, a ``.gguf`` path, a local mlx-lm /
-            Hugging Face model directory, or an already loaded ``(mlx_model, tokenizer)`` pair.
+            Hugging Face model directory (MLX engine), or an already loaded ``(mlx_model, tokenizer)`` pair.
+        engine: ``"auto"`` (MLX on Apple Silicon, llama.cpp elsewhere when llama-cpp-python is installed,
+            MLX otherwise), ``"mlx"`` or ``"llamacpp"``; see :mod:`dspy_outlines.engines`.
         max_tokens: Default completion budget per call.
         temperature: Default sampling temperature (0.0 is greedy).
         backend: Outlines structured-generation backend for constrained calls (``None``: default).
-        **kwargs: Forwarded to ``dspy.BaseLM`` (e.g. ``dequantize=`` is taken out first and
-            passed to :func:`dspy_outlines.models.load_model`).
+        engine_options: Engine options (MLX: ``dequantize``; llama.cpp: ``n_ctx``, ``n_threads``; both:
+            ``prefix_cache_mb``).
+        **kwargs: Forwarded to ``dspy.BaseLM`` (``dequantize=`` is taken out first and given to the engine).
 
     Attributes:
-        model: The Outlines model (``outlines.from_mlxlm``); call it with an output type.
-        mlx_model: The mlx-lm model.
-        tokenizer: The mlx-lm ``TokenizerWrapper``.
+        model: The Outlines model; call it with an output type (``lm.model(prompt, Literal["A", "B"])``).
+        engine: The :class:`~dspy_outlines.engines.Engine` generating for this LM.
         model_name: A readable name, also reported as ``response.model``.
     """
+
+    #: The adapter's Tier 3 hands this LM an Outlines output type instead of a JSON-schema response_format.
+    accepts_outlines_constraint = True
+    #: A small local model: dspy_rlm picks its small-model profile for it (``RLM(profile="auto")``).
+    is_local = True
 
     def __init__(
         self,
         model: str | Path | tuple[Any, Any] | None = None,
         *,
+        engine: str = "auto",
         max_tokens: int = 512,
         temperature: float = 0.0,
         backend: str | None = None,
+        engine_options: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        dequantize = kwargs.pop("dequantize", None)
+        options = dict(engine_options or {})
+        if "dequantize" in kwargs:
+            options["dequantize"] = kwargs.pop("dequantize")
         kwargs.setdefault("cache", False)
-        require_mlx()
-        if isinstance(model, tuple):
-            self.mlx_model, self.tokenizer = model
-            name, self._source = "local/mlx-model", None
-        else:
-            path = embedded_model_path() if model is None else Path(model)
-            self.mlx_model, self.tokenizer = load_model(path, dequantize=dequantize)
-            name, self._source = f"local/{Path(path).name}", str(path)
-        super().__init__(model=name, max_tokens=max_tokens, temperature=temperature, **kwargs)
-        self.model_name = name
-        self.model = _outlines_model(self.mlx_model, self.tokenizer, name)
+        self.engine: Engine = load_engine(engine, model, backend=backend, **options)
+        super().__init__(model=self.engine.model_name, max_tokens=max_tokens, temperature=temperature, **kwargs)
+        self.model_name = self.engine.model_name
+        self.model = self.engine.outlines_model
         self.backend = backend
-        # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU
-        # token bitmask (Outlines only ships a Metal kernel) must be in place from the start.
-        from dspy_outlines.backends import install_cpu_bitmask
 
-        install_cpu_bitmask()
-        self._dequantize = dequantize
+    # MLX engine internals, kept as attributes for code written against the MLX-only OutlinesLM.
+    @property
+    def mlx_model(self) -> Any:
+        return getattr(self.engine, "mlx_model", None)
+
+    @property
+    def tokenizer(self) -> Any:
+        return getattr(self.engine, "tokenizer", None)
 
     def render_prompt(self, messages: list[dict[str, Any]]) -> str:
         """Render DSPy / OpenAI-style messages with the model's chat template.
@@ -138,22 +115,11 @@ class OutlinesLM(dspy.BaseLM):
             The prompt text, ending with the assistant generation prompt.
         """
         chat = [{"role": m.get("role", "user"), "content": _text(m.get("content"))} for m in messages]
-        if not getattr(self.tokenizer, "has_chat_template", False):
-            return "\n\n".join(m["content"] for m in chat) + "\n\n"
-        try:
-            return self.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=False)
-        except Exception as e:  # some templates reject the system role: fold it into the user turn
-            if not chat or chat[0]["role"] != "system" or len(chat) < 2:
-                raise
-            logger.debug("Chat template rejected the system role (%s); merging it into the user turn", e)
-            merged = [{"role": chat[1]["role"], "content": f"{chat[0]['content']}\n\n{chat[1]['content']}"}]
-            return self.tokenizer.apply_chat_template(
-                merged + chat[2:], add_generation_prompt=True, tokenize=False
-            )
+        return self.engine.render_prompt(chat)
 
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` under this model's tokenizer (no special tokens added)."""
-        return len(self.tokenizer.encode(text, add_special_tokens=False))
+        return len(self.engine.encode(text))
 
     def forward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
         """Generate completions; returns an OpenAI-style chat completion response.
@@ -162,30 +128,44 @@ class OutlinesLM(dspy.BaseLM):
             prompt: A plain prompt, used as one user message when ``messages`` is ``None``.
             messages: Chat messages.
             **kwargs: Per-call options overriding the defaults: ``max_tokens``, ``temperature``,
-                ``top_p``, ``n`` / ``num_generations``, ``stop``, ``seed``, and
-                ``_outlines_constraint`` (any output type Outlines accepts).
+                ``top_p``, ``n`` / ``num_generations``, ``stop``, ``seed``, ``_outlines_constraint``
+                (any output type Outlines accepts) and ``_deadline`` (a ``time.monotonic()`` instant).
 
         Returns:
             A response with ``choices[i].message.content``, ``usage`` (prompt, completion and
-            total tokens) and ``model``.
+            total tokens, and ``cached_tokens``: prompt tokens served from the prefix cache) and ``model``.
         """
         options = {**self.kwargs, **kwargs}
-        constraint = options.pop(CONSTRAINT_KWARG, None)
-        max_tokens = int(options.get("max_tokens") or 512)
-        temperature = float(options.get("temperature") or 0.0)
         n = int(options.get("n") or options.get("num_generations") or 1)
         stop = options.get("stop") or []
-        stop = [stop] if isinstance(stop, str) else list(stop)
-        text_prompt = self.render_prompt(messages or [{"role": "user", "content": prompt or ""}])
-        prompt_ids = self.tokenizer.encode(text_prompt, add_special_tokens=False)
-
-        choices, completion_tokens = run_on_mlx_thread(
-            self._complete, prompt_ids, text_prompt, constraint, options, n, max_tokens, temperature, stop
+        seed = options.get("seed")
+        request = GenerationRequest(
+            max_tokens=int(options.get("max_tokens") or 512),
+            temperature=float(options.get("temperature") or 0.0),
+            top_p=options.get("top_p"),
+            stop=(stop,) if isinstance(stop, str) else tuple(stop),
+            constraint=options.get(CONSTRAINT_KWARG),
+            seed=None if seed is None else int(seed),
+            deadline=options.get(DEADLINE_KWARG),
         )
+        text_prompt = self.render_prompt(messages or [{"role": "user", "content": prompt or ""}])
+        prompt_ids = self.engine.encode(text_prompt)
+        # Seeded once per call: the n completions of a seeded call differ from each other, and repeat together.
+        completions = [self.engine.generate(prompt_ids, request if i == 0 else replace(request, seed=None))
+                       for i in range(n)]
+        return self._response(completions, len(prompt_ids))
+
+    def _response(self, completions: list[Completion], prompt_tokens: int) -> Any:
+        choices = [
+            _AttrDict(index=i, message=_AttrDict(role="assistant", content=c.text), finish_reason=c.finish_reason)
+            for i, c in enumerate(completions)
+        ]
+        completion_tokens = sum(c.completion_tokens for c in completions)
         usage = _AttrDict(
-            prompt_tokens=len(prompt_ids),
+            prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
-            total_tokens=len(prompt_ids) + completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+            cached_tokens=completions[0].cached_tokens if completions else 0,
         )
         return _AttrDict(
             id=f"outlines-{uuid.uuid4().hex[:12]}",
@@ -197,100 +177,19 @@ class OutlinesLM(dspy.BaseLM):
             _hidden_params={"response_cost": 0.0},
         )
 
-    def _complete(
-        self,
-        prompt_ids: list[int],
-        text_prompt: str,
-        constraint: Any,
-        options: dict[str, Any],
-        n: int,
-        max_tokens: int,
-        temperature: float,
-        stop: list[str],
-    ) -> tuple[list[Any], int]:
-        """The ``n`` completions and their token count (runs on the MLX thread, see ``models.thread``)."""
-        choices, completion_tokens = [], 0
-        with generation_lock:
-            if options.get("seed") is not None:
-                import mlx.core as mx
-
-                mx.random.seed(int(options["seed"]))
-            for i in range(n):
-                if constraint is not None:
-                    text, used, reason = self._generate_constrained(
-                        text_prompt, constraint, max_tokens, temperature
-                    )
-                else:
-                    text, used, reason = self._generate(
-                        prompt_ids, max_tokens, temperature, options.get("top_p"), stop
-                    )
-                completion_tokens += used
-                choices.append(
-                    _AttrDict(
-                        index=i,
-                        message=_AttrDict(role="assistant", content=text),
-                        finish_reason=reason,
-                    )
-                )
-        return choices, completion_tokens
-
     async def aforward(
         self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any
     ) -> Any:
-        """Async :meth:`forward`: runs the (blocking, lock-serialized) generation in a thread."""
+        """Async :meth:`forward`: runs the (blocking, engine-serialized) generation in a thread."""
         return await asyncio.to_thread(self.forward, prompt, messages, **kwargs)
 
-    def _generate(
-        self,
-        prompt_ids: list[int],
-        max_tokens: int,
-        temperature: float,
-        top_p: float | None,
-        stop: list[str],
-    ) -> tuple[str, int, str]:
-        """Unconstrained generation with mlx-lm; returns ``(text, tokens, finish_reason)``."""
-        from mlx_lm import stream_generate
-        from mlx_lm.sample_utils import make_sampler
-
-        sampler = make_sampler(temp=temperature, top_p=float(top_p or 0.0))
-        text, used, reason = "", 0, "length"
-        for response in stream_generate(
-            self.mlx_model, self.tokenizer, prompt_ids, max_tokens=max_tokens, sampler=sampler
-        ):
-            text += response.text
-            used = response.generation_tokens
-            reason = response.finish_reason or reason
-            hit = next((s for s in stop if s in text), None)
-            if hit is not None:
-                return text[: text.index(hit)], used, "stop"
-        return text, used, reason
-
-    def _generate_constrained(
-        self, text_prompt: str, constraint: Any, max_tokens: int, temperature: float
-    ) -> tuple[str, int, str]:
-        """Constrained generation through ``dspy_outlines.backends`` (imported lazily)."""
-        from dspy_outlines.backends import generate_constrained
-
-        text = generate_constrained(
-            self.model,
-            text_prompt,
-            constraint,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            backend=self.backend,
-        )
-        text = text if isinstance(text, str) else str(text)
-        used = self.count_tokens(text)
-        return text, used, "length" if used >= max_tokens else "stop"
-
     def dump_state(self) -> dict[str, Any]:
-        """Reconstruction state: the model path (not the weights) and the default kwargs."""
+        """Reconstruction state: the model path (not the weights), the engine and the default kwargs."""
         state = super().dump_state()
-        state["model"] = self._source
-        state["backend"] = self.backend
-        if self._dequantize is not None:
-            state["dequantize"] = self._dequantize
+        engine_state = self.engine.dump_state()
+        state["model"] = engine_state.pop("model", None)
+        state.update(engine_state)
         return state
 
     def __repr__(self) -> str:
-        return f"OutlinesLM({self.model_name!r}, backend={self.backend!r})"
+        return f"OutlinesLM({self.model_name!r}, engine={self.engine.name!r}, backend={self.backend!r})"

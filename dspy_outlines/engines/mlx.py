@@ -1,0 +1,159 @@
+"""The MLX engine: mlx-lm generation and Outlines' ``MLXLM``, on Apple Silicon and on Linux CPU.
+
+Unconstrained calls go straight to ``mlx_lm.stream_generate``; constrained calls add an Outlines logits
+processor (``dspy_outlines.backends``). Every generation of the process runs on one long-lived MLX thread
+(:mod:`dspy_outlines.models.thread`) under :data:`generation_lock`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from dspy_outlines.engines import Completion, GenerationRequest
+from dspy_outlines.models import embedded_model_path, load_model, require_mlx
+from dspy_outlines.models.thread import run_on_mlx_thread
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MLXEngine", "generation_lock"]
+
+#: MLX evaluation is not safe to interleave across threads (dspy.Evaluate and dspy.Parallel run
+#: predictors in threads); every generation in this process holds this lock.
+generation_lock = threading.RLock()
+
+_shared_class: list[type] = []
+
+
+def outlines_mlx_model(mlx_model: Any, tokenizer: Any, name: str) -> Any:
+    """``outlines.from_mlxlm(mlx_model, tokenizer)``, made safe for DSPy's per-call deepcopy.
+
+    DSPy 3.4 deep-copies the request (which includes ``lm.model``) on every call; copying the
+    weights each time would be slow, so the Outlines model returns itself from ``__deepcopy__``.
+    """
+    if not _shared_class:
+        from outlines.models.mlxlm import MLXLM
+
+        class SharedMLXLM(MLXLM):
+            """An Outlines ``MLXLM`` shared by reference when copied."""
+
+            model_name = "mlx"
+
+            def __deepcopy__(self, memo: dict) -> SharedMLXLM:
+                return self
+
+            def __repr__(self) -> str:
+                return f"<Outlines MLXLM {self.model_name}>"
+
+        _shared_class.append(SharedMLXLM)
+    model = _shared_class[0](mlx_model, tokenizer)
+    model.model_name = name
+    return model
+
+
+class MLXEngine:
+    """mlx-lm generation with Outlines constraints.
+
+    Args:
+        model: ``None`` (embedded SmolLM2 GGUF), a ``.gguf`` path, an mlx-lm / Hugging Face model
+            directory, or a loaded ``(mlx_model, tokenizer)`` pair.
+        dequantize: See :func:`dspy_outlines.models.load_model`.
+        backend: Outlines structured-generation backend for constrained calls (``None``: default).
+    """
+
+    name = "mlx"
+
+    def __init__(self, model: str | Path | tuple[Any, Any] | None = None, *, dequantize: bool | None = None,
+                 backend: str | None = None) -> None:
+        require_mlx()
+        if isinstance(model, tuple):
+            self.mlx_model, self.tokenizer = model
+            self.model_name, self.source = "local/mlx-model", None
+        else:
+            path = embedded_model_path() if model is None else Path(model)
+            self.mlx_model, self.tokenizer = load_model(path, dequantize=dequantize)
+            self.model_name, self.source = f"local/{Path(path).name}", str(path)
+        self.dequantize, self.backend = dequantize, backend
+        self.outlines_model = outlines_mlx_model(self.mlx_model, self.tokenizer, self.model_name)
+        # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU
+        # token bitmask (Outlines only ships a Metal kernel) must be in place from the start.
+        from dspy_outlines.backends import install_cpu_bitmask
+
+        install_cpu_bitmask()
+        self._stats = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0}
+
+    # -- prompt ---------------------------------------------------------------------------------
+    def render_prompt(self, messages: list[dict[str, str]]) -> str:
+        tokenizer = self.tokenizer
+        if not getattr(tokenizer, "has_chat_template", False):
+            return "\n\n".join(m["content"] for m in messages) + "\n\n"
+        try:
+            return tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        except Exception as e:  # some templates reject the system role: fold it into the user turn
+            if not messages or messages[0]["role"] != "system" or len(messages) < 2:
+                raise
+            logger.debug("Chat template rejected the system role (%s); merging it into the user turn", e)
+            merged = [{"role": messages[1]["role"], "content": f"{messages[0]['content']}\n\n{messages[1]['content']}"}]
+            return tokenizer.apply_chat_template(merged + messages[2:], add_generation_prompt=True, tokenize=False)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+    # -- generation -----------------------------------------------------------------------------
+    def generate(self, prompt_ids: list[int], request: GenerationRequest) -> Completion:
+        return run_on_mlx_thread(self._generate_locked, list(prompt_ids), request)
+
+    def _generate_locked(self, prompt_ids: list[int], request: GenerationRequest) -> Completion:
+        with generation_lock:
+            if request.seed is not None:
+                import mlx.core as mx
+
+                mx.random.seed(int(request.seed))
+            return self._generate(prompt_ids, request)
+
+    def _generate(self, prompt_ids: list[int], request: GenerationRequest) -> Completion:
+        from mlx_lm import stream_generate
+        from mlx_lm.sample_utils import make_sampler
+
+        processors = None
+        if request.constraint is not None:
+            from dspy_outlines.backends import get_logits_processor, install_cpu_bitmask
+
+            install_cpu_bitmask()
+            processors = [get_logits_processor(self.outlines_model, request.constraint, self.backend)]
+        sampler = make_sampler(temp=request.temperature, top_p=float(request.top_p or 0.0))
+        started = time.perf_counter()
+        text, used, reason, first_token_s = "", 0, "length", None
+        for response in stream_generate(self.mlx_model, self.tokenizer, prompt_ids, max_tokens=request.max_tokens,
+                                         sampler=sampler, logits_processors=processors):
+            if first_token_s is None:
+                first_token_s = time.perf_counter() - started
+            text += response.text
+            used = response.generation_tokens
+            reason = response.finish_reason or reason
+            hit = next((s for s in request.stop if s in text), None)
+            if hit is not None:
+                text, reason = text[: text.index(hit)], "stop"
+                break
+            if request.deadline is not None and time.monotonic() >= request.deadline and response.finish_reason is None:
+                reason = "deadline"
+                break
+        total = time.perf_counter() - started
+        self._stats["calls"] += 1
+        self._stats["prompt_tokens"] += len(prompt_ids)
+        prefill = first_token_s or 0.0
+        return Completion(text, used, reason, len(prompt_ids), 0,
+                          {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})
+
+    # -- reporting ------------------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        return dict(self._stats)
+
+    def dump_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {"model": self.source, "engine": self.name, "backend": self.backend}
+        if self.dequantize is not None:
+            state["dequantize"] = self.dequantize
+        return state
