@@ -89,6 +89,7 @@ class NamespaceExecutor:
             the transport in use.
         output_fields: Names of the signature's output fields, in order (for SUBMIT / FINAL).
         max_output_chars: Cap on captured output per block (head and tail are kept).
+        helper_style: How helpers print (``"default"`` or ``"lines"``, see ``helpers.make_helpers``).
     """
 
     def __init__(
@@ -97,13 +98,14 @@ class NamespaceExecutor:
         bridges: dict[str, Callable[..., Any]],
         output_fields: list[str],
         max_output_chars: int = 10_000,
+        helper_style: str = "default",
     ):
         self.output_fields = list(output_fields)
         self.max_output_chars = max_output_chars
         self.inputs = dict(inputs)
         self.namespace: dict[str, Any] = {"__name__": "__repl__", "__builtins__": builtins}
         llm_query = bridges.get("llm_query")
-        self.namespace.update(_helpers.make_helpers(llm_query))
+        self.namespace.update(_helpers.make_helpers(llm_query, helper_style))
         self.namespace.update(bridges)
         self.namespace.update(SUBMIT=self._submit, FINAL=self._final, FINAL_VAR=self._final_var)
         self.namespace["inputs"] = self.inputs

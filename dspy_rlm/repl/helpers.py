@@ -16,7 +16,9 @@ import math
 import re
 from typing import Any, Callable, Iterator
 
-__all__ = ["HELPER_NAMES", "helper_docs", "make_helpers"]
+__all__ = ["HELPER_NAMES", "HELPER_STYLES", "SearchHits", "helper_docs", "make_helpers"]
+
+HELPER_STYLES = ("default", "lines")
 
 HELPER_NAMES: tuple[str, ...] = (
     "peek", "search", "count_matches", "search_context", "chunk_text",
@@ -183,6 +185,41 @@ def _iter_hits(fn: str, var: Any, matcher: _Matcher) -> Iterator[tuple[tuple, An
             yield path, leaf, start, end, line
 
 
+class SearchHits(list):
+    """search() results for small models: still a list of dicts, but printed as plain ``line N: text`` rows.
+
+    A row is the whole line holding the match (cut to ~240 characters around it), which a small model can
+    copy a value from; the dict repr with offsets and previews is hard for it to read.
+    """
+
+    def __init__(self, hits: list[dict[str, Any]], pattern: str):
+        super().__init__(hits)
+        self.pattern = pattern
+
+    def __repr__(self) -> str:
+        if not self:
+            return f"no line contains {self.pattern!r}"
+        rows = []
+        for hit in self:
+            where = f"item {hit['index']!r} " if "index" in hit else f"key {hit['key']!r} " if "key" in hit else ""
+            rows.append(f"{where}line {hit['line']}: {hit.get('text', hit.get('preview', ''))}")
+        return "\n".join(rows)
+
+    __str__ = __repr__
+
+
+def _line_text(leaf: Any, start: int, end: int, limit: int = 240) -> str:
+    """The line of ``leaf`` holding [start, end), cut to ``limit`` characters around the match."""
+    newline = "\n" if isinstance(leaf, str) else b"\n"
+    lo = leaf.rfind(newline, max(0, start - limit), start) + 1 or max(0, start - limit // 2)
+    hi = leaf.find(newline, end, end + limit)
+    hi = hi if hi != -1 else min(len(leaf), end + limit)
+    if hi - lo > limit:
+        lo = max(lo, start - (limit - (end - start)) // 2)
+        hi = min(hi, lo + limit)
+    return _show(leaf[lo:hi]).strip()
+
+
 # -- peek / search / count ------------------------------------------------------------------------------
 def peek(var: Any, start: int = 0, end: int = 10) -> Any:
     """Slice var[start:end] of a str/bytes/list/tuple, or of a dict's items in key order.
@@ -202,7 +239,7 @@ def peek(var: Any, start: int = 0, end: int = 10) -> Any:
 
 
 def search(var: Any, pattern: str, regex: bool = False, max_results: int = 10, context: int = 80,
-           ignore_case: bool = False) -> list[dict[str, Any]]:
+           ignore_case: bool = False, *, _lines: bool = False) -> list[dict[str, Any]]:
     """Find text (regex=True: a regex) in a str/list/dict, nested too; list of locations + previews.
 
     Args:
@@ -225,8 +262,10 @@ def search(var: Any, pattern: str, regex: bool = False, max_results: int = 10, c
         hit = _location(path)
         hit.update(offset=start, line=line, match=_show(leaf[start:min(end, start + 200)]),
                    preview=_show(leaf[max(0, start - context):end + context]))
+        if _lines:
+            hit["text"] = _line_text(leaf, start, end)
         results.append(hit)
-    return results
+    return SearchHits(results, pattern) if _lines else results
 
 
 def count_matches(var: Any, pattern: str, regex: bool = False, ignore_case: bool = False) -> int:
@@ -535,11 +574,13 @@ def _summarize(llm_query: Callable[[str], str] | None, var: Any, max_tokens: int
 
 
 # -- binding --------------------------------------------------------------------------------------------
-def make_helpers(llm_query: Callable[[str], str] | None = None) -> dict[str, Callable[..., Any]]:
+def make_helpers(llm_query: Callable[[str], str] | None = None, style: str = "default") -> dict[str, Callable[..., Any]]:
     """The REPL helpers, bound to the sub-LM bridge ``llm_query(prompt) -> str`` (used by summarize).
 
     Args:
         llm_query: The bridge to the sub-LM; when None, ``summarize`` raises a RuntimeError saying so.
+        style: ``"default"`` (search returns a list of dicts) or ``"lines"`` (the small-model profile: the same
+            list, printed as ``line N: text`` rows, each hit with the whole line as ``text``).
 
     Returns: a dict name -> function, in ``HELPER_NAMES`` order.
     """
@@ -582,7 +623,19 @@ def make_helpers(llm_query: Callable[[str], str] | None = None) -> dict[str, Cal
                                "import; use search() or search_context() instead") from exc
         return rank(var, query, top_k, method, chunk_size, cache)
 
-    functions = {"peek": peek, "search": search, "count_matches": count_matches,
+    if style not in HELPER_STYLES:
+        raise ValueError(f"helper style must be one of {HELPER_STYLES}, got {style!r}")
+
+    def search_lines(var: Any, pattern: str, regex: bool = False, max_results: int = 10, context: int = 80,
+                     ignore_case: bool = False) -> list[dict[str, Any]]:
+        """The lines of var (str/list/dict) containing text (regex=True: a regex); printed as 'line N: text'.
+
+        Args: as for search(); each hit is a dict with line, offset, match, preview and text (the whole line).
+        Returns: a list of hits that prints as one 'line N: text' row per hit.
+        """
+        return search(var, pattern, regex, max_results, context, ignore_case, _lines=True)
+
+    functions = {"peek": peek, "search": search_lines if style == "lines" else search, "count_matches": count_matches,
                  "search_context": search_context, "chunk_text": chunk_text, "extract_json": extract_json,
                  "extract_sections": extract_sections, "summarize": summarize, "find_relevant": find_relevant}
     return {name: functions[name] for name in HELPER_NAMES}

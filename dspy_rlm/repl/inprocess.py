@@ -44,6 +44,7 @@ class InProcessREPL:
         self._executor: NamespaceExecutor | None = None
         self._writer: CappedWriter | None = None
         self._lock = threading.Lock()
+        self.helper_style = "default"  # "lines" under the small-model profile (set by the run)
 
     def load_inputs(self, inputs: dict[str, Any]) -> None:
         self._inputs = dict(inputs)
@@ -52,7 +53,7 @@ class InProcessREPL:
     def start(self) -> None:
         if self._executor is None:
             self._executor = NamespaceExecutor(self._inputs, dict(self.tools), self.output_fields,
-                                               self.max_output_chars)
+                                               self.max_output_chars, self.helper_style)
             # print() is rebound per namespace, so concurrent runs in threads never mix their output.
             self._executor.namespace["print"] = functools.partial(self._print)
 

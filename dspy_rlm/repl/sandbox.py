@@ -89,6 +89,7 @@ class SubprocessREPL:
         self._lock = threading.Lock()
         self.network_isolation = "none"
         self.restarts = 0
+        self.helper_style = "default"  # "lines" under the small-model profile (set by the run)
 
     # -- lifecycle --------------------------------------------------------------------------------
     def load_inputs(self, inputs: dict[str, Any]) -> None:
@@ -104,7 +105,7 @@ class SubprocessREPL:
         config = {
             "timeout_s": self.timeout_s, "memory_mb": self.memory_mb, "output_fields": self.output_fields,
             "max_output_chars": self.max_output_chars, "bridge_names": list(self.tools),
-            "allow_network": self.allow_network,
+            "allow_network": self.allow_network, "helper_style": self.helper_style,
         }
         parent_sock, child_sock = socket.socketpair()
         if self.start_method == "fork":

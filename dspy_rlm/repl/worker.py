@@ -91,7 +91,8 @@ class Worker:
         self._timer_left = 0.0
         bridges = {name: self._bridge(name) for name in config.get("bridge_names", ())}
         self.executor = NamespaceExecutor(inputs, bridges, config.get("output_fields", []),
-                                          config.get("max_output_chars", 10_000))
+                                          config.get("max_output_chars", 10_000),
+                                          config.get("helper_style", "default"))
         signal.signal(signal.SIGALRM, self._on_alarm)
 
     def _on_alarm(self, signum: int, frame: Any) -> None:
