@@ -3,6 +3,11 @@
 Unconstrained calls go straight to ``mlx_lm.stream_generate``; constrained calls add an Outlines logits
 processor (``dspy_outlines.backends``). Every generation of the process runs on one long-lived MLX thread
 (:mod:`dspy_outlines.models.thread`) under :data:`generation_lock`.
+
+Each call reuses the longest token prefix already computed by an earlier call
+(:class:`~dspy_outlines.models.prompt_cache.PrefixCache`) and prefills only the rest, in chunks of
+``prefill_chunk`` tokens. Logits processors still see the whole token history (prompt, then generated
+tokens), as without the cache.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from dspy_outlines.engines import Completion, GenerationRequest
 from dspy_outlines.models import embedded_model_path, load_model, require_mlx
+from dspy_outlines.models.prompt_cache import DEFAULT_PREFIX_CACHE_MB, PrefixCache
 from dspy_outlines.models.thread import run_on_mlx_thread
 
 logger = logging.getLogger(__name__)
@@ -26,6 +32,9 @@ __all__ = ["MLXEngine", "generation_lock"]
 generation_lock = threading.RLock()
 
 _shared_class: list[type] = []
+
+#: Prompt tokens per prefill step: bounds the attention scores' memory (chunk x context) on long prompts.
+DEFAULT_PREFILL_CHUNK = 512
 
 
 def outlines_mlx_model(mlx_model: Any, tokenizer: Any, name: str) -> Any:
@@ -62,12 +71,20 @@ class MLXEngine:
             directory, or a loaded ``(mlx_model, tokenizer)`` pair.
         dequantize: See :func:`dspy_outlines.models.load_model`.
         backend: Outlines structured-generation backend for constrained calls (``None``: default).
+        prefix_cache_mb: Memory budget of the prefix KV cache in MiB (``0``: off; the environment variable
+            ``DSPY_OUTLINES_NO_PREFIX_CACHE=1`` also turns it off).
+        prefill_chunk: Prompt tokens per prefill step (mlx-lm's ``prefill_step_size``).
     """
 
     name = "mlx"
 
     def __init__(self, model: str | Path | tuple[Any, Any] | None = None, *, dequantize: bool | None = None,
-                 backend: str | None = None) -> None:
+                 backend: str | None = None, prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB,
+                 prefill_chunk: int = DEFAULT_PREFILL_CHUNK) -> None:
+        if isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk < 1:
+            raise ValueError(f"prefill_chunk must be a positive int (e.g. {DEFAULT_PREFILL_CHUNK}), not {prefill_chunk!r}.")
+        self.prefix_cache = PrefixCache(prefix_cache_mb)
+        self.prefix_cache_mb, self.prefill_chunk = prefix_cache_mb, prefill_chunk
         require_mlx()
         if isinstance(model, tuple):
             self.mlx_model, self.tokenizer = model
@@ -83,7 +100,6 @@ class MLXEngine:
         from dspy_outlines.backends import install_cpu_bitmask
 
         install_cpu_bitmask()
-        self._stats = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0}
 
     # -- prompt ---------------------------------------------------------------------------------
     def render_prompt(self, messages: list[dict[str, str]]) -> str:
@@ -115,23 +131,29 @@ class MLXEngine:
             return self._generate(prompt_ids, request)
 
     def _generate(self, prompt_ids: list[int], request: GenerationRequest) -> Completion:
+        import mlx.core as mx
         from mlx_lm import stream_generate
         from mlx_lm.sample_utils import make_sampler
 
+        started = time.perf_counter()
+        cache, reused = self.prefix_cache.checkout(self.mlx_model, prompt_ids)
         processors = None
         if request.constraint is not None:
             from dspy_outlines.backends import get_logits_processor, install_cpu_bitmask
 
             install_cpu_bitmask()
-            processors = [get_logits_processor(self.outlines_model, request.constraint, self.backend)]
+            processor = get_logits_processor(self.outlines_model, request.constraint, self.backend)
+            processors = [_with_history(processor, prompt_ids[:reused])]
         sampler = make_sampler(temp=request.temperature, top_p=float(request.top_p or 0.0))
-        started = time.perf_counter()
-        text, used, reason, first_token_s = "", 0, "length", None
-        for response in stream_generate(self.mlx_model, self.tokenizer, prompt_ids, max_tokens=request.max_tokens,
-                                         sampler=sampler, logits_processors=processors):
+        text, generated, used, reason, first_token_s = "", [], 0, "length", None
+        stream = stream_generate(self.mlx_model, self.tokenizer, mx.array(prompt_ids[reused:]),
+                                 max_tokens=request.max_tokens, sampler=sampler, logits_processors=processors,
+                                 prompt_cache=cache, prefill_step_size=self.prefill_chunk)
+        for response in stream:
             if first_token_s is None:
                 first_token_s = time.perf_counter() - started
             text += response.text
+            generated.append(int(response.token))
             used = response.generation_tokens
             reason = response.finish_reason or reason
             hit = next((s for s in request.stop if s in text), None)
@@ -141,19 +163,42 @@ class MLXEngine:
             if request.deadline is not None and time.monotonic() >= request.deadline and response.finish_reason is None:
                 reason = "deadline"
                 break
+        stream.close()  # finish the generator: the cache is ours again
+        self.prefix_cache.store(prompt_ids + generated, cache)
         total = time.perf_counter() - started
-        self._stats["calls"] += 1
-        self._stats["prompt_tokens"] += len(prompt_ids)
         prefill = first_token_s or 0.0
-        return Completion(text, used, reason, len(prompt_ids), 0,
-                          {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})
+        return Completion(text, used, reason, len(prompt_ids), reused, {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})
 
     # -- reporting ------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
-        return dict(self._stats)
+        """Prefix-cache counters: ``calls``, ``prompt_tokens``, ``cached_tokens``, ``hits``, ``evictions``,
+        ``entries``, ``bytes``, ``max_bytes``."""
+        return self.prefix_cache.stats()
 
     def dump_state(self) -> dict[str, Any]:
         state: dict[str, Any] = {"model": self.source, "engine": self.name, "backend": self.backend}
         if self.dequantize is not None:
             state["dequantize"] = self.dequantize
+        if self.prefix_cache_mb != DEFAULT_PREFIX_CACHE_MB:
+            state["prefix_cache_mb"] = self.prefix_cache_mb
+        if self.prefill_chunk != DEFAULT_PREFILL_CHUNK:
+            state["prefill_chunk"] = self.prefill_chunk
         return state
+
+
+def _with_history(processor: Any, prefix_ids: list[int]) -> Any:
+    """``processor`` called with the full token history although mlx-lm only saw the uncached suffix.
+
+    mlx-lm hands logits processors the tokens it was given (here the prompt after the reused prefix) plus
+    the generated ones; prepending the reused prefix gives them exactly the history they see without a cache.
+    """
+    if not prefix_ids:
+        return processor
+    import mlx.core as mx
+
+    prefix = mx.array(prefix_ids)
+
+    def process(tokens: Any, logits: Any) -> Any:
+        return processor(mx.concatenate([prefix, tokens.astype(prefix.dtype)]), logits)
+
+    return process
