@@ -1,8 +1,9 @@
 """The sandbox worker: the child side of :class:`~dspy_rlm.repl.sandbox.SubprocessREPL`.
 
-It is normally forked from the host after the inputs are bound, so the inputs arrive by copy-on-write and
-are never serialized. It can also be started as ``python -m dspy_rlm.repl.worker FD`` (the "spawn" start
-method), in which case the inputs arrive pickled once over the connection.
+It is normally forked from the zygote (:mod:`dspy_rlm.repl.zygote`), with the inputs in a memory-mapped file
+the host wrote once; it can also be forked from the host itself (``start_method="fork"``: inputs shared
+copy-on-write) or started as ``python -m dspy_rlm.repl.worker FD`` (``"spawn"``: inputs pickled over the
+connection). In every case it first enters the OS isolation of :mod:`dspy_rlm.repl.isolation`.
 
 Limits applied in the child: an address-space cap (RLIMIT_AS), a per-block wall-time limit (an interval
 timer raising :class:`BlockTimeout` between bytecodes; the host kills the worker if that does not land),
@@ -12,8 +13,6 @@ refuses socket connects / binds / DNS look-ups in any case.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import faulthandler
 import os
 import pickle
@@ -26,8 +25,6 @@ from typing import Any
 from dspy_rlm.repl.base import BlockTimeout
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor, restore_stdio
 
-CLONE_NEWNET = 0x40000000
-CLONE_NEWUSER = 0x10000000
 _NET_EVENTS = frozenset({
     "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
     "socket.sendto", "socket.sendmsg",
@@ -43,27 +40,19 @@ def _deny_network(event: str, args: tuple) -> None:
         raise PermissionError(f"network access is disabled in the dspy-rlm sandbox ({event})")
 
 
-def isolate_network() -> str:
-    """Cut the worker off the network. Returns how: 'netns', 'userns+netns' or 'audit-hook'."""
-    sys.addaudithook(_deny_network)
-    if not sys.platform.startswith("linux"):
-        return "audit-hook"
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    if libc.unshare(CLONE_NEWNET) == 0:
-        return "netns"
-    uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0:
-        try:  # map ourselves so file ownership still reads as before
-            with open("/proc/self/setgroups", "w") as f:
-                f.write("deny")
-            with open("/proc/self/uid_map", "w") as f:
-                f.write(f"{uid} {uid} 1")
-            with open("/proc/self/gid_map", "w") as f:
-                f.write(f"{gid} {gid} 1")
-        except OSError:
-            pass
-        return "userns+netns"
-    return "audit-hook"
+def load_inputs_fd(fd: int) -> dict[str, Any]:
+    """Unpickle the inputs from the memory-mapped file the host wrote (read in place, then unmapped)."""
+    import mmap
+
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return {}
+        with mmap.mmap(fd, size, prot=mmap.PROT_READ) as mm:
+            with memoryview(mm) as view:
+                return pickle.loads(view)
+    finally:
+        os.close(fd)
 
 
 def cap_memory(extra_mb: int | None) -> None:
@@ -168,14 +157,22 @@ class Worker:
             self.conn.send(message)
 
 
-def child_main(conn: Connection, inputs: dict[str, Any], config: dict[str, Any]) -> None:
-    """Entry point in the child. Never returns into the caller's code."""
+def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str, Any]) -> None:
+    """Entry point in the child: isolate, load the inputs (a dict, or the fd of the host's inputs file), serve.
+
+    Never returns into the caller's code.
+    """
+    from dspy_rlm.repl import isolation
+
     code = 0
     try:
         faulthandler.disable()  # a host's faulthandler (pytest's) would dump a crash report for model segfaults
-        os.setpgid(0, 0)
-        conn.send(("ready", {"network": isolate_network() if not config.get("allow_network") else "allowed",
-                             "pid": os.getpid()}))
+        info = isolation.enter(conn, config)  # may fork: returns only in the process that runs the model's code
+        if not config.get("allow_network"):
+            sys.addaudithook(_deny_network)
+        if isinstance(inputs, int):
+            inputs = load_inputs_fd(inputs)
+        conn.send(("ready", {**info, "pid": os.getpid()}))
         cap_memory(config.get("memory_mb"))
         Worker(conn, inputs, config).serve()
     except BaseException:  # noqa: BLE001 - the host sees a dead worker and reports it
