@@ -106,12 +106,13 @@ def prctl(option: int, value: int) -> None:
     _libc().prctl(option, value, 0, 0, 0)
 
 
-def enter(conn: Connection, config: dict[str, Any]) -> dict[str, Any]:
+def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] = ()) -> dict[str, Any]:
     """Isolate this (freshly started, single-threaded) process; returns in the worker with a description.
 
     May fork: intermediate processes never return from this call. The description holds ``isolation``
     (the level reached), ``network``, ``pids_limit``, ``scratch`` (the worker's working directory) and
-    ``host_scratch`` (a host directory the host removes at shutdown, or None).
+    ``host_scratch`` (a host directory the host removes at shutdown, or None). ``worker_fds`` are closed in
+    the intermediate processes (e.g. the inputs file: only the worker may keep it alive).
     """
     env = dict(config.get("env") or {})
     levels = [] if config.get("isolation") == "none" or not sys.platform.startswith("linux") \
@@ -126,7 +127,7 @@ def enter(conn: Connection, config: dict[str, Any]) -> dict[str, Any]:
     info["network"] = "allowed" if config.get("allow_network") else (
         "userns+netns" if {"userns", "netns"} <= set(reached) else "netns" if "netns" in reached else "audit-hook")
     if "pidns" in reached:
-        _split_off_init(conn, config, libc, info)  # returns only in the worker (pid 2)
+        _split_off_init(conn, config, libc, info, worker_fds)  # returns only in the worker (pid 2)
     else:
         os.setpgid(0, 0)  # so the host can kill what the worker starts, with killpg
         info["host_scratch"] = info["scratch"] = tempfile.mkdtemp(prefix="dspy-rlm-scratch-")
@@ -147,12 +148,21 @@ def enter(conn: Connection, config: dict[str, Any]) -> dict[str, Any]:
     return info
 
 
-def _split_off_init(conn: Connection, config: dict[str, Any], libc: ctypes.CDLL, info: dict[str, Any]) -> None:
+def _close(fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _split_off_init(conn: Connection, config: dict[str, Any], libc: ctypes.CDLL, info: dict[str, Any],
+                    worker_fds: tuple[int, ...]) -> None:
     """W0 forks W1 (pid 1 of the new namespace), tells the host W1's pid, and waits; W1 forks the worker."""
     release_r, release_w = os.pipe()
     pid = os.fork()
     if pid:  # W0: outside the namespace
-        os.close(release_r)
+        _close((release_r, *worker_fds))
         try:
             conn.send(("spawned", {"kill_pid": pid}))
         finally:
@@ -177,6 +187,7 @@ def _split_off_init(conn: Connection, config: dict[str, Any], libc: ctypes.CDLL,
     if worker == 0:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         return
+    _close(worker_fds)
     _serve_as_init(conn, worker)
 
 

@@ -83,6 +83,16 @@ class Worker:
                                           config.get("max_output_chars", 10_000),
                                           config.get("helper_style", "default"))
         signal.signal(signal.SIGALRM, self._on_alarm)
+        # A process the model's code forks must not talk to the host on our connection (its replies would
+        # answer the host's next request): it runs on without one and ends when its code does.
+        os.register_at_fork(after_in_child=self._orphan)
+
+    def _orphan(self) -> None:
+        try:
+            os.close(self.conn.fileno())
+        except OSError:
+            pass
+        self.conn = None  # type: ignore[assignment]
 
     def _on_alarm(self, signum: int, frame: Any) -> None:
         raise BlockTimeout(f"the block ran longer than its {self.timeout_s:g} s limit and was interrupted; "
@@ -111,13 +121,18 @@ class Worker:
 
     def serve(self) -> None:
         while True:
+            if self.conn is None:  # a forked copy of the worker: nothing to serve
+                return
             try:
                 msg = self.conn.recv()
             except (EOFError, OSError):
                 return
             op = msg[0]
             if op == "exec":
-                self._send_safely(("done", self._exec(msg[1])))
+                result = self._exec(msg[1])
+                if self.conn is None:  # the block forked and this is the copy
+                    return
+                self._send_safely(("done", result))
             elif op == "snapshot":
                 self.conn.send(("snapshot", self.executor.snapshot(*msg[1:])))
             elif op == "dump":
@@ -167,7 +182,7 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
     code = 0
     try:
         faulthandler.disable()  # a host's faulthandler (pytest's) would dump a crash report for model segfaults
-        info = isolation.enter(conn, config)  # may fork: returns only in the process that runs the model's code
+        info = isolation.enter(conn, config, (inputs,) if isinstance(inputs, int) else ())  # may fork: returns only in the process that runs the model's code
         if not config.get("allow_network"):
             sys.addaudithook(_deny_network)
         if isinstance(inputs, int):

@@ -1,6 +1,9 @@
 """Escape and failure cases for the default sandbox: each one is a recoverable error, never a crash."""
 
 import os
+import socket
+import sys
+import threading
 import time
 
 import pytest
@@ -68,15 +71,47 @@ def test_huge_output_is_capped(sandbox):
     assert "line 49999" in res.stdout  # the tail is kept
 
 
+@pytest.fixture
+def loopback_server():
+    """A real TCP server on 127.0.0.1 (in the host's network namespace) counting accepted connections."""
+    srv = socket.create_server(("127.0.0.1", 0))
+    srv.settimeout(0.1)
+    accepted, stop = [], threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            accepted.append(1)
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield srv.getsockname()[1], accepted
+    stop.set()
+    thread.join()
+    srv.close()
+
+
 @pytest.mark.parametrize("attempt", [
-    "import socket; socket.create_connection(('127.0.0.1', 9), timeout=1)",
-    "import urllib.request; urllib.request.urlopen('http://example.com', timeout=1)",
-    "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0))",
+    "import socket; socket.create_connection(('127.0.0.1', PORT), timeout=1)",
+    "import urllib.request; urllib.request.urlopen('http://127.0.0.1:PORT/', timeout=1)",
+    # ctypes goes under the Python audit hook: only a network namespace stops it
+    "import ctypes, socket, struct; libc = ctypes.CDLL(None, use_errno=True); fd = libc.socket(2, 1, 0); "
+    "rc = libc.connect(fd, struct.pack('<HH4s8x', 2, socket.htons(PORT), bytes([127, 0, 0, 1])), 16)\n"
+    "if rc != 0: raise OSError(ctypes.get_errno(), 'connect refused')",
 ])
-def test_network_is_refused(sandbox, attempt):
-    res = sandbox.run(attempt)
-    assert res.error is not None
-    assert res.error.type in ("PermissionError", "URLError", "OSError", "ConnectionRefusedError")
+def test_network_is_refused_by_a_network_namespace(sandbox, attempt, loopback_server):
+    port, accepted = loopback_server
+    if sys.platform.startswith("linux") and "netns" not in sandbox.network_isolation:
+        pytest.xfail(f"this kernel gave no network namespace ({sandbox.network_isolation}): ctypes can connect")
+    assert sandbox.network_isolation in ("netns", "userns+netns")
+    res = sandbox.run(attempt.replace("PORT", str(port)))
+    time.sleep(0.2)  # let the server thread count a connection that did arrive
+    assert accepted == [], "the sandbox reached a server on the host's loopback"
+    assert res.error is not None, res.stdout
 
 
 def test_system_exit_does_not_kill_the_worker(sandbox):
