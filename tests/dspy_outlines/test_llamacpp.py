@@ -1,0 +1,243 @@
+"""The llama.cpp engine on the embedded SmolLM2 GGUF: prompt, constraints, prefix cache, deadline, threads."""
+
+from __future__ import annotations
+
+import copy
+import enum
+import json
+import re
+import threading
+import time
+from typing import Literal
+
+import dspy
+import pydantic
+import pytest
+from outlines.types import CFG, JsonSchema, Regex
+
+from dspy_outlines import OutlinesAdapter
+from dspy_outlines.engines import GenerationRequest
+from dspy_outlines.lm import OutlinesLM
+
+pytestmark = pytest.mark.real_model
+
+QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
+LONG_SYSTEM = " ".join(f"Rule {i}: answer in short plain words and never use lists." for i in range(12))
+
+
+class City(pydantic.BaseModel):
+    name: str
+    is_capital: bool
+
+
+class Mood(enum.Enum):
+    happy = "happy"
+    sad = "sad"
+
+
+SUM_GRAMMAR = r"""
+start: NUMBER "+" NUMBER
+NUMBER: /[0-9]{1,2}/
+"""
+
+# output type, prompt, max_tokens, check on the generated text
+CONSTRAINTS = {
+    "pydantic": (City, "Give a JSON object for the city Paris: its name and whether it is a capital.", 32,
+                 lambda t: City.model_validate_json(t).name != ""),
+    "json_schema": (JsonSchema(json.dumps({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})),
+                    "Is the sky blue? Answer as JSON with the key ok.", 12,
+                    lambda t: isinstance(json.loads(t)["ok"], bool)),
+    "literal": (Literal["positive", "negative"], "Is 'I love it' positive or negative?", 4,
+                lambda t: t in ("positive", "negative")),
+    "enum": (Mood, "Happy or sad: how does a winner feel?", 4, lambda t: t in ("happy", "sad")),
+    "int": (int, "How many legs does a cat have?", 4, lambda t: re.fullmatch(r"[+-]?(0|[1-9][0-9]*)", t)),
+    "regex": (Regex(r"[A-Z]{3}-[0-9]{3}"), "Write a ticket code like ABC-123.", 8,
+              lambda t: re.fullmatch(r"[A-Z]{3}-[0-9]{3}", t)),
+    "cfg": (CFG(SUM_GRAMMAR), "Write 2+3.", 8, lambda t: re.fullmatch(r"[0-9]{1,2}\+[0-9]{1,2}", t)),
+}
+
+
+def _text(response) -> str:
+    return response.choices[0].message.content
+
+
+def test_forward_returns_an_openai_style_response_with_usage(llamacpp_lm):
+    response = llamacpp_lm.forward(messages=QUESTION, max_tokens=8)
+    assert response.model == "local/SmolLM2-135M-Instruct.Q4_1.gguf"
+    choice = response.choices[0]
+    assert choice.message.role == "assistant" and choice.message.content.strip()
+    assert choice.finish_reason in ("stop", "length")
+    usage = response.usage
+    assert usage.prompt_tokens == len(llamacpp_lm.engine.encode(llamacpp_lm.render_prompt(QUESTION)))
+    assert 0 < usage.completion_tokens <= 8
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+    assert 0 <= usage.cached_tokens < usage.prompt_tokens
+    assert llamacpp_lm.engine.name == "llamacpp" and repr(llamacpp_lm).startswith("OutlinesLM(")
+
+
+def test_chat_template_matches_the_mlx_engine(llamacpp_lm, embedded_lm):
+    conversations = [
+        QUESTION,  # no system message: the template's default one
+        [{"role": "system", "content": "You answer briefly."}, *QUESTION,
+         {"role": "assistant", "content": "Paris."}, {"role": "user", "content": "And of Italy?"}],
+    ]
+    for messages in conversations:
+        text = llamacpp_lm.render_prompt(messages)
+        assert text == embedded_lm.render_prompt(messages)
+        assert text.endswith("<|im_start|>assistant\n")
+        # Special tokens are parsed (one id each) and no BOS is added in front of the template's own tokens.
+        ids = llamacpp_lm.engine.encode(text)
+        assert ids == embedded_lm.engine.encode(text)
+        assert ids[0] == llamacpp_lm.engine.llama.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]
+    assert "You are a helpful AI assistant named SmolLM" in llamacpp_lm.render_prompt(QUESTION)
+
+
+@pytest.mark.parametrize("kind", list(CONSTRAINTS))
+def test_every_constraint_kind_is_valid(llamacpp_lm, kind):
+    output_type, question, max_tokens, check = CONSTRAINTS[kind]
+    response = llamacpp_lm.forward(messages=[{"role": "user", "content": question}], max_tokens=max_tokens,
+                                   _outlines_constraint=output_type)
+    assert check(_text(response)), _text(response)
+
+
+def test_outlines_model_is_usable_directly_and_shared_on_deepcopy(llamacpp_lm):
+    from outlines.models.llamacpp import LlamaCpp
+
+    assert isinstance(llamacpp_lm.model, LlamaCpp)
+    assert copy.deepcopy(llamacpp_lm.model) is llamacpp_lm.model
+    answer = llamacpp_lm.model("Pick a letter, A or B.", Literal["A", "B"], max_tokens=4)
+    assert answer in ("A", "B")
+    # Outlines' generate reset the context; the engine still answers (and recomputes the prompt).
+    assert _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=4)).strip()
+
+
+def test_prefix_cache_reuses_the_shared_prefix_with_identical_output():
+    cached_lm = OutlinesLM(None, engine="llamacpp", max_tokens=12)
+    uncached_lm = OutlinesLM(None, engine="llamacpp", max_tokens=12, engine_options={"prefix_cache_mb": 0})
+    first = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a fruit."}]
+    second = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a colour."}]
+    ids = [cached_lm.engine.encode(cached_lm.render_prompt(m)) for m in (first, second)]
+    shared = next(i for i, (x, y) in enumerate(zip(*ids)) if x != y)
+
+    cold = cached_lm.forward(messages=first)
+    warm = cached_lm.forward(messages=second)
+    assert cold.usage.cached_tokens == 0
+    assert warm.usage.cached_tokens == shared > 100  # the shared system prompt is not computed again
+    for messages, response in ((first, cold), (second, warm)):
+        reference = uncached_lm.forward(messages=messages)
+        assert reference.usage.cached_tokens == 0
+        assert _text(reference) == _text(response)
+    assert uncached_lm.engine.stats()["cached_tokens"] == 0
+    assert cached_lm.engine.stats()["cached_tokens"] == warm.usage.cached_tokens
+
+
+def test_saved_prefixes_serve_interleaved_prompts_with_identical_output():
+    lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
+    reference = OutlinesLM(None, engine="llamacpp", max_tokens=8, engine_options={"prefix_cache_mb": 0})
+    a = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a fruit."}]
+    b = [{"role": "user", "content": "Say hello in French. " * 20}]
+    lm.forward(messages=a)
+    lm.forward(messages=b)  # drops a's prompt from the live context: a's KV is saved first
+    again = lm.forward(messages=a)
+    stats = lm.engine.stats()
+    assert stats["saved_states"] >= 1 and stats["restored_states"] == 1
+    assert again.usage.cached_tokens == again.usage.prompt_tokens - 1
+    assert _text(again) == _text(reference.forward(messages=a))
+
+
+def test_deadline_stops_generation(llamacpp_lm):
+    response = llamacpp_lm.forward(messages=[{"role": "user", "content": "Write a long story."}], max_tokens=48,
+                                   _deadline=time.monotonic())
+    assert response.choices[0].finish_reason == "deadline"
+    assert response.usage.completion_tokens < 48
+
+
+def test_stop_strings_end_the_text(llamacpp_lm):
+    full = _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=16))
+    cut = full.split()[1]
+    stopped = llamacpp_lm.forward(messages=QUESTION, max_tokens=16, stop=[cut])
+    assert stopped.choices[0].finish_reason == "stop"
+    assert _text(stopped) == full[: full.index(cut)]
+
+
+def test_seeded_sampling_repeats_and_n_gives_n_choices(llamacpp_lm):
+    def sample():
+        return llamacpp_lm.forward(messages=QUESTION, max_tokens=12, temperature=1.0, seed=7, n=2)
+
+    first, second = sample(), sample()
+    assert len(first.choices) == 2
+    assert _text(first) == _text(second)  # the seed holds for the first completion of the call
+    assert 2 <= first.usage.completion_tokens <= 24
+
+
+def test_concurrent_calls_are_serialized_and_match_sequential_ones(llamacpp_lm):
+    prompts = [[{"role": "user", "content": f"Count from {i} to {i + 3}."}] for i in range(3)]
+    expected = [_text(llamacpp_lm.forward(messages=m, max_tokens=8)) for m in prompts]
+    engine, active, peak, results = llamacpp_lm.engine, [0], [0], [None] * 3
+    original = engine._generate
+
+    def tracked(*args, **kwargs):
+        active[0] += 1
+        peak[0] = max(peak[0], active[0])
+        try:
+            return original(*args, **kwargs)
+        finally:
+            active[0] -= 1
+
+    engine._generate = tracked
+    try:
+        threads = [threading.Thread(target=lambda i=i: results.__setitem__(
+            i, _text(llamacpp_lm.forward(messages=prompts[i], max_tokens=8)))) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        del engine._generate
+    assert peak[0] == 1
+    assert results == expected
+
+
+def test_predict_through_the_tier3_adapter_returns_a_typed_output(llamacpp_lm):
+    adapter = OutlinesAdapter(tiers=("tier3",))
+    with dspy.context(lm=llamacpp_lm, adapter=adapter):
+        pred = dspy.Predict("review -> sentiment: Literal['positive', 'negative'], stars: int")(
+            review="Great phone, works perfectly.", config={"max_tokens": 24})
+    assert pred.sentiment in ("positive", "negative") and isinstance(pred.stars, int)
+    assert adapter.metrics["tier3_success"] == 1
+
+
+def test_dump_state_round_trip():
+    lm = OutlinesLM(None, engine="llamacpp", max_tokens=16, engine_options={"n_ctx": 2048, "prefix_cache_mb": 32})
+    state = lm.dump_state()
+    assert state["model"].endswith(".gguf") and state["engine"] == "llamacpp"
+    assert state["engine_options"] == {"n_ctx": 2048, "prefix_cache_mb": 32}
+    again = dspy.BaseLM.load_state(state, allow_custom_lm_class=True)
+    assert isinstance(again, OutlinesLM) and again.engine.name == "llamacpp"
+    assert again.engine.n_ctx == 2048 and again.engine.prefix_cache_mb == 32 and again.kwargs["max_tokens"] == 16
+    assert again.dump_state() == state
+
+
+def test_a_failing_logits_processor_raises_instead_of_generating_unconstrained(llamacpp_lm, monkeypatch):
+    import dspy_outlines.backends as backends
+
+    def broken(input_ids, logits):
+        raise ValueError("mask failed")
+
+    monkeypatch.setattr(backends, "get_logits_processor", lambda *args, **kwargs: broken)
+    with pytest.raises(RuntimeError, match="mask failed"):
+        llamacpp_lm.forward(messages=QUESTION, max_tokens=4, _outlines_constraint=Literal["A", "B"])
+    monkeypatch.undo()
+    assert _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=4, _outlines_constraint=Literal["A", "B"])) \
+        in ("A", "B")
+
+
+def test_bad_options_and_prompts_get_clear_errors(llamacpp_lm, tmp_path):
+    with pytest.raises(ValueError, match="n_ctx"):
+        OutlinesLM(None, engine="llamacpp", engine_options={"n_ctx": -1})
+    with pytest.raises(ValueError, match="prefix_cache_mb"):
+        OutlinesLM(None, engine="llamacpp", engine_options={"prefix_cache_mb": -5})
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        OutlinesLM(tmp_path / "missing.gguf", engine="llamacpp")
+    with pytest.raises(ValueError, match="context"):
+        llamacpp_lm.engine.generate([1] * (llamacpp_lm.engine.n_ctx + 1), GenerationRequest(max_tokens=4))
