@@ -4,7 +4,12 @@
     python benchmarks/repl_overhead.py --quick    # 1 and 10 MB
 
 Measured:
-- cold_start_ms: a new SubprocessREPL, with a 1 MB context bound, to its first block done (median of 10);
+- cold_start_ms: a new SubprocessREPL (defaults: zygote start, full isolation), with a 1 MB context bound,
+  to its first block done (median of 10), the zygote already running;
+- cold_start_by_mode_ms: the same per start method / isolation level (``zygote``, ``zygote-no-isolation``,
+  ``fork`` (from the host; unsafe with live native threads), ``spawn``), plus ``first_start_with_zygote``:
+  a fresh process's first REPL, which starts the zygote too;
+- isolation: the level reached on this machine (``SubprocessREPL.isolation``) and its pids limit;
 - trivial_block_ms: median round trip of ``x = 1`` (500 runs);
 - iteration_ms[size]: median REPL cost of one iteration's block that touches the context
   (``n = len(context); print(context[:20])``) — flat in size because the inputs are bound once, not re-sent;
@@ -45,14 +50,15 @@ def _pss_mb(pids: list[int]) -> float:
     return total / MB
 
 
-def cold_start_ms(repeats: int = 10) -> float:
+def cold_start_ms(repeats: int = 10, **options) -> float:
     from dspy_rlm.repl.sandbox import SubprocessREPL
 
     ctx = _context(1)
+    SubprocessREPL(**options).shutdown()  # the zygote (if any) is up: measured on its own below
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        repl = SubprocessREPL()
+        repl = SubprocessREPL(**options)
         repl.load_inputs({"context": ctx})
         repl.start()
         assert repl.run("x = 1").ok
@@ -89,9 +95,28 @@ def per_size(size_mb: float) -> dict[str, float]:
         res = repl.run("n = len(context); print(context[:20])")
         times.append((time.perf_counter() - t0) * 1000)
     assert res.ok
-    after = _pss_mb([os.getpid(), repl._pid])
+    after = _pss_mb([os.getpid(), *repl.worker_pids()])
     repl.shutdown()
     return {"iteration_ms": statistics.median(times), "extra_memory_mb": after - before}
+
+
+def first_start_with_zygote_ms(repeats: int = 3) -> float:
+    """A fresh interpreter's first REPL: the zygote starts too (it is started once per process)."""
+    import subprocess
+
+    code = ("import time; from dspy_rlm.repl.sandbox import SubprocessREPL; t0 = time.perf_counter(); "
+            "r = SubprocessREPL(); r.start(); r.run('x = 1'); print((time.perf_counter() - t0) * 1000); r.shutdown()")
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+                  .stdout.split()[-1]) for _ in range(repeats)]
+    return statistics.median(runs)
+
+
+def isolation_level() -> dict:
+    from dspy_rlm.repl.sandbox import SubprocessREPL
+
+    with SubprocessREPL() as repl:
+        return {"level": repl.isolation, "pids_limit": repl.isolation_info.get("pids_limit"),
+                "network": repl.network_isolation, "notes": repl.isolation_info.get("notes", [])}
 
 
 def root_prompt_chars(size_mb: float) -> int:
@@ -150,8 +175,18 @@ def main(argv: list[str] | None = None) -> dict:
     args = ap.parse_args(argv)
     sizes = [1, 10] if args.quick else [1, 10, 100]
     out: dict = {
-        "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count()},
+        "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count(),
+                    "load_avg_1min_at_start": round(os.getloadavg()[0], 2)},
+        "isolation": isolation_level(),
         "cold_start_ms": round(cold_start_ms(), 2),
+        "cold_start_by_mode_ms": {
+            "zygote": round(cold_start_ms(start_method="zygote"), 2),
+            "zygote-no-isolation": round(cold_start_ms(start_method="zygote", isolation="none"), 2),
+            "fork": round(cold_start_ms(start_method="fork"), 2),
+            "fork-no-isolation": round(cold_start_ms(start_method="fork", isolation="none"), 2),
+            "spawn": round(cold_start_ms(repeats=3, start_method="spawn"), 2),
+            "first_start_with_zygote": round(first_start_with_zygote_ms(), 2),
+        },
         "trivial_block_ms": round(trivial_block_ms(), 3),
         "iteration_ms": {}, "extra_memory_mb": {}, "extra_memory_ratio": {}, "root_prompt_chars": {},
     }
