@@ -145,6 +145,7 @@ class SubprocessREPL:
         self.isolation_info: dict[str, Any] = {}
         self.network_isolation = "none"
         self.restarts = 0
+        self.helper_style = "default"  # "lines" under the small-model profile (set by the run)
 
     def __repr__(self) -> str:
         return (f"SubprocessREPL(isolation={self.isolation!r}, start_method={self.start_method!r}, "
@@ -165,7 +166,7 @@ class SubprocessREPL:
         return {
             "timeout_s": self.timeout_s, "memory_mb": self.memory_mb, "output_fields": self.output_fields,
             "max_output_chars": self.max_output_chars, "bridge_names": list(self.tools),
-            "allow_network": self.allow_network, "isolation": self.isolation_mode,
+            "allow_network": self.allow_network, "isolation": self.isolation_mode, "helper_style": self.helper_style,
             "env": sandbox_environment(dict(os.environ), self.sandbox_env),
             "max_processes": self.max_processes, "scratch_mb": self.scratch_mb,
         }
