@@ -25,11 +25,14 @@ from dspy_rlm.budget import Budget, Spent
 from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
 from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.extract import run_extraction
+from dspy_rlm.profiles import DEFAULT, resolve_profile
+from dspy_rlm.profiles.small import compact_variables_info
+from dspy_rlm.profiles.grounding import ungrounded_values, verification_message
 from dspy_rlm.protocol import parse_response
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl.base import ExecResult, FinalAnswer
 from dspy_rlm.results import Extracted, Failed, Submitted
-from dspy_rlm.runtime import BudgetUsageTracker, call_predictor
+from dspy_rlm.runtime import BudgetUsageTracker, call_predictor, deadline_config
 from dspy_rlm.trace import CodeExecution, IterationRecord, TraceNode
 
 logger = logging.getLogger(__name__)
@@ -54,6 +57,9 @@ class Run:
         self._repl_ready: asyncio.Future | None = None
         self.ckpt = Checkpoint(checkpoint, fingerprint(rlm.signature, inputs)) if checkpoint is not None else None
         self.resumed: RunSnapshot | None = None
+        self.profile = DEFAULT
+        self.grounded = False
+        self.verified_submits: list[dict[str, Any]] = []
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -68,9 +74,12 @@ class Run:
                     return self._prediction(self.resumed.result, tracker, self.resumed.elapsed_s)
         try:
             with dspy.context(usage_tracker=tracker):
+                self._choose_profile()
                 state = RunState(self.rlm, self.budget, self.trace, loop=asyncio.get_running_loop(),
                                  checkpoint=self.ckpt)
                 self.repl, owned = self.rlm.make_repl(make_bridges(state), self.interpreter, self.factory)
+                if hasattr(self.repl, "load_inputs"):  # our REPLs: the profile picks how helpers print
+                    self.repl.helper_style = self.profile.helper_style
                 self.variables_info = self._prepare_context() + self._resume_note()
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
                 self._repl_ready = asyncio.ensure_future(asyncio.to_thread(self._start_repl))
@@ -90,6 +99,13 @@ class Run:
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(self.repl.shutdown)
         return self._prediction(result, tracker, time.perf_counter() - t0)
+
+    def _choose_profile(self) -> None:
+        rlm = self.rlm
+        self.profile = resolve_profile(rlm.profile, rlm.generate_action.lm or dspy.settings.lm)
+        self.grounded = self.profile.grounded_submit if rlm.grounded_submit is None else bool(rlm.grounded_submit)
+        if self.profile is not DEFAULT:
+            self.trace.warn(f"profile: {self.profile.name}")
 
     def _start_repl(self) -> None:
         self.repl.load_inputs(self.repl_inputs)
@@ -154,7 +170,7 @@ class Run:
         warnings = ctx.check_size_limits()
         for w in warnings:
             self.trace.warn(f"{w.kind}: {w.message}")
-        info = ctx.variable_summaries()
+        info = compact_variables_info(self.inputs) if self.profile.compact_prompt else ctx.variable_summaries()
         if warnings:
             info += "\n\nSize warnings:\n" + "\n".join(f"- {w.message}" for w in warnings)
         return info
@@ -203,16 +219,18 @@ class Run:
                                       iteration=f"{record.index}/{rlm.max_iters}", budget=self.budget.describe())
         if self.extra_rules and sig is not None:
             kwargs["signature"] = sig.with_instructions(sig.instructions + "\n" + self.extra_rules)
+        self._profile_overrides(kwargs, record)
         key = f"action {record.index}"
         replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
         if replayed is not None:  # the crashed process had this answer already
             reasoning, code = replayed["reasoning"], replayed["code"]
         else:
-            ctx = (dspy.context(adapter=rlm.action_adapter) if rlm.action_adapter is not None
-                   else contextlib.nullcontext())
+            adapter = self._action_adapter()
+            ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
             t0 = time.perf_counter()
+            deadline = deadline_config(rlm.generate_action, self.budget.step_deadline())  # max_time holds
             with ctx:
-                action = await call_predictor(rlm.generate_action, self.use_async, **kwargs)
+                action = await call_predictor(rlm.generate_action, self.use_async, **kwargs, **deadline)
             record.lm_duration_s = time.perf_counter() - t0
             reasoning = getattr(action, "reasoning", "") or ""
             code = getattr(action, "code", None)
@@ -222,6 +240,35 @@ class Run:
         if rlm.verbose:
             logger.info("RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, rlm.max_iters, reasoning, code)
         return str(reasoning), "" if code is None else str(code)
+
+    def _profile_overrides(self, kwargs: dict[str, Any], record: IterationRecord) -> None:
+        """The small profile's prompt: compact signature, shipped demos, a one-line budget. What the user set
+        (demos, optimized instructions) is kept."""
+        if not self.profile.compact_prompt:
+            return
+        from dspy_rlm.profiles.small import load_demos, small_action_signature
+
+        action = self.rlm.generate_action
+        sig = getattr(action, "signature", None)
+        if sig is not None and sig.instructions == self.rlm._default_action_instructions and "signature" not in kwargs:
+            kwargs["signature"] = small_action_signature(self.rlm.signature, tuple(self.rlm._user_tools),
+                                                         self.profile.constrained_action)
+        if self.profile.shipped_demos and not getattr(action, "demos", None):
+            kwargs["demos"] = list(load_demos())
+        left = self.budget.remaining().get("iterations")
+        kwargs["budget"] = f"{left} steps left" if left is not None else "no step limit"
+
+    def _action_adapter(self) -> Any:
+        """The adapter of the action step: the user's, else Tier 3 alone under the small profile."""
+        if self.rlm.action_adapter is not None or not self.profile.constrained_action:
+            return self.rlm.action_adapter
+        adapter = getattr(self.rlm, "_small_action_adapter", None)
+        if adapter is None:
+            from dspy_outlines.adapter import OutlinesAdapter
+
+            adapter = OutlinesAdapter(tiers=("tier3",))
+            self.rlm._small_action_adapter = adapter
+        return adapter
 
     # -- code -------------------------------------------------------------------------------------
     async def _run_code(self, record: IterationRecord, reasoning: str, code_text: str):
@@ -253,6 +300,8 @@ class Run:
             outputs.append(prompts.NO_CODE_MESSAGE)
         if final is not None:
             values, error = self._validate(final.value)
+            if error is None and self.grounded:
+                error = await self._grounding_check(values, outputs)
             if error is None:
                 self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text,
                                                    output=f"FINAL: {values}")
@@ -263,6 +312,24 @@ class Run:
         record.output = "\n".join(o for o in outputs if o) or "(no output - did you forget to print?)"
         self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text, output=record.output)
         return None
+
+    async def _grounding_check(self, values: dict[str, Any], outputs: list[str]) -> str | None:
+        """Grounded SUBMIT (:mod:`dspy_rlm.profiles.grounding`): a verification message, or None to accept."""
+        if values in self.verified_submits:  # the model insists: accepted
+            return None
+        question = {k: v for k, v in self.inputs.items() if isinstance(v, str) and len(v) <= 300}
+        data = {k: v for k, v in self.inputs.items() if k not in question}
+        seen = [e.output for e in self.history] + outputs
+        problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question, variables={})
+        if any(why == "never seen" for why in problems.values()):  # variables are fetched only when needed
+            variables = await asyncio.to_thread(self._snapshot)
+            problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question,
+                                         variables=variables)
+        if not problems:
+            return None
+        self.verified_submits.append(values)
+        self.trace.warn(f"grounded SUBMIT: verification asked for {sorted(problems)}")
+        return verification_message(problems, values)
 
     async def _text_final(self, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
         """FINAL(...) / FINAL_VAR(name) written as text outside code."""
@@ -339,7 +406,7 @@ class Run:
         snapshot = await asyncio.to_thread(self._snapshot)
         result = await run_extraction(self.rlm, history=self.history, variables_info=self.variables_info,
                                       snapshot=snapshot, reason=reason, limit=limit, use_async=self.use_async,
-                                      last_submit=self.last_submit)
+                                      last_submit=self.last_submit, deadline=self.budget.extraction_deadline())
         self.trace.answer_source = "extracted" if isinstance(result, Extracted) else "error"
         return result
 

@@ -22,6 +22,7 @@ from dspy.signatures.signature import ensure_signature
 from dspy_rlm import prompts
 from dspy_rlm.budget import Budget, Limits
 from dspy_rlm.context import SizeConfig
+from dspy_rlm.profiles import Profile, resolve_profile
 from dspy_rlm.repl.helpers import HELPER_NAMES
 from dspy_rlm.runtime import run_sync
 
@@ -70,6 +71,12 @@ class RLM(dspy.Module):
         action_adapter: Adapter for the action step (``None`` = the configured adapter).
         recovery: Give the model targeted fix steps for failing code (``False`` behaves like dspy.RLM).
         max_fix_attempts: Fix attempts per failing step before the run goes to fallback extraction.
+        profile: ``"auto"`` (default: ``"small"`` when the LM says it is local or small, like ``OutlinesLM``),
+            ``"small"`` (compact prompt, constrained code, shipped demos, grounded SUBMIT, line-style search
+            output; see :mod:`dspy_rlm.profiles`) or ``"default"`` (the behaviour for API models).
+        grounded_submit: Give a submitted value that appears in no output, input or variable one verification
+            step before accepting it (a second identical SUBMIT is accepted). ``None``: as the profile says
+            (on in ``small``, off in ``default``).
         checkpoint: A file path: after every iteration the run's history, budget, trace and picklable REPL
             variables are written there atomically, and a run started again with the same path (same program
             and inputs) resumes without repeating LM calls already answered (see :mod:`dspy_rlm.checkpoint`).
@@ -105,6 +112,8 @@ class RLM(dspy.Module):
         action_adapter: Any = None,
         recovery: bool = True,
         max_fix_attempts: int = 3,
+        profile: str | Profile = "auto",
+        grounded_submit: bool | None = None,
         checkpoint: str | os.PathLike | None = None,
     ):
         super().__init__()
@@ -133,6 +142,8 @@ class RLM(dspy.Module):
         self.extract_adapter, self.action_adapter = extract_adapter, action_adapter
         self.recovery, self.max_fix_attempts = recovery, max_fix_attempts
         self.checkpoint = checkpoint
+        resolve_profile(profile, None)  # an unknown name is an error now, not at the first call
+        self.profile, self.grounded_submit = profile, grounded_submit
         self._interpreter_factory = interpreter_factory
         self._interpreter = interpreter
         self._user_tools = self._normalize_tools(tools)
@@ -140,6 +151,7 @@ class RLM(dspy.Module):
         self.limits()  # validates the numbers now, not at the first call
         action_sig, extract_sig = self._build_signatures()
         self.generate_action = dspy.Predict(action_sig)
+        self._default_action_instructions = action_sig.instructions
         self.extract = dspy.Predict(extract_sig)
 
     # -- validation -------------------------------------------------------------------------------
@@ -339,7 +351,7 @@ def _check_interpreter(interpreter: Any) -> None:
 _CHILD_CONFIG = ("sub_max_iters", "max_llm_calls", "max_output_chars", "sub_lm", "max_depth", "child_share",
                  "max_concurrency", "downgrade_threshold", "repl_timeout", "repl_memory_mb", "extract_adapter",
                  "action_adapter", "recovery", "max_fix_attempts", "_interpreter_factory", "size_config",
-                 "auto_chunk")
+                 "auto_chunk", "profile", "grounded_submit")
 _child_modules: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -364,7 +376,7 @@ def _child_module(parent: RLM, with_context: bool, depth: int) -> RLM:
                     repl_memory_mb=parent.repl_memory_mb, extract_adapter=parent.extract_adapter,
                     action_adapter=parent.action_adapter, recovery=parent.recovery,
                     max_fix_attempts=parent.max_fix_attempts, size_config=parent.size_config,
-                    auto_chunk=parent.auto_chunk,
+                    auto_chunk=parent.auto_chunk, profile=parent.profile, grounded_submit=parent.grounded_submit,
                     interpreter_factory=parent._interpreter_factory)  # children use the parent's backend kind
         rules = prompts.SUB_RLM_RULES.format(depth=depth, max_depth=parent.max_depth)
         action = child.generate_action

@@ -1,0 +1,104 @@
+"""A scripted teacher for the small-model profile: the two steps a small model should take on a lookup.
+
+Step 1 searches for the query's key (``print(search(context, 'quiet-otter'))``); step 2 reads the printed
+line and submits the value the query asks for (``SUBMIT(answer='INC-4821')``). It reads only the prompt
+(the query in ``variables_info``, the printed lines in ``repl_history``), never a gold answer, so the demos
+it produces show a model how to get from a query to an answer. ``benchmarks/compile_small.py`` uses it as
+the teacher of DSPy's BootstrapFewShot; the student is the embedded model.
+
+It is a ``dspy.BaseLM`` that takes the Tier-3 constraint keyword like ``OutlinesLM`` (and writes output that
+satisfies the small profile's code pattern); cost 0, tokens estimated at 4 characters each.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from typing import Any
+
+import dspy
+
+_QUERY = re.compile(r"- query: (['\"])(.*?)\1\s*$", re.MULTILINE)
+_KEY = re.compile(r"\b([a-z]+[-_][a-z]+(?:_pin)?)\b")
+_LINE = re.compile(r"^(?:item \S+ )?line \d+: (.*)$", re.MULTILINE)
+# What the value looks like on its line, per question family (the first match wins).
+_VALUE_RULES = (
+    (re.compile(r"incident ID", re.I), re.compile(r"incident (INC-\d+)")),
+    (re.compile(r"account_number", re.I), re.compile(r"^[^,]*,[^,]*,[^,]*,(\d+),")),
+    (re.compile(r"token", re.I), re.compile(r"\"token\": \"([^\"]+)\"")),
+    (re.compile(r"secret code", re.I), re.compile(r" is (\d+)")),
+    (re.compile(r"value of", re.I), re.compile(r"= (\S+)")),
+    (re.compile(r"codename", re.I), re.compile(r"codename ([\w-]+)")),
+    (re.compile(r"magic number", re.I), re.compile(r"is: (\d+)")),
+)
+
+
+def query_key(query: str) -> str | None:
+    """The lookup key a query names (``quiet-otter``, ``quiet_otter_pin``)."""
+    keys = [k for k in _KEY.findall(query) if k not in ("account_number",)]
+    return max(keys, key=len) if keys else None
+
+
+def value_on_line(query: str, line: str) -> str | None:
+    """The value the query asks for, read off one printed line."""
+    for asks, rule in _VALUE_RULES:
+        if asks.search(query):
+            found = rule.search(line)
+            return found.group(1) if found else None
+    return None
+
+
+def _field(user: str, name: str) -> str:
+    match = re.search(rf"\[\[ ## {name} ## \]\]\n(.*?)(?=\n\n\[\[ ## \w+ ## \]\]|\n\nRespond with|\Z)", user, re.DOTALL)
+    return match.group(1) if match else ""
+
+
+def policy_step(variables_info: str, history: str) -> dict[str, str]:
+    """The teacher's ``reasoning`` and ``code`` for one action step."""
+    found = _QUERY.search(variables_info)
+    query = found.group(2) if found else ""
+    key = query_key(query)
+    if key is None:
+        return {"reasoning": "I look at the start of the context.", "code": "print(peek(context, 0, 300))"}
+    for line in _LINE.findall(history):
+        if key in line:
+            value = value_on_line(query, line)
+            if value is not None:
+                return {"reasoning": f"The line with {key} gives the answer.", "code": f"SUBMIT(answer='{value}')"}
+    return {"reasoning": f"I search the context for {key}.", "code": f"print(search(context, '{key}'))"}
+
+
+class SmallPolicyLM(dspy.BaseLM):
+    """The teacher as an LM: answers the RLM action step with :func:`policy_step`, anything else 'unknown'."""
+
+    accepts_outlines_constraint = True
+    is_local = True
+
+    def __init__(self) -> None:
+        super().__init__(model="local/small-policy", model_type="chat", temperature=0.0, max_tokens=256, cache=False)
+
+    def forward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
+        messages = messages or [{"role": "user", "content": prompt or ""}]
+        system = next((m["content"] for m in messages if m["role"] == "system"), "")
+        user = [m["content"] for m in messages if m["role"] == "user"][-1]
+        if "`code`" in system:
+            text = json.dumps(policy_step(_field(user, "variables_info"), _field(user, "repl_history")))
+        else:
+            text = json.dumps({"answer": "unknown"})
+        usage = {"prompt_tokens": sum(len(str(m["content"])) for m in messages) // 4, "completion_tokens": len(text) // 4}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        choice = _Response(index=0, message=_Response(role="assistant", content=text), finish_reason="stop")
+        return _Response(id=f"policy-{uuid.uuid4().hex[:8]}", created=int(time.time()), model=self.model,
+                         choices=[choice], usage=_Response(**usage), _hidden_params={"response_cost": 0.0})
+
+
+class _Response(dict):
+    """An OpenAI-shaped response readable as attributes and as a dict, as DSPy reads it."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError as e:
+            raise AttributeError(name) from e

@@ -1,0 +1,75 @@
+"""Run profiles: how an RLM talks to its LM.
+
+* ``default`` -- today's behaviour, for API models: the full instructions, the configured adapter, helper
+  results as Python values.
+* ``small`` -- for small local models (the embedded SmolLM2-135M): compact instructions, the action step
+  generated constrained (``OutlinesAdapter`` Tier 3) with the code field held to a small Python subset,
+  the shipped demos compiled with DSPy (``benchmarks/compile_small.py``), a grounded ``SUBMIT`` (a value
+  never seen gets one verification step), and search results printed as ``line N: text`` rows.
+* ``auto`` (the default) -- ``small`` when the LM says it is local (``lm.is_local``, as
+  :class:`dspy_outlines.OutlinesLM` does) or small (``lm.is_small``), ``default`` otherwise.
+
+What the user set always wins over the profile: an ``action_adapter``, instructions changed by an optimizer
+and demos on ``generate_action`` are kept; the profile only fills what was left at its default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PROFILES", "Profile", "is_small_lm", "resolve_profile"]
+
+PROFILES = ("auto", "small", "default")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a profile changes in a run.
+
+    Attributes:
+        name: ``"small"`` or ``"default"``.
+        compact_prompt: Compact action instructions and variable summaries.
+        constrained_action: Generate the action step at Tier 3 with the code field held to a Python subset.
+        shipped_demos: Use the demos compiled for this profile when ``generate_action`` has none.
+        grounded_submit: A submitted value seen nowhere gets one verification step before it is accepted.
+        helper_style: ``"lines"`` prints search results as ``line N: text`` rows; ``"default"`` as dicts.
+    """
+
+    name: str
+    compact_prompt: bool = False
+    constrained_action: bool = False
+    shipped_demos: bool = False
+    grounded_submit: bool = False
+    helper_style: str = "default"
+
+
+DEFAULT = Profile("default")
+SMALL = Profile("small", compact_prompt=True, constrained_action=True, shipped_demos=True, grounded_submit=True,
+                helper_style="lines")
+
+
+def is_small_lm(lm: Any) -> bool:
+    """Whether ``lm`` declares itself local or small (``is_local`` / ``is_small`` attributes)."""
+    return bool(getattr(lm, "is_small", False) or getattr(lm, "is_local", False))
+
+
+def resolve_profile(setting: str | Profile, lm: Any) -> Profile:
+    """The profile a run uses.
+
+    Args:
+        setting: ``"auto"``, ``"small"``, ``"default"`` or a :class:`Profile`.
+        lm: The LM of the run (for ``"auto"``).
+
+    Raises:
+        ValueError: ``setting`` names no profile.
+    """
+    if isinstance(setting, Profile):
+        return setting
+    if setting == "auto":
+        return SMALL if is_small_lm(lm) else DEFAULT
+    if setting == "small":
+        return SMALL
+    if setting == "default":
+        return DEFAULT
+    raise ValueError(f"profile must be one of {PROFILES} or a dspy_rlm.profiles.Profile, got {setting!r}")

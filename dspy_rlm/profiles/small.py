@@ -1,0 +1,133 @@
+"""The small-model profile's prompt pieces: compact instructions, compact variable summaries, the code
+constraint (a regex for a small Python subset) and the shipped demos.
+
+The instructions are about a fifth of the default profile's (count them with
+``benchmarks/small_model.py --prompt-tokens``): a 135M model follows two worked steps far better than a page
+of rules, so most of the teaching is in the demos compiled by ``benchmarks/compile_small.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any
+
+import dspy
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DEMOS_PATH", "code_pattern", "compact_variables_info", "load_demos", "small_action_signature"]
+
+DEMOS_PATH = Path(__file__).with_name("small_program.json")
+"""The RLM program compiled for the small profile (``dspy.Module.save`` JSON); its action demos ship."""
+
+INSTRUCTIONS = """Answer the query by writing Python in a REPL. The inputs {inputs} are already variables there; \
+you see only a summary of each. Each step, write one or two lines of code; their printed output comes back in \
+the history.
+Functions:
+- search(var, 'text'): the lines of var that contain 'text', printed as 'line N: ...'.
+- peek(var, start, end): the slice var[start:end].
+- count_matches(var, 'text'): how often 'text' occurs.
+- llm_query('prompt'): ask a helper model about a short text.
+- SUBMIT({outputs}): finish with the answer.{tools}
+How to find a fact: 1) print(search(context, 'WORD')) where WORD is the rarest word of the query (a name, \
+key or ID). 2) Read the line that search printed and SUBMIT the value the query asks for, copied exactly \
+from that line. If search found nothing, search for another word of the query."""
+
+
+def _tools_text(tools: dict[str, Any]) -> str:
+    return "".join(f"\n- {name}(...): {(getattr(t, 'desc', '') or '').splitlines()[0][:100]}"
+                   for name, t in tools.items())
+
+
+def instructions(signature: type[dspy.Signature], tools: dict[str, Any]) -> str:
+    """The compact action instructions for ``signature`` (with the task's own instructions first)."""
+    inputs = ", ".join(signature.input_fields)
+    outputs = ", ".join(f"{n}=..." for n in signature.output_fields)
+    text = INSTRUCTIONS.format(inputs=inputs, outputs=outputs, tools=_tools_text(tools))
+    task = signature.instructions if signature.instructions and not signature.instructions.startswith("Given the fields") else ""
+    return f"{task}\n\n{text}" if task else text
+
+
+# -- the code constraint ------------------------------------------------------------------------------------
+# A JSON-string-safe Python subset on one line: it starts with a name followed by `(` (a call: print(...),
+# SUBMIT(...), search(...)) or ` = ` (an assignment); more statements follow after `; `. No double quote,
+# backslash, control character, backtick or `#`, so the JSON text and the Python text are the same characters
+# (the pattern holds for both) and neither code fences nor comment-only "code" can be written. Kept small on
+# purpose: nested counted repetitions blow up the regex and the token index built over the vocabulary.
+_ID = r"[A-Za-z_][A-Za-z0-9_]*"
+CODE_PATTERN = rf"{_ID}(\(| = )[^\"\\\x00-\x1f#`]*[)'0-9A-Za-z\]]"
+"""A call or an assignment, then anything on the same line (``; `` separates statements)."""
+
+
+def code_pattern() -> str:
+    """The regex the ``code`` field is held to, over the JSON string's raw characters."""
+    return CODE_PATTERN
+
+
+REASONING_PATTERN = r"[A-Za-z0-9 ,.:;'()_-]{1,120}"
+"""One short sentence: small models ramble inside free text until max_tokens."""
+
+
+@lru_cache(maxsize=64)
+def small_action_signature(signature: type[dspy.Signature], tool_names: tuple[str, ...] = (),
+                           constrained: bool = True) -> type[dspy.Signature]:
+    """The action signature of the small profile: the same fields as the default one (so demos, traces and
+    optimizers see the same program), compact instructions, and with ``constrained`` the ``reasoning`` and
+    ``code`` fields held to :data:`REASONING_PATTERN` / :data:`CODE_PATTERN` at Tier 3."""
+    from dspy.primitives.repl_types import REPLHistory
+
+    text = instructions(signature, dict.fromkeys(tool_names))
+    if constrained:
+        from outlines.types import Regex
+
+        reasoning_type: Any = Annotated[str, Regex(REASONING_PATTERN)]
+        code_type: Any = Annotated[str, Regex(CODE_PATTERN)]
+    else:
+        reasoning_type = code_type = str
+    return (
+        dspy.Signature({}, text)
+        .append("variables_info", dspy.InputField(desc="The REPL variables"), type_=str)
+        .append("repl_history", dspy.InputField(desc="Your code so far and its output"), type_=REPLHistory)
+        .append("iteration", dspy.InputField(desc="Step number out of the maximum"), type_=str)
+        .append("budget", dspy.InputField(desc="What is left"), type_=str)
+        .append("reasoning", dspy.OutputField(desc="One short sentence: what to do now"), type_=reasoning_type)
+        .append("code", dspy.OutputField(desc="Python code, one statement per line"), type_=code_type)
+    )
+
+
+# -- compact variable summaries -----------------------------------------------------------------------------
+def _first_line(text: str, limit: int = 100) -> str:
+    line = text[: limit + 1].split("\n", 1)[0]
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+def compact_variables_info(inputs: dict[str, Any]) -> str:
+    """One line per input: short text in full, long text as size and first line, containers as their size."""
+    lines = []
+    for name, value in inputs.items():
+        if isinstance(value, str) and len(value) <= 300:
+            lines.append(f"- {name}: {value!r}")
+        elif isinstance(value, str):
+            n_lines = value.count("\n") + 1
+            lines.append(f"- {name}: text, {len(value):,} chars, {n_lines:,} lines, starts {_first_line(value)!r}")
+        elif isinstance(value, (list, tuple, dict)):
+            lines.append(f"- {name}: {type(value).__name__} of {len(value):,} items")
+        else:
+            lines.append(f"- {name}: {type(value).__name__} {str(value)[:100]!r}")
+    return "\n".join(lines)
+
+
+# -- demos --------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4)
+def load_demos(path: str = str(DEMOS_PATH)) -> tuple[dspy.Example, ...]:
+    """The ``generate_action`` demos of the compiled small program (empty when the file is missing)."""
+    file = Path(path)
+    if not file.is_file():
+        logger.warning("small-profile demos not found at %s; running without demos", file)
+        return ()
+    state = json.loads(file.read_text())
+    demos = (state.get("generate_action") or {}).get("demos") or []
+    return tuple(dspy.Example(**d) for d in demos)
