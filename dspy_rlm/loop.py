@@ -260,7 +260,7 @@ class Run:
 
     def _action_adapter(self) -> Any:
         """The adapter of the action step: the user's, else Tier 3 alone under the small profile."""
-        if self.rlm.action_adapter is not None or not self.profile.constrained_action:
+        if self.rlm.action_adapter is not None or not self.profile.compact_prompt:
             return self.rlm.action_adapter
         adapter = getattr(self.rlm, "_small_action_adapter", None)
         if adapter is None:
@@ -406,7 +406,7 @@ class Run:
         snapshot = await asyncio.to_thread(self._snapshot)
         result = await run_extraction(self.rlm, history=self.history, variables_info=self.variables_info,
                                       snapshot=snapshot, reason=reason, limit=limit, use_async=self.use_async,
-                                      last_submit=self.last_submit, deadline=self.budget.extraction_deadline())
+                                      last_submit=self.last_submit, budget=self.budget)
         self.trace.answer_source = "extracted" if isinstance(result, Extracted) else "error"
         return result
 

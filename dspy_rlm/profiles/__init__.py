@@ -29,8 +29,9 @@ class Profile:
 
     Attributes:
         name: ``"small"`` or ``"default"``.
-        compact_prompt: Compact action instructions and variable summaries.
-        constrained_action: Generate the action step at Tier 3 with the code field held to a Python subset.
+        compact_prompt: Compact action instructions and variable summaries, the action step generated
+            constrained (``OutlinesAdapter`` Tier 3 alone) unless the user set an ``action_adapter``.
+        constrained_action: Hold the ``reasoning`` and ``code`` fields to the small profile's patterns at Tier 3.
         shipped_demos: Use the demos compiled for this profile when ``generate_action`` has none.
         grounded_submit: A submitted value seen nowhere gets one verification step before it is accepted.
         helper_style: ``"lines"`` prints search results as ``line N: text`` rows; ``"default"`` as dicts.
