@@ -13,6 +13,12 @@ The tiers, in order, each tried only when the one before could not be parsed:
 Only an :class:`~dspy.utils.exceptions.AdapterParseError` moves on to the next tier. Anything else
 (``ContextWindowExceededError``, provider errors, bugs) propagates at once: another prompt format
 cannot fix it. Signatures with ``dspy.ToolCalls`` outputs stop after tier 2.
+
+Routing learns per LM (:mod:`dspy_outlines.routing`): a tier that failed ``skip_after`` times in a row
+for an LM is skipped for it (re-probed every ``reprobe_every`` skipping calls); with ``tiers="auto"``
+an LM that constrains locally (``OutlinesLM``) starts at tier 3. Tier 3 output cut at ``max_tokens``
+or at the call's ``_deadline`` is a failure counted as ``truncated``, never a repaired value. Once a
+call's ``_deadline`` has passed, no further tier is tried.
 """
 
 from __future__ import annotations
@@ -37,12 +43,15 @@ from dspy.utils.callback import BaseCallback
 from dspy.utils.exceptions import AdapterParseError
 
 from dspy_outlines.constraints import (
+    TRUNCATING_FINISH_REASONS,
     OutputConstraint,
+    TruncatedOutputError,
     build_constraint,
     check_term_constraints,
     output_model,
     response_format,
 )
+from dspy_outlines.routing import TierRouter
 
 logger = logging.getLogger(__name__)
 
@@ -68,15 +77,10 @@ def _fallback_scope():
 def accepts_outlines_constraint(lm: BaseLM) -> bool:
     """Whether ``lm`` runs Outlines-constrained generation itself (an ``OutlinesLM`` or look-alike).
 
-    An LM opts in with a true class attribute ``accepts_outlines_constraint``.
+    An LM opts in with a true attribute ``accepts_outlines_constraint`` (``OutlinesLM`` has it); nothing
+    is imported to check it.
     """
-    if getattr(lm, "accepts_outlines_constraint", False):
-        return True
-    try:
-        from dspy_outlines.lm import OutlinesLM
-    except ImportError:
-        return False
-    return isinstance(lm, OutlinesLM)
+    return getattr(lm, "accepts_outlines_constraint", False) is True
 
 
 class _JSONTier(JSONAdapter):
@@ -141,8 +145,36 @@ class _ConstrainedTier(JSONAdapter):
         name, info = single
         return str(format_field_value(info, outputs.get(name, missing_field_message)))
 
+    def _call_postprocess(self, processed_signature, original_signature, outputs, lm, lm_kwargs):
+        reasons = _finish_reasons(lm, outputs)
+        if any(reason in TRUNCATING_FINISH_REASONS for reason in reasons):
+            text = outputs[0].get("text") if isinstance(outputs[0], dict) else outputs[0]
+            self.constraint.parse(str(text or ""), next(r for r in reasons if r in TRUNCATING_FINISH_REASONS))
+        return super()._call_postprocess(processed_signature, original_signature, outputs, lm, lm_kwargs)
+
     def parse(self, signature, completion):
         return self.constraint.parse(completion)
+
+
+def _finish_reasons(lm: BaseLM, outputs: Any) -> list[str | None]:
+    """The finish reasons of the LM call that returned ``outputs`` (``[]`` when history is off).
+
+    DSPy keeps only the text in ``outputs``; the response, with ``choices[i].finish_reason``, is in the
+    history entry recorded for the same call. The entry is found by identity of ``outputs``, so
+    concurrent calls on one LM cannot be confused.
+    """
+    from dspy.clients.base_lm import GLOBAL_HISTORY
+
+    for history in (getattr(lm, "history", None) or [], GLOBAL_HISTORY):
+        for entry in reversed(history[-64:]):
+            if isinstance(entry, dict) and entry.get("outputs") is outputs:
+                choices = _get(entry.get("response"), "choices") or []
+                return [_get(choice, "finish_reason") for choice in choices]
+    return []
+
+
+def _get(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
 class OutlinesAdapter(ChatAdapter):
@@ -159,9 +191,16 @@ class OutlinesAdapter(ChatAdapter):
         parallel_tool_calls: As for ``ChatAdapter``.
         tiers: The tiers to try, in order (default all three). ``("tier3",)`` always generates
             constrained; ``("tier1", "tier2")`` never does. Benchmarks use one tier at a time.
+            ``"auto"``: all three, and an LM that constrains locally (``accepts_outlines_constraint``,
+            e.g. ``OutlinesLM``) starts at tier 3 (one call, always parseable).
+        skip_after: A tier that failed to parse this many times in a row for an LM is skipped for that LM
+            (``None``: never skip).
+        reprobe_every: After this many calls that skipped a tier, one call tries the full ladder again
+            (``None``: never).
 
     Raises:
-        ValueError: ``tiers`` is empty or names an unknown tier.
+        ValueError: ``tiers`` is empty or names an unknown tier; ``skip_after`` / ``reprobe_every`` is not a
+            positive integer or ``None``.
 
     Example:
         >>> adapter = OutlinesAdapter()
@@ -176,12 +215,18 @@ class OutlinesAdapter(ChatAdapter):
         use_native_function_calling: bool = False,
         native_response_types: list[type] | None = None,
         parallel_tool_calls: bool | None = None,
-        tiers: Sequence[str] = TIERS,
+        tiers: Sequence[str] | str = TIERS,
+        skip_after: int | None = 3,
+        reprobe_every: int | None = 10,
     ):
-        unknown = [tier for tier in tiers if tier not in TIERS]
+        auto = tiers == "auto"
+        if auto:
+            tiers = TIERS
+        unknown = [tier for tier in tiers if tier not in TIERS] if not isinstance(tiers, str) else [tiers]
         if unknown or not tiers:
-            raise ValueError(f"tiers must be a non-empty subset of {TIERS}, in order; got {tuple(tiers)!r}.")
+            raise ValueError(f"tiers must be 'auto' or a non-empty subset of {TIERS}, in order; got {tiers!r}.")
         self.tiers = tuple(tier for tier in TIERS if tier in tiers)
+        self.router = TierRouter(skip_after=skip_after, reprobe_every=reprobe_every, auto=auto)
         super().__init__(
             callbacks=callbacks,
             use_native_function_calling=use_native_function_calling,
@@ -197,29 +242,41 @@ class OutlinesAdapter(ChatAdapter):
     def reset_metrics(self) -> None:
         """Set all per-tier counters and latency totals to zero."""
         with self._lock:
-            self._metrics = {tier: {"success": 0, "failure": 0, "latency_s": 0.0} for tier in TIERS}
+            self._metrics = {tier: {"success": 0, "failure": 0, "truncated": 0, "skipped": 0, "latency_s": 0.0}
+                             for tier in TIERS}
 
     @property
     def metrics(self) -> dict[str, Any]:
         """A snapshot of the per-tier metrics.
 
-        ``{"tier1": {"success": n, "failure": n, "latency_s": seconds}, "tier2": ..., "tier3": ...}``,
-        plus flat keys ``tier1_success``, ``tier1_failures``, ``tier1_latency_s`` (and so on) as in the
-        design note. A tier's latency total covers its successful and failed attempts.
+        ``{"tier1": {"success": n, "failure": n, "truncated": n, "skipped": n, "latency_s": seconds},
+        "tier2": ..., "tier3": ..., "routing": {...}}``, plus flat keys ``tier1_success``, ``tier1_failures``,
+        ``tier1_skipped``, ``tier1_latency_s`` (and so on) and ``tier3_truncated``. ``truncated`` failures
+        (output cut at ``max_tokens`` or the deadline) are also counted in ``failure``; ``skipped`` counts
+        calls routed past the tier. ``routing`` is the per-LM state (:meth:`TierRouter.snapshot`). A tier's
+        latency total covers its successful and failed attempts.
         """
         with self._lock:
             snapshot: dict[str, Any] = {tier: dict(counts) for tier, counts in self._metrics.items()}
         for tier in TIERS:
-            snapshot[f"{tier}_success"] = snapshot[tier]["success"]
-            snapshot[f"{tier}_failures"] = snapshot[tier]["failure"]
-            snapshot[f"{tier}_latency_s"] = snapshot[tier]["latency_s"]
+            for key, flat in (("success", "success"), ("failure", "failures"), ("skipped", "skipped"),
+                              ("latency_s", "latency_s")):
+                snapshot[f"{tier}_{flat}"] = snapshot[tier][key]
+        snapshot["tier3_truncated"] = snapshot["tier3"]["truncated"]
+        snapshot["routing"] = self.router.snapshot()
         return snapshot
 
-    def _record(self, tier: str, ok: bool, started: float) -> None:
+    def _record(self, tier: str, ok: bool, started: float, truncated: bool = False) -> None:
         with self._lock:
             counts = self._metrics[tier]
             counts["success" if ok else "failure"] += 1
+            counts["truncated"] += truncated
             counts["latency_s"] += time.perf_counter() - started
+
+    def _record_skips(self, skipped: Sequence[str]) -> None:
+        with self._lock:
+            for tier in skipped:
+                self._metrics[tier]["skipped"] += 1
 
     def __getstate__(self) -> dict[str, Any]:  # copy.deepcopy / pickle: a lock cannot be copied
         state = dict(self.__dict__)
@@ -232,7 +289,7 @@ class OutlinesAdapter(ChatAdapter):
 
     # -- routing (written once, driven by __call__ and acall) ----------------------------------
 
-    def _route(self, lm: BaseLM, signature: type[Signature], progress: Any) -> _Route:
+    def _route(self, lm: BaseLM, signature: type[Signature], progress: Any, deadline: Any = None) -> _Route:
         """Yield each tier to try; receive its completions (or have its error thrown in)."""
         tiers = [tier for tier in self.tiers if tier != "tier3" or not _has_tool_calls(signature)]
         if not tiers:
@@ -240,8 +297,14 @@ class OutlinesAdapter(ChatAdapter):
                 f"Signature {signature.__name__} has dspy.ToolCalls outputs, which constrained generation "
                 "(tier3) cannot produce; use tiers=('tier1', 'tier2', 'tier3') or ('tier1', 'tier2')."
             )
+        runnable = [tier for tier in tiers if tier != "tier3" or self._can_constrain(lm)]
+        planned = self.router.plan(lm, tiers, runnable, accepts_outlines_constraint(lm))
+        self._record_skips(tiers[: len(tiers) - len(planned)])
         last_error: AdapterParseError | None = None
-        for tier in tiers:
+        for tier in planned:
+            if last_error is not None and deadline is not None and time.monotonic() >= deadline:
+                logger.debug("OutlinesAdapter: the call's deadline passed; not trying %s", tier)
+                break
             if tier == "tier3" and not self._can_constrain(lm):
                 raise ConstrainedGenerationUnavailableError(_unavailable_message(lm)) from last_error
             started = time.perf_counter()
@@ -250,7 +313,8 @@ class OutlinesAdapter(ChatAdapter):
                 for completion in completions:  # DSPy parses Regex-annotated fields as plain str
                     check_term_constraints(signature, completion)
             except AdapterParseError as exc:
-                self._record(tier, False, started)
+                self._record(tier, False, started, truncated=isinstance(exc, TruncatedOutputError))
+                self.router.record(lm, tier, parsed=False)
                 if progress is not None and progress.emitted:  # the user already saw streamed output
                     raise
                 logger.debug("OutlinesAdapter %s failed to parse: %s", tier, exc)
@@ -260,6 +324,7 @@ class OutlinesAdapter(ChatAdapter):
                 self._record(tier, False, started)
                 raise  # ContextWindowExceededError, provider errors, bugs: no other tier can help
             self._record(tier, True, started)
+            self.router.record(lm, tier, parsed=True)
             return completions
         assert last_error is not None
         raise last_error
@@ -290,7 +355,7 @@ class OutlinesAdapter(ChatAdapter):
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
         with _fallback_scope() as progress:
-            route = self._route(lm, signature, progress)
+            route = self._route(lm, signature, progress, lm_kwargs.get("_deadline"))
             tier = next(route)
             while True:
                 try:
@@ -313,7 +378,7 @@ class OutlinesAdapter(ChatAdapter):
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
         with _fallback_scope() as progress:
-            route = self._route(lm, signature, progress)
+            route = self._route(lm, signature, progress, lm_kwargs.get("_deadline"))
             tier = next(route)
             while True:
                 try:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OutputConstraint",
+    "TruncatedOutputError",
+    "TRUNCATING_FINISH_REASONS",
     "build_constraint",
     "field_output_type",
     "output_model",
@@ -45,6 +47,17 @@ __all__ = [
     "parse_fields",
     "plain_text",
 ]
+
+#: Finish reasons of a generation that was cut before its value was complete.
+TRUNCATING_FINISH_REASONS = frozenset({"length", "deadline"})
+
+
+class TruncatedOutputError(AdapterParseError):
+    """Constrained generation was cut (``max_tokens`` or the deadline) before the value was complete.
+
+    A truncated value is never completed or repaired: it is a Tier-3 failure, counted as ``truncated``.
+    """
+
 
 # Any text with at least one non-blank character: the constraint for a single free-text field.
 PLAIN_TEXT_PATTERN = r"\s*\S[\s\S]*"
@@ -184,34 +197,88 @@ class OutputConstraint:
     output_type: Any
     field: str | None
 
-    def parse(self, text: str) -> dict[str, Any]:
+    def parse(self, text: str, finish_reason: str | None = None) -> dict[str, Any]:
         """Turn the constrained text into ``{field name: value}``.
 
+        JSON values (the multi-field object, lists, dicts, models) are read with a strict ``json.loads``:
+        constrained text is valid JSON unless generation was cut, and a cut value is never repaired.
+
+        Args:
+            text: The generated text.
+            finish_reason: The LM's finish reason, when known; ``"length"`` or ``"deadline"`` means the
+                value may be incomplete even where it parses (``12`` cut from ``123``).
+
         Raises:
-            AdapterParseError: The text does not validate (e.g. generation hit ``max_tokens``
-                inside a JSON object).
+            TruncatedOutputError: Generation stopped at ``max_tokens`` / the deadline, or the JSON ends early.
+            AdapterParseError: The text does not validate.
         """
+        if finish_reason in TRUNCATING_FINISH_REASONS:
+            limit = "max_tokens" if finish_reason == "length" else "the deadline"
+            raise TruncatedOutputError(
+                adapter_name="OutlinesAdapter", signature=self.signature, lm_response=text,
+                message=f"The constrained output was truncated at {limit} (finish_reason={finish_reason!r}); "
+                        "raise max_tokens (or the time budget) so the value can be completed.",
+            )
         if self.field is None:
             values = _load_json_object(self.signature, text)
         elif _term_of(self.output_type) is not None:  # Regex, CFG or plain text: the text is the value
             info = self.signature.output_fields[self.field]
             plain = info.annotation is str and _term_of(info.annotation, info.metadata) is None
             values = {self.field: text.strip() if plain else text}
+        elif _json_shaped(self.signature.output_fields[self.field].annotation):
+            values = {self.field: _strict_json(self.signature, text)}
         else:
             values = {self.field: text}
         return parse_fields(self.signature, values, text)
 
 
-def _load_json_object(signature: type[Signature], text: str) -> dict[str, Any]:
-    import json_repair
+_SCALARS = (str, int, float, bool)
 
-    loaded = json_repair.loads(text)
+
+def _json_shaped(annotation: Any) -> bool:
+    """Whether a single field's constrained text is JSON (list, dict, model...), not a bare scalar or choice."""
+    import enum
+    import typing
+
+    if annotation in _SCALARS or typing.get_origin(annotation) is typing.Literal:
+        return False
+    return not (isinstance(annotation, type) and issubclass(annotation, enum.Enum))
+
+
+def _strict_json(signature: type[Signature], text: str) -> Any:
+    """``json.loads(text)``; JSON that ends early is a truncation, other bad JSON a parse error."""
+    try:
+        return json.loads(text, strict=False)  # Outlines' JSON strings may hold raw newlines
+    except json.JSONDecodeError as exc:
+        error = TruncatedOutputError if _ends_early(text, exc.pos) else AdapterParseError
+        what = "ends before the value is complete (cut at max_tokens?)" if error is TruncatedOutputError \
+            else f"is not valid JSON ({exc.msg} at character {exc.pos})"
+        raise error(adapter_name="OutlinesAdapter", signature=signature, lm_response=text,
+                    message=f"The constrained output {what}; it is not repaired.") from exc
+
+
+def _ends_early(text: str, pos: int) -> bool:
+    """Whether JSON that failed to decode at ``pos`` is cut short: the error is at the end of the text,
+    or at a string that never closes."""
+    if pos >= len(text.rstrip()):
+        return True
+    if text[pos] != '"':
+        return False
+    try:
+        json.decoder.scanstring(text, pos + 1, False)
+    except json.JSONDecodeError:
+        return True
+    return False
+
+
+def _load_json_object(signature: type[Signature], text: str) -> dict[str, Any]:
+    loaded = _strict_json(signature, text)
     if not isinstance(loaded, dict):
         raise AdapterParseError(
             adapter_name="OutlinesAdapter",
             signature=signature,
             lm_response=text,
-            message="The constrained output is not a JSON object (was generation cut by max_tokens?).",
+            message=f"The constrained output is not a JSON object (got {type(loaded).__name__}).",
         )
     return loaded
 

@@ -20,7 +20,7 @@ from dspy.utils.exceptions import AdapterParseError, ContextWindowExceededError
 from outlines.types import CFG, Regex
 
 from dspy_outlines.adapter import ConstrainedGenerationUnavailableError, OutlinesAdapter
-from dspy_outlines.constraints import build_constraint
+from dspy_outlines.constraints import TruncatedOutputError, build_constraint
 
 
 class ScriptedLM(dspy.BaseLM):
@@ -243,7 +243,7 @@ def test_metrics_shape_reset_and_thread_safety():
         t.join()
     m = adapter.metrics
     assert (m["tier1_failures"], m["tier2_success"]) == (100, 100)
-    assert m["tier1"]["latency_s"] > 0 and set(m["tier3"]) == {"success", "failure", "latency_s"}
+    assert m["tier1"]["latency_s"] > 0 and set(m["tier3"]) == {"success", "failure", "truncated", "skipped", "latency_s"}
     m["tier1"]["failure"] = -1  # a snapshot: editing it changes nothing
     assert adapter.metrics["tier1"]["failure"] == 100
     adapter.reset_metrics()
@@ -337,7 +337,13 @@ def test_tier3_constraint_kinds_validate_on_real_model(embedded_lm, kind):
         _outlines_constraint=constraint.output_type,
         max_tokens=max_tokens,
     )
-    fields = constraint.parse(response.choices[0].message.content)
+    text, reason = response.choices[0].message.content, response.choices[0].finish_reason
+    if reason == "length":  # this model may write 1000000... under an open-ended regex: a cut value fails
+        with pytest.raises(TruncatedOutputError):
+            constraint.parse(text, reason)
+        assert kind in ("int", "float", "str"), f"{kind} did not finish in {max_tokens} tokens: {text!r}"
+        return
+    fields = constraint.parse(text, reason)
     assert check(fields), fields
 
 
@@ -362,3 +368,53 @@ def test_full_chain_on_real_model_ends_valid(embedded_lm):
     assert pred.sentiment in ("positive", "negative", "neutral")
     m = adapter.metrics
     assert m["tier1_success"] + m["tier2_success"] + m["tier3_success"] == 1
+
+
+# -- truncation is failure (issue 15 item 2) ---------------------------------------------------------
+
+
+class FinishingLM(dspy.BaseLM):
+    """Answers through DSPy's own call path (history kept), with a chosen ``finish_reason``."""
+
+    accepts_outlines_constraint = True
+
+    def __init__(self, text: str, finish_reason: str):
+        super().__init__(model="scripted/finishing", cache=False)
+        self.text, self.finish_reason = text, finish_reason
+
+    def forward(self, prompt=None, messages=None, **kwargs):
+        choice = {"index": 0, "message": {"role": "assistant", "content": self.text}, "finish_reason": self.finish_reason}
+        return {"choices": [choice], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                "model": self.model}
+
+
+@pytest.mark.parametrize(("text", "reason", "ok"), [("42", "length", False), ("42", "deadline", False),
+                                                    ("42", "stop", True)])
+def test_tier3_value_cut_by_finish_reason_is_a_truncated_failure(text, reason, ok):
+    adapter, sig = OutlinesAdapter(tiers=("tier3",)), _single(int)
+    if ok:
+        assert run(adapter, FinishingLM(text, reason), sig, {"question": "q"}) == [{"answer": 42}]
+    else:
+        with pytest.raises(TruncatedOutputError, match="truncated at"):
+            run(adapter, FinishingLM(text, reason), sig, {"question": "q"})
+    assert (adapter.metrics["tier3_truncated"], adapter.metrics["tier3_success"]) == (int(not ok), int(ok))
+
+
+def test_tier3_cut_json_is_not_completed_by_json_repair():
+    lm = ScriptedLM(['["red", "white", "bl'], local=True)
+    with pytest.raises(TruncatedOutputError):
+        run(OutlinesAdapter(tiers=("tier3",)), lm, _single(list[str]), {"question": "flag colors?"})
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize(("max_tokens", "truncated"), [(4, True), (16, False)])
+def test_real_model_list_cut_at_max_tokens_is_truncated_not_completed(embedded_lm, max_tokens, truncated):
+    adapter = OutlinesAdapter(tiers=("tier3",))
+    sig, inputs = _single(list[int]), {"question": "List the numbers 1, 2 and 3."}
+    if truncated:
+        with pytest.raises(TruncatedOutputError, match="truncated at max_tokens"):
+            adapter(embedded_lm, {"max_tokens": max_tokens}, sig, [], inputs)
+    else:
+        assert adapter(embedded_lm, {"max_tokens": max_tokens}, sig, [], inputs) == [{"answer": [1, 2, 3]}]
+    m = adapter.metrics
+    assert (m["tier3_truncated"], m["tier3_failures"], m["tier3_success"]) == ((1, 1, 0) if truncated else (0, 0, 1))

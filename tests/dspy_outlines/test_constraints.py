@@ -14,6 +14,7 @@ from outlines.types import CFG, Regex
 
 from dspy_outlines.constraints import (
     PLAIN_TEXT_PATTERN,
+    TruncatedOutputError,
     build_constraint,
     close_schema,
     constraint_key,
@@ -114,6 +115,40 @@ def test_invalid_constrained_text_raises_adapter_parse_error(text):
     sig = dspy.Signature("q -> sentiment: Literal['pos', 'neg'], stars: int")
     with pytest.raises(AdapterParseError):
         build_constraint(sig).parse(text)
+
+
+@pytest.mark.parametrize(("annotation", "text"), [
+    (list[str], '["red", "white", "bl'),  # issue 15: json-repair made this ['red', 'white', 'bl']
+    (list[int], "[1, 2, "),
+    (Person, '{"name": "A", "address": {"city": "B"'),
+    (dict[str, int], '{"a": 1'),
+])
+def test_cut_json_is_truncated_never_repaired(annotation, text):
+    with pytest.raises(TruncatedOutputError, match="not repaired"):
+        build_constraint(single(annotation)).parse(text)
+
+
+def test_cut_multi_field_object_is_truncated():
+    sig = dspy.Signature("q -> sentiment: Literal['pos', 'neg'], stars: int")
+    with pytest.raises(TruncatedOutputError):
+        build_constraint(sig).parse('{"sentiment": "pos", "sta')
+    with pytest.raises(AdapterParseError) as bad:  # broken in the middle: invalid, not truncated
+        build_constraint(sig).parse('{"sentiment": pos, "stars": 4}')
+    assert not isinstance(bad.value, TruncatedOutputError)
+
+
+@pytest.mark.parametrize("reason", ["length", "deadline"])
+@pytest.mark.parametrize(("annotation", "text"), [(int, "12"), (str, "Par"), (list[int], "[1, 2]")])
+def test_length_or_deadline_finish_is_truncated_even_when_it_parses(annotation, text, reason):
+    constraint = build_constraint(single(annotation))
+    with pytest.raises(TruncatedOutputError, match="truncated at"):
+        constraint.parse(text, finish_reason=reason)
+    assert constraint.parse(text, finish_reason="stop")["out"] is not None
+
+
+def test_json_strings_with_raw_newlines_parse():
+    text = '["a' + "\n" + 'b", "c"]'  # a raw newline inside a JSON string, as Outlines may generate
+    assert build_constraint(single(list[str])).parse(text) == {"out": ["a\nb", "c"]}
 
 
 def test_invalid_single_value_raises():
