@@ -11,10 +11,24 @@ one per prompt), and every action step of a sub-RLM (a sub-RLM's iteration is an
 parent's behalf). The root's own action steps and fallback extraction are bounded by ``max_iters``,
 tokens, cost and time instead.
 
-When limits are checked: before every iteration and at every sub-call reservation, never in the middle of a
-step. A step already running finishes (an LM call, a code block up to ``repl_timeout``), and the fallback
-extraction after a limit is one more LM call, so ``max_time`` / ``max_tokens`` / ``max_cost`` can be overrun
-by one step plus the extraction; size ``repl_timeout`` and the LM's ``max_tokens`` with that in mind.
+When limits are checked: before every iteration and at every sub-call reservation. ``max_tokens`` /
+``max_cost`` are never checked in the middle of a step: a step already running finishes, and the fallback
+extraction after a limit is one more LM call, so they can be overrun by one step plus the extraction.
+
+``max_time`` holds for the whole run (:meth:`Budget.step_deadline`, :meth:`Budget.extraction_deadline`):
+
+* The run's end is ``started + max_time`` (the earliest end of its chain, for a sub-RLM). The last
+  ``extraction_reserve(max_time) = min(max(10 s, 10% of max_time), 50% of max_time)`` of it is kept for
+  the fallback extraction: no new step starts once only the reserve is left (the ``time`` limit).
+* Every action-step LM call gets the step deadline (the end minus the reserve), the extraction call gets the
+  end itself (at least :data:`MIN_EXTRACTION_S` from when it starts). ``runtime.deadline_config`` turns a
+  deadline into LM keywords: ``_deadline`` for a local ``OutlinesLM`` (generation stops there; a cut action
+  step is an LM failure the loop handles; a cut extraction is a typed ``Failed``), ``timeout=`` seconds for a
+  ``dspy.LM`` (API) call; other LMs get none.
+* So a run ends within ``max_time`` plus a margin: the prompt prefill of an LM call started just before a
+  deadline (generation is stopped between tokens, not inside the prefill), plus a code block running at the
+  step deadline (up to ``repl_timeout``; sub-LM calls inside it are not given deadlines), plus at most
+  :data:`MIN_EXTRACTION_S` when the extraction starts late.
 
 Child allocation rule (``rlm_query`` / ``batch_rlm_query``): when a child starts it gets
 ``child_share / n`` (default ``0.5 / n`` for a batch of ``n``) of what remains *at that moment* of each
@@ -35,7 +49,21 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 LIMIT_NAMES = ("iterations", "llm_calls", "tokens", "cost", "time", "depth")
+#: The fallback extraction's reserved slice of ``max_time``: at least this many seconds ...
+EXTRACTION_RESERVE_MIN_S = 10.0
+#: ... or this share of ``max_time`` when larger ...
+EXTRACTION_RESERVE_SHARE = 0.1
+#: ... but never more than this share of it (a short ``max_time`` still leaves time for steps).
+EXTRACTION_RESERVE_CAP = 0.5
+#: The extraction gets at least this many seconds even when it starts after the run's end.
+MIN_EXTRACTION_S = 2.0
 PROCEED_KINDS = ("iteration", "llm_call", "subcall")
+
+
+def extraction_reserve(max_time: float) -> float:
+    """Seconds of a ``max_time`` window kept for the fallback extraction:
+    ``min(max(10 s, 10% of max_time), 50% of max_time)``."""
+    return min(max(EXTRACTION_RESERVE_MIN_S, EXTRACTION_RESERVE_SHARE * max_time), EXTRACTION_RESERVE_CAP * max_time)
 
 
 class BudgetExhausted(RuntimeError):
@@ -186,9 +214,38 @@ class Budget:
             hit = self.exhausted()
             if hit is None and self.parent is not None:
                 hit = self._chain_fits(llm_calls=1)
+            step_deadline = self.step_deadline()
+            if hit is None and step_deadline is not None and time.monotonic() >= step_deadline:
+                hit = "time"  # only the extraction's reserved slice is left
             if hit is None:
                 self._count_iteration()
             return hit
+
+    # -- deadlines --------------------------------------------------------------------------------
+    def end(self) -> float | None:
+        """The ``time.monotonic()`` instant this run must end by (the earliest ``max_time`` of its chain)."""
+        with self._lock:
+            ends = [node.started + node.limits.max_time for node in self.chain() if node.limits.max_time is not None]
+            return min(ends) if ends else None
+
+    def deadline(self, reserve: float = 0.0) -> float | None:
+        """The run's end minus ``reserve`` seconds, or ``None`` without a time limit."""
+        end = self.end()
+        return None if end is None else end - reserve
+
+    def reserve(self) -> float:
+        """Seconds kept for the fallback extraction: :func:`extraction_reserve` of this run's window."""
+        end = self.end()
+        return 0.0 if end is None else extraction_reserve(max(end - self.started, 0.0))
+
+    def step_deadline(self) -> float | None:
+        """When action steps must stop: the end minus the extraction reserve (``None``: no time limit)."""
+        return self.deadline(reserve=self.reserve())
+
+    def extraction_deadline(self) -> float | None:
+        """The fallback extraction's deadline: the run's end, but at least :data:`MIN_EXTRACTION_S` from now."""
+        end = self.end()
+        return None if end is None else max(end, time.monotonic() + MIN_EXTRACTION_S)
 
     def _count_iteration(self) -> None:
         self.spent.iterations += 1

@@ -14,8 +14,9 @@ from typing import Any
 
 import dspy
 
+from dspy_rlm.budget import Budget
 from dspy_rlm.results import Extracted, Failed
-from dspy_rlm.runtime import call_predictor
+from dspy_rlm.runtime import call_predictor, deadline_config
 
 logger = logging.getLogger(__name__)
 VARIABLES_CHARS = 6_000
@@ -58,8 +59,9 @@ _adapter_lock = threading.Lock()
 def extraction_adapter(rlm: Any) -> Any:
     """The adapter ``rlm``'s extract step runs under.
 
-    ``rlm.extract_adapter``: ``"auto"`` = dspy_outlines' tiered ``OutlinesAdapter`` when importable,
-    one per RLM, created at the first extraction and kept as ``rlm.extract_adapter_instance`` so
+    ``rlm.extract_adapter``: ``"auto"`` = dspy_outlines' tiered ``OutlinesAdapter(tiers="auto")`` when
+    importable (a local ``OutlinesLM`` goes straight to constrained generation: one LM call; other LMs
+    climb the tiers, skipping those that keep failing for them), one per RLM, created at the first extraction and kept as ``rlm.extract_adapter_instance`` so
     its tier metrics can be read after a run; ``None`` = the configured adapter; anything else is
     used as given.
     """
@@ -76,24 +78,31 @@ def extraction_adapter(rlm: Any) -> Any:
     with _adapter_lock:  # concurrent extractions (batches, threads) share one adapter
         adapter = getattr(rlm, ADAPTER_ATTR, None)
         if adapter is None:
-            adapter = OutlinesAdapter()
+            adapter = OutlinesAdapter(tiers="auto")  # a local OutlinesLM: Tier 3 at once, one call
             setattr(rlm, ADAPTER_ATTR, adapter)
     return adapter
 
 
 async def run_extraction(rlm: Any, *, history: Any, variables_info: str, snapshot: dict[str, str],
                          reason: str, limit: str | None, use_async: bool,
-                         last_submit: dict[str, Any] | None = None) -> Extracted | Failed:
-    """Call the ``extract`` predictor and type its result. Never raises for LM or parse failures."""
+                         last_submit: dict[str, Any] | None = None, budget: Budget | None = None) -> Extracted | Failed:
+    """Call the ``extract`` predictor and type its result. Never raises for LM or parse failures.
+
+    With a ``budget`` that has ``max_time``, the LM call gets :meth:`Budget.extraction_deadline` (taken just
+    before the call) through ``runtime.deadline_kwargs``: a local generation stops there, an API call gets a
+    timeout.
+    """
     variables_text = format_variables(snapshot)
     entries = [e.model_dump() for e in history]
     adapter = extraction_adapter(rlm)
     ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
     names = list(rlm.signature.output_fields)
+    deadline = budget.extraction_deadline() if budget is not None else None
     try:
         with ctx:
             pred = await call_predictor(rlm.extract, use_async, variables_info=variables_info,
-                                        repl_history=history, fallback_reason=reason, variables=variables_text)
+                                        repl_history=history, fallback_reason=reason, variables=variables_text,
+                                        **deadline_config(rlm.extract, deadline))
         outputs = {n: getattr(pred, n, None) for n in names}
     except Exception as exc:  # noqa: BLE001 - LM / adapter failures end typed
         logger.warning("fallback extraction failed: %s: %s", type(exc).__name__, exc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Awaitable, Callable, TypeVar
 
@@ -41,6 +42,37 @@ async def call_predictor(predictor: dspy.Predict, use_async: bool, **kwargs: Any
     if use_async and lm_is_async(lm):
         return await predictor.acall(**kwargs)
     return await asyncio.to_thread(predictor, **kwargs)
+
+
+#: ``OutlinesLM``'s per-call keyword: a ``time.monotonic()`` instant at which local generation stops.
+DEADLINE_KWARG = "_deadline"
+#: The shortest ``timeout=`` given to an API call whose deadline has (nearly) passed.
+MIN_API_TIMEOUT_S = 1.0
+
+
+def deadline_kwargs(lm: Any, deadline: float | None) -> dict[str, Any]:
+    """LM keywords that make one call stop at ``deadline`` (a ``time.monotonic()`` instant).
+
+    A local LM that takes Outlines constraints (``OutlinesLM``: ``accepts_outlines_constraint``) gets
+    ``_deadline`` (generation stops there with ``finish_reason="deadline"``); a ``dspy.LM`` (API) gets
+    ``timeout=`` the seconds left (at least :data:`MIN_API_TIMEOUT_S`); any other LM gets nothing, since
+    its keywords are unknown. No deadline: nothing.
+    """
+    if deadline is None or lm is None:
+        return {}
+    if getattr(lm, "accepts_outlines_constraint", False) is True:
+        return {DEADLINE_KWARG: deadline}
+    if isinstance(lm, dspy.LM):
+        return {"timeout": max(MIN_API_TIMEOUT_S, deadline - time.monotonic())}
+    return {}
+
+
+def deadline_config(predictor: Any, deadline: float | None) -> dict[str, Any]:
+    """``{"config": deadline_kwargs(...)}`` for a ``dspy.Predict`` call (``predictor(**inputs, **this)``),
+    or ``{}`` when there is nothing to pass (a predictor replaced by the user keeps its own signature)."""
+    lm = getattr(predictor, "lm", None) or dspy.settings.lm
+    kwargs = deadline_kwargs(lm, deadline)
+    return {"config": kwargs} if kwargs and isinstance(predictor, dspy.Predict) else {}
 
 
 def lm_text(response: Any) -> str:
