@@ -6,9 +6,14 @@ success rate and median latency are measured. For Tier 3 it also times constrain
 unconstrained generation for the same prompt and token count, and the constraint (logits processor)
 build on first and second use, for each backend installed without torch.
 
+Each tier reports ``success_rate`` (parsed and type-checked), and Tier 3 separately: ``complete_valid_rate``
+(a complete value within max_tokens), ``truncated_rate`` (cut at max_tokens: a failure, never repaired) and
+``correct_rate`` (equal to the gold answer, over the inputs that have one; the regex signature has none).
+
 Run:
     python -m benchmarks.tiers            # 10 inputs per signature, 2 ratio samples per backend
     python -m benchmarks.tiers --quick    # 3 inputs per signature, 1 ratio sample
+    python -m benchmarks.tiers --quick --inputs 1 --tiers tier3 --out /tmp/tiers   # smoke run
     python -m benchmarks.tiers --backends --max-tokens 16   # which backend is the default (backends.json)
 
 Prints one JSON object; writes tiers.json, tiers.md and tiers.png to --out (benchmarks/results/).
@@ -84,18 +89,55 @@ def signatures() -> dict[str, tuple[type[dspy.Signature], list[str]]]:
     }
 
 
+#: Gold answers, aligned with each signature's inputs (``None``: no single right answer).
+GOLD: dict[str, list[Any]] = {
+    "literal": ["positive", "negative", "neutral", "positive", "negative", "positive", "negative", "positive",
+                "neutral", "positive"],
+    "int": [4, 5, 7, 6, 2, 9, 12, 4, 3, 24],
+    "multi_field": ["positive", "negative", None, "positive", "negative", "positive", "negative", "positive",
+                    None, "positive"],  # the sentiment; stars are a matter of taste
+    "nested_pydantic": [(n, c, k) for n, c, k in [
+        ("Ann", "Paris", "France"), ("Bob", "Rome", "Italy"), ("Eve", "Oslo", "Norway"), ("Tom", "Lima", "Peru"),
+        ("Ivy", "Cairo", "Egypt"), ("Max", "Bern", "Switzerland"), ("Zoe", "Kyoto", "Japan"),
+        ("Sam", "Quito", "Ecuador"), ("Lea", "Graz", "Austria"), ("Ali", "Doha", "Qatar")]],
+    "list": [{"red", "white"}, {"blue", "green"}, {"black", "white", "grey"}, {"yellow", "orange"},
+             {"pink", "purple"}, {"silver"}, {"brown", "beige"}, {"gold", "silver"}, {"blue"},
+             {"red", "green", "blue"}],
+    "regex": [None] * 10,
+}
+
+
+def is_correct(name: str, fields: dict[str, Any], gold: Any) -> bool:
+    """Whether parsed ``fields`` of signature ``name`` equal ``gold`` (case-insensitive for text)."""
+    if name == "literal":
+        return fields["sentiment"] == gold
+    if name == "int":
+        return fields["answer"] == gold
+    if name == "multi_field":
+        return fields["sentiment"] == gold
+    if name == "nested_pydantic":
+        c = fields["contact"]
+        return (c.name.lower(), c.city.name.lower(), c.city.country.lower()) == tuple(g.lower() for g in gold)
+    if name == "list":
+        return {str(x).strip().lower() for x in fields["colors"]} == gold
+    return False
+
+
 def run_tier(lm: Any, tier: str, signature: type[dspy.Signature], value: str, max_tokens: int) -> dict[str, Any]:
     from dspy_outlines import OutlinesAdapter
+    from dspy_outlines.constraints import TruncatedOutputError
 
     adapter = OutlinesAdapter(tiers=(tier,))
     inputs = {next(iter(signature.input_fields)): value}
     started = time.perf_counter()
+    fields, truncated = None, False
     try:
-        adapter(lm, {"max_tokens": max_tokens}, signature, [], inputs)
+        fields = adapter(lm, {"max_tokens": max_tokens}, signature, [], inputs)[0]
         ok, error = True, None
     except Exception as exc:  # a failed parse is a data point, whatever its type
-        ok, error = False, type(exc).__name__
-    return {"ok": ok, "latency_s": time.perf_counter() - started, "error": error}
+        ok, error, truncated = False, type(exc).__name__, isinstance(exc, TruncatedOutputError)
+    return {"ok": ok, "latency_s": time.perf_counter() - started, "error": error, "fields": fields,
+            "truncated": truncated}
 
 
 def constrained_vs_unconstrained(lm: Any, prompt: str, output_type: Any, backend: str, max_tokens: int) -> dict[str, Any]:
@@ -166,7 +208,7 @@ def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int =
     from dspy_outlines.backends import available_backends, generate
     from dspy_outlines.constraints import build_constraint
 
-    lm = OutlinesLM(max_tokens=max_tokens)
+    lm = OutlinesLM(engine="mlx", max_tokens=max_tokens)  # MLX internals below (backends.generate)
     backends = [b for b in available_backends() if b != "xgrammar"]
     cases = {}
     for name, (signature, values) in signatures().items():
@@ -238,13 +280,13 @@ def median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def benchmark(n_inputs: int, n_ratio: int, max_tokens: int) -> dict[str, Any]:
+def benchmark(n_inputs: int, n_ratio: int, max_tokens: int, tiers: tuple[str, ...] = TIERS) -> dict[str, Any]:
     from dspy_outlines import OutlinesLM
     from dspy_outlines.backends import DEFAULT_BACKEND, available_backends, clear_cache
     from dspy_outlines.constraints import build_constraint
 
     started = time.perf_counter()
-    lm = OutlinesLM(max_tokens=max_tokens)
+    lm = OutlinesLM(engine="mlx", max_tokens=max_tokens)  # the tiers table is of the MLX engine
     load_s = time.perf_counter() - started
     backends = [b for b in available_backends() if b != "xgrammar"]  # xgrammar needs torch
     clear_cache()
@@ -255,38 +297,47 @@ def benchmark(n_inputs: int, n_ratio: int, max_tokens: int) -> dict[str, Any]:
         for backend in backends:
             row["build"][backend] = build_times(lm, output_type, backend)
         tier3_prompts = []
-        for tier in TIERS:
+        for tier in tiers:
             runs = []
             for value in values[:n_inputs]:
                 runs.append(run_tier(lm, tier, signature, value, max_tokens))
                 if tier == "tier3" and len(tier3_prompts) < n_ratio:  # the Tier-3 prompt, as the LM saw it
                     tier3_prompts.append(lm.render_prompt(lm.history[-1]["messages"]))
+            gold = GOLD[name][:n_inputs]
+            graded = [is_correct(name, r["fields"], g) if r["ok"] else False for r, g in zip(runs, gold) if g is not None]
             row[tier] = {
                 "success_rate": sum(r["ok"] for r in runs) / len(runs),
                 "median_latency_s": median([r["latency_s"] for r in runs]),
                 "errors": sorted({r["error"] for r in runs if r["error"]}),
+                "truncated_rate": sum(r["truncated"] for r in runs) / len(runs),
+                "correct_rate": sum(graded) / len(graded) if graded else None,
             }
-        for backend in backends:
+            if tier == "tier3":  # a Tier-3 success is a complete value: truncation is never repaired
+                row[tier]["complete_valid_rate"] = row[tier]["success_rate"]
+        for backend in backends if tier3_prompts else ():
             samples = [constrained_vs_unconstrained(lm, p, output_type, backend, max_tokens) for p in tier3_prompts]
             row["ratio"][backend] = {key: median([s[key] for s in samples]) for key in samples[0]}
         report["signatures"][name] = row
         print(f"[tiers] {name} done at {time.perf_counter() - started:.0f}s", file=sys.stderr)
-    report["summary"] = summarize(report["signatures"], backends)
+    report["summary"] = summarize(report["signatures"], backends if n_ratio and "tier3" in tiers else [], tiers)
     report["setup"] = {
         "model": lm.model_name, "load_s": load_s, "max_tokens": max_tokens, "inputs_per_signature": n_inputs,
-        "ratio_samples_per_signature": n_ratio, "backends": backends, "default_backend": DEFAULT_BACKEND,
+        "ratio_samples_per_signature": n_ratio, "backends": backends, "tiers": list(tiers), "default_backend": DEFAULT_BACKEND,
         "machine": f"{platform.machine()} {platform.system()}, {__import__('os').cpu_count()} cores",
         "total_s": time.perf_counter() - started,
     }
     return report
 
 
-def summarize(rows: dict[str, Any], backends: list[str]) -> dict[str, Any]:
+def summarize(rows: dict[str, Any], backends: list[str], tiers: tuple[str, ...] = TIERS) -> dict[str, Any]:
     summary: dict[str, Any] = {}
-    for tier in TIERS:
+    for tier in tiers:
+        correct = [r[tier]["correct_rate"] for r in rows.values() if r[tier]["correct_rate"] is not None]
         summary[tier] = {
             "success_rate": statistics.mean(r[tier]["success_rate"] for r in rows.values()),
             "median_latency_s": median([r[tier]["median_latency_s"] for r in rows.values()]),
+            "truncated_rate": statistics.mean(r[tier]["truncated_rate"] for r in rows.values()),
+            "correct_rate": statistics.mean(correct) if correct else None,
         }
     for backend in backends:
         summary[backend] = {
@@ -302,12 +353,13 @@ def summarize(rows: dict[str, Any], backends: list[str]) -> dict[str, Any]:
 
 def markdown(report: dict[str, Any]) -> str:
     backends = report["setup"]["backends"]
-    head = ["signature"] + [f"{t} ok / median s" for t in TIERS]
+    head = ["signature"] + [f"{t} ok / median s" for t in TIERS] + ["T3 complete+valid / truncated / correct"]
     head += [f"T3/free ({b})" for b in backends] + [f"build 1st/2nd ms ({b})" for b in backends]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def cells(row: dict[str, Any]) -> list[str]:
         out = [f"{row[t]['success_rate']:.0%} / {row[t]['median_latency_s']:.2f}" for t in TIERS]
+        out.append(_tier3_quality(row["tier3"]))
         out += [f"{row['ratio'][b]['ratio']:.2f}x" for b in backends]
         out += [f"{row['build'][b]['first_ms']:.1f} / {row['build'][b]['second_ms']:.3f}" for b in backends]
         return out
@@ -316,6 +368,7 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append("| " + " | ".join([name, *cells(row)]) + " |")
     s = report["summary"]
     total = [f"{s[t]['success_rate']:.0%} / {s[t]['median_latency_s']:.2f}" for t in TIERS]
+    total.append(_tier3_quality(s["tier3"]))
     total += [f"{s[b]['ratio']:.2f}x" for b in backends]
     total += [f"{s[b]['build_first_ms']:.1f} / {s[b]['build_second_ms']:.3f} (max)" for b in backends]
     lines.append("| " + " | ".join(["**all**", *total]) + " |")
@@ -329,6 +382,11 @@ def markdown(report: dict[str, Any]) -> str:
         f"T3/free = constrained / unconstrained time, same prompt and token count."
     )
     return "\n".join(lines) + "\n"
+
+
+def _tier3_quality(row: dict[str, Any]) -> str:
+    correct = "n/a" if row["correct_rate"] is None else f"{row['correct_rate']:.0%}"
+    return f"{row['success_rate']:.0%} / {row['truncated_rate']:.0%} / {correct}"
 
 
 def plot(report: dict[str, Any], path: Path) -> None:
@@ -361,6 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=None, help="inputs per signature (default 10, quick 3)")
     parser.add_argument("--max-tokens", type=int, default=24, help="completion budget per call")
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for tiers.json/.md/.png")
+    parser.add_argument("--tiers", nargs="+", choices=TIERS, default=list(TIERS),
+                        help="tiers to run (the smoke run: --tiers tier3; the table and plot need all three)")
     parser.add_argument("--backends", action="store_true",
                         help="only compare the constraint backends (build, per-call setup, generation time); "
                              "writes backends.json")
@@ -372,12 +432,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report["summary"], indent=2))
         return 0
     n_inputs = args.inputs or (3 if args.quick else 10)
-    report = benchmark(n_inputs, 1 if args.quick else 2, args.max_tokens)
+    tiers = tuple(t for t in TIERS if t in args.tiers)
+    report = benchmark(n_inputs, 1 if args.quick else 2, args.max_tokens, tiers)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "tiers.json").write_text(json.dumps(report, indent=2))
-    (args.out / "tiers.md").write_text(markdown(report))
-    plot(report, args.out / "tiers.png")
-    print(json.dumps(report))
+    (args.out / "tiers.json").write_text(json.dumps(report, indent=2, default=str))
+    if tiers == TIERS:
+        (args.out / "tiers.md").write_text(markdown(report))
+        plot(report, args.out / "tiers.png")
+    print(json.dumps(report, default=str))
     return 0
 
 
