@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TierRouter", "LMRouteState"]
+__all__ = ["LMRouteState", "TierRouter"]
 
 
 @dataclass

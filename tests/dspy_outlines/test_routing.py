@@ -15,7 +15,7 @@ import pytest
 from dspy_outlines.adapter import ConstrainedGenerationUnavailableError, OutlinesAdapter, accepts_outlines_constraint
 from dspy_outlines.routing import TierRouter
 
-from .test_adapter import CHAT_REPLY, GARBAGE, JSON_REPLY, SIG, ScriptedLM, run
+from .test_adapter import CHAT_REPLY, GARBAGE, JSON_REPLY, ScriptedLM, run
 
 
 def constrained(kwargs):
