@@ -134,7 +134,7 @@ class TierRouter:
         try:
             ref = weakref.ref(lm)
         except TypeError:  # not weak-referenceable: keyed by id only, kept while the router lives
-            ref = lambda: lm  # noqa: E731 - a strong reference that answers like a weak one
+            ref = lambda: lm  # a strong reference that answers like a weak one
         state = LMRouteState(model=_model_name(lm), ref=ref)
         self._states[key] = state
         return state
