@@ -264,6 +264,32 @@ def test_fast_prefill_matches_mlx_lm_up_to_float32_rounding(monkeypatch):
     np.testing.assert_allclose(np.array(fast[:-3], dtype=np.float64), exact, rtol=2e-7, atol=0)
 
 
+@pytest.mark.parametrize("chunk", [64, 100, 256])
+def test_chunked_fast_prefill_of_a_long_prompt_matches_mlx_lm(monkeypatch, chunk):
+    """700 tokens in chunks (split attention: cached past + causal chunk), then decoding: float32 rounding only."""
+    from mlx_lm.models.cache import make_prompt_cache
+
+    from dspy_outlines.models.fused import DISABLE_PREFILL_ENV, fuse_for_cpu
+
+    monkeypatch.delenv(DISABLE_PREFILL_ENV, raising=False)
+    model = _tiny_llama()
+    tokens = mx.random.randint(0, 16, (700,), key=mx.random.key(3))
+
+    def run(step: int) -> list:
+        cache = make_prompt_cache(model)
+        outs = [model(tokens[None, start:start + step], cache=cache) for start in range(0, 700, step)]
+        outs += [model(mx.array([[token]]), cache=cache) for token in (3, 5)]
+        mx.eval(outs)
+        return [mx.concatenate(outs[:-2], axis=1), *outs[-2:]]
+
+    reference = run(700)  # mlx-lm's own attention, the whole prompt at once
+    if fuse_for_cpu(model) == 0:
+        pytest.skip("fused steps are CPU-only (Metal available or disabled by the environment)")
+    for fast, expected in zip(run(chunk), reference):
+        assert fast.shape == expected.shape
+        assert mx.allclose(fast, expected, rtol=1e-4, atol=1e-4)
+
+
 def test_unsupported_gguf_tokenizer_is_rejected():
     from dspy_outlines.models.gguf_tokenizer import build_hf_tokenizer
 
