@@ -10,9 +10,9 @@
   unpacked bits). Installed packages are never edited.
 * **Cache.** Building a processor (outlines_core's regex index over the vocabulary, llguidance's
   grammar) is done once per (tokenizer, backend, constraint key); the tokenizer is the MLX one or
-  Outlines' llama.cpp tokenizer (whose processors work on numpy logits: no bitmask patch needed). Each call gets a shallow copy,
-  reset: the copy shares the immutable index/grammar and gets its own guides/matchers, so
-  concurrent or nested generations never share per-generation state.
+  Outlines' llama.cpp tokenizer (whose processors work on numpy logits: no bitmask patch needed).
+  Each call gets a shallow copy, reset: the copy shares the immutable index/grammar and gets its own
+  guides/matchers, so concurrent or nested generations never share per-generation state.
 """
 
 from __future__ import annotations

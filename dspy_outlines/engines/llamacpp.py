@@ -138,13 +138,13 @@ class _GuardedProcessor:
         return logits
 
 
-def _common_prefix(a: Any, b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+def _common_prefix(a: Any, b: Any) -> int:
+    """Length of the common prefix of two token sequences."""
+    import numpy as np
+
+    n = min(len(a), len(b))
+    differ = np.flatnonzero(np.asarray(a[:n]) != np.asarray(b[:n]))
+    return int(differ[0]) if differ.size else n
 
 
 class LlamaCppEngine:
@@ -167,9 +167,13 @@ class LlamaCppEngine:
     name = "llamacpp"
 
     def __init__(self, model: str | Path | None = None, *, n_ctx: int | None = None, n_threads: int | None = None,
-                 backend: str | None = None, prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB) -> None:
-        import outlines  # noqa: F401  (fail early, naming the missing piece, before loading weights)
+                 backend: str | None = None, prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB, **unknown: Any) -> None:
         from llama_cpp import Llama, LlamaRAMCache
+
+        if unknown:
+            raise ValueError(f"engine='llamacpp' has no option {', '.join(map(repr, unknown))} (MLX engine options "
+                             "such as dequantize need engine='mlx'); its options are n_ctx, n_threads, backend and "
+                             "prefix_cache_mb.")
 
         path = self._resolve(model)
         for option, value in (("n_ctx", n_ctx), ("n_threads", n_threads)):
@@ -203,6 +207,9 @@ class LlamaCppEngine:
             raise TypeError(f"engine='llamacpp' takes a .gguf path or None, not {type(model).__name__}; "
                             "a loaded (model, tokenizer) pair needs engine='mlx'.")
         path = Path(model).expanduser()
+        if path.is_dir():
+            raise ValueError(f"{path} is a directory; engine='llamacpp' loads .gguf files only. Load an mlx-lm / "
+                             "Hugging Face model directory with engine='mlx'.")
         if not path.is_file():
             raise FileNotFoundError(f"Model file {path} does not exist. Pass a .gguf file, or None for the "
                                     "embedded SmolLM2 model (models are never downloaded).")
@@ -269,8 +276,7 @@ class LlamaCppEngine:
         dropped = self._live_prompt_len - live
         if dropped >= SAVE_MIN_TOKENS or saved >= live + SAVE_MIN_TOKENS:
             self._save_live()
-        if saved >= live + SAVE_MIN_TOKENS:
-            self._restore(key)
+        if saved >= live + SAVE_MIN_TOKENS and self._restore(key):
             live = saved
         # At least one prompt token is evaluated, so the logits are those of this prompt.
         llama.n_tokens = min(live, len(prompt_ids) - 1)
@@ -291,14 +297,14 @@ class LlamaCppEngine:
 
         state = llama_cpp.LlamaState(input_ids=np.asarray(llama._input_ids, dtype=np.intc).copy(),
                                      scores=np.empty((0, 0), dtype=np.single), n_tokens=llama.n_tokens,
-                                     llama_state=bytes(buffer[:written]), llama_state_size=written, seed=0)
+                                     llama_state=ctypes.string_at(buffer, written), llama_state_size=written, seed=0)
         for other in [k for k in self._saved.cache_state if tokens[: len(k)] == k]:
             del self._saved.cache_state[other]  # a shorter prefix of the same prompt: superseded
         self._saved[tokens] = state
         self._stats["saved_states"] += 1
         self._stats["save_s"] += time.perf_counter() - started
 
-    def _restore(self, key: tuple[int, ...]) -> None:
+    def _restore(self, key: tuple[int, ...]) -> bool:
         import llama_cpp
 
         llama, started = self.llama, time.perf_counter()
@@ -308,12 +314,13 @@ class LlamaCppEngine:
         if llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, state.llama_state_size, 0) == 0:
             logger.warning("Restoring a saved prefix state failed; prefilling the prompt instead.")
             llama.n_tokens = 0
-            return
+            return False
         llama.input_ids[: state.n_tokens] = state.input_ids
         llama.n_tokens = state.n_tokens
         self._live_prompt_len = len(key)
         self._stats["restored_states"] += 1
         self._stats["restore_s"] += time.perf_counter() - started
+        return True
 
     def _generate(self, prompt_ids: list[int], request: GenerationRequest, processor: Any) -> Completion:
         import llama_cpp

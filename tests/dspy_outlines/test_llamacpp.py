@@ -44,7 +44,8 @@ NUMBER: /[0-9]{1,2}/
 CONSTRAINTS = {
     "pydantic": (City, "Give a JSON object for the city Paris: its name and whether it is a capital.", 32,
                  lambda t: City.model_validate_json(t).name != ""),
-    "json_schema": (JsonSchema(json.dumps({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})),
+    "json_schema": (JsonSchema(json.dumps({"type": "object", "properties": {"ok": {"type": "boolean"}},
+                                           "required": ["ok"]})),
                     "Is the sky blue? Answer as JSON with the key ok.", 12,
                     lambda t: isinstance(json.loads(t)["ok"], bool)),
     "literal": (Literal["positive", "negative"], "Is 'I love it' positive or negative?", 4,
@@ -111,9 +112,14 @@ def test_outlines_model_is_usable_directly_and_shared_on_deepcopy(llamacpp_lm):
     assert _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=4)).strip()
 
 
-def test_prefix_cache_reuses_the_shared_prefix_with_identical_output():
+@pytest.fixture(scope="module")
+def uncached_lm(llamacpp_lm):
+    """The embedded GGUF on llama.cpp with the prefix cache off: every call prefills its whole prompt."""
+    return OutlinesLM(None, engine="llamacpp", max_tokens=12, engine_options={"prefix_cache_mb": 0})
+
+
+def test_prefix_cache_reuses_the_shared_prefix_with_identical_output(uncached_lm):
     cached_lm = OutlinesLM(None, engine="llamacpp", max_tokens=12)
-    uncached_lm = OutlinesLM(None, engine="llamacpp", max_tokens=12, engine_options={"prefix_cache_mb": 0})
     first = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a fruit."}]
     second = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a colour."}]
     ids = [cached_lm.engine.encode(cached_lm.render_prompt(m)) for m in (first, second)]
@@ -127,13 +133,12 @@ def test_prefix_cache_reuses_the_shared_prefix_with_identical_output():
         reference = uncached_lm.forward(messages=messages)
         assert reference.usage.cached_tokens == 0
         assert _text(reference) == _text(response)
-    assert uncached_lm.engine.stats()["cached_tokens"] == 0
+    assert uncached_lm.engine.stats()["cached_tokens"] == 0 and uncached_lm.engine.stats()["calls"] >= 2
     assert cached_lm.engine.stats()["cached_tokens"] == warm.usage.cached_tokens
 
 
-def test_saved_prefixes_serve_interleaved_prompts_with_identical_output():
+def test_saved_prefixes_serve_interleaved_prompts_with_identical_output(uncached_lm):
     lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
-    reference = OutlinesLM(None, engine="llamacpp", max_tokens=8, engine_options={"prefix_cache_mb": 0})
     a = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a fruit."}]
     b = [{"role": "user", "content": "Say hello in French. " * 20}]
     lm.forward(messages=a)
@@ -142,7 +147,7 @@ def test_saved_prefixes_serve_interleaved_prompts_with_identical_output():
     stats = lm.engine.stats()
     assert stats["saved_states"] >= 1 and stats["restored_states"] == 1
     assert again.usage.cached_tokens == again.usage.prompt_tokens - 1
-    assert _text(again) == _text(reference.forward(messages=a))
+    assert _text(again) == _text(uncached_lm.forward(messages=a, max_tokens=8))
 
 
 def test_deadline_stops_generation(llamacpp_lm):
@@ -237,6 +242,10 @@ def test_bad_options_and_prompts_get_clear_errors(llamacpp_lm, tmp_path):
         OutlinesLM(None, engine="llamacpp", engine_options={"n_ctx": -1})
     with pytest.raises(ValueError, match="prefix_cache_mb"):
         OutlinesLM(None, engine="llamacpp", engine_options={"prefix_cache_mb": -5})
+    with pytest.raises(ValueError, match="engine='mlx'"):
+        OutlinesLM(None, engine="llamacpp", dequantize=True)
+    with pytest.raises(ValueError, match="engine='mlx'"):
+        OutlinesLM(tmp_path, engine="llamacpp")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         OutlinesLM(tmp_path / "missing.gguf", engine="llamacpp")
     with pytest.raises(ValueError, match="context"):
