@@ -170,7 +170,7 @@ class MLXEngine:
                 reason = "deadline"
                 break
         stream.close()  # finish the generator: the cache is ours again
-        self.prefix_cache.store(prompt_ids + generated, cache)
+        self.prefix_cache.store(prompt_ids + generated, cache, prompt_len=len(prompt_ids))
         total = time.perf_counter() - started
         prefill = first_token_s or 0.0
         return Completion(text, used, reason, len(prompt_ids), reused, {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})

@@ -53,6 +53,7 @@ def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
 @dataclass(eq=False)  # identity: comparing arrays elementwise is not what list.remove needs
 class _Entry:
     tokens: tuple[int, ...]
+    prompt_len: int  # tokens[:prompt_len] was the prompt, the rest generated
     layers: list[tuple[Any, Any]]  # (keys, values) per layer, full capacity; the first len(tokens) valid
     nbytes: int
 
@@ -113,8 +114,10 @@ class PrefixCache:
             if entry is not None and reused > 0:
                 self._entries.remove(entry)
                 self._entries.append(entry)  # most recently used
-                if reused == len(entry.tokens):
-                    self._drop(entry)  # the working cache extends it: its store() will supersede it
+                if reused >= entry.prompt_len:
+                    # the new prompt extends the entry's prompt (an agent loop's next step): the working cache
+                    # will hold all of it, and its store() supersedes the entry
+                    self._drop(entry)
         return cache, reused
 
     def _best(self, prompt_ids: Sequence[int]) -> tuple[_Entry | None, int]:
@@ -128,7 +131,7 @@ class PrefixCache:
         return best, best_len
 
     # -- storing --------------------------------------------------------------------------------
-    def store(self, tokens: Sequence[int], cache: list[Any]) -> None:
+    def store(self, tokens: Sequence[int], cache: list[Any], prompt_len: int | None = None) -> None:
         """Keep ``cache`` (taking ownership: do not use it afterwards) as the KV of ``tokens``.
 
         Args:
@@ -136,6 +139,8 @@ class PrefixCache:
                 hold fewer (generation stopped) or more (a look-ahead token) positions; it is cut to the
                 tokens both agree on.
             cache: The working cache from :meth:`checkout`, after ``stream_generate``.
+            prompt_len: How many of ``tokens`` were the prompt (default: all); a later prompt that extends
+                the prompt part replaces this entry instead of adding another.
         """
         if not self.enabled or not cache or not _plain(cache) or cache[0].keys is None:
             return
@@ -152,7 +157,8 @@ class PrefixCache:
             with self._lock:
                 self._stats["evictions"] += 1
             return
-        entry = _Entry(tuple(int(t) for t in tokens[:length]), layers, nbytes)
+        prompt_len = min(length, len(tokens) if prompt_len is None else prompt_len)
+        entry = _Entry(tuple(int(t) for t in tokens[:length]), prompt_len, layers, nbytes)
         with self._lock:
             self._entries = [e for e in self._entries if e.tokens != entry.tokens]
             self._entries.append(entry)

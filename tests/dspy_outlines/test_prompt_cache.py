@@ -206,3 +206,15 @@ def test_outlines_lm_reports_cached_tokens(embedded_model):
         OutlinesLM(embedded_model, engine="mlx", engine_options={"prefix_cache_mb": -5})
     with pytest.raises(ValueError, match="prefill_chunk must be a positive int"):
         OutlinesLM(embedded_model, engine="mlx", engine_options={"prefill_chunk": 0})
+
+
+@pytest.mark.real_model
+def test_an_extended_prompt_replaces_its_entry(engines):
+    """A chat's next turn (the old prompt, then more) supersedes the old entry instead of adding one."""
+    cached, _ = engines
+    cached.prefix_cache.clear()
+    ids = _ids(cached, _messages(1))
+    cached.generate(ids, GenerationRequest(max_tokens=4))
+    longer = ids + cached.encode("Fine.<|im_end|>\n<|im_start|>user\nAnd then?<|im_end|>\n<|im_start|>assistant\n")
+    assert cached.generate(longer, GenerationRequest(max_tokens=4)).cached_tokens >= len(ids)
+    assert cached.stats()["entries"] == 1
