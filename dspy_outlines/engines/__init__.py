@@ -138,12 +138,15 @@ def load_engine(name: str | None, model: str | Path | tuple[Any, Any] | None, **
     """Build the engine ``name`` (see :func:`resolve_engine`) over ``model``.
 
     Args:
-        name: ``"auto"``, ``"mlx"`` or ``"llamacpp"``.
+        name: ``"auto"``, ``"mlx"`` or ``"llamacpp"``; ``"auto"`` always takes MLX for a loaded pair or a
+            model directory.
         model: ``None`` (the embedded SmolLM2 GGUF), a path, or (MLX only) a loaded ``(model, tokenizer)``.
         **options: Engine options (MLX: ``dequantize``, ``backend``, ``prefix_cache_mb``; llama.cpp:
             ``n_ctx``, ``n_threads``, ``backend``, ``prefix_cache_mb``).
     """
     resolved = resolve_engine(name)
+    if name in (None, "auto") and (isinstance(model, tuple) or (model is not None and Path(model).is_dir())):
+        resolved = "mlx"  # a loaded MLX pair or an mlx-lm / Hugging Face directory: only MLX reads those
     if resolved == "llamacpp":
         if not llamacpp_installed():
             raise ImportError(f"engine='llamacpp' needs llama-cpp-python. Install it with: {LLAMACPP_EXTRA_HINT}")

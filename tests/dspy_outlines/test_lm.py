@@ -36,7 +36,7 @@ def test_missing_outlines_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     monkeypatch.delitem(sys.modules, "mlx_lm", raising=False)
     with pytest.raises(ImportError) as info:
-        OutlinesLM()
+        OutlinesLM(engine="mlx")
     assert MLX_EXTRA_HINT in str(info.value)
 
 
