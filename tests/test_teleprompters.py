@@ -115,22 +115,54 @@ def test_miprov2_compiles_runs_and_round_trips(lm, trainset, tmp_path):
     _assert_round_trip(compiled, tmp_path, trainset[0])
 
 
+# What the scripted LM answers to GEPA's reflection signature (its reply to optimizer meta-prompts).
+GEPA_PROPOSAL = "Write Python that reads the variables, computes the answer exactly, and SUBMITs it."
+
+
+class InstructionFollowingEngine(ex.ScriptedEngine):
+    """The scripted policy, except that it solves in one step once its instructions carry GEPA's proposal.
+
+    So the proposal is worth adopting exactly when GEPA reflected on the RLM's failed runs and put the
+    reflection into ``generate_action``: the test can fail on any broken link of that chain.
+    """
+
+    def complete(self, request):
+        system = request.system or ""
+        if not isinstance(system, str):
+            system = "".join(getattr(part, "text", "") or "" for part in system)
+        self.explore_first = GEPA_PROPOSAL not in system
+        return super().complete(request)
+
+
+def _system(entry) -> str:
+    return "".join(m["content"] for m in entry["messages"] if m["role"] == "system")
+
+
 @pytest.mark.skipif(not hasattr(dspy, "GEPA"), reason="this dspy has no GEPA")
-def test_gepa_reflects_on_typed_failures(lm, trainset, tmp_path):
+def test_gepa_reflects_on_typed_failures_and_adopts_the_better_instruction(trainset, tmp_path):
+    lm = dspy.LM(ex.SCRIPTED_MODEL, engine=InstructionFollowingEngine(), cache=False)
     metric = KindMetric()
-    opt = dspy.GEPA(metric=metric, reflection_lm=lm, max_metric_calls=12, num_threads=1,
-                    reflection_minibatch_size=2, use_merge=False, track_stats=False)
-    compiled = opt.compile(ex.make_rlm(max_iters=1), trainset=trainset, valset=trainset)
-    assert "extracted" in metric.kinds  # budget exhausted on every run: scored, not raised
-    instructions = compiled.generate_action.signature.instructions
-    assert instructions  # GEPA may or may not adopt its proposal; the program stays usable
-    pred = compiled(**trainset[0].inputs())
-    assert pred.result.kind in ("submitted", "extracted")
+    student = ex.make_rlm(max_iters=1)  # explores on iteration 1: every run ends in extraction (score 0)
+    original = student.generate_action.signature.instructions
+    with dspy.context(lm=lm):
+        opt = dspy.GEPA(metric=metric, reflection_lm=lm, max_metric_calls=20, num_threads=1,
+                        reflection_minibatch_size=2, use_merge=False, track_stats=True)
+        compiled = opt.compile(student, trainset=trainset, valset=trainset)
+        # Budget exhaustion was scored, not raised; the reflection prompt held the failed run's own code.
+        assert metric.kinds[:3] == ["extracted"] * 3
+        reflections = [h for h in lm.history if "new_instruction" in ex.requested_fields(_system(h))]
+        assert reflections and ex.EXPLORE_CODE in reflections[0]["messages"][-1]["content"]
+        # GEPA adopted the proposal for the action step: it scores 1.0 on the valset where the seed scored 0.
+        assert GEPA_PROPOSAL in compiled.generate_action.signature.instructions != original
+        assert compiled.detailed_results.val_aggregate_scores[0] == 0.0
+        assert max(compiled.detailed_results.val_aggregate_scores) == 1.0
+        pred = compiled(**trainset[0].inputs())
+        assert isinstance(pred.result, Submitted) and pred.answer == trainset[0].answer
     path = tmp_path / "gepa.json"
     compiled.save(str(path))
     restored = ex.make_rlm(max_iters=1)
     restored.load(str(path))
-    assert restored.generate_action.signature.instructions == instructions
+    assert restored.generate_action.signature.instructions == compiled.generate_action.signature.instructions
 
 
 def test_example_script_runs(capsys, tmp_path):
