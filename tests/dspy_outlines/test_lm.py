@@ -11,7 +11,6 @@ from typing import Literal
 
 import dspy
 import pytest
-from dspy.utils.exceptions import AdapterParseError
 
 from dspy_outlines.lm import OutlinesLM, _text
 from dspy_outlines.models import MLX_EXTRA_HINT
@@ -114,17 +113,19 @@ def test_n_and_stop(embedded_lm):
 
 @pytest.mark.real_model
 def test_predict_round_trip_through_chat_adapter(embedded_lm):
+    # Zero-shot, the 135M model writes code instead of the field markers; two demos teach it the format.
+    # Greedy decoding is deterministic, so the parsed answer is exact.
     lm = embedded_lm.copy(max_tokens=24)
-    with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
-        try:
-            prediction = dspy.Predict("question -> answer")(question=QUESTION)
-        except AdapterParseError:
-            prediction = None  # a 135M model may miss the field markers; failing cleanly is fine
-    if prediction is not None:
-        assert isinstance(prediction.answer, str)
+    predict = dspy.Predict("question -> answer")
+    predict.demos = [dspy.Example(question="What is the capital of Italy?", answer="Rome"),
+                     dspy.Example(question="What is the capital of Spain?", answer="Madrid")]
+    with dspy.context(lm=lm, adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
+        prediction = predict(question=QUESTION)
+    assert prediction.answer == "Paris"
     entry = lm.history[0]
+    assert entry["outputs"][0].startswith("[[ ## answer ## ]]")
     assert entry["usage"]["prompt_tokens"] > 0
-    assert entry["usage"]["completion_tokens"] <= 24
+    assert 0 < entry["usage"]["completion_tokens"] <= 24
     assert entry["messages"][0]["role"] == "system"
     assert "[[ ## answer ## ]]" in entry["messages"][0]["content"]
 
@@ -208,5 +209,5 @@ def test_process_exits_cleanly_after_generating_from_worker_threads():
     import subprocess
 
     for _ in range(3):
-        proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], capture_output=True, text=True, timeout=300)
+        proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], check=False, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stderr[-1500:]
