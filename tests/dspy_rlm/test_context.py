@@ -21,12 +21,15 @@ def test_summaries_have_name_type_size_count_and_preview():
     assert ctx.variables["docs"].kind is VarKind.FILES
 
 
-@pytest.mark.parametrize("size_mb", [1, 100, 1024])
-def test_prompt_block_is_bounded_for_any_size(size_mb):
-    big = "z" * (size_mb * 1024 * 1024) if size_mb < 1024 else None
-    inputs = {f"v{i}": (big or "y" * 1_000_000) for i in range(10)}
-    text = ExternalizedContext.from_inputs(inputs).variable_summaries()
-    assert len(text) <= 6_100
+@pytest.mark.parametrize("size, shown", [(1024, "1.0 KB"), (1024**2, "1.0 MB"), (100 * 1024**2, "100.0 MB"),
+                                         (1024**3, "1.0 GB")], ids=["1KB", "1MB", "100MB", "1GB"])
+def test_prompt_block_is_bounded_for_any_size(size, shown):
+    # A context of `size` bytes (the 1 GB case holds a real 1 GiB string) beside nine 1 MB variables.
+    inputs = {"context": "z" * size, **{f"v{i}": "y" * 1_000_000 for i in range(9)}}
+    ctx = ExternalizedContext.from_inputs(inputs)
+    text = ctx.variable_summaries()
+    assert ctx.variables["context"].size_bytes == size and f"`context`: str (custom), {shown}" in text
+    assert len(text) <= 6_100  # ~1,500 tokens: the README's bound is 3,000
 
 
 def test_unicode_size_is_utf8_bytes():
@@ -38,7 +41,7 @@ def test_size_warnings_and_thresholds_are_configurable():
     ctx = ExternalizedContext.from_inputs({"small": "x" * 5, "mid": "x" * 50, "big": "x" * 120}, config=cfg)
     kinds = {(w.kind, w.name) for w in ctx.check_size_limits()}
     assert kinds == {("LargeVariable", "mid"), ("RequiresChunking", "big"), ("TotalSizeExceeded", None)}
-    big = [w for w in ctx.check_size_limits() if w.name == "big"][0]
+    big = next(w for w in ctx.check_size_limits() if w.name == "big")
     assert big.suggested_chunks == 2  # 120 bytes // chunk_size (100: capped at chunk_threshold) + 1
 
 
@@ -85,7 +88,7 @@ def _chunked(value, name="v", cfg=CFG, **kw):
 def test_auto_chunk_text_with_lines_only_cuts_at_line_ends():
     text = "".join(f"line {i} " + "w" * (i % 50) + "\n" for i in range(400))
     assert "\n\n" not in text and len(text) > CFG.chunk_threshold
-    ctx, chunks = _chunked(text)
+    _ctx, chunks = _chunked(text)
     assert "".join(chunks) == text and len(chunks) > 1
     assert all(len(c) <= CFG.chunk_size for c in chunks) and all(c.endswith("\n") for c in chunks)
 
