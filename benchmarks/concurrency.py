@@ -10,10 +10,11 @@ Measured, from inside the REPL (so the bridge round trip counts):
 - depth-3 recursion (``max_depth=3``): the levels of sub-RLMs in the trace.
 
 Both a blocking LM (``time.sleep``, calls run in threads) and an async LM (``asyncio.sleep`` in
-``aforward``, calls are coroutines) are measured. Target: ratios <= 1.3, overhead <= 5 ms.
+``aforward``, calls are coroutines) are measured, each at the default ``max_concurrency`` (8: a batch of 16
+runs in two waves) and at ``max_concurrency=16`` (one wave). Target: ratios <= 1.3, overhead <= 5 ms.
 
 Run:
-    python -m benchmarks.concurrency                 # prints one JSON object
+    python -m benchmarks.concurrency --out benchmarks/results/concurrency.json   # prints one JSON object
     python -m benchmarks.concurrency --repeat 5 --iterations 200
 """
 
@@ -26,9 +27,11 @@ import os
 import platform
 import re
 import statistics
+import sys
 import time
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dspy
 
@@ -104,13 +107,17 @@ MODES = {
 }
 
 
-def measure_ratios(lm: SleepLM, repeat: int, factory: Callable[[], Any] | None = None) -> dict[str, Any]:
-    rlm = RLM("question -> answer", max_depth=1, max_llm_calls=200, max_concurrency=16, interpreter_factory=factory)
-    out: dict[str, Any] = {}
+def measure_ratios(lm: SleepLM, repeat: int, factory: Callable[[], Any] | None = None,
+                   max_concurrency: int | None = None) -> dict[str, Any]:
+    """Batch vs single call times; ``max_concurrency=None`` keeps the RLM's default."""
+    settings = {} if max_concurrency is None else {"max_concurrency": max_concurrency}
+    rlm = RLM("question -> answer", max_depth=1, max_llm_calls=200, interpreter_factory=factory, **settings)
+    out: dict[str, Any] = {"max_concurrency": rlm.max_concurrency}
     with dspy.context(lm=lm):
         for mode in MODES:
             out[mode] = statistics.median(float(rlm(question=mode).answer) for _ in range(repeat))
     return {
+        "max_concurrency": out["max_concurrency"],
         "llm_query_s": round(out["ONE_LLM"], 4), "llm_query_batched_16_s": round(out["BATCH_LLM"], 4),
         "llm_batched_ratio": round(out["BATCH_LLM"] / out["ONE_LLM"], 3),
         "rlm_query_child_s": round(out["ONE_RLM"], 4), "batch_rlm_query_8_s": round(out["BATCH_RLM"], 4),
@@ -155,20 +162,34 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=100)
+    parser.add_argument("--out", help="also write the JSON to this file")
     args = parser.parse_args(argv)
+    default = RLM("question -> answer").max_concurrency
     warnings.simplefilter("ignore", DeprecationWarning)  # dspy 3.4 warns about BaseLM.forward subclasses
     result = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_avg_1m": round(os.getloadavg()[0], 2), "lm_delay_s": DELAY_S},
+        "command": "python -m benchmarks.concurrency " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "default_max_concurrency": default,
+        # At the default: 16 batched calls take two waves of 8.
         "blocking_lm": measure_ratios(SleepLM(respond, DELAY_S), args.repeat),
         "async_lm": measure_ratios(AsyncSleepLM(respond, DELAY_S), args.repeat),
+        "blocking_lm_max_concurrency_16": measure_ratios(SleepLM(respond, DELAY_S), args.repeat, max_concurrency=16),
+        "async_lm_max_concurrency_16": measure_ratios(AsyncSleepLM(respond, DELAY_S), args.repeat,
+                                                      max_concurrency=16),
         # Diagnostic: the same with sandboxes that skip the network namespace (its creation serializes in
         # the kernel: ~200 ms for 8 concurrent starts), to separate the engine from the sandbox start.
-        "blocking_lm_sandbox_without_netns": measure_ratios(SleepLM(respond, DELAY_S), args.repeat, _no_netns),
+        "blocking_lm_sandbox_without_netns": measure_ratios(SleepLM(respond, DELAY_S), args.repeat, _no_netns,
+                                                            max_concurrency=16),
         "overhead": measure_overhead(args.iterations),
         "depth3": measure_depth(),
     }
-    print(json.dumps(result, indent=2))
+    result["machine"]["load_avg_1m_at_end"] = round(os.getloadavg()[0], 2)
+    text = json.dumps(result, indent=2)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    print(text)
     return result
 
 
