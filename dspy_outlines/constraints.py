@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from dspy import Signature
 
 __all__ = [
+    "OUTPUT_REGEX_ATTR",
     "OutputConstraint",
     "TruncatedOutputError",
     "TRUNCATING_FINISH_REASONS",
@@ -46,7 +47,14 @@ __all__ = [
     "check_term_constraints",
     "parse_fields",
     "plain_text",
+    "with_output_regex",
 ]
+
+#: A signature class attribute: a regex over the whole JSON object of a multi-field signature, which ties the
+#: fields' values to each other (``{"reasoning": "The id is (X)...", "code": "SUBMIT(id='(X)')"}``, with X
+#: the same). Local constrained generation (Tier 3) uses it instead of the fields' JSON schema; the text
+#: is still read back as the JSON object of the fields. Set it with :func:`with_output_regex`.
+OUTPUT_REGEX_ATTR = "__outlines_output_regex__"
 
 #: Finish reasons of a generation that was cut before its value was complete.
 TRUNCATING_FINISH_REASONS = frozenset({"length", "deadline"})
@@ -334,10 +342,30 @@ def build_constraint(signature: type[Signature]) -> OutputConstraint:
     fields = signature.output_fields
     if not fields:
         raise ValueError(f"Signature {signature.__name__} has no output fields: nothing to constrain.")
+    joint = getattr(signature, OUTPUT_REGEX_ATTR, None)
+    if joint is not None and len(fields) > 1:
+        from outlines.types import Regex
+
+        return OutputConstraint(signature, Regex(joint), None)
     if len(fields) == 1:
         (name, info), = fields.items()
         return OutputConstraint(signature, field_output_type(info.annotation, info.metadata), name)
     return OutputConstraint(signature, output_model(signature), None)
+
+
+def with_output_regex(signature: type[Signature], pattern: str) -> type[Signature]:
+    """A copy of a multi-field ``signature`` whose local Tier-3 generation is held to ``pattern``, a regex
+    over the whole JSON object (compact separators: ``{"a": "x", "b": "y"}``) -- see :data:`OUTPUT_REGEX_ATTR`.
+
+    Raises:
+        ValueError: The signature has fewer than two output fields (a single field takes a ``Regex`` type).
+    """
+    if len(signature.output_fields) < 2:
+        raise ValueError("with_output_regex needs a signature with two or more output fields; annotate a single "
+                         "field with Annotated[str, outlines.types.Regex(...)] instead")
+    copy = signature.with_instructions(signature.instructions)
+    setattr(copy, OUTPUT_REGEX_ATTR, pattern)
+    return copy
 
 
 def constraint_key(output_type: Any) -> tuple[str, str]:

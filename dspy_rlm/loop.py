@@ -60,6 +60,8 @@ class Run:
         self.profile = DEFAULT
         self.grounded = False
         self.verified_submits: list[dict[str, Any]] = []
+        self.guided_terms: list[str] | None = None  # profiles.guided search words, computed once
+        self.guided_counts: dict[str, int] = {}  # profiles.guided token counts in the data
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -251,12 +253,40 @@ class Run:
         action = self.rlm.generate_action
         sig = getattr(action, "signature", None)
         if sig is not None and sig.instructions == self.rlm._default_action_instructions and "signature" not in kwargs:
+            guided = self.profile.guided_code and self.profile.constrained_action
             kwargs["signature"] = small_action_signature(self.rlm.signature, tuple(self.rlm._user_tools),
-                                                         self.profile.constrained_action)
+                                                         self.profile.constrained_action and not guided)
+            if guided:
+                kwargs["signature"] = self._guided_signature(kwargs["signature"])
         if self.profile.shipped_demos and not getattr(action, "demos", None):
             kwargs["demos"] = list(load_demos())
         left = self.budget.remaining().get("iterations")
         kwargs["budget"] = f"{left} steps left" if left is not None else "no step limit"
+
+    def _question_and_data(self) -> tuple[dict[str, str], dict[str, Any]]:
+        """The inputs split into the short text that states the task and the data."""
+        question = {k: v for k, v in self.inputs.items() if isinstance(v, str) and len(v) <= 300}
+        return question, {k: v for k, v in self.inputs.items() if k not in question}
+
+    def _guided_signature(self, signature: Any) -> Any:
+        """The small action signature held, as a whole, to this step's grounded moves (profiles.guided)."""
+        from dspy_outlines.constraints import with_output_regex
+        from dspy_rlm.profiles import guided
+        from dspy_rlm.profiles.small import small_action_signature
+
+        if not guided.supports(self.rlm.signature):  # e.g. list outputs: the static code pattern
+            return small_action_signature(self.rlm.signature, tuple(self.rlm._user_tools), True)
+        question, data = self._question_and_data()
+        if self.guided_terms is None:  # the inputs do not change during a run
+            self.guided_terms = guided.search_terms(question, data)
+        executions = [e for r in self.trace.iterations for e in r.code_executions]
+        stdouts = [e.stdout for e in executions if e.stdout]
+        values = guided.output_values(stdouts, question, data, self.guided_counts)
+        searched = guided.searched_terms(e.code for e in executions)
+        terms = [t for t in self.guided_terms if t not in searched]
+        pattern = guided.guided_output_pattern(self.rlm.signature, list(data) or list(self.inputs), terms, values,
+                                               guided.stated_pairs(stdouts, question, values))
+        return with_output_regex(signature, pattern)
 
     def _action_adapter(self) -> Any:
         """The adapter of the action step: the user's, else Tier 3 alone under the small profile."""
@@ -317,8 +347,7 @@ class Run:
         """Grounded SUBMIT (:mod:`dspy_rlm.profiles.grounding`): a verification message, or None to accept."""
         if values in self.verified_submits:  # the model insists: accepted
             return None
-        question = {k: v for k, v in self.inputs.items() if isinstance(v, str) and len(v) <= 300}
-        data = {k: v for k, v in self.inputs.items() if k not in question}
+        question, data = self._question_and_data()
         seen = [e.output for e in self.history] + outputs
         problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question, variables={})
         if any(why == "never seen" for why in problems.values()):  # variables are fetched only when needed

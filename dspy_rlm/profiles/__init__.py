@@ -35,6 +35,8 @@ class Profile:
         shipped_demos: Use the demos compiled for this profile when ``generate_action`` has none.
         grounded_submit: A submitted value seen nowhere gets one verification step before it is accepted.
         helper_style: ``"lines"`` prints search results as ``line N: text`` rows; ``"default"`` as dicts.
+        guided_code: With ``constrained_action``, hold ``code`` each step to grounded moves (search for a word of
+            the question, SUBMIT a printed value: :mod:`dspy_rlm.profiles.guided`) instead of the static pattern.
     """
 
     name: str
@@ -43,11 +45,12 @@ class Profile:
     shipped_demos: bool = False
     grounded_submit: bool = False
     helper_style: str = "default"
+    guided_code: bool = False
 
 
 DEFAULT = Profile("default")
 SMALL = Profile("small", compact_prompt=True, constrained_action=True, shipped_demos=True, grounded_submit=True,
-                helper_style="lines")
+                helper_style="lines", guided_code=True)
 
 
 def is_small_lm(lm: Any) -> bool:
