@@ -18,6 +18,11 @@ Prefix cache, two levels:
   than with the live context restores it instead of prefilling.
 
 ``prefix_cache_mb=0`` turns both off: every call prefills its whole prompt.
+
+Deadlines (``GenerationRequest.deadline``) hold in the prefill too: the prompt is read :data:`PREFILL_CHUNK`
+tokens at a time, and a call whose deadline passes before its first token returns ``finish_reason="deadline"``
+with no text (at once, when the deadline had passed before the call). The chunks read stay in the live
+context, so the same prompt asked again goes on from there.
 """
 
 from __future__ import annotations
@@ -35,13 +40,16 @@ from dspy_outlines.models import embedded_model_path
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_BACKEND", "DEFAULT_N_CTX", "LlamaCppEngine", "SAVE_MIN_TOKENS"]
+__all__ = ["DEFAULT_BACKEND", "DEFAULT_N_CTX", "PREFILL_CHUNK", "SAVE_MIN_TOKENS", "LlamaCppEngine"]
 
 #: Context length when the model's trained context is unknown, and the cap on the default.
 DEFAULT_N_CTX = 8192
 #: Prompt tokens a call must drop from the live context (or gain from a saved state) to save (restore) it.
 SAVE_MIN_TOKENS = 64
 DEFAULT_PREFIX_CACHE_MB = 256
+#: Prompt tokens evaluated between two deadline checks (llama.cpp's default ``n_batch`` is 512): a prompt
+#: is cut within one chunk's time of its deadline (~1-2 s for SmolLM2-135M on 2 CPU cores).
+PREFILL_CHUNK = 256
 #: The structured backend when none is asked for. Outlines' outlines_core masks numpy logits with a numba
 #: kernel (numba, ~45 MB with llvmlite, and a JIT compile of seconds at the first constrained call of each
 #: process); llguidance masks them natively, and takes CFGs too. ``backend="outlines_core"`` works once
@@ -138,6 +146,11 @@ class _GuardedProcessor:
         return logits
 
 
+def _passed(deadline: float | None) -> bool:
+    """Whether ``deadline`` (a ``time.monotonic()`` instant, or ``None`` for none) has passed."""
+    return deadline is not None and time.monotonic() >= deadline
+
+
 def _common_prefix(a: Any, b: Any) -> int:
     """Length of the common prefix of two token sequences."""
     import numpy as np
@@ -197,7 +210,7 @@ class LlamaCppEngine:
         self._saved = LlamaRAMCache(int(prefix_cache_mb * 2**20)) if prefix_cache_mb > 0 else None
         self._live_prompt_len = 0
         self._stats = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "saved_states": 0, "restored_states": 0,
-                       "save_s": 0.0, "restore_s": 0.0}
+                       "save_s": 0.0, "restore_s": 0.0, "deadline_before_first_token": 0}
 
     @staticmethod
     def _resolve(model: str | Path | None) -> Path:
@@ -326,17 +339,22 @@ class LlamaCppEngine:
         import llama_cpp
         from llama_cpp import LLAMA_DEFAULT_SEED, LogitsProcessorList
 
-        llama = self.llama
+        llama, started = self.llama, time.perf_counter()
+        if _passed(request.deadline):
+            return self._finish(prompt_ids, 0, Completion("", 0, "deadline", len(prompt_ids), 0, {"prefill_s": 0.0}))
         cached = self._reuse_prefix(prompt_ids)
+        if not self._prefill(prompt_ids, request.deadline):
+            prefill = round(time.perf_counter() - started, 4)
+            return self._finish(prompt_ids, cached,
+                                Completion("", 0, "deadline", len(prompt_ids), cached, {"prefill_s": prefill}))
         self._live_prompt_len = len(prompt_ids)
         llama.set_seed(LLAMA_DEFAULT_SEED if request.seed is None else int(request.seed) & 0xFFFFFFFF)
         tokens = llama.generate(
-            prompt_ids[cached:], reset=False, temp=request.temperature, top_p=float(request.top_p or 1.0),
+            prompt_ids[llama.n_tokens:], reset=False, temp=request.temperature, top_p=float(request.top_p or 1.0),
             top_k=0, min_p=0.0, typical_p=1.0, repeat_penalty=1.0,
             logits_processor=LogitsProcessorList([processor]) if processor is not None else None,
         )
         vocab, budget = llama._model.vocab, min(request.max_tokens, self.n_ctx - len(prompt_ids))
-        started = time.perf_counter()
         data, used, reason, first_token_s, text = b"", 0, "length", None, ""
         for token in tokens if budget > 0 else ():
             if first_token_s is None:
@@ -356,7 +374,7 @@ class LlamaCppEngine:
                     break
             if used >= budget:
                 break
-            if request.deadline is not None and time.monotonic() >= request.deadline:
+            if _passed(request.deadline):
                 reason = "deadline"
                 break
         tokens.close()
@@ -367,12 +385,33 @@ class LlamaCppEngine:
         if reason != "stop" or not request.stop:
             text = data.decode("utf-8", errors="ignore")
         total = time.perf_counter() - started
+        prefill = first_token_s or 0.0
+        return self._finish(prompt_ids, cached, Completion(text, used, reason, len(prompt_ids), cached, {
+            "prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)}))
+
+    def _prefill(self, prompt_ids: list[int], deadline: float | None) -> bool:
+        """Evaluate the prompt up to its last chunk, :data:`PREFILL_CHUNK` tokens at a time, checking
+        ``deadline`` between chunks; the last chunk is left to ``Llama.generate`` (its logits give the first
+        token). Returns ``False`` when the deadline passed first: the context keeps the chunks evaluated,
+        and a later call with the same prompt goes on from there."""
+        llama = self.llama
+        while len(prompt_ids) - llama.n_tokens > PREFILL_CHUNK:
+            if _passed(deadline):
+                self._live_prompt_len = llama.n_tokens
+                return False
+            llama.eval(prompt_ids[llama.n_tokens: llama.n_tokens + PREFILL_CHUNK])
+        if _passed(deadline):
+            self._live_prompt_len = llama.n_tokens
+            return False
+        return True
+
+    def _finish(self, prompt_ids: list[int], cached: int, completion: Completion) -> Completion:
         self._stats["calls"] += 1
         self._stats["prompt_tokens"] += len(prompt_ids)
         self._stats["cached_tokens"] += cached
-        prefill = first_token_s or 0.0
-        return Completion(text, used, reason, len(prompt_ids), cached,
-                          {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})
+        if completion.finish_reason == "deadline" and not completion.completion_tokens:
+            self._stats["deadline_before_first_token"] += 1
+        return completion
 
     # -- reporting ------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

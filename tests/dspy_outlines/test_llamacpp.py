@@ -150,11 +150,47 @@ def test_saved_prefixes_serve_interleaved_prompts_with_identical_output(uncached
     assert _text(again) == _text(uncached_lm.forward(messages=a, max_tokens=8))
 
 
-def test_deadline_stops_generation(llamacpp_lm):
+def test_a_passed_deadline_returns_at_once_with_no_text(llamacpp_lm):
+    before = llamacpp_lm.engine.stats()["deadline_before_first_token"]
     response = llamacpp_lm.forward(messages=[{"role": "user", "content": "Write a long story."}], max_tokens=48,
                                    _deadline=time.monotonic())
     assert response.choices[0].finish_reason == "deadline"
-    assert response.usage.completion_tokens < 48
+    assert _text(response) == "" and response.usage.completion_tokens == 0
+    assert llamacpp_lm.engine.stats()["deadline_before_first_token"] == before + 1
+
+
+def test_deadline_stops_the_decoding_between_tokens(llamacpp_lm, monkeypatch):
+    from dspy_outlines.engines import llamacpp
+
+    engine = llamacpp_lm.engine
+    messages = [{"role": "user", "content": "Write a long story about a dragon."}]
+    ids = engine.encode(llamacpp_lm.render_prompt(messages))
+
+    def third_token_read(deadline):  # a clock on which the deadline passes once this prompt has 3 new tokens
+        llama = engine.llama
+        return list(llama._input_ids[: len(ids)]) == ids and llama.n_tokens >= len(ids) + 3
+
+    monkeypatch.setattr(llamacpp, "_passed", third_token_read)
+    response = llamacpp_lm.forward(messages=messages, max_tokens=48, _deadline=time.monotonic() + 3600)
+    assert response.choices[0].finish_reason == "deadline"
+    assert 1 <= response.usage.completion_tokens <= 4 and _text(response)
+
+
+def test_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(uncached_lm):
+    from dspy_outlines.engines.llamacpp import PREFILL_CHUNK
+
+    lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
+    messages = [{"role": "user", "content": "Deadline test. " + "The river crossed the old city from east to west. "
+                 * 200 + "Where does the river flow?"}]
+    ids = lm.engine.encode(lm.render_prompt(messages))
+    assert len(ids) > 8 * PREFILL_CHUNK  # far more than a fast CPU reads in 0.25 s
+    cut = lm.engine.generate(ids, GenerationRequest(max_tokens=8, deadline=time.monotonic() + 0.25))
+    assert (cut.finish_reason, cut.text, cut.completion_tokens) == ("deadline", "", 0)
+    # The chunks read before the deadline stay in the context: the same prompt goes on from there.
+    again = lm.forward(messages=messages)
+    assert 0 < again.usage.cached_tokens < len(ids) - PREFILL_CHUNK
+    assert again.usage.cached_tokens % PREFILL_CHUNK == 0
+    assert _text(again) == _text(uncached_lm.forward(messages=messages, max_tokens=8))
 
 
 def test_stop_strings_end_the_text(llamacpp_lm):
