@@ -13,9 +13,16 @@ takes -- and reports, as medians over ``--repeats`` runs:
   by side, and the share of prompt tokens served from the cache from call 2 on (goal: >= 80%).
 
 ``llamacpp_raw`` is llama-cpp-python itself on the same token ids (``Llama.eval`` / ``sample``), the
-yardstick for our llama.cpp engine (goal: within 1.1x).
+yardstick for our llama.cpp engine (goal: within 1.1x). It runs in the llama.cpp engine's process,
+interleaved with it (ours, raw, ours, raw... on the same prompt), so both see the same machine load: on a
+shared 2-core machine llama.cpp's spinning thread barriers make throughput swing 3-5x with the load, and
+two runs minutes apart are not comparable. ``raw_over_ours`` is the ratio of the medians.
+
+``--merge`` updates ``--out`` in place: the engines measured replace their rows, the others are kept (each
+engine row records its own command, date and load average).
 
     nice -n 10 python -m benchmarks.model_speed --out benchmarks/results/model_speed.json
+    nice -n 10 python -m benchmarks.model_speed --engines llamacpp --merge --out benchmarks/results/model_speed.json
     python -m benchmarks.model_speed --quick --engines mlx      # short prompts, for smoke tests
 """
 
@@ -54,27 +61,60 @@ def _ids(encode, n: int) -> list[int]:
     return ids[:n]
 
 
-def _engine_speed(engine, sizes: list[int], gen_tokens: int, repeats: int) -> dict:
+def _engine_speed(engine, sizes: list[int], gen_tokens: int, repeats: int, raw=None) -> dict:
+    """Prompt and generation speed of ``engine``; with ``raw`` (a ``Llama``), raw llama-cpp-python's too,
+    each of its runs right after the engine's on the same token ids."""
     from outlines.types import Regex
 
     from dspy_outlines.engines import GenerationRequest
 
     engine.generate(_ids(engine.encode, 32), GenerationRequest(max_tokens=4))  # warm-up (compiled traces)
-    prompt = {}
+    if raw is not None:
+        _raw_prefill(raw, _ids(engine.encode, 32))
+    prompt, raw_prompt = {}, {}
     for n in sizes:
-        ids = _ids(engine.encode, n)
-        runs = [engine.generate(ids, GenerationRequest(max_tokens=1)) for _ in range(repeats)]
+        ids, runs, raw_s = _ids(engine.encode, n), [], []
+        for _ in range(repeats):
+            runs.append(engine.generate(ids, GenerationRequest(max_tokens=1)))
+            if raw is not None:
+                raw_s.append(_raw_prefill(raw, ids))
         prompt[str(n)] = {"tok_s": _median([n / r.timings["prefill_s"] for r in runs]),
                           "seconds": [r.timings["prefill_s"] for r in runs]}
-    gen = {}
+        if raw is not None:
+            raw_prompt[str(n)] = {"tok_s": _median([n / s for s in raw_s]), "seconds": [round(s, 4) for s in raw_s]}
+    gen, raw_gen = {}, []
     ids = _ids(engine.encode, 512)
     for name, constraint in (("unconstrained", None), ("constrained", Regex(CONSTRAINT))):
         engine.generate(ids[:32], GenerationRequest(max_tokens=4, constraint=constraint))  # the constraint's index
-        runs = [engine.generate(ids, GenerationRequest(max_tokens=gen_tokens, constraint=constraint))
-                for _ in range(repeats)]
+        runs = []
+        for _ in range(repeats):
+            runs.append(engine.generate(ids, GenerationRequest(max_tokens=gen_tokens, constraint=constraint)))
+            if raw is not None and constraint is None:
+                raw_gen.append(_raw_decode(raw, ids, gen_tokens))
         gen[name] = {"tok_s": _median([(r.completion_tokens - 1) / r.timings["decode_s"] for r in runs], 2),
                      "completion_tokens": [r.completion_tokens for r in runs]}
-    return {"prompt_tok_s": prompt, "gen_tok_s": gen}
+    result = {"prompt_tok_s": prompt, "gen_tok_s": gen}
+    if raw is not None:
+        result["raw"] = {"prompt_tok_s": raw_prompt, "gen_tok_s": {"unconstrained": {"tok_s": _median(raw_gen, 2)}}}
+    return result
+
+
+def _raw_prefill(llm, ids: list[int]) -> float:
+    """Seconds for raw llama-cpp-python to read ``ids`` from an empty context (``Llama.eval``)."""
+    llm.reset()
+    started = time.perf_counter()
+    llm.eval(ids)
+    return time.perf_counter() - started
+
+
+def _raw_decode(llm, ids: list[int], gen_tokens: int) -> float:
+    """Raw llama-cpp-python's greedy decoding tokens/s after reading ``ids`` (the first token not counted)."""
+    _raw_prefill(llm, ids)
+    llm.eval([llm.sample(temp=0.0)])
+    started = time.perf_counter()
+    for _ in range(gen_tokens - 1):
+        llm.eval([llm.sample(temp=0.0)])
+    return (gen_tokens - 1) / (time.perf_counter() - started)
 
 
 def _rlm_prompts(engine, calls: int) -> list[list[int]]:
@@ -110,55 +150,35 @@ def _prefix_cache(cached, uncached, calls: int) -> dict:
     }
 
 
-def _child_engine(name: str, sizes: list[int], gen_tokens: int, repeats: int, calls: int) -> dict:
+def _child_engine(name: str, sizes: list[int], gen_tokens: int, repeats: int, calls: int, with_raw: bool) -> dict:
     from dspy_outlines.lm import OutlinesLM
+
+    started_at, load_start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), _load()
 
     options = {"n_ctx": max(max(sizes) + gen_tokens + 64, 4096)} if name == "llamacpp" else {}
     start = time.perf_counter()
     lm = OutlinesLM(engine=name, engine_options={**options, "prefix_cache_mb": 0})
-    result = {"load_s": round(time.perf_counter() - start, 2), "engine": lm.engine.name}
+    result = {"load_s": round(time.perf_counter() - start, 2), "engine": lm.engine.name, "date": started_at,
+              "load_avg_1m_start": load_start}
     if name == "mlx":
         from dspy_outlines.models.blas import fast_blas_status
         from dspy_outlines.models.fused import is_fused
 
         result.update(blas=fast_blas_status()["library"], fused=is_fused(lm.mlx_model),
                       prefill_chunk=lm.engine.prefill_chunk)
-    result.update(_engine_speed(lm.engine, sizes, gen_tokens, repeats))
+    raw = None
+    if name == "llamacpp" and with_raw:
+        from llama_cpp import Llama
+
+        engine = lm.engine  # the same model file, context and threads as our engine
+        raw = Llama(engine.source, n_ctx=engine.n_ctx, n_threads=engine.n_threads,
+                    n_threads_batch=engine.n_threads, verbose=False)
+        result["n_threads"] = engine.n_threads
+    result.update(_engine_speed(lm.engine, sizes, gen_tokens, repeats, raw))
+    del raw
     cached = OutlinesLM(engine=name, engine_options=options).engine
     result["prefix_cache"] = _prefix_cache(cached, lm.engine, calls)
-    return result
-
-
-def _child_raw(sizes: list[int], gen_tokens: int, repeats: int) -> dict:
-    """llama-cpp-python alone: ``eval`` of the prompt, then ``sample`` / ``eval`` per generated token."""
-    from llama_cpp import Llama
-
-    from dspy_outlines.models import embedded_model_path
-
-    start = time.perf_counter()
-    threads = os.cpu_count() or 1  # as our llama.cpp engine
-    llm = Llama(str(embedded_model_path()), n_ctx=max(sizes) + gen_tokens + 64, n_threads=threads,
-                n_threads_batch=threads, verbose=False)
-    result = {"load_s": round(time.perf_counter() - start, 2), "n_threads": llm.n_threads}
-    encode = lambda text: llm.tokenize(text.encode(), add_bos=False, special=True)  # noqa: E731
-
-    def prefill(ids: list[int]) -> float:
-        llm.reset()
-        started = time.perf_counter()
-        llm.eval(ids)
-        return time.perf_counter() - started
-
-    prefill(_ids(encode, 32))
-    result["prompt_tok_s"] = {str(n): {"tok_s": _median([n / prefill(_ids(encode, n)) for _ in range(repeats)])}
-                              for n in sizes}
-    speeds = []
-    for _ in range(repeats):
-        prefill(_ids(encode, 512))
-        started = time.perf_counter()
-        for _ in range(gen_tokens - 1):
-            llm.eval([llm.sample(temp=0.0)])
-        speeds.append((gen_tokens - 1) / (time.perf_counter() - started))
-    result["gen_tok_s"] = {"unconstrained": {"tok_s": _median(speeds, 2)}}
+    result["load_avg_1m_end"] = _load()
     return result
 
 
@@ -168,6 +188,24 @@ def _run(extra: list[str]) -> dict:
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-3:] or [f"exit {out.returncode}"]}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _ratios(raw: dict, ours: dict) -> dict:
+    """Raw llama-cpp-python's median tok/s over our engine's, per prompt size and for generation."""
+    ratios = {n: round(r["tok_s"] / ours["prompt_tok_s"][n]["tok_s"], 3) for n, r in raw["prompt_tok_s"].items()}
+    ratios["gen"] = round(raw["gen_tok_s"]["unconstrained"]["tok_s"] / ours["gen_tok_s"]["unconstrained"]["tok_s"], 3)
+    return ratios
+
+
+def _merged(old: dict, new: dict) -> dict:
+    """``old`` with the engines (and raw row) measured in ``new`` replaced; the runs merged are listed."""
+    merged = {**old, "engines": {**old.get("engines", {}), **new["engines"]}}
+    if "llamacpp_raw" in new:
+        merged["llamacpp_raw"] = new["llamacpp_raw"]
+    runs = old.get("runs") or [{"command": old.get("command"), "platform": old.get("platform"),
+                                "engines": sorted(old.get("engines", {}))}]
+    merged["runs"] = [*runs, {"command": new["command"], "platform": new["platform"], "engines": sorted(new["engines"])}]
+    return merged
 
 
 def _load() -> float | None:
@@ -184,17 +222,17 @@ def main() -> None:
     parser.add_argument("--no-raw", action="store_true", help="skip the raw llama-cpp-python row")
     parser.add_argument("--quick", action="store_true", help="128/512-token prompts, 32 tokens, 1 repeat, 4 calls")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the rows of --out for engines not measured now (replace the others)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.quick:
         args.sizes, args.gen_tokens, args.repeats, args.calls = "128,512", 32, 1, 4
     sizes = [int(n) for n in args.sizes.split(",")]
-    if args.child == "raw":
-        print(json.dumps(_child_raw(sizes, args.gen_tokens, args.repeats)))
-        return
     if args.child:
-        print(json.dumps(_child_engine(args.child, sizes, args.gen_tokens, args.repeats, args.calls)))
+        print(json.dumps(_child_engine(args.child, sizes, args.gen_tokens, args.repeats, args.calls,
+                                       not args.no_raw)))
         return
     common = ["--sizes", args.sizes, "--gen-tokens", str(args.gen_tokens), "--repeats", str(args.repeats),
               "--calls", str(args.calls)]
@@ -207,10 +245,16 @@ def main() -> None:
     }
     engines = [name.strip() for name in args.engines.split(",") if name.strip()]
     for name in engines:
-        result["engines"][name] = _run(["--child", name, *common])
-    if "llamacpp" in engines and not args.no_raw:
-        result["llamacpp_raw"] = _run(["--child", "raw", *common])
+        row = _run(["--child", name, *common] + (["--no-raw"] if args.no_raw else []))
+        raw = row.pop("raw", None)
+        row["command"] = result["command"]
+        result["engines"][name] = row
+        if raw is not None:
+            result["llamacpp_raw"] = {**raw, "n_threads": row.get("n_threads"), "paired_with": "llamacpp"}
+            result["llamacpp_raw"]["raw_over_ours"] = _ratios(raw, row)
     result["platform"]["load_avg_1m_end"] = _load()
+    if args.merge and args.out and args.out.exists():
+        result = _merged(json.loads(args.out.read_text()), result)
     text = json.dumps(result, indent=2)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
