@@ -284,6 +284,8 @@ class Run:
         values = guided.output_values(stdouts, question, data, self.guided_counts)
         searched = guided.searched_terms(e.code for e in executions)
         terms = [t for t in self.guided_terms if t not in searched]
+        if values and guided.search_exhausted(stdouts):
+            terms = []
         pattern = guided.guided_output_pattern(self.rlm.signature, list(data) or list(self.inputs), terms, values,
                                                guided.stated_pairs(stdouts, question, values))
         return with_output_regex(signature, pattern)

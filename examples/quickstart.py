@@ -1,12 +1,13 @@
 """Quickstart: an RLM over a long generated document, with the embedded local model on CPU.
 
 The document (a few hundred KB of server log, one line of which matters) never enters the prompt: it lives
-as the variable ``context`` in a sandboxed REPL, and the model (SmolLM2-135M-Instruct, bundled, ~15 tok/s
-on CPU) writes Python to look at it. A model this small often fails to finish cleanly; the run still ends
+as the variable ``context`` in a sandboxed REPL, and the model (SmolLM2-135M-Instruct, bundled, run by
+llama.cpp on Linux / MLX on Apple Silicon) writes Python to look at it: under the small-model profile, a
+search for a word of the query, then SUBMIT of the value it read on the printed line. Every run ends
 *typed*: ``Submitted`` (it called SUBMIT), ``Extracted`` (a limit was hit and the answer was extracted from
 its REPL history and variables) or ``Failed``. The trace goes to an HTML file you can open in a browser.
 
-Run (about 1-3 minutes on a 2-core CPU; no network):
+Run (seconds to a minute on a 2-core CPU after the model loads; no network):
     python examples/quickstart.py
     python examples/quickstart.py --lm openai/gpt-4o-mini --max-iters 6    # a real model does better
 """
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lm", default="embedded", help="embedded (default) or a LiteLLM model string")
     parser.add_argument("--lines", type=int, default=5000, help="document length in log lines")
-    parser.add_argument("--max-iters", type=int, default=2)
+    parser.add_argument("--max-iters", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=96, help="completion tokens per LM call")
     parser.add_argument("--max-time", type=float, default=60.0, help="seconds before the loop stops and extracts")
     parser.add_argument("--html", default=None, help="trace HTML path (default: a temp file)")
@@ -73,15 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     lm = make_lm(args.lm, args.max_tokens)
     print(f"model:    {getattr(lm, 'model_name', None) or lm.model} (loaded in {time.perf_counter() - t0:.1f}s)")
 
-    adapter = OutlinesAdapter()  # tiered structured output for the fallback extraction step
-    if args.lm == "embedded":
-        # A 135M model rarely writes ChatAdapter's field markers: generate the action step constrained to
-        # the {reasoning, code} schema (Tier 3 only), so every step parses and its code runs.
-        action_adapter = OutlinesAdapter(tiers=("tier3",))
-    else:
-        action_adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)  # one LM call per action step
-    rlm = RLM("context, query -> answer", max_iters=args.max_iters, max_llm_calls=3, max_time=args.max_time,
-              extract_adapter=adapter, action_adapter=action_adapter)
+    adapter = OutlinesAdapter(tiers="auto")  # the fallback extraction step: Tier 3 at once for a local model
+    # The embedded model gets the small-model profile on its own (profile="auto": compact prompt, each step's
+    # code held to grounded moves, grounded SUBMIT); an API model keeps the default profile.
+    action_adapter = None if args.lm == "embedded" else dspy.ChatAdapter(use_json_adapter_fallback=False)
+    rlm = RLM("context, query -> answer", max_iters=args.max_iters, max_llm_calls=args.max_iters + 1,
+              max_time=args.max_time, extract_adapter=adapter, action_adapter=action_adapter)
     with progress_display() as callback, dspy.context(lm=lm, callbacks=[callback]):
         pred = rlm(context=document, query=query)
 

@@ -6,7 +6,8 @@ at each step, to a regex built from what the run has seen so far:
 
 * ``print(search(VAR, 'WORD'))`` / ``print(count_matches(VAR, 'WORD'))`` -- ``VAR`` a data input, ``WORD`` a
   word of the question that occurs in the data (1 to :data:`MAX_TERM_HITS` times: a word on every line finds
-  nothing useful) and was not searched for yet in this run (the same search prints the same lines);
+  nothing useful) and was not searched for yet in this run (the same search prints the same lines); once
+  a search printed what an earlier one did, no more searches while a value can be submitted;
 * ``SUBMIT(field='VALUE', ...)`` -- each ``VALUE`` a token printed by the REPL in this run (numbers unquoted
   for ``int`` / ``float`` fields) that is rare in the data (at most :data:`MAX_VALUE_HITS` times: a date or
   field name on every line is not an answer), never a word of the question. No SUBMIT before anything was
@@ -23,7 +24,8 @@ import re
 from typing import Any, Iterable
 
 __all__ = ["MAX_TERM_HITS", "MAX_VALUE_HITS", "count_hits", "guided_output_pattern", "output_values",
-           "question_words", "search_terms", "searched_terms", "stated_pairs", "supports"]
+           "question_words", "search_exhausted", "search_terms", "searched_terms",
+           "stated_pairs", "supports"]
 
 MAX_TERM_HITS = 20
 """A question word found more often than this in the data is not offered as a search term."""
@@ -155,6 +157,12 @@ _SEARCHED = re.compile(r"(?:search|count_matches)\(\w+, '([^']*)'\)")
 def searched_terms(codes: Iterable[str]) -> set[str]:
     """The words already searched for (or counted) in ``codes``: the same search prints the same lines."""
     return {term for code in codes for term in _SEARCHED.findall(code)}
+
+
+def search_exhausted(stdouts: list[str]) -> bool:
+    """Whether the last output repeats an earlier one: another search would print the same lines again, so the
+    next step may only SUBMIT what was read (when anything can be submitted)."""
+    return len(stdouts) >= 2 and bool(stdouts[-1].strip()) and stdouts[-1] in stdouts[:-1]
 
 
 def question_words(question: dict[str, str]) -> list[str]:
