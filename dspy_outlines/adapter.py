@@ -47,6 +47,7 @@ from dspy_outlines.constraints import (
     OutputConstraint,
     TruncatedOutputError,
     build_constraint,
+    char_budget,
     check_term_constraints,
     output_model,
     response_format,
@@ -100,11 +101,12 @@ class _ConstrainedTier(JSONAdapter):
         for key in ("n", "num_generations"):
             if (lm_kwargs.pop(key, None) or 1) > 1:
                 logger.warning("OutlinesAdapter tier3 returns a single completion; ignoring %s > 1.", key)
-        constraint = build_constraint(signature)
-        if self.local:
+        if self.local:  # length-aware: free text fits max_tokens, so the value closes instead of being cut
+            max_tokens = lm_kwargs.get("max_tokens") or (getattr(lm, "kwargs", None) or {}).get("max_tokens")
+            constraint = build_constraint(signature, char_budget(signature, max_tokens))
             lm_kwargs["_outlines_constraint"] = constraint.output_type
         else:  # providers return a JSON object, whatever the number of fields
-            constraint = replace(constraint, output_type=output_model(signature), field=None)
+            constraint = replace(build_constraint(signature), output_type=output_model(signature), field=None)
             lm_kwargs["response_format"] = response_format(signature)
         self.constraint = constraint
         return signature

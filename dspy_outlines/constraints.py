@@ -39,6 +39,7 @@ __all__ = [
     "TruncatedOutputError",
     "TRUNCATING_FINISH_REASONS",
     "build_constraint",
+    "char_budget",
     "field_output_type",
     "output_model",
     "response_format",
@@ -71,11 +72,14 @@ class TruncatedOutputError(AdapterParseError):
 PLAIN_TEXT_PATTERN = r"\s*\S[\s\S]*"
 
 
-def plain_text() -> Any:
-    """The Outlines constraint for one free-text ``str`` field: any non-blank text."""
+def plain_text(max_chars: int | None = None) -> Any:
+    """The Outlines constraint for one free-text ``str`` field: any non-blank text (at most ``max_chars``
+    characters, starting at a non-blank one, when given)."""
     from outlines.types import Regex
 
-    return Regex(PLAIN_TEXT_PATTERN)
+    if max_chars is None:
+        return Regex(PLAIN_TEXT_PATTERN)
+    return Regex(rf"\S[\s\S]{{0,{max(max_chars, 1) - 1}}}")
 
 
 def _term_of(annotation: Any, metadata: Any = ()) -> Any | None:
@@ -89,13 +93,14 @@ def _term_of(annotation: Any, metadata: Any = ()) -> Any | None:
     return None
 
 
-def field_output_type(annotation: Any, metadata: Any = ()) -> Any:
+def field_output_type(annotation: Any, metadata: Any = (), max_chars: int | None = None) -> Any:
     """The Outlines output type for one output field's annotation.
 
     Args:
         annotation: The field's annotation (``field.annotation``).
         metadata: The field's pydantic metadata (``field.metadata``); ``Annotated[str, Regex(...)]``
             puts the Regex there.
+        max_chars: Bound a free-text ``str`` to this many characters (see :func:`char_budget`).
 
     Returns:
         A Regex/CFG term, :func:`plain_text` for ``str``, or the annotation itself (Literal, Enum,
@@ -106,14 +111,16 @@ def field_output_type(annotation: Any, metadata: Any = ()) -> Any:
     if term is not None:
         return term
     if annotation is str:
-        return plain_text()
+        return plain_text(max_chars)
     return annotation
 
 
-def _json_annotation(annotation: Any, metadata: Any = ()) -> Any:
+def _json_annotation(annotation: Any, metadata: Any = (), max_chars: int | None = None) -> Any:
     """The annotation to use for a field inside the multi-field JSON object."""
     from outlines.types.dsl import Regex
 
+    if annotation is str and max_chars is not None and _term_of(annotation, metadata) is None:
+        return Annotated[str, pydantic.Field(max_length=max(max_chars, 1))]
     term = _term_of(annotation, metadata)
     if isinstance(term, Regex):
         return Annotated[str, pydantic.Field(pattern=f"^(?:{term.pattern})$")]
@@ -122,18 +129,20 @@ def _json_annotation(annotation: Any, metadata: Any = ()) -> Any:
     return annotation
 
 
-def output_model(signature: type[Signature], name: str = "Outputs") -> type[pydantic.BaseModel]:
+def output_model(signature: type[Signature], name: str = "Outputs",
+                 max_chars: int | None = None) -> type[pydantic.BaseModel]:
     """A pydantic model of all output fields of ``signature``, in field order, all required.
 
     Args:
         signature: The DSPy signature.
         name: The model's class name (it appears in the JSON schema's ``title``).
+        max_chars: ``maxLength`` of each free-text ``str`` field (see :func:`char_budget`).
 
     Returns:
         A pydantic model class that forbids extra fields.
     """
     fields = {
-        field_name: (_json_annotation(field.annotation, field.metadata), ...)
+        field_name: (_json_annotation(field.annotation, field.metadata, max_chars), ...)
         for field_name, field in signature.output_fields.items()
     }
     return pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid"), **fields)
@@ -325,12 +334,36 @@ def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response
     return fields
 
 
+def char_budget(signature: type[Signature], max_tokens: int | None) -> int | None:
+    """How many characters each free-text ``str`` output field may take so the whole constrained value ends
+    within ``max_tokens``: a length-aware constraint, so Tier 3 output closes instead of being cut.
+
+    Every token the constraint allows carries at least one character, so ``max_tokens`` characters always fit
+    one field. A JSON object reserves its structure (``{"name": "`` ... ``"}``, counted a token a character)
+    and 16 tokens per field of another type, and shares the rest among its free-text fields. Not bounded: a
+    string that escapes many characters (``\\n`` is two), fields of other types (lists, dicts); those may
+    still be cut, and are then reported as truncated. ``None``: no budget known.
+    """
+    if not max_tokens:
+        return None
+    fields = signature.output_fields
+    free = [n for n, f in fields.items() if f.annotation is str and _term_of(f.annotation, f.metadata) is None]
+    if not free:
+        return None
+    if len(fields) == 1:
+        return max(int(max_tokens) - 1, 1)  # one token for the end of text
+    structure = 2 + sum(len(n) + 6 for n in fields) + 16 * (len(fields) - len(free))
+    return max((int(max_tokens) - structure) // len(free), 1)
+
+
 @functools.lru_cache(maxsize=512)
-def build_constraint(signature: type[Signature]) -> OutputConstraint:
-    """The Outlines constraint for all output fields of ``signature`` (memoized per signature).
+def build_constraint(signature: type[Signature], max_chars: int | None = None) -> OutputConstraint:
+    """The Outlines constraint for all output fields of ``signature`` (memoized per signature and budget).
 
     Args:
         signature: A DSPy signature with at least one output field.
+        max_chars: Bound free-text ``str`` fields to this many characters (:func:`char_budget`); ``None``:
+            unbounded.
 
     Returns:
         An :class:`OutputConstraint`: the raw annotation's type for a single field, a pydantic model
@@ -349,8 +382,8 @@ def build_constraint(signature: type[Signature]) -> OutputConstraint:
         return OutputConstraint(signature, Regex(joint), None)
     if len(fields) == 1:
         (name, info), = fields.items()
-        return OutputConstraint(signature, field_output_type(info.annotation, info.metadata), name)
-    return OutputConstraint(signature, output_model(signature), None)
+        return OutputConstraint(signature, field_output_type(info.annotation, info.metadata, max_chars), name)
+    return OutputConstraint(signature, output_model(signature, max_chars=max_chars), None)
 
 
 def with_output_regex(signature: type[Signature], pattern: str) -> type[Signature]:

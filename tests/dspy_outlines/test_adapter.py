@@ -20,7 +20,7 @@ from dspy.utils.exceptions import AdapterParseError, ContextWindowExceededError
 from outlines.types import CFG, Regex
 
 from dspy_outlines.adapter import ConstrainedGenerationUnavailableError, OutlinesAdapter
-from dspy_outlines.constraints import TruncatedOutputError, build_constraint
+from dspy_outlines.constraints import TruncatedOutputError, build_constraint, char_budget
 
 
 class ScriptedLM(dspy.BaseLM):
@@ -418,3 +418,27 @@ def test_real_model_list_cut_at_max_tokens_is_truncated_not_completed(embedded_l
         assert adapter(embedded_lm, {"max_tokens": max_tokens}, sig, [], inputs) == [{"answer": [1, 2, 3]}]
     m = adapter.metrics
     assert (m["tier3_truncated"], m["tier3_failures"], m["tier3_success"]) == ((1, 1, 0) if truncated else (0, 0, 1))
+
+
+# -- length-aware free text: the value closes within max_tokens -----------------------------------------------
+def test_char_budget_fits_free_text_in_max_tokens():
+    one, two = _single(str), dspy.Signature("q -> answer: str, explanation: str")
+    assert char_budget(one, 48) == 47  # every allowed token carries at least one character; one for the end
+    structure = 2 + (len("answer") + 6) + (len("explanation") + 6)
+    assert char_budget(two, 512) == (512 - structure) // 2
+    assert char_budget(_single(int), 48) is None and char_budget(one, None) is None  # nothing to bound / no budget
+    schema = build_constraint(two, char_budget(two, 512)).output_type.model_json_schema()
+    assert schema["properties"]["answer"]["maxLength"] == char_budget(two, 512)
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("sig", ["question -> answer", "question -> answer, explanation"])
+def test_rambling_free_text_closes_within_max_tokens_on_real_model(embedded_lm, sig):
+    """The 135M model rambles about a dragon until max_tokens; with the length-aware constraint its text (one
+    field or a JSON object of two) ends inside the budget and parses, where it used to be cut and fail."""
+    adapter = OutlinesAdapter(tiers=("tier3",))
+    signature = dspy.Signature(sig)
+    result = adapter(embedded_lm, {"max_tokens": 24}, signature, [], {"question": "Write a long story about a dragon."})
+    assert len(result) == 1 and all(isinstance(result[0][n], str) and result[0][n] for n in signature.output_fields)
+    assert embedded_lm.history[-1]["outputs"] and adapter.metrics["tier3_truncated"] == 0
+    assert embedded_lm.history[-1]["usage"]["completion_tokens"] <= 24
