@@ -10,8 +10,14 @@ Prints ONE JSON object (and writes it with ``--out``):
 * ``prefix_cache``: two ~600-token prompts alternating (an action step, then an extraction, ...), 4 calls each,
   8 new tokens a call: mean time to the first token and the share of prompt tokens served from cache with
   the cache off (``prefix_cache_mb=0``), the live context only (saved states disabled), and saved states.
+* ``prefill_cpu`` (``--sections prefill_cpu``): prompt tokens per CPU-second of the reading thread, one
+  thread each (``n_threads=1``: llama.cpp computes on the calling thread, so ``time.thread_time`` counts all
+  of it), ours (``generate`` with ``max_tokens=1``) and raw (``Llama.eval`` + one ``sample``) alternating on
+  the same prompt: what the engine adds to the prefill, independent of the machine's load (wall-clock
+  tok/s on a shared 2-core machine swings 3-5x with it; llama.cpp's threads spin at their barriers).
 
     python -m benchmarks.llamacpp_speed --out benchmarks/results/llamacpp_speed.json
+    python -m benchmarks.llamacpp_speed --sections prefill_cpu --sizes 512,2048 --out /tmp/prefill_cpu.json
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -96,22 +103,61 @@ def measure_prefix_cache(rounds: int) -> dict:
     return results
 
 
+def measure_prefill_cpu(sizes: list[int], repeats: int) -> dict:
+    from llama_cpp import Llama
+
+    from dspy_outlines.engines import GenerationRequest
+
+    engine = _engine(prefix_cache_mb=0, n_threads=1)
+    raw = Llama(engine.source, n_ctx=engine.n_ctx, n_threads=1, n_threads_batch=1, verbose=False)
+    text = engine.encode(PROMPT_TEXT * 40)
+    warm = text[:32]
+    engine.generate(warm, GenerationRequest(max_tokens=1))
+    raw.eval(warm)
+    result = {}
+    for n in sizes:
+        ids, ours, theirs = text[:n], [], []
+        for _ in range(repeats):
+            started = time.thread_time()
+            engine.generate(ids, GenerationRequest(max_tokens=1))
+            ours.append(n / (time.thread_time() - started))
+            raw.reset()
+            started = time.thread_time()
+            raw.eval(ids)
+            raw.sample(temp=0.0)
+            theirs.append(n / (time.thread_time() - started))
+        ours_tps, raw_tps = statistics.median(ours), statistics.median(theirs)
+        result[str(n)] = {"ours_tok_per_cpu_s": round(ours_tps, 1), "raw_tok_per_cpu_s": round(raw_tps, 1),
+                          "raw_over_ours": round(raw_tps / ours_tps, 3),
+                          "ours_runs": [round(x, 1) for x in ours], "raw_runs": [round(x, 1) for x in theirs]}
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--sections", default="speed,prefix_cache", help="comma-separated: speed, prefix_cache, "
+                        "prefill_cpu")
+    parser.add_argument("--sizes", default="512,2048", help="prompt lengths (tokens) for prefill_cpu")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import llama_cpp
 
+    sections = {s.strip() for s in args.sections.split(",") if s.strip()}
     result = {
+        "command": " ".join(["python -m benchmarks.llamacpp_speed", *sys.argv[1:]]),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "load_avg_1m": os.getloadavg()[0]},
         "llama_cpp_python": llama_cpp.__version__,
-        "speed": measure_speed(args.repeats, args.max_tokens),
-        "prefix_cache": measure_prefix_cache(args.rounds),
     }
+    if "speed" in sections:
+        result["speed"] = measure_speed(args.repeats, args.max_tokens)
+    if "prefix_cache" in sections:
+        result["prefix_cache"] = measure_prefix_cache(args.rounds)
+    if "prefill_cpu" in sections:
+        result["prefill_cpu"] = measure_prefill_cpu([int(n) for n in args.sizes.split(",")], args.repeats)
     result["machine"]["load_avg_1m_end"] = os.getloadavg()[0]
     text = json.dumps(result, indent=2)
     print(text)
