@@ -166,12 +166,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from dspy_rlm.progress import progress_display
 
     sig = f"{name}: {'str' if name == 'context' else 'dict[str, str]'}, query: str -> answer: str"
-    # A small local model gains little from DSPy's JSON retry of an unparsable action, and it doubles the
-    # time of such a step on a CPU: the loop shows the model the parse error instead.
-    local = args.lm in ("embedded", "local") or _local_model_path(args.lm) is not None
-    action_adapter = dspy.ChatAdapter(use_json_adapter_fallback=False) if local else None
+    # A local OutlinesLM takes the small-model profile on its own (profile="auto"), as in the quickstart:
+    # constrained, guided action steps; an API model keeps the default profile and its configured adapter.
     rlm = RLM(sig, max_iters=args.max_iters, max_llm_calls=args.max_llm_calls, max_cost=args.budget_usd,
-              max_time=args.max_time, sub_lm=sub_lm, action_adapter=action_adapter)
+              max_time=args.max_time, sub_lm=sub_lm)
     with progress_display(rich=None if not args.quiet else False) as callback:
         callbacks = [] if args.quiet else [callback]
         with dspy.context(lm=lm, callbacks=[*(dspy.settings.callbacks or []), *callbacks]):

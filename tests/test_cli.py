@@ -217,29 +217,25 @@ def test_bench_dispatches_to_the_benchmark(capsys):
 
 # -- end to end with the embedded model ---------------------------------------------------------------
 @pytest.mark.real_model
+@pytest.mark.timeout(1200)
 def test_end_to_end_embedded_model(tmp_path):
-    pytest.importorskip("mlx", reason="the embedded model needs MLX")
+    """The CLI on the embedded model takes the small profile, as the quickstart does (#15 item 5), and finds the
+    fact: a search for a word of the query, then SUBMIT of the value on the printed line (#10 item 6)."""
     lines = [f"Entry {i}: routine maintenance, nothing unusual." for i in range(60)]
     lines.insert(41, "Entry 41: the vault access code is 31337.")
     doc = tmp_path / "log.txt"
     doc.write_text("\n".join(lines))
     trace = tmp_path / "trace.json"
-    # --max-time bounds the run on a slow or busy CPU: after it the loop stops and the answer is extracted
-    # (each LM call prefills a ~1,400-token action prompt: 10-40 s on a 2-core CPU).
-    proc = _cli("run", "--context", str(doc), "--query", "What is the vault access code?", "--max-iters", "2",
-                "--max-tokens", "48", "--max-time", "20", "--trace", str(trace), "--json", timeout=480)
-    # Typed, whatever the 135M model answers: a limit sends the run to extraction through the OutlinesAdapter,
-    # whose constrained tier always yields a valid `answer: str`, so the run ends submitted or extracted (exit 0),
-    # never failed (exit 3).
+    # --max-time only bounds a run on a very busy machine: a quiet 2-core CPU takes a few seconds per step.
+    proc = _cli("run", "--context", str(doc), "--query", "What is the vault access code?", "--max-iters", "4",
+                "--max-tokens", "96", "--max-time", "300", "--trace", str(trace), "--json", timeout=900)
     assert proc.returncode == cli.EXIT_OK, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
-    assert "[rlm] thinking | iteration 1/2" in proc.stderr
+    assert "[rlm] thinking | iteration 1/4" in proc.stderr
     assert "LM calls 1 |" in proc.stderr  # the spend moves after each LM call
     payload = json.loads(proc.stdout)
-    kind = payload["result"]["kind"]
-    assert kind in ("submitted", "extracted")
-    assert f"result: {kind}" in proc.stderr
-    assert isinstance(payload["answer"], str) and payload["answer"].strip()
+    assert payload["result"]["kind"] == "submitted" and payload["answer"] == "31337", payload
+    assert "result: submitted" in proc.stderr
     data = json.loads(trace.read_text())
-    assert data["result_kind"] == kind
-    assert 1 <= len(data["iterations"]) <= 2
+    assert data["result_kind"] == "submitted" and "profile: small" in data["warnings"]
+    assert data["iterations"][0]["code_executions"][0]["code"].startswith("print(search(")

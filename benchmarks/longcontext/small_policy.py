@@ -6,8 +6,9 @@ line and submits the value the query asks for (``SUBMIT(answer='INC-4821')``). I
 it produces show a model how to get from a query to an answer. ``benchmarks/compile_small.py`` uses it as
 the teacher of DSPy's BootstrapFewShot; the student is the embedded model.
 
-It is a ``dspy.BaseLM`` that takes the Tier-3 constraint keyword like ``OutlinesLM`` (and writes output that
-satisfies the small profile's code pattern); cost 0, tokens estimated at 4 characters each.
+It is a ``dspy.BaseLM`` that takes the Tier-3 constraint keyword like ``OutlinesLM`` and writes what the small
+profile's guided moves admit (``I will search for 'KEY'.`` / ``The KEY is VALUE.`` with the matching code, see
+:mod:`dspy_rlm.profiles.guided`); cost 0, tokens estimated at 4 characters each.
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ def policy_step(variables_info: str, history: str) -> dict[str, str]:
         if key in line:
             value = value_on_line(query, line)
             if value is not None:
-                return {"reasoning": f"The line with {key} gives the answer.", "code": f"SUBMIT(answer='{value}')"}
-    return {"reasoning": f"I search the context for {key}.", "code": f"print(search(context, '{key}'))"}
+                return {"reasoning": f"The {key} is {value}.", "code": f"SUBMIT(answer='{value}')"}
+    return {"reasoning": f"I will search for '{key}'.", "code": f"print(search(context, '{key}'))"}
 
 
 class SmallPolicyLM(dspy.BaseLM):

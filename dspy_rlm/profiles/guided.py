@@ -21,7 +21,8 @@ static code pattern (:data:`dspy_rlm.profiles.small.CODE_PATTERN`).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["MAX_TERM_HITS", "MAX_VALUE_HITS", "count_hits", "guided_output_pattern", "output_values",
            "question_words", "search_exhausted", "search_terms", "searched_terms",
@@ -38,7 +39,7 @@ MAX_VALUES = 80
 # A token: letters/digits joined by the characters IDs, codes, dates and numbers use. None of these needs
 # escaping inside a JSON string or a single-quoted Python string.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@+-]*[A-Za-z0-9]|[0-9]")
-_LINE_PREFIX = re.compile(r"^(?:\[[^\]]*\] )?line \d+: ", re.M)  # the 'line N: ' rows of search()
+_LINE_PREFIX = re.compile(r"^(?:\[[^\]]*\] )?line \d+: ", re.MULTILINE)  # the 'line N: ' rows of search()
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _MIN_TERM = 3
 

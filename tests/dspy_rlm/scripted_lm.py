@@ -19,8 +19,17 @@ from typing import Any, Callable
 import dspy
 
 
-class _Obj(dict):
-    __getattr__ = dict.__getitem__
+class Reply(dict):
+    """An OpenAI-shaped response readable as attributes (``AttributeError`` when missing) and as a dict."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError as e:
+            raise AttributeError(name) from e
+
+
+_Obj = Reply
 
 
 @dataclass

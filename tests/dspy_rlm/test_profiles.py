@@ -10,7 +10,6 @@ import json
 import re
 import time
 import uuid
-from typing import Any
 
 import dspy
 import pytest
@@ -18,18 +17,12 @@ import pytest
 from benchmarks.longcontext.needles import FORMATS, generate, generate_task
 from benchmarks.longcontext.small_policy import SmallPolicyLM, policy_step
 from dspy_rlm import RLM
+
+from .scripted_lm import Reply as _Reply
 from dspy_rlm.profiles import DEFAULT, SMALL, resolve_profile
 from dspy_rlm.profiles.grounding import ungrounded_values
 from dspy_rlm.profiles.small import CODE_PATTERN, REASONING_PATTERN, compact_variables_info, small_action_signature
 from dspy_rlm.repl.helpers import make_helpers
-
-
-class _Reply(dict):
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(name) from e
 
 
 class ScriptedLocalLM(dspy.BaseLM):

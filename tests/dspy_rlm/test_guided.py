@@ -1,0 +1,154 @@
+"""Guided code (dspy_rlm.profiles.guided): each small-profile action step is held to grounded moves.
+
+The pure pieces (search words, printed values, key-then-value pairs, the whole-output regex) are checked on
+generated needle documents; a scripted local LM that records the constraint it was handed checks the loop
+builds the right one each step. ``test_small_model_real.py`` runs the real embedded model through it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+
+import dspy
+import pytest
+
+from benchmarks.longcontext.needles import generate_task
+from dspy_rlm import RLM
+from dspy_rlm.profiles import guided
+
+from .scripted_lm import Reply as _Reply
+
+QUESTION = {"query": "Which incident ID was opened when job calm-island failed?"}
+LINE = "line 7: 2024-05-17 14:02:51 ERROR mailer: job calm-island failed, opened incident INC-3820"
+
+
+def _data(n: int = 40) -> dict[str, str]:
+    rows = [f"2024-05-17 10:00:{i:02d} INFO mailer: queue depth {i}" for i in range(n)]
+    rows.insert(6, LINE.split(": ", 1)[1])
+    return {"context": "\n".join(rows)}
+
+
+def _json(reasoning: str, code: str) -> str:
+    return json.dumps({"reasoning": reasoning, "code": code})
+
+
+def test_search_terms_are_question_words_found_but_not_everywhere():
+    data = _data()
+    terms = guided.search_terms(QUESTION, data)
+    assert {"calm-island", "incident", "opened", "job", "failed"} <= set(terms)
+    assert "Which" not in terms and "was" not in terms  # not in the data (and 'was' is too short)
+    common = {"context": data["context"] + "\n" + "\n".join(["job done"] * 30)}
+    assert "job" not in guided.search_terms(QUESTION, common)  # on more than MAX_TERM_HITS lines
+
+
+def test_output_values_are_rare_printed_tokens_without_question_words_or_line_numbers():
+    values = guided.output_values([LINE], QUESTION, _data())
+    assert "INC-3820" in values and "ERROR" in values
+    assert "7" not in values  # the 'line 7:' prefix of a search row
+    assert not {"calm-island", "opened", "incident", "job"} & set(values)  # they only repeat the question
+    assert "mailer" not in values and "2024-05-17" not in values  # on every line of the data
+    assert guided.output_values(["41"], QUESTION, _data()) == ["41"]  # a lone printed value (a count) stays
+
+
+def test_stated_pairs_read_key_then_value():
+    pairs = guided.stated_pairs([LINE], QUESTION, guided.output_values([LINE], QUESTION, _data()))
+    assert ("incident", "INC-3820") in pairs and ("opened", "INC-3820") in pairs
+    assert ("job", "INC-3820") in pairs  # calm-island, failed, opened, incident: question words, skipped
+    csv = "line 3: 1795,young-yarrow,auth,8699623,20"
+    values = guided.output_values([csv], {"q": "What is the account_number of the customer young-yarrow?"},
+                                  {"context": "auth\n" * 10 + "20\n" * 10})
+    assert guided.stated_pairs([csv], {"q": "account_number of young-yarrow"}, values) == [("young-yarrow", "8699623")]
+
+
+def test_the_whole_output_pattern_ties_reasoning_to_code():
+    sig = dspy.Signature("context, query -> answer")
+    values = guided.output_values([LINE], QUESTION, _data())
+    pattern = re.compile(guided.guided_output_pattern(sig, ["context"], ["job"], values,
+                                                      guided.stated_pairs([LINE], QUESTION, values)))
+    assert pattern.fullmatch(_json("I will search for 'job'.", "print(search(context, 'job'))"))
+    assert pattern.fullmatch(_json("I will count 'job'.", "print(count_matches(context, 'job'))"))
+    assert pattern.fullmatch(_json("The incident is INC-3820.", "SUBMIT(answer='INC-3820')"))
+    assert not pattern.fullmatch(_json("The incident is INC-3820.", "SUBMIT(answer='ERROR')"))  # tied
+    assert not pattern.fullmatch(_json("The incident is INC-9999.", "SUBMIT(answer='INC-9999')"))  # never printed
+    assert not pattern.fullmatch(_json("I will search for 'What'.", "print(search(context, 'What'))"))
+    assert not pattern.fullmatch(_json("Done.", "import os"))
+
+
+def test_before_anything_is_printed_only_searches_and_typed_fields_take_numbers():
+    sig = dspy.Signature("context, query -> count: int")
+    pattern = re.compile(guided.guided_output_pattern(sig, ["context"], ["job"], [], []))
+    assert not pattern.fullmatch(_json("The answer is 3.", "SUBMIT(count=3)"))
+    pattern = re.compile(guided.guided_output_pattern(sig, ["context"], [], ["41", "INC-3820"], []))
+    assert pattern.fullmatch(_json("The answer is 41.", "SUBMIT(count=41)"))
+    assert not pattern.fullmatch(_json("The answer is INC-3820.", "SUBMIT(count=INC-3820)"))
+    assert guided.supports(sig) and not guided.supports(dspy.Signature("context -> items: list[str]"))
+    nothing = re.compile(guided.guided_output_pattern(sig, ["context"], [], [], []))
+    assert nothing.fullmatch(_json("I will look at the data.", "print(peek(context, 0, 2000))"))
+
+
+def test_a_repeated_output_ends_the_searching():
+    assert guided.search_exhausted([LINE, LINE]) and not guided.search_exhausted([LINE])
+    assert not guided.search_exhausted(["a", "b"])
+    assert guided.searched_terms(["print(search(context, 'job'))", "x = 1"]) == {"job"}
+
+
+# -- the loop hands each step its own constraint ------------------------------------------------------------
+class ConstraintCheckingLM(dspy.BaseLM):
+    """A local-looking LM that replies with scripted action steps and checks each against the constraint the
+    adapter handed it (as the real constrained engine would never produce text outside it)."""
+
+    accepts_outlines_constraint = True
+    is_local = True
+
+    def __init__(self, steps: list[tuple[str, str]]):
+        super().__init__(model="local/checking", model_type="chat", temperature=0.0, max_tokens=96, cache=False)
+        self.steps, self.patterns = list(steps), []
+
+    def forward(self, prompt=None, messages=None, **kwargs):
+        pattern = kwargs["_outlines_constraint"].pattern
+        self.patterns.append(pattern)
+        text = _json(*self.steps.pop(0))
+        if not re.fullmatch(pattern, text):
+            raise AssertionError(f"{text} is outside this step's constraint")
+        usage = _Reply(prompt_tokens=10, completion_tokens=5, total_tokens=15)
+        return _Reply(id=uuid.uuid4().hex, created=int(time.time()), model=self.model, usage=usage,
+                      choices=[_Reply(index=0, message=_Reply(role="assistant", content=text), finish_reason="stop")])
+
+
+@pytest.mark.parametrize("fmt", ["log", "jsonl", "config"])
+def test_the_loop_offers_the_printed_value_and_nothing_unseen(fmt):
+    task = generate_task(4096, fmt, seed=11)
+    key, gold = task.meta["key"], task.gold[0]
+    term = next(w for w in re.findall(r"[\w-]+", task.query) if key in w)  # the query's word holding the key
+    lm = ConstraintCheckingLM([(f"I will search for '{term}'.", f"print(search(context, '{term}'))"),
+                               (f"The {term} is {gold}.", f"SUBMIT(answer='{gold}')")])
+    with dspy.context(lm=lm):
+        pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
+    assert pred.result.kind == "submitted" and pred.answer == gold
+    first, second = lm.patterns
+    assert "SUBMIT" not in first  # nothing printed yet
+    assert gold in second and not re.fullmatch(second, _json("The answer is 1234567.", "SUBMIT(answer='1234567')"))
+
+
+def test_the_teachers_steps_are_guided_moves_in_every_format():
+    """The compile teacher (benchmarks.longcontext.small_policy) writes what the guided constraint admits, so
+    the demos it yields show moves the student can make."""
+    from benchmarks.longcontext.needles import FORMATS, generate
+    from benchmarks.longcontext.small_policy import SmallPolicyLM
+
+    class CheckedPolicy(SmallPolicyLM):
+        def forward(self, prompt=None, messages=None, **kwargs):
+            reply = super().forward(prompt, messages, **kwargs)
+            pattern = getattr(kwargs.get("_outlines_constraint"), "pattern", "")
+            if '"reasoning"' in pattern:
+                text = reply.choices[0].message.content
+                assert re.fullmatch(pattern, text), f"{text} is outside the guided moves"
+            return reply
+
+    with dspy.context(lm=CheckedPolicy()):
+        for task in generate(4096, len(FORMATS), seed=12):
+            pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
+            assert pred.result.kind == "submitted" and pred.answer == task.gold[0], pred.trajectory
