@@ -76,12 +76,24 @@ def default_rlm_factory(config: BenchConfig) -> dspy.Module:
     return RLM("context, query -> answer", max_iters=config.max_iters, max_llm_calls=config.max_llm_calls)
 
 
-def truncate_context(context: str, window_tokens: int, reserve_tokens: int) -> tuple[str, bool]:
-    """Keep the head of ``context`` that fits ``window_tokens - reserve_tokens`` (4 chars per token)."""
-    budget = (window_tokens - reserve_tokens) * CHARS_PER_TOKEN
-    if len(context) <= budget:
+def truncate_context(context: str, window_tokens: int, reserve_tokens: int,
+                     count_tokens: Callable[[str], int] | None = None) -> tuple[str, bool]:
+    """Keep the head of ``context`` that fits ``window_tokens - reserve_tokens`` tokens: estimated at 4 chars per
+    token, then, with the LM's ``count_tokens``, cut further until the real count fits (JSON lines or digits run
+    well under 4 chars a token, and an overflowing prompt is an error, not a baseline)."""
+    tokens = window_tokens - reserve_tokens
+    budget = tokens * CHARS_PER_TOKEN
+    if len(context) <= budget and count_tokens is None:
         return context, False
-    return context[: max(0, budget - len(TRUNCATION_MARKER))] + TRUNCATION_MARKER, True
+    head = context[:budget]
+    for _ in range(8):
+        n = count_tokens(head) if count_tokens is not None else len(head) // CHARS_PER_TOKEN
+        if n <= tokens:
+            break
+        head = head[: int(len(head) * tokens / n * 0.98)]
+    if len(head) >= len(context):
+        return context, False
+    return head[: max(0, len(head) - len(TRUNCATION_MARKER))] + TRUNCATION_MARKER, True
 
 
 class LMMeter:
@@ -166,7 +178,7 @@ def run_task(
                     record["iterations"] = len(getattr(pred, "trajectory", None) or []) or None
                 else:
                     context, record["truncated"] = truncate_context(
-                        task.context, config.window_tokens, config.reserve_tokens
+                        task.context, config.window_tokens, config.reserve_tokens, getattr(lm, "count_tokens", None)
                     )
                     pred = _direct_answer(context, task.query, record)
             record["answer"] = getattr(pred, "answer", None)

@@ -224,6 +224,16 @@ def test_truncate_context_keeps_the_head_within_the_window():
     assert truncate_context("short", 8192, 768) == ("short", False)
 
 
+def test_truncate_context_fits_the_real_token_count():
+    """Digits run one token a character in SmolLM2's tokenizer: the 4-chars estimate would overflow the window."""
+    def count(text: str) -> int:
+        return len(text)  # one token a character
+
+    cut, truncated = truncate_context("7" * 40_000, window_tokens=8192, reserve_tokens=768, count_tokens=count)
+    assert truncated and count(cut) <= 8192 - 768 and len(cut) > (8192 - 768) * 0.9
+    assert truncate_context("short", 8192, 768, count) == ("short", False)
+
+
 def _check_reports(payload, out_dir):
     for name in ("longcontext.json", "longcontext.md", "longcontext.png"):
         assert (out_dir / name).stat().st_size > 0
