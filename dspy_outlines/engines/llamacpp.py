@@ -27,11 +27,13 @@ context, so the same prompt asked again goes on from there.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import logging
 import os
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +105,14 @@ def outlines_llamacpp_model(llama: Any, lock: threading.RLock, name: str, backen
     model = _shared_class[0](llama)
     model.lock, model.model_name, model.default_backend = lock, name, backend or DEFAULT_BACKEND
     return model
+
+
+def _close_at_exit(ref: weakref.ref) -> None:
+    """Free a still-open ``Llama`` while the interpreter is whole: left to ``Llama.__del__`` at shutdown, it runs
+    after llama_cpp's module globals are gone and prints ``TypeError: 'NoneType' object is not callable``."""
+    llama = ref()
+    if llama is not None:
+        llama.close()
 
 
 def _gguf_metadata(path: Path) -> dict[str, str]:
@@ -204,6 +214,7 @@ class LlamaCppEngine:
         self.backend, self.prefix_cache_mb = backend, prefix_cache_mb
         self.llama = Llama(str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
                            verbose=False)
+        atexit.register(_close_at_exit, weakref.ref(self.llama))
         self.lock = threading.RLock()
         self.outlines_model = outlines_llamacpp_model(self.llama, self.lock, self.model_name, backend)
         self._formatter = self._chat_formatter()
