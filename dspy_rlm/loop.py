@@ -287,7 +287,8 @@ class Run:
         if values and guided.search_exhausted(stdouts):
             terms = []
         pattern = guided.guided_output_pattern(self.rlm.signature, list(data) or list(self.inputs), terms, values,
-                                               guided.stated_pairs(stdouts, question, values))
+                                               guided.focus_pairs(guided.stated_pairs(stdouts, question, values),
+                                                                  question))
         return with_output_regex(signature, pattern)
 
     def _action_adapter(self) -> Any:

@@ -51,6 +51,16 @@ def value_on_line(query: str, line: str) -> str | None:
     return None
 
 
+def _lead(query: str, line: str, value: str, key: str) -> str:
+    """The word said before the value: the word the query asks for when the line names it before the value
+    (``incident INC-4821``), else the key (the guided moves offer exactly these, see ``guided.focus_pairs``)."""
+    from dspy_rlm.profiles.guided import question_words
+
+    words = question_words({"query": query})
+    before = line[: line.find(value)].casefold()
+    return words[0] if words and re.search(rf"(?<![\w-]){re.escape(words[0].casefold())}(?![\w-])", before) else key
+
+
 def _field(user: str, name: str) -> str:
     match = re.search(rf"\[\[ ## {name} ## \]\]\n(.*?)(?=\n\n\[\[ ## \w+ ## \]\]|\n\nRespond with|\Z)", user, re.DOTALL)
     return match.group(1) if match else ""
@@ -67,7 +77,8 @@ def policy_step(variables_info: str, history: str) -> dict[str, str]:
         if key in line:
             value = value_on_line(query, line)
             if value is not None:
-                return {"reasoning": f"The {key} is {value}.", "code": f"SUBMIT(answer='{value}')"}
+                return {"reasoning": f"The {_lead(query, line, value, key)} is {value}.",
+                        "code": f"SUBMIT(answer='{value}')"}
     return {"reasoning": f"I will search for '{key}'.", "code": f"print(search(context, '{key}'))"}
 
 

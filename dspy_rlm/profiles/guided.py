@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["MAX_TERM_HITS", "MAX_VALUE_HITS", "count_hits", "guided_output_pattern", "output_values",
-           "question_words", "search_exhausted", "search_terms", "searched_terms",
+           "focus_pairs", "question_words", "search_exhausted", "search_terms", "searched_terms",
            "stated_pairs", "supports"]
 
 MAX_TERM_HITS = 20
@@ -166,15 +166,32 @@ def search_exhausted(stdouts: list[str]) -> bool:
     return len(stdouts) >= 2 and bool(stdouts[-1].strip()) and stdouts[-1] in stdouts[:-1]
 
 
+_FUNCTION_WORDS = frozenset(
+    "what which who whom whose where when why how the does did was were are is isn for and with from that this "
+    "these those have has had give tell find into onto about than then there their they them its".split())
+"""English function words: never a search word nor the key of a stated value."""
+
+
 def question_words(question: dict[str, str]) -> list[str]:
-    """The words of the question inputs (at least three characters), in order, once each."""
+    """The content words of the question inputs (three characters or more, no function word), in order, once
+    each."""
     words: list[str] = []
     for text in question.values():
         for word in _TOKEN.findall(text):
             word = word.rstrip(".:")
-            if len(word) >= _MIN_TERM and word not in words:
+            if len(word) >= _MIN_TERM and word.casefold() not in _FUNCTION_WORDS and word not in words:
                 words.append(word)
     return words
+
+
+def focus_pairs(pairs: list[tuple[str, str]], question: dict[str, str]) -> list[tuple[str, str]]:
+    """The pairs keyed by the word the question asks for, when any are: its first content word (``Which
+    incident ID ...``, ``What token ...``, ``What is the codename ...``) names the value wanted, so a value
+    read after another word of the question (``ERROR payment-gateway``) is not offered beside it."""
+    words = question_words(question)
+    asked = words[0].casefold() if words else None
+    focused = [(k, v) for k, v in pairs if k.casefold() == asked]
+    return focused or pairs
 
 
 def _submit_moves(signature: Any, pairs: list[tuple[str, str]], values: list[str]) -> list[str]:

@@ -89,6 +89,17 @@ def test_before_anything_is_printed_only_searches_and_typed_fields_take_numbers(
     assert nothing.fullmatch(_json("I will look at the data.", "print(peek(context, 0, 2000))"))
 
 
+def test_pairs_focus_on_the_word_the_question_asks_for():
+    question = {"query": "Which incident ID was opened by the ERROR line?"}
+    line = "line 9: 2024-05-17 ERROR payment-gateway: card processor timeout, opened incident INC-4821"
+    values = guided.output_values([line], question, _data())
+    pairs = guided.stated_pairs([line], question, values)
+    assert ("ERROR", "payment-gateway") in pairs and ("incident", "INC-4821") in pairs
+    assert guided.focus_pairs(pairs, question) == [("incident", "INC-4821")]
+    assert guided.focus_pairs(pairs, {"q": "What is the value of x_pin?"}) == pairs  # 'value' keys no pair
+    assert guided.question_words(question) == ["incident", "opened", "ERROR", "line"]  # no function words
+
+
 def test_a_repeated_output_ends_the_searching():
     assert guided.search_exhausted([LINE, LINE]) and not guided.search_exhausted([LINE])
     assert not guided.search_exhausted(["a", "b"])
@@ -123,8 +134,10 @@ def test_the_loop_offers_the_printed_value_and_nothing_unseen(fmt):
     task = generate_task(4096, fmt, seed=11)
     key, gold = task.meta["key"], task.gold[0]
     term = next(w for w in re.findall(r"[\w-]+", task.query) if key in w)  # the query's word holding the key
+    asked = guided.question_words({"query": task.query})[0]  # said before the value when the line names it
+    lead = asked if fmt in ("log", "jsonl") else term
     lm = ConstraintCheckingLM([(f"I will search for '{term}'.", f"print(search(context, '{term}'))"),
-                               (f"The {term} is {gold}.", f"SUBMIT(answer='{gold}')")])
+                               (f"The {lead} is {gold}.", f"SUBMIT(answer='{gold}')")])
     with dspy.context(lm=lm):
         pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
     assert pred.result.kind == "submitted" and pred.answer == gold
