@@ -85,9 +85,9 @@ def run_once(lm, quickstart, lines: int, max_iters: int, max_time: float, max_ll
     from dspy_rlm import RLM
 
     recorder = _Recorder(lm)
-    adapter = OutlinesAdapter()
+    adapter = OutlinesAdapter(tiers="auto")  # as examples/quickstart.py: the small profile picks the action path
     rlm = RLM("context, query -> answer", max_iters=max_iters, max_llm_calls=max_llm_calls, max_time=max_time,
-              extract_adapter=adapter, action_adapter=OutlinesAdapter(tiers=("tier3",)))
+              extract_adapter=adapter)
     document, load_start = quickstart.make_document(lines), _load()
     started = time.perf_counter()
     try:
@@ -126,7 +126,8 @@ def measure(engine: str, args: argparse.Namespace) -> dict:
     started = time.perf_counter()
     lm = OutlinesLM(engine=engine, max_tokens=args.max_tokens)
     result = {"engine": lm.engine.name, "load_s": round(time.perf_counter() - started, 2)}
-    result["quickstart"] = run_once(lm, quickstart, args.lines, args.max_iters, args.quickstart_max_time, 3)
+    result["quickstart"] = run_once(lm, quickstart, args.lines, args.max_iters, args.quickstart_max_time,
+                                    args.max_iters + 1)
     if args.max_time:
         run = run_once(lm, quickstart, args.lines, 50, args.max_time, 50)
         run["overrun_pct"] = round(100 * (run["run_s"] - args.max_time) / args.max_time, 1)
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", default="llamacpp", help="comma-separated: llamacpp, mlx")
     parser.add_argument("--lines", type=int, default=5000, help="document length in log lines (quickstart: 5000)")
-    parser.add_argument("--max-iters", type=int, default=2, help="quickstart: 2")
+    parser.add_argument("--max-iters", type=int, default=4, help="quickstart: 4")
     parser.add_argument("--max-tokens", type=int, default=96, help="completion tokens per LM call (quickstart: 96)")
     parser.add_argument("--quickstart-max-time", type=float, default=60.0, help="quickstart: 60")
     parser.add_argument("--max-time", type=float, default=0.0,
