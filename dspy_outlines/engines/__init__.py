@@ -17,9 +17,10 @@ from __future__ import annotations
 import importlib.util
 import platform
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
+
+from dspy_outlines.engines.base import Completion, Engine, GenerationRequest
 
 __all__ = [
     "ENGINES",
@@ -32,85 +33,6 @@ __all__ = [
 
 ENGINES = ("mlx", "llamacpp")
 LLAMACPP_EXTRA_HINT = "pip install 'dspy-rlm[llamacpp]'"
-
-
-@dataclass(frozen=True)
-class GenerationRequest:
-    """What to generate for one prompt.
-
-    Attributes:
-        max_tokens: Completion budget.
-        temperature: Sampling temperature (0.0 is greedy).
-        top_p: Nucleus sampling mass (``None`` or 0: off).
-        stop: Strings that end generation (not included in the text).
-        constraint: An Outlines output type (``Literal``, pydantic model, ``Regex``, ``CFG``...) or ``None``.
-        seed: Sampling seed.
-        deadline: A ``time.monotonic()`` instant; generation stops there with ``finish_reason="deadline"``.
-    """
-
-    max_tokens: int
-    temperature: float = 0.0
-    top_p: float | None = None
-    stop: tuple[str, ...] = ()
-    constraint: Any = None
-    seed: int | None = None
-    deadline: float | None = None
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One generated completion.
-
-    Attributes:
-        text: The generated text.
-        completion_tokens: Tokens generated.
-        finish_reason: ``"stop"`` (end of sequence, stop string, or a complete constrained value),
-            ``"length"`` (``max_tokens`` reached) or ``"deadline"`` (the request's deadline passed).
-        prompt_tokens: Tokens in the prompt.
-        cached_tokens: Prompt tokens served from the engine's prefix cache (not computed again).
-        timings: Seconds spent in ``prefill`` and ``decode``.
-    """
-
-    text: str
-    completion_tokens: int
-    finish_reason: str
-    prompt_tokens: int
-    cached_tokens: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-@runtime_checkable
-class Engine(Protocol):
-    """What ``OutlinesLM`` needs of an engine."""
-
-    name: str
-    """``"mlx"`` or ``"llamacpp"``."""
-
-    model_name: str
-    """A readable model name (reported as ``response.model``)."""
-
-    outlines_model: Any
-    """The Outlines model (``lm.model``): ``lm.model(prompt, output_type)`` works directly."""
-
-    def render_prompt(self, messages: list[dict[str, str]]) -> str:
-        """Messages (string contents) rendered with the model's chat template, ending at the assistant turn."""
-        ...
-
-    def encode(self, text: str) -> list[int]:
-        """Token ids of an already templated prompt (no special tokens added)."""
-        ...
-
-    def generate(self, prompt_ids: list[int], request: GenerationRequest) -> Completion:
-        """One completion. Thread-safe: concurrent callers are serialized by the engine."""
-        ...
-
-    def stats(self) -> dict[str, Any]:
-        """Counters (prefix-cache hits, cached tokens, ...), for benchmarks and metrics."""
-        ...
-
-    def dump_state(self) -> dict[str, Any]:
-        """The options needed to rebuild the engine (``OutlinesLM.dump_state``)."""
-        ...
 
 
 def llamacpp_installed() -> bool:

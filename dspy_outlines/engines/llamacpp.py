@@ -37,7 +37,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.engines import Completion, GenerationRequest
+from dspy_outlines.engines.base import Completion, GenerationRequest
 from dspy_outlines.models import embedded_model_path
 
 logger = logging.getLogger(__name__)

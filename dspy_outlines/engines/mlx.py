@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.engines import Completion, GenerationRequest
+from dspy_outlines.engines.base import Completion, GenerationRequest
 from dspy_outlines.models import embedded_model_path, load_model, require_mlx
 from dspy_outlines.models.prompt_cache import DEFAULT_PREFIX_CACHE_MB, PrefixCache
 from dspy_outlines.models.thread import run_on_mlx_thread
