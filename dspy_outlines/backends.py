@@ -143,6 +143,9 @@ def install_cpu_bitmask() -> bool:
         Whether the CPU path is in use.
     """
     global _cpu_installed
+    from dspy_outlines.models.blas import ensure_fast_blas
+
+    ensure_fast_blas()  # a no-op after a model load; routes BLAS if this is the process's first mlx import
     import mlx.core as mx
 
     if mx.metal.is_available():

