@@ -6,10 +6,15 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+# Every pattern runs in linear time on any text (a model can send megabytes): possessive quantifiers where two
+# would split one run of characters, an info string without backticks (CommonMark's rule for ``` fences), and
+# markers anchored at a line start by [^\S\n]* (``^\s*`` retried at every line of a blank run is quadratic).
+_FENCE = re.compile(r"```[ \t]*+([A-Za-z0-9_+-]*+)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _CODE_LANGS = {"python", "py", "python3", "py3", "repl", ""}
-_FINAL_VAR = re.compile(r"^\s*FINAL_VAR\(\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?\s*\)\s*$", re.MULTILINE)
-_FINAL = re.compile(r"^\s*FINAL\((.*)\)\s*$", re.MULTILINE | re.DOTALL)
+_FINAL_VAR = re.compile(r"^[^\S\n]*FINAL_VAR\(\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?\s*\)\s*$", re.MULTILINE)
+_FINAL_START = re.compile(r"^[^\S\n]*FINAL\(", re.MULTILINE)
+_LINE_END_PAREN = re.compile(r"\)(?=[^\S\n]*(?:\n|\Z))")  # a ")" with only blanks after it on its line
+_TRAILING_BLANKS = re.compile(r"\s*$", re.MULTILINE)
 
 
 @dataclass
@@ -63,17 +68,35 @@ def _take_markers(prose: str, parsed: ParsedResponse) -> None:
         parsed.final_var = m.group(1)
         prose = prose[:m.start()] + prose[m.end():]
     else:
-        m = _FINAL.search(prose)
-        if m:
-            parsed.final_text = _unquote(m.group(1).strip())
-            prose = prose[:m.start()] + prose[m.end():]
+        span = _final_span(prose)
+        if span is not None:
+            start, value, end = span
+            parsed.final_text = _unquote(value.strip())
+            prose = prose[:start] + prose[end:]
     parsed.thinking = prose.strip()
+
+
+def _final_span(prose: str) -> tuple[int, str, int] | None:
+    """``FINAL(value)``: from the first line starting with ``FINAL(`` to the last ``)`` that ends a line after
+    it (what ``^\\s*FINAL\\((.*)\\)\\s*$`` with DOTALL matches), found in linear time. The regex itself
+    retried every ``FINAL(`` line against the rest of the text: 16,000 unclosed ones took 29 s."""
+    start = _FINAL_START.search(prose)
+    if start is None:
+        return None
+    close = None
+    for close in _LINE_END_PAREN.finditer(prose, start.end()):
+        pass
+    if close is None:
+        return None
+    end = _TRAILING_BLANKS.match(prose, close.end()).end()
+    return start.start(), prose[start.end():close.start()], end
 
 
 def _unquote(value: str) -> str:
     try:
         literal = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        # TypeError: an unhashable key ({[1]: 2}); MemoryError / RecursionError: nesting the parser refuses
         return value
     return literal if isinstance(literal, str) else value
 
@@ -81,6 +104,6 @@ def _unquote(value: str) -> str:
 def _compiles(text: str) -> bool:
     try:
         compile(text, "<check>", "exec")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # the last two: nesting too deep to parse
         return False
     return True
