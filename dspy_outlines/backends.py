@@ -4,10 +4,15 @@
   are selectable with ``backend=``; :data:`DEFAULT_BACKEND` is the fastest here of those without
   torch.
 * **CPU bitmask.** Outlines 1.3.3 applies each backend's token bitmask to MLX logits with a Metal
-  kernel (``mx.fast.metal_kernel``), which fails with "No Metal back-end" on Linux.
-  :func:`install_cpu_bitmask` swaps, at runtime and only where Metal is unavailable, the three
+  kernel (``mx.fast.metal_kernel``), which fails with "No Metal back-end" on Linux, CPU or CUDA alike.
+  :func:`install_cpu_bitmask` swaps, at runtime and only where that Metal kernel cannot run, the three
   processors' ``_bias_logits_mlx`` for :func:`apply_token_bitmask_cpu` (``mx.where`` over the
   unpacked bits). Installed packages are never edited.
+* **Version guard.** That swap reads Outlines' private attributes (``_bias_logits_mlx``, ``_guides``,
+  ``_bitmasks``, ``ll_matchers``, ``bitmask``, ``tensor_adapter``...) and the cache builds backends with the
+  private ``outlines.backends._get_backend``. Each is read through :func:`outlines_internal`, so an Outlines
+  release that renames one fails at once with :class:`OutlinesVersionError` naming the attribute and the
+  installed version, instead of an ``AttributeError`` deep in a generation (or an unconstrained one).
 * **Cache.** Building a processor (outlines_core's regex index over the vocabulary, llguidance's
   grammar) is done once per (tokenizer, backend, constraint key); the tokenizer is the MLX one or
   Outlines' llama.cpp tokenizer (whose processors work on numpy logits: no bitmask patch needed).
@@ -18,10 +23,12 @@
 from __future__ import annotations
 
 import copy
+import importlib.metadata
 import importlib.util
 import logging
 import threading
 import time
+import types
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -34,7 +41,9 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "BACKENDS",
     "DEFAULT_BACKEND",
+    "SUPPORTED_OUTLINES",
     "Generation",
+    "OutlinesVersionError",
     "apply_token_bitmask_cpu",
     "available_backends",
     "cache_info",
@@ -43,6 +52,7 @@ __all__ = [
     "generate_constrained",
     "get_logits_processor",
     "install_cpu_bitmask",
+    "outlines_internal",
 ]
 
 BACKENDS = ("outlines_core", "llguidance", "xgrammar")
@@ -68,6 +78,46 @@ _processors: weakref.WeakKeyDictionary[Any, OrderedDict] = weakref.WeakKeyDictio
 _backend_objects: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 _stats = {"hits": 0, "misses": 0, "build_s": 0.0}
 _cpu_installed = False
+
+#: The Outlines releases whose internals this module was written against (the pyproject bound, too).
+SUPPORTED_OUTLINES = ">=1.2,<1.4"
+
+
+class OutlinesVersionError(RuntimeError):
+    """The installed Outlines lacks an internal attribute dspy_outlines relies on (a release changed it)."""
+
+
+def _outlines_version() -> str:
+    try:
+        return importlib.metadata.version("outlines")
+    except importlib.metadata.PackageNotFoundError:
+        return "(version unknown)"
+
+
+def outlines_internal(owner: Any, name: str) -> Any:
+    """``getattr(owner, name)`` for a private Outlines attribute, failing fast with the fix when it is gone.
+
+    Args:
+        owner: An Outlines class, module, or object (e.g. a logits processor).
+        name: The attribute (e.g. ``"_guides"``).
+
+    Raises:
+        OutlinesVersionError: ``owner`` has no ``name``: names the attribute, the installed Outlines version
+            and the supported range to install.
+    """
+    try:
+        return getattr(owner, name)
+    except AttributeError as e:
+        if isinstance(owner, types.ModuleType):
+            where = owner.__name__
+        else:
+            cls = owner if isinstance(owner, type) else type(owner)
+            where = f"{cls.__module__}.{cls.__qualname__}"
+        raise OutlinesVersionError(
+            f"dspy_outlines needs Outlines' internal attribute {where}.{name}, which the installed Outlines "
+            f"{_outlines_version()} does not have; dspy_outlines supports outlines{SUPPORTED_OUTLINES}. "
+            f"Install a supported version: pip install 'outlines{SUPPORTED_OUTLINES}'."
+        ) from e
 
 
 # -- the CPU bitmask ---------------------------------------------------------------------------
@@ -106,10 +156,11 @@ def _outlines_core_bias_cpu(self: Any, batch_size: int, logits: Any) -> Any:
 
     import mlx.core as mx
 
+    guides, bitmasks = outlines_internal(self, "_guides"), outlines_internal(self, "_bitmasks")
     rows = []
     for i in range(batch_size):
-        fill_next_token_bitmask(self._guides[i], self._bitmasks[i])
-        rows.append(apply_token_bitmask_cpu(logits[i], self._bitmasks[i]))
+        fill_next_token_bitmask(guides[i], bitmasks[i])
+        rows.append(apply_token_bitmask_cpu(logits[i], bitmasks[i]))
     return mx.concatenate(rows, axis=0)
 
 
@@ -118,24 +169,28 @@ def _llguidance_bias_cpu(self: Any, input_ids: Any, logits: Any) -> Any:
 
     import mlx.core as mx
 
+    adapter, matchers = outlines_internal(self, "tensor_adapter"), outlines_internal(self, "ll_matchers")
+    bitmask = outlines_internal(self, "bitmask")
     rows = []
-    for i in range(self.tensor_adapter.shape(input_ids)[0]):
-        llguidance.numpy.fill_next_token_bitmask(self.ll_matchers[i], self.bitmask, i)
-        rows.append(apply_token_bitmask_cpu(logits[i], self.bitmask[i]))
+    for i in range(adapter.shape(input_ids)[0]):
+        llguidance.numpy.fill_next_token_bitmask(matchers[i], bitmask, i)
+        rows.append(apply_token_bitmask_cpu(logits[i], bitmask[i]))
     return mx.concatenate(rows, axis=0)
 
 
 def _xgrammar_bias_cpu(self: Any, input_ids: Any, logits: Any) -> Any:  # pragma: no cover - needs torch
-    for i in range(self.tensor_adapter.shape(input_ids)[0]):
-        if not self._matchers[i].is_terminated():
-            self._matchers[i].fill_next_token_bitmask(self._bitmask, i)
-    return apply_token_bitmask_cpu(logits, self._bitmask.numpy())
+    adapter, matchers = outlines_internal(self, "tensor_adapter"), outlines_internal(self, "_matchers")
+    bitmask = outlines_internal(self, "_bitmask")
+    for i in range(adapter.shape(input_ids)[0]):
+        if not matchers[i].is_terminated():
+            matchers[i].fill_next_token_bitmask(bitmask, i)
+    return apply_token_bitmask_cpu(logits, bitmask.numpy())
 
 
 def install_cpu_bitmask() -> bool:
     """Route Outlines' MLX bitmask through :func:`apply_token_bitmask_cpu` where Metal is absent.
 
-    Idempotent and thread-safe; does nothing on Apple Silicon with Metal. Call it before any
+    Idempotent and thread-safe; does nothing with Metal (Apple Silicon). Call it before any
     constrained MLX generation, including direct ``lm.model(prompt, output_type)`` calls
     (``generate_constrained`` calls it itself).
 
@@ -148,7 +203,7 @@ def install_cpu_bitmask() -> bool:
     ensure_fast_blas()  # a no-op after a model load; routes BLAS if this is the process's first mlx import
     import mlx.core as mx
 
-    if mx.metal.is_available():
+    if mx.metal.is_available():  # Outlines' kernel needs Metal, not just a GPU: MLX on CUDA takes our path too
         return False
     with _lock:
         if not _cpu_installed:
@@ -156,9 +211,12 @@ def install_cpu_bitmask() -> bool:
             from outlines.backends.outlines_core import OutlinesCoreLogitsProcessor
             from outlines.backends.xgrammar import XGrammarLogitsProcessor
 
-            OutlinesCoreLogitsProcessor._bias_logits_mlx = _outlines_core_bias_cpu
-            LLGuidanceLogitsProcessor._bias_logits_mlx = _llguidance_bias_cpu
-            XGrammarLogitsProcessor._bias_logits_mlx = _xgrammar_bias_cpu
+            patches = ((OutlinesCoreLogitsProcessor, _outlines_core_bias_cpu),
+                       (LLGuidanceLogitsProcessor, _llguidance_bias_cpu), (XGrammarLogitsProcessor, _xgrammar_bias_cpu))
+            for cls, _ in patches:  # a renamed method would leave Outlines' Metal kernel in place
+                outlines_internal(cls, "_bias_logits_mlx")
+            for cls, bias in patches:
+                cls._bias_logits_mlx = bias
             _cpu_installed = True
             logger.debug("Outlines MLX token bitmask routed to the CPU path (no Metal).")
     return True
@@ -195,9 +253,10 @@ def _backend_object(outlines_model: Any, name: str) -> Any:
     with _lock:
         backend = _backend_objects.setdefault(tokenizer, {}).get(name)
     if backend is None:
-        from outlines.backends import _get_backend
+        import outlines.backends
 
-        backend = _get_backend(name, outlines_model)  # builds the backend's vocabulary once
+        get_backend = outlines_internal(outlines.backends, "_get_backend")
+        backend = get_backend(name, outlines_model)  # builds the backend's vocabulary once
         with _lock:
             backend = _backend_objects[tokenizer].setdefault(name, backend)
     return backend

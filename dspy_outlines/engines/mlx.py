@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dspy_outlines.engines.base import Completion, GenerationRequest
-from dspy_outlines.models import embedded_model_path, load_model, require_mlx
+from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
 from dspy_outlines.models.prompt_cache import DEFAULT_PREFIX_CACHE_MB, PrefixCache
 from dspy_outlines.models.thread import run_on_mlx_thread
 
@@ -74,8 +74,8 @@ class MLXEngine:
         backend: Outlines structured-generation backend for constrained calls (``None``: default).
         prefix_cache_mb: Memory budget of the prefix KV cache in MiB (``0``: off; the environment variable
             ``DSPY_OUTLINES_NO_PREFIX_CACHE=1`` also turns it off).
-        prefill_chunk: Prompt tokens per prefill step (mlx-lm's ``prefill_step_size``); ``None``: 256 on CPU,
-            mlx-lm's 2048 with Metal (its fused attention kernel has no chunk x context score array).
+        prefill_chunk: Prompt tokens per prefill step (mlx-lm's ``prefill_step_size``); ``None``: 256 when MLX
+            runs on the CPU, mlx-lm's 2048 on a GPU (Metal or CUDA: fused attention, no chunk x context scores).
     """
 
     name = "mlx"
@@ -88,10 +88,8 @@ class MLXEngine:
             raise ValueError(f"prefill_chunk must be a positive int (e.g. {DEFAULT_PREFILL_CHUNK}), not {prefill_chunk!r}.")
         self.prefix_cache = PrefixCache(prefix_cache_mb)
         require_mlx()
-        import mlx.core as mx
-
         self.prefix_cache_mb, self.prefill_chunk_option = prefix_cache_mb, prefill_chunk
-        self.prefill_chunk = prefill_chunk or (2048 if mx.metal.is_available() else DEFAULT_PREFILL_CHUNK)
+        self.prefill_chunk = prefill_chunk or (DEFAULT_PREFILL_CHUNK if mlx_on_cpu() else 2048)
         if isinstance(model, tuple):
             self.mlx_model, self.tokenizer = model
             self.model_name, self.source = "local/mlx-model", None

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import platform
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,7 @@ __all__ = [
     "ensure_fast_blas",
     "load_model",
     "load_model_with_config",
+    "mlx_on_cpu",
     "require_mlx",
 ]
 
@@ -82,9 +81,21 @@ def require_mlx() -> None:
         ) from e
 
 
+def mlx_on_cpu() -> bool:
+    """Whether MLX computes on the CPU here, read from its default device.
+
+    Not "Metal is unavailable": MLX's CUDA backend has a GPU and no Metal. Imports MLX (after
+    :func:`require_mlx`'s BLAS routing).
+    """
+    require_mlx()
+    import mlx.core as mx
+
+    return bool(mx.default_device().type == mx.DeviceType.cpu)
+
+
 def default_dequantize() -> bool:
-    """Whether to dequantize by default: yes on CPU-only platforms, no on Apple Silicon."""
-    return not (sys.platform == "darwin" and platform.machine() == "arm64")
+    """Whether to dequantize by default: yes when MLX runs on the CPU, no on a GPU (Metal or CUDA)."""
+    return mlx_on_cpu()
 
 
 def _resolve(path: str | Path | None) -> Path:
@@ -136,7 +147,7 @@ def load_model(path: str | Path | None = None, *, dequantize: bool | None = None
         path: ``None`` for the embedded SmolLM2-135M-Instruct GGUF, a ``.gguf`` file of a
             llama-family model, or a local mlx-lm / Hugging Face model directory.
         dequantize: ``True`` converts weights to float32, ``False`` keeps them quantized,
-            ``None`` picks float32 on CPU-only platforms (Linux) and quantized on Apple Silicon.
+            ``None`` picks float32 when MLX runs on the CPU (:func:`mlx_on_cpu`) and quantized on a GPU.
 
     Returns:
         ``(model, tokenizer)``: an mlx-lm model (``mlx_lm.models.llama.Model`` for GGUF) and an

@@ -247,7 +247,7 @@ def _eligible(block: Any) -> bool:
 def fuse_for_cpu(model: Any) -> int:
     """Use fused decoding steps in every eligible llama block of ``model`` (CPU only, in place).
 
-    Does nothing with a Metal GPU (MLX's native kernels are already fused there) or when
+    Does nothing when MLX runs on a GPU, Metal or CUDA (its native kernels are already fused there), or when
     ``DSPY_OUTLINES_NO_FUSED_DECODE`` is set. Blocks of other architectures, quantized layers,
     biases or RoPE variants are left as they are.
 
@@ -257,9 +257,9 @@ def fuse_for_cpu(model: Any) -> int:
     Returns:
         The number of blocks switched to the fused step.
     """
-    import mlx.core as mx
+    from dspy_outlines.models import mlx_on_cpu
 
-    if mx.metal.is_available() or os.environ.get(DISABLE_ENV):
+    if not mlx_on_cpu() or os.environ.get(DISABLE_ENV):
         return 0
     _fast_prefill[0] = not os.environ.get(DISABLE_PREFILL_ENV)
     layers = getattr(getattr(model, "model", None), "layers", None) or []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import time
 from typing import Literal
 
@@ -54,6 +55,43 @@ def test_install_cpu_bitmask_is_idempotent_and_only_without_metal():
     if first:
         assert OutlinesCoreLogitsProcessor._bias_logits_mlx is backends._outlines_core_bias_cpu
         assert LLGuidanceLogitsProcessor._bias_logits_mlx is backends._llguidance_bias_cpu
+
+
+def test_missing_outlines_internal_fails_fast_naming_attribute_and_version():
+    """A stand-in for a processor of an Outlines release that renamed its per-generation state."""
+    import types
+
+    from importlib.metadata import version
+
+    installed = version("outlines")
+    with pytest.raises(backends.OutlinesVersionError, match=r"_guides.*Outlines " + re.escape(installed)) as info:
+        backends._outlines_core_bias_cpu(types.SimpleNamespace(), 1, mx.zeros((1, 8)))
+    assert f"pip install 'outlines{backends.SUPPORTED_OUTLINES}'" in str(info.value)
+    stand_in = types.SimpleNamespace(tensor_adapter=None, matchers=[])  # ll_matchers renamed
+    with pytest.raises(backends.OutlinesVersionError, match=r"SimpleNamespace\.ll_matchers"):
+        backends._llguidance_bias_cpu(stand_in, mx.zeros((1, 2)), mx.zeros((1, 8)))
+
+
+def test_install_cpu_bitmask_refuses_an_outlines_without_the_patched_method(monkeypatch):
+    from outlines.backends.llguidance import LLGuidanceLogitsProcessor
+    from outlines.backends.outlines_core import OutlinesCoreLogitsProcessor
+
+    if mx.metal.is_available():
+        pytest.skip("Metal is available: Outlines' own kernel is used, nothing is patched")
+    before = LLGuidanceLogitsProcessor._bias_logits_mlx
+    monkeypatch.setattr(backends, "_cpu_installed", False)
+    monkeypatch.delattr(OutlinesCoreLogitsProcessor, "_bias_logits_mlx")
+    with pytest.raises(backends.OutlinesVersionError, match=r"OutlinesCoreLogitsProcessor\._bias_logits_mlx"):
+        backends.install_cpu_bitmask()
+    assert LLGuidanceLogitsProcessor._bias_logits_mlx is before  # checked first, nothing half-patched
+
+
+def test_outlines_internal_reads_present_attributes():
+    import outlines.backends
+
+    assert backends.outlines_internal(outlines.backends, "_get_backend") is outlines.backends._get_backend
+    with pytest.raises(backends.OutlinesVersionError, match=r"outlines\.backends\._no_such_thing"):
+        backends.outlines_internal(outlines.backends, "_no_such_thing")
 
 
 def test_backend_selection_errors_name_the_fix():

@@ -230,6 +230,26 @@ def test_fused_decoding_step_gives_identical_logits(monkeypatch):
         assert mx.array_equal(fused, expected)
 
 
+@pytest.mark.parametrize(("device", "metal", "on_cpu"), [
+    ("gpu", False, False),  # MLX's CUDA backend: a GPU and no Metal
+    ("gpu", True, False),  # Apple Silicon
+    ("cpu", True, True),  # Apple Silicon after mx.set_default_device(mx.cpu)
+    ("cpu", False, True),  # the Linux mlx[cpu] wheel
+])
+def test_cpu_is_read_from_the_device_not_from_metal(monkeypatch, device, metal, on_cpu):
+    """The CPU-only paths (fused steps, float32 weights, small prefill chunks) follow MLX's default device."""
+    from dspy_outlines.models import default_dequantize, mlx_on_cpu
+    from dspy_outlines.models.fused import fuse_for_cpu, is_fused
+
+    model = _tiny_llama()
+    # This machine has one kind of device; the others are what MLX would report elsewhere.
+    monkeypatch.setattr(mx.metal, "is_available", lambda: metal)
+    monkeypatch.setattr(mx, "default_device", lambda: mx.Device(getattr(mx, device)))
+    assert mlx_on_cpu() is on_cpu
+    assert default_dequantize() is on_cpu
+    assert (fuse_for_cpu(model) > 0) is on_cpu and is_fused(model) is on_cpu
+
+
 def test_fast_prefill_matches_mlx_lm_up_to_float32_rounding(monkeypatch):
     """Fast prompt processing (compiled exp, written-out attention) only changes float32 rounding."""
     from mlx_lm.models.cache import make_prompt_cache
