@@ -280,6 +280,10 @@ def _strict_json(signature: type[Signature], text: str) -> Any:
     """``json.loads(text)``; JSON that ends early is a truncation, other bad JSON a parse error."""
     try:
         return json.loads(text, strict=False)  # Outlines' JSON strings may hold raw newlines
+    except RecursionError as exc:  # '[' * 100_000: nested deeper than the decoder's recursion limit
+        raise AdapterParseError(adapter_name="OutlinesAdapter", signature=signature, lm_response=text,
+                                message="The constrained output nests deeper than the JSON decoder allows; "
+                                        "it is not repaired.") from exc
     except json.JSONDecodeError as exc:
         error = TruncatedOutputError if _ends_early(text, exc.pos) else AdapterParseError
         what = "ends before the value is complete (cut at max_tokens?)" if error is TruncatedOutputError \
@@ -336,7 +340,8 @@ def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response
         value = values[name]
         try:
             fields[name] = str(value) if _term_of(info.annotation, info.metadata) else parse_value(value, info.annotation)
-        except ValueError as exc:  # pydantic.ValidationError is a ValueError
+        except (ValueError, RecursionError) as exc:  # pydantic.ValidationError is a ValueError; RecursionError:
+            # DSPy's parse_value decodes a text like '[' * 100_000 for an int field before it validates
             raise AdapterParseError(
                 adapter_name="OutlinesAdapter",
                 signature=signature,
