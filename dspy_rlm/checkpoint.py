@@ -15,17 +15,26 @@ that had already returned. A finished run's checkpoint holds its result: calling
 Limits, stated plainly: variables that cannot be pickled (functions and classes defined in the REPL, open
 files, generators) are not restored and the model is told their names; a sub-RLM (``rlm_query``) that was
 running when the process died runs again; backends other than ours (dspy's interpreters) restore the history
-but not variables. The checkpoint is a pickle: load only checkpoints you wrote.
+but not variables.
+
+The checkpoint is a pickle, so it is signed: the file starts with a magic line and an HMAC-SHA256 of the pickle
+under a per-user key (``$DSPY_RLM_CHECKPOINT_KEY``, else a random key created once in
+``~/.config/dspy-rlm/checkpoint.key``, mode 0600). Loading checks the magic and the HMAC before anything is
+unpickled: a truncated, corrupted or foreign file (another program's pickle, one crafted to run code, a
+checkpoint written under another key) is refused with :class:`CheckpointMismatch` and never executed. Moving a
+checkpoint to another machine needs the same key there.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import logging
 import os
 import pickle
+import secrets
 import tempfile
 import threading
 from collections import defaultdict, deque
@@ -35,7 +44,10 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: signed (magic line + HMAC-SHA256 of the pickle)
+MAGIC = b"dspy-rlm checkpoint 2\n"
+_MAC_SIZE = 32
+_CHUNK = 1 << 20
 
 
 class CheckpointMismatch(ValueError):
@@ -105,7 +117,10 @@ class Checkpoint:
             return None
         try:
             with self.path.open("rb") as f:
+                self._verify(f)  # nothing is unpickled before the signature checks out
                 snap = pickle.load(f)
+        except CheckpointMismatch:
+            raise
         except Exception as exc:  # noqa: BLE001 - a corrupt file is the caller's to remove
             raise CheckpointMismatch(f"could not read the checkpoint {self.path} ({type(exc).__name__}: {exc}); "
                                      "delete it or pass another checkpoint path") from exc
@@ -124,8 +139,12 @@ class Checkpoint:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
         try:
-            with os.fdopen(fd, "wb") as f:
+            with os.fdopen(fd, "w+b") as f:
+                f.write(MAGIC + bytes(_MAC_SIZE))  # the signature is written once the pickle is complete
                 pickle.dump(snap, f, protocol=pickle.HIGHEST_PROTOCOL)
+                mac = self._mac(f, len(MAGIC) + _MAC_SIZE)
+                f.seek(len(MAGIC))
+                f.write(mac)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
@@ -139,6 +158,30 @@ class Checkpoint:
             self._pending_iteration = None
             with contextlib.suppress(OSError):
                 self.journal_path.unlink()
+
+    # -- the signature ------------------------------------------------------------------------------
+    @staticmethod
+    def _mac(f: Any, start: int) -> bytes:
+        """HMAC-SHA256 of the file from ``start`` to its end, under this user's key (read in 1 MiB chunks)."""
+        mac = hmac.new(checkpoint_key(), digestmod=hashlib.sha256)
+        f.seek(start)
+        while chunk := f.read(_CHUNK):
+            mac.update(chunk)
+        return mac.digest()
+
+    def _verify(self, f: Any) -> None:
+        """Check the magic line and the HMAC; leave ``f`` at the start of the pickle."""
+        head = f.read(len(MAGIC) + _MAC_SIZE)
+        if not head.startswith(MAGIC):
+            raise CheckpointMismatch(f"could not read the checkpoint {self.path}: it is not a dspy-rlm checkpoint of "
+                                     f"format {FORMAT_VERSION} (an older format or another program's file); delete it "
+                                     "or pass another checkpoint path")
+        stored = head[len(MAGIC):]
+        if len(stored) < _MAC_SIZE or not hmac.compare_digest(stored, self._mac(f, len(head))):
+            raise CheckpointMismatch(f"could not read the checkpoint {self.path}: it is truncated, corrupted or was "
+                                     "signed with another key (see dspy_rlm.checkpoint), so it was not unpickled; "
+                                     "delete it or pass another checkpoint path")
+        f.seek(len(head))
 
     # -- the journal of the iteration in progress ---------------------------------------------------
     def begin_iteration(self, index: int) -> None:
@@ -177,10 +220,42 @@ class Checkpoint:
                 rec = json.loads(line)
             except json.JSONDecodeError:  # the line being written when the process died
                 continue
+            if not (isinstance(rec, dict) and isinstance(rec.get("kind"), str) and isinstance(rec.get("key"), str)
+                    and "value" in rec):  # a garbled line that still parses ([1, 2], {}): not a record
+                continue
             if rec.get("iteration") == iteration:
                 self._replay[(rec["kind"], rec["key"])].append(rec["value"])
         # The surviving records are kept in the file, so a second crash before this iteration ends loses
         # nothing either; new records are appended after them.
+
+
+def checkpoint_key() -> bytes:
+    """This user's checkpoint signing key: ``$DSPY_RLM_CHECKPOINT_KEY`` when set, else 32 random bytes kept in
+    ``$XDG_CONFIG_HOME/dspy-rlm/checkpoint.key`` (``~/.config/...``; created on first use, mode 0600)."""
+    env = os.environ.get("DSPY_RLM_CHECKPOINT_KEY")
+    if env:
+        return env.encode("utf-8", "surrogatepass")
+    path = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "dspy-rlm" / "checkpoint.key"
+    with _KEY_LOCK:
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            pass
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".checkpoint.key.", dir=path.parent)  # mode 0600
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(32))
+                f.flush()
+                os.fsync(f.fileno())
+            with contextlib.suppress(FileExistsError):  # another process linked its key first: use that one
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+        return path.read_bytes()
+
+
+_KEY_LOCK = threading.Lock()
 
 
 def _digest(key: str) -> str:
