@@ -3,7 +3,9 @@
 The work is done by an engine (:mod:`dspy_outlines.engines`): mlx-lm on Apple Silicon and Linux CPU, or
 llama.cpp. Calls carrying the ``_outlines_constraint`` keyword (set by
 :class:`dspy_outlines.OutlinesAdapter` at Tier 3) generate under an Outlines logits processor.
-``lm.model`` is the Outlines model, so ``lm.model(prompt, Literal["A", "B"])`` works directly.
+:meth:`OutlinesLM.generate` is constrained generation without DSPy: ``lm.generate(prompt, Literal["A", "B"])``
+(the chat template, the engine's lock and prefix cache); ``lm.model`` is the Outlines model itself, so
+``lm.model(raw_prompt, Literal["A", "B"])`` works too (no chat template).
 """
 
 from __future__ import annotations
@@ -120,6 +122,47 @@ class OutlinesLM(dspy.BaseLM):
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` under this model's tokenizer (no special tokens added)."""
         return len(self.engine.encode(text))
+
+    def generate(
+        self,
+        prompt: str | list[dict[str, Any]],
+        output_type: Any = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> str:
+        """Generate one completion, held to ``output_type`` when given: constrained generation without DSPy.
+
+        The prompt goes through the chat template and the engine (its lock, prefix cache and structured
+        backend), as a DSPy call would.
+
+        Args:
+            prompt: A user message, or chat messages (``[{"role": ..., "content": ...}, ...]``).
+            output_type: ``None`` (free text) or any Outlines output type: ``Literal["a", "b"]``, ``int``,
+                ``outlines.types.Regex(...)``, ``outlines.types.CFG(...)`` (llguidance), a pydantic model or
+                a JSON schema (the text is then the JSON).
+            max_tokens: Completion budget (default: the LM's ``max_tokens``).
+            temperature: Sampling temperature (default: the LM's; 0.0 is greedy).
+
+        Returns:
+            The generated text; under ``output_type`` it matches the type unless ``max_tokens`` cut it.
+
+        Raises:
+            TypeError: ``prompt`` is neither a str nor a list of messages, or Outlines does not support
+                ``output_type``.
+        """
+        if isinstance(prompt, str):
+            messages = [{"role": "user", "content": prompt}]
+        elif isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt):
+            messages = prompt
+        else:
+            raise TypeError(f"prompt must be a str or a list of message dicts, not {type(prompt).__name__}; "
+                            "e.g. lm.generate('Is it good?', Literal['yes', 'no']).")
+        max_tokens = self.kwargs.get("max_tokens") if max_tokens is None else max_tokens
+        temperature = self.kwargs.get("temperature") if temperature is None else temperature
+        request = GenerationRequest(max_tokens=int(max_tokens or 512), temperature=float(temperature or 0.0),
+                                    constraint=output_type)
+        return self.engine.generate(self.engine.encode(self.render_prompt(messages)), request).text
 
     def forward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
         """Generate completions; returns an OpenAI-style chat completion response.

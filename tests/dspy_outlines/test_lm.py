@@ -189,6 +189,28 @@ def test_direct_outlines_model_call_returns_a_literal(embedded_model, monkeypatc
     assert lm.model("Pick one letter:", Literal["A", "B"], max_tokens=3) in ("A", "B")
 
 
+@pytest.mark.real_model
+@pytest.mark.parametrize("fixture", ["embedded_lm", "llamacpp_lm"])
+def test_generate_is_constrained_generation_through_the_engine(request, fixture):
+    import re
+
+    from outlines.types import CFG, Regex
+
+    lm = request.getfixturevalue(fixture)
+    before = lm.engine.stats()["calls"]
+    assert lm.generate("Is 'I loved it' a positive or negative review?", Literal["positive", "negative"],
+                       max_tokens=8) in ("positive", "negative")
+    assert re.fullmatch(r"[A-Z]{2}-[0-9]{3}", lm.generate("Give a code.", Regex(r"[A-Z]{2}-[0-9]{3}"), max_tokens=12))
+    sum_text = lm.generate([{"role": "system", "content": "You write sums."}, {"role": "user", "content": "A sum:"}],
+                           CFG('start: NUM "+" NUM\nNUM: /[1-9]/\n'), max_tokens=8)
+    assert re.fullmatch(r"[1-9]\+[1-9]", sum_text)
+    free = lm.generate("Say hello.", max_tokens=6)
+    assert isinstance(free, str) and free.strip()
+    assert lm.engine.stats()["calls"] == before + 4  # it ran on the engine (its lock, prefix cache), not around it
+    with pytest.raises(TypeError, match="prompt must be a str or a list of message dicts"):
+        lm.generate(42, int)
+
+
 _EXIT_SCRIPT = """
 import asyncio, os
 os.environ["HF_HUB_OFFLINE"] = "1"
