@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from dspy_rlm.repl.helpers import _chunk_spans
+from dspy_rlm.repl.textkit import _chunk_spans
 from dspy_rlm.repl.ranking import BM25
 
 _WORD = re.compile(r"\w+")

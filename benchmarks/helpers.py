@@ -104,7 +104,7 @@ def build_inputs(mb: float) -> dict:
 
 def run_in_process(inputs: dict, repeat: int) -> dict:
     from dspy_rlm.repl.helpers import make_helpers
-    from dspy_rlm.repl.helpers import _chunk_spans
+    from dspy_rlm.repl.textkit import _chunk_spans
 
     namespace = {**inputs, **make_helpers(), "make_helpers": make_helpers, "NEEDLE": NEEDLE, "QUERY": QUERY,
                  "REPEAT": repeat, "N_CHUNKS": len(_chunk_spans(inputs["small"], 1000, 0)), "print": _capture}
@@ -120,7 +120,7 @@ def _capture(line: str) -> None:
 
 
 def run_in_sandbox(inputs: dict, repeat: int) -> dict:
-    from dspy_rlm.repl.helpers import _chunk_spans
+    from dspy_rlm.repl.textkit import _chunk_spans
     from dspy_rlm.repl.sandbox import SubprocessREPL
 
     consts = {"NEEDLE": NEEDLE, "QUERY": QUERY, "REPEAT": repeat,

@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from typing import Any, Callable, Iterable
 
-from dspy_rlm.repl.helpers import _CONTAINERS, _check_int, _chunk_spans, _type_error
+from dspy_rlm.repl.textkit import _CONTAINERS, _check_int, _chunk_spans, _type_error
 
 __all__ = ["BM25", "rank"]
 

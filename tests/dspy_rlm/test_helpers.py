@@ -6,7 +6,6 @@ import importlib.util
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
 
@@ -37,7 +36,8 @@ def test_helper_docs_one_line_each_and_short():
 
 
 def test_source_runs_standalone_in_a_fresh_namespace():
-    source = Path(helpers_module.__file__).read_text()
+    source = helpers_module.standalone_source()
+    assert "dspy_rlm" not in "".join(line for line in source.splitlines() if line.startswith(("import", "from")))
     # As foreign.py does: some setup code first, then the file's text.
     ns: dict = {}
     exec(compile("x = 1\n" + source, "<helpers-standalone>", "exec"), ns)
@@ -49,7 +49,7 @@ def test_source_runs_standalone_in_a_fresh_namespace():
 
 
 def test_helpers_module_imports_only_stdlib_at_top():
-    source = Path(helpers_module.__file__).read_text()
+    source = helpers_module.standalone_source()
     top_imports = re.findall(r"^(?:import|from) (\S+)", source, flags=re.MULTILINE)
     allowed = {"bisect", "itertools", "json", "math", "re", "typing"}
     assert set(top_imports) <= allowed, top_imports
