@@ -19,7 +19,10 @@ _EXPORTS = {
     "Submitted": "dspy_rlm.results", "Extracted": "dspy_rlm.results", "Failed": "dspy_rlm.results",
     "ExternalizedContext": "dspy_rlm.context", "SizeConfig": "dspy_rlm.context",
     "SizeWarning": "dspy_rlm.context", "VarKind": "dspy_rlm.context",
-    "Budget": "dspy_rlm.budget", "BudgetExhausted": "dspy_rlm.budget", "Limits": "dspy_rlm.budget",
+    "Budget": "dspy_rlm.budget", "Limits": "dspy_rlm.budget", "StopReason": "dspy_rlm.budget",
+    "FallbackReason": "dspy_rlm.budget", "RunConfig": "dspy_rlm.config",
+    "RLMError": "dspy_rlm.errors", "BudgetExhausted": "dspy_rlm.errors", "ToolError": "dspy_rlm.errors",
+    "SandboxError": "dspy_rlm.errors", "CheckpointMismatch": "dspy_rlm.errors", "SubRLMFailed": "dspy_rlm.errors",
     "SubprocessREPL": "dspy_rlm.repl.sandbox", "InProcessREPL": "dspy_rlm.repl.inprocess",
     "ForeignREPL": "dspy_rlm.repl.foreign", "TraceNode": "dspy_rlm.trace",
 }

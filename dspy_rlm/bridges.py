@@ -23,27 +23,26 @@ import contextvars
 import functools
 import inspect
 import logging
-import math
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 import dspy
 from dspy.utils.usage_tracker import UsageTracker
 
-from dspy_rlm.budget import Budget, BudgetExhausted
+from dspy_rlm.budget import Budget
+from dspy_rlm.config import RunConfig
+from dspy_rlm.errors import BudgetExhausted, item_error, tool_failure
 from dspy_rlm.runtime import _litellm_cost, call_soon_threadsafe, lm_is_async, lm_text
 from dspy_rlm.trace import TraceNode
 
 if TYPE_CHECKING:
     from dspy_rlm.checkpoint import Checkpoint
-    from dspy_rlm.rlm import RLM
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 BRIDGE_NAMES = ("llm_query", "llm_query_batched", "rlm_query", "batch_rlm_query")
-ERROR_PREFIX = "[ERROR]"
 NO_BUDGET_TEXT = ("[rlm_query fallback] No budget is left for a sub-call ({limit}). Answer this part yourself "
                   "from the data you already have.")
 TRACE_TEXT_CHARS = 4_000  # prompts / answers kept per sub-LM node (the trace stays small)
@@ -51,21 +50,22 @@ TRACE_TEXT_CHARS = 4_000  # prompts / answers kept per sub-LM node (the trace st
 
 @dataclass
 class RunState:
-    """What the bridges of one run need."""
+    """What the bridges of one run need. ``spawn(task, context, n_siblings)`` runs one sub-RLM (the run
+    loop provides it, so this module never imports the loop)."""
 
-    rlm: RLM
+    config: RunConfig
     budget: Budget
     trace: TraceNode
     loop: asyncio.AbstractEventLoop | None = None
-    extra_tools: dict[str, Callable[..., Any]] = field(default_factory=dict)
     checkpoint: Checkpoint | None = None  # the root run's journal of sub-LM answers (see checkpoint.py)
+    spawn: Callable[[str, Any, int], Awaitable[str]] | None = None
 
     @property
     def depth(self) -> int:
         return self.budget.depth
 
     def sub_lm(self) -> Any:
-        lm = self.rlm.sub_lm or dspy.settings.lm
+        lm = self.config.sub_lm or dspy.settings.lm
         if lm is None:
             raise RuntimeError("No LM configured. Use dspy.configure(lm=...) or pass sub_lm= to RLM.")
         return lm
@@ -86,7 +86,7 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
             text = _on_loop(state.loop, _call_async(lm, prompt, node, raise_errors=True))
         else:
             text = _call_sync(lm, prompt, node, raise_errors=True)
-        return _journaled(state, prompt, text)
+        return _journaled(state, prompt, text, node)
 
     def llm_query_batched(prompts: list[str]) -> list[str]:
         """Query the sub-LM with many prompts concurrently; a failed item comes back as '[ERROR] ...'."""
@@ -110,9 +110,26 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
         "llm_query": llm_query, "llm_query_batched": llm_query_batched,
         "rlm_query": rlm_query, "batch_rlm_query": batch_rlm_query,
     }
-    for name, tool in {**state.rlm._user_tools, **state.extra_tools}.items():
+    for name, tool in state.config.tool_map.items():
         bridges[name] = _tool_bridge(tool, state.loop)
-    return bridges
+    return {name: _typed_failures(name, fn) for name, fn in bridges.items()}
+
+
+def _typed_failures(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` raising only :class:`~dspy_rlm.errors.BudgetExhausted` or :class:`~dspy_rlm.errors.ToolError`,
+    so model code sees the same exception types from every REPL backend."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            failure = tool_failure(name, exc)
+            if failure is exc:
+                raise
+            raise failure from exc
+
+    return call
 
 
 # -- sub-LM calls ---------------------------------------------------------------------------------
@@ -161,7 +178,7 @@ class _Recorder:
         return text
 
     def failed(self, exc: Exception, raise_errors: bool) -> str:
-        text = f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
+        text = item_error(exc)
         self.node.answer_source, self.node.result_kind = "error", "failed"
         self.node.outputs = {"error": text}
         self._close()
@@ -206,7 +223,7 @@ async def _complete(lm: Any, prompt: str, node: TraceNode, pool: ThreadPoolExecu
 
 async def _complete_all(state: RunState, prompts: list[str]) -> list[str]:
     lm = state.sub_lm()
-    workers = max(1, min(state.rlm.max_concurrency, len(prompts)))
+    workers = max(1, min(state.config.child.max_concurrency, len(prompts)))
     sem = asyncio.Semaphore(workers)
     pool = None if lm_is_async(lm) else ThreadPoolExecutor(workers, thread_name_prefix="dspy-rlm-llm")
 
@@ -216,7 +233,7 @@ async def _complete_all(state: RunState, prompts: list[str]) -> list[str]:
         if replayed is not None:
             return replayed
         async with sem:
-            return _journaled(state, prompt, await _complete(lm, prompt, node, pool))
+            return _journaled(state, prompt, await _complete(lm, prompt, node, pool), node)
 
     try:
         return list(await asyncio.gather(*(one(p) for p in prompts)))
@@ -235,9 +252,9 @@ def _replayed(state: RunState, prompt: str, node: TraceNode) -> str | None:
     return text
 
 
-def _journaled(state: RunState, prompt: str, text: str) -> str:
-    """Journal a sub-LM answer so a crash before the iteration ends does not pay for it twice."""
-    if state.checkpoint is not None and not text.startswith(ERROR_PREFIX):
+def _journaled(state: RunState, prompt: str, text: str, node: TraceNode) -> str:
+    """Journal a sub-LM answer (not a failure) so a crash before the iteration ends does not pay for it twice."""
+    if state.checkpoint is not None and node.result_kind != "failed":
         state.checkpoint.record("llm", prompt, text, state.budget.spent.iterations)
     return text
 
@@ -303,45 +320,29 @@ def _as_task(item: Any) -> tuple[str, Any]:
     return task, ctx
 
 
-def _affordable(state: RunState, n: int) -> tuple[int, str]:
-    """How many of ``n`` children may run as sub-RLMs, and why the others are downgraded."""
-    budget, threshold = state.budget, max(1, state.rlm.downgrade_threshold)
-    if budget.depth >= budget.limits.max_depth:
-        return 0, f"depth {budget.depth} is the maximum ({budget.limits.max_depth})"
-    left = budget.remaining().get("llm_calls")
-    if left is None:
-        return n, ""
-    # Each of k children is allocated child_share / k of what is left (Budget.child): run as sub-RLMs only
-    # as many as get at least `threshold` calls each, so none starts with too little to finish.
-    k = min(n, math.floor(left * state.rlm.child_share / threshold))
-    if k >= n:
-        return n, ""
-    return k, (f"only {left} sub-LM call(s) left: a sub-RLM gets child_share={state.rlm.child_share:g} of them "
-               f"and needs at least downgrade_threshold={threshold}")
-
-
 def _run_children(state: RunState, tasks: list[tuple[str, Any]]) -> list[str]:
     if not tasks:
         return []
-    k, reason = _affordable(state, len(tasks))
-    from dspy_rlm.rlm import run_child
+    policy = state.config.child
+    k, reason = state.budget.affordable_children(len(tasks), policy.child_share, policy.downgrade_threshold)
+    spawn = state.spawn
 
     async def run_all() -> list[str]:
-        sem = asyncio.Semaphore(max(1, state.rlm.max_concurrency))
+        sem = asyncio.Semaphore(max(1, policy.max_concurrency))
 
         async def one(i: int, task: str, ctx: Any) -> str:
             async with sem:
-                if i >= k:
-                    return await _downgraded(state, task, ctx, reason)
+                if i >= k or spawn is None:
+                    return await _downgraded(state, task, ctx, reason or "no sub-RLM runner in this run")
                 try:
-                    return await run_child(state, task, ctx, n_siblings=k)
+                    return await spawn(task, ctx, k)
                 except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
                     logger.warning("sub-RLM failed: %s: %s", type(exc).__name__, exc)
-                    return f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
+                    return item_error(exc)
 
         return list(await asyncio.gather(*(one(i, t, c) for i, (t, c) in enumerate(tasks))))
 
-    workers = 2 * max(1, min(state.rlm.max_concurrency, len(tasks))) + 2
+    workers = 2 * max(1, min(policy.max_concurrency, len(tasks))) + 2
     return _run_private(run_all(), workers)
 
 

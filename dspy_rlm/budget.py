@@ -47,7 +47,10 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any
+
+from dspy_rlm.errors import BudgetExhausted
 
 LIMIT_NAMES = ("iterations", "llm_calls", "tokens", "cost", "time", "depth")
 #: The fallback extraction's reserved slice of ``max_time``: at least this many seconds ...
@@ -67,12 +70,52 @@ def extraction_reserve(max_time: float) -> float:
     return min(max(EXTRACTION_RESERVE_MIN_S, EXTRACTION_RESERVE_SHARE * max_time), EXTRACTION_RESERVE_CAP * max_time)
 
 
-class BudgetExhausted(RuntimeError):
-    """A limit was reached. ``limit`` names it (one of LIMIT_NAMES)."""
+class StopReason(str, Enum):
+    """Why a run stopped before the model submitted: a budget limit, or a failure that ends the run."""
 
-    def __init__(self, limit: str, message: str):
-        super().__init__(message)
-        self.limit = limit
+    ITERATIONS = "iterations"
+    LLM_CALLS = "llm_calls"
+    TOKENS = "tokens"
+    COST = "cost"
+    TIME = "time"
+    DEPTH = "depth"
+    SANDBOX = "sandbox"  # the sandbox failed and could not recover
+    FIX_ATTEMPTS = "fix_attempts"  # the model's fix attempts for a failing step ran out
+    LM_ERRORS = "lm_errors"  # the LM failed MAX_CONSECUTIVE_LM_FAILURES times in a row
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    @property
+    def is_budget(self) -> bool:
+        """A limit of the budget (the answer is then *forced*, in the seed's words)."""
+        return self.value in LIMIT_NAMES
+
+
+#: Each budget limit's constructor argument.
+LIMIT_ARGS = {StopReason.ITERATIONS: "max_iters", StopReason.LLM_CALLS: "max_llm_calls",
+              StopReason.TOKENS: "max_tokens", StopReason.COST: "max_cost", StopReason.TIME: "max_time",
+              StopReason.DEPTH: "max_depth"}
+
+
+@dataclass(frozen=True)
+class FallbackReason:
+    """Why a run went to fallback extraction, typed: the stop reason and, for a limit, used vs allowed."""
+
+    stop: StopReason
+    used: float | None = None
+    allowed: float | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        if self.stop.is_budget:
+            arg = LIMIT_ARGS[self.stop]
+            text = f"reached the {self.stop.value} limit ({arg}={_fmt(self.allowed)}, used {_fmt(self.used)})"
+            return f"{text}: {self.detail}" if self.detail else text
+        return self.detail or self.stop.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stop": self.stop.value, "used": self.used, "allowed": self.allowed, "detail": self.detail}
 
 
 @dataclass(frozen=True)
@@ -128,7 +171,7 @@ class Budget:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def exhausted(self) -> str | None:
+    def exhausted(self) -> StopReason | None:
         """The first limit reached by this run or any ancestor, or None.
 
         Iterations are per run: an ancestor on its last iteration does not stop a child started in it.
@@ -142,18 +185,18 @@ class Budget:
                 node = node.parent
             return None
 
-    def _own_exhausted(self, ignore_iterations: bool = False) -> str | None:
+    def _own_exhausted(self, ignore_iterations: bool = False) -> StopReason | None:
         lim, sp = self.limits, self.spent
         if not ignore_iterations and lim.max_iters is not None and sp.iterations >= lim.max_iters:
-            return "iterations"
+            return StopReason.ITERATIONS
         if lim.max_llm_calls is not None and sp.llm_calls >= lim.max_llm_calls:
-            return "llm_calls"
+            return StopReason.LLM_CALLS
         if lim.max_tokens is not None and sp.tokens >= lim.max_tokens:
-            return "tokens"
+            return StopReason.TOKENS
         if lim.max_cost is not None and sp.cost >= lim.max_cost:
-            return "cost"
+            return StopReason.COST
         if lim.max_time is not None and self.elapsed() >= lim.max_time:
-            return "time"
+            return StopReason.TIME
         return None
 
     def can_proceed(self, kind: str = "iteration", n: int = 1) -> bool:
@@ -174,12 +217,12 @@ class Budget:
                 return False
             return self._chain_fits(llm_calls=n) is None
 
-    def _chain_fits(self, llm_calls: int = 0) -> str | None:
+    def _chain_fits(self, llm_calls: int = 0) -> StopReason | None:
         node: Budget | None = self
         while node is not None:
             lim, sp = node.limits, node.spent
             if lim.max_llm_calls is not None and sp.llm_calls + llm_calls > lim.max_llm_calls:
-                return "llm_calls"
+                return StopReason.LLM_CALLS
             hit = node._own_exhausted(ignore_iterations=True)
             if hit:
                 return hit
@@ -199,12 +242,7 @@ class Budget:
             for node in self.chain():
                 node.spent.llm_calls += n
 
-    def add_iteration(self) -> None:
-        """Count one iteration unconditionally (prefer :meth:`start_iteration`, which also checks)."""
-        with self._lock:
-            self._count_iteration()
-
-    def start_iteration(self) -> str | None:
+    def start_iteration(self) -> StopReason | None:
         """Atomically check every limit of the chain and count one iteration.
 
         Returns:
@@ -217,7 +255,7 @@ class Budget:
                 hit = self._chain_fits(llm_calls=1)
             step_deadline = self.step_deadline()
             if hit is None and step_deadline is not None and time.monotonic() >= step_deadline:
-                hit = "time"  # only the extraction's reserved slice is left
+                hit = StopReason.TIME  # only the extraction's reserved slice is left
             if hit is None:
                 self._count_iteration()
             return hit
@@ -289,6 +327,36 @@ class Budget:
                              max_tokens=part("tokens", True), max_cost=part("cost", False),
                              max_time=part("time", False))
             return Budget(limits=limits, depth=self.depth + 1, parent=self)
+
+    def affordable_children(self, n: int, share: float, threshold: int) -> tuple[int, str]:
+        """How many of ``n`` children may run as sub-RLMs, and why the others are downgraded.
+
+        Each of ``k`` children gets ``share / k`` of the sub-LM calls left (:meth:`child`): only as many run as
+        get at least ``threshold`` calls each, so none starts with too little to finish.
+        """
+        threshold = max(1, threshold)
+        with self._lock:
+            if self.depth >= self.limits.max_depth:
+                return 0, f"depth {self.depth} is the maximum ({self.limits.max_depth})"
+            left = self.remaining().get("llm_calls")
+        if left is None:
+            return n, ""
+        k = min(n, math.floor(left * share / threshold))
+        if k >= n:
+            return n, ""
+        return k, (f"only {left} sub-LM call(s) left: a sub-RLM gets child_share={share:g} of them "
+                   f"and needs at least downgrade_threshold={threshold}")
+
+    def fallback_reason(self, stop: StopReason, detail: str = "") -> FallbackReason:
+        """``stop`` typed with what was used and allowed (for a budget limit of this run or its chain)."""
+        if not stop.is_budget:
+            return FallbackReason(stop, detail=detail)
+        with self._lock:
+            sp, lim = self.spent, self.limits
+            used = {"iterations": sp.iterations, "llm_calls": sp.llm_calls, "tokens": sp.tokens,
+                    "cost": round(sp.cost, 6), "time": round(self.elapsed(), 3), "depth": self.depth}[stop.value]
+            allowed = getattr(lim, LIMIT_ARGS[stop])
+        return FallbackReason(stop, used=used, allowed=allowed, detail=detail)
 
     # -- reporting --------------------------------------------------------------------------------
     def remaining(self) -> dict[str, Any]:

@@ -42,16 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dspy_rlm.errors import CheckpointMismatch
+
 logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 2  # 2: signed (magic line + HMAC-SHA256 of the pickle)
 MAGIC = b"dspy-rlm checkpoint 2\n"
 _MAC_SIZE = 32
 _CHUNK = 1 << 20
-
-
-class CheckpointMismatch(ValueError):
-    """The checkpoint at this path belongs to another program or other inputs."""
 
 
 @dataclass

@@ -14,9 +14,12 @@ from typing import Any
 
 import dspy
 
-from dspy_rlm.budget import Budget
+from dspy_rlm.budget import Budget, FallbackReason
+from dspy_rlm.config import RunConfig
+from dspy_rlm.errors import UserPredictorError
 from dspy_rlm.results import Extracted, Failed
 from dspy_rlm.runtime import call_predictor, deadline_config
+from dspy_rlm.signatures import NOTES_FIELD
 
 logger = logging.getLogger(__name__)
 VARIABLES_CHARS = 6_000
@@ -51,68 +54,79 @@ def _is_null(value: Any) -> bool:
     return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
 
 
-#: Attribute of an RLM holding the adapter its ``extract_adapter="auto"`` resolved to (read its metrics).
-ADAPTER_ATTR = "extract_adapter_instance"
 _adapter_lock = threading.Lock()
 
 
-def extraction_adapter(rlm: Any) -> Any:
-    """The adapter ``rlm``'s extract step runs under.
+def extraction_adapter(config: RunConfig) -> Any:
+    """The adapter the extract step runs under.
 
-    ``rlm.extract_adapter``: ``"auto"`` = dspy_outlines' tiered ``OutlinesAdapter(tiers="auto")`` when
-    importable (a local ``OutlinesLM`` goes straight to constrained generation: one LM call; other LMs
-    climb the tiers, skipping those that keep failing for them), one per RLM, created at the first extraction and kept as ``rlm.extract_adapter_instance`` so
-    its tier metrics can be read after a run; ``None`` = the configured adapter; anything else is
-    used as given.
+    ``config.extract_adapter``: ``"auto"`` = dspy_outlines' tiered ``OutlinesAdapter(tiers="auto")`` when
+    importable (a local ``OutlinesLM`` goes straight to constrained generation: one LM call; other LMs climb
+    the tiers, skipping those that keep failing for them), created at the first extraction and kept in
+    ``config.slots`` (``rlm.extract_adapter_instance``) so its tier metrics can be read after a run; ``None`` =
+    the configured adapter; anything else is used as given.
     """
-    setting = rlm.extract_adapter
+    setting = config.extract_adapter
     if setting != "auto":
         return setting
-    adapter = getattr(rlm, ADAPTER_ATTR, None)
-    if adapter is not None:
-        return adapter
+    if config.slots.extract is not None:
+        return config.slots.extract
     try:
         from dspy_outlines.adapter import OutlinesAdapter
     except ImportError:
         return None
     with _adapter_lock:  # concurrent extractions (batches, threads) share one adapter
-        adapter = getattr(rlm, ADAPTER_ATTR, None)
-        if adapter is None:
-            adapter = OutlinesAdapter(tiers="auto")  # a local OutlinesLM: Tier 3 at once, one call
-            setattr(rlm, ADAPTER_ATTR, adapter)
-    return adapter
+        if config.slots.extract is None:
+            config.slots.extract = OutlinesAdapter(tiers="auto")  # a local OutlinesLM: Tier 3 at once, one call
+    return config.slots.extract
 
 
-async def run_extraction(rlm: Any, *, history: Any, variables_info: str, snapshot: dict[str, str],
-                         reason: str, limit: str | None, use_async: bool,
+def _local_signature(predictor: Any, names: list[str]) -> dict[str, Any]:
+    """For a local constrained LM, the extract signature without the notes field: a single output is then
+    generated as its bare value (the form a small model fills reliably), not a JSON object."""
+    sig = getattr(predictor, "signature", None)
+    lm = getattr(predictor, "lm", None) or dspy.settings.lm
+    if (not isinstance(predictor, dspy.Predict) or sig is None or NOTES_FIELD not in sig.output_fields
+            or NOTES_FIELD in names or getattr(lm, "accepts_outlines_constraint", False) is not True):
+        return {}
+    return {"signature": sig.delete(NOTES_FIELD)}
+
+
+async def run_extraction(config: RunConfig, predictor: Any, *, history: Any, variables_info: str,
+                         snapshot: dict[str, str], reason: FallbackReason, use_async: bool,
                          last_submit: dict[str, Any] | None = None, budget: Budget | None = None) -> Extracted | Failed:
     """Call the ``extract`` predictor and type its result. Never raises for LM or parse failures.
 
     With a ``budget`` that has ``max_time``, the LM call gets :meth:`Budget.extraction_deadline` (taken just
-    before the call) through ``runtime.deadline_kwargs``: a local generation stops there, an API call gets a
-    timeout.
+    before the call) through ``runtime.deadline_config``: a local generation stops there, an API call gets a
+    timeout. The model's :data:`~dspy_rlm.signatures.NOTES_FIELD` (which outputs it could not determine)
+    becomes ``Extracted.notes``, together with the outputs that came back empty.
     """
     variables_text = format_variables(snapshot)
     entries = [e.model_dump() for e in history]
-    adapter = extraction_adapter(rlm)
+    adapter = extraction_adapter(config)
     ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
-    names = list(rlm.signature.output_fields)
+    names = config.output_names
     deadline = budget.extraction_deadline() if budget is not None else None
     try:
         with ctx:
-            pred = await call_predictor(rlm.extract, use_async, variables_info=variables_info,
-                                        repl_history=history, fallback_reason=reason, variables=variables_text,
-                                        **deadline_config(rlm.extract, deadline))
+            pred = await call_predictor(predictor, use_async, variables_info=variables_info,
+                                        repl_history=history, fallback_reason=str(reason), variables=variables_text,
+                                        **_local_signature(predictor, names), **deadline_config(predictor, deadline))
         outputs = {n: getattr(pred, n, None) for n in names}
     except Exception as exc:  # noqa: BLE001 - LM / adapter failures end typed
+        if not isinstance(predictor, dspy.Predict):  # the user's own predictor: its exceptions are the caller's
+            raise UserPredictorError(exc) from exc
         logger.warning("fallback extraction failed: %s: %s", type(exc).__name__, exc)
         partial = dict(last_submit or {})
         parsed = getattr(exc, "parsed_result", None)
         if isinstance(parsed, dict):
             partial.update({k: v for k, v in parsed.items() if k in names})
         return Failed(reason=f"{reason}; extraction failed: {type(exc).__name__}: {exc}",
-                      partial_outputs=partial or None, history=entries, limit=limit)
+                      partial_outputs=partial or None, history=entries, limit=reason.stop, fallback=reason)
     nulls = [n for n, v in outputs.items() if _is_null(v)]
-    notes = f"fields without a value: {nulls}" if nulls else None
-    return Extracted(outputs=outputs, confidence=confidence(outputs, entries, variables_text), reason=reason,
-                     notes=notes, limit=limit)
+    said = getattr(pred, NOTES_FIELD, None) if NOTES_FIELD not in names else None
+    notes = "; ".join(part for part in (str(said).strip() if said else "",
+                                        f"fields without a value: {nulls}" if nulls else "") if part) or None
+    return Extracted(outputs=outputs, confidence=confidence(outputs, entries, variables_text), reason=str(reason),
+                     notes=notes, limit=reason.stop, fallback=reason)

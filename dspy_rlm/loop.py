@@ -21,7 +21,9 @@ from dspy.primitives.repl_types import REPLEntry, REPLHistory
 
 from dspy_rlm import prompts
 from dspy_rlm.bridges import RunState, make_bridges
-from dspy_rlm.budget import Budget, Spent
+from dspy_rlm.budget import Budget, Spent, StopReason
+from dspy_rlm.config import RunConfig
+from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
 from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.extract import run_extraction
@@ -30,9 +32,11 @@ from dspy_rlm.profiles.small import compact_variables_info
 from dspy_rlm.profiles.grounding import ungrounded_values, verification_message
 from dspy_rlm.protocol import parse_response
 from dspy_rlm.recovery import RecoveryTracker
-from dspy_rlm.repl.base import ExecResult, FinalAnswer
+from dspy_rlm.repl import backends
+from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ExecResult, FinalAnswer
 from dspy_rlm.results import Extracted, Failed, Submitted
 from dspy_rlm.runtime import BudgetUsageTracker, call_predictor, deadline_config
+from dspy_rlm.signatures import Predictors, child_predictors, execution_rules
 from dspy_rlm.trace import CodeExecution, IterationRecord, TraceNode
 
 logger = logging.getLogger(__name__)
@@ -42,20 +46,22 @@ MAX_CONSECUTIVE_LM_FAILURES = 3
 class Run:
     """State and steps of one run. Create, then ``await execute()``."""
 
-    def __init__(self, rlm: Any, inputs: dict[str, Any], budget: Budget, *, use_async: bool,
-                 interpreter: Any = None, factory: Any = None, trace: TraceNode | None = None,
-                 extra_rules: str = "", checkpoint: Any = None):
-        self.rlm, self.inputs, self.budget, self.use_async = rlm, inputs, budget, use_async
-        self.interpreter, self.factory, self.extra_rules = interpreter, factory, extra_rules
+    def __init__(self, config: RunConfig, predictors: Predictors, inputs: dict[str, Any], budget: Budget, *,
+                 use_async: bool, interpreter: Any = None, factory: Any = None, trace: TraceNode | None = None,
+                 checkpoint: Any = None, execution_instructions: str = ""):
+        self.config, self.predictors, self.inputs, self.budget = config, predictors, inputs, budget
+        self.use_async = use_async
+        self.interpreter, self.factory = interpreter, factory
+        self.execution_instructions = execution_instructions  # what the action prompt says of the runtime
         self.trace = trace or TraceNode(task=_task_text(inputs), depth=budget.depth)
-        self.history = REPLHistory(max_output_chars=rlm.max_output_chars)
-        self.recovery = RecoveryTracker(rlm.max_fix_attempts) if rlm.recovery else None
-        self.output_names = list(rlm.signature.output_fields)
+        self.history = REPLHistory(max_output_chars=config.repl.max_output_chars)
+        self.recovery = RecoveryTracker(config.max_fix_attempts) if config.recovery else None
+        self.output_names = config.output_names
         self.last_submit: dict[str, Any] | None = None
         self.told_rebound: set[str] = set()
         self.repl: Any = None
         self._repl_ready: asyncio.Future | None = None
-        self.ckpt = Checkpoint(checkpoint, fingerprint(rlm.signature, inputs)) if checkpoint is not None else None
+        self.ckpt = Checkpoint(checkpoint, fingerprint(config.signature, inputs)) if checkpoint is not None else None
         self.resumed: RunSnapshot | None = None
         self.profile = DEFAULT
         self.grounded = False
@@ -77,10 +83,11 @@ class Run:
         try:
             with dspy.context(usage_tracker=tracker):
                 self._choose_profile()
-                state = RunState(self.rlm, self.budget, self.trace, loop=asyncio.get_running_loop(),
-                                 checkpoint=self.ckpt)
-                self.repl, owned = self.rlm.make_repl(make_bridges(state), self.interpreter, self.factory)
-                if hasattr(self.repl, "load_inputs"):  # our REPLs: the profile picks how helpers print
+                state = RunState(self.config, self.budget, self.trace, loop=asyncio.get_running_loop(),
+                                 checkpoint=self.ckpt, spawn=self._run_child)
+                self.repl, owned = backends.make_repl(self.config.repl, self.output_names, make_bridges(state),
+                                                      self.interpreter, self.factory)
+                if HELPER_STYLE in self.repl.capabilities:  # the profile picks how helpers print
                     self.repl.helper_style = self.profile.helper_style
                 self.variables_info = self._prepare_context() + self._resume_note()
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
@@ -88,6 +95,8 @@ class Run:
                 result = await self._loop()
                 if self.ckpt is not None and not isinstance(result, Failed):
                     await asyncio.to_thread(self._save_checkpoint, result)
+        except UserPredictorError as exc:  # the caller's own code: propagates, as in dspy.RLM
+            raise exc.original from None
         except Exception as exc:  # noqa: BLE001 - a broken run still ends typed, with its history
             logger.exception("RLM run failed")
             result = Failed(reason=f"{type(exc).__name__}: {exc}", partial_outputs=self.last_submit,
@@ -103,16 +112,16 @@ class Run:
         return self._prediction(result, tracker, time.perf_counter() - t0)
 
     def _choose_profile(self) -> None:
-        rlm = self.rlm
-        self.profile = resolve_profile(rlm.profile, rlm.generate_action.lm or dspy.settings.lm)
-        self.grounded = self.profile.grounded_submit if rlm.grounded_submit is None else bool(rlm.grounded_submit)
+        cfg = self.config
+        self.profile = resolve_profile(cfg.profile, getattr(self.predictors.action, "lm", None) or dspy.settings.lm)
+        self.grounded = self.profile.grounded_submit if cfg.grounded_submit is None else bool(cfg.grounded_submit)
         if self.profile is not DEFAULT:
             self.trace.warn(f"profile: {self.profile.name}")
 
     def _start_repl(self) -> None:
         self.repl.load_inputs(self.repl_inputs)
         self.repl.start()
-        if self.resumed is not None and self.resumed.variables and hasattr(self.repl, "load_variables"):
+        if self.resumed is not None and self.resumed.variables and VARIABLES in self.repl.capabilities:
             reply = self.repl.load_variables(self.resumed.variables)
             for name, why in reply.get("failed", {}).items():
                 self.trace.warn(f"Checkpoint variable {name} {why}")
@@ -121,7 +130,7 @@ class Run:
     def _restore(self, snap: RunSnapshot) -> None:
         """Continue where the checkpointed run stopped: history, budget, trace, fix state."""
         self.history = REPLHistory(entries=[REPLEntry(**e) for e in snap.history],
-                                   max_output_chars=self.rlm.max_output_chars)
+                                   max_output_chars=self.config.repl.max_output_chars)
         self.budget.spent = Spent(**snap.spent)
         self.budget.started = time.monotonic() - snap.elapsed_s
         self.trace = TraceNode.from_dict(snap.trace)
@@ -137,7 +146,7 @@ class Run:
             return ""
         note = (f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}. Restored "
                 f"variables: {', '.join(snap.variables) or 'none'}.")
-        if not hasattr(self.repl, "load_variables") and snap.variables:
+        if VARIABLES not in self.repl.capabilities and snap.variables:
             note = (f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}; this REPL "
                     f"cannot restore variables, recompute what you need: {', '.join(snap.variables)}.")
         if snap.unsaved_variables:
@@ -149,7 +158,7 @@ class Run:
         """Write the checkpoint after an iteration (or with the final result). A failed write is a warning:
         the run goes on."""
         try:
-            dumped = self.repl.dump_variables() if result is None and hasattr(self.repl, "dump_variables") \
+            dumped = self.repl.dump_variables() if result is None and VARIABLES in self.repl.capabilities \
                 else {"blobs": {}, "skipped": {}}
             spent = self.budget.spent
             snap = RunSnapshot(
@@ -164,11 +173,11 @@ class Run:
             self.trace.warn(f"Checkpoint not written: {type(exc).__name__}: {exc}")
 
     def _prepare_context(self) -> str:
-        rlm = self.rlm
-        descs = {n: (f.json_schema_extra or {}).get("desc", "") for n, f in rlm.signature.input_fields.items()}
+        cfg = self.config
+        descs = {n: (f.json_schema_extra or {}).get("desc", "") for n, f in cfg.signature.input_fields.items()}
         descs = {n: d for n, d in descs.items() if d and not d.startswith("${")}
-        ctx = ExternalizedContext.from_inputs(self.inputs, descs=descs, config=rlm.size_config)
-        self.repl_inputs = ctx.auto_chunk(self.inputs) if rlm.auto_chunk else self.inputs
+        ctx = ExternalizedContext.from_inputs(self.inputs, descs=descs, config=cfg.repl.size_config)
+        self.repl_inputs = ctx.auto_chunk(self.inputs) if cfg.repl.auto_chunk else self.inputs
         warnings = ctx.check_size_limits()
         for w in warnings:
             self.trace.warn(f"{w.kind}: {w.message}")
@@ -182,7 +191,7 @@ class Run:
         while True:
             limit = self.budget.start_iteration()  # checks every limit and counts the step, atomically
             if limit is not None:
-                return await self._fallback(f"reached the {limit} limit ({self._limit_text(limit)})", limit)
+                return await self._fallback(limit)
             record = IterationRecord(index=self.budget.spent.iterations)
             self.trace.iterations.append(record)
             if self.ckpt is not None:
@@ -191,14 +200,17 @@ class Run:
             try:
                 reasoning, code_text = await self._act(record)
                 lm_failures = 0
+            except UserPredictorError:
+                raise
             except Exception as exc:  # noqa: BLE001 - LM / adapter errors: tell the model, go on
                 lm_failures += 1
-                record.output = (f"[Error] The previous answer could not be used ({type(exc).__name__}: "
-                                 f"{str(exc)[:300]}). Answer with the fields `reasoning` and `code`.")
+                record.output = model_error(f"The previous answer could not be used ({type(exc).__name__}: "
+                                            f"{str(exc)[:300]}). Answer with the fields `reasoning` and `code`.")
                 self.history = self.history.append(reasoning="", code="", output=record.output)
                 record.duration_s = time.perf_counter() - t_iter
                 if lm_failures >= MAX_CONSECUTIVE_LM_FAILURES:
-                    return await self._fallback(f"the LM failed {lm_failures} times in a row: {exc}", "lm_errors")
+                    return await self._fallback(StopReason.LM_ERRORS,
+                                                f"the LM failed {lm_failures} times in a row: {exc}")
                 await self._checkpoint_iteration()
                 continue
             outcome = await self._run_code(record, reasoning, code_text)
@@ -215,12 +227,10 @@ class Run:
             await asyncio.to_thread(self._save_checkpoint)
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
-        rlm = self.rlm
-        sig = getattr(rlm.generate_action, "signature", None)
+        cfg, action_predictor = self.config, self.predictors.action
         kwargs: dict[str, Any] = dict(variables_info=self.variables_info, repl_history=self.history,
-                                      iteration=f"{record.index}/{rlm.max_iters}", budget=self.budget.describe())
-        if self.extra_rules and sig is not None:
-            kwargs["signature"] = sig.with_instructions(sig.instructions + "\n" + self.extra_rules)
+                                      iteration=f"{record.index}/{cfg.limits.max_iters}", budget=self.budget.describe())
+        self._runtime_rules(kwargs)
         self._profile_overrides(kwargs, record)
         key = f"action {record.index}"
         replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
@@ -230,18 +240,37 @@ class Run:
             adapter = self._action_adapter()
             ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
             t0 = time.perf_counter()
-            deadline = deadline_config(rlm.generate_action, self.budget.step_deadline())  # max_time holds
+            deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
             with ctx:
-                action = await call_predictor(rlm.generate_action, self.use_async, **kwargs, **deadline)
+                if isinstance(action_predictor, dspy.Predict):
+                    action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
+                else:  # the user's own predictor: its exceptions are the caller's (errors.py)
+                    try:
+                        action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
+                    except Exception as exc:
+                        raise UserPredictorError(exc) from exc
             record.lm_duration_s = time.perf_counter() - t0
             reasoning = getattr(action, "reasoning", "") or ""
             code = getattr(action, "code", None)
             if self.ckpt is not None:
                 self.ckpt.record("action", key, {"reasoning": str(reasoning), "code": code}, record.index)
         record.reasoning = str(reasoning)
-        if rlm.verbose:
-            logger.info("RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, rlm.max_iters, reasoning, code)
+        if cfg.verbose:
+            logger.info("RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, cfg.limits.max_iters,
+                        reasoning, code)
         return str(reasoning), "" if code is None else str(code)
+
+    def _runtime_rules(self, kwargs: dict[str, Any]) -> None:
+        """When this run's REPL describes itself differently from the one the prompt was built for (a call-time
+        interpreter or factory), the action prompt gets this REPL's ``Execution environment`` text."""
+        source = self.interpreter if self.interpreter is not None else self.factory  # given at call time
+        now = self.execution_instructions if source is None else backends.execution_instructions(source)
+        sig = getattr(self.predictors.action, "signature", None)
+        if now == self.execution_instructions or sig is None:
+            return
+        old, new = execution_rules(self.execution_instructions), execution_rules(now)
+        text = sig.instructions.replace(old, new, 1) if old and old in sig.instructions else sig.instructions + new
+        kwargs["signature"] = sig.with_instructions(text)
 
     def _profile_overrides(self, kwargs: dict[str, Any], record: IterationRecord) -> None:
         """The small profile's prompt: compact signature, shipped demos, a one-line budget. What the user set
@@ -250,11 +279,11 @@ class Run:
             return
         from dspy_rlm.profiles.small import load_demos, small_action_signature
 
-        action = self.rlm.generate_action
+        action = self.predictors.action
         sig = getattr(action, "signature", None)
-        if sig is not None and sig.instructions == self.rlm._default_action_instructions and "signature" not in kwargs:
+        if sig is not None and sig.instructions == self.predictors.default_action_instructions:
             guided = self.profile.guided_code and self.profile.constrained_action
-            kwargs["signature"] = small_action_signature(self.rlm.signature, tuple(self.rlm._user_tools),
+            kwargs["signature"] = small_action_signature(self.config.signature, tuple(self.config.tool_map),
                                                          self.profile.constrained_action and not guided)
             if guided:
                 kwargs["signature"] = self._guided_signature(kwargs["signature"])
@@ -274,8 +303,8 @@ class Run:
         from dspy_rlm.profiles import guided
         from dspy_rlm.profiles.small import small_action_signature
 
-        if not guided.supports(self.rlm.signature):  # e.g. list outputs: the static code pattern
-            return small_action_signature(self.rlm.signature, tuple(self.rlm._user_tools), True)
+        if not guided.supports(self.config.signature):  # e.g. list outputs: the static code pattern
+            return small_action_signature(self.config.signature, tuple(self.config.tool_map), True)
         question, data = self._question_and_data()
         if self.guided_terms is None:  # the inputs do not change during a run
             self.guided_terms = guided.search_terms(question, data)
@@ -286,22 +315,21 @@ class Run:
         terms = [t for t in self.guided_terms if t not in searched]
         if values and guided.search_exhausted(stdouts):
             terms = []
-        pattern = guided.guided_output_pattern(self.rlm.signature, list(data) or list(self.inputs), terms, values,
+        pattern = guided.guided_output_pattern(self.config.signature, list(data) or list(self.inputs), terms, values,
                                                guided.focus_pairs(guided.stated_pairs(stdouts, question, values),
                                                                   question))
         return with_output_regex(signature, pattern)
 
     def _action_adapter(self) -> Any:
         """The adapter of the action step: the user's, else Tier 3 alone under the small profile."""
-        if self.rlm.action_adapter is not None or not self.profile.compact_prompt:
-            return self.rlm.action_adapter
-        adapter = getattr(self.rlm, "_small_action_adapter", None)
-        if adapter is None:
+        cfg = self.config
+        if cfg.action_adapter is not None or not self.profile.compact_prompt:
+            return cfg.action_adapter
+        if cfg.slots.action is None:
             from dspy_outlines.adapter import OutlinesAdapter
 
-            adapter = OutlinesAdapter(tiers=("tier3",))
-            self.rlm._small_action_adapter = adapter
-        return adapter
+            cfg.slots.action = OutlinesAdapter(tiers=("tier3",))
+        return cfg.slots.action
 
     # -- code -------------------------------------------------------------------------------------
     async def _run_code(self, record: IterationRecord, reasoning: str, code_text: str):
@@ -310,8 +338,8 @@ class Run:
         outputs: list[str] = []
         final: FinalAnswer | None = None
         if parsed.rejected_langs and not parsed.code_blocks:
-            outputs.append(f"[Error] Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
-                           "Write Python in ```python blocks.")
+            outputs.append(model_error(f"Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
+                                       "Write Python in ```python blocks."))
         for i, block in enumerate(parsed.code_blocks, start=1):
             await self._repl_ready
             res: ExecResult = await asyncio.to_thread(self.repl.run, block)
@@ -323,10 +351,10 @@ class Run:
                 break
             if res.error is not None and not res.error.recoverable:
                 return await self._end_with(record, reasoning, parsed.code or code_text, outputs,
-                                            f"the sandbox failed: {res.error.message}", "sandbox")
+                                            StopReason.SANDBOX, f"the sandbox failed: {res.error.message}")
             if self.recovery is not None and self.recovery.exhausted:
-                return await self._end_with(record, reasoning, parsed.code, outputs, self.recovery.exhausted,
-                                            "fix_attempts")
+                return await self._end_with(record, reasoning, parsed.code, outputs, StopReason.FIX_ATTEMPTS,
+                                            self.recovery.exhausted)
         if final is None:
             final = await self._text_final(parsed, record, outputs)
         if not parsed.code_blocks and final is None and not outputs:
@@ -392,7 +420,7 @@ class Run:
                     parts.append("[note] The REPL worker was restarted and the inputs loaded again. Your variables "
                                  f"that were lost: {', '.join(res.lost_variables) or 'none'}")
             else:
-                parts.append(f"[Error] {res.error.format_for_model()}")
+                parts.append(model_error(res.error.format_for_model()))
         elif self.recovery is not None:
             self.recovery.on_success(record.index)
         for name in res.rebound_inputs:
@@ -405,54 +433,70 @@ class Run:
         """Coerce submitted values to the output types; errors are written for the model."""
         names = self.output_names
         if not isinstance(raw, dict):
-            return {}, f"[Error] SUBMIT got {type(raw).__name__}; expected SUBMIT({', '.join(n + '=...' for n in names)})"
+            return {}, model_error(f"SUBMIT got {type(raw).__name__}; expected "
+                                   f"SUBMIT({', '.join(n + '=...' for n in names)})")
         self.last_submit = {k: v for k, v in raw.items() if k in names} or self.last_submit
         missing = [n for n in names if n not in raw]
         extra = [k for k in raw if k not in names]
         if missing:
             hint = f" (unknown: {extra})" if extra else ""
-            return {}, f"[Error] Missing output fields: {missing}{hint}. Use SUBMIT({', '.join(n + '=...' for n in names)})"
+            return {}, model_error(f"Missing output fields: {missing}{hint}. "
+                                   f"Use SUBMIT({', '.join(n + '=...' for n in names)})")
         values, errors = {}, []
         for n in names:
-            annotation = self.rlm.signature.output_fields[n].annotation
+            annotation = self.config.signature.output_fields[n].annotation
             try:
                 values[n] = parse_value(raw[n], annotation)
             except (ValueError, TypeError, pydantic.ValidationError) as exc:
                 tname = getattr(annotation, "__name__", str(annotation))
                 errors.append(f"{n}: expected {tname}, got {type(raw[n]).__name__} {str(raw[n])[:80]!r}: {str(exc)[:200]}")
         if errors:
-            return {}, "[Type Error] " + "; ".join(errors) + ". Fix the values and SUBMIT again."
+            return {}, model_error("; ".join(errors) + ". Fix the values and SUBMIT again.", kind="Type Error")
         return values, None
 
-    # -- endings ----------------------------------------------------------------------------------
-    async def _end_with(self, record, reasoning, code, outputs, reason, limit):
+    # -- endings ---------------------------------------------------------------------------------
+    async def _end_with(self, record: IterationRecord, reasoning: str, code: str, outputs: list[str],
+                        stop: StopReason, detail: str) -> Extracted | Failed:
         record.output = "\n".join(o for o in outputs if o)
         self.history = self.history.append(reasoning=reasoning, code=code, output=record.output)
-        return await self._fallback(reason, limit)
+        return await self._fallback(stop, detail)
 
-    async def _fallback(self, reason: str, limit: str | None) -> Extracted | Failed:
-        self.trace.warn("Budget exhausted, answer was forced" if limit in ("iterations", "llm_calls", "tokens",
-                                                                          "cost", "time") else f"Run stopped: {reason}")
+    async def _fallback(self, stop: StopReason, detail: str = "") -> Extracted | Failed:
+        reason = self.budget.fallback_reason(stop, detail)
+        self.trace.warn("Budget exhausted, answer was forced" if stop.is_budget else f"Run stopped: {reason}")
         with contextlib.suppress(Exception):
             await self._repl_ready
         snapshot = await asyncio.to_thread(self._snapshot)
-        result = await run_extraction(self.rlm, history=self.history, variables_info=self.variables_info,
-                                      snapshot=snapshot, reason=reason, limit=limit, use_async=self.use_async,
-                                      last_submit=self.last_submit, budget=self.budget)
-        self.trace.answer_source = "extracted" if isinstance(result, Extracted) else "error"
+        result = await run_extraction(self.config, self.predictors.extract, history=self.history,
+                                      variables_info=self.variables_info, snapshot=snapshot, reason=reason,
+                                      use_async=self.use_async, last_submit=self.last_submit, budget=self.budget)
+        self.trace.answer_source = "forced" if isinstance(result, Extracted) else "error"
         return result
 
     def _snapshot(self) -> dict[str, str]:
         try:
-            return self.repl.snapshot() if self.repl is not None and hasattr(self.repl, "snapshot") else {}
+            return self.repl.snapshot() if self.repl is not None else {}
         except Exception:  # noqa: BLE001 - extraction goes on without variables
             return {}
 
-    def _limit_text(self, limit: str) -> str:
-        lim = self.budget.limits
-        return {"iterations": f"max_iters={lim.max_iters}", "llm_calls": f"max_llm_calls={lim.max_llm_calls}",
-                "tokens": f"max_tokens={lim.max_tokens}", "cost": f"max_cost=${lim.max_cost}",
-                "time": f"max_time={lim.max_time} s"}.get(limit, limit)
+    # -- sub-RLMs ---------------------------------------------------------------------------------
+    async def _run_child(self, task: str, context: Any, n_siblings: int = 1) -> str:
+        """One sub-RLM for ``rlm_query``: its own REPL, a share of the budget, depth + 1 (the bridges call
+        this through ``RunState.spawn``)."""
+        cfg = self.config
+        budget = self.budget.child(cfg.child.child_share, n_siblings, cfg.child.sub_max_iters)
+        child_cfg, preds = child_predictors(cfg, budget.depth, context is not None, self.execution_instructions)
+        node = TraceNode(task=task, depth=budget.depth)
+        self.trace.add_subcall(node)
+        inputs = {"task": task} if context is None else {"context": context, "task": task}
+        lm_ctx = dspy.context(lm=cfg.sub_lm) if cfg.sub_lm is not None else contextlib.nullcontext()
+        with lm_ctx:  # children use the parent's backend kind (a call-time factory included)
+            pred = await Run(child_cfg, preds, inputs, budget, use_async=True, trace=node, factory=self.factory,
+                             execution_instructions=self.execution_instructions).execute()
+        result = pred.rlm_result
+        if isinstance(result, Failed):
+            raise SubRLMFailed(result.reason)
+        return str(result.outputs.get("answer"))
 
     def _prediction(self, result: Any, tracker: BudgetUsageTracker, elapsed: float) -> dspy.Prediction:
         trace = self.trace

@@ -54,7 +54,9 @@ EXTRACT_INSTRUCTIONS = """The REPL run reached its limit ({fallback_reason}) bef
 Extract the final outputs from the REPL history and the current variable values.
 1. Review the history to see what was computed. 2. Look at the current variables.
 3. Extract or infer each required output. Prefer values that were computed over guesses.
-If a value cannot be determined, give your best estimate consistent with the output type."""
+If a value cannot be determined, use null where the output type allows it (else your best estimate
+consistent with the type) and say in `{notes_field}` which outputs you could not determine and why."""
+NOTES_DESC = "Which outputs could not be determined from the history and variables, and why (empty if none)"
 
 REASONING_DESC = "Think step-by-step: what do you know? What remains? Plan your next action."
 CODE_DESC = "Python code to execute. Use markdown code block format: ```python\\n<code>\\n```"

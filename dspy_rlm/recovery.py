@@ -27,6 +27,7 @@ _STRATEGIES = {
     "MemoryError": "avoid copying big inputs; process them in chunks",
     "ZeroDivisionError": "guard the division against empty inputs",
     "ToolError": "check the arguments of the host function and the budget shown",
+    "BudgetExhausted": "no more sub-LM calls: finish with Python on what you have and SUBMIT",
     "WorkerDied": "avoid the crashing call; recreate the lost variables you need",
 }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dspy_rlm.budget import FallbackReason, StopReason
+
 
 @dataclass
 class Submitted:
@@ -34,9 +36,10 @@ class Extracted:
 
     outputs: dict[str, Any]
     confidence: float
-    reason: str
-    notes: str | None = None
-    limit: str | None = None  # which limit: iterations | llm_calls | time | tokens | cost | ...
+    reason: str  # the fallback reason as text (``str(fallback)``)
+    notes: str | None = None  # what the extraction could not determine, in the model's words or ours
+    limit: StopReason | None = None  # why the run stopped (a str enum: ``result.limit == "time"`` works)
+    fallback: FallbackReason | None = None  # the same, typed: stop reason, used and allowed values
 
     kind = "extracted"
 
@@ -44,7 +47,7 @@ class Extracted:
         return True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **asdict(self)}
+        return {"kind": self.kind, **_plain(self)}
 
 
 @dataclass
@@ -54,7 +57,8 @@ class Failed:
     reason: str
     partial_outputs: dict[str, Any] | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
-    limit: str | None = None
+    limit: StopReason | None = None
+    fallback: FallbackReason | None = None
 
     kind = "failed"
 
@@ -70,7 +74,11 @@ class Failed:
         return False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **asdict(self), "confidence": 0.0}
+        return {"kind": self.kind, **_plain(self), "confidence": 0.0}
 
 
-ExecutionResult = Submitted | Extracted | Failed
+def _plain(result: Extracted | Failed) -> dict[str, Any]:
+    out = asdict(result)
+    out["limit"] = None if result.limit is None else str(result.limit)
+    out["fallback"] = None if result.fallback is None else result.fallback.to_dict()
+    return out

@@ -8,26 +8,25 @@ first positional argument, 3.4's ``interpreter_factory=``), validation, the ``ge
 
 from __future__ import annotations
 
+import functools
 import keyword
 import logging
 import os
-import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import dspy
 from dspy.adapters.types.tool import Tool
-from dspy.primitives.repl_types import REPLHistory
 from dspy.signatures.signature import ensure_signature
 
-from dspy_rlm import prompts
 from dspy_rlm.budget import Budget, Limits
+from dspy_rlm.config import ChildPolicy, REPLSettings, RunConfig, replace_path
 from dspy_rlm.context import SizeConfig
+from dspy_rlm.loop import Run
 from dspy_rlm.profiles import Profile, resolve_profile
+from dspy_rlm.repl import backends
 from dspy_rlm.repl.helpers import HELPER_NAMES
 from dspy_rlm.runtime import run_sync
-
-if TYPE_CHECKING:
-    from dspy_rlm.bridges import RunState
+from dspy_rlm.signatures import Predictors, build_signatures
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +36,19 @@ RESERVED_SANDBOX_NAMES = frozenset({
 })
 RESERVED_RESULT_NAMES = frozenset({"trajectory", "final_reasoning"})
 RUNTIME_ARGS = frozenset({"interpreter_factory", "interpreter", "checkpoint"})
+
+
+class _setting:  # noqa: N801 - used like a decorator-less property
+    """A public RLM attribute that reads a field of ``rlm.config`` and, when set, replaces the config."""
+
+    def __init__(self, *path: str):
+        self.path = path
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        return self if obj is None else functools.reduce(getattr, self.path, obj.config)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.config = replace_path(obj.config, self.path, value)
 
 
 class RLM(dspy.Module):
@@ -96,6 +108,7 @@ class RLM(dspy.Module):
         *,
         max_iterations: int | None = None,
         interpreter: Any = None,
+        repl: str | None = None,
         max_time: float | None = None,
         max_tokens: int | None = None,
         max_cost: float | None = None,
@@ -122,37 +135,70 @@ class RLM(dspy.Module):
                 raise ValueError(f"Got max_iters={max_iters} and max_iterations={max_iterations}; pass one "
                                  "(max_iterations is the dspy 3.1-3.2 name of max_iters)")
             max_iters = max_iterations
-        if interpreter is not None and interpreter_factory is not None:
-            raise ValueError("Pass either interpreter= (an instance you own) or interpreter_factory= "
-                             "(a zero-argument callable), not both")
-        _check_factory(interpreter_factory)
-        _check_interpreter(interpreter)
-        self.signature = ensure_signature(signature)
-        self.max_iters = max_iters
-        self.max_llm_calls = max_llm_calls
-        self.max_output_chars = max_output_chars
-        self.verbose = verbose
-        self.sub_lm = sub_lm
-        self.max_time, self.max_tokens, self.max_cost, self.max_depth = max_time, max_tokens, max_cost, max_depth
-        self.sub_max_iters, self.child_share, self.max_concurrency = sub_max_iters, child_share, max_concurrency
-        self.downgrade_threshold = downgrade_threshold
-        self.size_config = size_config or SizeConfig()
-        self.auto_chunk = auto_chunk
-        self.repl_timeout, self.repl_memory_mb = repl_timeout, repl_memory_mb
-        self.extract_adapter, self.action_adapter = extract_adapter, action_adapter
-        self.recovery, self.max_fix_attempts = recovery, max_fix_attempts
-        self.checkpoint = checkpoint
-        resolve_profile(profile, None)  # an unknown name is an error now, not at the first call
-        self.profile, self.grounded_submit = profile, grounded_submit
-        self._interpreter_factory = interpreter_factory
-        self._interpreter = interpreter
-        self._user_tools = self._normalize_tools(tools)
-        self._validate_namespace(self._user_tools)
-        self.limits()  # validates the numbers now, not at the first call
-        action_sig, extract_sig = self._build_signatures()
+        if sum(x is not None for x in (interpreter, interpreter_factory, repl)) > 1:
+            raise ValueError("Pass one of interpreter= (an instance you own), interpreter_factory= (a zero-argument "
+                             "callable) or repl= (a backend name), not several")
+        backends.check_factory(interpreter_factory)
+        backends.check_interpreter(interpreter)
+        if repl is not None:
+            backends.backend_factory(repl)  # an unknown name is an error now, not at the first call
+        resolve_profile(profile, None)  # likewise for an unknown profile name
+        tool_map = self._normalize_tools(tools)
+        self.config = RunConfig(
+            signature=ensure_signature(signature),
+            limits=Limits(max_iters=max_iters, max_llm_calls=max_llm_calls, max_tokens=max_tokens,
+                          max_cost=max_cost, max_time=max_time, max_depth=max_depth),
+            child=ChildPolicy(sub_max_iters=sub_max_iters, child_share=child_share, max_concurrency=max_concurrency,
+                              downgrade_threshold=downgrade_threshold),
+            repl=REPLSettings(timeout_s=repl_timeout, memory_mb=repl_memory_mb, max_output_chars=max_output_chars,
+                              backend=repl, factory=interpreter_factory, interpreter=interpreter,
+                              size_config=size_config or SizeConfig(), auto_chunk=auto_chunk),
+            tools=tuple(tool_map.values()), sub_lm=sub_lm, action_adapter=action_adapter,
+            extract_adapter=extract_adapter, recovery=recovery, max_fix_attempts=max_fix_attempts, profile=profile,
+            grounded_submit=grounded_submit, verbose=verbose, checkpoint=checkpoint)
+        self._validate_namespace(tool_map)
+        self._execution_instructions = backends.execution_instructions(backends.default_source(self.config.repl))
+        action_sig, extract_sig = build_signatures(self.config, self._execution_instructions)
         self.generate_action = dspy.Predict(action_sig)
         self._default_action_instructions = action_sig.instructions
         self.extract = dspy.Predict(extract_sig)
+
+    # Settings, read from (and written through to) the frozen run configuration.
+    signature = _setting("signature")
+    max_iters = _setting("limits", "max_iters")
+    max_llm_calls = _setting("limits", "max_llm_calls")
+    max_tokens = _setting("limits", "max_tokens")
+    max_cost = _setting("limits", "max_cost")
+    max_time = _setting("limits", "max_time")
+    max_depth = _setting("limits", "max_depth")
+    sub_max_iters = _setting("child", "sub_max_iters")
+    child_share = _setting("child", "child_share")
+    max_concurrency = _setting("child", "max_concurrency")
+    downgrade_threshold = _setting("child", "downgrade_threshold")
+    max_output_chars = _setting("repl", "max_output_chars")
+    repl_timeout = _setting("repl", "timeout_s")
+    repl_memory_mb = _setting("repl", "memory_mb")
+    size_config = _setting("repl", "size_config")
+    auto_chunk = _setting("repl", "auto_chunk")
+    sub_lm = _setting("sub_lm")
+    action_adapter = _setting("action_adapter")
+    extract_adapter = _setting("extract_adapter")
+    recovery = _setting("recovery")
+    max_fix_attempts = _setting("max_fix_attempts")
+    profile = _setting("profile")
+    grounded_submit = _setting("grounded_submit")
+    verbose = _setting("verbose")
+    checkpoint = _setting("checkpoint")
+
+    @property
+    def max_iterations(self) -> int | None:
+        """dspy 3.1-3.2's name of ``max_iters``."""
+        return self.max_iters
+
+    @property
+    def extract_adapter_instance(self) -> Any:
+        """The adapter ``extract_adapter="auto"`` resolved to at the first extraction (read its ``metrics``)."""
+        return self.config.slots.extract
 
     # -- validation -------------------------------------------------------------------------------
     @staticmethod
@@ -206,52 +252,14 @@ class RLM(dspy.Module):
     @property
     def tools(self) -> dict[str, Tool]:
         """User-provided tools (excludes the built-in llm_query & co.)."""
-        return dict(self._user_tools)
+        return self.config.tool_map
 
     def limits(self) -> Limits:
-        return Limits(max_iters=self.max_iters, max_llm_calls=self.max_llm_calls, max_tokens=self.max_tokens,
-                      max_cost=self.max_cost, max_time=self.max_time, max_depth=self.max_depth)
+        return self.config.limits
 
-    # -- signatures -------------------------------------------------------------------------------
-    def _build_signatures(self) -> tuple[type[dspy.Signature], type[dspy.Signature]]:
-        from dspy_rlm.repl.helpers import helper_docs
-
-        sig = self.signature
-        inputs = ", ".join(f"`{n}`" for n in sig.input_fields)
-        names = list(sig.output_fields)
-        task = f"{sig.instructions}\n\n" if sig.instructions else ""
-        instructions = task + prompts.ACTION_INSTRUCTIONS.format(
-            inputs=inputs, output_fields=prompts.format_output_fields(sig), interpreter_rules="",
-            helper_docs=helper_docs(), final_output_names=", ".join(f"{n}=..." for n in names),
-            final_help=prompts.FINAL_HELP_SINGLE if len(names) == 1 else prompts.FINAL_HELP_MULTI,
-        ) + self._tool_docs()
-        action = (
-            dspy.Signature({}, instructions)
-            .append("variables_info", dspy.InputField(desc="Metadata about the variables available in the REPL"), type_=str)
-            .append("repl_history", dspy.InputField(desc="Previous REPL code executions and their outputs"), type_=REPLHistory)
-            .append("iteration", dspy.InputField(desc="Current iteration number (1-indexed) out of max_iters"), type_=str)
-            .append("budget", dspy.InputField(desc="What remains of the run's budget"), type_=str)
-            .append("reasoning", dspy.OutputField(desc=prompts.REASONING_DESC), type_=str)
-            .append("code", dspy.OutputField(desc=prompts.CODE_DESC), type_=str)
-        )
-        objective = f"The trajectory was generated with the following objective: \n{task}\n" if task else ""
-        extract = dspy.Signature({**sig.output_fields}, objective + prompts.EXTRACT_INSTRUCTIONS.format(
-            fallback_reason="see fallback_reason"))
-        extract = extract.prepend("variables", dspy.InputField(desc="Current values of your REPL variables"), type_=str)
-        extract = extract.prepend("fallback_reason", dspy.InputField(desc="Why the run stopped"), type_=str)
-        extract = extract.prepend("repl_history", dspy.InputField(desc="Your REPL interactions so far"), type_=REPLHistory)
-        extract = extract.prepend("variables_info", dspy.InputField(desc="Metadata about the variables available in the REPL"), type_=str)
-        return action, extract
-
-    def _tool_docs(self) -> str:
-        if not self._user_tools:
-            return ""
-        lines = ["\nAdditional tools available (use these instead of standard library equivalents):"]
-        for tool in self._user_tools.values():
-            params = ", ".join(f"{a}: {s.get('type', 'Any')}" for a, s in (tool.args or {}).items())
-            desc = (tool.desc or "No description").replace("\n", "  ")
-            lines.append(f"- `{tool.name}({params})` - {desc}")
-        return "\n".join(lines)
+    def run_predictors(self) -> Predictors:
+        """The predictors a run calls now (``generate_action`` / ``extract`` may have been replaced)."""
+        return Predictors(self.generate_action, self.extract, self._default_action_instructions)
 
     # -- public interface -------------------------------------------------------------------------
     def forward(self, *args: Any, interpreter_factory: Callable[[], Any] | None = None,
@@ -277,135 +285,11 @@ class RLM(dspy.Module):
 
     async def _start(self, inputs: dict[str, Any], interpreter: Any, factory: Any, checkpoint: Any,
                      use_async: bool) -> dspy.Prediction:
-        from dspy_rlm.loop import Run
-
         self._validate_inputs(inputs)
-        _check_factory(factory)
-        _check_interpreter(interpreter)
-        budget = Budget(self.limits())
-        return await Run(self, inputs, budget, use_async=use_async, interpreter=interpreter, factory=factory,
-                         checkpoint=checkpoint if checkpoint is not None else self.checkpoint).execute()
-
-    # -- REPL resolution --------------------------------------------------------------------------
-    def make_repl(self, bridges: dict[str, Callable[..., Any]], interpreter: Any = None,
-                  factory: Callable[[], Any] | None = None) -> tuple[Any, bool]:
-        """The run's REPL and whether the run owns it: call-time instance > call-time factory >
-        constructor instance > constructor factory > ``dspy.settings.interpreter_factory`` > SubprocessREPL."""
-        owned = False
-        repl = interpreter if interpreter is not None else None
-        if repl is None and factory is not None:
-            repl, owned = factory(), True
-        if repl is None and self._interpreter is not None:
-            repl = self._interpreter
-        if repl is None:
-            factory = self._interpreter_factory or _configured_factory()
-            if factory is not None:
-                repl, owned = factory(), True
-        if repl is None:
-            from dspy_rlm.repl.sandbox import SubprocessREPL
-
-            repl, owned = SubprocessREPL(timeout_s=self.repl_timeout, memory_mb=self.repl_memory_mb,
-                                         max_output_chars=self.max_output_chars), True
-        return self._adopt(repl, bridges), owned
-
-    def _adopt(self, repl: Any, bridges: dict[str, Callable[..., Any]]) -> Any:
-        names = list(self.signature.output_fields)
-        if hasattr(repl, "run") and hasattr(repl, "load_inputs"):  # one of ours
-            repl.tools.update(bridges)
-            repl.output_fields = names
-            return repl
-        from dspy_rlm.repl.foreign import ForeignREPL
-
-        _check_interpreter(repl)
-        repl.tools.update(bridges)
-        return ForeignREPL(repl, names)
-
-
-def _configured_factory() -> Callable[[], Any] | None:
-    from dspy.primitives.python_interpreter import PythonInterpreter
-
-    configured = dspy.settings.get("interpreter_factory") if hasattr(dspy.settings, "get") else None
-    return None if configured in (None, PythonInterpreter) else configured
-
-
-def _check_factory(factory: Any) -> None:
-    if factory is None:
-        return
-    if not isinstance(factory, type) and hasattr(factory, "execute"):
-        raise TypeError("interpreter_factory received an interpreter instance; pass a zero-argument callable "
-                        "that creates one (e.g. interpreter_factory=LocalInterpreter), or pass the instance as "
-                        "interpreter=... (you keep ownership)")
-    if not callable(factory):
-        raise TypeError(f"interpreter_factory must be a zero-argument callable, not {type(factory).__name__}")
-
-
-def _check_interpreter(interpreter: Any) -> None:
-    if interpreter is None:
-        return
-    missing = [m for m in ("tools", "start", "execute", "shutdown") if not hasattr(interpreter, m)]
-    if missing:
-        raise TypeError(f"interpreter must have DSPy's CodeInterpreter shape (tools, start, execute, shutdown); "
-                        f"{type(interpreter).__name__} lacks {missing}")
-
-
-_CHILD_CONFIG = ("sub_max_iters", "max_llm_calls", "max_output_chars", "sub_lm", "max_depth", "child_share",
-                 "max_concurrency", "downgrade_threshold", "repl_timeout", "repl_memory_mb", "extract_adapter",
-                 "action_adapter", "recovery", "max_fix_attempts", "_interpreter_factory", "size_config",
-                 "auto_chunk", "profile", "grounded_submit")
-_child_modules: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _child_module(parent: RLM, with_context: bool, depth: int) -> RLM:
-    """The sub-RLM module for ``parent`` at ``depth``, its instructions ending with the sub-RLM rules.
-
-    Built once per parent configuration and depth (building signatures costs ~40 ms, which a batch of
-    children would otherwise pay one after the other); modules keep no state between runs. The budget
-    numbers (allocation, parent's remaining) change per child, so they go in the ``budget`` input.
-    """
-    key = (with_context, depth, tuple(id(getattr(parent, name)) if name.endswith("adapter") or name == "sub_lm"
-                               else repr(getattr(parent, name)) for name in _CHILD_CONFIG), tuple(parent._user_tools))
-    cache = _child_modules.setdefault(parent, {})
-    child = cache.get(key)
-    if child is None:
-        sig = "context, task -> answer" if with_context else "task -> answer"
-        child = RLM(sig, max_iters=parent.sub_max_iters, max_llm_calls=parent.max_llm_calls,
-                    max_output_chars=parent.max_output_chars, tools=list(parent._user_tools.values()),
-                    sub_lm=parent.sub_lm, max_depth=parent.max_depth, sub_max_iters=parent.sub_max_iters,
-                    child_share=parent.child_share, max_concurrency=parent.max_concurrency,
-                    downgrade_threshold=parent.downgrade_threshold, repl_timeout=parent.repl_timeout,
-                    repl_memory_mb=parent.repl_memory_mb, extract_adapter=parent.extract_adapter,
-                    action_adapter=parent.action_adapter, recovery=parent.recovery,
-                    max_fix_attempts=parent.max_fix_attempts, size_config=parent.size_config,
-                    auto_chunk=parent.auto_chunk, profile=parent.profile, grounded_submit=parent.grounded_submit,
-                    interpreter_factory=parent._interpreter_factory)  # children use the parent's backend kind
-        rules = prompts.SUB_RLM_RULES.format(depth=depth, max_depth=parent.max_depth)
-        action = child.generate_action
-        action.signature = action.signature.with_instructions(action.signature.instructions + "\n" + rules)
-        cache[key] = child
-    return child
-
-
-async def run_child(state: RunState, task: str, context: Any, n_siblings: int = 1) -> str:
-    """Run one sub-RLM for ``rlm_query``: its own REPL, a share of the budget, depth + 1."""
-    from dspy_rlm.loop import Run
-    from dspy_rlm.trace import TraceNode
-
-    parent = state.rlm
-    budget = state.budget.child(parent.child_share, n_siblings, parent.sub_max_iters)
-    child = _child_module(parent, context is not None, budget.depth)
-    node = TraceNode(task=task, depth=budget.depth)
-    state.trace.add_subcall(node)
-    inputs = {"task": task} if context is None else {"context": context, "task": task}
-    lm_ctx = dspy.context(lm=parent.sub_lm) if parent.sub_lm is not None else _null()
-    with lm_ctx:
-        pred = await Run(child, inputs, budget, use_async=True, trace=node).execute()
-    result = pred.rlm_result
-    if result.kind == "failed":
-        return f"[ERROR] sub-RLM failed: {result.reason}"
-    return str(result.outputs.get("answer"))
-
-
-def _null():
-    import contextlib
-
-    return contextlib.nullcontext()
+        backends.check_factory(factory)
+        backends.check_interpreter(interpreter)
+        config = self.config
+        budget = Budget(config.limits)
+        return await Run(config, self.run_predictors(), inputs, budget, use_async=use_async, interpreter=interpreter,
+                         factory=factory, checkpoint=checkpoint if checkpoint is not None else config.checkpoint,
+                         execution_instructions=self._execution_instructions).execute()

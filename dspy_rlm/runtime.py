@@ -38,7 +38,7 @@ def lm_is_async(lm: Any) -> bool:
 
 async def call_predictor(predictor: dspy.Predict, use_async: bool, **kwargs: Any) -> dspy.Prediction:
     """One predictor call: native async where the LM supports it, else a worker thread."""
-    lm = predictor.lm or dspy.settings.lm
+    lm = getattr(predictor, "lm", None) or dspy.settings.lm  # a user's own predictor may have no .lm
     if use_async and lm_is_async(lm):
         return await predictor.acall(**kwargs)
     return await asyncio.to_thread(predictor, **kwargs)

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-ANSWER_SOURCES = ("submit", "final_direct", "final_var", "forced", "extracted", "error")
+ANSWER_SOURCES = ("submit", "final_direct", "final_var", "forced", "error")  # forced: fallback extraction
 
 
 @dataclass

@@ -14,9 +14,10 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dspy_rlm.trace import TraceNode
+if TYPE_CHECKING:  # the viewer reads a trace's dict form: it never imports dspy_rlm.trace at run time
+    from dspy_rlm.trace import TraceNode
 
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -154,12 +155,15 @@ document.body.dataset.rendered='true';
 
 
 def _as_dict(trace: TraceNode | dict[str, Any] | str | Path) -> dict[str, Any]:
-    if isinstance(trace, TraceNode):
+    if callable(getattr(trace, "to_dict", None)):  # a TraceNode
         return trace.to_dict()
     if isinstance(trace, dict):
         return trace
     if isinstance(trace, (str, Path)):
-        return TraceNode.from_json(trace).to_dict()
+        text = str(trace)
+        if not text.lstrip().startswith("{"):
+            text = Path(trace).read_text(encoding="utf-8")
+        return json.loads(text)
     raise TypeError(f"render_html takes a TraceNode, its dict, its JSON text or a JSON file path, "
                     f"not {type(trace).__name__}")
 

@@ -8,7 +8,6 @@ the REPL once per run.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
@@ -96,38 +95,38 @@ def to_dspy_result(result: ExecResult) -> Any:
     return result.stdout or None
 
 
+#: Optional capabilities a REPL declares in its ``capabilities`` attribute (dispatch reads them, never hasattr).
+VARIABLES = "variables"  # dump_variables() / load_variables(blobs): checkpoints restore the model's variables
+HELPER_STYLE = "helper_style"  # honours ``helper_style`` ("default" / "lines") for how helpers print
+
+
 @runtime_checkable
-class CodeInterpreterLike(Protocol):
-    """DSPy's CodeInterpreter shape: any object with these members can run our loop."""
+class REPL(Protocol):
+    """What the run loop drives: our backends implement it, foreign interpreters are wrapped into it
+    (:class:`~dspy_rlm.repl.foreign.ForeignREPL`) at the boundary (:func:`dspy_rlm.repl.backends.adopt`)."""
+
+    capabilities: frozenset[str]
+    output_fields: list[str]
+    execution_instructions: str
 
     @property
     def tools(self) -> dict[str, Callable[..., Any]]: ...
 
-    def start(self) -> None: ...
-
-    def execute(self, code: str, variables: dict[str, Any] | None = None) -> Any: ...
-
-    def shutdown(self) -> None: ...
-
-
-@runtime_checkable
-class NativeREPL(CodeInterpreterLike, Protocol):
-    """Our backends: typed execution, inputs loaded once, variable snapshots for extraction."""
-
     def load_inputs(self, inputs: dict[str, Any]) -> None: ...
+
+    def start(self) -> None: ...
 
     def run(self, code: str) -> ExecResult: ...
 
     def snapshot(self, max_chars_per_var: int = 2_000, max_vars: int = 40) -> dict[str, str]: ...
 
+    def shutdown(self) -> None: ...
 
-class Stopwatch:
-    """Tiny helper: ``with Stopwatch() as sw: ...; sw.elapsed``."""
 
-    def __enter__(self) -> "Stopwatch":
-        self._t0 = time.perf_counter()
-        self.elapsed = 0.0
-        return self
+@runtime_checkable
+class RestoresVariables(Protocol):
+    """The :data:`VARIABLES` capability."""
 
-    def __exit__(self, *exc: object) -> None:
-        self.elapsed = time.perf_counter() - self._t0
+    def dump_variables(self) -> dict[str, Any]: ...
+
+    def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]: ...

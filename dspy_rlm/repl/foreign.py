@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from pathlib import Path
 from typing import Any
 
 from dspy_rlm.repl.base import ErrorInfo, ExecResult, FinalAnswer
@@ -39,7 +38,9 @@ print(_json.dumps({_k: (type(_v).__name__ + ": " + repr(_v)[:%d]) for _k, _v in 
 
 
 class ForeignREPL:
-    """Adapts a DSPy-style CodeInterpreter to our typed ``run`` interface."""
+    """Adapts a DSPy-style CodeInterpreter to our typed ``run`` interface (no optional capabilities)."""
+
+    capabilities: frozenset[str] = frozenset()
 
     def __init__(self, interpreter: Any, output_fields: list[str], install_helpers: bool = True):
         self.interpreter = interpreter
@@ -48,6 +49,7 @@ class ForeignREPL:
         self._inputs: dict[str, Any] = {}
         self._started = False
         self._dead: str | None = None
+        self.helper_style = "default"
         self.execution_instructions = getattr(interpreter, "execution_instructions", "")
 
     @property
@@ -68,8 +70,9 @@ class ForeignREPL:
         self.interpreter.start()
         setup = _PROTOCOL_SETUP
         if self.install_helpers:
-            source = (Path(__file__).with_name("helpers.py")).read_text()
-            setup += "\n" + source + "\nglobals().update(make_helpers(globals().get('llm_query')))\n"
+            from dspy_rlm.repl.helpers import standalone_source
+
+            setup += "\n" + standalone_source() + "\nglobals().update(make_helpers(globals().get('llm_query')))\n"
         reserved = ["inputs", "FINAL", "FINAL_VAR", "SUBMIT", *self.tools, *self._inputs]
         setup += f"\n_dspy_rlm_reserved = {json.dumps(reserved)}\n"
         try:

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from dspy_rlm.repl.base import to_dspy_result, BlockTimeout, ErrorInfo, ExecResult, FinalAnswer
+from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, to_dspy_result, BlockTimeout, ErrorInfo, ExecResult, FinalAnswer
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor
 
 
@@ -29,6 +29,7 @@ class InProcessREPL:
         max_output_chars: Cap on captured output per block (only ``print`` output is captured).
     """
 
+    capabilities = frozenset({VARIABLES, HELPER_STYLE})
     execution_instructions = (
         "Code runs in a persistent in-process Python namespace: state persists between blocks and the input "
         "variables are already loaded."

@@ -46,7 +46,8 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any, Callable, Mapping
 
-from dspy_rlm.repl.base import to_dspy_result, ErrorInfo, ExecResult, FinalAnswer
+from dspy_rlm.errors import tool_failure
+from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, to_dspy_result, ErrorInfo, ExecResult, FinalAnswer
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +85,7 @@ class SubprocessREPL:
         scratch_mb: Size cap of the private ``/tmp`` (scratch) file system, with a mount namespace.
     """
 
+    capabilities = frozenset({VARIABLES, HELPER_STYLE})
     execution_instructions = (
         "Code runs in a persistent, sandboxed CPython worker process: state persists between blocks, "
         "each block has a time limit, there is no network, the file system is read-only except the "
@@ -431,12 +433,14 @@ class SubprocessREPL:
             if tool is None:
                 raise NameError(f"no host function named {name!r}")
             reply = ("return", tool(*args, **kwargs))
-        except Exception as exc:  # noqa: BLE001 - reported to the model's code as ToolError
-            reply = ("raise", f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - re-raised in the model's code as the same errors.py type
+            failure = tool_failure(name, exc)
+            reply = ("raise", (type(failure).__name__, str(failure), getattr(failure, "limit", None)))
         try:
             self._conn.send(reply)
         except (TypeError, AttributeError) as exc:  # unpicklable result
-            self._conn.send(("raise", f"{name}() returned a value that cannot cross into the sandbox: {exc}"))
+            self._conn.send(("raise", ("ToolError", f"{name}() returned a value that cannot cross into the sandbox: "
+                                                    f"{exc}", None)))
         except OSError as exc:
             raise WorkerDied(str(exc)) from exc
 

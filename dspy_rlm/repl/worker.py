@@ -22,6 +22,7 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
+from dspy_rlm.errors import rebuild
 from dspy_rlm.repl.base import BlockTimeout
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor, restore_stdio
 
@@ -29,10 +30,6 @@ _NET_EVENTS = frozenset({
     "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
     "socket.sendto", "socket.sendmsg",
 })
-
-
-class ToolError(RuntimeError):
-    """A host function (llm_query, a user tool, ...) failed; the message says why."""
 
 
 def _deny_network(event: str, args: tuple) -> None:
@@ -112,8 +109,8 @@ class Worker:
             finally:
                 if left > 0:
                     signal.setitimer(signal.ITIMER_REAL, left)
-            if kind == "raise":
-                raise ToolError(f"{name}() failed: {payload}")
+            if kind == "raise":  # the host sent (type name, message, limit): the same type as in-process
+                raise rebuild(*payload)
             return payload
 
         call.__name__ = name

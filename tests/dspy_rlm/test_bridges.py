@@ -78,7 +78,7 @@ def test_batch_rlm_query_types_failures_per_item():
     assert (a, b) == ("A", "B")
     assert bad == "extracted"  # the failing child ended through its own fallback extraction
     kinds = sorted(n.answer_source for n in pred.trace.subcalls)
-    assert kinds == ["extracted", "submit", "submit"]
+    assert kinds == ["forced", "submit", "submit"]  # the seed's name for an extracted answer
 
 
 def test_batch_runs_what_the_budget_affords_and_downgrades_the_rest():

@@ -113,7 +113,7 @@ def test_each_limit_ends_typed(limit, rlm_kwargs, code, usage):
         pred = rlm(question="q")
     assert isinstance(pred.result, Extracted), pred.result
     assert pred.result.limit == limit and pred.answer == "extracted"
-    assert pred.trace.answer_source == "extracted"
+    assert pred.trace.answer_source == "forced"
     assert "Budget exhausted, answer was forced" in pred.trace.warnings
     assert lm.roles()[-1] == "extract"
     if limit == "tokens":

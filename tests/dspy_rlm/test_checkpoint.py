@@ -70,14 +70,15 @@ def test_resume_restores_variables_and_tells_the_model(tmp_path):
     from dspy_rlm.budget import Budget
     from dspy_rlm.loop import Run
 
-    run = Run(first, inputs, Budget(first.limits()), use_async=False, checkpoint=ckpt)
+    run = Run(first.config, first.run_predictors(), inputs, Budget(first.limits()), use_async=False, checkpoint=ckpt)
 
     async def one_iteration():
         import asyncio
 
         from dspy_rlm.bridges import RunState, make_bridges
-        state = RunState(first, run.budget, run.trace, loop=asyncio.get_running_loop(), checkpoint=run.ckpt)
-        run.repl, _ = first.make_repl(make_bridges(state))
+        from dspy_rlm.repl.backends import make_repl
+        state = RunState(first.config, run.budget, run.trace, loop=asyncio.get_running_loop(), checkpoint=run.ckpt)
+        run.repl, _ = make_repl(first.config.repl, run.output_names, make_bridges(state))
         run.variables_info = run._prepare_context()
         run._repl_ready = asyncio.ensure_future(asyncio.to_thread(run._start_repl))
         run.budget.start_iteration()

@@ -31,7 +31,9 @@ def test_public_attributes_and_predictors():
     assert rlm.max_iters == 7 and set(rlm.tools) == {"len"}
     assert isinstance(rlm.generate_action, dspy.Predict) and isinstance(rlm.extract, dspy.Predict)
     assert set(rlm.generate_action.signature.output_fields) == {"reasoning", "code"}
-    assert list(rlm.extract.signature.output_fields) == ["answer"]
+    # dspy's outputs, then our optional notes field (a reply without it still parses: see test_rlm_loop)
+    assert list(rlm.extract.signature.output_fields) == ["answer", "extraction_notes"]
+    assert not rlm.extract.signature.output_fields["extraction_notes"].is_required()
     assert {name for name, _ in rlm.named_predictors()} == {"generate_action", "extract"}
     assert list(rlm.signature.input_fields) == ["context", "query"]
 

@@ -75,7 +75,7 @@ def test_forced_answer_and_errors_are_recorded():
     with dspy.context(lm=ScriptedLM(respond)):
         pred = rlm(question="q")
     trace = pred.trace
-    assert trace.answer_source == "extracted" and trace.result_kind == "extracted"
+    assert trace.answer_source == "forced" and trace.result_kind == "extracted"
     assert trace.warnings == ["Budget exhausted, answer was forced"]
     error = trace.iterations[0].code_executions[0].error
     assert error["type"] == "ZeroDivisionError"

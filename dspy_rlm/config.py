@@ -1,0 +1,125 @@
+"""The run configuration: every setting of an RLM run, typed and frozen, built once by ``RLM.__init__``.
+
+The engine (:class:`~dspy_rlm.loop.Run`, the bridges, sub-RLMs) reads a :class:`RunConfig`, never the
+``RLM`` module. A sub-RLM's configuration is :meth:`RunConfig.for_child`: the parent's with the child's
+signature and iteration cap, so a new setting is declared once (a field here) and children inherit it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from dspy_rlm.budget import Limits
+from dspy_rlm.context import SizeConfig
+
+if TYPE_CHECKING:
+    import dspy
+    from dspy.adapters.types.tool import Tool
+
+    from dspy_rlm.profiles import Profile
+
+
+@dataclass(frozen=True)
+class ChildPolicy:
+    """How ``rlm_query`` / ``batch_rlm_query`` children are run (see :mod:`dspy_rlm.budget`)."""
+
+    sub_max_iters: int = 5
+    child_share: float = 0.5
+    max_concurrency: int = 8
+    downgrade_threshold: int = 3
+
+    def __post_init__(self) -> None:
+        if not 0 < self.child_share <= 1:
+            raise ValueError(f"child_share must be in (0, 1], got {self.child_share!r}")
+        for name in ("sub_max_iters", "max_concurrency", "downgrade_threshold"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+@dataclass(frozen=True)
+class REPLSettings:
+    """Where code runs and what the model sees of it.
+
+    ``backend`` is a registered name (:func:`dspy_rlm.repl.backends.backend_names`), ``factory`` a zero-argument
+    callable and ``interpreter`` an instance the caller owns; at most one is set (None: our SubprocessREPL, or
+    ``dspy.settings.interpreter_factory``).
+    """
+
+    timeout_s: float | None = 30.0
+    memory_mb: int | None = 4096
+    max_output_chars: int = 10_000
+    backend: str | None = None
+    factory: Callable[[], Any] | None = None
+    interpreter: Any = None
+    size_config: SizeConfig = field(default_factory=SizeConfig)
+    auto_chunk: bool = False
+
+
+class AdapterSlots:
+    """Adapters a run creates on first use and keeps for later runs (and for reading their metrics):
+    ``extract`` for ``extract_adapter="auto"``, ``action`` for the small profile's Tier 3 action step."""
+
+    def __init__(self) -> None:
+        self.extract: Any = None
+        self.action: Any = None
+
+
+@dataclass(frozen=True, eq=False)
+class RunConfig:
+    """Everything a run needs besides its inputs, predictors and budget. Build with ``RLM(...)``; read
+    ``rlm.config``; derive with :func:`dataclasses.replace` or :meth:`for_child`."""
+
+    signature: type[dspy.Signature]
+    limits: Limits = field(default_factory=Limits)
+    child: ChildPolicy = field(default_factory=ChildPolicy)
+    repl: REPLSettings = field(default_factory=REPLSettings)
+    tools: tuple[Tool, ...] = ()
+    sub_lm: dspy.LM | None = None
+    action_adapter: Any = None
+    extract_adapter: Any = "auto"
+    recovery: bool = True
+    max_fix_attempts: int = 3
+    profile: str | Profile = "auto"
+    grounded_submit: bool | None = None
+    verbose: bool = False
+    checkpoint: str | os.PathLike | None = None
+    depth: int = 0
+    slots: AdapterSlots = field(default_factory=AdapterSlots, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_fix_attempts, int) or self.max_fix_attempts < 1:
+            raise ValueError(f"max_fix_attempts must be a positive integer, got {self.max_fix_attempts!r}")
+        if not isinstance(self.repl.max_output_chars, int) or self.repl.max_output_chars < 1:
+            raise ValueError(f"max_output_chars must be a positive integer, got {self.repl.max_output_chars!r}")
+
+    @property
+    def tool_map(self) -> dict[str, Tool]:
+        """The user's tools by name (built-ins such as ``llm_query`` excluded)."""
+        return {tool.name: tool for tool in self.tools}
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self.signature.output_fields)
+
+    def for_child(self, depth: int, with_context: bool) -> RunConfig:
+        """The configuration of a sub-RLM at ``depth``: signature ``[context,] task -> answer``, at most
+        ``sub_max_iters`` iterations, the same backend kind (never the caller's interpreter instance), no
+        checkpoint of its own (the root's journal covers its sub-LM calls). Adapter slots are shared."""
+        from dspy.signatures.signature import ensure_signature
+
+        sig = ensure_signature("context, task -> answer" if with_context else "task -> answer")
+        return dataclasses.replace(
+            self, signature=sig, limits=dataclasses.replace(self.limits, max_iters=self.child.sub_max_iters),
+            repl=dataclasses.replace(self.repl, interpreter=None), checkpoint=None, depth=depth)
+
+
+def replace_path(config: Any, path: tuple[str, ...], value: Any) -> Any:
+    """``config`` with the field at ``path`` (e.g. ``("limits", "max_iters")``) set to ``value``, validated."""
+    if len(path) == 1:
+        return dataclasses.replace(config, **{path[0]: value})
+    inner = getattr(config, path[0])
+    return dataclasses.replace(config, **{path[0]: replace_path(inner, path[1:], value)})
