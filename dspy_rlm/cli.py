@@ -17,7 +17,8 @@ Exit codes:
     0   the run ended Submitted or Extracted (the answer is printed either way; the kind is in the summary)
     1   with ``--strict`` only: the run ended Extracted (a limit was hit, the answer was forced)
     2   usage error: bad arguments, a missing or unreadable path, an unknown LM or a local model that does not
-        load, a missing optional dependency
+        load, a missing optional dependency; or a ``--trace`` / ``--html`` file that could not be written after
+        the run (the answer is printed first)
     3   the run ended Failed (no answer could be produced); the reason is printed
     130 interrupted (Ctrl-C)
 ``bench`` returns the benchmark's own exit code; ``view`` returns 0 or 2.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import sys
 from pathlib import Path
@@ -134,6 +136,43 @@ def resolve_lm(name: str, max_tokens: int) -> Any:
     return dspy.LM(name, max_tokens=max_tokens)
 
 
+# -- argument types ---------------------------------------------------------------------------------
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (argparse reports the error and exits 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (``nan``, ``inf``, 0 and negatives are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
+def _check_output_path(path: str | None, flag: str) -> None:
+    """Refuse an output path that cannot be written, before the (slow, maybe paid) run rather than after it."""
+    if path is None:
+        return
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise UsageError(f"{flag} {path} is a directory; give a file path such as {p / 'trace.json'}")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"{flag} {path}: the folder {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{flag} {path}: the folder {parent} is not writable")
+
+
 # -- run ----------------------------------------------------------------------------------------------
 def _summary(pred: Any) -> str:
     result, usage = pred.result, pred.trace.totals()
@@ -156,6 +195,8 @@ def _viewer():
 def cmd_run(args: argparse.Namespace) -> int:
     if args.html:
         _viewer()  # fail before the (slow) run, not after
+    _check_output_path(args.trace, "--trace")
+    _check_output_path(args.html, "--html")
     name, value = load_context(args.context, args.max_file_mb)
     lm = resolve_lm(args.lm, args.max_tokens)
     sub_lm = resolve_lm(args.sub_lm, args.max_tokens) if args.sub_lm else None
@@ -175,20 +216,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         with dspy.context(lm=lm, callbacks=[*(dspy.settings.callbacks or []), *callbacks]):
             pred = rlm(**{name: value, "query": args.query})
     paths = _write_outputs(pred, args)
+    failed_write = paths.pop("failed", None) is not None
     _print_result(pred, args, paths)
     kind = pred.result.kind
+    if failed_write:
+        return EXIT_USAGE
     if kind == "failed":
         return EXIT_FAILED
     return EXIT_EXTRACTED_STRICT if (kind == "extracted" and args.strict) else EXIT_OK
 
 
 def _write_outputs(pred: Any, args: argparse.Namespace) -> dict[str, str]:
+    """Write the trace JSON / HTML; a write that fails now (the disk filled during the run) is reported on
+    stderr and the answer is still printed."""
     paths = {}
-    if args.trace:
-        pred.trace.to_json(args.trace)
-        paths["trace"] = str(args.trace)
-    if args.html:
-        paths["html"] = str(_viewer().write_html(pred.trace, args.html))
+    try:
+        if args.trace:
+            pred.trace.to_json(args.trace)
+            paths["trace"] = str(args.trace)
+        if args.html:
+            paths["html"] = str(_viewer().write_html(pred.trace, args.html))
+    except OSError as e:
+        print(f"dspy-rlm: error: could not write {e.filename or 'an output file'}: {e.strerror or e}", file=sys.stderr)
+        paths["failed"] = str(e.filename or "")
     return paths
 
 
@@ -274,12 +324,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--lm", default="embedded",
                      help="'embedded' (default), a .gguf file or model directory, or a LiteLLM model string")
     run.add_argument("--sub-lm", default=None, help="LM for llm_query / sub-RLMs (default: --lm)")
-    run.add_argument("--max-iters", type=int, default=6)
-    run.add_argument("--max-llm-calls", type=int, default=20)
-    run.add_argument("--max-tokens", type=int, default=256, help="completion tokens per LM call")
-    run.add_argument("--max-time", type=float, default=None, help="wall-time limit in seconds")
-    run.add_argument("--budget-usd", type=float, default=None, help="USD limit for the whole run")
-    run.add_argument("--max-file-mb", type=float, default=20.0, help="skip / refuse files larger than this")
+    run.add_argument("--max-iters", type=_positive_int, default=6)
+    run.add_argument("--max-llm-calls", type=_positive_int, default=20)
+    run.add_argument("--max-tokens", type=_positive_int, default=256, help="completion tokens per LM call")
+    run.add_argument("--max-time", type=_positive_float, default=None, help="wall-time limit in seconds")
+    run.add_argument("--budget-usd", type=_positive_float, default=None, help="USD limit for the whole run")
+    run.add_argument("--max-file-mb", type=_positive_float, default=20.0, help="skip / refuse files larger than this")
     run.add_argument("--trace", default=None, help="write the trace JSON here")
     run.add_argument("--html", default=None, help="write the trace HTML viewer here")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of the bare answer")
