@@ -107,6 +107,7 @@ class Checkpoint:
         self._replay: dict[tuple[str, str], deque] = defaultdict(deque)
         self._pending_iteration: int | None = None
         self.replayed = 0
+        self.journal_failures = 0
 
     # -- the checkpoint file ------------------------------------------------------------------------
     def load(self) -> RunSnapshot | None:
@@ -191,12 +192,30 @@ class Checkpoint:
                     self.journal_path.unlink()
 
     def record(self, kind: str, key: str, value: Any, iteration: int) -> None:
-        """Append one LM answer to the journal (flushed and fsynced: it survives a crash right after)."""
-        line = json.dumps({"kind": kind, "key": _digest(key), "value": value, "iteration": iteration})
-        with self._lock, self.journal_path.open("a", encoding="utf-8") as f:
-            f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        """Append one LM answer to the journal (flushed and fsynced: it survives a crash right after).
+
+        Never raises for the disk: a journal that cannot be written (disk full, read-only) costs crash safety
+        for this answer, not the answer itself, which the run goes on with (it was paid for). A half-written
+        line is cut off again so the next record starts on a line of its own. Failures are counted in
+        :attr:`journal_failures` and logged.
+        """
+        line = json.dumps({"kind": kind, "key": _digest(key), "value": value, "iteration": iteration}) + "\n"
+        with self._lock:
+            try:
+                with self.journal_path.open("a", encoding="utf-8") as f:
+                    size = f.tell()
+                    try:
+                        f.write(line)
+                        f.flush()
+                        os.fsync(f.fileno())
+                    except OSError:
+                        with contextlib.suppress(OSError):
+                            f.truncate(size)
+                        raise
+            except OSError as exc:
+                self.journal_failures += 1
+                logger.warning("could not journal an LM answer in %s (%s); the run goes on without it",
+                               self.journal_path, exc)
 
     def replay(self, kind: str, key: str) -> Any:
         """The journaled answer for this call, if the crashed process already had it (FIFO per key)."""
