@@ -26,7 +26,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, TypeVar
 
 import dspy
 from dspy.utils.usage_tracker import UsageTracker
@@ -259,7 +259,7 @@ def _journaled(state: RunState, prompt: str, text: str, node: TraceNode) -> str:
     return text
 
 
-def _on_loop(loop: asyncio.AbstractEventLoop | None, coro: Awaitable[T]) -> T:
+def _on_loop(loop: asyncio.AbstractEventLoop | None, coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` on the run's event loop from a bridge thread (async LMs then share the caller's loop),
     or on a private loop when the run's loop is unavailable or is this very thread's loop."""
     if loop is not None and loop.is_running() and not _in_loop_thread():
@@ -275,7 +275,7 @@ def _in_loop_thread() -> bool:
     return True
 
 
-def _run_private(coro: Awaitable[T], workers: int) -> T:
+def _run_private(coro: Coroutine[Any, Any, T], workers: int) -> T:
     """Run ``coro`` on a fresh event loop with its own thread pool of ``workers`` threads.
 
     Sub-RLMs block a thread while their REPL runs code; a private pool sized for them means a batch never
@@ -306,6 +306,7 @@ def _run_private(coro: Awaitable[T], workers: int) -> T:
 
 # -- sub-RLMs -------------------------------------------------------------------------------------
 def _as_task(item: Any) -> tuple[str, Any]:
+    task: Any
     if isinstance(item, str):
         task, ctx = item, None
     elif isinstance(item, dict):

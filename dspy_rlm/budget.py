@@ -83,8 +83,11 @@ class StopReason(str, Enum):
     FIX_ATTEMPTS = "fix_attempts"  # the model's fix attempts for a failing step ran out
     LM_ERRORS = "lm_errors"  # the LM failed MAX_CONSECUTIVE_LM_FAILURES times in a row
 
-    __str__ = str.__str__
-    __format__ = str.__format__
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
 
     @property
     def is_budget(self) -> bool:

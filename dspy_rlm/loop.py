@@ -105,7 +105,7 @@ class Run:
         finally:
             if self._repl_ready is not None:
                 with contextlib.suppress(Exception):
-                    await self._repl_ready
+                    await self._ready()
             if owned and self.repl is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(self.repl.shutdown)
@@ -118,6 +118,16 @@ class Run:
         if self.profile is not DEFAULT:
             self.trace.warn(f"profile: {self.profile.name}")
 
+    @property
+    def _signature_key(self) -> type:
+        """The user's signature class, as the hashable key of the small profile's memoized signatures."""
+        return self.config.signature
+
+    async def _ready(self) -> None:
+        """Wait until the REPL has started (it starts beside the first action call)."""
+        if self._repl_ready is not None:
+            await self._repl_ready
+
     def _start_repl(self) -> None:
         self.repl.load_inputs(self.repl_inputs)
         self.repl.start()
@@ -129,6 +139,7 @@ class Run:
     # -- checkpoints ------------------------------------------------------------------------------
     def _restore(self, snap: RunSnapshot) -> None:
         """Continue where the checkpointed run stopped: history, budget, trace, fix state."""
+        assert self.ckpt is not None  # only a run with a checkpoint resumes
         self.history = REPLHistory(entries=[REPLEntry(**e) for e in snap.history],
                                    max_output_chars=self.config.repl.max_output_chars)
         self.budget.spent = Spent(**snap.spent)
@@ -157,6 +168,7 @@ class Run:
     def _save_checkpoint(self, result: Any = None) -> None:
         """Write the checkpoint after an iteration (or with the final result). A failed write is a warning:
         the run goes on."""
+        assert self.ckpt is not None  # only called for a run with a checkpoint
         try:
             dumped = self.repl.dump_variables() if result is None and VARIABLES in self.repl.capabilities \
                 else {"blobs": {}, "skipped": {}}
@@ -223,7 +235,7 @@ class Run:
     async def _checkpoint_iteration(self) -> None:
         if self.ckpt is not None:
             with contextlib.suppress(Exception):
-                await self._repl_ready
+                await self._ready()
             await asyncio.to_thread(self._save_checkpoint)
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
@@ -283,7 +295,7 @@ class Run:
         sig = getattr(action, "signature", None)
         if sig is not None and sig.instructions == self.predictors.default_action_instructions:
             guided = self.profile.guided_code and self.profile.constrained_action
-            kwargs["signature"] = small_action_signature(self.config.signature, tuple(self.config.tool_map),
+            kwargs["signature"] = small_action_signature(self._signature_key, tuple(self.config.tool_map),
                                                          self.profile.constrained_action and not guided)
             if guided:
                 kwargs["signature"] = self._guided_signature(kwargs["signature"])
@@ -304,7 +316,7 @@ class Run:
         from dspy_rlm.profiles.small import small_action_signature
 
         if not guided.supports(self.config.signature):  # e.g. list outputs: the static code pattern
-            return small_action_signature(self.config.signature, tuple(self.config.tool_map), True)
+            return small_action_signature(self._signature_key, tuple(self.config.tool_map), True)
         question, data = self._question_and_data()
         if self.guided_terms is None:  # the inputs do not change during a run
             self.guided_terms = guided.search_terms(question, data)
@@ -341,7 +353,7 @@ class Run:
             outputs.append(model_error(f"Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
                                        "Write Python in ```python blocks."))
         for i, block in enumerate(parsed.code_blocks, start=1):
-            await self._repl_ready
+            await self._ready()
             res: ExecResult = await asyncio.to_thread(self.repl.run, block)
             record.code_executions.append(CodeExecution(block, res.stdout, res.error.to_dict() if res.error else None,
                                                         res.duration_s))
@@ -394,7 +406,7 @@ class Run:
     async def _text_final(self, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
         """FINAL(...) / FINAL_VAR(name) written as text outside code."""
         if parsed.final_var:
-            await self._repl_ready
+            await self._ready()
             res = await asyncio.to_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
             record.code_executions.append(CodeExecution(f"FINAL_VAR({parsed.final_var!r})", res.stdout,
                                                         res.error.to_dict() if res.error else None, res.duration_s))
@@ -465,7 +477,7 @@ class Run:
         reason = self.budget.fallback_reason(stop, detail)
         self.trace.warn("Budget exhausted, answer was forced" if stop.is_budget else f"Run stopped: {reason}")
         with contextlib.suppress(Exception):
-            await self._repl_ready
+            await self._ready()
         snapshot = await asyncio.to_thread(self._snapshot)
         result = await run_extraction(self.config, self.predictors.extract, history=self.history,
                                       variables_info=self.variables_info, snapshot=snapshot, reason=reason,

@@ -88,7 +88,8 @@ def _final_span(prose: str) -> tuple[int, str, int] | None:
         pass
     if close is None:
         return None
-    end = _TRAILING_BLANKS.match(prose, close.end()).end()
+    blanks = _TRAILING_BLANKS.match(prose, close.end())  # matches the empty string at least
+    end = blanks.end() if blanks is not None else close.end()
     return start.start(), prose[start.end():close.start()], end
 
 

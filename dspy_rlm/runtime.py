@@ -7,7 +7,7 @@ import contextvars
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, Awaitable, Callable, Coroutine, TypeVar
 
 import dspy
 from dspy.utils.usage_tracker import UsageTracker
@@ -18,7 +18,7 @@ T = TypeVar("T")
 LOCAL_PROVIDERS = frozenset({"outlines", "mlx", "local", "dummy", "ollama", "ollama_chat", "lm_studio"})
 
 
-def run_sync(coro: Awaitable[T]) -> T:
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion from sync code, even where an event loop is already running
     (Jupyter): then it runs on a fresh loop in a helper thread, with the caller's context."""
     try:

@@ -155,7 +155,7 @@ document.body.dataset.rendered='true';
 
 
 def _as_dict(trace: TraceNode | dict[str, Any] | str | Path) -> dict[str, Any]:
-    if callable(getattr(trace, "to_dict", None)):  # a TraceNode
+    if not isinstance(trace, (dict, str, Path)) and callable(getattr(trace, "to_dict", None)):  # a TraceNode
         return trace.to_dict()
     if isinstance(trace, dict):
         return trace

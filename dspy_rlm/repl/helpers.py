@@ -43,13 +43,13 @@ class _Matcher:
             raise ValueError(f"{fn}(): pattern is empty; give the text or regex to look for")
         self.fn, self.pattern, self.regex, self.ignore_case = fn, pattern, regex, ignore_case
         self.literal = None if (regex or ignore_case) else pattern
-        self._rx = {str: self._compile(pattern)}
+        self._rx: dict[type, re.Pattern] = {str: self._compile(pattern)}
         self.anchor = _required_literal(self._rx[str]) if regex else None
 
     def _compile(self, pattern: str | bytes) -> re.Pattern:
         flags = re.IGNORECASE if self.ignore_case else 0
         try:
-            return re.compile(pattern if self.regex else re.escape(pattern), flags | re.MULTILINE)
+            return re.compile(pattern if self.regex else re.escape(pattern), flags | re.MULTILINE)  # type: ignore[type-var]
         except re.error as exc:
             raise ValueError(f"{self.fn}(): invalid regex {self.pattern!r}: {exc}. "
                              f"Pass regex=False to look for the literal text") from exc
@@ -92,9 +92,9 @@ def _required_literal(rx: re.Pattern) -> tuple[str, int] | None:
     sre scans char by char (~70 MB/s) unless a pattern starts with a literal; with this anchor, str.find
     jumps between candidates (GB/s) and the regex is only tried there."""
     try:
-        import re._parser as sre_parse  # Python >= 3.11
+        import re._parser as sre_parse  # type: ignore[import-not-found]  # Python >= 3.11, no stub
     except ImportError:
-        import sre_parse  # type: ignore[no-redef]
+        import sre_parse
     try:
         parsed = sre_parse.parse(rx.pattern, rx.flags)
         if parsed.state.flags & re.IGNORECASE:
@@ -299,7 +299,7 @@ def _render_items(var: list | tuple | dict, budget: int) -> str:
     lines = []
     for i, (label, item) in enumerate(pairs):
         if i in wanted:
-            body = item[:share] if isinstance(item, (str, bytes, bytearray)) else repr(item)[:share]
+            body = item[:share] if isinstance(item, (str, bytes)) else repr(item)[:share]
             lines.append(f"[{label!r}] {_show(body)}")
     if keep < n:
         lines.append(f"... ({keep} of {n:,} items shown)")
@@ -322,7 +322,8 @@ def _summarize(llm_query: Callable[[str], str] | None, var: Any, max_tokens: int
     if not isinstance(var, (list, tuple, dict, str, bytes, bytearray)):
         raise _type_error("summarize", "str, bytes, list, tuple or dict", var, "Try summarize(str(x))")
     is_text = isinstance(var, (str, bytes, bytearray))
-    text = var if is_text else _render_items(var, _SUMMARY_MAX_PARTS * chunk_chars)
+    text: str | bytes = bytes(var) if isinstance(var, bytearray) else var if isinstance(var, (str, bytes)) \
+        else _render_items(var, _SUMMARY_MAX_PARTS * chunk_chars)
     what = f"{type(var).__name__} of {len(var):,} {'chars' if is_text else 'items'}"
     if not text:
         return ""
@@ -409,7 +410,7 @@ def make_helpers(llm_query: Callable[[str], str] | None = None, style: str = "de
         """
         return search(var, pattern, regex, max_results, context, ignore_case, _lines=True)
 
-    functions = {"peek": peek, "search": search_lines if style == "lines" else search, "count_matches": count_matches,
+    functions: dict[str, Callable[..., Any]] = {"peek": peek, "search": search_lines if style == "lines" else search, "count_matches": count_matches,
                  "search_context": search_context, "chunk_text": chunk_text, "extract_json": extract_json,
                  "extract_sections": extract_sections, "summarize": summarize, "find_relevant": find_relevant}
     return {name: functions[name] for name in HELPER_NAMES}

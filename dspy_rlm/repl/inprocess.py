@@ -108,11 +108,13 @@ class InProcessREPL:
 
     def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]:
         self.start()
+        assert self._executor is not None  # start() made it
         return self._executor.load_variables(blobs)
 
     def execute(self, code: str, variables: dict[str, Any] | None = None) -> Any:
         """DSPy's ``CodeInterpreter.execute``: returns stdout, or ``FinalOutput``; raises on errors."""
         self.start()
+        assert self._executor is not None  # start() made it
         if variables:
             self._executor.set_variables(variables)
         return to_dspy_result(self.run(code))

@@ -118,15 +118,16 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
     levels = [] if config.get("isolation") == "none" or not sys.platform.startswith("linux") \
         else _levels(bool(config.get("allow_network")))
     libc = _libc() if levels else None
+    assert libc is not None or not levels
     reached: list[str] = []
     for flags, names in levels:
-        if _unshare(libc, flags):
+        if libc is not None and _unshare(libc, flags):
             reached = names
             break
     info: dict[str, Any] = {"isolation": "+".join(reached) or "none", "pids_limit": "none"}
     info["network"] = "allowed" if config.get("allow_network") else (
         "userns+netns" if {"userns", "netns"} <= set(reached) else "netns" if "netns" in reached else "audit-hook")
-    if "pidns" in reached:
+    if "pidns" in reached and libc is not None:
         _split_off_init(conn, config, libc, info, worker_fds)  # returns only in the worker (pid 2)
     else:
         os.setpgid(0, 0)  # so the host can kill what the worker starts, with killpg

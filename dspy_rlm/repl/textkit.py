@@ -119,7 +119,7 @@ def _repair(candidate: str) -> Any:
     try:
         import json_repair  # optional
     except ImportError:
-        json_repair = None
+        json_repair = None  # type: ignore[assignment]
     if json_repair is not None:
         try:
             value = json_repair.loads(candidate)

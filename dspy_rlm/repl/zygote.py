@@ -81,6 +81,7 @@ class Zygote:
             for attempt in range(2):
                 if self._proc is None or self._proc.poll() is not None:
                     self._start()
+                assert self._sock is not None  # _start() connected it
                 try:
                     socket.send_fds(self._sock, [payload], [worker_fd, inputs_fd])
                     return
