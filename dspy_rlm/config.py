@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Literal, Union
 
 from dspy_rlm.budget import Limits
 from dspy_rlm.context import SizeConfig
@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     import dspy
     from dspy.adapters.types.tool import Tool
 
+    from dspy.primitives.code_interpreter import CodeInterpreter
+
     from dspy_rlm.profiles import Profile
+    from dspy_rlm.repl.base import REPL
+
+#: What can run the model's code: one of our REPLs, or anything with DSPy's CodeInterpreter shape.
+REPLLike = Union["REPL", "CodeInterpreter"]
 
 
 @dataclass(frozen=True)
@@ -53,8 +59,8 @@ class REPLSettings:
     memory_mb: int | None = 4096
     max_output_chars: int = 10_000
     backend: str | None = None
-    factory: Callable[[], Any] | None = None
-    interpreter: Any = None
+    factory: Callable[[], REPLLike] | None = None
+    interpreter: REPLLike | None = None
     size_config: SizeConfig = field(default_factory=SizeConfig)
     auto_chunk: bool = False
 
@@ -64,8 +70,8 @@ class AdapterSlots:
     ``extract`` for ``extract_adapter="auto"``, ``action`` for the small profile's Tier 3 action step."""
 
     def __init__(self) -> None:
-        self.extract: Any = None
-        self.action: Any = None
+        self.extract: dspy.Adapter | None = None
+        self.action: dspy.Adapter | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,8 +85,8 @@ class RunConfig:
     repl: REPLSettings = field(default_factory=REPLSettings)
     tools: tuple[Tool, ...] = ()
     sub_lm: dspy.LM | None = None
-    action_adapter: Any = None
-    extract_adapter: Any = "auto"
+    action_adapter: dspy.Adapter | None = None
+    extract_adapter: dspy.Adapter | Literal["auto"] | None = "auto"
     recovery: bool = True
     max_fix_attempts: int = 3
     profile: str | Profile = "auto"
