@@ -40,9 +40,12 @@ import threading
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dspy_rlm.errors import CheckpointMismatch
+
+if TYPE_CHECKING:
+    from dspy_rlm.recovery import RecoveryTracker
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +65,7 @@ class RunSnapshot:
     spent: dict[str, Any]
     elapsed_s: float
     trace: dict[str, Any]
-    recovery: dict[str, Any] | None
+    recovery: RecoveryTracker | None  # the fix-attempt state, pickled with the snapshot
     last_submit: dict[str, Any] | None
     told_rebound: list[str]
     variables: dict[str, bytes] = field(default_factory=dict)
