@@ -114,6 +114,7 @@ class _Collector:
 
         self.n, self.budget, self.trace_dir = n, budget, trace_dir
         self.items: dict[int, ItemResult] = {}
+        self.counts: dict[str, int] = {}
         self.spent = empty_usage()
         self.stopped_by: str | None = None
         if trace_dir is not None:
@@ -127,10 +128,8 @@ class _Collector:
         add_usage(self.spent, item.usage)
         if item.error is not None:
             logger.info("batch item %d: %s: %s", item.index, item.error.type, item.error.message[:200])
-        counts: dict[str, int] = {}
-        for done in self.items.values():
-            counts[done.kind] = counts.get(done.kind, 0) + 1
-        self.bar.set_postfix({**counts, "usd": f"{self.spent['cost']:.4f}"}, refresh=False)
+        self.counts[item.kind] = self.counts.get(item.kind, 0) + 1
+        self.bar.set_postfix({**self.counts, "usd": f"{self.spent['cost']:.4f}"}, refresh=False)
         self.bar.update(1)
         if self.budget is not None and self.stopped_by is None:
             self.stopped_by = self.budget.exhausted(self.spent)
