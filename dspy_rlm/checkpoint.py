@@ -109,6 +109,7 @@ class Checkpoint:
         self._lock = threading.Lock()
         self._replay: dict[tuple[str, str], deque] = defaultdict(deque)
         self._pending_iteration: int | None = None
+        self._saved_through = 0  # the last iteration the checkpoint file holds
         self.replayed = 0
         self.journal_failures = 0
 
@@ -132,6 +133,7 @@ class Checkpoint:
         if snap.fingerprint != self.fingerprint:
             raise CheckpointMismatch(f"the checkpoint {self.path} was written by a run with another signature or "
                                      "other inputs; delete it to start over, or pass another checkpoint path")
+        self._saved_through = snap.iterations_done
         self._arm_journal(snap.iterations_done + 1)
         return snap
 
@@ -156,6 +158,7 @@ class Checkpoint:
             raise
         _fsync_dir(self.path.parent)
         with self._lock:
+            self._saved_through = snap.iterations_done
             self._replay.clear()
             self._pending_iteration = None
             with contextlib.suppress(OSError):
@@ -191,8 +194,11 @@ class Checkpoint:
             if self._pending_iteration != index:  # a replayed iteration keeps its journal until it is saved
                 self._replay.clear()
                 self._pending_iteration = index
-                with contextlib.suppress(OSError):
-                    self.journal_path.unlink()
+                if index <= self._saved_through + 1:  # every earlier iteration is in the checkpoint file
+                    with contextlib.suppress(OSError):
+                        self.journal_path.unlink()
+                # else the last save failed (disk full): the journal still holds the unsaved iteration's answers,
+                # which a resume from the older checkpoint replays; this iteration's records are appended.
 
     def record(self, kind: str, key: str, value: Any, iteration: int) -> None:
         """Append one LM answer to the journal (flushed and fsynced: it survives a crash right after).

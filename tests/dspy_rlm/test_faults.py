@@ -308,3 +308,154 @@ def test_a_crashing_child_in_batch_rlm_query_loses_only_its_own_answer():
     assert (a, b) == ("A-ok", "B-recovered")
     assert c.startswith("[ERROR]") or "failed" in c.lower(), c
     assert "provider is down" in c  # the child's own failure, typed for the root model
+
+
+# -- host faults: a host process in a subprocess ------------------------------------------------------
+VICTIM_STEPS = {
+    1: "x = 41\nfirst = llm_query('remember the first note')\nprint(first)",
+    2: "second = llm_query('and the second one')\nfault_here()\nprint(second)",
+    3: "SUBMIT(answer=f'{x + 1}|{first}|{second}')",
+}
+
+
+def victim(ckpt: str, log: str, fault: str) -> None:
+    """A host process running one RLM with a checkpoint; ``fault`` happens in iteration 2, after its action and
+    its llm_query were answered: ``SIGTERM`` / ``SIGINT`` (sent to itself), ``fill`` (the disk holding the
+    checkpoint fills up: a tmpfs, or simulated by fsync raising ENOSPC when ``FAULTS_SIMULATE_ENOSPC`` is set)
+    or ``none``. Every LM call appends ``role iteration digest`` to ``log``; the REPL worker's host pid goes to
+    ``log + '.pids'``. Prints the result as one JSON line."""
+    import errno
+    import hashlib
+
+    repls: list[SubprocessREPL] = []
+
+    def respond(call):
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{call.role} {call.iteration} {hashlib.sha1(call.user.encode()).hexdigest()[:10]}\n")
+        if call.role == "llm":
+            return "NOTE<" + call.user.split()[-1] + ">"
+        return action(VICTIM_STEPS[min(call.iteration, 3)])
+
+    def factory():
+        repls.append(SubprocessREPL(timeout_s=30))
+        return repls[-1]
+
+    def fault_here() -> str:
+        """Injects the host fault while the model's block runs."""
+        with open(log + ".pids", "a", encoding="utf-8") as f:
+            f.write(" ".join(str(r._pid) for r in repls if r._pid) + "\n")
+        if fault in ("SIGTERM", "SIGINT"):
+            os.kill(os.getpid(), getattr(signal, fault))
+            time.sleep(5)  # the signal arrives while the block is still running
+        elif fault == "fill":
+            if os.environ.get("FAULTS_SIMULATE_ENOSPC"):
+                def no_space(fd):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                os.fsync = no_space
+            else:
+                with open(Path(ckpt).parent / "filler", "wb") as f:
+                    try:
+                        while True:
+                            f.write(b"\0" * 4096)
+                            f.flush()
+                    except OSError:
+                        pass
+        return "ok"
+
+    dspy.configure(lm=ScriptedLM(respond))
+    rlm = RLM("context, query -> answer", max_iters=6, tools=[fault_here], checkpoint=ckpt,
+              interpreter_factory=factory)
+    inputs = {"context": "a long document " * 50, "query": "combine the notes"}
+    pred = rlm(**inputs)
+    print(json.dumps({"answer": pred.answer, "kind": pred.result.kind, "warnings": pred.trace.warnings}))
+    if fault == "fill":  # what is on the (full) disk now, seen from inside the mount namespace
+        from dspy_rlm.checkpoint import Checkpoint, fingerprint
+
+        snap = Checkpoint(ckpt, fingerprint(rlm.signature, inputs)).load()
+        journal = Path(ckpt + ".journal")
+        records = [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
+        print(json.dumps({"tmpfs": not os.environ.get("FAULTS_SIMULATE_ENOSPC"), "iterations_done":
+                          snap.iterations_done, "result_saved": snap.result is not None,
+                          "files": sorted(p.name for p in Path(ckpt).parent.iterdir()),
+                          "journal": [[r["kind"], r["iteration"]] for r in records]}))
+
+
+def _victim(ckpt: Path, log: Path, fault: str, *, prefix: tuple[str, ...] = (), env: dict | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess:
+    args = [*prefix, sys.executable, "-m", "tests.dspy_rlm.test_faults", str(ckpt), str(log), fault]
+    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def _pids_gone(log: Path) -> list[int]:
+    """The worker pids the victim recorded that are still alive (they must all be gone)."""
+    pids = [int(p) for line in Path(str(log) + ".pids").read_text().split("\n") for p in line.split()]
+    assert pids
+    deadline = time.monotonic() + 5
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in alive if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        time.sleep(0.1)
+    return alive
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_host_signalled_mid_run_resumes_without_repeating_paid_calls(tmp_path, sig):
+    ckpt, log = tmp_path / "run.ckpt", tmp_path / "calls.log"
+    first = _victim(ckpt, log, sig)
+    assert first.returncode != 0 and first.stdout.strip() == "", (first.returncode, first.stderr[-2000:])
+    paid = log.read_text().splitlines()
+    # iteration 1 (action + llm_query) and iteration 2's action + llm_query were paid for before the signal
+    assert [c.split()[:2] for c in paid] == [["action", "1"], ["llm", "0"], ["action", "2"], ["llm", "0"]]
+    assert ckpt.exists() and Path(str(ckpt) + ".journal").exists()  # flushed: iteration 1 + iteration 2's answers
+    assert _pids_gone(log) == []  # the host's death took its sandbox worker with it
+
+    second = _victim(ckpt, log, "none")
+    assert second.returncode == 0, second.stderr[-2000:]
+    out = json.loads(second.stdout.strip().splitlines()[-1])
+    assert out["kind"] == "submitted" and out["answer"] == "42|NOTE<note>|NOTE<one>"
+    calls = log.read_text().splitlines()
+    assert len(calls) == len(set(calls)) == 5, calls  # only iteration 3's action is new: nothing paid twice
+    assert calls[-1].split()[:2] == ["action", "3"]
+
+
+def _tiny_tmpfs_prefix(mount: Path) -> tuple[str, ...] | None:
+    """``unshare`` arguments that run a command with a 64 KiB tmpfs at ``mount`` in a private mount namespace
+    (as root, or as a user mapped to root in a new user namespace), or None where the kernel refuses."""
+    import shutil
+
+    if shutil.which("unshare") is None:
+        return None
+    for flags in (("-m",), ("-r", "-m")) if os.geteuid() == 0 else (("-r", "-m"),):
+        script = f'mount -t tmpfs -o size=64k tmpfs "{mount}" && exec "$0" "$@"'
+        probe = subprocess.run(["unshare", *flags, "sh", "-c", script, "true"], capture_output=True)
+        if probe.returncode == 0:
+            return ("unshare", *flags, "sh", "-c", script)
+    return None
+
+
+def test_disk_full_while_checkpointing_keeps_the_previous_checkpoint(tmp_path):
+    """The disk holding the checkpoint fills in iteration 2: the run still submits (a failed write is a trace
+    warning), the checkpoint on disk is iteration 1's and still loads, no temporary file is left behind, the
+    journal keeps iteration 2's paid answers for a resume, and no paid LM answer was thrown away and re-bought."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    ckpt, log = mount / "run.ckpt", tmp_path / "calls.log"
+    prefix = _tiny_tmpfs_prefix(mount)
+    env = {} if prefix else {"FAULTS_SIMULATE_ENOSPC": "1"}  # a kernel without mount namespaces: ENOSPC simulated
+    run = _victim(ckpt, log, "fill", prefix=prefix or (), env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.strip().splitlines()
+    out, disk = json.loads(lines[-2]), json.loads(lines[-1])
+    assert out["kind"] == "submitted" and out["answer"] == "42|NOTE<note>|NOTE<one>"
+    assert any("Checkpoint not written" in w and "No space left" in w for w in out["warnings"]), out["warnings"]
+    calls = [c.split()[:2] for c in log.read_text().splitlines()]
+    assert calls == [["action", "1"], ["llm", "0"], ["action", "2"], ["llm", "0"], ["action", "3"]], calls
+    assert disk["tmpfs"] == bool(prefix)
+    assert disk["iterations_done"] == 1 and disk["result_saved"] is False  # the previous checkpoint survived
+    assert not [n for n in disk["files"] if n.endswith(".tmp")]  # no half-written temporary file
+    assert disk["journal"][:2] == [["action", 2], ["llm", 2]]  # iteration 2's answers, kept for a resume
+
+
+if __name__ == "__main__":
+    victim(sys.argv[1], sys.argv[2], sys.argv[3])
