@@ -147,15 +147,20 @@ class _ConstrainedTier(JSONAdapter):
         name, info = single
         return str(format_field_value(info, outputs.get(name, missing_field_message)))
 
+    def _built(self) -> OutputConstraint:
+        if self.constraint is None:
+            raise RuntimeError("tier3 parsed before its constraint was built (_call_preprocess runs first).")
+        return self.constraint
+
     def _call_postprocess(self, processed_signature, original_signature, outputs, lm, lm_kwargs):
         reasons = _finish_reasons(lm, outputs)
         if any(reason in TRUNCATING_FINISH_REASONS for reason in reasons):
             text = outputs[0].get("text") if isinstance(outputs[0], dict) else outputs[0]
-            self.constraint.parse(str(text or ""), next(r for r in reasons if r in TRUNCATING_FINISH_REASONS))
+            self._built().parse(str(text or ""), next(r for r in reasons if r in TRUNCATING_FINISH_REASONS))
         return super()._call_postprocess(processed_signature, original_signature, outputs, lm, lm_kwargs)
 
     def parse(self, signature, completion):
-        return self.constraint.parse(completion)
+        return self._built().parse(completion)
 
 
 def _finish_reasons(lm: BaseLM, outputs: Any) -> list[str | None]:

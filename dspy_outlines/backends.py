@@ -79,6 +79,9 @@ _backend_objects: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakK
 _stats = {"hits": 0, "misses": 0, "build_s": 0.0}
 _cpu_installed = False
 
+#: The method of Outlines' three logits processors that applies the token bitmask to MLX logits (Metal only).
+_PATCHED_METHOD = "_bias_logits_mlx"
+
 #: The Outlines releases whose internals this module was written against (the pyproject bound, too).
 SUPPORTED_OUTLINES = ">=1.2,<1.4"
 
@@ -214,9 +217,9 @@ def install_cpu_bitmask() -> bool:
             patches = ((OutlinesCoreLogitsProcessor, _outlines_core_bias_cpu),
                        (LLGuidanceLogitsProcessor, _llguidance_bias_cpu), (XGrammarLogitsProcessor, _xgrammar_bias_cpu))
             for cls, _ in patches:  # a renamed method would leave Outlines' Metal kernel in place
-                outlines_internal(cls, "_bias_logits_mlx")
-            for cls, bias in patches:
-                cls._bias_logits_mlx = bias
+                outlines_internal(cls, _PATCHED_METHOD)
+            for cls, bias in patches:  # a runtime patch of a method: setattr says so (and mypy agrees)
+                setattr(cls, _PATCHED_METHOD, bias)
             _cpu_installed = True
             logger.debug("Outlines MLX token bitmask routed to the CPU path (no Metal).")
     return True

@@ -35,6 +35,7 @@ from dspy.utils.exceptions import AdapterParseError
 
 if TYPE_CHECKING:
     from dspy import Signature
+    from outlines.types.dsl import CFG, Regex
 
 __all__ = [
     "OUTPUT_REGEX_ATTR",
@@ -85,7 +86,7 @@ def plain_text(max_chars: int | None = None) -> Any:
     return Regex(rf"\S[\s\S]{{0,{max(max_chars, 1) - 1}}}")
 
 
-def _outlines_terms() -> tuple[type, type] | None:
+def _outlines_terms() -> tuple[type[Regex], type[CFG]] | None:
     """Outlines' ``(Regex, CFG)`` classes when Outlines is loaded, else ``None``.
 
     No value can be one of these terms before their module is imported, so ``None`` means "no term here"
@@ -155,7 +156,7 @@ def output_model(signature: type[Signature], name: str = "Outputs",
     Returns:
         A pydantic model class that forbids extra fields.
     """
-    fields = {
+    fields: dict[str, Any] = {
         field_name: (_json_annotation(field.annotation, field.metadata, max_chars), ...)
         for field_name, field in signature.output_fields.items()
     }
@@ -292,6 +293,9 @@ def _strict_json(signature: type[Signature], text: str) -> Any:
                     message=f"The constrained output {what}; it is not repaired.") from exc
 
 
+_LENIENT_JSON = json.JSONDecoder(strict=False)  # like json.loads(..., strict=False): raw newlines in strings
+
+
 def _ends_early(text: str, pos: int) -> bool:
     """Whether JSON that failed to decode at ``pos`` is cut short: the error is at the end of the text,
     or at a string that never closes."""
@@ -300,7 +304,7 @@ def _ends_early(text: str, pos: int) -> bool:
     if text[pos] != '"':
         return False
     try:
-        json.decoder.scanstring(text, pos + 1, False)
+        _LENIENT_JSON.raw_decode(text, pos)  # the string that starts at pos, alone
     except json.JSONDecodeError:
         return True
     return False
@@ -327,7 +331,7 @@ def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response
     Raises:
         AdapterParseError: A field is missing or a value does not validate.
     """
-    fields = {}
+    fields: dict[str, Any] = {}
     for name, info in signature.output_fields.items():
         if name not in values:
             raise AdapterParseError(

@@ -16,9 +16,10 @@ prompt format. LMs are tracked through weak references: a garbage-collected LM's
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +41,7 @@ class LMRouteState:
     """
 
     model: str
-    ref: Any = None
+    ref: Callable[[], Any] | None = None
     calls: int = 0
     streak: dict[str, int] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
@@ -131,10 +132,11 @@ class TierRouter:
         if state is not None and state.ref is not None and state.ref() is lm:
             return state
         self._prune()
+        ref: Callable[[], Any]
         try:
             ref = weakref.ref(lm)
         except TypeError:  # not weak-referenceable: keyed by id only, kept while the router lives
-            ref = lambda: lm  # a strong reference that answers like a weak one
+            ref = functools.partial(_same, lm)  # a strong reference that answers like a weak one
         state = LMRouteState(model=_model_name(lm), ref=ref)
         self._states[key] = state
         return state
@@ -147,7 +149,11 @@ class TierRouter:
         return {"skip_after": self.skip_after, "reprobe_every": self.reprobe_every, "auto": self.auto}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**state)
+        TierRouter.__init__(self, **state)
+
+
+def _same(lm: Any) -> Any:
+    return lm
 
 
 def _model_name(lm: Any) -> str:

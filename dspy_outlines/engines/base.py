@@ -7,9 +7,24 @@ these types without importing the module that imports them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
-__all__ = ["Completion", "Engine", "GenerationRequest"]
+if TYPE_CHECKING:
+    from outlines.models.base import Model as OutlinesModel
+
+__all__ = ["Completion", "Engine", "EngineState", "GenerationRequest", "JSONValue", "OutputType"]
+
+#: What Outlines accepts as an output type: a Python type (``int``, a pydantic model, an ``Enum``), a typing
+#: form (``Literal["a", "b"]``, which the type system sees as a plain object), an Outlines term (``Regex``,
+#: ``CFG``, ``JsonSchema``). Checked where it is used (:func:`dspy_outlines.constraints.constraint_key` raises
+#: ``TypeError`` for anything else), so the static type can say no more than ``object``.
+OutputType: TypeAlias = object
+
+#: A JSON-serializable value (what ``dump_state`` returns, for ``OutlinesLM.dump_state``).
+JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
+
+#: The options needed to rebuild an engine.
+EngineState: TypeAlias = "dict[str, JSONValue]"
 
 
 @dataclass(frozen=True)
@@ -30,7 +45,7 @@ class GenerationRequest:
     temperature: float = 0.0
     top_p: float | None = None
     stop: tuple[str, ...] = ()
-    constraint: Any = None
+    constraint: OutputType | None = None
     seed: int | None = None
     deadline: float | None = None
 
@@ -67,7 +82,7 @@ class Engine(Protocol):
     model_name: str
     """A readable model name (reported as ``response.model``)."""
 
-    outlines_model: Any
+    outlines_model: OutlinesModel
     """The Outlines model (``lm.model``): ``lm.model(prompt, output_type)`` works directly."""
 
     def render_prompt(self, messages: list[dict[str, str]]) -> str:
@@ -82,10 +97,10 @@ class Engine(Protocol):
         """One completion. Thread-safe: concurrent callers are serialized by the engine."""
         ...
 
-    def stats(self) -> dict[str, Any]:
-        """Counters (prefix-cache hits, cached tokens, ...), for benchmarks and metrics."""
+    def stats(self) -> dict[str, float]:
+        """Counters (prefix-cache hits, cached tokens, seconds, ...), for benchmarks and metrics."""
         ...
 
-    def dump_state(self) -> dict[str, Any]:
+    def dump_state(self) -> EngineState:
         """The options needed to rebuild the engine (``OutlinesLM.dump_state``)."""
         ...

@@ -37,7 +37,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.engines.base import Completion, GenerationRequest
+from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue
 from dspy_outlines.models import embedded_model_path
 
 logger = logging.getLogger(__name__)
@@ -144,7 +144,8 @@ class _GuardedProcessor:
     where an exception is printed and dropped and generation would go on unconstrained."""
 
     def __init__(self, processor: Any) -> None:
-        self.processor, self.error = processor, None
+        self.processor = processor
+        self.error: Exception | None = None
 
     def __call__(self, input_ids: Any, logits: Any) -> Any:
         if self.error is None:
@@ -206,7 +207,7 @@ class LlamaCppEngine:
             raise ValueError(f"prefix_cache_mb must be a number >= 0 (0 turns the prefix cache off), "
                              f"not {prefix_cache_mb!r}.")
         self.source, self.model_name = str(path), f"local/{path.name}"
-        self._options = {k: v for k, v in (("n_ctx", n_ctx), ("n_threads", n_threads)) if v is not None}
+        self._options: dict[str, JSONValue] = {k: v for k, v in (("n_ctx", n_ctx), ("n_threads", n_threads)) if v is not None}
         if prefix_cache_mb != DEFAULT_PREFIX_CACHE_MB:
             self._options["prefix_cache_mb"] = prefix_cache_mb
         self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
@@ -220,7 +221,7 @@ class LlamaCppEngine:
         self._formatter = self._chat_formatter()
         self._saved = LlamaRAMCache(int(prefix_cache_mb * 2**20)) if prefix_cache_mb > 0 else None
         self._live_prompt_len = 0
-        self._stats = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "saved_states": 0, "restored_states": 0,
+        self._stats: dict[str, float] = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "saved_states": 0, "restored_states": 0,
                        "save_s": 0.0, "restore_s": 0.0, "deadline_before_first_token": 0}
 
     @staticmethod
@@ -300,7 +301,7 @@ class LlamaCppEngine:
         dropped = self._live_prompt_len - live
         if dropped >= SAVE_MIN_TOKENS or saved >= live + SAVE_MIN_TOKENS:
             self._save_live()
-        if saved >= live + SAVE_MIN_TOKENS and self._restore(key):
+        if key is not None and saved >= live + SAVE_MIN_TOKENS and self._restore(key):
             live = saved
         # At least one prompt token is evaluated, so the logits are those of this prompt.
         llama.n_tokens = min(live, len(prompt_ids) - 1)
@@ -309,9 +310,9 @@ class LlamaCppEngine:
     def _save_live(self) -> None:
         import llama_cpp
 
-        llama, started = self.llama, time.perf_counter()
+        llama, started, saved = self.llama, time.perf_counter(), self._saved
         tokens = tuple(int(t) for t in llama._input_ids[: self._live_prompt_len])
-        if len(tokens) < SAVE_MIN_TOKENS or tokens in self._saved.cache_state:
+        if saved is None or len(tokens) < SAVE_MIN_TOKENS or tokens in saved.cache_state:
             return
         # The sequence holds the prompt and the completion; the key is the prompt, whose KV is a prefix.
         size = llama_cpp.llama_state_seq_get_size(llama._ctx.ctx, 0)
@@ -322,9 +323,9 @@ class LlamaCppEngine:
         state = llama_cpp.LlamaState(input_ids=np.asarray(llama._input_ids, dtype=np.intc).copy(),
                                      scores=np.empty((0, 0), dtype=np.single), n_tokens=llama.n_tokens,
                                      llama_state=ctypes.string_at(buffer, written), llama_state_size=written, seed=0)
-        for other in [k for k in self._saved.cache_state if tokens[: len(k)] == k]:
-            del self._saved.cache_state[other]  # a shorter prefix of the same prompt: superseded
-        self._saved[tokens] = state
+        for other in [k for k in saved.cache_state if tokens[: len(k)] == k]:
+            del saved.cache_state[other]  # a shorter prefix of the same prompt: superseded
+        saved[tokens] = state
         self._stats["saved_states"] += 1
         self._stats["save_s"] += time.perf_counter() - started
 
@@ -332,6 +333,8 @@ class LlamaCppEngine:
         import llama_cpp
 
         llama, started = self.llama, time.perf_counter()
+        if self._saved is None:
+            return False
         state = self._saved[key]
         llama._ctx.kv_cache_seq_rm(-1, 0, -1)
         buffer = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
@@ -425,14 +428,14 @@ class LlamaCppEngine:
         return completion
 
     # -- reporting ------------------------------------------------------------------------------
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> dict[str, float]:
         with self.lock:
             stats = dict(self._stats)
             stats["saved_bytes"] = self._saved.cache_size if self._saved is not None else 0
             return stats
 
-    def dump_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {"model": self.source, "engine": self.name, "backend": self.backend}
+    def dump_state(self) -> EngineState:
+        state: EngineState = {"model": self.source, "engine": self.name, "backend": self.backend}
         if self._options:  # only what was asked for: defaults (threads, context) follow the machine
             state["engine_options"] = dict(self._options)
         return state

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.engines.base import Completion, GenerationRequest
+from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
 from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
 from dspy_outlines.models.prompt_cache import DEFAULT_PREFIX_CACHE_MB, PrefixCache
 from dspy_outlines.models.thread import run_on_mlx_thread
@@ -174,13 +174,13 @@ class MLXEngine:
         return Completion(text, used, reason, len(prompt_ids), reused, {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})
 
     # -- reporting ------------------------------------------------------------------------------
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> dict[str, float]:
         """Prefix-cache counters: ``calls``, ``prompt_tokens``, ``cached_tokens``, ``hits``, ``evictions``,
         ``entries``, ``bytes``, ``max_bytes``."""
         return self.prefix_cache.stats()
 
-    def dump_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {"model": self.source, "engine": self.name, "backend": self.backend}
+    def dump_state(self) -> EngineState:
+        state: EngineState = {"model": self.source, "engine": self.name, "backend": self.backend}
         if self.dequantize is not None:
             state["dequantize"] = self.dequantize
         if self.prefix_cache_mb != DEFAULT_PREFIX_CACHE_MB:

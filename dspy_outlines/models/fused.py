@@ -163,7 +163,7 @@ def _prefill_attention(q, k, v, scale: float, offset: int):
     return (out / total).reshape(batch, heads, length, dim)
 
 
-def _functions(block: Any) -> tuple[Any, Any]:
+def _functions(block: Any) -> tuple[Any, Any, Any]:
     """The compiled (in, out) pair for this block's hyperparameters, built once per process."""
     import mlx.core as mx
 

@@ -192,7 +192,10 @@ def load_gguf(path: str | Path, *, dequantize: bool) -> tuple[Any, Any, dict[str
 
     from dspy_outlines.models.gguf_tokenizer import tokenizer_from_gguf_metadata
 
-    raw, metadata = mx.load(str(path), return_metadata=True)
+    loaded = mx.load(str(path), return_metadata=True)
+    if not isinstance(loaded, tuple):  # noqa: TRY004 - a file that is not GGUF is a bad value, not a bad type
+        raise ValueError(f"{path} did not load as a GGUF file (no metadata); pass a llama-family .gguf file.")
+    raw, metadata = loaded
     config = gguf_config(metadata, raw)
     weights, quantized = convert_weights(raw, config)
     model = llama.Model(llama.ModelArgs.from_dict(config))

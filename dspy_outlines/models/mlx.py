@@ -46,7 +46,10 @@ def load_model_dir(path: str | Path, *, dequantize: bool) -> tuple[Any, Any, dic
     import mlx.core as mx
     from mlx_lm.utils import dequantize_model, load
 
-    model, tokenizer, config = load(str(path), return_config=True)
+    loaded = load(str(path), return_config=True)
+    if len(loaded) != 3:  # mlx-lm's load returns (model, tokenizer, config) when asked for the config
+        raise RuntimeError(f"mlx_lm.load returned no config for {path}; this mlx-lm version is not supported.")
+    model, tokenizer, config = loaded
     if dequantize and ("quantization" in config or "quantization_config" in config):
         # float32 scales first, so the dequantized weights are exact rather than float16
         model.update(_tree_to_float32(model.parameters()))
