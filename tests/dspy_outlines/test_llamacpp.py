@@ -282,6 +282,8 @@ def test_bad_options_and_prompts_get_clear_errors(llamacpp_lm, tmp_path):
         OutlinesLM(None, engine="llamacpp", dequantize=True)
     with pytest.raises(ValueError, match="engine='mlx'"):
         OutlinesLM(tmp_path, engine="llamacpp")
+    with pytest.raises(TypeError, match=r"not a loaded \(model, tokenizer\) pair; use engine='mlx'"):
+        OutlinesLM((object(), object()), engine="llamacpp")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         OutlinesLM(tmp_path / "missing.gguf", engine="llamacpp")
     with pytest.raises(ValueError, match="context"):
