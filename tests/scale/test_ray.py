@@ -76,3 +76,29 @@ def test_item_exceptions_come_back_without_retries(cluster, tmp_path):
     assert batch[0].kind == "submitted" and batch[0].trace_paths == [str(tmp_path / "item-00000.json")]
     error = batch[1].error
     assert error.type == "ValueError" and "Unexpected inputs" in error.message and error.attempts == 1
+
+
+@pytest.mark.timeout(300)
+def test_interrupting_the_driver_keeps_finished_items_and_cancels_the_rest(cluster, tmp_path):
+    import signal
+    import threading
+    import time
+
+    from dspy_rlm.scale import BatchInterrupted
+
+    def ctrl_c_after_first_item():  # a Ctrl-C as soon as item 0's trace is on disk
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "item-00000.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    rlm = RLM("question -> answer", max_iters=3)
+    watcher = threading.Thread(target=ctrl_c_after_first_item, daemon=True)
+    watcher.start()
+    with pytest.raises(BatchInterrupted) as stop:
+        run_batch(rlm, _examples(6), engine="ray", max_concurrency=1, trace_dir=tmp_path, progress=False,
+                  lm=scripted_lm(Echo(), delay=1.0))
+    watcher.join()
+    batch = stop.value.batch
+    assert batch.interrupted and batch[0].index == 0 and batch[0].kind == "submitted"
+    assert len(batch.pending) >= 4 and batch.pending[-1] == 5  # the queued items never ran

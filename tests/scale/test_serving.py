@@ -26,6 +26,10 @@ from dspy_outlines.serving import SERVER_KINDS, ServerLM, regex_to_gbnf, request
 
 pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
 
+# litellm's response types: pydantic warns, once per process, when it first builds the schema of a TypedDict
+# with ReadOnly items (litellm/types/utils.py); nothing of ours.
+LITELLM_READONLY = "ignore:Item .* on TypedDict class .* is using the `ReadOnly` qualifier:UserWarning"
+
 
 class City(pydantic.BaseModel):
     name: str
@@ -113,6 +117,7 @@ def _signature(name: str):
 
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
+@pytest.mark.filterwarnings(LITELLM_READONLY)
 def test_every_constraint_kind_comes_back_valid_from_the_server(server):
     lm, adapter = _lm(server), OutlinesAdapter(tiers=("tier3",))
     question = "The ticket code is ABC-123. Paris has 2 million people. What a great movie, I am happy!"
@@ -128,6 +133,7 @@ def test_every_constraint_kind_comes_back_valid_from_the_server(server):
 
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
+@pytest.mark.filterwarnings(LITELLM_READONLY)
 def test_the_rlm_runs_end_to_end_against_the_server(server):
     from benchmarks.longcontext.needles import generate
     from dspy_rlm import RLM, Submitted
