@@ -192,7 +192,8 @@ def projection(batches: dict[str, Any], tier3: dict[str, Any] | None) -> dict[st
         scenarios["embedded_model_one_llamacpp_server"] = {
             "calls_per_item": 2.17, "call_s": call_s, "item_s": round(2.17 * call_s + item_s - DELAY_S, 3),
             "server_capacity_calls_per_s": round(1 / call_s, 3),
-            "server": "measured: llama-cpp-python's server, one request at a time (2.17 calls/item from small_model.json)"}
+            "server": "measured: llama-cpp-python's server, one request at a time "
+                      "(2.17 calls/item from small_model.json)"}
     out: dict[str, Any] = {"assumptions": assumptions, "scenarios": {}}
     for name, sc in scenarios.items():
         per_worker = 3600 / (sc["item_s"] + overhead_s)

@@ -6,15 +6,17 @@ llama-cpp-python's ``python -m llama_cpp.server``) that also takes the Outlines 
 turns that type into the request fields the named server understands (:func:`request_kwargs`), so the
 server constrains decoding and the adapter parses the text exactly as it does for a local model:
 
-==================  ===========================================  ====================================  =========================
-server              JSON schema (models, lists, numbers...)      regex / ``Literal`` choice            ``CFG``
-==================  ===========================================  ====================================  =========================
-``vllm``            ``structured_outputs: {json}``               ``structured_outputs: {regex|choice}``  ``{grammar}`` (as written)
-``vllm-guided``     ``guided_json`` (vLLM < 0.12)                ``guided_regex`` / ``guided_choice``  ``guided_grammar``
-``sglang``          ``response_format`` (``json_schema``)        ``regex`` (a choice as a regex)       ``ebnf``
-``llama.cpp``       ``json_schema``                              ``grammar`` (GBNF, converted)         ``grammar`` (GBNF only)
-``llama-cpp-python``  ``response_format`` (``json_object`` + ``schema``)  ``grammar`` (GBNF, converted)  ``grammar`` (GBNF only)
-==================  ===========================================  ====================================  =========================
+What each server kind receives (:data:`SERVER_KINDS`), for a JSON schema (pydantic models, lists, numbers...)
+/ a regex / a ``Literal`` or ``Enum`` choice / a ``CFG``:
+
+- ``vllm``: ``structured_outputs`` with ``json`` / ``regex`` / ``choice`` / ``grammar`` (the grammar as written).
+- ``vllm-guided`` (vLLM < 0.12): ``guided_json`` / ``guided_regex`` / ``guided_choice`` / ``guided_grammar``.
+- ``sglang``: ``response_format`` (``json_schema``) / ``regex`` / ``regex`` (the choice as one) / ``ebnf``.
+- ``llama.cpp`` (``llama-server``): ``json_schema`` / ``grammar`` (GBNF, converted) / ``grammar`` / ``grammar``
+  (GBNF only).
+- ``llama-cpp-python``: ``response_format`` (``json_object`` with a ``schema``) / ``grammar`` (GBNF, converted)
+  / ``grammar`` / ``grammar`` (GBNF only). Its server is not llama.cpp's: it takes neither ``json_schema``
+  nor a ``json_schema``-typed ``response_format``.
 
 Engine-specific fields travel in ``extra_body``. Regexes become GBNF grammars for the llama.cpp servers
 through llama-cpp-python's own regex-to-grammar converter (:func:`regex_to_gbnf`; needs llama-cpp-python
@@ -76,7 +78,7 @@ def describe_constraint(output_type: Any) -> tuple[str, Any]:
 
     try:
         schema = pydantic.TypeAdapter(output_type).json_schema()
-    except Exception as exc:  # noqa: BLE001 - pydantic raises several kinds
+    except Exception as exc:
         raise TypeError(f"No JSON schema for the output type {output_type!r}: {exc}") from exc
     return "json", close_schema(schema)
 

@@ -14,7 +14,8 @@ without a connection the engine starts a local Ray instance.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from dspy_rlm.scale.results import ItemError, ItemResult
 from dspy_rlm.scale.runner import ProgramPackage, run_item
@@ -61,7 +62,7 @@ class RayEngine:
         """Run ``jobs`` (``(index, inputs)``); ``on_done`` gets each record and returns whether to go on."""
         ray = import_ray()
         if not ray.is_initialized():
-            logger.info("Ray is not initialized: starting a local instance (call ray.init(address=...) to use a cluster)")
+            logger.info("Ray is not initialized: starting a local instance (ray.init(address=...) joins a cluster)")
             ray.init(include_dashboard=False)
         remote = ray.remote(_ray_item).options(max_retries=self.max_retries, retry_exceptions=False,
                                                **self.ray_options)

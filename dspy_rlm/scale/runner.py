@@ -77,7 +77,7 @@ class ProgramPackage:
         program_bytes = _dumps(program, "program")
         try:
             lm_bytes = cloudpickle.dumps(("pickled", lm))
-        except Exception as exc:  # noqa: BLE001 - a loaded local model: ship how to rebuild it
+        except Exception as exc:
             if not hasattr(lm, "dump_state"):
                 raise TypeError(f"The LM {lm!r} can neither be pickled ({exc}) nor rebuilt from dump_state(); "
                                 "pass an LM that pickles (dspy.LM does) or has dump_state()") from exc

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from dspy_rlm.scale.results import ItemResult
 from dspy_rlm.scale.runner import ProgramPackage, run_item

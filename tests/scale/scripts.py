@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action, fields
 
-__all__ = ["Echo", "DieOnce", "DieAlways", "Raise", "Interrupt", "PicklableScriptedLM", "scripted_lm"]
+__all__ = ["DieAlways", "DieOnce", "Echo", "Interrupt", "PicklableScriptedLM", "Raise", "scripted_lm"]
 
 
 def _question(call) -> str:
