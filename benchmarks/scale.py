@@ -52,8 +52,10 @@ class SleepSubmitLM(dspy.BaseLM):
 
     def forward(self, prompt=None, messages=None, **kwargs):
         time.sleep(self.delay)
-        text = ("[[ ## reasoning ## ]]\nsubmit\n\n[[ ## code ## ]]\n```python\nSUBMIT(answer=question[::-1])\n```"
-                "\n\n[[ ## completed ## ]]")
+        text = (
+            "[[ ## reasoning ## ]]\nsubmit\n\n[[ ## code ## ]]\n```python\nSUBMIT(answer=question[::-1])\n```"
+            "\n\n[[ ## completed ## ]]"
+        )
         usage = _Obj(prompt_tokens=100, completion_tokens=20, total_tokens=120)
         choice = _Obj(index=0, message=_Obj(role="assistant", content=text), finish_reason="stop")
         return _Obj(choices=[choice], usage=usage, model=self.model, _hidden_params={"response_cost": 0.0})
@@ -96,19 +98,27 @@ def _batch(engine: str, program: Any, n: int, concurrency: int, **kwargs: Any) -
     examples = [{"question": f"q{i}"} for i in range(n)]
     with _RSSPeak() as rss:
         started = time.perf_counter()
-        batch = run_batch(program, examples, engine=engine, max_concurrency=concurrency, progress=False,
-                          lm=SleepSubmitLM(), **kwargs)
+        batch = run_batch(
+            program, examples, engine=engine, max_concurrency=concurrency, progress=False, lm=SleepSubmitLM(), **kwargs
+        )
         elapsed = time.perf_counter() - started
     seconds = [item.seconds for item in batch]
     expected = [f"q{i}" if isinstance(program, NoOp) else f"q{i}"[::-1] for i in range(n)]
     assert [item.outputs.get("answer") for item in batch] == expected, batch.counts
     return {
-        "items": n, "concurrency": concurrency, "elapsed_s": round(elapsed, 3), "items_per_s": round(n / elapsed, 2),
-        "counts": batch.counts, "item_s_median": round(statistics.median(seconds), 4),
+        "items": n,
+        "concurrency": concurrency,
+        "elapsed_s": round(elapsed, 3),
+        "items_per_s": round(n / elapsed, 2),
+        "counts": batch.counts,
+        "item_s_median": round(statistics.median(seconds), 4),
         # slot time not spent inside items: dispatch, result transfer, ramp-up and the tail of the batch
         "overhead_ms_per_item": round((concurrency * elapsed - sum(seconds)) / n * 1000, 1),
-        "driver_rss_mb": {"start": round(rss.start / 2**20, 1), "peak": round(rss.peak / 2**20, 1),
-                          "peak_over_start": round((rss.peak - rss.start) / 2**20, 1)},
+        "driver_rss_mb": {
+            "start": round(rss.start / 2**20, 1),
+            "peak": round(rss.peak / 2**20, 1),
+            "peak_over_start": round((rss.peak - rss.start) / 2**20, 1),
+        },
         "workers": len({item.worker for item in batch}),
     }
 
@@ -147,8 +157,12 @@ def bench_batches(n: int, concurrency: int) -> dict[str, Any]:
     started = time.perf_counter()
     # Items mostly wait on the LM: `concurrency` logical CPUs on this 2-core machine, one per task. (With
     # fractional task CPUs instead, Ray keeps only num_cpus idle workers and kills the rest between batches.)
-    ray.init(num_cpus=concurrency, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    ray.init(
+        num_cpus=concurrency,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}},
+    )
     out["ray_init_s"] = round(time.perf_counter() - started, 2)
     options: dict[str, Any] = {}
     try:
@@ -158,7 +172,8 @@ def bench_batches(n: int, concurrency: int) -> dict[str, Any]:
         serial = _batch("ray", NoOp(), n, 1, **options)
         pipelined = _batch("ray", NoOp(), n, concurrency, **options)
         out["ray_dispatch"] = {
-            "items": n, "note": "a no-op program (no RLM, no LM): what is left is Ray's and run_batch's own cost",
+            "items": n,
+            "note": "a no-op program (no RLM, no LM): what is left is Ray's and run_batch's own cost",
             "serial_ms_per_item": serial["overhead_ms_per_item"],
             "serial_what": "one task at a time: (wall - time inside tasks) / items = a task's added latency",
             "pipelined_ms_per_item": round(pipelined["elapsed_s"] / n * 1000, 1),
@@ -184,16 +199,25 @@ def projection(batches: dict[str, Any], tier3: dict[str, Any] | None) -> dict[st
         "LM server: latency stays flat until its capacity; capacity stated per scenario (an assumption)",
         "no failures or retries; the object store moves kilobytes per item (traces, outputs)",
     ]
-    scenarios = {"scripted_200ms_lm": {"calls_per_item": 1, "call_s": DELAY_S, "item_s": item_s,
-                                       "server_capacity_calls_per_s": 64 / DELAY_S,
-                                       "server": "assumed: one vLLM-class server, 64 sequences at once at 200 ms"}}
+    scenarios = {
+        "scripted_200ms_lm": {
+            "calls_per_item": 1,
+            "call_s": DELAY_S,
+            "item_s": item_s,
+            "server_capacity_calls_per_s": 64 / DELAY_S,
+            "server": "assumed: one vLLM-class server, 64 sequences at once at 200 ms",
+        }
+    }
     if tier3 is not None:
         call_s = tier3["server"]["latency_s_median"]
         scenarios["embedded_model_one_llamacpp_server"] = {
-            "calls_per_item": 2.17, "call_s": call_s, "item_s": round(2.17 * call_s + item_s - DELAY_S, 3),
+            "calls_per_item": 2.17,
+            "call_s": call_s,
+            "item_s": round(2.17 * call_s + item_s - DELAY_S, 3),
             "server_capacity_calls_per_s": round(1 / call_s, 3),
             "server": "measured: llama-cpp-python's server, one request at a time "
-                      "(2.17 calls/item from small_model.json)"}
+            "(2.17 calls/item from small_model.json)",
+        }
     out: dict[str, Any] = {"assumptions": assumptions, "scenarios": {}}
     for name, sc in scenarios.items():
         per_worker = 3600 / (sc["item_s"] + overhead_s)
@@ -202,14 +226,22 @@ def projection(batches: dict[str, Any], tier3: dict[str, Any] | None) -> dict[st
         rows = {}
         for workers in (8, 64, 512):
             ideal = workers * per_worker
-            rows[str(workers)] = {"tasks_per_hour": round(min(ideal, lm_limit, driver_limit)),
-                                  "limit": "workers" if ideal <= min(lm_limit, driver_limit)
-                                  else "lm_server" if lm_limit <= driver_limit else "driver"}
-        out["scenarios"][name] = {**sc, "tasks_per_hour_per_worker": round(per_worker),
-                                  "lm_server_limit_tasks_per_hour": round(lm_limit),
-                                  "driver_limit_tasks_per_hour": round(driver_limit),
-                                  "workers_at_which_lm_server_limits": round(lm_limit / per_worker, 1),
-                                  "workers": rows}
+            rows[str(workers)] = {
+                "tasks_per_hour": round(min(ideal, lm_limit, driver_limit)),
+                "limit": "workers"
+                if ideal <= min(lm_limit, driver_limit)
+                else "lm_server"
+                if lm_limit <= driver_limit
+                else "driver",
+            }
+        out["scenarios"][name] = {
+            **sc,
+            "tasks_per_hour_per_worker": round(per_worker),
+            "lm_server_limit_tasks_per_hour": round(lm_limit),
+            "driver_limit_tasks_per_hour": round(driver_limit),
+            "workers_at_which_lm_server_limits": round(lm_limit / per_worker, 1),
+            "workers": rows,
+        }
     return out
 
 
@@ -220,16 +252,23 @@ def _tier3_cases() -> list[tuple[Any, dict[str, str], Any]]:
     from outlines.types import Regex
 
     code = dspy.Signature({"question": dspy.InputField(), "code": dspy.OutputField()}).with_updated_fields(
-        "code", type_=Annotated[str, Regex(r"[A-Z]{3}-\d{3}")])
+        "code", type_=Annotated[str, Regex(r"[A-Z]{3}-\d{3}")]
+    )
     q = "The ticket code is ABC-123. Paris has 2 million people. What a great movie!"
     return [
-        (dspy.Signature("review -> sentiment: Literal['positive', 'negative']"), {"review": q},
-         lambda o: o.sentiment in ("positive", "negative")),
+        (
+            dspy.Signature("review -> sentiment: Literal['positive', 'negative']"),
+            {"review": q},
+            lambda o: o.sentiment in ("positive", "negative"),
+        ),
         (dspy.Signature("question -> answer: int"), {"question": q}, lambda o: isinstance(o.answer, int)),
         (code, {"question": q}, lambda o: re.fullmatch(r"[A-Z]{3}-\d{3}", o.code) is not None),
         (dspy.Signature("question -> answer"), {"question": q}, lambda o: bool(o.answer.strip())),
-        (dspy.Signature("question -> answer: str, confidence: float"), {"question": q},
-         lambda o: isinstance(o.confidence, float)),
+        (
+            dspy.Signature("question -> answer: str, confidence: float"),
+            {"question": q},
+            lambda o: isinstance(o.confidence, float),
+        ),
     ]
 
 
@@ -247,8 +286,12 @@ def _tier3_run(lm: Any, repeats: int) -> dict[str, Any]:
                     pass
                 latencies.append(time.perf_counter() - started)
     calls = len(latencies)
-    return {"calls": calls, "success_pct": round(100 * ok / calls, 1),
-            "latency_s_median": round(statistics.median(latencies), 3), "latency_s_max": round(max(latencies), 3)}
+    return {
+        "calls": calls,
+        "success_pct": round(100 * ok / calls, 1),
+        "latency_s_median": round(statistics.median(latencies), 3),
+        "latency_s_max": round(max(latencies), 3),
+    }
 
 
 def bench_tier3(repeats: int) -> dict[str, Any]:
@@ -263,9 +306,27 @@ def bench_tier3(repeats: int) -> dict[str, Any]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path()),
-                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1",
-                             "--verbose", "False"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(embedded_model_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            "1",
+            "--verbose",
+            "False",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         base = f"http://127.0.0.1:{port}/v1"
         for _ in range(360):
@@ -274,18 +335,21 @@ def bench_tier3(repeats: int) -> dict[str, Any]:
                 break
             except OSError:
                 time.sleep(0.5)
-        server_lm = ServerLM("smollm2", api_base=base, server="llama-cpp-python", max_tokens=32, temperature=0.0,
-                             cache=False)
+        server_lm = ServerLM(
+            "smollm2", api_base=base, server="llama-cpp-python", max_tokens=32, temperature=0.0, cache=False
+        )
         server = _tier3_run(server_lm, repeats)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
     local = _tier3_run(OutlinesLM(engine="llamacpp", max_tokens=32, engine_options={"n_threads": 1}), repeats)
-    return {"server": {**server, "what": "ServerLM(server='llama-cpp-python') -> python -m llama_cpp.server, loopback"},
-            "in_process": {**local, "what": "OutlinesLM(engine='llamacpp'), Outlines logits processor"},
-            "signatures": ["Literal choice", "int", "Regex field", "free str", "str + float (JSON object)"],
-            "settings": "max_tokens=32, greedy, n_threads=1 on both; the in-process engine reuses its prefix cache "
-                        "between calls, the server runs without one (llama_cpp.server's --cache is off by default)"}
+    return {
+        "server": {**server, "what": "ServerLM(server='llama-cpp-python') -> python -m llama_cpp.server, loopback"},
+        "in_process": {**local, "what": "OutlinesLM(engine='llamacpp'), Outlines logits processor"},
+        "signatures": ["Literal choice", "int", "Regex field", "free str", "str + float (JSON object)"],
+        "settings": "max_tokens=32, greedy, n_threads=1 on both; the in-process engine reuses its prefix cache "
+        "between calls, the server runs without one (llama_cpp.server's --cache is off by default)",
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -298,14 +362,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", DeprecationWarning)  # dspy 3.4 warns about BaseLM.forward subclasses
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    result: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                          "load_avg_1m": round(os.getloadavg()[0], 2), "lm_delay_s": DELAY_S}}
+    result: dict[str, Any] = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+            "lm_delay_s": DELAY_S,
+        }
+    }
     result["batch"] = bench_batches(args.items, args.concurrency)
     dispatch = result["batch"]["ray_dispatch"]
-    result["ray_overhead_goal"] = {"goal_ms": 50, "serial_ms": dispatch["serial_ms_per_item"],
-                                   "pipelined_ms": dispatch["pipelined_ms_per_item"],
-                                   "met_serial": dispatch["serial_ms_per_item"] <= 50,
-                                   "met_pipelined": dispatch["pipelined_ms_per_item"] <= 50}
+    result["ray_overhead_goal"] = {
+        "goal_ms": 50,
+        "serial_ms": dispatch["serial_ms_per_item"],
+        "pipelined_ms": dispatch["pipelined_ms_per_item"],
+        "met_serial": dispatch["serial_ms_per_item"] <= 50,
+        "met_pipelined": dispatch["pipelined_ms_per_item"] <= 50,
+    }
     tier3 = None if "tier3" in args.skip else bench_tier3(args.tier3_repeats)
     if tier3 is not None:
         result["tier3"] = tier3

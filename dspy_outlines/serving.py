@@ -115,8 +115,10 @@ def request_kwargs(output_type: Any, server: str) -> dict[str, Any]:
             return {"extra_body": {"json_schema": value}}
         return {"response_format": {"type": "json_object", "schema": value}}
     if kind == "grammar" and "::=" not in value:
-        raise ValueError("llama.cpp servers take GBNF grammars (rules written 'name ::= ...'); this CFG looks like "
-                         "Lark. Write the grammar in GBNF, or serve with vLLM / SGLang for Lark/EBNF grammars")
+        raise ValueError(
+            "llama.cpp servers take GBNF grammars (rules written 'name ::= ...'); this CFG looks like "
+            "Lark. Write the grammar in GBNF, or serve with vLLM / SGLang for Lark/EBNF grammars"
+        )
     grammar = value if kind == "grammar" else _choice_gbnf(value) if kind == "choice" else regex_to_gbnf(value)
     return {"extra_body": {"grammar": grammar}}
 
@@ -172,8 +174,10 @@ def _gbnf_ready(pattern: str) -> str:
             i = end
         elif char == "(" and pattern.startswith("(?", i):
             if not pattern.startswith("(?:", i):
-                raise ValueError(f"Regex group syntax {pattern[i:i + 3]!r} (lookaround, named group, flags) "
-                                 "cannot become a GBNF grammar")
+                raise ValueError(
+                    f"Regex group syntax {pattern[i : i + 3]!r} (lookaround, named group, flags) "
+                    "cannot become a GBNF grammar"
+                )
             out.append("(")
             i += 3
         elif char in "^$":
@@ -220,8 +224,10 @@ def _bracket(pattern: str, start: int) -> tuple[int, str]:
         raise ValueError(f"Unclosed [ in the regex {pattern!r}")
     if negated_escapes:  # [\s\S], [\d\D], [\w\W]: any character; anything else is beyond a GBNF class
         if negate or len(negated_escapes) != 1 or parts != [_CLASS_MEMBERS[next(iter(negated_escapes))]]:
-            raise ValueError(f"The class {pattern[start:i + 1]!r} mixes negated escapes with other members; "
-                             "GBNF classes cannot express it")
+            raise ValueError(
+                f"The class {pattern[start : i + 1]!r} mixes negated escapes with other members; "
+                "GBNF classes cannot express it"
+            )
         return i + 1, _ANY
     return i + 1, "[" + ("^" if negate else "") + "".join(parts) + "]"
 
@@ -239,8 +245,10 @@ def regex_to_gbnf(pattern: str) -> str:
     try:
         from llama_cpp.llama_grammar import SchemaConverter
     except ImportError as exc:
-        raise ImportError("Converting a regex to a llama.cpp grammar needs llama-cpp-python on the client: "
-                          "pip install 'dspy-rlm[llamacpp]'") from exc
+        raise ImportError(
+            "Converting a regex to a llama.cpp grammar needs llama-cpp-python on the client: "
+            "pip install 'dspy-rlm[llamacpp]'"
+        ) from exc
     converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=True)
     try:
         converter._visit_pattern("^" + _gbnf_ready(pattern) + "$", "root")
@@ -270,8 +278,16 @@ class ServerLM(dspy.LM):
     #: The adapter's Tier 3 hands this LM an Outlines output type; the server enforces it.
     accepts_outlines_constraint = True
 
-    def __init__(self, model: str, *, api_base: str, server: str = "vllm", small: bool = False,
-                 api_key: str = "none", **kwargs: Any):
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str,
+        server: str = "vllm",
+        small: bool = False,
+        api_key: str = "none",
+        **kwargs: Any,
+    ):
         if server not in SERVER_KINDS:
             raise ValueError(f"Unknown server kind {server!r}; choose one of {', '.join(SERVER_KINDS)}")
         if not api_base:

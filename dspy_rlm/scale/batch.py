@@ -111,7 +111,7 @@ class _Collector:
     """Driver-side bookkeeping: records, traces (in memory or on disk), the budget and the progress bar."""
 
     def __init__(self, n: int, budget: BatchBudget | None, trace_dir: Path | None, progress: bool):
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
         self.n, self.budget, self.trace_dir = n, budget, trace_dir
         self.items: dict[int, ItemResult] = {}

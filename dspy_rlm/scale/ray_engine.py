@@ -57,15 +57,15 @@ class RayEngine:
         self.max_concurrency, self.max_retries = max_concurrency, max_retries
         self.ray_options = dict(ray_options or {})
 
-    def run(self, package: ProgramPackage, jobs: list[tuple[int, dict[str, Any]]],
-            on_done: Callable[[ItemResult], bool]) -> None:
+    def run(
+        self, package: ProgramPackage, jobs: list[tuple[int, dict[str, Any]]], on_done: Callable[[ItemResult], bool]
+    ) -> None:
         """Run ``jobs`` (``(index, inputs)``); ``on_done`` gets each record and returns whether to go on."""
         ray = import_ray()
         if not ray.is_initialized():
             logger.info("Ray is not initialized: starting a local instance (ray.init(address=...) joins a cluster)")
             ray.init(include_dashboard=False)
-        remote = ray.remote(_ray_item).options(max_retries=self.max_retries, retry_exceptions=False,
-                                               **self.ray_options)
+        remote = ray.remote(_ray_item).options(max_retries=self.max_retries, retry_exceptions=False, **self.ray_options)
         package_ref = ray.put(package)
         queue = list(reversed(jobs))
         in_flight: dict[Any, int] = {}
@@ -91,5 +91,6 @@ class RayEngine:
             return ray.get(ref)
         except ray.exceptions.RayError as exc:  # the worker died past its retries, the task was lost...
             logger.warning("batch item %d lost: %s", index, type(exc).__name__)
-            return ItemResult(index, error=ItemError(type(exc).__name__, str(exc)[:4000],
-                                                     attempts=self.max_retries + 1))
+            return ItemResult(
+                index, error=ItemError(type(exc).__name__, str(exc)[:4000], attempts=self.max_retries + 1)
+            )

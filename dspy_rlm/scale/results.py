@@ -127,11 +127,15 @@ class ItemResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "index": self.index, "kind": self.kind,
+            "index": self.index,
+            "kind": self.kind,
             "result": self.result.to_dict() if self.result is not None else None,
             "error": self.error.to_dict() if self.error is not None else None,
-            "outputs": _jsonable(self.outputs), "usage": dict(self.usage), "trace_paths": list(self.trace_paths),
-            "seconds": round(self.seconds, 4), "worker": self.worker,
+            "outputs": _jsonable(self.outputs),
+            "usage": dict(self.usage),
+            "trace_paths": list(self.trace_paths),
+            "seconds": round(self.seconds, 4),
+            "worker": self.worker,
         }
 
 
@@ -189,9 +193,16 @@ class BatchResult:
         return [item.error if item.error is not None else item.result for item in self.items]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"engine": self.engine, "n_examples": self.n_examples, "elapsed_s": round(self.elapsed_s, 4),
-                "interrupted": self.interrupted, "pending": self.pending, "counts": self.counts,
-                "usage": self.usage, "items": [item.to_dict() for item in self.items]}
+        return {
+            "engine": self.engine,
+            "n_examples": self.n_examples,
+            "elapsed_s": round(self.elapsed_s, 4),
+            "interrupted": self.interrupted,
+            "pending": self.pending,
+            "counts": self.counts,
+            "usage": self.usage,
+            "items": [item.to_dict() for item in self.items],
+        }
 
 
 class BatchInterrupted(KeyboardInterrupt):

@@ -72,16 +72,16 @@ class ProgramPackage:
         Raises:
             TypeError: The program or adapter cannot be pickled (the message names the object).
         """
-        import cloudpickle
-
         program_bytes = _dumps(program, "program")
         try:
-            lm_bytes = cloudpickle.dumps(("pickled", lm))
+            lm_bytes = _cloudpickle().dumps(("pickled", lm))
         except Exception as exc:
             if not hasattr(lm, "dump_state"):
-                raise TypeError(f"The LM {lm!r} can neither be pickled ({exc}) nor rebuilt from dump_state(); "
-                                "pass an LM that pickles (dspy.LM does) or has dump_state()") from exc
-            lm_bytes = cloudpickle.dumps(("state", type(lm), lm.dump_state()))
+                raise TypeError(
+                    f"The LM {lm!r} can neither be pickled ({exc}) nor rebuilt from dump_state(); "
+                    "pass an LM that pickles (dspy.LM does) or has dump_state()"
+                ) from exc
+            lm_bytes = _cloudpickle().dumps(("state", type(lm), lm.dump_state()))
         adapter_bytes = _dumps(adapter, "adapter")
         digest = hashlib.sha256(program_bytes + lm_bytes + adapter_bytes).hexdigest()[:16]
         return cls(program_bytes, lm_bytes, adapter_bytes, digest)
@@ -98,20 +98,24 @@ class ProgramPackage:
         return cached
 
 
-def _dumps(obj: Any, what: str) -> bytes:
-    import cloudpickle
+def _cloudpickle() -> Any:
+    import cloudpickle  # type: ignore[import-untyped]
 
+    return cloudpickle
+
+
+def _dumps(obj: Any, what: str) -> bytes:
     try:
-        return cloudpickle.dumps(obj)
+        return _cloudpickle().dumps(obj)
     except Exception as exc:
-        raise TypeError(f"The {what} {obj!r} cannot be pickled for the workers: {type(exc).__name__}: {exc}. "
-                        "Keep unpicklable objects (open files, locks, loaded models) out of it") from exc
+        raise TypeError(
+            f"The {what} {obj!r} cannot be pickled for the workers: {type(exc).__name__}: {exc}. "
+            "Keep unpicklable objects (open files, locks, loaded models) out of it"
+        ) from exc
 
 
 def _loads(data: bytes) -> Any:
-    import cloudpickle
-
-    return cloudpickle.loads(data)
+    return _cloudpickle().loads(data)
 
 
 def _load_lm(data: bytes) -> Any:
@@ -123,9 +127,11 @@ def _load_lm(data: bytes) -> Any:
     try:
         return lm_class(**state)
     except TypeError as exc:
-        raise TypeError(f"The LM did not pickle, and {lm_class.__name__}(**lm.dump_state()) fails on the worker: "
-                        f"{exc}. Make the LM picklable (drop locks and loaded models in __getstate__) or accept "
-                        "its dump_state() keys in __init__") from exc
+        raise TypeError(
+            f"The LM did not pickle, and {lm_class.__name__}(**lm.dump_state()) fails on the worker: "
+            f"{exc}. Make the LM picklable (drop locks and loaded models in __getstate__) or accept "
+            "its dump_state() keys in __init__"
+        ) from exc
 
 
 def _collector():
@@ -167,8 +173,10 @@ def example_inputs(example: Any, index: int) -> dict[str, Any]:
             return dict(example.toDict())
     if isinstance(example, dict):
         return dict(example)
-    raise TypeError(f"examples[{index}] is a {type(example).__name__}; each example must be a dspy.Example or a "
-                    "dict of the program's inputs, e.g. {'context': ..., 'query': ...}")
+    raise TypeError(
+        f"examples[{index}] is a {type(example).__name__}; each example must be a dspy.Example or a "
+        "dict of the program's inputs, e.g. {'context': ..., 'query': ...}"
+    )
 
 
 def run_item(package: ProgramPackage, index: int, inputs: dict[str, Any], attempt: int = 1) -> ItemResult:
@@ -201,15 +209,20 @@ def _record(index: int, prediction: Any, rlm_predictions: list[Any], seconds: fl
     usage = empty_usage()
     for pred in rlm_predictions:
         totals = _get(pred, "usage") or {}
-        add_usage(usage, {"lm_calls": totals.get("lm_calls_total", 0), "prompt_tokens": totals.get("prompt_tokens", 0),
-                          "completion_tokens": totals.get("completion_tokens", 0), "cost": totals.get("cost", 0.0)})
+        add_usage(
+            usage,
+            {
+                "lm_calls": totals.get("lm_calls_total", 0),
+                "prompt_tokens": totals.get("prompt_tokens", 0),
+                "completion_tokens": totals.get("completion_tokens", 0),
+                "cost": totals.get("cost", 0.0),
+            },
+        )
     result = _get(rlm_predictions[-1], "rlm_result") if rlm_predictions else None
-    if rlm_predictions and prediction is rlm_predictions[-1]:
-        outputs = dict(result.outputs or result.partial_outputs or {}) if result.kind == "failed" \
-            else dict(result.outputs)
+    if result is not None and prediction is rlm_predictions[-1]:  # the program is the RLM itself
+        outputs = dict((result.partial_outputs if result.kind == "failed" else result.outputs) or {})
     else:
         keys = prediction.keys() if hasattr(prediction, "keys") else []
         outputs = {k: prediction[k] for k in keys if k not in RLM_META_KEYS}
     traces = [_get(pred, "rlm_trace").to_dict() for pred in rlm_predictions if _get(pred, "rlm_trace") is not None]
-    return ItemResult(index, result=result, outputs=outputs, usage=usage, traces=traces, seconds=seconds,
-                      worker=worker)
+    return ItemResult(index, result=result, outputs=outputs, usage=usage, traces=traces, seconds=seconds, worker=worker)

@@ -33,8 +33,9 @@ class ThreadEngine:
     def __init__(self, max_concurrency: int):
         self.max_concurrency = max_concurrency
 
-    def run(self, package: ProgramPackage, jobs: list[tuple[int, dict[str, Any]]],
-            on_done: Callable[[ItemResult], bool]) -> None:
+    def run(
+        self, package: ProgramPackage, jobs: list[tuple[int, dict[str, Any]]], on_done: Callable[[ItemResult], bool]
+    ) -> None:
         """Run ``jobs`` (``(index, inputs)``); ``on_done`` gets each record and returns whether to go on."""
         import contextvars
 

@@ -112,5 +112,10 @@ class ReportSettings:
         import dspy
 
         lm = dspy.settings.lm
-        return dspy.Prediction(model=lm.model, max_tokens=lm.kwargs.get("max_tokens"),
-                               api_base=lm.kwargs.get("api_base"), pid=os.getpid(), question=question)
+        return dspy.Prediction(
+            model=lm.model,
+            max_tokens=lm.kwargs.get("max_tokens"),
+            api_base=lm.kwargs.get("api_base"),
+            pid=os.getpid(),
+            question=question,
+        )

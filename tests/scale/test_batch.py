@@ -59,8 +59,9 @@ def test_a_module_that_wraps_an_rlm_reports_the_rlm_result(tmp_path):
 
 def test_the_batch_budget_stops_new_items_and_records_the_rest():
     rlm = RLM("question -> answer", max_iters=3)
-    batch = run_batch(rlm, _examples(6), max_concurrency=1, budget={"max_cost": 0.0025}, progress=False,
-                      lm=scripted_lm(Echo()))
+    batch = run_batch(
+        rlm, _examples(6), max_concurrency=1, budget={"max_cost": 0.0025}, progress=False, lm=scripted_lm(Echo())
+    )
     assert [item.kind for item in batch] == ["submitted"] * 3 + ["error"] * 3
     assert {item.error.type for item in batch[3:]} == {"BudgetExhausted"}
     assert "max_cost=$0.0025" in batch[5].error.message and batch.usage["cost"] == pytest.approx(0.003)
@@ -84,18 +85,22 @@ def test_the_progress_bar_counts_outcomes(capsys):
     assert "rlm batch" in err and "2/2" in err and "submitted=2" in err
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"engine": "spark"}, ValueError, "engine must be one of"),
-    ({"max_concurrency": 0}, ValueError, "max_concurrency must be an integer >= 1"),
-    ({"budget": {"max_cost": -1}}, ValueError, "BatchBudget.max_cost must be a positive number"),
-    ({"budget": 0.5}, TypeError, "budget must be a BatchBudget"),
-    ({"examples": ["q0"]}, TypeError, r"examples\[0\] is a str"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"engine": "spark"}, ValueError, "engine must be one of"),
+        ({"max_concurrency": 0}, ValueError, "max_concurrency must be an integer >= 1"),
+        ({"budget": {"max_cost": -1}}, ValueError, "BatchBudget.max_cost must be a positive number"),
+        ({"budget": 0.5}, TypeError, "budget must be a BatchBudget"),
+        ({"examples": ["q0"]}, TypeError, r"examples\[0\] is a str"),
+    ],
+)
 def test_bad_arguments_say_the_fix(kwargs, error, match):
     arguments = {"examples": _examples(1), **kwargs}
     with pytest.raises(error, match=match):
-        run_batch(RLM("question -> answer"), arguments.pop("examples"), progress=False, lm=scripted_lm(Echo()),
-                  **arguments)
+        run_batch(
+            RLM("question -> answer"), arguments.pop("examples"), progress=False, lm=scripted_lm(Echo()), **arguments
+        )
 
 
 def test_an_unpicklable_program_is_refused_before_ray_starts():

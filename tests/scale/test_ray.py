@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def cluster():
     # Workers import the test helpers (pickled by reference) from the repository, as a user's code module would.
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    ray.init(
+        num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}}
+    )
     yield
     ray.shutdown()
 
@@ -96,8 +97,15 @@ def test_interrupting_the_driver_keeps_finished_items_and_cancels_the_rest(clust
     watcher = threading.Thread(target=ctrl_c_after_first_item, daemon=True)
     watcher.start()
     with pytest.raises(BatchInterrupted) as stop:
-        run_batch(rlm, _examples(6), engine="ray", max_concurrency=1, trace_dir=tmp_path, progress=False,
-                  lm=scripted_lm(Echo(), delay=1.0))
+        run_batch(
+            rlm,
+            _examples(6),
+            engine="ray",
+            max_concurrency=1,
+            trace_dir=tmp_path,
+            progress=False,
+            lm=scripted_lm(Echo(), delay=1.0),
+        )
     watcher.join()
     batch = stop.value.batch
     assert batch.interrupted and batch[0].index == 0 and batch[0].kind == "submitted"

@@ -6,8 +6,10 @@ from benchmarks.scale import projection
 
 
 def _measured(item_s: float, serial_ms: float, pipelined_ms: float) -> dict:
-    return {"ray": {"item_s_median": item_s},
-            "ray_dispatch": {"serial_ms_per_item": serial_ms, "pipelined_ms_per_item": pipelined_ms}}
+    return {
+        "ray": {"item_s_median": item_s},
+        "ray_dispatch": {"serial_ms_per_item": serial_ms, "pipelined_ms_per_item": pipelined_ms},
+    }
 
 
 def test_projection_names_the_limit_at_each_scale():

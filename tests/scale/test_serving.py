@@ -53,9 +53,26 @@ def server():
 
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", "1", "--verbose", "False"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(embedded_model_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            "1",
+            "--verbose",
+            "False",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     base = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 180
     while True:
@@ -74,20 +91,25 @@ def server():
 
 
 def _lm(base: str, **kwargs) -> ServerLM:
-    return ServerLM("smollm2", api_base=base, server="llama-cpp-python", max_tokens=32, temperature=0.0,
-                    cache=False, **kwargs)
+    return ServerLM(
+        "smollm2", api_base=base, server="llama-cpp-python", max_tokens=32, temperature=0.0, cache=False, **kwargs
+    )
 
 
 SIGNATURES = {
-    "choice": ("review -> sentiment: Literal['positive', 'negative']",
-               lambda out: out.sentiment in ("positive", "negative")),
+    "choice": (
+        "review -> sentiment: Literal['positive', 'negative']",
+        lambda out: out.sentiment in ("positive", "negative"),
+    ),
     "enum": (None, lambda out: isinstance(out.mood, Mood)),
     "int": ("question -> answer: int", lambda out: isinstance(out.answer, int)),
     "json_model": (None, lambda out: isinstance(out.city, City) and isinstance(out.city.population, int)),
     "regex": (None, lambda out: re.fullmatch(r"[A-Z]{3}-\d{3}", out.code) is not None),
     "plain_str": ("question -> answer", lambda out: isinstance(out.answer, str) and out.answer.strip()),
-    "multi_field": ("question -> answer: str, confidence: float",
-                    lambda out: isinstance(out.answer, str) and isinstance(out.confidence, float)),
+    "multi_field": (
+        "question -> answer: str, confidence: float",
+        lambda out: isinstance(out.answer, str) and isinstance(out.confidence, float),
+    ),
 }
 
 
@@ -112,7 +134,8 @@ def _signature(name: str):
     if name == "json_model":
         return CitySig
     return dspy.Signature({"question": dspy.InputField(), "code": dspy.OutputField()}).with_updated_fields(
-        "code", type_=Annotated[str, Regex(r"[A-Z]{3}-\d{3}")])
+        "code", type_=Annotated[str, Regex(r"[A-Z]{3}-\d{3}")]
+    )
 
 
 @pytest.mark.real_model
@@ -143,7 +166,8 @@ def test_the_rlm_runs_end_to_end_against_the_server(server):
     lm.kwargs["max_tokens"] = 48
     with dspy.context(lm=lm):
         pred = RLM("context, query -> answer", max_iters=4, max_llm_calls=5, max_time=300)(
-            context=task.context, query=task.query)
+            context=task.context, query=task.query
+        )
     assert isinstance(pred.result, Submitted) and pred.answer == task.gold[0], (pred.result, task.gold)
     assert "profile: small" in pred.trace.warnings
     assert pred.usage["lm_calls_total"] >= 2 and pred.usage["prompt_tokens"] > 500 and pred.usage["cost"] == 0.0
@@ -171,10 +195,19 @@ def test_each_server_gets_its_own_fields():
     assert set(SERVER_KINDS) == {"vllm", "vllm-guided", "sglang", "llama.cpp", "llama-cpp-python"}
 
 
-@pytest.mark.parametrize("pattern", [
-    r"\S[\s\S]{0,40}", r"[A-Z]{3}-\d{3}", r'\{"a": "(x|y)\.", "b": \[1\]\}', r"-?\d+(?:\.\d+)?", r"[^\s,]+\W",
-    r"I will search for '(foo|bar)'\.", r"[\w.-]+@[a-z]+\.(com|org)", "caf\u00e9|\u4e2d\u6587",
-])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"\S[\s\S]{0,40}",
+        r"[A-Z]{3}-\d{3}",
+        r'\{"a": "(x|y)\.", "b": \[1\]\}',
+        r"-?\d+(?:\.\d+)?",
+        r"[^\s,]+\W",
+        r"I will search for '(foo|bar)'\.",
+        r"[\w.-]+@[a-z]+\.(com|org)",
+        "caf\u00e9|\u4e2d\u6587",
+    ],
+)
 def test_regexes_become_grammars_llama_cpp_accepts(pattern):
     import llama_cpp
 
@@ -183,9 +216,15 @@ def test_regexes_become_grammars_llama_cpp_accepts(pattern):
     llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)  # raises on a grammar llama.cpp would refuse
 
 
-@pytest.mark.parametrize("pattern, match", [
-    (r"(?=a)b", "lookaround"), (r"a^b", "Anchor"), (r"[\S\d]", "mixes negated escapes"), (r"\1", "no GBNF form"),
-])
+@pytest.mark.parametrize(
+    "pattern, match",
+    [
+        (r"(?=a)b", "lookaround"),
+        (r"a^b", "Anchor"),
+        (r"[\S\d]", "mixes negated escapes"),
+        (r"\1", "no GBNF form"),
+    ],
+)
 def test_regexes_a_grammar_cannot_express_are_refused(pattern, match):
     with pytest.raises(ValueError, match=match):
         regex_to_gbnf(pattern)
@@ -211,9 +250,16 @@ def test_server_lm_travels_to_workers():
     copy = cloudpickle.loads(cloudpickle.dumps(lm))
     assert (copy.model, copy.server, copy.is_small, copy.kwargs["max_tokens"]) == ("openai/m", "vllm", True, 64)
     rebuilt = ServerLM(**{k: v for k, v in lm.dump_state().items() if not k.startswith("_")})
-    assert (rebuilt.model, rebuilt.server, rebuilt.is_small, rebuilt.kwargs["api_base"]) == \
-        ("openai/m", "vllm", True, "http://127.0.0.1:9/v1")
-    kwargs = lm.server_kwargs({"_deadline": time.monotonic() + 30, "_outlines_constraint": Literal["x"],
-                               "extra_body": {"top_k": 5}})
-    assert 28 < kwargs["timeout"] <= 30 and json.dumps(kwargs["extra_body"]) == \
-        '{"top_k": 5, "structured_outputs": {"choice": ["x"]}}'
+    assert (rebuilt.model, rebuilt.server, rebuilt.is_small, rebuilt.kwargs["api_base"]) == (
+        "openai/m",
+        "vllm",
+        True,
+        "http://127.0.0.1:9/v1",
+    )
+    kwargs = lm.server_kwargs(
+        {"_deadline": time.monotonic() + 30, "_outlines_constraint": Literal["x"], "extra_body": {"top_k": 5}}
+    )
+    assert (
+        28 < kwargs["timeout"] <= 30
+        and json.dumps(kwargs["extra_body"]) == '{"top_k": 5, "structured_outputs": {"choice": ["x"]}}'
+    )
