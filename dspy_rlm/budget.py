@@ -25,9 +25,8 @@ extraction after a limit is one more LM call, so they can be overrun by one step
   deadline into LM keywords: ``_deadline`` for a local ``OutlinesLM`` (generation stops there; a cut action
   step is an LM failure the loop handles; a cut extraction is a typed ``Failed``), ``timeout=`` seconds for a
   ``dspy.LM`` (API) call; other LMs get none.
-* So a run ends within ``max_time`` plus a margin: one 256-token prefill chunk of the llama.cpp engine (it
-  checks the deadline between chunks and between tokens; the MLX engine only between generated tokens, so
-  there the whole prefill of a call started just before the deadline), plus a code block running at the
+* So a run ends within ``max_time`` plus a margin: one prefill chunk (both local engines check the deadline
+  between prefill chunks -- 256 tokens on CPU -- and between generated tokens), plus a code block running at the
   step deadline (up to ``repl_timeout``; sub-LM calls inside it are not given deadlines), plus at most
   :data:`MIN_EXTRACTION_S` when the extraction starts late.
 

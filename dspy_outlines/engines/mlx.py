@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
 from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
@@ -152,21 +152,26 @@ class MLXEngine:
         text, generated, used, reason, first_token_s = "", [], 0, "length", None
         stream = stream_generate(self.mlx_model, self.tokenizer, mx.array(prompt_ids[reused:]),
                                  max_tokens=request.max_tokens, sampler=sampler, logits_processors=processors,
-                                 prompt_cache=cache, prefill_step_size=self.prefill_chunk)
-        for response in stream:
-            if first_token_s is None:
-                first_token_s = time.perf_counter() - started
-            text += response.text
-            generated.append(int(response.token))
-            used = response.generation_tokens
-            reason = response.finish_reason or reason
-            hit = next((s for s in request.stop if s in text), None)
-            if hit is not None:
-                text, reason = text[: text.index(hit)], "stop"
-                break
-            if request.deadline is not None and time.monotonic() >= request.deadline and response.finish_reason is None:
-                reason = "deadline"
-                break
+                                 prompt_cache=cache, prefill_step_size=self.prefill_chunk,
+                                 prompt_progress_callback=_prefill_deadline(request.deadline))
+        try:
+            for response in stream:
+                if first_token_s is None:
+                    first_token_s = time.perf_counter() - started
+                text += response.text
+                generated.append(int(response.token))
+                used = response.generation_tokens
+                reason = response.finish_reason or reason
+                hit = next((s for s in request.stop if s in text), None)
+                if hit is not None:
+                    text, reason = text[: text.index(hit)], "stop"
+                    break
+                if (request.deadline is not None and time.monotonic() >= request.deadline
+                        and response.finish_reason is None):
+                    reason = "deadline"
+                    break
+        except _DeadlineInPrefill:  # the chunks read so far stay in the cache: stored below, reused next call
+            reason = "deadline"
         stream.close()  # finish the generator: the cache is ours again
         self.prefix_cache.store(prompt_ids + generated, cache, prompt_len=len(prompt_ids))
         total = time.perf_counter() - started
@@ -188,6 +193,21 @@ class MLXEngine:
         if self.prefill_chunk_option is not None:
             state["prefill_chunk"] = self.prefill_chunk_option
         return state
+
+
+class _DeadlineInPrefill(Exception):
+    """Raised from mlx-lm's prefill progress callback when the request's deadline has passed."""
+
+
+def _prefill_deadline(deadline: float | None) -> Callable[[int, int], None]:
+    """mlx-lm's ``prompt_progress_callback``, called after every prefill chunk: stops the prefill between
+    chunks once ``deadline`` (``time.monotonic()``) has passed, as the llama.cpp engine does."""
+
+    def check(done: int, total: int) -> None:
+        if deadline is not None and done < total and time.monotonic() >= deadline:
+            raise _DeadlineInPrefill
+
+    return check
 
 
 def _with_history(processor: Any, prefix_ids: list[int]) -> Any:

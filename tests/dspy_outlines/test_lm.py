@@ -7,6 +7,7 @@ import copy
 import importlib.util
 import sys
 import threading
+import time
 from typing import Literal
 
 import dspy
@@ -233,3 +234,22 @@ def test_process_exits_cleanly_after_generating_from_worker_threads():
     for _ in range(3):
         proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], check=False, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stderr[-1500:]
+
+
+@pytest.mark.real_model
+def test_mlx_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(embedded_lm):
+    from dspy_outlines.engines.base import GenerationRequest
+
+    lm = embedded_lm.copy(max_tokens=8)
+    chunk = lm.engine.prefill_chunk
+    messages = [{"role": "user", "content": "MLX deadline test. " + "The river crossed the old city from east to "
+                 "west. " * 200 + "Where does the river flow?"}]
+    ids = lm.engine.encode(lm.render_prompt(messages))
+    assert len(ids) > 6 * chunk  # far more than a fast CPU reads in 0.3 s
+    started = time.monotonic()
+    cut = lm.engine.generate(ids, GenerationRequest(max_tokens=8, deadline=started + 0.3))
+    assert (cut.finish_reason, cut.text, cut.completion_tokens) == ("deadline", "", 0)
+    # The chunks read before the deadline stay in the prefix cache: the same prompt goes on from there.
+    again = lm.forward(messages=messages)
+    assert 0 < again.usage.cached_tokens < len(ids) - 1
+    assert again.choices[0].finish_reason in ("length", "stop")
