@@ -36,7 +36,6 @@ import gc
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,7 +45,7 @@ import uuid
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import dspy
 import psutil
@@ -79,7 +78,7 @@ def respond(messages: list[dict]) -> str:
 class RecordingREPL(SubprocessREPL):
     """The default sandbox, remembering its worker's host pid and its scratch directory for the leak check."""
 
-    made: list[RecordingREPL] = []
+    made: ClassVar[list[RecordingREPL]] = []
     lock = threading.Lock()
 
     def __init__(self, **kwargs: Any):
@@ -148,7 +147,7 @@ def _pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def _state() -> dict[str, Any]:
@@ -173,7 +172,8 @@ def _leaks(before: dict[str, Any], repls: list[RecordingREPL]) -> dict[str, Any]
     return {"leaked_processes": len(alive), "leaked_fds": max(0, after["fds"] - before["fds"]),
             "leaked_dirs": len(dirs), "extra_children": max(0, after["children"] - before["children"]),
             "new_tmp_entries": len(after["tmp"] - before["tmp"]),  # host /tmp dspy-rlm* entries left (any process)
-            "scratch_dirs_seen": sum(1 for r in repls if r.scratch), "workers_seen": sum(len(r.seen_pids) for r in repls),
+            "scratch_dirs_seen": sum(1 for r in repls if r.scratch),
+            "workers_seen": sum(len(r.seen_pids) for r in repls),
             "rss_after_mb": round(after["rss"] / 2**20, 1), "rss_before_mb": round(before["rss"] / 2**20, 1)}
 
 

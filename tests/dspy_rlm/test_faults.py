@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -27,12 +26,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import dspy
+import outlines.types.dsl  # noqa: F401
 import psutil
 import pytest
 
 import dspy_outlines.adapter  # noqa: F401 - one-time imports of the extraction (outlines: ~2 s), not timed
-import outlines.types.dsl  # noqa: F401
-
 from dspy_rlm import RLM, Extracted, Failed, Submitted
 from dspy_rlm.repl.sandbox import SubprocessREPL
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action
@@ -58,7 +56,7 @@ class FaultServer:
             def log_message(self, *args):  # quiet
                 pass
 
-            def do_POST(self):  # noqa: N802 - http.server's name
+            def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 messages = body["messages"]
                 kind = server.fault(messages)

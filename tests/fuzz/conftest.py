@@ -20,7 +20,7 @@ from collections import Counter
 
 from hypothesis import HealthCheck, settings
 
-_BASE = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_BASE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 settings.register_profile("ci", max_examples=200, derandomize=True, database=None, print_blob=True, **_BASE)
 settings.register_profile("dev", max_examples=200, **_BASE)
 settings.register_profile("deep", max_examples=2000, **_BASE)

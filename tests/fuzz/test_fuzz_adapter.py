@@ -21,10 +21,10 @@ from typing import Literal, Optional
 import dspy
 import pydantic
 import pytest
+from dspy.utils.exceptions import AdapterParseError
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from dspy.utils.exceptions import AdapterParseError
 from dspy_outlines.adapter import OutlinesAdapter, _JSONTier
 from dspy_outlines.constraints import TruncatedOutputError, build_constraint
 from tests.fuzz.conftest import count, examples
@@ -222,7 +222,7 @@ def test_deep_nesting_is_a_parse_error_at_tier3():
     """Regression: '[' * 100_000 raised RecursionError out of json.loads; now an AdapterParseError."""
     for text in ("[" * 100_000, "[" * 100_000 + "]" * 100_000, '{"a":' * 50_000):
         for sig in SIGNATURES:
-            if list(sig.output_fields.values())[0].annotation is str and len(sig.output_fields) == 1:
+            if next(iter(sig.output_fields.values())).annotation is str and len(sig.output_fields) == 1:
                 assert tier3(sig, text) == {"answer": text}  # one free-text field: the text is the value
                 continue
             with pytest.raises(AdapterParseError):

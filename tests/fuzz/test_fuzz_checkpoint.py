@@ -83,7 +83,7 @@ def test_truncated_and_corrupted_files_are_refused(tmp_path_factory, data):
         broken = valid[:i] + data.draw(st.binary(min_size=1, max_size=64)) + valid[i:]
     else:
         broken = valid + data.draw(st.binary(min_size=1, max_size=64))
-    with pytest.raises(CheckpointMismatch, match="could not read the checkpoint .*delete it"):
+    with pytest.raises(CheckpointMismatch, match=r"could not read the checkpoint .*delete it"):
         _load(tmp_path, broken)
 
 

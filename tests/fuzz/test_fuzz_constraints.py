@@ -21,10 +21,10 @@ from typing import Literal, Optional
 import dspy
 import pydantic
 import pytest
+from dspy.utils.exceptions import AdapterParseError
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dspy.utils.exceptions import AdapterParseError
 from dspy_outlines.constraints import build_constraint, char_budget, constraint_key, output_model, response_format
 from tests.fuzz.conftest import count, examples
 

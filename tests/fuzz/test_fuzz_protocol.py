@@ -82,7 +82,8 @@ def test_final_var_comes_back(before, name, form):
     assert p.final_var == name and p.final_text is None
 
 
-@given(st.lists(st.sampled_from(["FINAL(", ")", "\n", " ", "x", "'", "\t", "FINAL", "(", ") x"]), max_size=30).map("".join))
+@given(st.lists(st.sampled_from(["FINAL(", ")", "\n", " ", "x", "'", "\t", "FINAL", "(", ") x"]), max_size=30)
+       .map("".join))
 def test_final_scan_agrees_with_the_old_regex(text):
     count(TARGET)
     old, new = OLD_FINAL.search(text), _final_span(text)
