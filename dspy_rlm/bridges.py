@@ -24,9 +24,10 @@ import functools
 import inspect
 import logging
 import time
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import dspy
 from dspy.utils.usage_tracker import UsageTracker
@@ -43,8 +44,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 BRIDGE_NAMES = ("llm_query", "llm_query_batched", "rlm_query", "batch_rlm_query")
-NO_BUDGET_TEXT = ("[rlm_query fallback] No budget is left for a sub-call ({limit}). Answer this part yourself "
-                  "from the data you already have.")
+NO_BUDGET_TEXT = (
+    "[rlm_query fallback] No budget is left for a sub-call ({limit}). Answer this part yourself "
+    "from the data you already have."
+)
 TRACE_TEXT_CHARS = 4_000  # prompts / answers kept per sub-LM node (the trace stays small)
 
 
@@ -107,8 +110,10 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
         return _run_children(state, [_as_task(t) for t in tasks])
 
     bridges: dict[str, Callable[..., Any]] = {
-        "llm_query": llm_query, "llm_query_batched": llm_query_batched,
-        "rlm_query": rlm_query, "batch_rlm_query": batch_rlm_query,
+        "llm_query": llm_query,
+        "llm_query_batched": llm_query_batched,
+        "rlm_query": rlm_query,
+        "batch_rlm_query": batch_rlm_query,
     }
     for name, tool in state.config.tool_map.items():
         bridges[name] = _tool_bridge(tool, state.loop)
@@ -135,8 +140,10 @@ def _typed_failures(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 # -- sub-LM calls ---------------------------------------------------------------------------------
 def _check_prompt(prompt: Any) -> None:
     if not isinstance(prompt, str) or not prompt.strip():
-        raise ValueError(f"llm_query needs a non-empty string prompt, got {type(prompt).__name__} "
-                         f"{str(prompt)[:60]!r}. Build the prompt with an f-string.")
+        raise ValueError(
+            f"llm_query needs a non-empty string prompt, got {type(prompt).__name__} "
+            f"{str(prompt)[:60]!r}. Build the prompt with an f-string."
+        )
 
 
 def _llm_node(state: RunState, prompt: str) -> TraceNode:
@@ -314,8 +321,10 @@ def _as_task(item: Any) -> tuple[str, Any]:
     elif isinstance(item, (list, tuple)) and len(item) == 2:
         task, ctx = item
     else:
-        raise TypeError("batch_rlm_query items must be 'task', ('task', context) or {'task': ..., 'context': ...}, "
-                        f"got {type(item).__name__}")
+        raise TypeError(
+            "batch_rlm_query items must be 'task', ('task', context) or {'task': ..., 'context': ...}, "
+            f"got {type(item).__name__}"
+        )
     if not isinstance(task, str) or not task.strip():
         raise ValueError(f"a sub-RLM task must be a non-empty string, got {type(task).__name__} {str(task)[:60]!r}")
     return task, ctx
@@ -353,8 +362,13 @@ async def _downgraded(state: RunState, task: str, ctx: Any, reason: str) -> str:
     try:
         state.budget.reserve_llm_calls(1)
     except BudgetExhausted as exc:
-        node = TraceNode(task=_clip(task, TRACE_TEXT_CHARS), depth=state.depth + 1, kind="fallback",
-                         answer_source="forced", result_kind="extracted")
+        node = TraceNode(
+            task=_clip(task, TRACE_TEXT_CHARS),
+            depth=state.depth + 1,
+            kind="fallback",
+            answer_source="forced",
+            result_kind="extracted",
+        )
         node.warn("Budget exhausted, answer was forced")
         text = NO_BUDGET_TEXT.format(limit=exc.limit)
         node.outputs = {"answer": text}
@@ -388,5 +402,3 @@ def _tool_bridge(tool: Any, loop: asyncio.AbstractEventLoop | None) -> Callable[
 def _clip(value: Any, limit: int) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[:limit] + f"\n... [{len(text) - limit:,} chars cut]"
-
-

@@ -95,9 +95,14 @@ class StopReason(str, Enum):
 
 
 #: Each budget limit's constructor argument.
-LIMIT_ARGS = {StopReason.ITERATIONS: "max_iters", StopReason.LLM_CALLS: "max_llm_calls",
-              StopReason.TOKENS: "max_tokens", StopReason.COST: "max_cost", StopReason.TIME: "max_time",
-              StopReason.DEPTH: "max_depth"}
+LIMIT_ARGS = {
+    StopReason.ITERATIONS: "max_iters",
+    StopReason.LLM_CALLS: "max_llm_calls",
+    StopReason.TOKENS: "max_tokens",
+    StopReason.COST: "max_cost",
+    StopReason.TIME: "max_time",
+    StopReason.DEPTH: "max_depth",
+}
 
 
 @dataclass(frozen=True)
@@ -238,9 +243,12 @@ class Budget:
             hit = self._chain_fits(llm_calls=n)
             if hit:
                 left = self.remaining().get("llm_calls")
-                raise BudgetExhausted(hit, f"budget exhausted ({hit}): {n} more LM call(s) requested, "
-                                           f"{left if left is not None else 'unlimited'} call(s) left. Use Python "
-                                           "for the rest of the work, or answer with what you have")
+                raise BudgetExhausted(
+                    hit,
+                    f"budget exhausted ({hit}): {n} more LM call(s) requested, "
+                    f"{left if left is not None else 'unlimited'} call(s) left. Use Python "
+                    "for the rest of the work, or answer with what you have",
+                )
             for node in self.chain():
                 node.spent.llm_calls += n
 
@@ -325,9 +333,14 @@ class Budget:
                 return max(1, math.floor(value)) if integer else value
 
             iters = max_iters if self.limits.max_iters is None else min(max_iters or 10**9, self.limits.max_iters)
-            limits = replace(self.limits, max_iters=iters, max_llm_calls=part("llm_calls", True),
-                             max_tokens=part("tokens", True), max_cost=part("cost", False),
-                             max_time=part("time", False))
+            limits = replace(
+                self.limits,
+                max_iters=iters,
+                max_llm_calls=part("llm_calls", True),
+                max_tokens=part("tokens", True),
+                max_cost=part("cost", False),
+                max_time=part("time", False),
+            )
             return Budget(limits=limits, depth=self.depth + 1, parent=self)
 
     def affordable_children(self, n: int, share: float, threshold: int) -> tuple[int, str]:
@@ -346,8 +359,10 @@ class Budget:
         k = min(n, math.floor(left * share / threshold))
         if k >= n:
             return n, ""
-        return k, (f"only {left} sub-LM call(s) left: a sub-RLM gets child_share={share:g} of them "
-                   f"and needs at least downgrade_threshold={threshold}")
+        return k, (
+            f"only {left} sub-LM call(s) left: a sub-RLM gets child_share={share:g} of them "
+            f"and needs at least downgrade_threshold={threshold}"
+        )
 
     def fallback_reason(self, stop: StopReason, detail: str = "") -> FallbackReason:
         """``stop`` typed with what was used and allowed (for a budget limit of this run or its chain)."""
@@ -355,8 +370,14 @@ class Budget:
             return FallbackReason(stop, detail=detail)
         with self._lock:
             sp, lim = self.spent, self.limits
-            used = {"iterations": sp.iterations, "llm_calls": sp.llm_calls, "tokens": sp.tokens,
-                    "cost": round(sp.cost, 6), "time": round(self.elapsed(), 3), "depth": self.depth}[stop.value]
+            used = {
+                "iterations": sp.iterations,
+                "llm_calls": sp.llm_calls,
+                "tokens": sp.tokens,
+                "cost": round(sp.cost, 6),
+                "time": round(self.elapsed(), 3),
+                "depth": self.depth,
+            }[stop.value]
             allowed = getattr(lim, LIMIT_ARGS[stop])
         return FallbackReason(stop, used=used, allowed=allowed, detail=detail)
 
@@ -389,30 +410,49 @@ class Budget:
         its parent has left)."""
         with self._lock:
             r, sp = self.remaining(), self.spent
-            line = (f"iterations: {sp.iterations} used, {_left(r, 'iterations')}; sub-LM calls: "
-                    f"{_left(r, 'llm_calls')}; tokens: {_left(r, 'tokens')}; cost: {_left(r, 'cost', '$')}; "
-                    f"time: {_left(r, 'time', unit=' s')}; depth {self.depth} of max {self.limits.max_depth}")
+            line = (
+                f"iterations: {sp.iterations} used, {_left(r, 'iterations')}; sub-LM calls: "
+                f"{_left(r, 'llm_calls')}; tokens: {_left(r, 'tokens')}; cost: {_left(r, 'cost', '$')}; "
+                f"time: {_left(r, 'time', unit=' s')}; depth {self.depth} of max {self.limits.max_depth}"
+            )
             if self.parent is None:
                 return line
             lim, pr = self.limits, self.parent.remaining()
-            allocated = ", ".join(f"{name} {_fmt(value, prefix, unit)}" for name, value, prefix, unit in (
-                ("iterations", lim.max_iters, "", ""), ("sub-LM calls", lim.max_llm_calls, "", ""),
-                ("tokens", lim.max_tokens, "", ""), ("cost", lim.max_cost, "$", ""),
-                ("time", lim.max_time, "", " s")) if value is not None)
-            parent = "; ".join(f"{name} {_left(pr, key, prefix, unit)}" for name, key, prefix, unit in (
-                ("sub-LM calls", "llm_calls", "", ""), ("tokens", "tokens", "", ""), ("cost", "cost", "$", ""),
-                ("time", "time", "", " s")))
+            allocated = ", ".join(
+                f"{name} {_fmt(value, prefix, unit)}"
+                for name, value, prefix, unit in (
+                    ("iterations", lim.max_iters, "", ""),
+                    ("sub-LM calls", lim.max_llm_calls, "", ""),
+                    ("tokens", lim.max_tokens, "", ""),
+                    ("cost", lim.max_cost, "$", ""),
+                    ("time", lim.max_time, "", " s"),
+                )
+                if value is not None
+            )
+            parent = "; ".join(
+                f"{name} {_left(pr, key, prefix, unit)}"
+                for name, key, prefix, unit in (
+                    ("sub-LM calls", "llm_calls", "", ""),
+                    ("tokens", "tokens", "", ""),
+                    ("cost", "cost", "$", ""),
+                    ("time", "time", "", " s"),
+                )
+            )
             return f"{line}\nallocated to you by the parent: {allocated or 'no limits'}\nthe parent has left: {parent}"
 
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
             sp = self.spent
             return {
-                "depth": self.depth, "elapsed_s": round(self.elapsed(), 4), "iterations": sp.iterations,
-                "llm_calls": sp.llm_calls, "lm_calls_total": sp.lm_calls_total,
-                "prompt_tokens": sp.prompt_tokens, "completion_tokens": sp.completion_tokens,
+                "depth": self.depth,
+                "elapsed_s": round(self.elapsed(), 4),
+                "iterations": sp.iterations,
+                "llm_calls": sp.llm_calls,
+                "lm_calls_total": sp.lm_calls_total,
+                "prompt_tokens": sp.prompt_tokens,
+                "completion_tokens": sp.completion_tokens,
                 "cost": round(sp.cost, 6),
-                "limits": {k: v for k, v in self.limits.__dict__.items()},
+                "limits": dict(self.limits.__dict__),
                 "remaining": self.remaining(),
             }
 
@@ -421,16 +461,21 @@ class Budget:
         with self._lock:
             out = self.remaining()
             sp = self.spent
-            out["spent"] = {"iterations": sp.iterations, "llm_calls": sp.llm_calls, "lm_calls_total": sp.lm_calls_total,
-                            "tokens": sp.tokens, "cost": round(sp.cost, 6), "elapsed_s": round(self.elapsed(), 4)}
+            out["spent"] = {
+                "iterations": sp.iterations,
+                "llm_calls": sp.llm_calls,
+                "lm_calls_total": sp.lm_calls_total,
+                "tokens": sp.tokens,
+                "cost": round(sp.cost, 6),
+                "elapsed_s": round(self.elapsed(), 4),
+            }
             return out
 
 
 def _fmt(value: Any, prefix: str = "", unit: str = "") -> str:
-    if isinstance(value, float):
-        text = f"{value:.4f}" if prefix == "$" else f"{value:.3g}"
-    else:
-        text = str(value)
+    if not isinstance(value, float):
+        return f"{prefix}{value}{unit}"
+    text = f"{value:.4f}" if prefix == "$" else f"{value:.3g}"
     return f"{prefix}{text}{unit}"
 
 

@@ -124,15 +124,21 @@ class Checkpoint:
                 snap = pickle.load(f)
         except CheckpointMismatch:
             raise
-        except Exception as exc:  # noqa: BLE001 - a corrupt file is the caller's to remove
-            raise CheckpointMismatch(f"could not read the checkpoint {self.path} ({type(exc).__name__}: {exc}); "
-                                     "delete it or pass another checkpoint path") from exc
+        except Exception as exc:
+            raise CheckpointMismatch(
+                f"could not read the checkpoint {self.path} ({type(exc).__name__}: {exc}); "
+                "delete it or pass another checkpoint path"
+            ) from exc
         if not isinstance(snap, RunSnapshot) or snap.version != FORMAT_VERSION:
-            raise CheckpointMismatch(f"{self.path} is not a dspy-rlm checkpoint of format {FORMAT_VERSION}; "
-                                     "delete it or pass another checkpoint path")
+            raise CheckpointMismatch(
+                f"{self.path} is not a dspy-rlm checkpoint of format {FORMAT_VERSION}; "
+                "delete it or pass another checkpoint path"
+            )
         if snap.fingerprint != self.fingerprint:
-            raise CheckpointMismatch(f"the checkpoint {self.path} was written by a run with another signature or "
-                                     "other inputs; delete it to start over, or pass another checkpoint path")
+            raise CheckpointMismatch(
+                f"the checkpoint {self.path} was written by a run with another signature or "
+                "other inputs; delete it to start over, or pass another checkpoint path"
+            )
         self._saved_through = snap.iterations_done
         self._arm_journal(snap.iterations_done + 1)
         return snap
@@ -178,14 +184,18 @@ class Checkpoint:
         """Check the magic line and the HMAC; leave ``f`` at the start of the pickle."""
         head = f.read(len(MAGIC) + _MAC_SIZE)
         if not head.startswith(MAGIC):
-            raise CheckpointMismatch(f"could not read the checkpoint {self.path}: it is not a dspy-rlm checkpoint of "
-                                     f"format {FORMAT_VERSION} (an older format or another program's file); delete it "
-                                     "or pass another checkpoint path")
-        stored = head[len(MAGIC):]
+            raise CheckpointMismatch(
+                f"could not read the checkpoint {self.path}: it is not a dspy-rlm checkpoint of "
+                f"format {FORMAT_VERSION} (an older format or another program's file); delete it "
+                "or pass another checkpoint path"
+            )
+        stored = head[len(MAGIC) :]
         if len(stored) < _MAC_SIZE or not hmac.compare_digest(stored, self._mac(f, len(head))):
-            raise CheckpointMismatch(f"could not read the checkpoint {self.path}: it is truncated, corrupted or was "
-                                     "signed with another key (see dspy_rlm.checkpoint), so it was not unpickled; "
-                                     "delete it or pass another checkpoint path")
+            raise CheckpointMismatch(
+                f"could not read the checkpoint {self.path}: it is truncated, corrupted or was "
+                "signed with another key (see dspy_rlm.checkpoint), so it was not unpickled; "
+                "delete it or pass another checkpoint path"
+            )
         f.seek(len(head))
 
     # -- the journal of the iteration in progress ---------------------------------------------------
@@ -223,8 +233,9 @@ class Checkpoint:
                         raise
             except OSError as exc:
                 self.journal_failures += 1
-                logger.warning("could not journal an LM answer in %s (%s); the run goes on without it",
-                               self.journal_path, exc)
+                logger.warning(
+                    "could not journal an LM answer in %s (%s); the run goes on without it", self.journal_path, exc
+                )
 
     def replay(self, kind: str, key: str) -> Any:
         """The journaled answer for this call, if the crashed process already had it (FIFO per key)."""
@@ -246,8 +257,12 @@ class Checkpoint:
                 rec = json.loads(line)
             except json.JSONDecodeError:  # the line being written when the process died
                 continue
-            if not (isinstance(rec, dict) and isinstance(rec.get("kind"), str) and isinstance(rec.get("key"), str)
-                    and "value" in rec):  # a garbled line that still parses ([1, 2], {}): not a record
+            if not (
+                isinstance(rec, dict)
+                and isinstance(rec.get("kind"), str)
+                and isinstance(rec.get("key"), str)
+                and "value" in rec
+            ):  # a garbled line that still parses ([1, 2], {}): not a record
                 continue
             if rec.get("iteration") == iteration:
                 self._replay[(rec["kind"], rec["key"])].append(rec["value"])
@@ -299,4 +314,3 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
-

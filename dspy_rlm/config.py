@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from dspy_rlm.budget import Limits
 from dspy_rlm.context import SizeConfig
@@ -18,7 +19,6 @@ from dspy_rlm.context import SizeConfig
 if TYPE_CHECKING:
     import dspy
     from dspy.adapters.types.tool import Tool
-
     from dspy.primitives.code_interpreter import CodeInterpreter
 
     from dspy_rlm.profiles import Profile
@@ -119,8 +119,13 @@ class RunConfig:
 
         sig = ensure_signature("context, task -> answer" if with_context else "task -> answer")
         return dataclasses.replace(
-            self, signature=sig, limits=dataclasses.replace(self.limits, max_iters=self.child.sub_max_iters),
-            repl=dataclasses.replace(self.repl, interpreter=None), checkpoint=None, depth=depth)
+            self,
+            signature=sig,
+            limits=dataclasses.replace(self.limits, max_iters=self.child.sub_max_iters),
+            repl=dataclasses.replace(self.repl, interpreter=None),
+            checkpoint=None,
+            depth=depth,
+        )
 
 
 def replace_path(config: Any, path: tuple[str, ...], value: Any) -> Any:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import enum
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 KB, MB = 1024, 1024 * 1024
 MIN_CHUNK_BYTES = 1 * KB  # auto_chunk never cuts smaller pieces (unless chunk_threshold itself is smaller)
@@ -105,9 +106,14 @@ class ExternalizedContext:
         return sum(v.size_bytes for v in self.variables.values())
 
     @classmethod
-    def from_inputs(cls, inputs: Mapping[str, Any], descs: Mapping[str, str] | None = None,
-                    kinds: Mapping[str, VarKind | str] | None = None, config: SizeConfig | None = None,
-                    query: str | None = None) -> ExternalizedContext:
+    def from_inputs(
+        cls,
+        inputs: Mapping[str, Any],
+        descs: Mapping[str, str] | None = None,
+        kinds: Mapping[str, VarKind | str] | None = None,
+        config: SizeConfig | None = None,
+        query: str | None = None,
+    ) -> ExternalizedContext:
         """Describe ``inputs`` without copying them.
 
         Args:
@@ -125,9 +131,14 @@ class ExternalizedContext:
             spec = (kinds or {}).get(name)
             kind, label = parse_kind(spec) if spec else (infer_kind(name, value), "")
             ctx.variables[name] = ContextVariable(
-                name=name, kind=kind, type_name=type(value).__name__, size_bytes=size_in_bytes(value),
+                name=name,
+                kind=kind,
+                type_name=type(value).__name__,
+                size_bytes=size_in_bytes(value),
                 item_count=len(value) if isinstance(value, (list, tuple, dict, set)) else None,
-                summary=preview_text(value, preview), desc=(descs or {}).get(name, ""), label=label,
+                summary=preview_text(value, preview),
+                desc=(descs or {}).get(name, ""),
+                label=label,
             )
         return ctx
 
@@ -138,24 +149,52 @@ class ExternalizedContext:
         out: list[SizeWarning] = []
         for name, var in self.variables.items():
             if var.chunked:
-                out.append(LargeVariable(f"`{name}` ({human(var.size_bytes)}) was auto-chunked into a list of "
-                                         f"{var.item_count:,} chunks: loop over them; never print it whole",
-                                         name, var.size_bytes, cfg.warn_threshold))
+                out.append(
+                    LargeVariable(
+                        f"`{name}` ({human(var.size_bytes)}) was auto-chunked into a list of "
+                        f"{var.item_count:,} chunks: loop over them; never print it whole",
+                        name,
+                        var.size_bytes,
+                        cfg.warn_threshold,
+                    )
+                )
             elif var.size_bytes > cfg.chunk_threshold:
                 chunks = var.size_bytes // cfg.chunk_size + 1  # the seed's rule, with the size auto_chunk uses
-                how = (f"chunk_text({name}, {cfg.chunk_size})" if var.type_name == "str"
-                       else "groups of items, e.g. [x[i:i+100] for i in range(0, len(x), 100)]")
-                out.append(RequiresChunking(f"`{name}` is {human(var.size_bytes)} (over "
-                                            f"{human(cfg.chunk_threshold)}): never print it whole; process it in "
-                                            f"~{chunks:,} pieces ({how}) or search it", name, var.size_bytes,
-                                            cfg.chunk_threshold, chunks))
+                how = (
+                    f"chunk_text({name}, {cfg.chunk_size})"
+                    if var.type_name == "str"
+                    else "groups of items, e.g. [x[i:i+100] for i in range(0, len(x), 100)]"
+                )
+                out.append(
+                    RequiresChunking(
+                        f"`{name}` is {human(var.size_bytes)} (over "
+                        f"{human(cfg.chunk_threshold)}): never print it whole; process it in "
+                        f"~{chunks:,} pieces ({how}) or search it",
+                        name,
+                        var.size_bytes,
+                        cfg.chunk_threshold,
+                        chunks,
+                    )
+                )
             elif var.size_bytes > cfg.warn_threshold:
-                out.append(LargeVariable(f"`{name}` is {human(var.size_bytes)}: peek or search it rather than "
-                                         "printing it", name, var.size_bytes, cfg.warn_threshold))
+                out.append(
+                    LargeVariable(
+                        f"`{name}` is {human(var.size_bytes)}: peek or search it rather than printing it",
+                        name,
+                        var.size_bytes,
+                        cfg.warn_threshold,
+                    )
+                )
         if self.total_size_bytes > cfg.max_total_size:
-            out.append(TotalSizeExceeded(f"the inputs total {human(self.total_size_bytes)} (over "
-                                         f"{human(cfg.max_total_size)}): narrow down with search before reading",
-                                         None, self.total_size_bytes, cfg.max_total_size))
+            out.append(
+                TotalSizeExceeded(
+                    f"the inputs total {human(self.total_size_bytes)} (over "
+                    f"{human(cfg.max_total_size)}): narrow down with search before reading",
+                    None,
+                    self.total_size_bytes,
+                    cfg.max_total_size,
+                )
+            )
         return out
 
     def auto_chunk(self, inputs: dict[str, Any], config: SizeConfig | None = None) -> dict[str, Any]:
@@ -191,9 +230,11 @@ class ExternalizedContext:
                 continue
             out[name] = chunks
             var.chunked, var.type_name, var.item_count = True, "list", len(chunks)
-            var.summary = (f"[auto-chunked: a list of {len(chunks):,} {what}, each <= {human(size)}"
-                           f"{'' if isinstance(value, str) else ' unless one item is bigger'}; {back} is the "
-                           f"original]\n  " + var.summary)
+            var.summary = (
+                f"[auto-chunked: a list of {len(chunks):,} {what}, each <= {human(size)}"
+                f"{'' if isinstance(value, str) else ' unless one item is bigger'}; {back} is the "
+                f"original]\n  " + var.summary
+            )
         return out
 
     def variable_summaries(self) -> str:
@@ -254,8 +295,10 @@ def parse_kind(spec: VarKind | str) -> tuple[VarKind, str]:
         kind = VarKind(base.strip().lower())
     except ValueError:
         valid = ", ".join(repr(k.value) for k in VarKind)
-        raise ValueError(f"unknown context kind {spec!r}: use one of {valid}, or 'custom:<label>' "
-                         f"(e.g. kinds={{'x': 'custom:{spec}'}})") from None
+        raise ValueError(
+            f"unknown context kind {spec!r}: use one of {valid}, or 'custom:<label>' "
+            f"(e.g. kinds={{'x': 'custom:{spec}'}})"
+        ) from None
     if label and kind is not VarKind.CUSTOM:
         raise ValueError(f"only the custom kind takes a label: got {spec!r}; use 'custom:{label.strip()}'")
     return kind, label.strip()
@@ -274,8 +317,11 @@ def infer_kind(name: str, value: Any) -> VarKind:
     lname = name.lower()
     if isinstance(value, list) and value and all(isinstance(m, dict) and "role" in m for m in value[:5]):
         return VarKind.CONVERSATION
-    if isinstance(value, dict) and value and all(isinstance(k, str) and ("/" in k or "." in k[-6:])
-                                                 for k in list(value)[:5]):
+    if (
+        isinstance(value, dict)
+        and value
+        and all(isinstance(k, str) and ("/" in k or "." in k[-6:]) for k in list(value)[:5])
+    ):
         return VarKind.FILES
     if any(w in lname for w in ("history", "messages", "conversation", "chat")):
         return VarKind.CONVERSATION
@@ -293,7 +339,7 @@ def size_in_bytes(value: Any, _depth: int = 0) -> int:
     if isinstance(value, str):
         if value.isascii():  # O(1) in CPython
             return len(value)
-        return sum(len(value[i:i + MB].encode("utf-8", "surrogatepass")) for i in range(0, len(value), MB))
+        return sum(len(value[i : i + MB].encode("utf-8", "surrogatepass")) for i in range(0, len(value), MB))
     if isinstance(value, (bytes, bytearray, memoryview)):
         return len(value)
     if _depth > 4:
@@ -311,7 +357,7 @@ def preview_text(value: Any, chars: int) -> str:
         text = value if len(value) <= FULL_VALUE_CHARS else None
         if text is not None:
             return f"value: {value!r}"
-        return f"head: {value[:chars]!r}\n  tail: {value[-chars // 2:]!r}"
+        return f"head: {value[:chars]!r}\n  tail: {value[-chars // 2 :]!r}"
     if isinstance(value, (list, tuple)):
         if not value:
             return "empty"

@@ -86,15 +86,29 @@ def _local_signature(predictor: Any, names: list[str]) -> dict[str, Any]:
     generated as its bare value (the form a small model fills reliably), not a JSON object."""
     sig = getattr(predictor, "signature", None)
     lm = getattr(predictor, "lm", None) or dspy.settings.lm
-    if (not isinstance(predictor, dspy.Predict) or sig is None or NOTES_FIELD not in sig.output_fields
-            or NOTES_FIELD in names or getattr(lm, "accepts_outlines_constraint", False) is not True):
+    if (
+        not isinstance(predictor, dspy.Predict)
+        or sig is None
+        or NOTES_FIELD not in sig.output_fields
+        or NOTES_FIELD in names
+        or getattr(lm, "accepts_outlines_constraint", False) is not True
+    ):
         return {}
     return {"signature": sig.delete(NOTES_FIELD)}
 
 
-async def run_extraction(config: RunConfig, predictor: Any, *, history: Any, variables_info: str,
-                         snapshot: dict[str, str], reason: FallbackReason, use_async: bool,
-                         last_submit: dict[str, Any] | None = None, budget: Budget | None = None) -> Extracted | Failed:
+async def run_extraction(
+    config: RunConfig,
+    predictor: Any,
+    *,
+    history: Any,
+    variables_info: str,
+    snapshot: dict[str, str],
+    reason: FallbackReason,
+    use_async: bool,
+    last_submit: dict[str, Any] | None = None,
+    budget: Budget | None = None,
+) -> Extracted | Failed:
     """Call the ``extract`` predictor and type its result. Never raises for LM or parse failures.
 
     With a ``budget`` that has ``max_time``, the LM call gets :meth:`Budget.extraction_deadline` (taken just
@@ -110,11 +124,18 @@ async def run_extraction(config: RunConfig, predictor: Any, *, history: Any, var
     deadline = budget.extraction_deadline() if budget is not None else None
     try:
         with ctx:
-            pred = await call_predictor(predictor, use_async, variables_info=variables_info,
-                                        repl_history=history, fallback_reason=str(reason), variables=variables_text,
-                                        **_local_signature(predictor, names), **deadline_config(predictor, deadline))
+            pred = await call_predictor(
+                predictor,
+                use_async,
+                variables_info=variables_info,
+                repl_history=history,
+                fallback_reason=str(reason),
+                variables=variables_text,
+                **_local_signature(predictor, names),
+                **deadline_config(predictor, deadline),
+            )
         outputs = {n: getattr(pred, n, None) for n in names}
-    except Exception as exc:  # noqa: BLE001 - LM / adapter failures end typed
+    except Exception as exc:
         if not isinstance(predictor, dspy.Predict):  # the user's own predictor: its exceptions are the caller's
             raise UserPredictorError(exc) from exc
         logger.warning("fallback extraction failed: %s: %s", type(exc).__name__, exc)
@@ -122,11 +143,28 @@ async def run_extraction(config: RunConfig, predictor: Any, *, history: Any, var
         parsed = getattr(exc, "parsed_result", None)
         if isinstance(parsed, dict):
             partial.update({k: v for k, v in parsed.items() if k in names})
-        return Failed(reason=f"{reason}; extraction failed: {type(exc).__name__}: {exc}",
-                      partial_outputs=partial or None, history=entries, limit=reason.stop, fallback=reason)
+        return Failed(
+            reason=f"{reason}; extraction failed: {type(exc).__name__}: {exc}",
+            partial_outputs=partial or None,
+            history=entries,
+            limit=reason.stop,
+            fallback=reason,
+        )
     nulls = [n for n, v in outputs.items() if _is_null(v)]
     said = getattr(pred, NOTES_FIELD, None) if NOTES_FIELD not in names else None
-    notes = "; ".join(part for part in (str(said).strip() if said else "",
-                                        f"fields without a value: {nulls}" if nulls else "") if part) or None
-    return Extracted(outputs=outputs, confidence=confidence(outputs, entries, variables_text), reason=str(reason),
-                     notes=notes, limit=reason.stop, fallback=reason)
+    notes = (
+        "; ".join(
+            part
+            for part in (str(said).strip() if said else "", f"fields without a value: {nulls}" if nulls else "")
+            if part
+        )
+        or None
+    )
+    return Extracted(
+        outputs=outputs,
+        confidence=confidence(outputs, entries, variables_text),
+        reason=str(reason),
+        notes=notes,
+        limit=reason.stop,
+        fallback=reason,
+    )

@@ -22,14 +22,14 @@ from dspy.primitives.repl_types import REPLEntry, REPLHistory
 from dspy_rlm import prompts
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, Spent, StopReason
-from dspy_rlm.config import RunConfig
-from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
+from dspy_rlm.config import RunConfig
 from dspy_rlm.context import ExternalizedContext
+from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.extract import run_extraction
 from dspy_rlm.profiles import DEFAULT, resolve_profile
-from dspy_rlm.profiles.small import compact_variables_info
 from dspy_rlm.profiles.grounding import ungrounded_values, verification_message
+from dspy_rlm.profiles.small import compact_variables_info
 from dspy_rlm.protocol import parse_response
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl import backends
@@ -46,9 +46,20 @@ MAX_CONSECUTIVE_LM_FAILURES = 3
 class Run:
     """State and steps of one run. Create, then ``await execute()``."""
 
-    def __init__(self, config: RunConfig, predictors: Predictors, inputs: dict[str, Any], budget: Budget, *,
-                 use_async: bool, interpreter: Any = None, factory: Any = None, trace: TraceNode | None = None,
-                 checkpoint: Any = None, execution_instructions: str = ""):
+    def __init__(
+        self,
+        config: RunConfig,
+        predictors: Predictors,
+        inputs: dict[str, Any],
+        budget: Budget,
+        *,
+        use_async: bool,
+        interpreter: Any = None,
+        factory: Any = None,
+        trace: TraceNode | None = None,
+        checkpoint: Any = None,
+        execution_instructions: str = "",
+    ):
         self.config, self.predictors, self.inputs, self.budget = config, predictors, inputs, budget
         self.use_async = use_async
         self.interpreter, self.factory = interpreter, factory
@@ -83,10 +94,17 @@ class Run:
         try:
             with dspy.context(usage_tracker=tracker):
                 self._choose_profile()
-                state = RunState(self.config, self.budget, self.trace, loop=asyncio.get_running_loop(),
-                                 checkpoint=self.ckpt, spawn=self._run_child)
-                self.repl, owned = backends.make_repl(self.config.repl, self.output_names, make_bridges(state),
-                                                      self.interpreter, self.factory)
+                state = RunState(
+                    self.config,
+                    self.budget,
+                    self.trace,
+                    loop=asyncio.get_running_loop(),
+                    checkpoint=self.ckpt,
+                    spawn=self._run_child,
+                )
+                self.repl, owned = backends.make_repl(
+                    self.config.repl, self.output_names, make_bridges(state), self.interpreter, self.factory
+                )
                 if HELPER_STYLE in self.repl.capabilities:  # the profile picks how helpers print
                     self.repl.helper_style = self.profile.helper_style
                 self.variables_info = self._prepare_context() + self._resume_note()
@@ -97,10 +115,13 @@ class Run:
                     await asyncio.to_thread(self._save_checkpoint, result)
         except UserPredictorError as exc:  # the caller's own code: propagates, as in dspy.RLM
             raise exc.original from None
-        except Exception as exc:  # noqa: BLE001 - a broken run still ends typed, with its history
+        except Exception as exc:
             logger.exception("RLM run failed")
-            result = Failed(reason=f"{type(exc).__name__}: {exc}", partial_outputs=self.last_submit,
-                            history=[e.model_dump() for e in self.history])
+            result = Failed(
+                reason=f"{type(exc).__name__}: {exc}",
+                partial_outputs=self.last_submit,
+                history=[e.model_dump() for e in self.history],
+            )
             self.trace.answer_source = "error"
         finally:
             if self._repl_ready is not None:
@@ -140,8 +161,9 @@ class Run:
     def _restore(self, snap: RunSnapshot) -> None:
         """Continue where the checkpointed run stopped: history, budget, trace, fix state."""
         assert self.ckpt is not None  # only a run with a checkpoint resumes
-        self.history = REPLHistory(entries=[REPLEntry(**e) for e in snap.history],
-                                   max_output_chars=self.config.repl.max_output_chars)
+        self.history = REPLHistory(
+            entries=[REPLEntry(**e) for e in snap.history], max_output_chars=self.config.repl.max_output_chars
+        )
         self.budget.spent = Spent(**snap.spent)
         self.budget.started = time.monotonic() - snap.elapsed_s
         self.trace = TraceNode.from_dict(snap.trace)
@@ -155,14 +177,21 @@ class Run:
         snap = self.resumed
         if snap is None:
             return ""
-        note = (f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}. Restored "
-                f"variables: {', '.join(snap.variables) or 'none'}.")
+        note = (
+            f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}. Restored "
+            f"variables: {', '.join(snap.variables) or 'none'}."
+        )
         if VARIABLES not in self.repl.capabilities and snap.variables:
-            note = (f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}; this REPL "
-                    f"cannot restore variables, recompute what you need: {', '.join(snap.variables)}.")
+            note = (
+                f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}; this REPL "
+                f"cannot restore variables, recompute what you need: {', '.join(snap.variables)}."
+            )
         if snap.unsaved_variables:
-            note += " Not restorable (recompute them if you need them): " + "; ".join(
-                f"{n} ({why})" for n, why in snap.unsaved_variables.items()) + "."
+            note += (
+                " Not restorable (recompute them if you need them): "
+                + "; ".join(f"{n} ({why})" for n, why in snap.unsaved_variables.items())
+                + "."
+            )
         return note
 
     def _save_checkpoint(self, result: Any = None) -> None:
@@ -170,15 +199,26 @@ class Run:
         the run goes on."""
         assert self.ckpt is not None  # only called for a run with a checkpoint
         try:
-            dumped = self.repl.dump_variables() if result is None and VARIABLES in self.repl.capabilities \
+            dumped = (
+                self.repl.dump_variables()
+                if result is None and VARIABLES in self.repl.capabilities
                 else {"blobs": {}, "skipped": {}}
+            )
             spent = self.budget.spent
             snap = RunSnapshot(
-                fingerprint=self.ckpt.fingerprint, iterations_done=spent.iterations,
-                history=[e.model_dump() for e in self.history], spent=dict(spent.__dict__),
-                elapsed_s=self.budget.elapsed(), trace=self.trace.to_dict(), recovery=self.recovery,
-                last_submit=self.last_submit, told_rebound=sorted(self.told_rebound),
-                variables=dumped["blobs"], unsaved_variables=dumped["skipped"], result=result)
+                fingerprint=self.ckpt.fingerprint,
+                iterations_done=spent.iterations,
+                history=[e.model_dump() for e in self.history],
+                spent=dict(spent.__dict__),
+                elapsed_s=self.budget.elapsed(),
+                trace=self.trace.to_dict(),
+                recovery=self.recovery,
+                last_submit=self.last_submit,
+                told_rebound=sorted(self.told_rebound),
+                variables=dumped["blobs"],
+                unsaved_variables=dumped["skipped"],
+                result=result,
+            )
             self.ckpt.save(snap)
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: the run itself is not at fault
             logger.warning("could not write the checkpoint %s: %s", self.ckpt.path, exc)
@@ -216,13 +256,16 @@ class Run:
                 raise
             except Exception as exc:  # noqa: BLE001 - LM / adapter errors: tell the model, go on
                 lm_failures += 1
-                record.output = model_error(f"The previous answer could not be used ({type(exc).__name__}: "
-                                            f"{str(exc)[:300]}). Answer with the fields `reasoning` and `code`.")
+                record.output = model_error(
+                    f"The previous answer could not be used ({type(exc).__name__}: "
+                    f"{str(exc)[:300]}). Answer with the fields `reasoning` and `code`."
+                )
                 self.history = self.history.append(reasoning="", code="", output=record.output)
                 record.duration_s = time.perf_counter() - t_iter
                 if lm_failures >= MAX_CONSECUTIVE_LM_FAILURES:
-                    return await self._fallback(StopReason.LM_ERRORS,
-                                                f"the LM failed {lm_failures} times in a row: {exc}")
+                    return await self._fallback(
+                        StopReason.LM_ERRORS, f"the LM failed {lm_failures} times in a row: {exc}"
+                    )
                 await self._checkpoint_iteration()
                 continue
             outcome = await self._run_code(record, reasoning, code_text)
@@ -240,8 +283,12 @@ class Run:
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
         cfg, action_predictor = self.config, self.predictors.action
-        kwargs: dict[str, Any] = dict(variables_info=self.variables_info, repl_history=self.history,
-                                      iteration=f"{record.index}/{cfg.limits.max_iters}", budget=self.budget.describe())
+        kwargs: dict[str, Any] = {
+            "variables_info": self.variables_info,
+            "repl_history": self.history,
+            "iteration": f"{record.index}/{cfg.limits.max_iters}",
+            "budget": self.budget.describe(),
+        }
         self._runtime_rules(kwargs)
         self._profile_overrides(kwargs, record)
         key = f"action {record.index}"
@@ -268,8 +315,9 @@ class Run:
                 self.ckpt.record("action", key, {"reasoning": str(reasoning), "code": code}, record.index)
         record.reasoning = str(reasoning)
         if cfg.verbose:
-            logger.info("RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, cfg.limits.max_iters,
-                        reasoning, code)
+            logger.info(
+                "RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, cfg.limits.max_iters, reasoning, code
+            )
         return str(reasoning), "" if code is None else str(code)
 
     def _runtime_rules(self, kwargs: dict[str, Any]) -> None:
@@ -295,8 +343,9 @@ class Run:
         sig = getattr(action, "signature", None)
         if sig is not None and sig.instructions == self.predictors.default_action_instructions:
             guided = self.profile.guided_code and self.profile.constrained_action
-            kwargs["signature"] = small_action_signature(self._signature_key, tuple(self.config.tool_map),
-                                                         self.profile.constrained_action and not guided)
+            kwargs["signature"] = small_action_signature(
+                self._signature_key, tuple(self.config.tool_map), self.profile.constrained_action and not guided
+            )
             if guided:
                 kwargs["signature"] = self._guided_signature(kwargs["signature"])
         if self.profile.shipped_demos and not getattr(action, "demos", None):
@@ -327,9 +376,13 @@ class Run:
         terms = [t for t in self.guided_terms if t not in searched]
         if values and guided.search_exhausted(stdouts):
             terms = []
-        pattern = guided.guided_output_pattern(self.config.signature, list(data) or list(self.inputs), terms, values,
-                                               guided.focus_pairs(guided.stated_pairs(stdouts, question, values),
-                                                                  question))
+        pattern = guided.guided_output_pattern(
+            self.config.signature,
+            list(data) or list(self.inputs),
+            terms,
+            values,
+            guided.focus_pairs(guided.stated_pairs(stdouts, question, values), question),
+        )
         return with_output_regex(signature, pattern)
 
     def _action_adapter(self) -> Any:
@@ -350,23 +403,35 @@ class Run:
         outputs: list[str] = []
         final: FinalAnswer | None = None
         if parsed.rejected_langs and not parsed.code_blocks:
-            outputs.append(model_error(f"Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
-                                       "Write Python in ```python blocks."))
+            outputs.append(
+                model_error(
+                    f"Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
+                    "Write Python in ```python blocks."
+                )
+            )
         for i, block in enumerate(parsed.code_blocks, start=1):
             await self._ready()
             res: ExecResult = await asyncio.to_thread(self.repl.run, block)
-            record.code_executions.append(CodeExecution(block, res.stdout, res.error.to_dict() if res.error else None,
-                                                        res.duration_s))
+            record.code_executions.append(
+                CodeExecution(block, res.stdout, res.error.to_dict() if res.error else None, res.duration_s)
+            )
             outputs.append(self._describe(res, record, i, len(parsed.code_blocks)))
             if res.final is not None:
                 final = res.final
                 break
             if res.error is not None and not res.error.recoverable:
-                return await self._end_with(record, reasoning, parsed.code or code_text, outputs,
-                                            StopReason.SANDBOX, f"the sandbox failed: {res.error.message}")
+                return await self._end_with(
+                    record,
+                    reasoning,
+                    parsed.code or code_text,
+                    outputs,
+                    StopReason.SANDBOX,
+                    f"the sandbox failed: {res.error.message}",
+                )
             if self.recovery is not None and self.recovery.exhausted:
-                return await self._end_with(record, reasoning, parsed.code, outputs, StopReason.FIX_ATTEMPTS,
-                                            self.recovery.exhausted)
+                return await self._end_with(
+                    record, reasoning, parsed.code, outputs, StopReason.FIX_ATTEMPTS, self.recovery.exhausted
+                )
         if final is None:
             final = await self._text_final(parsed, record, outputs)
         if not parsed.code_blocks and final is None and not outputs:
@@ -376,8 +441,9 @@ class Run:
             if error is None and self.grounded:
                 error = await self._grounding_check(values, outputs)
             if error is None:
-                self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text,
-                                                   output=f"FINAL: {values}")
+                self.history = self.history.append(
+                    reasoning=reasoning, code=parsed.code or code_text, output=f"FINAL: {values}"
+                )
                 record.output = "\n".join(outputs)
                 self.trace.answer_source = final.kind
                 return Submitted(values, self.budget.spent.iterations, self.budget.spent.llm_calls, final.kind)
@@ -395,8 +461,9 @@ class Run:
         problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question, variables={})
         if any(why == "never seen" for why in problems.values()):  # variables are fetched only when needed
             variables = await asyncio.to_thread(self._snapshot)
-            problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question,
-                                         variables=variables)
+            problems = ungrounded_values(
+                values, outputs=seen, inputs=data, question_inputs=question, variables=variables
+            )
         if not problems:
             return None
         self.verified_submits.append(values)
@@ -408,8 +475,14 @@ class Run:
         if parsed.final_var:
             await self._ready()
             res = await asyncio.to_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
-            record.code_executions.append(CodeExecution(f"FINAL_VAR({parsed.final_var!r})", res.stdout,
-                                                        res.error.to_dict() if res.error else None, res.duration_s))
+            record.code_executions.append(
+                CodeExecution(
+                    f"FINAL_VAR({parsed.final_var!r})",
+                    res.stdout,
+                    res.error.to_dict() if res.error else None,
+                    res.duration_s,
+                )
+            )
             if res.final is None:
                 outputs.append(self._describe(res, record, 0, 0))
             return res.final
@@ -429,8 +502,10 @@ class Run:
                 parts.append(self.recovery.on_failure(record.index, max(block, 1), res.error, code))
                 record.fix = self.recovery.open.to_dict() if self.recovery.open else None
                 if res.restarted:  # the fix step clips long messages: the lost names are said in full
-                    parts.append("[note] The REPL worker was restarted and the inputs loaded again. Your variables "
-                                 f"that were lost: {', '.join(res.lost_variables) or 'none'}")
+                    parts.append(
+                        "[note] The REPL worker was restarted and the inputs loaded again. Your variables "
+                        f"that were lost: {', '.join(res.lost_variables) or 'none'}"
+                    )
             else:
                 parts.append(model_error(res.error.format_for_model()))
         elif self.recovery is not None:
@@ -445,15 +520,17 @@ class Run:
         """Coerce submitted values to the output types; errors are written for the model."""
         names = self.output_names
         if not isinstance(raw, dict):
-            return {}, model_error(f"SUBMIT got {type(raw).__name__}; expected "
-                                   f"SUBMIT({', '.join(n + '=...' for n in names)})")
+            return {}, model_error(
+                f"SUBMIT got {type(raw).__name__}; expected SUBMIT({', '.join(n + '=...' for n in names)})"
+            )
         self.last_submit = {k: v for k, v in raw.items() if k in names} or self.last_submit
         missing = [n for n in names if n not in raw]
         extra = [k for k in raw if k not in names]
         if missing:
             hint = f" (unknown: {extra})" if extra else ""
-            return {}, model_error(f"Missing output fields: {missing}{hint}. "
-                                   f"Use SUBMIT({', '.join(n + '=...' for n in names)})")
+            return {}, model_error(
+                f"Missing output fields: {missing}{hint}. Use SUBMIT({', '.join(n + '=...' for n in names)})"
+            )
         values, errors = {}, []
         for n in names:
             annotation = self.config.signature.output_fields[n].annotation
@@ -461,14 +538,17 @@ class Run:
                 values[n] = parse_value(raw[n], annotation)
             except (ValueError, TypeError, pydantic.ValidationError) as exc:
                 tname = getattr(annotation, "__name__", str(annotation))
-                errors.append(f"{n}: expected {tname}, got {type(raw[n]).__name__} {str(raw[n])[:80]!r}: {str(exc)[:200]}")
+                errors.append(
+                    f"{n}: expected {tname}, got {type(raw[n]).__name__} {str(raw[n])[:80]!r}: {str(exc)[:200]}"
+                )
         if errors:
             return {}, model_error("; ".join(errors) + ". Fix the values and SUBMIT again.", kind="Type Error")
         return values, None
 
     # -- endings ---------------------------------------------------------------------------------
-    async def _end_with(self, record: IterationRecord, reasoning: str, code: str, outputs: list[str],
-                        stop: StopReason, detail: str) -> Extracted | Failed:
+    async def _end_with(
+        self, record: IterationRecord, reasoning: str, code: str, outputs: list[str], stop: StopReason, detail: str
+    ) -> Extracted | Failed:
         record.output = "\n".join(o for o in outputs if o)
         self.history = self.history.append(reasoning=reasoning, code=code, output=record.output)
         return await self._fallback(stop, detail)
@@ -479,9 +559,17 @@ class Run:
         with contextlib.suppress(Exception):
             await self._ready()
         snapshot = await asyncio.to_thread(self._snapshot)
-        result = await run_extraction(self.config, self.predictors.extract, history=self.history,
-                                      variables_info=self.variables_info, snapshot=snapshot, reason=reason,
-                                      use_async=self.use_async, last_submit=self.last_submit, budget=self.budget)
+        result = await run_extraction(
+            self.config,
+            self.predictors.extract,
+            history=self.history,
+            variables_info=self.variables_info,
+            snapshot=snapshot,
+            reason=reason,
+            use_async=self.use_async,
+            last_submit=self.last_submit,
+            budget=self.budget,
+        )
         self.trace.answer_source = "forced" if isinstance(result, Extracted) else "error"
         return result
 
@@ -503,8 +591,16 @@ class Run:
         inputs = {"task": task} if context is None else {"context": context, "task": task}
         lm_ctx = dspy.context(lm=cfg.sub_lm) if cfg.sub_lm is not None else contextlib.nullcontext()
         with lm_ctx:  # children use the parent's backend kind (a call-time factory included)
-            pred = await Run(child_cfg, preds, inputs, budget, use_async=True, trace=node, factory=self.factory,
-                             execution_instructions=self.execution_instructions).execute()
+            pred = await Run(
+                child_cfg,
+                preds,
+                inputs,
+                budget,
+                use_async=True,
+                trace=node,
+                factory=self.factory,
+                execution_instructions=self.execution_instructions,
+            ).execute()
         result = pred.rlm_result
         if isinstance(result, Failed):
             raise SubRLMFailed(result.reason)
@@ -522,13 +618,24 @@ class Run:
             final_reasoning = f"Run failed: {result.reason}"
         else:
             outputs = dict(result.outputs)
-            final_reasoning = ("Extract forced final output" if isinstance(result, Extracted)
-                               else self.history.entries[-1].reasoning if self.history.entries else "")
+            final_reasoning = (
+                "Extract forced final output"
+                if isinstance(result, Extracted)
+                else self.history.entries[-1].reasoning
+                if self.history.entries
+                else ""
+            )
         trace.outputs = outputs
         extras = {"result": result, "trace": trace}
-        pred = dspy.Prediction(**{k: v for k, v in extras.items() if k not in outputs}, **outputs,
-                               trajectory=[e.model_dump() for e in self.history], final_reasoning=final_reasoning,
-                               rlm_result=result, rlm_trace=trace, usage=trace.totals())
+        pred = dspy.Prediction(
+            **{k: v for k, v in extras.items() if k not in outputs},
+            **outputs,
+            trajectory=[e.model_dump() for e in self.history],
+            final_reasoning=final_reasoning,
+            rlm_result=result,
+            rlm_trace=trace,
+            usage=trace.totals(),
+        )
         with contextlib.suppress(Exception):
             pred.set_lm_usage(tracker.get_total_tokens())
         return pred

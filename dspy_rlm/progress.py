@@ -19,8 +19,9 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from dspy.utils.callback import BaseCallback
 
@@ -48,8 +49,10 @@ class ProgressState:
     def line(self) -> str:
         """One human-readable status line."""
         tokens = self.prompt_tokens + self.completion_tokens
-        return (f"{self.phase} | iteration {self.iteration} | depth {self.depth}/{self.max_depth} | "
-                f"LM calls {self.lm_calls} | tokens {tokens:,} | ${self.cost:.4f} | {self.elapsed:.1f}s")
+        return (
+            f"{self.phase} | iteration {self.iteration} | depth {self.depth}/{self.max_depth} | "
+            f"LM calls {self.lm_calls} | tokens {tokens:,} | ${self.cost:.4f} | {self.elapsed:.1f}s"
+        )
 
 
 class Reporter(Protocol):

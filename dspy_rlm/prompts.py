@@ -39,9 +39,9 @@ print(count_matches(context, "OVERDUE"))
 5. Watch the budget shown each step; when it runs low, SUBMIT your best answer."""
 
 FINAL_HELP_SINGLE = (
-    "\n- `FINAL(value)` / `FINAL_VAR(\"name\")` - end with a value, or with the value of a variable by name."
+    '\n- `FINAL(value)` / `FINAL_VAR("name")` - end with a value, or with the value of a variable by name.'
 )
-FINAL_HELP_MULTI = "\n- `FINAL_VAR(\"name\")` - end with a variable holding a dict of all outputs."
+FINAL_HELP_MULTI = '\n- `FINAL_VAR("name")` - end with a variable holding a dict of all outputs.'
 
 SUB_RLM_RULES = """
 You are a sub-RLM at depth {depth} of max {max_depth}, solving one sub-task for a parent run. Your allocated \

@@ -45,7 +45,7 @@ def parse_response(text: str | None) -> ParsedResponse:
     outside: list[str] = []
     pos = 0
     for m in _FENCE.finditer(text):
-        outside.append(text[pos:m.start()])
+        outside.append(text[pos : m.start()])
         pos = m.end()
         lang, body = m.group(1).lower(), m.group(2).strip("\n")
         if lang in _CODE_LANGS:
@@ -66,7 +66,7 @@ def _take_markers(prose: str, parsed: ParsedResponse) -> None:
     m = _FINAL_VAR.search(prose)
     if m:
         parsed.final_var = m.group(1)
-        prose = prose[:m.start()] + prose[m.end():]
+        prose = prose[: m.start()] + prose[m.end() :]
     else:
         span = _final_span(prose)
         if span is not None:
@@ -84,13 +84,13 @@ def _final_span(prose: str) -> tuple[int, str, int] | None:
     if start is None:
         return None
     close = None
-    for close in _LINE_END_PAREN.finditer(prose, start.end()):
-        pass
+    for match in _LINE_END_PAREN.finditer(prose, start.end()):
+        close = match  # the last one
     if close is None:
         return None
     blanks = _TRAILING_BLANKS.match(prose, close.end())  # matches the empty string at least
     end = blanks.end() if blanks is not None else close.end()
-    return start.start(), prose[start.end():close.start()], end
+    return start.start(), prose[start.end() : close.start()], end
 
 
 def _unquote(value: str) -> str:

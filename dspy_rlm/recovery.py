@@ -44,8 +44,13 @@ class FixRecord:
     failures: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"attempts": self.attempts, "fixTaskIds": list(self.fix_ids), "errors": list(self.errors),
-                "lastError": self.errors[-1] if self.errors else None, "failures": list(self.failures)}
+        return {
+            "attempts": self.attempts,
+            "fixTaskIds": list(self.fix_ids),
+            "errors": list(self.errors),
+            "lastError": self.errors[-1] if self.errors else None,
+            "failures": list(self.failures),
+        }
 
 
 class RecoveryTracker:
@@ -70,12 +75,21 @@ class RecoveryTracker:
         rec = self.open
         rec.iteration = iteration  # the answer that last failed: only a later one can be the fix
         rec.errors.append(summary)
-        rec.failures.append({"iteration": iteration, "block": block, "type": error.type,
-                             "message": str(error.message)[:500], "line": error.line,
-                             "source_line": error.source_line, "code": code[:2_000]})
+        rec.failures.append(
+            {
+                "iteration": iteration,
+                "block": block,
+                "type": error.type,
+                "message": str(error.message)[:500],
+                "line": error.line,
+                "source_line": error.source_line,
+                "code": code[:2_000],
+            }
+        )
         if rec.attempts >= self.max_fix_attempts:
-            self.exhausted = (f"Max fix attempts ({self.max_fix_attempts}) reached for step {rec.step}. "
-                              f"Fix history: {rec.errors}")
+            self.exhausted = (
+                f"Max fix attempts ({self.max_fix_attempts}) reached for step {rec.step}. Fix history: {rec.errors}"
+            )
             return self.exhausted
         rec.attempts += 1
         fix_id = f"{rec.step}.{rec.attempts}"
@@ -84,8 +98,10 @@ class RecoveryTracker:
         if error.source_line:
             lines.append(f"  Offending line {error.line}: {error.source_line.strip()}")
         lines.append(f"  Do: {_STRATEGIES.get(error.type, 'read the error, change the failing line, and rerun')}")
-        lines.append(f"  Attempt {rec.attempts} of {self.max_fix_attempts} for step {rec.step} (fix {fix_id}); "
-                     "done when this block runs without the error.")
+        lines.append(
+            f"  Attempt {rec.attempts} of {self.max_fix_attempts} for step {rec.step} (fix {fix_id}); "
+            "done when this block runs without the error."
+        )
         return "\n".join(lines)
 
     def on_success(self, iteration: int | None = None) -> None:

@@ -12,7 +12,8 @@ import functools
 import keyword
 import logging
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dspy
 from dspy.adapters.types.tool import Tool
@@ -30,15 +31,25 @@ from dspy_rlm.signatures import Predictors, build_signatures
 
 logger = logging.getLogger(__name__)
 
-RESERVED_SANDBOX_NAMES = frozenset({
-    "llm_query", "llm_query_batched", "rlm_query", "batch_rlm_query", "SUBMIT", "FINAL", "FINAL_VAR", "print",
-    "inputs", *HELPER_NAMES,
-})
+RESERVED_SANDBOX_NAMES = frozenset(
+    {
+        "llm_query",
+        "llm_query_batched",
+        "rlm_query",
+        "batch_rlm_query",
+        "SUBMIT",
+        "FINAL",
+        "FINAL_VAR",
+        "print",
+        "inputs",
+        *HELPER_NAMES,
+    }
+)
 RESERVED_RESULT_NAMES = frozenset({"trajectory", "final_reasoning"})
 RUNTIME_ARGS = frozenset({"interpreter_factory", "interpreter", "checkpoint"})
 
 
-class _setting:  # noqa: N801 - used like a decorator-less property
+class _setting:
     """A public RLM attribute that reads a field of ``rlm.config`` and, when set, replaces the config."""
 
     def __init__(self, *path: str):
@@ -132,12 +143,16 @@ class RLM(dspy.Module):
         super().__init__()
         if max_iterations is not None:
             if max_iters not in (20, max_iterations):
-                raise ValueError(f"Got max_iters={max_iters} and max_iterations={max_iterations}; pass one "
-                                 "(max_iterations is the dspy 3.1-3.2 name of max_iters)")
+                raise ValueError(
+                    f"Got max_iters={max_iters} and max_iterations={max_iterations}; pass one "
+                    "(max_iterations is the dspy 3.1-3.2 name of max_iters)"
+                )
             max_iters = max_iterations
         if sum(x is not None for x in (interpreter, interpreter_factory, repl)) > 1:
-            raise ValueError("Pass one of interpreter= (an instance you own), interpreter_factory= (a zero-argument "
-                             "callable) or repl= (a backend name), not several")
+            raise ValueError(
+                "Pass one of interpreter= (an instance you own), interpreter_factory= (a zero-argument "
+                "callable) or repl= (a backend name), not several"
+            )
         backends.check_factory(interpreter_factory)
         backends.check_interpreter(interpreter)
         if repl is not None:
@@ -146,16 +161,41 @@ class RLM(dspy.Module):
         tool_map = self._normalize_tools(tools)
         self.config = RunConfig(
             signature=ensure_signature(signature),
-            limits=Limits(max_iters=max_iters, max_llm_calls=max_llm_calls, max_tokens=max_tokens,
-                          max_cost=max_cost, max_time=max_time, max_depth=max_depth),
-            child=ChildPolicy(sub_max_iters=sub_max_iters, child_share=child_share, max_concurrency=max_concurrency,
-                              downgrade_threshold=downgrade_threshold),
-            repl=REPLSettings(timeout_s=repl_timeout, memory_mb=repl_memory_mb, max_output_chars=max_output_chars,
-                              backend=repl, factory=interpreter_factory, interpreter=interpreter,
-                              size_config=size_config or SizeConfig(), auto_chunk=auto_chunk),
-            tools=tuple(tool_map.values()), sub_lm=sub_lm, action_adapter=action_adapter,
-            extract_adapter=extract_adapter, recovery=recovery, max_fix_attempts=max_fix_attempts, profile=profile,
-            grounded_submit=grounded_submit, verbose=verbose, checkpoint=checkpoint)
+            limits=Limits(
+                max_iters=max_iters,
+                max_llm_calls=max_llm_calls,
+                max_tokens=max_tokens,
+                max_cost=max_cost,
+                max_time=max_time,
+                max_depth=max_depth,
+            ),
+            child=ChildPolicy(
+                sub_max_iters=sub_max_iters,
+                child_share=child_share,
+                max_concurrency=max_concurrency,
+                downgrade_threshold=downgrade_threshold,
+            ),
+            repl=REPLSettings(
+                timeout_s=repl_timeout,
+                memory_mb=repl_memory_mb,
+                max_output_chars=max_output_chars,
+                backend=repl,
+                factory=interpreter_factory,
+                interpreter=interpreter,
+                size_config=size_config or SizeConfig(),
+                auto_chunk=auto_chunk,
+            ),
+            tools=tuple(tool_map.values()),
+            sub_lm=sub_lm,
+            action_adapter=action_adapter,
+            extract_adapter=extract_adapter,
+            recovery=recovery,
+            max_fix_attempts=max_fix_attempts,
+            profile=profile,
+            grounded_submit=grounded_submit,
+            verbose=verbose,
+            checkpoint=checkpoint,
+        )
         self._validate_namespace(tool_map)
         self._execution_instructions = backends.execution_instructions(backends.default_source(self.config.repl))
         action_sig, extract_sig = build_signatures(self.config, self._execution_instructions)
@@ -206,8 +246,10 @@ class RLM(dspy.Module):
         if not tools:
             return {}
         if isinstance(tools, dict):
-            raise TypeError("tools must be a list, not a dict. Change tools={'name': func} to tools=[func] "
-                            "(tool names are inferred from function names, or use dspy.Tool(func, name='custom_name'))")
+            raise TypeError(
+                "tools must be a list, not a dict. Change tools={'name': func} to tools=[func] "
+                "(tool names are inferred from function names, or use dspy.Tool(func, name='custom_name'))"
+            )
         out: dict[str, Tool] = {}
         for value in tools:
             if not isinstance(value, Tool) and not callable(value):
@@ -223,8 +265,10 @@ class RLM(dspy.Module):
             if not name.isidentifier() or keyword.iskeyword(name):
                 raise ValueError(f"Invalid tool name '{name}': must be a valid Python identifier and not a keyword")
             if name in RESERVED_SANDBOX_NAMES:
-                raise ValueError(f"Tool name '{name}' conflicts with built-in sandbox function. "
-                                 f"Reserved names: {sorted(RESERVED_SANDBOX_NAMES)}")
+                raise ValueError(
+                    f"Tool name '{name}' conflicts with built-in sandbox function. "
+                    f"Reserved names: {sorted(RESERVED_SANDBOX_NAMES)}"
+                )
         inputs = set(self.signature.input_fields)
         runtime = sorted(inputs & RUNTIME_ARGS)
         if runtime:
@@ -243,8 +287,10 @@ class RLM(dspy.Module):
         names = set(self.signature.input_fields)
         unexpected = set(inputs) - names
         if unexpected:
-            raise ValueError(f"Unexpected inputs not declared in the signature: {sorted(unexpected)}. "
-                             f"Declared inputs: {sorted(names)}")
+            raise ValueError(
+                f"Unexpected inputs not declared in the signature: {sorted(unexpected)}. "
+                f"Declared inputs: {sorted(names)}"
+            )
         missing = names - set(inputs)
         if missing:
             raise ValueError(f"Missing required inputs: {sorted(missing)}")
@@ -262,14 +308,24 @@ class RLM(dspy.Module):
         return Predictors(self.generate_action, self.extract, self._default_action_instructions)
 
     # -- public interface -------------------------------------------------------------------------
-    def forward(self, *args: Any, interpreter_factory: Callable[[], Any] | None = None,
-                checkpoint: str | os.PathLike | None = None, **inputs: Any) -> dspy.Prediction:
+    def forward(
+        self,
+        *args: Any,
+        interpreter_factory: Callable[[], Any] | None = None,
+        checkpoint: str | os.PathLike | None = None,
+        **inputs: Any,
+    ) -> dspy.Prediction:
         """Run the RLM. Inputs by keyword; an interpreter instance may come first (dspy 3.3 form)."""
         interpreter = self._positional_interpreter(args)
         return run_sync(self._start(inputs, interpreter, interpreter_factory, checkpoint, use_async=False))
 
-    async def aforward(self, *args: Any, interpreter_factory: Callable[[], Any] | None = None,
-                       checkpoint: str | os.PathLike | None = None, **inputs: Any) -> dspy.Prediction:
+    async def aforward(
+        self,
+        *args: Any,
+        interpreter_factory: Callable[[], Any] | None = None,
+        checkpoint: str | os.PathLike | None = None,
+        **inputs: Any,
+    ) -> dspy.Prediction:
         """Async ``forward``: LM calls with native async support are awaited, async tools run on this loop."""
         interpreter = self._positional_interpreter(args)
         return await self._start(inputs, interpreter, interpreter_factory, checkpoint, use_async=True)
@@ -280,16 +336,27 @@ class RLM(dspy.Module):
             return None
         if len(args) == 1 and hasattr(args[0], "execute"):
             return args[0]
-        raise TypeError("RLM takes its inputs as keyword arguments, e.g. rlm(context=..., query=...); the only "
-                        "positional argument allowed is an interpreter instance (dspy 3.3 form)")
+        raise TypeError(
+            "RLM takes its inputs as keyword arguments, e.g. rlm(context=..., query=...); the only "
+            "positional argument allowed is an interpreter instance (dspy 3.3 form)"
+        )
 
-    async def _start(self, inputs: dict[str, Any], interpreter: Any, factory: Any, checkpoint: Any,
-                     use_async: bool) -> dspy.Prediction:
+    async def _start(
+        self, inputs: dict[str, Any], interpreter: Any, factory: Any, checkpoint: Any, use_async: bool
+    ) -> dspy.Prediction:
         self._validate_inputs(inputs)
         backends.check_factory(factory)
         backends.check_interpreter(interpreter)
         config = self.config
         budget = Budget(config.limits)
-        return await Run(config, self.run_predictors(), inputs, budget, use_async=use_async, interpreter=interpreter,
-                         factory=factory, checkpoint=checkpoint if checkpoint is not None else config.checkpoint,
-                         execution_instructions=self._execution_instructions).execute()
+        return await Run(
+            config,
+            self.run_predictors(),
+            inputs,
+            budget,
+            use_async=use_async,
+            interpreter=interpreter,
+            factory=factory,
+            checkpoint=checkpoint if checkpoint is not None else config.checkpoint,
+            execution_instructions=self._execution_instructions,
+        ).execute()

@@ -6,8 +6,9 @@ import asyncio
 import contextvars
 import threading
 import time
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Awaitable, Callable, Coroutine, TypeVar
+from typing import Any, TypeVar
 
 import dspy
 from dspy.utils.usage_tracker import UsageTracker

@@ -37,8 +37,9 @@ def execution_rules(execution_instructions: str) -> str:
     return f"\nExecution environment:\n{execution_instructions}\n" if execution_instructions else ""
 
 
-def build_signatures(config: RunConfig, execution_instructions: str = "") -> tuple[type[dspy.Signature],
-                                                                                  type[dspy.Signature]]:
+def build_signatures(
+    config: RunConfig, execution_instructions: str = ""
+) -> tuple[type[dspy.Signature], type[dspy.Signature]]:
     """The action signature (reasoning + code per step) and the extract signature (the outputs, plus
     :data:`NOTES_FIELD`) for ``config``."""
     from dspy_rlm.repl.helpers import helper_docs
@@ -47,32 +48,45 @@ def build_signatures(config: RunConfig, execution_instructions: str = "") -> tup
     inputs = ", ".join(f"`{n}`" for n in sig.input_fields)
     names = list(sig.output_fields)
     task = f"{sig.instructions}\n\n" if sig.instructions else ""
-    instructions = task + prompts.ACTION_INSTRUCTIONS.format(
-        inputs=inputs, output_fields=prompts.format_output_fields(sig),
-        interpreter_rules=execution_rules(execution_instructions), helper_docs=helper_docs(),
-        final_output_names=", ".join(f"{n}=..." for n in names),
-        final_help=prompts.FINAL_HELP_SINGLE if len(names) == 1 else prompts.FINAL_HELP_MULTI,
-    ) + tool_docs(config)
+    instructions = (
+        task
+        + prompts.ACTION_INSTRUCTIONS.format(
+            inputs=inputs,
+            output_fields=prompts.format_output_fields(sig),
+            interpreter_rules=execution_rules(execution_instructions),
+            helper_docs=helper_docs(),
+            final_output_names=", ".join(f"{n}=..." for n in names),
+            final_help=prompts.FINAL_HELP_SINGLE if len(names) == 1 else prompts.FINAL_HELP_MULTI,
+        )
+        + tool_docs(config)
+    )
     action = (
         dspy.Signature({}, instructions)
         .append("variables_info", dspy.InputField(desc="Metadata about the variables available in the REPL"), type_=str)
-        .append("repl_history", dspy.InputField(desc="Previous REPL code executions and their outputs"), type_=REPLHistory)
+        .append(
+            "repl_history", dspy.InputField(desc="Previous REPL code executions and their outputs"), type_=REPLHistory
+        )
         .append("iteration", dspy.InputField(desc="Current iteration number (1-indexed) out of max_iters"), type_=str)
         .append("budget", dspy.InputField(desc="What remains of the run's budget"), type_=str)
         .append("reasoning", dspy.OutputField(desc=prompts.REASONING_DESC), type_=str)
         .append("code", dspy.OutputField(desc=prompts.CODE_DESC), type_=str)
     )
     objective = f"The trajectory was generated with the following objective: \n{task}\n" if task else ""
-    extract = dspy.Signature({**sig.output_fields}, objective + prompts.EXTRACT_INSTRUCTIONS.format(
-        fallback_reason="see fallback_reason", notes_field=NOTES_FIELD))
+    extract = dspy.Signature(
+        {**sig.output_fields},
+        objective + prompts.EXTRACT_INSTRUCTIONS.format(fallback_reason="see fallback_reason", notes_field=NOTES_FIELD),
+    )
     if NOTES_FIELD not in sig.output_fields:
         # optional (dspy fills a missing one with None): scripts and models that omit it still parse
-        extract = extract.append(NOTES_FIELD, dspy.OutputField(desc=prompts.NOTES_DESC, default=None),
-                                 type_=Optional[str])  # noqa: UP007 - dspy's signature needs a typing form
+        extract = extract.append(
+            NOTES_FIELD, dspy.OutputField(desc=prompts.NOTES_DESC, default=None), type_=Optional[str]
+        )
     extract = extract.prepend("variables", dspy.InputField(desc="Current values of your REPL variables"), type_=str)
     extract = extract.prepend("fallback_reason", dspy.InputField(desc="Why the run stopped"), type_=str)
     extract = extract.prepend("repl_history", dspy.InputField(desc="Your REPL interactions so far"), type_=REPLHistory)
-    extract = extract.prepend("variables_info", dspy.InputField(desc="Metadata about the variables available in the REPL"), type_=str)
+    extract = extract.prepend(
+        "variables_info", dspy.InputField(desc="Metadata about the variables available in the REPL"), type_=str
+    )
     return action, extract
 
 
@@ -97,8 +111,9 @@ _children: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _children_lock = threading.Lock()
 
 
-def child_predictors(parent: RunConfig, depth: int, with_context: bool,
-                     execution_instructions: str = "") -> tuple[RunConfig, Predictors]:
+def child_predictors(
+    parent: RunConfig, depth: int, with_context: bool, execution_instructions: str = ""
+) -> tuple[RunConfig, Predictors]:
     """A sub-RLM's configuration and predictors, its action instructions ending with the sub-RLM rules.
 
     Cached per parent configuration (frozen: a changed setting is a new configuration), depth and

@@ -164,8 +164,9 @@ def _as_dict(trace: TraceNode | dict[str, Any] | str | Path) -> dict[str, Any]:
         if not text.lstrip().startswith("{"):
             text = Path(trace).read_text(encoding="utf-8")
         return json.loads(text)
-    raise TypeError(f"render_html takes a TraceNode, its dict, its JSON text or a JSON file path, "
-                    f"not {type(trace).__name__}")
+    raise TypeError(
+        f"render_html takes a TraceNode, its dict, its JSON text or a JSON file path, not {type(trace).__name__}"
+    )
 
 
 def embed_json(data: Any) -> str:
@@ -188,14 +189,16 @@ def render_html(trace: TraceNode | dict[str, Any] | str | Path, title: str | Non
     """
     data = _as_dict(trace)
     title = title or f"RLM trace: {str(data.get('task', ''))[:80]}"
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{html.escape(title)}</title>\n"
-            f"<style>{_CSS}</style></head>\n<body>\n<div id=\"app\"></div>\n"
-            "<noscript>This trace viewer needs JavaScript; the raw trace is in the trace-data element.</noscript>\n"
-            f"<script type=\"application/json\" id=\"trace-data\">{embed_json(data)}</script>\n"
-            f"<script>{_JS}</script>\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
+        f'<style>{_CSS}</style></head>\n<body>\n<div id="app"></div>\n'
+        "<noscript>This trace viewer needs JavaScript; the raw trace is in the trace-data element.</noscript>\n"
+        f'<script type="application/json" id="trace-data">{embed_json(data)}</script>\n'
+        f"<script>{_JS}</script>\n</body></html>\n"
+    )
 
 
 def write_html(trace: TraceNode | dict[str, Any] | str | Path, path: str | Path, title: str | None = None) -> Path:

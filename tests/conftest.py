@@ -46,9 +46,11 @@ def _fail_skip_under_ci(report) -> None:
     if any(re.search(pattern, reason) for pattern in CI_ALLOWED_SKIPS):
         return
     report.outcome = "failed"
-    report.longrepr = (f"CI=true: this test would skip ({reason}). CI installs every dependency "
-                       f"(bash scripts/setup.sh mlx,dev): fix the install, or add a machine-dependent reason "
-                       f"to CI_ALLOWED_SKIPS in tests/conftest.py.")
+    report.longrepr = (
+        f"CI=true: this test would skip ({reason}). CI installs every dependency "
+        f"(bash scripts/setup.sh mlx,dev): fix the install, or add a machine-dependent reason "
+        f"to CI_ALLOWED_SKIPS in tests/conftest.py."
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)

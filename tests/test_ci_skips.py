@@ -42,9 +42,28 @@ def _run(tmp_path: Path, files: dict[str, str], ci: str | None) -> subprocess.Co
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     if ci is not None:
         env["CI"] = ci
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-c", os.devnull,
-                           "--rootdir", str(tmp_path), str(tmp_path)], cwd=tmp_path, env=env, check=False,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rA",
+            "-p",
+            "no:cacheprovider",
+            "-c",
+            os.devnull,
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("ci", [None, "false"])

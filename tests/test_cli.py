@@ -29,8 +29,14 @@ def _example():
 
 
 def _cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dspy_rlm.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=ENV, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "dspy_rlm.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=ENV,
+        cwd=ROOT,
+    )
 
 
 def _one_line_error(proc: subprocess.CompletedProcess) -> str:
@@ -227,8 +233,23 @@ def test_end_to_end_embedded_model(tmp_path):
     doc.write_text("\n".join(lines))
     trace = tmp_path / "trace.json"
     # --max-time only bounds a run on a very busy machine: a quiet 2-core CPU takes a few seconds per step.
-    proc = _cli("run", "--context", str(doc), "--query", "What is the vault access code?", "--max-iters", "4",
-                "--max-tokens", "96", "--max-time", "300", "--trace", str(trace), "--json", timeout=900)
+    proc = _cli(
+        "run",
+        "--context",
+        str(doc),
+        "--query",
+        "What is the vault access code?",
+        "--max-iters",
+        "4",
+        "--max-tokens",
+        "96",
+        "--max-time",
+        "300",
+        "--trace",
+        str(trace),
+        "--json",
+        timeout=900,
+    )
     assert proc.returncode == cli.EXIT_OK, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     assert "[rlm] thinking | iteration 1/4" in proc.stderr

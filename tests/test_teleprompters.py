@@ -106,10 +106,26 @@ def test_bootstrap_scores_budget_exhaustion_instead_of_crashing(lm, trainset):
 def test_miprov2_compiles_runs_and_round_trips(lm, trainset, tmp_path):
     pytest.importorskip("optuna", reason="MIPROv2 needs the optional dependency optuna (pip install 'dspy[optuna]')")
     metric = KindMetric()
-    opt = dspy.MIPROv2(metric=metric, prompt_model=lm, task_model=lm, auto=None, num_candidates=2,
-                       init_temperature=0.5, num_threads=1, verbose=False, track_stats=False)
-    compiled = opt.compile(ex.make_rlm(), trainset=trainset, valset=trainset, num_trials=2, max_bootstrapped_demos=1,
-                           max_labeled_demos=1, minibatch=False)
+    opt = dspy.MIPROv2(
+        metric=metric,
+        prompt_model=lm,
+        task_model=lm,
+        auto=None,
+        num_candidates=2,
+        init_temperature=0.5,
+        num_threads=1,
+        verbose=False,
+        track_stats=False,
+    )
+    compiled = opt.compile(
+        ex.make_rlm(),
+        trainset=trainset,
+        valset=trainset,
+        num_trials=2,
+        max_bootstrapped_demos=1,
+        max_labeled_demos=1,
+        minibatch=False,
+    )
     assert "submitted" in metric.kinds
     assert set(dict(compiled.named_predictors())) == {"generate_action", "extract"}
     _assert_round_trip(compiled, tmp_path, trainset[0])
@@ -145,8 +161,15 @@ def test_gepa_reflects_on_typed_failures_and_adopts_the_better_instruction(train
     student = ex.make_rlm(max_iters=1)  # explores on iteration 1: every run ends in extraction (score 0)
     original = student.generate_action.signature.instructions
     with dspy.context(lm=lm):
-        opt = dspy.GEPA(metric=metric, reflection_lm=lm, max_metric_calls=20, num_threads=1,
-                        reflection_minibatch_size=2, use_merge=False, track_stats=True)
+        opt = dspy.GEPA(
+            metric=metric,
+            reflection_lm=lm,
+            max_metric_calls=20,
+            num_threads=1,
+            reflection_minibatch_size=2,
+            use_merge=False,
+            track_stats=True,
+        )
         compiled = opt.compile(student, trainset=trainset, valset=trainset)
         # Budget exhaustion was scored, not raised; the reflection prompt held the failed run's own code.
         assert metric.kinds[:3] == ["extracted"] * 3

@@ -49,8 +49,15 @@ class Profile:
 
 
 DEFAULT = Profile("default")
-SMALL = Profile("small", compact_prompt=True, constrained_action=True, shipped_demos=True, grounded_submit=True,
-                helper_style="lines", guided_code=True)
+SMALL = Profile(
+    "small",
+    compact_prompt=True,
+    constrained_action=True,
+    shipped_demos=True,
+    grounded_submit=True,
+    helper_style="lines",
+    guided_code=True,
+)
 
 
 def is_small_lm(lm: Any) -> bool:

@@ -9,7 +9,8 @@ what was wrong and where to look; submitting the same values again is accepted (
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["ungrounded_values", "verification_message"]
 
@@ -33,14 +34,19 @@ def _found(text: str, haystacks: Iterable[Any]) -> bool:
         if isinstance(hay, str):
             if text in hay or (len(hay) < 1_000_000 and folded in hay.casefold()):
                 return True
-        elif isinstance(hay, (list, tuple, dict)):
-            if _found(text, hay.values() if isinstance(hay, dict) else hay):
-                return True
+        elif isinstance(hay, (list, tuple, dict)) and _found(text, hay.values() if isinstance(hay, dict) else hay):
+            return True
     return False
 
 
-def ungrounded_values(values: dict[str, Any], *, outputs: list[str], inputs: dict[str, Any],
-                      question_inputs: dict[str, str], variables: dict[str, str]) -> dict[str, str]:
+def ungrounded_values(
+    values: dict[str, Any],
+    *,
+    outputs: list[str],
+    inputs: dict[str, Any],
+    question_inputs: dict[str, str],
+    variables: dict[str, str],
+) -> dict[str, str]:
     """The submitted values that need verification, each with the reason.
 
     Args:
@@ -78,9 +84,13 @@ def verification_message(problems: dict[str, str], values: dict[str, Any]) -> st
     for name, why in problems.items():
         shown = str(values.get(name))[:80]
         if why == "repeats the question":
-            parts.append(f"{name}={shown!r} only repeats words of the query; the answer is a value found in the "
-                         "data, e.g. on the line your search printed")
+            parts.append(
+                f"{name}={shown!r} only repeats words of the query; the answer is a value found in the "
+                "data, e.g. on the line your search printed"
+            )
         else:
             parts.append(f"{name}={shown!r} appears in no output you have seen, in no input and in no variable")
-    return ("[Check] Not submitted yet: " + "; ".join(parts) + ". Look at the printed output again and SUBMIT the "
-            "value copied from it. If you are sure, SUBMIT the same value again.")
+    return (
+        "[Check] Not submitted yet: " + "; ".join(parts) + ". Look at the printed output again and SUBMIT the "
+        "value copied from it. If you are sure, SUBMIT the same value again."
+    )

@@ -24,9 +24,20 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["MAX_TERM_HITS", "MAX_VALUE_HITS", "count_hits", "guided_output_pattern", "output_values",
-           "focus_pairs", "question_words", "search_exhausted", "search_terms", "searched_terms",
-           "stated_pairs", "supports"]
+__all__ = [
+    "MAX_TERM_HITS",
+    "MAX_VALUE_HITS",
+    "count_hits",
+    "focus_pairs",
+    "guided_output_pattern",
+    "output_values",
+    "question_words",
+    "search_exhausted",
+    "search_terms",
+    "searched_terms",
+    "stated_pairs",
+    "supports",
+]
 
 MAX_TERM_HITS = 20
 """A question word found more often than this in the data is not offered as a search term."""
@@ -97,8 +108,9 @@ def search_terms(question: dict[str, str], data: dict[str, Any]) -> list[str]:
     return rare or [w for w in words if any(w in t for t in texts)] or words
 
 
-def output_values(stdouts: list[str], question: dict[str, str], data: dict[str, Any],
-                  cache: dict[str, int] | None = None) -> list[str]:
+def output_values(
+    stdouts: list[str], question: dict[str, str], data: dict[str, Any], cache: dict[str, int] | None = None
+) -> list[str]:
     """The tokens the REPL printed in this run that may be an answer, most recent output first.
 
     Left out: the ``line N:`` prefixes of search rows, words of the question (submitting those only repeats
@@ -146,7 +158,7 @@ def stated_pairs(stdouts: list[str], question: dict[str, str], values: list[str]
             for i, word in enumerate(tokens):
                 if word.casefold() not in asked:
                     continue
-                value = next((t for t in tokens[i + 1:] if t in candidates), None)
+                value = next((t for t in tokens[i + 1 :] if t in candidates), None)
                 if value is not None and (word, value) not in pairs:
                     pairs.append((word, value))
     return pairs[:MAX_VALUES]
@@ -167,8 +179,50 @@ def search_exhausted(stdouts: list[str]) -> bool:
 
 
 _FUNCTION_WORDS = frozenset(
-    "what which who whom whose where when why how the does did was were are is isn for and with from that this "
-    "these those have has had give tell find into onto about than then there their they them its".split())
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "when",
+        "why",
+        "how",
+        "the",
+        "does",
+        "did",
+        "was",
+        "were",
+        "are",
+        "is",
+        "isn",
+        "for",
+        "and",
+        "with",
+        "from",
+        "that",
+        "this",
+        "these",
+        "those",
+        "have",
+        "has",
+        "had",
+        "give",
+        "tell",
+        "find",
+        "into",
+        "onto",
+        "about",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "them",
+        "its",
+    ]
+)
 """English function words: never a search word nor the key of a stated value."""
 
 
@@ -200,8 +254,9 @@ def _submit_moves(signature: Any, pairs: list[tuple[str, str]], values: list[str
     fields = list(signature.output_fields.items())
 
     def fits(field: Any, value: str) -> bool:
-        return field.annotation is str or (bool(_NUMBER.fullmatch(value)) and (field.annotation is float or
-                                                                              "." not in value))
+        return field.annotation is str or (
+            bool(_NUMBER.fullmatch(value)) and (field.annotation is float or "." not in value)
+        )
 
     def literal(field: Any, value: str) -> str:
         return f"'{_escape(value)}'" if field.annotation is str else _escape(value)
@@ -213,16 +268,18 @@ def _submit_moves(signature: Any, pairs: list[tuple[str, str]], values: list[str
             return []
         rest.append(f", {name}=({'|'.join(options)})")
     first, field = fields[0]
-    said = [(f"The {_escape(w)} is", v) for w, v in pairs if fits(field, v)] or \
-        [("The answer is", v) for v in values if fits(field, v)]
+    said = [(f"The {_escape(w)} is", v) for w, v in pairs if fits(field, v)] or [
+        ("The answer is", v) for v in values if fits(field, v)
+    ]
     return [f"{lead} {_escape(v)}\\.{_SEP}SUBMIT\\({first}={literal(field, v)}{''.join(rest)}\\)" for lead, v in said]
 
 
 _SEP = '", "code": "'
 
 
-def guided_output_pattern(signature: Any, data_names: list[str], terms: list[str], values: list[str],
-                          pairs: list[tuple[str, str]]) -> str:
+def guided_output_pattern(
+    signature: Any, data_names: list[str], terms: list[str], values: list[str], pairs: list[tuple[str, str]]
+) -> str:
     """The regex over the action's whole JSON object ``{"reasoning": ..., "code": ...}`` this step.
 
     Each move ties the reasoning to the code: ``I will search for 'T'.`` with ``print(search(VAR, 'T'))``

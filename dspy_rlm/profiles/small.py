@@ -38,8 +38,9 @@ from that line. If search found nothing, search for another word of the query.""
 
 
 def _tools_text(tools: dict[str, Any]) -> str:
-    return "".join(f"\n- {name}(...): {(getattr(t, 'desc', '') or '').splitlines()[0][:100]}"
-                   for name, t in tools.items())
+    return "".join(
+        f"\n- {name}(...): {(getattr(t, 'desc', '') or '').splitlines()[0][:100]}" for name, t in tools.items()
+    )
 
 
 def instructions(signature: type[dspy.Signature], tools: dict[str, Any]) -> str:
@@ -47,7 +48,11 @@ def instructions(signature: type[dspy.Signature], tools: dict[str, Any]) -> str:
     inputs = ", ".join(signature.input_fields)
     outputs = ", ".join(f"{n}=..." for n in signature.output_fields)
     text = INSTRUCTIONS.format(inputs=inputs, outputs=outputs, tools=_tools_text(tools))
-    task = signature.instructions if signature.instructions and not signature.instructions.startswith("Given the fields") else ""
+    task = (
+        signature.instructions
+        if signature.instructions and not signature.instructions.startswith("Given the fields")
+        else ""
+    )
     return f"{task}\n\n{text}" if task else text
 
 
@@ -72,8 +77,9 @@ REASONING_PATTERN = r"[A-Za-z0-9 ,.:;'()_-]{1,120}"
 
 
 @lru_cache(maxsize=64)
-def small_action_signature(signature: type[dspy.Signature], tool_names: tuple[str, ...] = (),
-                           constrained: bool = True) -> type[dspy.Signature]:
+def small_action_signature(
+    signature: type[dspy.Signature], tool_names: tuple[str, ...] = (), constrained: bool = True
+) -> type[dspy.Signature]:
     """The action signature of the small profile: the same fields as the default one (so demos, traces and
     optimizers see the same program), compact instructions, and with ``constrained`` the ``reasoning`` and
     ``code`` fields held to :data:`REASONING_PATTERN` / :data:`CODE_PATTERN` at Tier 3."""

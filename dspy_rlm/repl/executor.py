@@ -15,7 +15,8 @@ import pickle
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from dspy_rlm.repl import helpers as _helpers
 from dspy_rlm.repl.base import BlockTimeout, FinalSignal
@@ -45,7 +46,7 @@ class CappedWriter(io.TextIOBase):
             take = s[: half - self._head_len]
             self._head.append(take)
             self._head_len += len(take)
-            s = s[len(take):]
+            s = s[len(take) :]
         if s:
             tail = self._tail + s
             if len(tail) > half:
@@ -64,10 +65,10 @@ class CappedWriter(io.TextIOBase):
 def _short_repr(value: Any, limit: int) -> str:
     try:
         text = repr(value) if not isinstance(value, str) else value
-    except Exception as exc:  # a broken __repr__ must not break the snapshot
+    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not break the snapshot
         text = f"<unrepresentable {type(value).__name__}: {exc}>"
     if len(text) > limit:
-        text = text[: limit // 2] + f" ...[{len(text) - limit:,} chars]... " + text[-limit // 2:]
+        text = text[: limit // 2] + f" ...[{len(text) - limit:,} chars]... " + text[-limit // 2 :]
     return text
 
 
@@ -150,8 +151,10 @@ class NamespaceExecutor:
             raise FinalSignal("final_var", {self.output_fields[0]: value}, name=name)
         if isinstance(value, dict):
             raise FinalSignal("final_var", dict(value), name=name)
-        raise TypeError(f"FINAL_VAR({name!r}) holds a {type(value).__name__}; with several outputs it must "
-                        f"hold a dict with keys {self.output_fields}")
+        raise TypeError(
+            f"FINAL_VAR({name!r}) holds a {type(value).__name__}; with several outputs it must "
+            f"hold a dict with keys {self.output_fields}"
+        )
 
     # -- execution --------------------------------------------------------------------------------
     def exec_block(self, code: str, stdout: CappedWriter) -> dict[str, Any]:
@@ -197,15 +200,19 @@ class NamespaceExecutor:
         if not tree.body or not isinstance(tree.body[-1], ast.Expr):
             return None
         last = tree.body[-1].value
-        if isinstance(last, ast.Call) and isinstance(last.func, ast.Name) and last.func.id in (
-            "print", *PROTOCOL_NAMES):
+        if (
+            isinstance(last, ast.Call)
+            and isinstance(last.func, ast.Name)
+            and last.func.id in ("print", *PROTOCOL_NAMES)
+        ):
             return None
         tree.body.pop()
         return ast.Expression(body=last)
 
     @staticmethod
-    def error_info(exc: BaseException, code: str, type_name: str | None = None,
-                   message: str | None = None) -> dict[str, Any]:
+    def error_info(
+        exc: BaseException, code: str, type_name: str | None = None, message: str | None = None
+    ) -> dict[str, Any]:
         """Structure an exception: type, message, the line in the model's code and that source line."""
         line = None
         if isinstance(exc, SyntaxError) and exc.filename in (CODE_FILENAME, None):

@@ -29,12 +29,12 @@ def FINAL_VAR(name):
     SUBMIT(globals()[name])
 '''
 
-_SNAPSHOT_CODE = '''
+_SNAPSHOT_CODE = """
 import json as _json
 _skip = set(_dspy_rlm_reserved)
 print(_json.dumps({_k: (type(_v).__name__ + ": " + repr(_v)[:%d]) for _k, _v in list(globals().items())
                    if not _k.startswith("_") and _k not in _skip and type(_v).__name__ not in ("module", "function")}))
-'''
+"""
 
 
 class ForeignREPL:
@@ -93,16 +93,19 @@ class ForeignREPL:
         try:
             value = self.interpreter.execute(code, variables=dict(self._inputs))
         except SyntaxError as exc:
-            return ExecResult(error=ErrorInfo("SyntaxError", str(exc), line=getattr(exc, "lineno", None)),
-                              duration_s=time.perf_counter() - t0)
+            return ExecResult(
+                error=ErrorInfo("SyntaxError", str(exc), line=getattr(exc, "lineno", None)),
+                duration_s=time.perf_counter() - t0,
+            )
         except CodeExecutionError as exc:
             etype, _, msg = str(exc).partition(":")
             etype = etype.strip() if etype.strip().isidentifier() else "Error"
             return ExecResult(error=ErrorInfo(etype, msg.strip() or str(exc)), duration_s=time.perf_counter() - t0)
         except CodeInterpreterError as exc:
             self._dead = f"the interpreter failed and cannot continue: {exc}"
-            return ExecResult(error=ErrorInfo("SandboxDead", self._dead, recoverable=False),
-                              duration_s=time.perf_counter() - t0)
+            return ExecResult(
+                error=ErrorInfo("SandboxDead", self._dead, recoverable=False), duration_s=time.perf_counter() - t0
+            )
         elapsed = time.perf_counter() - t0
         if isinstance(value, FinalOutput):
             out = value.output

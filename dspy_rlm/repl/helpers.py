@@ -12,10 +12,16 @@ literal patterns, and ``itertools.islice`` for dict ranges.
 import itertools
 import math
 import re
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from dspy_rlm.repl.textkit import (  # standalone_source() inlines this module in place of this import
-    _CONTAINERS, _check_int, _type_error, chunk_text, extract_json, extract_sections,
+    _CONTAINERS,
+    _check_int,
+    _type_error,
+    chunk_text,
+    extract_json,
+    extract_sections,
 )
 
 __all__ = ["HELPER_NAMES", "HELPER_STYLES", "SearchHits", "helper_docs", "make_helpers"]
@@ -23,13 +29,18 @@ __all__ = ["HELPER_NAMES", "HELPER_STYLES", "SearchHits", "helper_docs", "make_h
 HELPER_STYLES = ("default", "lines")
 
 HELPER_NAMES: tuple[str, ...] = (
-    "peek", "search", "count_matches", "search_context", "chunk_text",
-    "extract_json", "extract_sections", "summarize", "find_relevant",
+    "peek",
+    "search",
+    "count_matches",
+    "search_context",
+    "chunk_text",
+    "extract_json",
+    "extract_sections",
+    "summarize",
+    "find_relevant",
 )
 
 _MAX_DEPTH = 20
-
-
 
 
 class _Matcher:
@@ -37,8 +48,7 @@ class _Matcher:
 
     def __init__(self, fn: str, pattern: Any, regex: bool, ignore_case: bool):
         if not isinstance(pattern, str):
-            raise TypeError(f"{fn}(): pattern must be a str, got {type(pattern).__name__}. "
-                            f"Try {fn}(var, str(pattern))")
+            raise TypeError(f"{fn}(): pattern must be a str, got {type(pattern).__name__}. Try {fn}(var, str(pattern))")
         if not pattern:
             raise ValueError(f"{fn}(): pattern is empty; give the text or regex to look for")
         self.fn, self.pattern, self.regex, self.ignore_case = fn, pattern, regex, ignore_case
@@ -51,8 +61,9 @@ class _Matcher:
         try:
             return re.compile(pattern if self.regex else re.escape(pattern), flags | re.MULTILINE)  # type: ignore[type-var]
         except re.error as exc:
-            raise ValueError(f"{self.fn}(): invalid regex {self.pattern!r}: {exc}. "
-                             f"Pass regex=False to look for the literal text") from exc
+            raise ValueError(
+                f"{self.fn}(): invalid regex {self.pattern!r}: {exc}. Pass regex=False to look for the literal text"
+            ) from exc
 
     def _for(self, text: str | bytes) -> tuple[Any, re.Pattern]:
         if isinstance(text, str):
@@ -80,7 +91,7 @@ class _Matcher:
                 yield m.span()
 
     def count(self, text: str | bytes) -> int:
-        literal, rx = self._for(text)
+        literal, _ = self._for(text)
         if literal is not None:
             return text.count(literal)
         return sum(1 for _ in self.spans(text))
@@ -137,7 +148,7 @@ def _leaves(fn: str, var: Any, path: tuple = (), depth: int = 0) -> Iterator[tup
     elif isinstance(var, (dict, list, tuple)):
         kind, pairs = ("key", var.items()) if isinstance(var, dict) else ("index", enumerate(var))
         for label, value in pairs if depth < _MAX_DEPTH else ():
-            yield from _leaves(fn, value, path + ((kind, label),), depth + 1)
+            yield from _leaves(fn, value, (*path, (kind, label)), depth + 1)
     elif depth == 0:
         raise _type_error(fn, _CONTAINERS, var, f"Try {fn}(str(x), ...)")
     elif var is not None:
@@ -222,8 +233,16 @@ def peek(var: Any, start: int = 0, end: int = 10) -> Any:
     raise _type_error("peek", "str, list, tuple or dict", var, "Try peek(str(x))")
 
 
-def search(var: Any, pattern: str, regex: bool = False, max_results: int = 10, context: int = 80,
-           ignore_case: bool = False, *, _lines: bool = False) -> list[dict[str, Any]]:
+def search(
+    var: Any,
+    pattern: str,
+    regex: bool = False,
+    max_results: int = 10,
+    context: int = 80,
+    ignore_case: bool = False,
+    *,
+    _lines: bool = False,
+) -> list[dict[str, Any]]:
     """Find text (regex=True: a regex) in a str/list/dict, nested too; list of locations + previews.
 
     Args:
@@ -244,8 +263,12 @@ def search(var: Any, pattern: str, regex: bool = False, max_results: int = 10, c
     results = []
     for path, leaf, start, end, line in itertools.islice(_iter_hits("search", var, matcher), max(max_results, 0)):
         hit = _location(path)
-        hit.update(offset=start, line=line, match=_show(leaf[start:min(end, start + 200)]),
-                   preview=_show(leaf[max(0, start - context):end + context]))
+        hit.update(
+            offset=start,
+            line=line,
+            match=_show(leaf[start : min(end, start + 200)]),
+            preview=_show(leaf[max(0, start - context) : end + context]),
+        )
         if _lines:
             hit["text"] = _line_text(leaf, start, end)
         results.append(hit)
@@ -261,8 +284,9 @@ def count_matches(var: Any, pattern: str, regex: bool = False, ignore_case: bool
     return sum(matcher.count(leaf) for _, leaf in _leaves("count_matches", var))
 
 
-def search_context(var: Any, pattern: str, window: int = 500, max_results: int = 5, regex: bool = False,
-                   ignore_case: bool = False) -> list[str]:
+def search_context(
+    var: Any, pattern: str, window: int = 500, max_results: int = 5, regex: bool = False, ignore_case: bool = False
+) -> list[str]:
     """The text around each match: `window` chars each side, overlapping windows merged.
 
     Args: as for search(); window is the characters kept on each side of a match.
@@ -310,20 +334,28 @@ def _excerpt(text: str | bytes, lo: int, hi: int, budget: int, pieces: int = 4) 
     """`pieces` evenly spaced windows of text[lo:hi], `budget` chars in all."""
     each, span = budget // pieces, hi - lo
     starts = [lo + (span - each) * k // max(1, pieces - 1) for k in range(pieces)]
-    return "\n[...]\n".join(_show(text[s:s + each]) for s in starts)
+    return "\n[...]\n".join(_show(text[s : s + each]) for s in starts)
 
 
-def _summarize(llm_query: Callable[[str], str] | None, var: Any, max_tokens: int,
-               chunk_chars: int = _SUMMARY_CHUNK_CHARS) -> str:
+def _summarize(
+    llm_query: Callable[[str], str] | None, var: Any, max_tokens: int, chunk_chars: int = _SUMMARY_CHUNK_CHARS
+) -> str:
     if llm_query is None:
-        raise RuntimeError("summarize() needs the sub-LM bridge llm_query, which this REPL does not have. "
-                           "Read the text with peek()/search_context() instead")
+        raise RuntimeError(
+            "summarize() needs the sub-LM bridge llm_query, which this REPL does not have. "
+            "Read the text with peek()/search_context() instead"
+        )
     _check_int("summarize", max_tokens=max_tokens)
     if not isinstance(var, (list, tuple, dict, str, bytes, bytearray)):
         raise _type_error("summarize", "str, bytes, list, tuple or dict", var, "Try summarize(str(x))")
     is_text = isinstance(var, (str, bytes, bytearray))
-    text: str | bytes = bytes(var) if isinstance(var, bytearray) else var if isinstance(var, (str, bytes)) \
+    text: str | bytes = (
+        bytes(var)
+        if isinstance(var, bytearray)
+        else var
+        if isinstance(var, (str, bytes))
         else _render_items(var, _SUMMARY_MAX_PARTS * chunk_chars)
+    )
     what = f"{type(var).__name__} of {len(var):,} {'chars' if is_text else 'items'}"
     if not text:
         return ""
@@ -337,11 +369,17 @@ def _summarize(llm_query: Callable[[str], str] | None, var: Any, max_tokens: int
     for k in range(parts):
         lo, hi = bounds[k], bounds[k + 1]
         body = _show(text[lo:hi]) if hi - lo <= chunk_chars else _excerpt(text, lo, hi, chunk_chars)
-        partials.append(str(llm_query(f"This is part {k + 1} of {parts} (chars {lo:,}-{hi:,}) of a {what}. "
-                                      f"Summarize it {ask}\n\n{body}")))
+        partials.append(
+            str(
+                llm_query(
+                    f"This is part {k + 1} of {parts} (chars {lo:,}-{hi:,}) of a {what}. Summarize it {ask}\n\n{body}"
+                )
+            )
+        )
     joined = "\n\n".join(f"Part {k + 1}: {p}" for k, p in enumerate(partials))
-    summary = str(llm_query(f"Combine these summaries of the {parts} parts of one {what} into a single "
-                            f"summary {ask}\n\n{joined}"))
+    summary = str(
+        llm_query(f"Combine these summaries of the {parts} parts of one {what} into a single summary {ask}\n\n{joined}")
+    )
     covered = min(n, parts * chunk_chars)
     if covered < n:
         summary = f"[summary of excerpts covering {covered / n:.0%} of the {what}] {summary}"
@@ -349,7 +387,9 @@ def _summarize(llm_query: Callable[[str], str] | None, var: Any, max_tokens: int
 
 
 # -- binding --------------------------------------------------------------------------------------------
-def make_helpers(llm_query: Callable[[str], str] | None = None, style: str = "default") -> dict[str, Callable[..., Any]]:
+def make_helpers(
+    llm_query: Callable[[str], str] | None = None, style: str = "default"
+) -> dict[str, Callable[..., Any]]:
     """The REPL helpers, bound to the sub-LM bridge ``llm_query(prompt) -> str`` (used by summarize).
 
     Args:
@@ -373,8 +413,9 @@ def make_helpers(llm_query: Callable[[str], str] | None = None, style: str = "de
         """
         return _summarize(llm_query, var, max_tokens)
 
-    def find_relevant(var: Any, query: str, top_k: int = 5, method: str = "auto",
-                      chunk_size: int = 1000) -> list[dict[str, Any]]:
+    def find_relevant(
+        var: Any, query: str, top_k: int = 5, method: str = "auto", chunk_size: int = 1000
+    ) -> list[dict[str, Any]]:
         """Rank chunks of a str (items of a list/dict) by relevance to query; says which method.
 
         Args:
@@ -394,15 +435,18 @@ def make_helpers(llm_query: Callable[[str], str] | None = None, style: str = "de
         try:
             from dspy_rlm.repl.ranking import rank
         except ImportError as exc:  # this source was exec'd where the dspy_rlm package is absent
-            raise RuntimeError("find_relevant() needs the dspy_rlm package, which this interpreter cannot "
-                               "import; use search() or search_context() instead") from exc
+            raise RuntimeError(
+                "find_relevant() needs the dspy_rlm package, which this interpreter cannot "
+                "import; use search() or search_context() instead"
+            ) from exc
         return rank(var, query, top_k, method, chunk_size, cache)
 
     if style not in HELPER_STYLES:
         raise ValueError(f"helper style must be one of {HELPER_STYLES}, got {style!r}")
 
-    def search_lines(var: Any, pattern: str, regex: bool = False, max_results: int = 10, context: int = 80,
-                     ignore_case: bool = False) -> list[dict[str, Any]]:
+    def search_lines(
+        var: Any, pattern: str, regex: bool = False, max_results: int = 10, context: int = 80, ignore_case: bool = False
+    ) -> list[dict[str, Any]]:
         """The lines of var (str/list/dict) containing text (regex=True: a regex); printed as 'line N: text'.
 
         Args: as for search(); each hit is a dict with line, offset, match, preview and text (the whole line).
@@ -410,15 +454,24 @@ def make_helpers(llm_query: Callable[[str], str] | None = None, style: str = "de
         """
         return search(var, pattern, regex, max_results, context, ignore_case, _lines=True)
 
-    functions: dict[str, Callable[..., Any]] = {"peek": peek, "search": search_lines if style == "lines" else search, "count_matches": count_matches,
-                 "search_context": search_context, "chunk_text": chunk_text, "extract_json": extract_json,
-                 "extract_sections": extract_sections, "summarize": summarize, "find_relevant": find_relevant}
+    functions: dict[str, Callable[..., Any]] = {
+        "peek": peek,
+        "search": search_lines if style == "lines" else search,
+        "count_matches": count_matches,
+        "search_context": search_context,
+        "chunk_text": chunk_text,
+        "extract_json": extract_json,
+        "extract_sections": extract_sections,
+        "summarize": summarize,
+        "find_relevant": find_relevant,
+    }
     return {name: functions[name] for name in HELPER_NAMES}
 
 
 def helper_docs() -> str:
     """One line per helper, ``name(signature) - first docstring line``, for the model's prompt."""
     import inspect
+
     lines = []
     for name, fn in make_helpers().items():
         params = []
@@ -436,5 +489,5 @@ def standalone_source() -> str:
     here = Path(__file__).parent
     own = (here / "helpers.py").read_text(encoding="utf-8")
     start = own.index("from dspy_rlm.repl.textkit import (")
-    own = own[:start] + own[own.index(")\n", start) + 2:]
+    own = own[:start] + own[own.index(")\n", start) + 2 :]
     return (here / "textkit.py").read_text(encoding="utf-8") + "\n\n" + own

@@ -13,9 +13,10 @@ import ctypes
 import functools
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, to_dspy_result, BlockTimeout, ErrorInfo, ExecResult, FinalAnswer
+from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, BlockTimeout, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor
 
 
@@ -35,8 +36,14 @@ class InProcessREPL:
         "variables are already loaded."
     )
 
-    def __init__(self, tools: dict[str, Callable[..., Any]] | None = None, output_fields: list[str] | None = None,
-                 *, timeout_s: float | None = 30.0, max_output_chars: int = 10_000):
+    def __init__(
+        self,
+        tools: dict[str, Callable[..., Any]] | None = None,
+        output_fields: list[str] | None = None,
+        *,
+        timeout_s: float | None = 30.0,
+        max_output_chars: int = 10_000,
+    ):
         self.tools: dict[str, Callable[..., Any]] = dict(tools or {})
         self.output_fields = list(output_fields or [])
         self.timeout_s = timeout_s
@@ -53,8 +60,9 @@ class InProcessREPL:
 
     def start(self) -> None:
         if self._executor is None:
-            self._executor = NamespaceExecutor(self._inputs, dict(self.tools), self.output_fields,
-                                               self.max_output_chars, self.helper_style)
+            self._executor = NamespaceExecutor(
+                self._inputs, dict(self.tools), self.output_fields, self.max_output_chars, self.helper_style
+            )
             # print() is rebound per namespace, so concurrent runs in threads never mix their output.
             self._executor.namespace["print"] = functools.partial(self._print)
 
@@ -81,9 +89,12 @@ class InProcessREPL:
                 self._writer = None
             err, final = reply["error"], reply["final"]
             return ExecResult(
-                stdout=out.getvalue(), error=ErrorInfo(**err) if err else None,
-                final=FinalAnswer(**final) if final else None, duration_s=time.perf_counter() - t0,
-                truncated_chars=out.dropped, user_variables=reply["user_variables"],
+                stdout=out.getvalue(),
+                error=ErrorInfo(**err) if err else None,
+                final=FinalAnswer(**final) if final else None,
+                duration_s=time.perf_counter() - t0,
+                truncated_chars=out.dropped,
+                user_variables=reply["user_variables"],
                 rebound_inputs=reply["rebound_inputs"],
             )
 

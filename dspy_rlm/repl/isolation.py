@@ -39,18 +39,50 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 409
 _MOUNT_ATTR_RDONLY, _AT_RECURSIVE, _AT_FDCWD, _SYS_MOUNT_SETATTR = 1, 0x8000, -100, 442
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 # Secrets commonly kept in the home directory: masked (empty, read-only) inside the mount namespace.
-_SECRET_HOME_PATHS = (".ssh", ".aws", ".azure", ".kube", ".docker", ".gnupg", ".config/gcloud", ".config/gh",
-                      ".netrc", ".git-credentials", ".pypirc", ".npmrc")
-ENV_ALLOWLIST = frozenset({
-    "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "PYTHONPATH",
-    "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
-    "CONDA_PREFIX", "SYSTEMROOT",
-})
+_SECRET_HOME_PATHS = (
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".gnupg",
+    ".config/gcloud",
+    ".config/gh",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+)
+ENV_ALLOWLIST = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "PYTHONPATH",
+        "PYTHONHASHSEED",
+        "PYTHONIOENCODING",
+        "PYTHONUTF8",
+        "PYTHONDONTWRITEBYTECODE",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "SYSTEMROOT",
+    }
+)
 
 
 class _MountAttr(ctypes.Structure):
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
 
 
 def sandbox_environment(host_env: dict[str, str], extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -115,8 +147,11 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
     the intermediate processes (e.g. the inputs file: only the worker may keep it alive).
     """
     env = dict(config.get("env") or {})
-    levels = [] if config.get("isolation") == "none" or not sys.platform.startswith("linux") \
+    levels = (
+        []
+        if config.get("isolation") == "none" or not sys.platform.startswith("linux")
         else _levels(bool(config.get("allow_network")))
+    )
     libc = _libc() if levels else None
     assert libc is not None or not levels
     reached: list[str] = []
@@ -125,8 +160,13 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
             reached = names
             break
     info: dict[str, Any] = {"isolation": "+".join(reached) or "none", "pids_limit": "none"}
-    info["network"] = "allowed" if config.get("allow_network") else (
-        "userns+netns" if {"userns", "netns"} <= set(reached) else "netns" if "netns" in reached else "audit-hook")
+    info["network"] = (
+        "allowed"
+        if config.get("allow_network")
+        else (
+            "userns+netns" if {"userns", "netns"} <= set(reached) else "netns" if "netns" in reached else "audit-hook"
+        )
+    )
     if "pidns" in reached and libc is not None:
         _split_off_init(conn, config, libc, info, worker_fds)  # returns only in the worker (pid 2)
     else:
@@ -157,8 +197,9 @@ def _close(fds: tuple[int, ...]) -> None:
             pass
 
 
-def _split_off_init(conn: Connection, config: dict[str, Any], libc: ctypes.CDLL, info: dict[str, Any],
-                    worker_fds: tuple[int, ...]) -> None:
+def _split_off_init(
+    conn: Connection, config: dict[str, Any], libc: ctypes.CDLL, info: dict[str, Any], worker_fds: tuple[int, ...]
+) -> None:
     """W0 forks W1 (pid 1 of the new namespace), tells the host W1's pid, and waits; W1 forks the worker."""
     release_r, release_w = os.pipe()
     pid = os.fork()
@@ -180,10 +221,9 @@ def _split_off_init(conn: Connection, config: dict[str, Any], libc: ctypes.CDLL,
     notes = _setup_mounts(libc, config) if "mountns" in info["isolation"] else ["mounts: unchanged"]
     info["notes"] = notes
     info["pids_limit"] = _limit_pids(config)
-    if "mountns" in info["isolation"]:
-        # A nested user + mount namespace locks every mount above: no remount writable, no unmounting /proc.
-        if not _unshare(libc, CLONE_NEWUSER | CLONE_NEWNS):
-            notes.append("mounts not locked (nested user namespace refused)")
+    # A nested user + mount namespace locks every mount above: no remount writable, no unmounting /proc.
+    if "mountns" in info["isolation"] and not _unshare(libc, CLONE_NEWUSER | CLONE_NEWNS):
+        notes.append("mounts not locked (nested user namespace refused)")
     worker = os.fork()
     if worker == 0:
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -196,12 +236,13 @@ def _setup_mounts(libc: ctypes.CDLL, config: dict[str, Any]) -> list[str]:
     notes = []
     _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
     attr = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
-    if libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, ctypes.byref(attr),
-                    ctypes.sizeof(attr)) != 0:
+    if libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)) != 0:
         notes.append(f"root file system left writable (mount_setattr: {os.strerror(ctypes.get_errno())})")
     size = int(config.get("scratch_mb") or 256)
-    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV,
-                      f"size={size}m,mode=1777".encode()), "mount a private /tmp")
+    _check(
+        libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, f"size={size}m,mode=1777".encode()),
+        "mount a private /tmp",
+    )
     os.mkdir("/tmp/scratch")
     if os.path.isdir("/dev/shm"):
         libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", _MS_NOSUID | _MS_NODEV, b"size=64m,mode=1777")

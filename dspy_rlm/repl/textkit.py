@@ -71,8 +71,11 @@ def chunk_text(text: str, size: int = 4000, overlap: int | None = None) -> list[
         The list of chunks ([] for an empty text).
     """
     if not isinstance(text, str):
-        hint = ("For a list, group items yourself: [x[i:i+100] for i in range(0, len(x), 100)]"
-                if isinstance(text, (list, tuple, dict)) else "Try chunk_text(str(x))")
+        hint = (
+            "For a list, group items yourself: [x[i:i+100] for i in range(0, len(x), 100)]"
+            if isinstance(text, (list, tuple, dict))
+            else "Try chunk_text(str(x))"
+        )
         raise _type_error("chunk_text", "str", text, hint)
     _check_int("chunk_text", size=size, overlap=overlap)
     if size < 1:
@@ -131,6 +134,7 @@ def _repair(candidate: str) -> Any:
     except ValueError:
         pass
     import ast
+
     words = {"true": "True", "false": "False", "null": "None"}
     python = _JSON_WORDS.sub(lambda m: m.group(1) or words[m.group(2)], candidate)
     try:
@@ -146,7 +150,7 @@ def _parse_at(text: str, start: int) -> Any:
     except ValueError:
         pass
     end = _balanced_end(text, start)
-    return _repair(text[start:end] if end else text[start:start + 1_000_000])
+    return _repair(text[start:end] if end else text[start : start + 1_000_000])
 
 
 def extract_json(text: str, default: Any = _MISSING) -> Any:
@@ -174,8 +178,10 @@ def extract_json(text: str, default: Any = _MISSING) -> Any:
                 return value
     if default is not _MISSING:
         return default
-    raise ValueError(f"extract_json() found no JSON object or array in the text ({len(text):,} chars, "
-                     f"starting {text[:60]!r}). Check the text with peek() or pass default=None")
+    raise ValueError(
+        f"extract_json() found no JSON object or array in the text ({len(text):,} chars, "
+        f"starting {text[:60]!r}). Check the text with peek() or pass default=None"
+    )
 
 
 # -- markdown sections ----------------------------------------------------------------------------------
@@ -224,8 +230,7 @@ def extract_sections(text: str, level: int | None = None) -> list[dict[str, Any]
     sections: list[dict[str, Any]] = []
     first = headers[0][0] if headers else len(text)
     if level is None and text[:first].strip():
-        sections.append({"title": "", "level": 0, "content": text[:first].strip(), "path": [],
-                         "offset": 0, "line": 1})
+        sections.append({"title": "", "level": 0, "content": text[:first].strip(), "path": [], "offset": 0, "line": 1})
     stack: list[tuple[int, str]] = []
     line, last = 1, 0
     for n, (offset, body, lvl, title) in enumerate(headers):
@@ -236,7 +241,15 @@ def extract_sections(text: str, level: int | None = None) -> list[dict[str, Any]
         stack.append((lvl, title))
         if level is not None and lvl != level:
             continue
-        end = next((h[0] for h in headers[n + 1:] if h[2] <= lvl), len(text))
-        sections.append({"title": title, "level": lvl, "content": text[body:end].strip(),
-                         "path": [t for _, t in stack], "offset": offset, "line": line})
+        end = next((h[0] for h in headers[n + 1 :] if h[2] <= lvl), len(text))
+        sections.append(
+            {
+                "title": title,
+                "level": lvl,
+                "content": text[body:end].strip(),
+                "path": [t for _, t in stack],
+                "offset": offset,
+                "line": line,
+            }
+        )
     return sections

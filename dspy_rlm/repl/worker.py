@@ -26,10 +26,17 @@ from dspy_rlm.errors import rebuild
 from dspy_rlm.repl.base import BlockTimeout
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor, restore_stdio
 
-_NET_EVENTS = frozenset({
-    "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
-    "socket.sendto", "socket.sendmsg",
-})
+_NET_EVENTS = frozenset(
+    {
+        "socket.connect",
+        "socket.bind",
+        "socket.getaddrinfo",
+        "socket.gethostbyname",
+        "socket.gethostbyaddr",
+        "socket.sendto",
+        "socket.sendmsg",
+    }
+)
 
 
 def _deny_network(event: str, args: tuple) -> None:
@@ -45,9 +52,8 @@ def load_inputs_fd(fd: int) -> dict[str, Any]:
         size = os.fstat(fd).st_size
         if size == 0:
             return {}
-        with mmap.mmap(fd, size, prot=mmap.PROT_READ) as mm:
-            with memoryview(mm) as view:
-                return pickle.loads(view)
+        with mmap.mmap(fd, size, prot=mmap.PROT_READ) as mm, memoryview(mm) as view:
+            return pickle.loads(view)
     finally:
         os.close(fd)
 
@@ -76,9 +82,13 @@ class Worker:
         self.timeout_s = config.get("timeout_s")
         self._timer_left = 0.0
         bridges = {name: self._bridge(name) for name in config.get("bridge_names", ())}
-        self.executor = NamespaceExecutor(inputs, bridges, config.get("output_fields", []),
-                                          config.get("max_output_chars", 10_000),
-                                          config.get("helper_style", "default"))
+        self.executor = NamespaceExecutor(
+            inputs,
+            bridges,
+            config.get("output_fields", []),
+            config.get("max_output_chars", 10_000),
+            config.get("helper_style", "default"),
+        )
         signal.signal(signal.SIGALRM, self._on_alarm)
         # A process the model's code forks must not talk to the host on our connection (its replies would
         # answer the host's next request): it runs on without one and ends when its code does.
@@ -92,8 +102,10 @@ class Worker:
         self.conn = None  # type: ignore[assignment]
 
     def _on_alarm(self, signum: int, frame: Any) -> None:
-        raise BlockTimeout(f"the block ran longer than its {self.timeout_s:g} s limit and was interrupted; "
-                           "your variables are intact. Work on smaller pieces or use faster code")
+        raise BlockTimeout(
+            f"the block ran longer than its {self.timeout_s:g} s limit and was interrupted; "
+            "your variables are intact. Work on smaller pieces or use faster code"
+        )
 
     def _bridge(self, name: str):
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -103,8 +115,9 @@ class Worker:
                 try:
                     self.conn.send(("call", name, args, kwargs))
                 except (pickle.PicklingError, TypeError, AttributeError) as exc:
-                    raise TypeError(f"{name}(): arguments must be plain data (str, numbers, lists, dicts): "
-                                    f"{exc}") from None
+                    raise TypeError(
+                        f"{name}(): arguments must be plain data (str, numbers, lists, dicts): {exc}"
+                    ) from None
                 kind, payload = self.conn.recv()
             finally:
                 if left > 0:
@@ -179,7 +192,9 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
     code = 0
     try:
         faulthandler.disable()  # a host's faulthandler (pytest's) would dump a crash report for model segfaults
-        info = isolation.enter(conn, config, (inputs,) if isinstance(inputs, int) else ())  # may fork: returns only in the process that runs the model's code
+        info = isolation.enter(
+            conn, config, (inputs,) if isinstance(inputs, int) else ()
+        )  # may fork: returns only in the process that runs the model's code
         if not config.get("allow_network"):
             sys.addaudithook(_deny_network)
         if isinstance(inputs, int):

@@ -46,7 +46,7 @@ def write_inputs(inputs: dict[str, Any]) -> int:
     if hasattr(os, "memfd_create"):
         fd = os.memfd_create("dspy-rlm-inputs", os.MFD_CLOEXEC)
     else:  # pragma: no cover - non-Linux
-        fh = tempfile.TemporaryFile()
+        fh = tempfile.TemporaryFile()  # noqa: SIM115 - closed below once its descriptor is duplicated
         fd = os.dup(fh.fileno())
         fh.close()
     try:
@@ -94,12 +94,18 @@ class Zygote:
     def _start(self) -> None:
         self._close()
         host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        code = ("import json, sys; sys.path[:] = json.loads(sys.argv[2]); "
-                "from dspy_rlm.repl.zygote import main; main(int(sys.argv[1]))")
+        code = (
+            "import json, sys; sys.path[:] = json.loads(sys.argv[2]); "
+            "from dspy_rlm.repl.zygote import main; main(int(sys.argv[1]))"
+        )
         with child:
             self._proc = subprocess.Popen(
                 [sys.executable, "-c", code, str(child.fileno()), json.dumps(sys.path)],
-                pass_fds=[child.fileno()], env=self._env, stdin=subprocess.DEVNULL, start_new_session=True)
+                pass_fds=[child.fileno()],
+                env=self._env,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         self._sock = host
         self.starts += 1
         logger.debug("sandbox zygote started (pid %d)", self._proc.pid)
@@ -152,9 +158,9 @@ def main(fd: int) -> None:
     """The zygote's loop: one fork per request; exits when the host closes its end."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps our direct children
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from dspy_rlm.repl import isolation, worker  # noqa: F401 - loaded once here, shared by every worker
-
     import gc
+
+    from dspy_rlm.repl import isolation, worker  # noqa: F401 - loaded once here, shared by every worker
 
     gc.freeze()  # keep the imported modules' pages shared with the workers (no refcount-driven copies)
     sock = socket.socket(fileno=fd)

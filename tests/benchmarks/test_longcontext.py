@@ -162,8 +162,14 @@ def test_niah_scorer_is_share_of_gold_found():
 
 @pytest.mark.parametrize(
     ("answer", "gold", "expected"),
-    [("12", 12, 1.0), ("There are 14 instances.", 12, 0.75**2), (9, 12, 0.75**3), ("none", 3, 0.0),
-     ("1,204", 1204, 1.0), ("12.0", 12, 1.0)],
+    [
+        ("12", 12, 1.0),
+        ("There are 14 instances.", 12, 0.75**2),
+        (9, 12, 0.75**3),
+        ("none", 3, 0.0),
+        ("1,204", 1204, 1.0),
+        ("12.0", 12, 1.0),
+    ],
 )
 def test_numeric_scorer_is_075_power_error(answer, gold, expected):
     assert score_numeric(answer, gold) == pytest.approx(expected)
@@ -171,8 +177,14 @@ def test_numeric_scorer_is_075_power_error(answer, gold, expected):
 
 @pytest.mark.parametrize(
     ("answer", "gold", "expected"),
-    [("location", "location", 1.0), ("  'Location'. ", "location", 1.0), ("Answer: March", "March", 1.0),
-     ("human being", "human being", 1.0), ("human", "human being", 0.0), ("It is location", "location", 0.0)],
+    [
+        ("location", "location", 1.0),
+        ("  'Location'. ", "location", 1.0),
+        ("Answer: March", "March", 1.0),
+        ("human being", "human being", 1.0),
+        ("human", "human being", 0.0),
+        ("It is location", "location", 0.0),
+    ],
 )
 def test_exact_scorer(answer, gold, expected):
     assert score_exact(answer, gold) == expected
@@ -208,7 +220,7 @@ def test_oracle_code_computes_gold_from_context(suite):
         for task in generate_suite(suite, size, 6, seed=5):
             submitted = {}
 
-            def SUBMIT(**kwargs):  # noqa: N802 - the REPL's name
+            def SUBMIT(**kwargs):
                 submitted.update(kwargs)
                 raise _Submitted
 
@@ -226,6 +238,7 @@ def test_truncate_context_keeps_the_head_within_the_window():
 
 def test_truncate_context_fits_the_real_token_count():
     """Digits run one token a character in SmolLM2's tokenizer: the 4-chars estimate would overflow the window."""
+
     def count(text: str) -> int:
         return len(text)  # one token a character
 
@@ -274,8 +287,22 @@ def test_oracle_direct_baseline_sees_only_the_window(tmp_path):
 
 
 def test_cli_writes_reports_and_rejects_bad_arguments(tmp_path, capsys):
-    rc = cli_main(["--suite", "niah", "--sizes", "4096", "--lm", "oracle", "--tasks", "1",
-                   "--methods", "direct", "--out", str(tmp_path)])
+    rc = cli_main(
+        [
+            "--suite",
+            "niah",
+            "--sizes",
+            "4096",
+            "--lm",
+            "oracle",
+            "--tasks",
+            "1",
+            "--methods",
+            "direct",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert rc == 0
     assert "| niah | 4096 | direct | 1 | 1.000 |" in capsys.readouterr().out
     assert (tmp_path / "longcontext.png").exists()
@@ -305,8 +332,13 @@ def test_embedded_model_smoke_run_writes_reports(tmp_path):
     except (ImportError, FileNotFoundError) as e:
         pytest.skip(f"embedded model unavailable: {e}")
     config = BenchConfig(
-        suites=["niah"], sizes=[SMALLEST], n_tasks=1, max_iters=1, max_llm_calls=1,
-        window_tokens=1024, reserve_tokens=512,
+        suites=["niah"],
+        sizes=[SMALLEST],
+        n_tasks=1,
+        max_iters=1,
+        max_llm_calls=1,
+        window_tokens=1024,
+        reserve_tokens=512,
     )
     payload = run_benchmark(lm, config, out_dir=tmp_path, lm_name="embedded")
     data = _check_reports(payload, tmp_path)

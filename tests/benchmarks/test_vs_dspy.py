@@ -41,14 +41,21 @@ def test_std_shim_reads_lines_like_std(tmp_path):
     if exe is None:
         pytest.skip(vs_dspy.deno_status())
     script = tmp_path / "lines.ts"
-    script.write_text('import { readLines } from "https://deno.land/std@0.186.0/io/mod.ts";\n'
-                      "const out = [];\nfor await (const l of readLines(Deno.stdin)) out.push(l);\n"
-                      "console.log(JSON.stringify(out));\n")
+    script.write_text(
+        'import { readLines } from "https://deno.land/std@0.186.0/io/mod.ts";\n'
+        "const out = [];\nfor await (const l of readLines(Deno.stdin)) out.push(l);\n"
+        "console.log(JSON.stringify(out));\n"
+    )
     lines = ["a", "", "\u00e9" * 5000 + "x", "last"]
     text = "a\r\n\n" + lines[2] + "\nlast"
-    proc = subprocess.run([exe, "run", "--no-config", "--no-lock", f"--import-map={deno_offline.IMPORT_MAP}",
-                           str(script)], input=text, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "DENO_NO_PACKAGE_JSON": "1"})
+    proc = subprocess.run(
+        [exe, "run", "--no-config", "--no-lock", f"--import-map={deno_offline.IMPORT_MAP}", str(script)],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DENO_NO_PACKAGE_JSON": "1"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == lines
 
@@ -68,8 +75,18 @@ def test_dspy_rlm_on_deno_runs_offline():
 
 
 def test_quick_run_prints_one_json_object(capsys):
-    args = ["--sizes", "0.05", "--iterations", "3", "--timeout", "180", "--repeat", "1",
-            "--runners", "dspy_rlm_local,ours"]
+    args = [
+        "--sizes",
+        "0.05",
+        "--iterations",
+        "3",
+        "--timeout",
+        "180",
+        "--repeat",
+        "1",
+        "--runners",
+        "dspy_rlm_local,ours",
+    ]
     assert vs_dspy.main(args) == 0
     report = json.loads(capsys.readouterr().out)
     for runner in ("dspy_rlm_local", "ours"):

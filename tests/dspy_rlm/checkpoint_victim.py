@@ -43,8 +43,16 @@ def main(ckpt: str, log: str, crash: bool) -> None:
     dspy.configure(lm=ScriptedLM(respond))
     rlm = RLM("context, query -> answer", max_iters=6, tools=[crash_here], checkpoint=ckpt)
     pred = rlm(context="some long document " * 100, query="combine the notes")
-    print(json.dumps({"answer": pred.answer, "kind": pred.result.kind, "warnings": pred.trace.warnings,
-                      "iterations": pred.trace.totals()["iterations"]}))
+    print(
+        json.dumps(
+            {
+                "answer": pred.answer,
+                "kind": pred.result.kind,
+                "warnings": pred.trace.warnings,
+                "iterations": pred.trace.totals()["iterations"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

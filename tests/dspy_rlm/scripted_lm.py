@@ -12,9 +12,9 @@ import asyncio
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
+from typing import Any
 
 import dspy
 
@@ -80,8 +80,16 @@ def fields(**values: Any) -> str:
 class ScriptedLM(dspy.BaseLM):
     """Blocking scripted LM. ``calls`` records every :class:`Call` (thread-safe)."""
 
-    def __init__(self, respond: Callable[[Call], str], *, delay: float = 0.0, prompt_tokens: int = 10,
-                 completion_tokens: int = 5, cost: float = 0.0, model: str = "scripted/lm"):
+    def __init__(
+        self,
+        respond: Callable[[Call], str],
+        *,
+        delay: float = 0.0,
+        prompt_tokens: int = 10,
+        completion_tokens: int = 5,
+        cost: float = 0.0,
+        model: str = "scripted/lm",
+    ):
         super().__init__(model, cache=False)
         self.respond, self.delay = respond, delay
         self.prompt_tokens, self.completion_tokens, self.cost = prompt_tokens, completion_tokens, cost
@@ -93,8 +101,12 @@ class ScriptedLM(dspy.BaseLM):
         with self._lock:
             self.calls.append(call)
         text = self.respond(call)
-        usage = _Obj(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens,
-                     total_tokens=self.prompt_tokens + self.completion_tokens, cost=self.cost)
+        usage = _Obj(
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            total_tokens=self.prompt_tokens + self.completion_tokens,
+            cost=self.cost,
+        )
         choice = _Obj(index=0, message=_Obj(role="assistant", content=text), finish_reason="stop")
         return _Obj(choices=[choice], usage=usage, model=self.model, _hidden_params={"response_cost": self.cost})
 

@@ -45,7 +45,7 @@ def test_llm_query_reaches_the_repl_and_is_traced():
 def test_llm_query_batched_types_failures_per_item():
     lm = ScriptedLM(None)
     pred = run(lm, lambda i: "SUBMIT(answer=repr(llm_query_batched(['a', 'FAIL b', 'c'])))")
-    answers = eval(pred.answer)  # noqa: S307 - our own repr
+    answers = eval(pred.answer)
     assert answers[0] == "echo:a" and answers[2] == "echo:c"
     assert answers[1].startswith("[ERROR] RuntimeError") and "sub-LM broke" in answers[1]
     assert [n.answer_source for n in pred.trace.subcalls].count("error") == 1
@@ -54,8 +54,12 @@ def test_llm_query_batched_types_failures_per_item():
 
 def test_rlm_query_runs_a_child_with_context_and_sub_budget():
     lm = ScriptedLM(None)
-    pred = run(lm, lambda i: "SUBMIT(answer=rlm_query('count', context=[1, 2, 3]))",
-               sub_code_for=lambda call: "SUBMIT(answer=str(len(context)) + ':' + task)", max_depth=1)
+    pred = run(
+        lm,
+        lambda i: "SUBMIT(answer=rlm_query('count', context=[1, 2, 3]))",
+        sub_code_for=lambda call: "SUBMIT(answer=str(len(context)) + ':' + task)",
+        max_depth=1,
+    )
     assert pred.answer == "3:count"
     (child,) = pred.trace.subcalls
     assert child.kind == "rlm" and child.depth == 1 and child.answer_source == "submit"
@@ -72,9 +76,14 @@ def test_batch_rlm_query_types_failures_per_item():
     def sub(call):
         return "raise SystemExit" if "bad" in call.user else "SUBMIT(answer=task.upper())"
 
-    pred = run(lm, lambda i: "SUBMIT(answer=repr(batch_rlm_query(['a', ('b', {'k': 1}), {'task': 'bad'}])))",
-               sub_code_for=sub, max_depth=1, sub_max_iters=2)
-    a, b, bad = eval(pred.answer)  # noqa: S307
+    pred = run(
+        lm,
+        lambda i: "SUBMIT(answer=repr(batch_rlm_query(['a', ('b', {'k': 1}), {'task': 'bad'}])))",
+        sub_code_for=sub,
+        max_depth=1,
+        sub_max_iters=2,
+    )
+    a, b, bad = eval(pred.answer)
     assert (a, b) == ("A", "B")
     assert bad == "extracted"  # the failing child ended through its own fallback extraction
     kinds = sorted(n.answer_source for n in pred.trace.subcalls)
@@ -83,9 +92,14 @@ def test_batch_rlm_query_types_failures_per_item():
 
 def test_batch_runs_what_the_budget_affords_and_downgrades_the_rest():
     lm = ScriptedLM(None)
-    pred = run(lm, lambda i: "SUBMIT(answer=repr(batch_rlm_query([f't{j}' for j in range(5)])))",
-               max_depth=1, max_llm_calls=13, downgrade_threshold=3)
-    answers = eval(pred.answer)  # noqa: S307
+    pred = run(
+        lm,
+        lambda i: "SUBMIT(answer=repr(batch_rlm_query([f't{j}' for j in range(5)])))",
+        max_depth=1,
+        max_llm_calls=13,
+        downgrade_threshold=3,
+    )
+    answers = eval(pred.answer)
     # 13 calls left, child_share 0.5: floor(13 * 0.5 / 3) = 2 sub-RLMs, each allocated >= 3 calls
     assert answers[:2] == ["T0", "T1"]
     assert all(a.startswith("echo:t") for a in answers[2:])
@@ -97,8 +111,12 @@ def test_batch_runs_what_the_budget_affords_and_downgrades_the_rest():
 
 def test_rlm_query_downgrades_at_max_depth():
     lm = ScriptedLM(None)
-    pred = run(lm, lambda i: "SUBMIT(answer=rlm_query('outer'))",
-               sub_code_for=lambda call: "SUBMIT(answer=rlm_query('inner'))", max_depth=1)
+    pred = run(
+        lm,
+        lambda i: "SUBMIT(answer=rlm_query('outer'))",
+        sub_code_for=lambda call: "SUBMIT(answer=rlm_query('inner'))",
+        max_depth=1,
+    )
     assert pred.answer == "echo:inner"
     (child,) = pred.trace.subcalls
     (grandchild,) = child.subcalls
@@ -117,8 +135,9 @@ def test_rlm_query_with_nothing_left_returns_the_direct_answer_fallback():
 
 def test_sub_lm_routes_sub_calls_and_sub_rlm_actions():
     main, cheap = ScriptedLM(None), ScriptedLM(None, model="scripted/cheap")
-    cheap.respond = lambda call: ("cheap" if call.role == "llm"
-                                  else action("SUBMIT(answer=llm_query('leaf') + '/' + task)"))
+    cheap.respond = lambda call: (
+        "cheap" if call.role == "llm" else action("SUBMIT(answer=llm_query('leaf') + '/' + task)")
+    )
 
     def respond(call):
         assert call.role == "action", "only the root's own steps go to the main LM"
@@ -136,8 +155,16 @@ def test_root_prompt_shows_budget_helpers_and_guidance():
     lm = ScriptedLM(None)
     run(lm, lambda i: "SUBMIT(answer='x')", max_cost=2.0, max_depth=2)
     call = lm.calls[0]
-    for text in ("llm_query(prompt)", "llm_query_batched(prompts)", "rlm_query(task, context=None)",
-                 "batch_rlm_query(tasks)", "SUBMIT(", "FINAL(", "FINAL_VAR(", "run in order"):
+    for text in (
+        "llm_query(prompt)",
+        "llm_query_batched(prompts)",
+        "rlm_query(task, context=None)",
+        "batch_rlm_query(tasks)",
+        "SUBMIT(",
+        "FINAL(",
+        "FINAL_VAR(",
+        "run in order",
+    ):
         assert text in call.system, text
     assert call.system.count("```python") >= 2  # the batched-blocks example
     assert "cost: $2.0000 left" in call.user and "iterations: 1 used, 19 left" in call.user
@@ -152,8 +179,9 @@ def test_embedded_model_as_sub_lm_of_llm_query():
         sub = OutlinesLM(max_tokens=32)
     except (ImportError, FileNotFoundError) as exc:
         pytest.skip(f"embedded model unavailable: {exc}")
-    root = ScriptedLM(lambda call: action("r = llm_query('Say hello in one short sentence.')\nprint(r)\n"
-                                          "SUBMIT(answer=r)"))
+    root = ScriptedLM(
+        lambda call: action("r = llm_query('Say hello in one short sentence.')\nprint(r)\nSUBMIT(answer=r)")
+    )
     rlm = RLM("question -> answer", sub_lm=sub, interpreter_factory=InProcessREPL)
     with dspy.context(lm=root):
         pred = rlm(question="q")

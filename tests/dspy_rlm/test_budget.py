@@ -6,9 +6,9 @@ import threading
 
 import dspy
 import pytest
-from tests.dspy_rlm.scripted_lm import ScriptedLM, action, fields
 
 from dspy_rlm import RLM, Budget, BudgetExhausted, Extracted, InProcessREPL, Limits
+from tests.dspy_rlm.scripted_lm import ScriptedLM, action, fields
 
 
 def test_reservations_never_overspend_under_races():
@@ -99,13 +99,16 @@ def _lm(step_code: str, **usage) -> ScriptedLM:
     return ScriptedLM(respond, **usage)
 
 
-@pytest.mark.parametrize("limit, rlm_kwargs, code, usage", [
-    ("iterations", {"max_iters": 2}, "x = 1", {}),
-    ("llm_calls", {"max_llm_calls": 2}, "print(llm_query('hi'))", {}),
-    ("tokens", {"max_tokens": 40}, "x = 1", {"prompt_tokens": 10, "completion_tokens": 5}),
-    ("cost", {"max_cost": 0.025}, "x = 1", {"cost": 0.01}),
-    ("time", {"max_time": 0.25}, "x = 1", {"delay": 0.1}),
-])
+@pytest.mark.parametrize(
+    "limit, rlm_kwargs, code, usage",
+    [
+        ("iterations", {"max_iters": 2}, "x = 1", {}),
+        ("llm_calls", {"max_llm_calls": 2}, "print(llm_query('hi'))", {}),
+        ("tokens", {"max_tokens": 40}, "x = 1", {"prompt_tokens": 10, "completion_tokens": 5}),
+        ("cost", {"max_cost": 0.025}, "x = 1", {"cost": 0.01}),
+        ("time", {"max_time": 0.25}, "x = 1", {"delay": 0.1}),
+    ],
+)
 def test_each_limit_ends_typed(limit, rlm_kwargs, code, usage):
     lm = _lm(code, **usage)
     rlm = RLM("question -> answer", interpreter_factory=InProcessREPL, **rlm_kwargs)

@@ -20,9 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _victim(ckpt: Path, log: Path, crash: bool) -> subprocess.CompletedProcess:
-    args = [sys.executable, "-m", "tests.dspy_rlm.checkpoint_victim", str(ckpt), str(log)] + (["crash"] if crash else [])
-    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    args = [sys.executable, "-m", "tests.dspy_rlm.checkpoint_victim", str(ckpt), str(log)] + (
+        ["crash"] if crash else []
+    )
+    return subprocess.run(
+        args, cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
 
 
 def test_killed_run_resumes_without_repeating_lm_calls(tmp_path):
@@ -54,6 +57,7 @@ def test_killed_run_resumes_without_repeating_lm_calls(tmp_path):
 def _counting_lm(steps):
     def respond(call):
         return action(steps[min(call.iteration, len(steps)) - 1]) if call.role == "action" else "sub answer"
+
     return ScriptedLM(respond)
 
 
@@ -77,12 +81,14 @@ def test_resume_restores_variables_and_tells_the_model(tmp_path):
 
         from dspy_rlm.bridges import RunState, make_bridges
         from dspy_rlm.repl.backends import make_repl
+
         state = RunState(first.config, run.budget, run.trace, loop=asyncio.get_running_loop(), checkpoint=run.ckpt)
         run.repl, _ = make_repl(first.config.repl, run.output_names, make_bridges(state))
         run.variables_info = run._prepare_context()
         run._repl_ready = asyncio.ensure_future(asyncio.to_thread(run._start_repl))
         run.budget.start_iteration()
         from dspy_rlm.trace import IterationRecord
+
         record = IterationRecord(index=1)
         run.trace.iterations.append(record)
         reasoning, code = await run._act(record)
@@ -91,6 +97,7 @@ def test_resume_restores_variables_and_tells_the_model(tmp_path):
         run.repl.shutdown()
 
     import asyncio
+
     with dspy.context(lm=lm):
         asyncio.run(one_iteration())
     snap = Checkpoint(ckpt, fp).load()

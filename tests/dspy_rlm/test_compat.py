@@ -75,24 +75,30 @@ def test_forward_and_aforward_exist_with_dspy_signature():
     assert "interpreter_factory" in inspect.signature(RLM.forward).parameters
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"tools": {"f": len}}, TypeError, "tools must be a list"),
-    ({"tools": [42]}, TypeError, "must be callable"),
-    ({"tools": [dspy.Tool(len, name="llm_query")]}, ValueError, "conflicts with built-in"),
-    ({"max_iters": 0}, ValueError, "max_iters"),
-    ({"interpreter_factory": LocalInterpreter()}, TypeError, "interpreter instance"),
-    ({"max_iters": 5, "max_iterations": 6}, ValueError, "pass one"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"tools": {"f": len}}, TypeError, "tools must be a list"),
+        ({"tools": [42]}, TypeError, "must be callable"),
+        ({"tools": [dspy.Tool(len, name="llm_query")]}, ValueError, "conflicts with built-in"),
+        ({"max_iters": 0}, ValueError, "max_iters"),
+        ({"interpreter_factory": LocalInterpreter()}, TypeError, "interpreter instance"),
+        ({"max_iters": 5, "max_iterations": 6}, ValueError, "pass one"),
+    ],
+)
 def test_constructor_validation(kwargs, error, match):
     with pytest.raises(error, match=match):
         RLM("context -> answer", **kwargs)
 
 
-@pytest.mark.parametrize("signature, match", [
-    ("llm_query -> answer", "conflict with built-in"),
-    ("peek, context -> answer", "conflict with built-in"),
-    ("context -> trajectory", "conflict with RLM result metadata"),
-])
+@pytest.mark.parametrize(
+    "signature, match",
+    [
+        ("llm_query -> answer", "conflict with built-in"),
+        ("peek, context -> answer", "conflict with built-in"),
+        ("context -> trajectory", "conflict with RLM result metadata"),
+    ],
+)
 def test_signature_validation(signature, match):
     with pytest.raises(ValueError, match=match):
         RLM(signature)
@@ -110,8 +116,11 @@ def test_forward_requires_declared_inputs_only():
 
 def test_a_dspy_rlm_script_drives_ours():
     """The same DummyLM script (reasoning/code, then extract outputs) gives the same answers in both."""
-    script = [{"reasoning": "look", "code": "print(context[:3])"}, {"reasoning": "go", "code": "print('x')"},
-              {"answer": "extracted"}]
+    script = [
+        {"reasoning": "look", "code": "print(context[:3])"},
+        {"reasoning": "go", "code": "print('x')"},
+        {"answer": "extracted"},
+    ]
     with dspy.context(lm=DummyLM(list(script))):
         ours = RLM("context -> answer", max_iters=2)(context="abcdef")
     assert ours.answer == "extracted" and [e["output"] for e in ours.trajectory] == ["abc", "x"]

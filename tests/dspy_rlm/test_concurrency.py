@@ -28,8 +28,10 @@ async def test_acall_with_async_tool_and_async_sub_calls():
             return fields(answer="x")
         if call.role == "sub":
             return action("SUBMIT(answer=lookup(key=task) + '+' + llm_query('deep'))")
-        return action("a = lookup('k1')\nb = llm_query_batched(['p1', 'p2'])\nc = rlm_query('k2')\n"
-                      "SUBMIT(answer=' '.join([a, *b, c]))")
+        return action(
+            "a = lookup('k1')\nb = llm_query_batched(['p1', 'p2'])\nc = rlm_query('k2')\n"
+            "SUBMIT(answer=' '.join([a, *b, c]))"
+        )
 
     lm = AsyncScriptedLM(respond, delay=0.01)
     rlm = RLM("question -> answer", tools=[lookup], max_depth=1, interpreter_factory=InProcessREPL)

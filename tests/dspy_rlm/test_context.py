@@ -13,16 +13,24 @@ from dspy_rlm.context import (
 
 
 def test_summaries_have_name_type_size_count_and_preview():
-    ctx = ExternalizedContext.from_inputs({"docs": {"a/x.md": "# Title\nbody", "b/y.py": "print()"},
-                                           "messages": [{"role": "user", "content": "hi"}], "query": "q?"})
+    ctx = ExternalizedContext.from_inputs(
+        {
+            "docs": {"a/x.md": "# Title\nbody", "b/y.py": "print()"},
+            "messages": [{"role": "user", "content": "hi"}],
+            "query": "q?",
+        }
+    )
     text = ctx.variable_summaries()
     assert "`docs`: dict (files), 31 bytes, 2 items" in text
     assert "`messages`: list (conversation)" in text and "value: 'q?'" in text
     assert ctx.variables["docs"].kind is VarKind.FILES
 
 
-@pytest.mark.parametrize("size, shown", [(1024, "1.0 KB"), (1024**2, "1.0 MB"), (100 * 1024**2, "100.0 MB"),
-                                         (1024**3, "1.0 GB")], ids=["1KB", "1MB", "100MB", "1GB"])
+@pytest.mark.parametrize(
+    "size, shown",
+    [(1024, "1.0 KB"), (1024**2, "1.0 MB"), (100 * 1024**2, "100.0 MB"), (1024**3, "1.0 GB")],
+    ids=["1KB", "1MB", "100MB", "1GB"],
+)
 def test_prompt_block_is_bounded_for_any_size(size, shown):
     # A context of `size` bytes (the 1 GB case holds a real 1 GiB string) beside nine 1 MB variables.
     inputs = {"context": "z" * size, **{f"v{i}": "y" * 1_000_000 for i in range(9)}}
@@ -146,21 +154,26 @@ def test_auto_chunk_list_keeps_items_and_order():
 
 
 def test_chunked_variable_gets_no_requires_chunking():
-    inputs = {"text": "para\n\n" * 2_000, "rows": list(range(3_000)), "files": {f"a/{i}.md": "t" * 40
-                                                                             for i in range(200)}}
+    inputs = {
+        "text": "para\n\n" * 2_000,
+        "rows": list(range(3_000)),
+        "files": {f"a/{i}.md": "t" * 40 for i in range(200)},
+    }
     ctx = ExternalizedContext.from_inputs(inputs, config=CFG)
     assert {type(w) for w in ctx.check_size_limits()} == {RequiresChunking}
     out = ctx.auto_chunk(inputs)
     warnings = ctx.check_size_limits()  # the order loop.py uses: auto_chunk, then check_size_limits
     assert not any(isinstance(w, RequiresChunking) for w in warnings)
-    assert all(isinstance(w, LargeVariable) and "auto-chunked" in w.message and "chunk_text" not in w.message
-               for w in warnings)
+    assert all(
+        isinstance(w, LargeVariable) and "auto-chunked" in w.message and "chunk_text" not in w.message for w in warnings
+    )
     assert {w.name: f"{len(out[w.name]):,} chunks" in w.message for w in warnings} == dict.fromkeys(inputs, True)
 
 
 def test_custom_kind_label_shows_in_summary():
-    ctx = ExternalizedContext.from_inputs({"x": [1, 2], "y": "t", "z": "u"},
-                                          kinds={"x": "custom:invoices", "y": VarKind.FILES, "z": "tool_outputs"})
+    ctx = ExternalizedContext.from_inputs(
+        {"x": [1, 2], "y": "t", "z": "u"}, kinds={"x": "custom:invoices", "y": VarKind.FILES, "z": "tool_outputs"}
+    )
     assert ctx.variables["x"].kind is VarKind.CUSTOM and ctx.variables["x"].label == "invoices"
     assert "`x`: list (custom: invoices)" in ctx.variable_summaries()
     assert ctx.variables["y"].kind is VarKind.FILES and ctx.variables["z"].kind is VarKind.TOOL_OUTPUTS

@@ -8,10 +8,10 @@ from __future__ import annotations
 import time
 
 import dspy
+import outlines.types.dsl  # noqa: F401
 import pytest
 
 import dspy_outlines.adapter  # noqa: F401 - one-time imports of the extraction (outlines: ~2 s), not timed
-import outlines.types.dsl  # noqa: F401
 from dspy_rlm import RLM, Extracted
 from dspy_rlm.budget import Budget, Limits, extraction_reserve
 from dspy_rlm.repl.inprocess import InProcessREPL
@@ -112,7 +112,9 @@ def test_slow_local_lm_run_ends_within_max_time_and_typed():
 
 
 def test_slow_lm_without_deadline_support_still_stops_at_the_reserve():
-    lm = ScriptedLM(_respond, delay=0.8, model="local/scripted")  # takes no deadline keyword: each call runs its full 0.8 s
+    lm = ScriptedLM(
+        _respond, delay=0.8, model="local/scripted"
+    )  # takes no deadline keyword: each call runs its full 0.8 s
     rlm = RLM("question -> answer", max_iters=50, max_time=3.0, interpreter_factory=InProcessREPL)
     t0 = time.monotonic()
     with dspy.context(lm=lm):

@@ -98,8 +98,15 @@ def test_the_cycle_check_finds_a_cycle():
 
 # -- configuration ----------------------------------------------------------------------------------
 def test_the_run_configuration_is_frozen_typed_and_inherited_by_children():
-    rlm = RLM("context, query -> answer", max_iters=7, sub_max_iters=2, max_depth=2, repl_timeout=9.0,
-              tools=[len], recovery=False)
+    rlm = RLM(
+        "context, query -> answer",
+        max_iters=7,
+        sub_max_iters=2,
+        max_depth=2,
+        repl_timeout=9.0,
+        tools=[len],
+        recovery=False,
+    )
     cfg = rlm.config
     assert isinstance(cfg, RunConfig) and cfg.limits.max_iters == 7 and cfg.repl.timeout_s == 9.0
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -107,7 +114,11 @@ def test_the_run_configuration_is_frozen_typed_and_inherited_by_children():
     child = cfg.for_child(depth=1, with_context=True)
     assert list(child.signature.input_fields) == ["context", "task"] and child.limits.max_iters == 2
     assert (child.repl.timeout_s, child.recovery, child.tool_map.keys(), child.slots) == (
-        9.0, False, {"len"}, cfg.slots)  # every other setting travels, the adapter slots are shared
+        9.0,
+        False,
+        {"len"},
+        cfg.slots,
+    )  # every other setting travels, the adapter slots are shared
 
 
 def test_setting_an_attribute_replaces_the_configuration_and_is_validated():
@@ -160,14 +171,15 @@ def test_every_backend_raises_the_same_types_in_model_code(factory):
     rlm = RLM("query -> answer", max_iters=2, max_llm_calls=1, tools=[boom], interpreter_factory=factory)
     with dspy.context(lm=DummyLM([act(CODE)])):
         pred = rlm(query="q")
-    kinds = eval(pred.answer)  # noqa: S307 - our own repr
+    kinds = eval(pred.answer)
     assert kinds == ["BudgetExhausted", "ToolError:boom() failed: KeyError: 'k'"]
 
 
 # -- stop reasons, extraction notes -----------------------------------------------------------------
 def test_the_fallback_reason_is_typed_and_the_extraction_notes_reach_the_result():
-    lm = DummyLM([act("print(1)"), act("print(2)"),
-                  {"answer": "unknown", "extraction_notes": "the total was never printed"}])
+    lm = DummyLM(
+        [act("print(1)"), act("print(2)"), {"answer": "unknown", "extraction_notes": "the total was never printed"}]
+    )
     with dspy.context(lm=lm):
         pred = RLM("query -> answer", max_iters=2, interpreter_factory=InProcessREPL)(query="q")
     result = pred.result

@@ -82,8 +82,11 @@ def _host_only_environ() -> list[str]:
     from dspy_rlm.repl.isolation import ENV_ALLOWLIST
 
     raw = Path("/proc/self/environ").read_bytes().decode(errors="replace").split("\0")
-    return [e for e in raw if "=" in e and len(e) > 8 and e.split("=", 1)[0] not in ENV_ALLOWLIST
-            and not e.startswith("LC_")]
+    return [
+        e
+        for e in raw
+        if "=" in e and len(e) > 8 and e.split("=", 1)[0] not in ENV_ALLOWLIST and not e.startswith("LC_")
+    ]
 
 
 # (id, code template, features the containment needs)
@@ -92,29 +95,48 @@ CASES = [
     ("stop-parent", "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)", ("pidns",)),
     ("kill-host-pid", "import os, signal\nos.kill({host_pid}, signal.SIGKILL)", ("pidns",)),
     ("kill-zygote-pid", "import os, signal\nos.kill({zygote_pid}, signal.SIGKILL)", ("pidns",)),
-    ("signal-every-pid", "import os, signal\nfor p in range(1, 5000):\n    try:\n        os.kill(p, signal.SIGTERM)\n"
-                         "    except OSError:\n        pass", ("pidns",)),
+    (
+        "signal-every-pid",
+        "import os, signal\nfor p in range(1, 5000):\n    try:\n        os.kill(p, signal.SIGTERM)\n"
+        "    except OSError:\n        pass",
+        ("pidns",),
+    ),
     ("fork-bomb", "import os\nwhile True:\n    os.fork()", ("pidns", "pids")),
-    ("thread-bomb", "import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, args=(3600,), "
-                    "daemon=True).start()", ()),
+    (
+        "thread-bomb",
+        "import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, args=(3600,), "
+        "daemon=True).start()",
+        (),
+    ),
     ("write-home", "open({home_probe!r}, 'w').write('escaped')", ("mountns",)),
     ("write-project", "open({project_probe!r}, 'w').write('escaped')", ("mountns",)),
     ("write-checkpoint", "open({checkpoint!r}, 'w').write('escaped')", ("mountns",)),
     ("read-host-environ", "print(open('/proc/{host_pid}/environ').read())", ("pidns", "mountns", "procfs")),
     ("secrets-in-env", "import os\nprint(dict(os.environ))", ()),
     ("network-socket", "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)", ()),
-    ("network-subprocess", "import subprocess, sys\nprint(subprocess.run([sys.executable, '-c', 'import socket; "
-                           "socket.create_connection((\"127.0.0.1\", {port}), timeout=2)'], capture_output=True, "
-                           "text=True).returncode)", ("netns",)),
-    ("network-ctypes", "import ctypes, socket, struct\nlibc = ctypes.CDLL(None)\nfd = libc.socket(2, 1, 0)\n"
-                       "addr = struct.pack('<HH4s8x', 2, socket.htons({port}), bytes([127, 0, 0, 1]))\n"
-                       "print(libc.connect(fd, addr, 16))", ("netns",)),
+    (
+        "network-subprocess",
+        "import subprocess, sys\nprint(subprocess.run([sys.executable, '-c', 'import socket; "
+        'socket.create_connection(("127.0.0.1", {port}), timeout=2)\'], capture_output=True, '
+        "text=True).returncode)",
+        ("netns",),
+    ),
+    (
+        "network-ctypes",
+        "import ctypes, socket, struct\nlibc = ctypes.CDLL(None)\nfd = libc.socket(2, 1, 0)\n"
+        "addr = struct.pack('<HH4s8x', 2, socket.htons({port}), bytes([127, 0, 0, 1]))\n"
+        "print(libc.connect(fd, addr, 16))",
+        ("netns",),
+    ),
     ("stdout-100mb", "print('x' * 100_000_000)", ()),
     ("sleep-forever", "import time\ntime.sleep(10**9)", ()),
     ("regex-catastrophe", "import re\nre.match(r'(a+)+$', 'a' * 64 + 'b')", ()),
     ("mmap-exhaustion", "import mmap\nmaps = [mmap.mmap(-1, 1 << 30) for _ in range(64)]", ()),
-    ("scratch-disk-fill", "with open('fill.bin', 'wb') as f:\n    while True:\n        f.write(b'x' * (1 << 24))",
-     ("mountns",)),
+    (
+        "scratch-disk-fill",
+        "with open('fill.bin', 'wb') as f:\n    while True:\n        f.write(b'x' * (1 << 24))",
+        ("mountns",),
+    ),
 ]
 
 
@@ -129,8 +151,14 @@ def test_escape_is_contained(name, template, features, level, server, tmp_path, 
     checkpoint = tmp_path / "run.ckpt.json"
     zyg = zygote.get_zygote()
     SubprocessREPL().shutdown()  # make sure a zygote runs, to name its pid
-    code = template.format(host_pid=os.getpid(), zygote_pid=zyg.pid or 0, port=server.port,
-                           home_probe=str(home_probe), project_probe=str(project_probe), checkpoint=str(checkpoint))
+    code = template.format(
+        host_pid=os.getpid(),
+        zygote_pid=zyg.pid or 0,
+        port=server.port,
+        home_probe=str(home_probe),
+        project_probe=str(project_probe),
+        checkpoint=str(checkpoint),
+    )
     repls: list[SubprocessREPL] = []
 
     def factory():
@@ -148,7 +176,7 @@ def test_escape_is_contained(name, template, features, level, server, tmp_path, 
     assert server.accepted == 0, "the sandbox reached a loopback server"
     assert not home_probe.exists() and not project_probe.exists()
     if checkpoint.exists():
-        assert b"escaped" != checkpoint.read_bytes()
+        assert checkpoint.read_bytes() != b"escaped"
     outputs = "\n".join(str(step.get("output", "")) for step in pred.trajectory)
     assert SECRET not in outputs, "a host secret reached the model"
     for entry in _host_only_environ():  # what /proc/<host pid>/environ holds beyond the allowlist

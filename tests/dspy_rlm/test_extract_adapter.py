@@ -95,8 +95,13 @@ def test_real_model_run_at_its_limit_extracts_schema_valid_outputs(small_lm):
 def test_real_model_action_step_through_outlines_adapter_parses(small_lm):
     adapter = OutlinesAdapter()
     # The extraction goes straight to Tier 3 here (the auto ladder is the test above): fewer long prefills.
-    rlm = RLM(TYPED, max_iters=1, action_adapter=adapter, extract_adapter=OutlinesAdapter(tiers=("tier3",)),
-              interpreter_factory=InProcessREPL)
+    rlm = RLM(
+        TYPED,
+        max_iters=1,
+        action_adapter=adapter,
+        extract_adapter=OutlinesAdapter(tiers=("tier3",)),
+        interpreter_factory=InProcessREPL,
+    )
     with dspy.context(lm=small_lm):
         pred = rlm(context="Items: a, b, a.")
     assert pred.result.kind in ("submitted", "extracted"), pred.result

@@ -11,14 +11,17 @@ from dspy_rlm.repl.inprocess import InProcessREPL
 from .scripted import act
 
 
-@pytest.mark.parametrize("outputs, variables, history, expected", [
-    ({"a": "42"}, "- x = int: 42", [{"output": "42"}], 0.99),
-    ({"a": "42"}, "- x = int: 42", [], 0.8),
-    ({"a": "42"}, "", [{"output": "it is 42"}], 0.7),
-    ({"a": "42"}, "", [], 0.5),
-    ({"a": "42", "b": None}, "", [], 0.35),
-    ({"a": None}, "", [], 0.2),
-])
+@pytest.mark.parametrize(
+    "outputs, variables, history, expected",
+    [
+        ({"a": "42"}, "- x = int: 42", [{"output": "42"}], 0.99),
+        ({"a": "42"}, "- x = int: 42", [], 0.8),
+        ({"a": "42"}, "", [{"output": "it is 42"}], 0.7),
+        ({"a": "42"}, "", [], 0.5),
+        ({"a": "42", "b": None}, "", [], 0.35),
+        ({"a": None}, "", [], 0.2),
+    ],
+)
 def test_confidence_rule(outputs, variables, history, expected):
     assert confidence(outputs, history, variables) == pytest.approx(expected)
 
@@ -44,12 +47,23 @@ def test_scripted_lm_that_fixes_on_the_second_try():
     assert pred.answer == "2"
     assert pred.trajectory[0]["output"].startswith("[FIX 1.1] Fix: NameError")
     fixes = pred.trace.fix_history
-    assert {k: v for k, v in fixes["1.1"].items() if k != "failures"} == {"attempts": 1, "fixTaskIds": ["1.1.1"],
+    assert {k: v for k, v in fixes["1.1"].items() if k != "failures"} == {
+        "attempts": 1,
+        "fixTaskIds": ["1.1.1"],
         "errors": ["NameError: name 'df' is not defined at line 1"],
-        "lastError": "NameError: name 'df' is not defined at line 1"}
-    assert fixes["1.1"]["failures"] == [{"iteration": 1, "block": 1, "type": "NameError",
-                                         "message": "name 'df' is not defined", "line": 1,
-                                         "source_line": "print(df)", "code": "print(df)"}]
+        "lastError": "NameError: name 'df' is not defined at line 1",
+    }
+    assert fixes["1.1"]["failures"] == [
+        {
+            "iteration": 1,
+            "block": 1,
+            "type": "NameError",
+            "message": "name 'df' is not defined",
+            "line": 1,
+            "source_line": "print(df)",
+            "code": "print(df)",
+        }
+    ]
 
 
 def test_never_fixed_reaches_the_limit_then_extraction_follows():

@@ -58,16 +58,20 @@ def test_stated_pairs_read_key_then_value():
     assert ("incident", "INC-3820") in pairs and ("opened", "INC-3820") in pairs
     assert ("job", "INC-3820") in pairs  # calm-island, failed, opened, incident: question words, skipped
     csv = "line 3: 1795,young-yarrow,auth,8699623,20"
-    values = guided.output_values([csv], {"q": "What is the account_number of the customer young-yarrow?"},
-                                  {"context": "auth\n" * 10 + "20\n" * 10})
+    values = guided.output_values(
+        [csv],
+        {"q": "What is the account_number of the customer young-yarrow?"},
+        {"context": "auth\n" * 10 + "20\n" * 10},
+    )
     assert guided.stated_pairs([csv], {"q": "account_number of young-yarrow"}, values) == [("young-yarrow", "8699623")]
 
 
 def test_the_whole_output_pattern_ties_reasoning_to_code():
     sig = dspy.Signature("context, query -> answer")
     values = guided.output_values([LINE], QUESTION, _data())
-    pattern = re.compile(guided.guided_output_pattern(sig, ["context"], ["job"], values,
-                                                      guided.stated_pairs([LINE], QUESTION, values)))
+    pattern = re.compile(
+        guided.guided_output_pattern(sig, ["context"], ["job"], values, guided.stated_pairs([LINE], QUESTION, values))
+    )
     assert pattern.fullmatch(_json("I will search for 'job'.", "print(search(context, 'job'))"))
     assert pattern.fullmatch(_json("I will count 'job'.", "print(count_matches(context, 'job'))"))
     assert pattern.fullmatch(_json("The incident is INC-3820.", "SUBMIT(answer='INC-3820')"))
@@ -125,8 +129,13 @@ class ConstraintCheckingLM(dspy.BaseLM):
         if not re.fullmatch(pattern, text):
             raise AssertionError(f"{text} is outside this step's constraint")
         usage = _Reply(prompt_tokens=10, completion_tokens=5, total_tokens=15)
-        return _Reply(id=uuid.uuid4().hex, created=int(time.time()), model=self.model, usage=usage,
-                      choices=[_Reply(index=0, message=_Reply(role="assistant", content=text), finish_reason="stop")])
+        return _Reply(
+            id=uuid.uuid4().hex,
+            created=int(time.time()),
+            model=self.model,
+            usage=usage,
+            choices=[_Reply(index=0, message=_Reply(role="assistant", content=text), finish_reason="stop")],
+        )
 
 
 @pytest.mark.parametrize("fmt", ["log", "jsonl", "config"])
@@ -136,8 +145,12 @@ def test_the_loop_offers_the_printed_value_and_nothing_unseen(fmt):
     term = next(w for w in re.findall(r"[\w-]+", task.query) if key in w)  # the query's word holding the key
     asked = guided.question_words({"query": task.query})[0]  # said before the value when the line names it
     lead = asked if fmt in ("log", "jsonl") else term
-    lm = ConstraintCheckingLM([(f"I will search for '{term}'.", f"print(search(context, '{term}'))"),
-                               (f"The {lead} is {gold}.", f"SUBMIT(answer='{gold}')")])
+    lm = ConstraintCheckingLM(
+        [
+            (f"I will search for '{term}'.", f"print(search(context, '{term}'))"),
+            (f"The {lead} is {gold}.", f"SUBMIT(answer='{gold}')"),
+        ]
+    )
     with dspy.context(lm=lm):
         pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
     assert pred.result.kind == "submitted" and pred.answer == gold

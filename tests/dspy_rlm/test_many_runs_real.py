@@ -60,8 +60,13 @@ class _Recorder:
 def _rlm(factory: _Recorder):
     from dspy_outlines import OutlinesAdapter
 
-    return RLM("context, question -> answer", max_iters=1, max_llm_calls=1, interpreter_factory=factory,
-               action_adapter=OutlinesAdapter(tiers=("tier3",)))
+    return RLM(
+        "context, question -> answer",
+        max_iters=1,
+        max_llm_calls=1,
+        interpreter_factory=factory,
+        action_adapter=OutlinesAdapter(tiers=("tier3",)),
+    )
 
 
 def _one_run(lm, factory: _Recorder, i: int):

@@ -17,12 +17,12 @@ import pytest
 from benchmarks.longcontext.needles import FORMATS, generate, generate_task
 from benchmarks.longcontext.small_policy import SmallPolicyLM, policy_step
 from dspy_rlm import RLM
-
-from .scripted_lm import Reply as _Reply
 from dspy_rlm.profiles import DEFAULT, SMALL, resolve_profile
 from dspy_rlm.profiles.grounding import ungrounded_values
 from dspy_rlm.profiles.small import CODE_PATTERN, REASONING_PATTERN, compact_variables_info, small_action_signature
 from dspy_rlm.repl.helpers import make_helpers
+
+from .scripted_lm import Reply as _Reply
 
 
 class ScriptedLocalLM(dspy.BaseLM):
@@ -46,8 +46,13 @@ class ScriptedLocalLM(dspy.BaseLM):
             text = json.dumps({"answer": "unknown"})
         message = _Reply(role="assistant", content=text)
         usage = _Reply(prompt_tokens=10, completion_tokens=5, total_tokens=15)
-        return _Reply(id=uuid.uuid4().hex, created=int(time.time()), model=self.model, usage=usage,
-                      choices=[_Reply(index=0, message=message, finish_reason="stop")])
+        return _Reply(
+            id=uuid.uuid4().hex,
+            created=int(time.time()),
+            model=self.model,
+            usage=usage,
+            choices=[_Reply(index=0, message=message, finish_reason="stop")],
+        )
 
 
 def test_auto_picks_small_for_local_lms_and_default_otherwise():
@@ -67,15 +72,18 @@ def test_small_instructions_are_a_fraction_of_the_default():
     assert len(small.instructions) * 3 < len(rlm.generate_action.signature.instructions)
 
 
-@pytest.mark.parametrize("code, ok", [
-    ("print(search(context, 'quiet-otter'))", True),
-    ("SUBMIT(answer='INC-4821')", True),
-    ("hits = search(context, 'x'); print(hits)", True),
-    ("```python\n# 1.\n```", False),
-    ("# just a comment", False),
-    ('print("double quotes need JSON escapes")', False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    "code, ok",
+    [
+        ("print(search(context, 'quiet-otter'))", True),
+        ("SUBMIT(answer='INC-4821')", True),
+        ("hits = search(context, 'x'); print(hits)", True),
+        ("```python\n# 1.\n```", False),
+        ("# just a comment", False),
+        ('print("double quotes need JSON escapes")', False),
+        ("", False),
+    ],
+)
 def test_code_pattern_admits_calls_and_assignments_only(code, ok):
     assert bool(re.fullmatch(CODE_PATTERN, code)) is ok
 
@@ -97,8 +105,10 @@ def test_grounding_flags_unseen_values_and_question_echoes():
     outputs = ["line 3: 2024-05-17 ERROR gateway: job x failed, opened incident INC-4821"]
     question = {"query": "Which incident ID was opened by the ERROR line?"}
     data = {"context": "... INC-4821 ..."}
-    check = lambda v: ungrounded_values({"answer": v}, outputs=outputs, inputs=data, question_inputs=question,
-                                        variables={})
+
+    def check(v):
+        return ungrounded_values({"answer": v}, outputs=outputs, inputs=data, question_inputs=question, variables={})
+
     assert check("INC-4821") == {}
     assert check("INC-9999") == {"answer": "never seen"}
     assert check("ERROR") == {"answer": "repeats the question"}
@@ -152,8 +162,9 @@ def test_default_profile_and_grounding_off_keep_todays_behaviour():
     task = generate_task(2048, "log", seed=8)
     lm = ScriptedLocalLM(["SUBMIT(answer='INC-0000')"])
     with dspy.context(lm=lm):
-        pred = RLM("context, query -> answer", max_iters=5, grounded_submit=False)(context=task.context,
-                                                                                    query=task.query)
+        pred = RLM("context, query -> answer", max_iters=5, grounded_submit=False)(
+            context=task.context, query=task.query
+        )
     assert pred.result.kind == "submitted" and len(pred.trajectory) == 1
     system = lm.prompts[0][0]["content"]
     assert "'line N: ...'" in system  # still the compact small-profile instructions
@@ -166,8 +177,14 @@ def test_default_profile_and_grounding_off_keep_todays_behaviour():
 def test_user_demos_win_over_the_shipped_ones():
     task = generate_task(2048, "log", seed=8)
     rlm = RLM("context, query -> answer", max_iters=2)
-    demo = dspy.Example(variables_info="- query: 'q'", repl_history="", iteration="1/2", budget="2 steps left",
-                        reasoning="A user demo.", code="print(peek(context, 0, 10))")
+    demo = dspy.Example(
+        variables_info="- query: 'q'",
+        repl_history="",
+        iteration="1/2",
+        budget="2 steps left",
+        reasoning="A user demo.",
+        code="print(peek(context, 0, 10))",
+    )
     rlm.generate_action.demos = [demo]
     lm = ScriptedLocalLM(["SUBMIT(answer='x')", "SUBMIT(answer='x')"])
     with dspy.context(lm=lm):

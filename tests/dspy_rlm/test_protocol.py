@@ -22,12 +22,15 @@ def test_non_python_fences_are_rejected():
     assert p.code_blocks == [] and p.rejected_langs == ["bash"]
 
 
-@pytest.mark.parametrize("text, final_text, final_var", [
-    ("The answer is known.\nFINAL(42)", "42", None),
-    ("All done.\nFINAL(\"Paris, France\")", "Paris, France", None),
-    ("```python\nr = 1\n```\nFINAL_VAR(r)", None, "r"),
-    ("I have it:\nFINAL_VAR('answer')", None, "answer"),
-])
+@pytest.mark.parametrize(
+    "text, final_text, final_var",
+    [
+        ("The answer is known.\nFINAL(42)", "42", None),
+        ('All done.\nFINAL("Paris, France")', "Paris, France", None),
+        ("```python\nr = 1\n```\nFINAL_VAR(r)", None, "r"),
+        ("I have it:\nFINAL_VAR('answer')", None, "answer"),
+    ],
+)
 def test_final_markers_outside_code(text, final_text, final_var):
     p = parse_response(text)
     assert p.final_text == final_text and p.final_var == final_var

@@ -35,16 +35,21 @@ def test_values_are_coerced_to_output_types_and_bad_values_are_reported():
 
 
 def test_missing_output_field_is_recoverable():
-    pred, _ = run([act("SUBMIT(total=1)"), act("SUBMIT(total=1, names=['a'])")],
-                  signature="context, query -> total: int, names: list[str]")
+    pred, _ = run(
+        [act("SUBMIT(total=1)"), act("SUBMIT(total=1, names=['a'])")],
+        signature="context, query -> total: int, names: list[str]",
+    )
     assert "Missing output fields: ['names']" in pred.trajectory[0]["output"]
     assert pred.total == 1 and pred.names == ["a"]
 
 
-@pytest.mark.parametrize("code, source", [
-    ("FINAL('direct')", "final_direct"),
-    ("best = 'from var'\nFINAL_VAR('best')", "final_var"),
-])
+@pytest.mark.parametrize(
+    "code, source",
+    [
+        ("FINAL('direct')", "final_direct"),
+        ("best = 'from var'\nFINAL_VAR('best')", "final_var"),
+    ],
+)
 def test_final_and_final_var_in_code(code, source):
     pred, _ = run([act(code)])
     assert pred.result.source == source and pred.trace.answer_source == source
@@ -57,8 +62,10 @@ def test_final_var_written_as_text_outside_code():
 
 
 def test_several_blocks_run_in_order_and_stop_at_the_first_final():
-    code = ("I will count first.\n```python\nn = 2\n```\nThen submit.\n```repl\nSUBMIT(answer=str(n))\n```\n"
-            "```python\nprint('SHOULD NOT RUN')\n```")
+    code = (
+        "I will count first.\n```python\nn = 2\n```\nThen submit.\n```repl\nSUBMIT(answer=str(n))\n```\n"
+        "```python\nprint('SHOULD NOT RUN')\n```"
+    )
     pred, _ = run([{"reasoning": "r", "code": code}])
     assert pred.answer == "2"
     iteration = pred.trace.iterations[0]
@@ -194,8 +201,10 @@ def test_time_limit_triggers_extraction():
 def test_worker_death_mid_run_names_every_lost_variable_and_the_run_goes_on(recovery):
     names = [f"intermediate_result_number_{i}" for i in range(12)]  # long enough to overflow a clipped message
     setup = "\n".join(f"{n} = {i}" for i, n in enumerate(names))
-    pred, _ = run([act(setup), act("import os\nos._exit(3)"), act("SUBMIT(answer=str(len(context.splitlines())))")],
-                  recovery=recovery)
+    pred, _ = run(
+        [act(setup), act("import os\nos._exit(3)"), act("SUBMIT(answer=str(len(context.splitlines())))")],
+        recovery=recovery,
+    )
     assert pred.answer == "3" and isinstance(pred.result, Submitted)
     told = pred.trajectory[1]["output"]
     assert "restarted" in told and all(n in told for n in names)

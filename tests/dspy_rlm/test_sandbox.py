@@ -52,8 +52,14 @@ def test_memory_bomb_is_a_memory_error(sandbox, bomb):
     _assert_alive_with_inputs(sandbox)
 
 
-@pytest.mark.parametrize("kill", ["import os; os._exit(3)", "import ctypes; ctypes.string_at(0)",
-                                  "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"])
+@pytest.mark.parametrize(
+    "kill",
+    [
+        "import os; os._exit(3)",
+        "import ctypes; ctypes.string_at(0)",
+        "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",
+    ],
+)
 def test_worker_death_is_recoverable_and_names_lost_variables(sandbox, kill):
     sandbox.run("a = 1\nb = 'two'")
     res = sandbox.run(kill)
@@ -95,14 +101,17 @@ def loopback_server():
     srv.close()
 
 
-@pytest.mark.parametrize("attempt", [
-    "import socket; socket.create_connection(('127.0.0.1', PORT), timeout=1)",
-    "import urllib.request; urllib.request.urlopen('http://127.0.0.1:PORT/', timeout=1)",
-    # ctypes goes under the Python audit hook: only a network namespace stops it
-    "import ctypes, socket, struct; libc = ctypes.CDLL(None, use_errno=True); fd = libc.socket(2, 1, 0); "
-    "rc = libc.connect(fd, struct.pack('<HH4s8x', 2, socket.htons(PORT), bytes([127, 0, 0, 1])), 16)\n"
-    "if rc != 0: raise OSError(ctypes.get_errno(), 'connect refused')",
-])
+@pytest.mark.parametrize(
+    "attempt",
+    [
+        "import socket; socket.create_connection(('127.0.0.1', PORT), timeout=1)",
+        "import urllib.request; urllib.request.urlopen('http://127.0.0.1:PORT/', timeout=1)",
+        # ctypes goes under the Python audit hook: only a network namespace stops it
+        "import ctypes, socket, struct; libc = ctypes.CDLL(None, use_errno=True); fd = libc.socket(2, 1, 0); "
+        "rc = libc.connect(fd, struct.pack('<HH4s8x', 2, socket.htons(PORT), bytes([127, 0, 0, 1])), 16)\n"
+        "if rc != 0: raise OSError(ctypes.get_errno(), 'connect refused')",
+    ],
+)
 def test_network_is_refused_by_a_network_namespace(sandbox, attempt, loopback_server):
     port, accepted = loopback_server
     if sys.platform.startswith("linux") and "netns" not in sandbox.network_isolation:

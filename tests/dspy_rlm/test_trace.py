@@ -19,8 +19,11 @@ def _recursive(call):
         return fields(answer="forced")
     depth = call.depth
     if depth < 3:
-        return action(f"print('level {depth}')\nr = rlm_query('level {depth + 1}')", "go deeper") \
-            if call.iteration == 1 else action("SUBMIT(answer=r + '<' + str(len(r)))")
+        return (
+            action(f"print('level {depth}')\nr = rlm_query('level {depth + 1}')", "go deeper")
+            if call.iteration == 1
+            else action("SUBMIT(answer=r + '<' + str(len(r)))")
+        )
     return action("SUBMIT(answer=llm_query('the leaf'))")
 
 

@@ -14,8 +14,10 @@ from dspy_rlm.viewer import render_html, write_html
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action, fields
 
 # If any of this ran, it would mark <body>; the browser test checks it never does.
-EVIL = ("<script>document.body.setAttribute('data-pwned','1')</script>"
-        "<img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">")
+EVIL = (
+    "<script>document.body.setAttribute('data-pwned','1')</script>"
+    "<img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">"
+)
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
@@ -49,9 +51,18 @@ def test_html_is_self_contained_and_escaped(trace):
 
 
 def _chromium(*args: str, tmp_path) -> str:
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-           *args]
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=90, check=True).stdout
 
 
