@@ -455,5 +455,28 @@ def test_disk_full_while_checkpointing_keeps_the_previous_checkpoint(tmp_path):
     assert disk["journal"][:2] == [["action", 2], ["llm", 2]]  # iteration 2's answers, kept for a resume
 
 
+# -- the embedded model: its context window overflows --------------------------------------------------
+@pytest.mark.real_model
+def test_real_model_context_window_overflow_ends_typed():
+    """The embedded model through the llama.cpp engine with a context far too small for the RLM's prompt: every
+    call is refused by the engine before any generation, and the run ends Failed, typed, the reason naming the
+    context, in seconds (no hang, no crash). Issue 12's "many runs on the real model" is
+    tests/dspy_rlm/test_many_runs_real.py; the real model's deadlines are in test_deadline.py."""
+    try:
+        from dspy_outlines import OutlinesLM
+
+        lm = OutlinesLM(engine="llamacpp", max_tokens=16, engine_options={"n_ctx": 128})
+    except (ImportError, FileNotFoundError) as exc:
+        pytest.skip(f"embedded model unavailable: {exc}")
+    rlm = RLM("context, query -> answer", max_iters=4)
+    t0 = time.monotonic()
+    with dspy.context(lm=lm):
+        pred = rlm(context="The incident ID is INC-4821. " * 40, query="Which incident ID is mentioned?")
+    assert time.monotonic() - t0 < 120
+    assert isinstance(pred.result, Failed), pred.result
+    assert "context of 128" in pred.result.reason, pred.result.reason
+    assert all("context of 128" in it.output for it in pred.trace.iterations)  # each step saw the same cause
+
+
 if __name__ == "__main__":
     victim(sys.argv[1], sys.argv[2], sys.argv[3])
