@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from dspy_rlm.repl.textkit import _chunk_spans
 from dspy_rlm.repl.ranking import BM25
+from dspy_rlm.repl.textkit import _chunk_spans
 
 _WORD = re.compile(r"\w+")
 CHUNK = 1000
@@ -56,7 +56,7 @@ def make_vocab(rng: random.Random) -> list[str]:
 def make_text(n_bytes: int, vocab: list[str], seed: int) -> str:
     gen = np.random.default_rng(seed)
     ranks = np.arange(1, len(vocab) + 1)
-    probs = ranks ** -1.1
+    probs = ranks**-1.1
     probs /= probs.sum()
     n_words = n_bytes // 6
     picks = gen.choice(len(vocab), size=n_words, p=probs)
@@ -131,12 +131,14 @@ def measure(size_mb: float, vocab: list[str], queries: list[str], seed: int) -> 
         del index
     # find_relevant keeps the index of the last str ranked: one build, then every query of the run.
     ours, theirs = result["inhouse"], result["bm25s"]
-    result["first_query_s"] = {name: round(r["build_s"] + r["query_ms_median"] / 1000, 3) for name, r in
-                               (("inhouse", ours), ("bm25s", theirs))}
+    result["first_query_s"] = {
+        name: round(r["build_s"] + r["query_ms_median"] / 1000, 3) for name, r in (("inhouse", ours), ("bm25s", theirs))
+    }
     saved_ms = ours["query_ms_median"] - theirs["query_ms_median"]
     extra_s = theirs["build_s"] - ours["build_s"]
-    result["bm25s_pays_off_after_queries"] = (0 if extra_s <= 0 else None if saved_ms <= 0
-                                              else int(extra_s * 1000 / saved_ms) + 1)
+    result["bm25s_pays_off_after_queries"] = (
+        0 if extra_s <= 0 else None if saved_ms <= 0 else int(extra_s * 1000 / saved_ms) + 1
+    )
     overlaps = [len(set(a) & set(b)) / max(len(a), 1) for a, b in zip(tops["inhouse"], tops["bm25s"])]
     result["top10_overlap_mean"] = round(statistics.mean(overlaps), 4)
     result["top10_identical_order"] = sum(a == b for a, b in zip(tops["inhouse"], tops["bm25s"]))

@@ -42,12 +42,17 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # A bold span may wrap lines but not cross a blank line; the source marker follows the closing ** directly.
-BOLD = re.compile(r"\*\*(?=\S)((?:(?!\n[ \t]*\n).)+?)(?<=\S)\*\*"
-                  r"(?:[ \t]*<!--\s*source:\s*(?P<src>[^>]*?)\s*-->)?", re.DOTALL)
+BOLD = re.compile(
+    r"\*\*(?=\S)((?:(?!\n[ \t]*\n).)+?)(?<=\S)\*\*"
+    r"(?:[ \t]*<!--\s*source:\s*(?P<src>[^>]*?)\s*-->)?",
+    re.DOTALL,
+)
 CODE_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
-NUMBER = re.compile(r"(?<![\w.^])(\d+)\^(\d+)(?![\w.])"            # 2^13
-                    r"|(?<![\w.])(\d+(?:\.\d+)?[eE][-+]?\d+)"        # 7e-5
-                    r"|(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")  # 1,555 / 0.22 / 42
+NUMBER = re.compile(
+    r"(?<![\w.^])(\d+)\^(\d+)(?![\w.])"  # 2^13
+    r"|(?<![\w.])(\d+(?:\.\d+)?[eE][-+]?\d+)"  # 7e-5
+    r"|(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+)  # 1,555 / 0.22 / 42
 # Unit scales between a JSON value and the README: same unit, fraction -> %, s -> ms, ms -> s, bytes -> KiB /
 # MiB / GiB, bytes -> kB / MB / GB.
 SCALES = (1.0, 100.0, 1e3, 1e-3, 2.0**-10, 2.0**-20, 2.0**-30, 1e-6, 1e-9)
@@ -89,7 +94,7 @@ def find_figures(readme: str) -> list[Figure]:
         if not re.search(r"\d", m.group(1)):
             continue
         line = masked.count("\n", 0, m.start()) + 1
-        shown = readme[m.start(1):m.end(1)]
+        shown = readme[m.start(1) : m.end(1)]
         figures.append(Figure(line, " ".join(shown.split()), parse_numbers(m.group(1)), m.group("src")))
     return figures
 
@@ -169,9 +174,15 @@ def check(readme_path: Path, results_dir: Path) -> dict[str, Any]:
             matched.append({**row, "file": verdict["file"]})
         else:
             unmatched.append({**row, "numbers": [v for v, _ in fig.numbers], "why": verdict["why"]})
-    return {"readme": str(readme_path), "results": str(results_dir), "figures": len(figures),
-            "matched": len(matched), "unmatched_count": len(unmatched), "unmatched": unmatched,
-            "sources": matched}
+    return {
+        "readme": str(readme_path),
+        "results": str(results_dir),
+        "figures": len(figures),
+        "matched": len(matched),
+        "unmatched_count": len(unmatched),
+        "unmatched": unmatched,
+        "sources": matched,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,10 +30,10 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import dspy  # noqa: E402
+import dspy
 
-from benchmarks.longcontext.needles import FORMATS, generate_task  # noqa: E402
-from benchmarks.longcontext.small_policy import SmallPolicyLM  # noqa: E402
+from benchmarks.longcontext.needles import FORMATS, generate_task
+from benchmarks.longcontext.small_policy import SmallPolicyLM
 
 TRAIN_SEED = 1000
 """Training and validation tasks use seeds from here on; evaluation tasks use seeds below it."""
@@ -46,8 +46,11 @@ def lookup_examples(n: int, seed: int, sizes: tuple[int, ...] = TRAIN_SIZES) -> 
     out = []
     for i in range(n):
         task = generate_task(sizes[i % len(sizes)], FORMATS[i % len(FORMATS)], seed, i)
-        out.append(dspy.Example(context=task.context, query=task.query, answer=task.gold[0],
-                                task_id=task.id).with_inputs("context", "query"))
+        out.append(
+            dspy.Example(context=task.context, query=task.query, answer=task.gold[0], task_id=task.id).with_inputs(
+                "context", "query"
+            )
+        )
     return out
 
 
@@ -62,8 +65,12 @@ def student_program(max_iters: int = 4):
     from dspy_rlm import RLM
     from dspy_rlm.profiles import SMALL
 
-    return RLM("context, query -> answer", max_iters=max_iters, max_llm_calls=4,
-               profile=dataclasses.replace(SMALL, shipped_demos=False))
+    return RLM(
+        "context, query -> answer",
+        max_iters=max_iters,
+        max_llm_calls=4,
+        profile=dataclasses.replace(SMALL, shipped_demos=False),
+    )
 
 
 def compile_program(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
@@ -75,24 +82,43 @@ def compile_program(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     student = student_program()
     started = time.perf_counter()
     if args.teleprompter == "bootstrap":
-        optimizer = BootstrapFewShot(metric=typed_result_metric, max_bootstrapped_demos=2, max_labeled_demos=0,
-                                     teacher_settings=teacher_settings)
+        optimizer = BootstrapFewShot(
+            metric=typed_result_metric, max_bootstrapped_demos=2, max_labeled_demos=0, teacher_settings=teacher_settings
+        )
         program = optimizer.compile(student, trainset=trainset)
         candidates: list[dict[str, Any]] = []
     else:
         optimizer = BootstrapFewShotWithRandomSearch(
-            metric=typed_result_metric, max_bootstrapped_demos=2, max_labeled_demos=0,
-            num_candidate_programs=args.candidates, num_threads=1, teacher_settings=teacher_settings)
+            metric=typed_result_metric,
+            max_bootstrapped_demos=2,
+            max_labeled_demos=0,
+            num_candidate_programs=args.candidates,
+            num_threads=1,
+            teacher_settings=teacher_settings,
+        )
         # -2 (labeled demos only) equals -3 (zero-shot) with max_labeled_demos=0: not run twice
-        program = optimizer.compile(student, trainset=trainset, valset=valset,
-                                    restrict=[-3, -1, *range(args.candidates)])
-        candidates = [{"seed": c["seed"], "score": c["score"], "subscores": [bool(s) for s in c["subscores"]],
-                       "demos": [d.get("code") for d in c["program"].generate_action.demos]}
-                      for c in program.candidate_programs]
-    report = {"teleprompter": args.teleprompter, "n_train": len(trainset), "n_val": len(valset),
-              "train_task_ids": [e.task_id for e in trainset], "val_task_ids": [e.task_id for e in valset],
-              "candidates": candidates, "chosen_demos": [d.get("code") for d in program.generate_action.demos],
-              "seconds": round(time.perf_counter() - started, 1)}
+        program = optimizer.compile(
+            student, trainset=trainset, valset=valset, restrict=[-3, -1, *range(args.candidates)]
+        )
+        candidates = [
+            {
+                "seed": c["seed"],
+                "score": c["score"],
+                "subscores": [bool(s) for s in c["subscores"]],
+                "demos": [d.get("code") for d in c["program"].generate_action.demos],
+            }
+            for c in program.candidate_programs
+        ]
+    report = {
+        "teleprompter": args.teleprompter,
+        "n_train": len(trainset),
+        "n_val": len(valset),
+        "train_task_ids": [e.task_id for e in trainset],
+        "val_task_ids": [e.task_id for e in valset],
+        "candidates": candidates,
+        "chosen_demos": [d.get("code") for d in program.generate_action.demos],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     return program, report
 
 
@@ -103,8 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-val", type=int, default=6)
     parser.add_argument("--candidates", type=int, default=3, help="shuffled candidates beyond the unshuffled one")
     parser.add_argument("--engine", default="auto", help="engine of the embedded student model")
-    parser.add_argument("--repl", choices=("subprocess", "inprocess"), default="subprocess",
-                        help="REPL of the runs (inprocess: faster, trusted code only)")
+    parser.add_argument(
+        "--repl",
+        choices=("subprocess", "inprocess"),
+        default="subprocess",
+        help="REPL of the runs (inprocess: faster, trusted code only)",
+    )
     parser.add_argument("--smoke", action="store_true", help="teacher only, 2 training tasks (no model needed)")
     parser.add_argument("--out", type=Path, default=None, help="program JSON (default: the shipped file)")
     args = parser.parse_args(argv)

@@ -107,8 +107,9 @@ MODES = {
 }
 
 
-def measure_ratios(lm: SleepLM, repeat: int, factory: Callable[[], Any] | None = None,
-                   max_concurrency: int | None = None) -> dict[str, Any]:
+def measure_ratios(
+    lm: SleepLM, repeat: int, factory: Callable[[], Any] | None = None, max_concurrency: int | None = None
+) -> dict[str, Any]:
     """Batch vs single call times; ``max_concurrency=None`` keeps the RLM's default."""
     settings = {} if max_concurrency is None else {"max_concurrency": max_concurrency}
     rlm = RLM("question -> answer", max_depth=1, max_llm_calls=200, interpreter_factory=factory, **settings)
@@ -118,9 +119,11 @@ def measure_ratios(lm: SleepLM, repeat: int, factory: Callable[[], Any] | None =
             out[mode] = statistics.median(float(rlm(question=mode).answer) for _ in range(repeat))
     return {
         "max_concurrency": out["max_concurrency"],
-        "llm_query_s": round(out["ONE_LLM"], 4), "llm_query_batched_16_s": round(out["BATCH_LLM"], 4),
+        "llm_query_s": round(out["ONE_LLM"], 4),
+        "llm_query_batched_16_s": round(out["BATCH_LLM"], 4),
         "llm_batched_ratio": round(out["BATCH_LLM"] / out["ONE_LLM"], 3),
-        "rlm_query_child_s": round(out["ONE_RLM"], 4), "batch_rlm_query_8_s": round(out["BATCH_RLM"], 4),
+        "rlm_query_child_s": round(out["ONE_RLM"], 4),
+        "batch_rlm_query_8_s": round(out["BATCH_RLM"], 4),
         "rlm_batch_ratio": round(out["BATCH_RLM"] / out["ONE_RLM"], 3),
     }
 
@@ -141,7 +144,8 @@ def measure_overhead(iterations: int) -> dict[str, Any]:
     its = pred.trace.iterations
     engine = [it.duration_s - it.lm_duration_s for it in its]
     return {
-        "iterations": len(its), "result": pred.result.kind,
+        "iterations": len(its),
+        "result": pred.result.kind,
         "engine_ms_per_iteration": round(1000 * statistics.mean(engine), 3),
         "engine_ms_p90": round(1000 * sorted(engine)[int(0.9 * len(engine))], 3),
         "predictor_ms_per_iteration": round(1000 * statistics.mean(it.lm_duration_s for it in its), 3),
@@ -154,8 +158,13 @@ def measure_depth() -> dict[str, Any]:
     with dspy.context(lm=SleepLM(respond, 0.0)):
         pred = rlm(question="DEPTH_TEST")
     levels = sorted({n.depth for n in pred.trace.walk() if n.kind == "rlm"})
-    return {"result": pred.result.kind, "answer": pred.answer, "rlm_levels": levels,
-            "sub_rlm_levels": len(levels) - 1, "trace_nodes": pred.trace.totals()["nodes"]}
+    return {
+        "result": pred.result.kind,
+        "answer": pred.answer,
+        "rlm_levels": levels,
+        "sub_rlm_levels": len(levels) - 1,
+        "trace_nodes": pred.trace.totals()["nodes"],
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -167,20 +176,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     default = RLM("question -> answer").max_concurrency
     warnings.simplefilter("ignore", DeprecationWarning)  # dspy 3.4 warns about BaseLM.forward subclasses
     result = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "load_avg_1m": round(os.getloadavg()[0], 2), "lm_delay_s": DELAY_S},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+            "lm_delay_s": DELAY_S,
+        },
         "command": "python -m benchmarks.concurrency " + " ".join(argv if argv is not None else sys.argv[1:]),
         "default_max_concurrency": default,
         # At the default: 16 batched calls take two waves of 8.
         "blocking_lm": measure_ratios(SleepLM(respond, DELAY_S), args.repeat),
         "async_lm": measure_ratios(AsyncSleepLM(respond, DELAY_S), args.repeat),
         "blocking_lm_max_concurrency_16": measure_ratios(SleepLM(respond, DELAY_S), args.repeat, max_concurrency=16),
-        "async_lm_max_concurrency_16": measure_ratios(AsyncSleepLM(respond, DELAY_S), args.repeat,
-                                                      max_concurrency=16),
+        "async_lm_max_concurrency_16": measure_ratios(AsyncSleepLM(respond, DELAY_S), args.repeat, max_concurrency=16),
         # Diagnostic: the same with sandboxes that skip the network namespace (its creation serializes in
         # the kernel: ~200 ms for 8 concurrent starts), to separate the engine from the sandbox start.
-        "blocking_lm_sandbox_without_netns": measure_ratios(SleepLM(respond, DELAY_S), args.repeat, _no_netns,
-                                                            max_concurrency=16),
+        "blocking_lm_sandbox_without_netns": measure_ratios(
+            SleepLM(respond, DELAY_S), args.repeat, _no_netns, max_concurrency=16
+        ),
         "overhead": measure_overhead(args.iterations),
         "depth3": measure_depth(),
     }

@@ -28,12 +28,11 @@ import sys
 import time
 
 NEEDLE = "QUOKKA-4711"
-RELEVANT = ("The zebra quokka migration crossed the savanna at dawn; rangers counted every quokka and "
-            "zebra in the herd.")
+RELEVANT = "The zebra quokka migration crossed the savanna at dawn; rangers counted every quokka and zebra in the herd."
 QUERY = "quokka zebra migration"
 
 # The measurement code is the same string in both places: exec'd here, or run by the sandbox worker.
-MEASURE = r'''
+MEASURE = r"""
 import json as _json, time as _time
 def _best(fn, repeat):
     best = float("inf")
@@ -66,7 +65,7 @@ _out["find_relevant_bm25"] = {"chunks": N_CHUNKS, "build_and_query_s": round(_bu
                               "second_query_cached_s": round(_again, 3), "method": _r[0]["method"],
                               "top1_is_planted_chunk": _r[0]["start"] <= PLANTED < _r[0]["end"]}
 print("BENCH" + _json.dumps(_out))
-'''
+"""
 
 
 def make_text(n_chars: int, seed: int = 0) -> str:
@@ -76,7 +75,7 @@ def make_text(n_chars: int, seed: int = 0) -> str:
     paragraphs = []
     for _ in range(2000):
         words = rng.choices(vocab, k=rng.randint(40, 200))
-        lines = [" ".join(words[i:i + 12]) for i in range(0, len(words), 12)]
+        lines = [" ".join(words[i : i + 12]) for i in range(0, len(words), 12)]
         paragraphs.append("\n".join(lines))
     pieces, total = [], 0
     while total < n_chars:
@@ -88,7 +87,7 @@ def make_text(n_chars: int, seed: int = 0) -> str:
 
 def plant(text: str, at: int, what: str) -> str:
     at = text.find("\n\n", at) + 2  # at a paragraph start, so the planted words stay whole
-    return text[:at] + what + "\n\n" + text[at + len(what) + 2:]
+    return text[:at] + what + "\n\n" + text[at + len(what) + 2 :]
 
 
 def build_inputs(mb: float) -> dict:
@@ -98,16 +97,23 @@ def build_inputs(mb: float) -> dict:
     small = plant(small, planted, RELEVANT)
     planted = small.find(RELEVANT)
     common = max(set(text[:200_000].split()), key=lambda w: (len(w) >= 5, text[:200_000].count(w)))
-    return {"text": text, "small": small, "PLANTED": planted, "COMMON": common,
-            "COMMON_RX": rf"\b{common}\b"}
+    return {"text": text, "small": small, "PLANTED": planted, "COMMON": common, "COMMON_RX": rf"\b{common}\b"}
 
 
 def run_in_process(inputs: dict, repeat: int) -> dict:
     from dspy_rlm.repl.helpers import make_helpers
     from dspy_rlm.repl.textkit import _chunk_spans
 
-    namespace = {**inputs, **make_helpers(), "make_helpers": make_helpers, "NEEDLE": NEEDLE, "QUERY": QUERY,
-                 "REPEAT": repeat, "N_CHUNKS": len(_chunk_spans(inputs["small"], 1000, 0)), "print": _capture}
+    namespace = {
+        **inputs,
+        **make_helpers(),
+        "make_helpers": make_helpers,
+        "NEEDLE": NEEDLE,
+        "QUERY": QUERY,
+        "REPEAT": repeat,
+        "N_CHUNKS": len(_chunk_spans(inputs["small"], 1000, 0)),
+        "print": _capture,
+    }
     exec(compile(MEASURE, "<measure>", "exec"), namespace)
     return _captured.pop()
 
@@ -116,15 +122,19 @@ _captured: list = []
 
 
 def _capture(line: str) -> None:
-    _captured.append(json.loads(line[len("BENCH"):]))
+    _captured.append(json.loads(line[len("BENCH") :]))
 
 
 def run_in_sandbox(inputs: dict, repeat: int) -> dict:
-    from dspy_rlm.repl.textkit import _chunk_spans
     from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.repl.textkit import _chunk_spans
 
-    consts = {"NEEDLE": NEEDLE, "QUERY": QUERY, "REPEAT": repeat,
-              "N_CHUNKS": len(_chunk_spans(inputs["small"], 1000, 0))}
+    consts = {
+        "NEEDLE": NEEDLE,
+        "QUERY": QUERY,
+        "REPEAT": repeat,
+        "N_CHUNKS": len(_chunk_spans(inputs["small"], 1000, 0)),
+    }
     setup = "".join(f"{k} = {v!r}\n" for k, v in consts.items())
     setup += "from dspy_rlm.repl.helpers import make_helpers\n"
     repl = SubprocessREPL(output_fields=["answer"], timeout_s=300, memory_mb=8192)
@@ -138,7 +148,7 @@ def run_in_sandbox(inputs: dict, repeat: int) -> dict:
     if result.error is not None:
         raise RuntimeError(result.error.format_for_model())
     line = next(x for x in result.stdout.splitlines() if x.startswith("BENCH"))
-    out = json.loads(line[len("BENCH"):])
+    out = json.loads(line[len("BENCH") :])
     out["block_wall_s"] = round(wall, 2)
     out["network_isolation"] = repl.network_isolation
     return out
@@ -167,9 +177,17 @@ def root_prompt(total_mb: float = 1024.0, n_vars: int = 10, auto_chunk: bool = F
     wall = time.perf_counter() - t0
     messages = lm.history[0]["messages"]
     chars = sum(len(str(m["content"])) for m in messages)
-    return {"variables": n_vars, "total_input_mib": round(sum(map(len, inputs.values())) / MIB, 1),
-            "auto_chunk": auto_chunk, "messages": len(messages), "chars": chars, "tokens_est": chars // 4,
-            "le_3000_tokens": chars // 4 <= 3000, "run_s": round(wall, 2), "result": pred.result.kind}
+    return {
+        "variables": n_vars,
+        "total_input_mib": round(sum(map(len, inputs.values())) / MIB, 1),
+        "auto_chunk": auto_chunk,
+        "messages": len(messages),
+        "chars": chars,
+        "tokens_est": chars // 4,
+        "le_3000_tokens": chars // 4 <= 3000,
+        "run_s": round(wall, 2),
+        "result": pred.result.kind,
+    }
 
 
 def verdict(m: dict) -> dict:
@@ -188,17 +206,26 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=100.0, help="size of the big text, in 10**6 chars")
     parser.add_argument("--repeat", type=int, default=3, help="best of N for each throughput figure")
     parser.add_argument("--no-sandbox", action="store_true", help="measure in-process only")
-    parser.add_argument("--root-prompt-mb", type=float, default=1024.0,
-                        help="total MiB of the 10 variables for the root prompt measurement (0: skip)")
+    parser.add_argument(
+        "--root-prompt-mb",
+        type=float,
+        default=1024.0,
+        help="total MiB of the 10 variables for the root prompt measurement (0: skip)",
+    )
     args = parser.parse_args()
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
     t0 = time.perf_counter()
     inputs = build_inputs(args.mb)
     report = {
-        "benchmark": "helpers", "command": "python " + " ".join(sys.argv), "text_mb": round(len(inputs["text"]) / 1e6, 1),
-        "generate_s": round(time.perf_counter() - t0, 1), "seed": 0, "repeat": args.repeat,
-        "needle_offset": inputs["text"].find(NEEDLE), "common_word": inputs["COMMON"],
+        "benchmark": "helpers",
+        "command": "python " + " ".join(sys.argv),
+        "text_mb": round(len(inputs["text"]) / 1e6, 1),
+        "generate_s": round(time.perf_counter() - t0, 1),
+        "seed": 0,
+        "repeat": args.repeat,
+        "needle_offset": inputs["text"].find(NEEDLE),
+        "common_word": inputs["COMMON"],
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
         "where": ["in-process"] if args.no_sandbox else ["in-process", "sandbox"],
     }
@@ -209,10 +236,13 @@ def main() -> None:
         report["targets_sandbox"] = verdict(report["sandbox"])
     del inputs
     if args.root_prompt_mb > 0:
-        report["root_prompt"] = {"default": root_prompt(args.root_prompt_mb),
-                                 "auto_chunk": root_prompt(args.root_prompt_mb, auto_chunk=True)}
-        report["targets_root_prompt"] = {"root_prompt_le_3000_tokens": all(
-            r["le_3000_tokens"] for r in report["root_prompt"].values())}
+        report["root_prompt"] = {
+            "default": root_prompt(args.root_prompt_mb),
+            "auto_chunk": root_prompt(args.root_prompt_mb, auto_chunk=True),
+        }
+        report["targets_root_prompt"] = {
+            "root_prompt_le_3000_tokens": all(r["le_3000_tokens"] for r in report["root_prompt"].values())
+        }
     print(json.dumps(report, indent=2))
 
 

@@ -34,10 +34,14 @@ from pathlib import Path
 PROMPT_TEXT = "The history of the city of Paris begins with a small settlement on an island. " * 30
 STORY = [{"role": "user", "content": PROMPT_TEXT + "\nContinue this history in detail."}]
 INTERLEAVED = [
-    [{"role": "system", "content": "You are an agent writing Python. " + PROMPT_TEXT},
-     {"role": "user", "content": "Step."}],
-    [{"role": "system", "content": "Extract the answer as JSON. " + "Fields: answer, reason. " * 60},
-     {"role": "user", "content": "Extract."}],
+    [
+        {"role": "system", "content": "You are an agent writing Python. " + PROMPT_TEXT},
+        {"role": "user", "content": "Step."},
+    ],
+    [
+        {"role": "system", "content": "Extract the answer as JSON. " + "Fields: answer, reason. " * 60},
+        {"role": "user", "content": "Extract."},
+    ],
 ]
 
 
@@ -54,8 +58,9 @@ def measure_speed(repeats: int, max_tokens: int) -> dict:
 
     engine = _engine(prefix_cache_mb=0)
     ids = engine.encode(engine.render_prompt(STORY))
-    raw = Llama(engine.source, n_ctx=engine.n_ctx, n_threads=engine.n_threads, n_threads_batch=engine.n_threads,
-                verbose=False)
+    raw = Llama(
+        engine.source, n_ctx=engine.n_ctx, n_threads=engine.n_threads, n_threads_batch=engine.n_threads, verbose=False
+    )
     ours, theirs = [], []
     request = GenerationRequest(max_tokens=max_tokens)
     for _ in range(repeats + 1):  # the first round warms both up and is dropped
@@ -71,8 +76,10 @@ def measure_speed(repeats: int, max_tokens: int) -> dict:
 
     def medians(rows):
         rows = rows[1:]
-        return {"prompt_tps": round(statistics.median(r[0] for r in rows), 1),
-                "generation_tps": round(statistics.median(r[1] for r in rows), 1)}
+        return {
+            "prompt_tps": round(statistics.median(r[0] for r in rows), 1),
+            "generation_tps": round(statistics.median(r[1] for r in rows), 1),
+        }
 
     result = {"prompt_tokens": len(ids), "max_tokens": max_tokens, "ours": medians(ours), "raw": medians(theirs)}
     result["raw_over_ours"] = {k: round(result["raw"][k] / result["ours"][k], 3) for k in result["ours"]}
@@ -95,10 +102,13 @@ def measure_prefix_cache(rounds: int) -> dict:
                 firsts.append(c.timings["prefill_s"])
                 cached, total = cached + c.cached_tokens, total + c.prompt_tokens
         stats = engine.stats()
-        results[mode] = {"first_token_s_mean": round(statistics.mean(firsts), 4),
-                         "cached_share": round(cached / total, 3),
-                         "save_s": round(stats["save_s"], 4), "restore_s": round(stats["restore_s"], 4),
-                         "saved_bytes": stats["saved_bytes"]}
+        results[mode] = {
+            "first_token_s_mean": round(statistics.mean(firsts), 4),
+            "cached_share": round(cached / total, 3),
+            "save_s": round(stats["save_s"], 4),
+            "restore_s": round(stats["restore_s"], 4),
+            "saved_bytes": stats["saved_bytes"],
+        }
     results["prompt_tokens"] = [len(p) for p in prompts]
     return results
 
@@ -127,9 +137,13 @@ def measure_prefill_cpu(sizes: list[int], repeats: int) -> dict:
             raw.sample(temp=0.0)
             theirs.append(n / (time.thread_time() - started))
         ours_tps, raw_tps = statistics.median(ours), statistics.median(theirs)
-        result[str(n)] = {"ours_tok_per_cpu_s": round(ours_tps, 1), "raw_tok_per_cpu_s": round(raw_tps, 1),
-                          "raw_over_ours": round(raw_tps / ours_tps, 3),
-                          "ours_runs": [round(x, 1) for x in ours], "raw_runs": [round(x, 1) for x in theirs]}
+        result[str(n)] = {
+            "ours_tok_per_cpu_s": round(ours_tps, 1),
+            "raw_tok_per_cpu_s": round(raw_tps, 1),
+            "raw_over_ours": round(raw_tps / ours_tps, 3),
+            "ours_runs": [round(x, 1) for x in ours],
+            "raw_runs": [round(x, 1) for x in theirs],
+        }
     return result
 
 
@@ -138,8 +152,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--sections", default="speed,prefix_cache", help="comma-separated: speed, prefix_cache, "
-                        "prefill_cpu")
+    parser.add_argument(
+        "--sections", default="speed,prefix_cache", help="comma-separated: speed, prefix_cache, prefill_cpu"
+    )
     parser.add_argument("--sizes", default="512,2048", help="prompt lengths (tokens) for prefill_cpu")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

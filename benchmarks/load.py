@@ -127,10 +127,19 @@ def _check(preds: list[Any], tokens: list[str]) -> dict[str, Any]:
         trace_text = json.dumps(pred.trace.to_dict(), default=str)
         foreign = {t for t in set(_tokens_in(trace_text)) if t != token}
         if pred.answer != f"{token}|echo:{token}" or foreign or token not in trace_text:
-            crossed.append({"token": token, "answer": str(pred.answer)[:80], "foreign": sorted(foreign)[:3],
-                            "kind": pred.result.kind})
-    return {"cross_talk": len(crossed), "cross_talk_examples": crossed[:3],
-            "kinds": {k: sum(p.result.kind == k for p in preds) for k in ("submitted", "extracted", "failed")}}
+            crossed.append(
+                {
+                    "token": token,
+                    "answer": str(pred.answer)[:80],
+                    "foreign": sorted(foreign)[:3],
+                    "kind": pred.result.kind,
+                }
+            )
+    return {
+        "cross_talk": len(crossed),
+        "cross_talk_examples": crossed[:3],
+        "kinds": {k: sum(p.result.kind == k for p in preds) for k in ("submitted", "extracted", "failed")},
+    }
 
 
 def _tokens_in(text: str) -> list[str]:
@@ -154,27 +163,40 @@ def _state() -> dict[str, Any]:
     gc.collect()
     me = psutil.Process()
     tmp = [e for e in os.listdir(tempfile.gettempdir()) if e.startswith(SCRATCH_PREFIX)]
-    return {"fds": me.num_fds(), "children": len(me.children(recursive=True)), "rss": me.memory_info().rss,
-            "tmp": set(tmp)}
+    return {
+        "fds": me.num_fds(),
+        "children": len(me.children(recursive=True)),
+        "rss": me.memory_info().rss,
+        "tmp": set(tmp),
+    }
 
 
 def _leaks(before: dict[str, Any], repls: list[RecordingREPL]) -> dict[str, Any]:
     deadline = time.monotonic() + 5.0  # a worker that was just killed may take a moment to be reaped
     while True:
         after = _state()
-        alive = [pid for r in repls for pid in r.seen_pids
-                 if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+        alive = [
+            pid
+            for r in repls
+            for pid in r.seen_pids
+            if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        ]
         dirs = [r.scratch for r in repls if r.scratch and os.path.exists(r.scratch)]
         clean = not alive and not dirs and after["fds"] <= before["fds"] and after["children"] <= before["children"]
         if clean or time.monotonic() > deadline:
             break
         time.sleep(0.1)
-    return {"leaked_processes": len(alive), "leaked_fds": max(0, after["fds"] - before["fds"]),
-            "leaked_dirs": len(dirs), "extra_children": max(0, after["children"] - before["children"]),
-            "new_tmp_entries": len(after["tmp"] - before["tmp"]),  # host /tmp dspy-rlm* entries left (any process)
-            "scratch_dirs_seen": sum(1 for r in repls if r.scratch),
-            "workers_seen": sum(len(r.seen_pids) for r in repls),
-            "rss_after_mb": round(after["rss"] / 2**20, 1), "rss_before_mb": round(before["rss"] / 2**20, 1)}
+    return {
+        "leaked_processes": len(alive),
+        "leaked_fds": max(0, after["fds"] - before["fds"]),
+        "leaked_dirs": len(dirs),
+        "extra_children": max(0, after["children"] - before["children"]),
+        "new_tmp_entries": len(after["tmp"] - before["tmp"]),  # host /tmp dspy-rlm* entries left (any process)
+        "scratch_dirs_seen": sum(1 for r in repls if r.scratch),
+        "workers_seen": sum(len(r.seen_pids) for r in repls),
+        "rss_after_mb": round(after["rss"] / 2**20, 1),
+        "rss_before_mb": round(before["rss"] / 2**20, 1),
+    }
 
 
 def run_threads(n: int, iterations: int) -> tuple[list[Any], list[str]]:
@@ -206,8 +228,9 @@ def run_asyncio(n: int, iterations: int, executor_threads: int | None = None) ->
         if executor_threads:
             asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(executor_threads))
         with dspy.context(lm=lm):
-            return list(await asyncio.gather(*(rlm.acall(context=_context(t), query="what is my token?")
-                                               for t in tokens)))
+            return list(
+                await asyncio.gather(*(rlm.acall(context=_context(t), query="what is my token?") for t in tokens))
+            )
 
     return asyncio.run(main()), tokens
 
@@ -220,8 +243,10 @@ def measure(mode: str, n: int, iterations: int) -> dict[str, Any]:
     elif mode == "asyncio":
         runner = run_asyncio
     else:  # "asyncio-executor": the user's workaround for the starvation below, a default executor of 2n threads
+
         def runner(k: int, iterations: int):
             return run_asyncio(k, iterations, executor_threads=2 * k + 8)
+
     base = [t for _ in range(BASELINE_RUNS) for t in _iteration_times(runner(1, iterations)[0])]  # one at a time
     RecordingREPL.made = []
     before = _state()
@@ -233,13 +258,22 @@ def measure(mode: str, n: int, iterations: int) -> dict[str, Any]:
     del preds
     repls, RecordingREPL.made = list(RecordingREPL.made), []
     leaks = _leaks(before, repls)
-    return {"mode": mode, "runs": n, "iterations_per_run": iterations, "wall_s": round(wall, 2), **checks, **leaks,
-            "peak_rss_mb": round(rss.peak / 2**20, 1),
-            "iteration_overhead_ms": {
-                "single_p50": round(1e3 * _pct(base, 0.5), 2), "single_p99": round(1e3 * _pct(base, 0.99), 2),
-                "concurrent_p50": round(1e3 * _pct(concurrent, 0.5), 2),
-                "concurrent_p99": round(1e3 * _pct(concurrent, 0.99), 2),
-                "p50_ratio": round(_pct(concurrent, 0.5) / max(_pct(base, 0.5), 1e-9), 1)}}
+    return {
+        "mode": mode,
+        "runs": n,
+        "iterations_per_run": iterations,
+        "wall_s": round(wall, 2),
+        **checks,
+        **leaks,
+        "peak_rss_mb": round(rss.peak / 2**20, 1),
+        "iteration_overhead_ms": {
+            "single_p50": round(1e3 * _pct(base, 0.5), 2),
+            "single_p99": round(1e3 * _pct(base, 0.99), 2),
+            "concurrent_p50": round(1e3 * _pct(concurrent, 0.5), 2),
+            "concurrent_p99": round(1e3 * _pct(concurrent, 0.99), 2),
+            "p50_ratio": round(_pct(concurrent, 0.5) / max(_pct(base, 0.5), 1e-9), 1),
+        },
+    }
 
 
 # -- the suites --------------------------------------------------------------------------------------
@@ -247,9 +281,14 @@ def _pytest(paths: list[str], env: dict[str, str] | None = None, timeout: float 
     with tempfile.TemporaryDirectory() as tmp:
         xml = Path(tmp) / "junit.xml"
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}",
-                               *paths], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "CI": "true", **(env or {})})
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}", *paths],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "CI": "true", **(env or {})},
+        )
         cases = []
         for case in ET.parse(xml).getroot().iter("testcase"):
             outcome = "passed"
@@ -257,8 +296,9 @@ def _pytest(paths: list[str], env: dict[str, str] | None = None, timeout: float 
                 if child.tag in ("failure", "error"):
                     outcome = "failed"
                 elif child.tag == "skipped":
-                    outcome = "xfailed" if "xfail" in (child.get("type") or "") + (child.get("message") or "") \
-                        else "skipped"
+                    outcome = (
+                        "xfailed" if "xfail" in (child.get("type") or "") + (child.get("message") or "") else "skipped"
+                    )
             cases.append((case.get("name"), outcome))
     counts = {k: sum(o == k for _, o in cases) for k in ("passed", "failed", "xfailed", "skipped")}
     return {"returncode": proc.returncode, "wall_s": round(time.perf_counter() - t0, 1), **counts, "cases": cases}
@@ -269,15 +309,25 @@ def escape_suite() -> dict[str, Any]:
     contained = [name for name, o in res["cases"] if o == "passed" and name.startswith("test_escape_is_contained")]
     not_run = [name for name, o in res["cases"] if o == "xfailed"]
     total = [name for name, _ in res["cases"] if name.startswith("test_escape_is_contained")]
-    return {"contained": len(contained), "of": len(total), "xfailed_not_run": not_run,
-            "cases": [name.split("[", 1)[-1].rstrip("]") for name in contained],
-            "other_tests": {k: res[k] for k in ("passed", "failed", "xfailed")}, "wall_s": res["wall_s"]}
+    return {
+        "contained": len(contained),
+        "of": len(total),
+        "xfailed_not_run": not_run,
+        "cases": [name.split("[", 1)[-1].rstrip("]") for name in contained],
+        "other_tests": {k: res[k] for k in ("passed", "failed", "xfailed")},
+        "wall_s": res["wall_s"],
+    }
 
 
 def fault_suite() -> dict[str, Any]:
     res = _pytest(["tests/dspy_rlm/test_faults.py"])
-    return {"typed_endings": res["passed"], "of": len(res["cases"]), "failed": res["failed"],
-            "cases": [name for name, _ in res["cases"]], "wall_s": res["wall_s"]}
+    return {
+        "typed_endings": res["passed"],
+        "of": len(res["cases"]),
+        "failed": res["failed"],
+        "cases": [name for name, _ in res["cases"]],
+        "wall_s": res["wall_s"],
+    }
 
 
 def fuzz_suite() -> dict[str, Any]:
@@ -285,16 +335,24 @@ def fuzz_suite() -> dict[str, Any]:
         stats = Path(tmp) / "fuzz.json"
         res = _pytest(["tests/fuzz"], env={"FUZZ_STATS": str(stats), "HYPOTHESIS_PROFILE": "ci"})
         examples = json.loads(stats.read_text()) if stats.exists() else {}
-    return {"profile": examples.get("profile"), "examples_per_target": examples.get("examples", {}),
-            "unhandled_exceptions": res["failed"], "known_bugs_xfail": res["xfailed"],
-            "passed": res["passed"], "wall_s": res["wall_s"]}
+    return {
+        "profile": examples.get("profile"),
+        "examples_per_target": examples.get("examples", {}),
+        "unhandled_exceptions": res["failed"],
+        "known_bugs_xfail": res["xfailed"],
+        "passed": res["passed"],
+        "wall_s": res["wall_s"],
+    }
 
 
 def isolation_level() -> dict[str, Any]:
     with SubprocessREPL() as repl:
         repl.run("1")
-        return {"isolation": repl.isolation, "repr": repr(repl),
-                **{k: v for k, v in repl.isolation_info.items() if k not in ("scratch", "host_scratch")}}
+        return {
+            "isolation": repl.isolation,
+            "repr": repr(repl),
+            **{k: v for k, v in repl.isolation_info.items() if k not in ("scratch", "host_scratch")},
+        }
 
 
 def measure_in_subprocess(mode: str, n: int, iterations: int, timeout: float) -> dict[str, Any]:
@@ -304,8 +362,13 @@ def measure_in_subprocess(mode: str, n: int, iterations: int, timeout: float) ->
     try:
         proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"mode": mode, "runs": n, "hung": True, "timeout_s": timeout,
-                "note": "no run ended: the loop's default executor is filled by REPL blocks waiting on the loop"}
+        return {
+            "mode": mode,
+            "runs": n,
+            "hung": True,
+            "timeout_s": timeout,
+            "note": "no run ended: the loop's default executor is filled by REPL blocks waiting on the loop",
+        }
     if proc.returncode != 0:
         return {"mode": mode, "runs": n, "error": proc.stderr[-2000:]}
     return {**json.loads(proc.stdout.strip().splitlines()[-1]), "hung": False}
@@ -324,11 +387,17 @@ def main() -> None:
     if args.one:
         print(json.dumps(measure(args.one, args.runs, args.iterations), default=str))
         return
-    report: dict[str, Any] = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                                          "load_avg_1m": round(os.getloadavg()[0], 2)},
-                              "isolation": isolation_level()}
-    report["load"] = [measure_in_subprocess(mode, args.runs, args.iterations, args.mode_timeout)
-                      for mode in args.modes.split(",")]
+    report: dict[str, Any] = {
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+        },
+        "isolation": isolation_level(),
+    }
+    report["load"] = [
+        measure_in_subprocess(mode, args.runs, args.iterations, args.mode_timeout) for mode in args.modes.split(",")
+    ]
     suites = {"escape": escape_suite, "faults": fault_suite, "fuzz": fuzz_suite}
     for name in [s for s in args.suites.split(",") if s in suites]:
         report[f"{name}_suite"] = suites[name]()

@@ -64,9 +64,15 @@ class _Recorder:
         response = self._forward(prompt=prompt, messages=messages, **kwargs)
         usage = response.usage
         system = (messages or [{}])[0].get("content", "") if messages else ""
-        self.calls.append({"seconds": round(time.perf_counter() - started, 3), "prompt_tokens": usage.prompt_tokens,
-                           "cached_tokens": usage.cached_tokens, "system": hash(system),
-                           "finish_reason": response.choices[0].finish_reason})
+        self.calls.append(
+            {
+                "seconds": round(time.perf_counter() - started, 3),
+                "prompt_tokens": usage.prompt_tokens,
+                "cached_tokens": usage.cached_tokens,
+                "system": hash(system),
+                "finish_reason": response.choices[0].finish_reason,
+            }
+        )
         return response
 
 
@@ -79,8 +85,9 @@ def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 3) if values else None
 
 
-def run_once(lm, quickstart, lines: int, max_iters: int, max_time: float, max_llm_calls: int,
-             profile: str = "auto") -> dict:
+def run_once(
+    lm, quickstart, lines: int, max_iters: int, max_time: float, max_llm_calls: int, profile: str = "auto"
+) -> dict:
     """One quickstart RLM run on ``lm``; its latency numbers."""
     import dspy
 
@@ -89,8 +96,14 @@ def run_once(lm, quickstart, lines: int, max_iters: int, max_time: float, max_ll
 
     recorder = _Recorder(lm)
     adapter = OutlinesAdapter(tiers="auto")  # as examples/quickstart.py: the small profile picks the action path
-    rlm = RLM("context, query -> answer", max_iters=max_iters, max_llm_calls=max_llm_calls, max_time=max_time,
-              extract_adapter=adapter, profile=profile)
+    rlm = RLM(
+        "context, query -> answer",
+        max_iters=max_iters,
+        max_llm_calls=max_llm_calls,
+        max_time=max_time,
+        extract_adapter=adapter,
+        profile=profile,
+    )
     document, load_start = quickstart.make_document(lines), _load()
     started = time.perf_counter()
     try:
@@ -111,15 +124,20 @@ def run_once(lm, quickstart, lines: int, max_iters: int, max_time: float, max_ll
         "limit": None if getattr(pred.result, "limit", None) is None else str(pred.result.limit),
         "answer_found": quickstart.INCIDENT in str(pred.answer),
         "iterations": len(iterations),
-        "action_step_s": {"lm_median": _median([it.lm_duration_s for it in iterations]),
-                          "step_median": _median([it.duration_s for it in iterations]),
-                          "lm": [round(it.lm_duration_s, 3) for it in iterations]},
+        "action_step_s": {
+            "lm_median": _median([it.lm_duration_s for it in iterations]),
+            "step_median": _median([it.duration_s for it in iterations]),
+            "lm": [round(it.lm_duration_s, 3) for it in iterations],
+        },
         "lm_calls": len(calls),
-        "extraction_lm_calls": sum(adapter.metrics[t]["success"] + adapter.metrics[t]["failure"]
-                                   for t in ("tier1", "tier2", "tier3")),
-        "prefix_cache": {"cached_share_from_call_2": _share(calls[1:]),
-                         "action_cached_share_from_iteration_2": _share(action_calls[1:]),
-                         "calls": [{k: v for k, v in c.items() if k != "system"} for c in calls]},
+        "extraction_lm_calls": sum(
+            adapter.metrics[t]["success"] + adapter.metrics[t]["failure"] for t in ("tier1", "tier2", "tier3")
+        ),
+        "prefix_cache": {
+            "cached_share_from_call_2": _share(calls[1:]),
+            "action_cached_share_from_iteration_2": _share(action_calls[1:]),
+            "calls": [{k: v for k, v in c.items() if k != "system"} for c in calls],
+        },
         "load_avg_1m": {"start": load_start, "end": _load()},
     }
 
@@ -131,8 +149,9 @@ def measure(engine: str, args: argparse.Namespace) -> dict:
     started = time.perf_counter()
     lm = OutlinesLM(engine=engine, max_tokens=args.max_tokens)
     result = {"engine": lm.engine.name, "load_s": round(time.perf_counter() - started, 2)}
-    result["quickstart"] = run_once(lm, quickstart, args.lines, args.max_iters, args.quickstart_max_time,
-                                    args.max_iters + 1)
+    result["quickstart"] = run_once(
+        lm, quickstart, args.lines, args.max_iters, args.quickstart_max_time, args.max_iters + 1
+    )
     if args.max_time:
         run = run_once(lm, quickstart, args.lines, 50, args.max_time, 50, args.max_time_profile)
         run["overrun_pct"] = round(100 * (run["run_s"] - args.max_time) / args.max_time, 1)
@@ -149,11 +168,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-iters", type=int, default=4, help="quickstart: 4")
     parser.add_argument("--max-tokens", type=int, default=96, help="completion tokens per LM call (quickstart: 96)")
     parser.add_argument("--quickstart-max-time", type=float, default=60.0, help="quickstart: 60")
-    parser.add_argument("--max-time", type=float, default=0.0,
-                        help="also run with this max_time (and up to 50 iterations) and report the overrun")
-    parser.add_argument("--max-time-profile", default="auto",
-                        help="profile of the max_time run: 'default' (the full prompt, ~3k tokens a step) makes "
-                             "the embedded model hit the limit instead of finishing")
+    parser.add_argument(
+        "--max-time",
+        type=float,
+        default=0.0,
+        help="also run with this max_time (and up to 50 iterations) and report the overrun",
+    )
+    parser.add_argument(
+        "--max-time-profile",
+        default="auto",
+        help="profile of the max_time run: 'default' (the full prompt, ~3k tokens a step) makes "
+        "the embedded model hit the limit instead of finishing",
+    )
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -161,8 +187,13 @@ def main(argv: list[str] | None = None) -> None:
     result = {
         "command": " ".join(["python -m benchmarks.loop_latency", *(sys.argv[1:] if argv is None else argv)]),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "platform": {"system": platform.system(), "machine": platform.machine(), "python": platform.python_version(),
-                     "cpus": os.cpu_count(), "load_avg_1m_start": _load()},
+        "platform": {
+            "system": platform.system(),
+            "machine": platform.machine(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_avg_1m_start": _load(),
+        },
         "engines": {},
     }
     for engine in [e.strip() for e in args.engines.split(",") if e.strip()]:

@@ -46,8 +46,10 @@ INSTRUCTIONS = (
     "large context held in the variable `context`, call llm_query(prompt) for sub-questions, print what you "
     "need, and finish with SUBMIT(answer). Keep each step short. Never print the whole context. "
 ) * 12
-STEP = ("```repl\nprint(context[{i}000:{i}500])\n```\nOutput: the section {i} describes the trade routes, the "
-        "river crossings and the markets of the old city in some detail; nothing about the question yet.\n")
+STEP = (
+    "```repl\nprint(context[{i}000:{i}500])\n```\nOutput: the section {i} describes the trade routes, the "
+    "river crossings and the markets of the old city in some detail; nothing about the question yet.\n"
+)
 
 
 def _median(values: list[float], digits: int = 1) -> float:
@@ -78,8 +80,10 @@ def _engine_speed(engine, sizes: list[int], gen_tokens: int, repeats: int, raw=N
             runs.append(engine.generate(ids, GenerationRequest(max_tokens=1)))
             if raw is not None:
                 raw_s.append(_raw_prefill(raw, ids))
-        prompt[str(n)] = {"tok_s": _median([n / r.timings["prefill_s"] for r in runs]),
-                          "seconds": [r.timings["prefill_s"] for r in runs]}
+        prompt[str(n)] = {
+            "tok_s": _median([n / r.timings["prefill_s"] for r in runs]),
+            "seconds": [r.timings["prefill_s"] for r in runs],
+        }
         if raw is not None:
             raw_prompt[str(n)] = {"tok_s": _median([n / s for s in raw_s]), "seconds": [round(s, 4) for s in raw_s]}
     gen, raw_gen = {}, []
@@ -91,8 +95,10 @@ def _engine_speed(engine, sizes: list[int], gen_tokens: int, repeats: int, raw=N
             runs.append(engine.generate(ids, GenerationRequest(max_tokens=gen_tokens, constraint=constraint)))
             if raw is not None and constraint is None:
                 raw_gen.append(_raw_decode(raw, ids, gen_tokens))
-        gen[name] = {"tok_s": _median([(r.completion_tokens - 1) / r.timings["decode_s"] for r in runs], 2),
-                     "completion_tokens": [r.completion_tokens for r in runs]}
+        gen[name] = {
+            "tok_s": _median([(r.completion_tokens - 1) / r.timings["decode_s"] for r in runs], 2),
+            "completion_tokens": [r.completion_tokens for r in runs],
+        }
     result = {"prompt_tok_s": prompt, "gen_tok_s": gen}
     if raw is not None:
         result["raw"] = {"prompt_tok_s": raw_prompt, "gen_tok_s": {"unconstrained": {"tok_s": _median(raw_gen, 2)}}}
@@ -121,8 +127,10 @@ def _rlm_prompts(engine, calls: int) -> list[list[int]]:
     prompts = []
     for k in range(calls):
         history = "".join(STEP.format(i=i) for i in range(k + 1))
-        messages = [{"role": "system", "content": INSTRUCTIONS},
-                    {"role": "user", "content": f"Question: where was the first bridge?\n\nHistory:\n{history}"}]
+        messages = [
+            {"role": "system", "content": INSTRUCTIONS},
+            {"role": "user", "content": f"Question: where was the first bridge?\n\nHistory:\n{history}"},
+        ]
         prompts.append(engine.encode(engine.render_prompt(messages)))
     return prompts
 
@@ -135,9 +143,14 @@ def _prefix_cache(cached, uncached, calls: int) -> dict:
     for ids in _rlm_prompts(cached, calls):
         without, with_cache = uncached.generate(ids, request), cached.generate(ids, request)
         same_text &= with_cache.text == without.text
-        rows.append({"prompt_tokens": len(ids), "cached_tokens": with_cache.cached_tokens,
-                     "first_token_s_without": without.timings["prefill_s"],
-                     "first_token_s_with": with_cache.timings["prefill_s"]})
+        rows.append(
+            {
+                "prompt_tokens": len(ids),
+                "cached_tokens": with_cache.cached_tokens,
+                "first_token_s_without": without.timings["prefill_s"],
+                "first_token_s_with": with_cache.timings["prefill_s"],
+            }
+        )
     later = rows[1:]
     share = sum(r["cached_tokens"] for r in later) / max(1, sum(r["prompt_tokens"] for r in later))
     return {
@@ -158,21 +171,31 @@ def _child_engine(name: str, sizes: list[int], gen_tokens: int, repeats: int, ca
     options = {"n_ctx": max(max(sizes) + gen_tokens + 64, 4096)} if name == "llamacpp" else {}
     start = time.perf_counter()
     lm = OutlinesLM(engine=name, engine_options={**options, "prefix_cache_mb": 0})
-    result = {"load_s": round(time.perf_counter() - start, 2), "engine": lm.engine.name, "date": started_at,
-              "load_avg_1m_start": load_start}
+    result = {
+        "load_s": round(time.perf_counter() - start, 2),
+        "engine": lm.engine.name,
+        "date": started_at,
+        "load_avg_1m_start": load_start,
+    }
     if name == "mlx":
         from dspy_outlines.models.blas import fast_blas_status
         from dspy_outlines.models.fused import is_fused
 
-        result.update(blas=fast_blas_status()["library"], fused=is_fused(lm.mlx_model),
-                      prefill_chunk=lm.engine.prefill_chunk)
+        result.update(
+            blas=fast_blas_status()["library"], fused=is_fused(lm.mlx_model), prefill_chunk=lm.engine.prefill_chunk
+        )
     raw = None
     if name == "llamacpp" and with_raw:
         from llama_cpp import Llama
 
         engine = lm.engine  # the same model file, context and threads as our engine
-        raw = Llama(engine.source, n_ctx=engine.n_ctx, n_threads=engine.n_threads,
-                    n_threads_batch=engine.n_threads, verbose=False)
+        raw = Llama(
+            engine.source,
+            n_ctx=engine.n_ctx,
+            n_threads=engine.n_threads,
+            n_threads_batch=engine.n_threads,
+            verbose=False,
+        )
         result["n_threads"] = engine.n_threads
     result.update(_engine_speed(lm.engine, sizes, gen_tokens, repeats, raw))
     del raw
@@ -202,9 +225,13 @@ def _merged(old: dict, new: dict) -> dict:
     merged = {**old, "engines": {**old.get("engines", {}), **new["engines"]}}
     if "llamacpp_raw" in new:
         merged["llamacpp_raw"] = new["llamacpp_raw"]
-    runs = old.get("runs") or [{"command": old.get("command"), "platform": old.get("platform"),
-                                "engines": sorted(old.get("engines", {}))}]
-    merged["runs"] = [*runs, {"command": new["command"], "platform": new["platform"], "engines": sorted(new["engines"])}]
+    runs = old.get("runs") or [
+        {"command": old.get("command"), "platform": old.get("platform"), "engines": sorted(old.get("engines", {}))}
+    ]
+    merged["runs"] = [
+        *runs,
+        {"command": new["command"], "platform": new["platform"], "engines": sorted(new["engines"])},
+    ]
     return merged
 
 
@@ -222,8 +249,9 @@ def main() -> None:
     parser.add_argument("--no-raw", action="store_true", help="skip the raw llama-cpp-python row")
     parser.add_argument("--quick", action="store_true", help="128/512-token prompts, 32 tokens, 1 repeat, 4 calls")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
-    parser.add_argument("--merge", action="store_true",
-                        help="keep the rows of --out for engines not measured now (replace the others)")
+    parser.add_argument(
+        "--merge", action="store_true", help="keep the rows of --out for engines not measured now (replace the others)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -231,16 +259,31 @@ def main() -> None:
         args.sizes, args.gen_tokens, args.repeats, args.calls = "128,512", 32, 1, 4
     sizes = [int(n) for n in args.sizes.split(",")]
     if args.child:
-        print(json.dumps(_child_engine(args.child, sizes, args.gen_tokens, args.repeats, args.calls,
-                                       not args.no_raw)))
+        print(json.dumps(_child_engine(args.child, sizes, args.gen_tokens, args.repeats, args.calls, not args.no_raw)))
         return
-    common = ["--sizes", args.sizes, "--gen-tokens", str(args.gen_tokens), "--repeats", str(args.repeats),
-              "--calls", str(args.calls)]
+    common = [
+        "--sizes",
+        args.sizes,
+        "--gen-tokens",
+        str(args.gen_tokens),
+        "--repeats",
+        str(args.repeats),
+        "--calls",
+        str(args.calls),
+    ]
     result = {
         "command": " ".join(["python -m benchmarks.model_speed", *sys.argv[1:]]),
-        "platform": {"system": platform.system(), "machine": platform.machine(),
-                     "python": platform.python_version(), "cpus": os.cpu_count(), "load_avg_1m_start": _load()},
-        "sizes": sizes, "gen_tokens": args.gen_tokens, "repeats": args.repeats, "constraint": CONSTRAINT,
+        "platform": {
+            "system": platform.system(),
+            "machine": platform.machine(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_avg_1m_start": _load(),
+        },
+        "sizes": sizes,
+        "gen_tokens": args.gen_tokens,
+        "repeats": args.repeats,
+        "constraint": CONSTRAINT,
         "engines": {},
     }
     engines = [name.strip() for name in args.engines.split(",") if name.strip()]

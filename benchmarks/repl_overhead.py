@@ -104,10 +104,16 @@ def first_start_with_zygote_ms(repeats: int = 3) -> float:
     """A fresh interpreter's first REPL: the zygote starts too (it is started once per process)."""
     import subprocess
 
-    code = ("import time; from dspy_rlm.repl.sandbox import SubprocessREPL; t0 = time.perf_counter(); "
-            "r = SubprocessREPL(); r.start(); r.run('x = 1'); print((time.perf_counter() - t0) * 1000); r.shutdown()")
-    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-                  .stdout.split()[-1]) for _ in range(repeats)]
+    code = (
+        "import time; from dspy_rlm.repl.sandbox import SubprocessREPL; t0 = time.perf_counter(); "
+        "r = SubprocessREPL(); r.start(); r.run('x = 1'); print((time.perf_counter() - t0) * 1000); r.shutdown()"
+    )
+    runs = [
+        float(
+            subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1]
+        )
+        for _ in range(repeats)
+    ]
     return statistics.median(runs)
 
 
@@ -115,8 +121,12 @@ def isolation_level() -> dict:
     from dspy_rlm.repl.sandbox import SubprocessREPL
 
     with SubprocessREPL() as repl:
-        return {"level": repl.isolation, "pids_limit": repl.isolation_info.get("pids_limit"),
-                "network": repl.network_isolation, "notes": repl.isolation_info.get("notes", [])}
+        return {
+            "level": repl.isolation,
+            "pids_limit": repl.isolation_info.get("pids_limit"),
+            "network": repl.network_isolation,
+            "notes": repl.isolation_info.get("notes", []),
+        }
 
 
 def root_prompt_chars(size_mb: float) -> int:
@@ -138,7 +148,7 @@ def rlm_iteration_ms(iterations: int = 30) -> float:
     from dspy_rlm import RLM
 
     script = [{"reasoning": "r", "code": "n = len(context)"}] * (iterations - 1)
-    lm = DummyLM(script + [{"reasoning": "r", "code": "SUBMIT(answer=str(n))"}])
+    lm = DummyLM([*script, {"reasoning": "r", "code": "SUBMIT(answer=str(n))"}])
     rlm = RLM("context, query -> answer", max_iters=iterations)
     with dspy.context(lm=lm):
         t0 = time.perf_counter()
@@ -163,8 +173,18 @@ def dspy_side_by_side(sizes: list[float]) -> dict | str:
     out: dict = {}
     for size in sizes:
         row = vs_dspy.run_repeated("dspy_rlm_deno", size, iterations=4, timeout=600.0, repeat=1)
-        out[str(size)] = {k: row[k] for k in ("first_lm_call_s", "iteration_s", "peak_uss_mb_over_host",
-                                              "peak_pss_mb_over_host", "correct", "error") if k in row}
+        out[str(size)] = {
+            k: row[k]
+            for k in (
+                "first_lm_call_s",
+                "iteration_s",
+                "peak_uss_mb_over_host",
+                "peak_pss_mb_over_host",
+                "correct",
+                "error",
+            )
+            if k in row
+        }
     return out
 
 
@@ -175,8 +195,12 @@ def main(argv: list[str] | None = None) -> dict:
     args = ap.parse_args(argv)
     sizes = [1, 10] if args.quick else [1, 10, 100]
     out: dict = {
-        "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count(),
-                    "load_avg_1min_at_start": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_avg_1min_at_start": round(os.getloadavg()[0], 2),
+        },
         "isolation": isolation_level(),
         "cold_start_ms": round(cold_start_ms(), 2),
         "cold_start_by_mode_ms": {
@@ -188,14 +212,17 @@ def main(argv: list[str] | None = None) -> dict:
             "first_start_with_zygote": round(first_start_with_zygote_ms(), 2),
         },
         "trivial_block_ms": round(trivial_block_ms(), 3),
-        "iteration_ms": {}, "extra_memory_mb": {}, "extra_memory_ratio": {}, "root_prompt_chars": {},
+        "iteration_ms": {},
+        "extra_memory_mb": {},
+        "extra_memory_ratio": {},
+        "root_prompt_chars": {},
     }
     for size in sizes:
         r = per_size(size)
         out["iteration_ms"][str(size)] = round(r["iteration_ms"], 3)
         out["extra_memory_mb"][str(size)] = round(r["extra_memory_mb"], 1)
         out["extra_memory_ratio"][str(size)] = round(r["extra_memory_mb"] / size, 3)
-    for size in ([0.001] + sizes + ([] if args.quick else [1024])):
+    for size in [0.001] + sizes + ([] if args.quick else [1024]):
         out["root_prompt_chars"][str(size)] = root_prompt_chars(size)
     out["root_prompt_tokens_est_max"] = max(out["root_prompt_chars"].values()) // 4
     out["rlm_iteration_ms"] = round(rlm_iteration_ms(), 2)

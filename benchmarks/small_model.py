@@ -38,11 +38,11 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import dspy  # noqa: E402
+import dspy
 
-from benchmarks.compile_small import TRAIN_SEED  # noqa: E402
-from benchmarks.longcontext.harness import BenchConfig, run_task  # noqa: E402
-from benchmarks.longcontext.needles import generate  # noqa: E402
+from benchmarks.compile_small import TRAIN_SEED
+from benchmarks.longcontext.harness import BenchConfig, run_task
+from benchmarks.longcontext.needles import generate
 
 VARIANTS = ("full", "no_guided", "no_demos", "no_grammar", "no_grounding")
 SIZES = (8192, 16384, 32768, 65536, 131072)
@@ -54,14 +54,17 @@ def variant_factory(variant: str, max_iters: int):
     from dspy_rlm import RLM
     from dspy_rlm.profiles import SMALL
 
-    changes = {"full": {}, "no_guided": {"guided_code": False}, "no_demos": {"shipped_demos": False},
-               "no_grammar": {"constrained_action": False},
-               "no_grounding": {"grounded_submit": False}}[variant]
+    changes = {
+        "full": {},
+        "no_guided": {"guided_code": False},
+        "no_demos": {"shipped_demos": False},
+        "no_grammar": {"constrained_action": False},
+        "no_grounding": {"grounded_submit": False},
+    }[variant]
 
     def factory(config: BenchConfig) -> dspy.Module:
         profile = dataclasses.replace(SMALL, **changes)
-        return RLM("context, query -> answer", max_iters=max_iters, max_llm_calls=config.max_llm_calls,
-                   profile=profile)
+        return RLM("context, query -> answer", max_iters=max_iters, max_llm_calls=config.max_llm_calls, profile=profile)
 
     return factory
 
@@ -72,22 +75,31 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     kinds = [r.get("result_kind") for r in records]
     return {
         "tasks": n,
-        "solved_pct": round(100 * sum(r["score"] == 1.0 and r.get("result_kind") in ("submitted", None)
-                                      for r in records) / n, 1) if n else 0.0,
+        "solved_pct": round(
+            100 * sum(r["score"] == 1.0 and r.get("result_kind") in ("submitted", None) for r in records) / n, 1
+        )
+        if n
+        else 0.0,
         "gold_in_answer_pct": round(100 * sum(r["score"] == 1.0 for r in records) / n, 1) if n else 0.0,
-        "submitted": kinds.count("submitted"), "extracted": kinds.count("extracted"), "failed": kinds.count("failed"),
+        "submitted": kinds.count("submitted"),
+        "extracted": kinds.count("extracted"),
+        "failed": kinds.count("failed"),
         "lm_calls_mean": round(statistics.mean(r.get("lm_calls") or 0 for r in records), 2) if n else 0,
         "median_seconds": round(statistics.median(r.get("seconds") or 0 for r in records), 1) if n else 0,
     }
 
 
 def markdown(table: dict[str, dict[str, dict[str, Any]]]) -> str:
-    lines = ["| size (tokens) | method | solved | gold in answer | Submitted / Extracted / Failed | LM calls | median s |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| size (tokens) | method | solved | gold in answer | Submitted / Extracted / Failed | LM calls | median s |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for size, methods in table.items():
         for method, s in methods.items():
-            lines.append(f"| {size} | {method} | {s['solved_pct']}% | {s['gold_in_answer_pct']}% | {s['submitted']} / "
-                         f"{s['extracted']} / {s['failed']} | {s['lm_calls_mean']} | {s['median_seconds']} |")
+            lines.append(
+                f"| {size} | {method} | {s['solved_pct']}% | {s['gold_in_answer_pct']}% | {s['submitted']} / "
+                f"{s['extracted']} / {s['failed']} | {s['lm_calls_mean']} | {s['median_seconds']} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -99,8 +111,10 @@ def prompt_tokens() -> dict[str, int]:
 
     lm = OutlinesLM(max_tokens=8)
     rlm = RLM("context, query -> answer")
-    return {"default_instructions": lm.count_tokens(rlm.generate_action.signature.instructions),
-            "small_instructions": lm.count_tokens(small_action_signature(rlm.signature).instructions)}
+    return {
+        "default_instructions": lm.count_tokens(rlm.generate_action.signature.instructions),
+        "small_instructions": lm.count_tokens(small_action_signature(rlm.signature).instructions),
+    }
 
 
 def make_lm(name: str, engine: str) -> Any:
@@ -147,8 +161,11 @@ def main(argv: list[str] | None = None) -> int:
                     rec = run_task(task, "rlm", lm, config, variant_factory(variant, args.max_iters))
                     rec["method"] = f"rlm_{variant}"
                     records.append(rec)
-                    print(f"{task.id} {rec['method']}: {rec['result_kind']} score={rec['score']} "
-                          f"answer={str(rec['answer'])[:40]!r} {rec.get('seconds')} s", file=sys.stderr)
+                    print(
+                        f"{task.id} {rec['method']}: {rec['result_kind']} score={rec['score']} "
+                        f"answer={str(rec['answer'])[:40]!r} {rec.get('seconds')} s",
+                        file=sys.stderr,
+                    )
                 if not args.no_direct:
                     rec = run_task(task, "direct", lm, config)
                     records.append(rec)
@@ -157,9 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     for rec in records:
         table.setdefault(str(rec["size_tokens"]), {}).setdefault(rec["method"], []).append(rec)  # type: ignore[arg-type]
     summary = {size: {m: summarize(rs) for m, rs in methods.items()} for size, methods in table.items()}
-    out = {"lm": getattr(lm, "model_name", None) or lm.model, "engine": getattr(getattr(lm, "engine", None), "name", None),
-           "seconds": round(time.perf_counter() - started, 1), "load": os.getloadavg(), "summary": summary,
-           "records": records}
+    out = {
+        "lm": getattr(lm, "model_name", None) or lm.model,
+        "engine": getattr(getattr(lm, "engine", None), "name", None),
+        "seconds": round(time.perf_counter() - started, 1),
+        "load": os.getloadavg(),
+        "summary": summary,
+        "records": records,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=2, default=str) + "\n")
     args.out.with_suffix(".md").write_text(markdown(summary))

@@ -58,51 +58,141 @@ class TicketCode(dspy.Signature):
 
 def signatures() -> dict[str, tuple[type[dspy.Signature], list[str]]]:
     """name -> (signature, 10 inputs for its single input field)."""
-    reviews = ["I love this phone, the battery lasts forever.", "Broke after two days. Avoid.",
-               "It is fine, nothing special.", "Best purchase of the year!", "The screen cracked at once.",
-               "Works as described.", "Terrible support, never again.", "Great value for the price.",
-               "Average sound, decent build.", "Absolutely wonderful service."]
+    reviews = [
+        "I love this phone, the battery lasts forever.",
+        "Broke after two days. Avoid.",
+        "It is fine, nothing special.",
+        "Best purchase of the year!",
+        "The screen cracked at once.",
+        "Works as described.",
+        "Terrible support, never again.",
+        "Great value for the price.",
+        "Average sound, decent build.",
+        "Absolutely wonderful service.",
+    ]
     return {
         "literal": (dspy.Signature("review -> sentiment: Literal['positive', 'negative', 'neutral']"), reviews),
-        "int": (dspy.Signature("question -> answer: int"),
-                ["How many legs does a cat have?", "What is 2 + 3?", "How many days are in a week?",
-                 "What is 10 minus 4?", "How many wheels does a bicycle have?", "What is 3 times 3?",
-                 "How many months are in a year?", "What is 20 divided by 5?", "How many sides has a triangle?",
-                 "How many hours are in a day?"]),
+        "int": (
+            dspy.Signature("question -> answer: int"),
+            [
+                "How many legs does a cat have?",
+                "What is 2 + 3?",
+                "How many days are in a week?",
+                "What is 10 minus 4?",
+                "How many wheels does a bicycle have?",
+                "What is 3 times 3?",
+                "How many months are in a year?",
+                "What is 20 divided by 5?",
+                "How many sides has a triangle?",
+                "How many hours are in a day?",
+            ],
+        ),
         "multi_field": (dspy.Signature("review -> sentiment: Literal['positive', 'negative'], stars: int"), reviews),
-        "nested_pydantic": (dspy.Signature("text -> contact: Contact", custom_types={"Contact": Contact}),
-                            [f"{n} lives in {c}, {k}." for n, c, k in [
-                                ("Ann", "Paris", "France"), ("Bob", "Rome", "Italy"), ("Eve", "Oslo", "Norway"),
-                                ("Tom", "Lima", "Peru"), ("Ivy", "Cairo", "Egypt"), ("Max", "Bern", "Switzerland"),
-                                ("Zoe", "Kyoto", "Japan"), ("Sam", "Quito", "Ecuador"), ("Lea", "Graz", "Austria"),
-                                ("Ali", "Doha", "Qatar")]]),
-        "list": (dspy.Signature("text -> colors: list[str]"),
-                 ["The flag is red and white.", "She wore blue and green.", "Black, white and grey cats.",
-                  "A yellow and orange sunset.", "Pink and purple flowers.", "The car is silver.",
-                  "Brown shoes, a beige coat.", "Gold and silver medals.", "The sea was blue.",
-                  "Red, green and blue lights."]),
-        "regex": (TicketCode,
-                  ["The printer on floor 2 is jammed.", "Cannot log in to email.", "The VPN drops every hour.",
-                   "Laptop screen flickers.", "Need a new keyboard.", "Wifi is slow in room 5.",
-                   "Password reset needed.", "The projector has no signal.", "Phone will not charge.",
-                   "Disk is almost full."]),
+        "nested_pydantic": (
+            dspy.Signature("text -> contact: Contact", custom_types={"Contact": Contact}),
+            [
+                f"{n} lives in {c}, {k}."
+                for n, c, k in [
+                    ("Ann", "Paris", "France"),
+                    ("Bob", "Rome", "Italy"),
+                    ("Eve", "Oslo", "Norway"),
+                    ("Tom", "Lima", "Peru"),
+                    ("Ivy", "Cairo", "Egypt"),
+                    ("Max", "Bern", "Switzerland"),
+                    ("Zoe", "Kyoto", "Japan"),
+                    ("Sam", "Quito", "Ecuador"),
+                    ("Lea", "Graz", "Austria"),
+                    ("Ali", "Doha", "Qatar"),
+                ]
+            ],
+        ),
+        "list": (
+            dspy.Signature("text -> colors: list[str]"),
+            [
+                "The flag is red and white.",
+                "She wore blue and green.",
+                "Black, white and grey cats.",
+                "A yellow and orange sunset.",
+                "Pink and purple flowers.",
+                "The car is silver.",
+                "Brown shoes, a beige coat.",
+                "Gold and silver medals.",
+                "The sea was blue.",
+                "Red, green and blue lights.",
+            ],
+        ),
+        "regex": (
+            TicketCode,
+            [
+                "The printer on floor 2 is jammed.",
+                "Cannot log in to email.",
+                "The VPN drops every hour.",
+                "Laptop screen flickers.",
+                "Need a new keyboard.",
+                "Wifi is slow in room 5.",
+                "Password reset needed.",
+                "The projector has no signal.",
+                "Phone will not charge.",
+                "Disk is almost full.",
+            ],
+        ),
     }
 
 
 #: Gold answers, aligned with each signature's inputs (``None``: no single right answer).
 GOLD: dict[str, list[Any]] = {
-    "literal": ["positive", "negative", "neutral", "positive", "negative", "positive", "negative", "positive",
-                "neutral", "positive"],
+    "literal": [
+        "positive",
+        "negative",
+        "neutral",
+        "positive",
+        "negative",
+        "positive",
+        "negative",
+        "positive",
+        "neutral",
+        "positive",
+    ],
     "int": [4, 5, 7, 6, 2, 9, 12, 4, 3, 24],
-    "multi_field": ["positive", "negative", None, "positive", "negative", "positive", "negative", "positive",
-                    None, "positive"],  # the sentiment; stars are a matter of taste
-    "nested_pydantic": [(n, c, k) for n, c, k in [
-        ("Ann", "Paris", "France"), ("Bob", "Rome", "Italy"), ("Eve", "Oslo", "Norway"), ("Tom", "Lima", "Peru"),
-        ("Ivy", "Cairo", "Egypt"), ("Max", "Bern", "Switzerland"), ("Zoe", "Kyoto", "Japan"),
-        ("Sam", "Quito", "Ecuador"), ("Lea", "Graz", "Austria"), ("Ali", "Doha", "Qatar")]],
-    "list": [{"red", "white"}, {"blue", "green"}, {"black", "white", "grey"}, {"yellow", "orange"},
-             {"pink", "purple"}, {"silver"}, {"brown", "beige"}, {"gold", "silver"}, {"blue"},
-             {"red", "green", "blue"}],
+    "multi_field": [
+        "positive",
+        "negative",
+        None,
+        "positive",
+        "negative",
+        "positive",
+        "negative",
+        "positive",
+        None,
+        "positive",
+    ],  # the sentiment; stars are a matter of taste
+    "nested_pydantic": [
+        (n, c, k)
+        for n, c, k in [
+            ("Ann", "Paris", "France"),
+            ("Bob", "Rome", "Italy"),
+            ("Eve", "Oslo", "Norway"),
+            ("Tom", "Lima", "Peru"),
+            ("Ivy", "Cairo", "Egypt"),
+            ("Max", "Bern", "Switzerland"),
+            ("Zoe", "Kyoto", "Japan"),
+            ("Sam", "Quito", "Ecuador"),
+            ("Lea", "Graz", "Austria"),
+            ("Ali", "Doha", "Qatar"),
+        ]
+    ],
+    "list": [
+        {"red", "white"},
+        {"blue", "green"},
+        {"black", "white", "grey"},
+        {"yellow", "orange"},
+        {"pink", "purple"},
+        {"silver"},
+        {"brown", "beige"},
+        {"gold", "silver"},
+        {"blue"},
+        {"red", "green", "blue"},
+    ],
     "regex": [None] * 10,
 }
 
@@ -134,13 +224,20 @@ def run_tier(lm: Any, tier: str, signature: type[dspy.Signature], value: str, ma
     try:
         fields = adapter(lm, {"max_tokens": max_tokens}, signature, [], inputs)[0]
         ok, error = True, None
-    except Exception as exc:  # a failed parse is a data point, whatever its type
+    except Exception as exc:  # noqa: BLE001 - a failed parse is a data point, whatever its type
         ok, error, truncated = False, type(exc).__name__, isinstance(exc, TruncatedOutputError)
-    return {"ok": ok, "latency_s": time.perf_counter() - started, "error": error, "fields": fields,
-            "truncated": truncated}
+    return {
+        "ok": ok,
+        "latency_s": time.perf_counter() - started,
+        "error": error,
+        "fields": fields,
+        "truncated": truncated,
+    }
 
 
-def constrained_vs_unconstrained(lm: Any, prompt: str, output_type: Any, backend: str, max_tokens: int) -> dict[str, Any]:
+def constrained_vs_unconstrained(
+    lm: Any, prompt: str, output_type: Any, backend: str, max_tokens: int
+) -> dict[str, Any]:
     """Time ``prompt`` constrained, then unconstrained with the same token count."""
     from dspy_outlines.backends import generate
 
@@ -200,8 +297,8 @@ def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int =
     Per signature and backend: constraint build on first use (fresh cache; the per-tokenizer
     vocabulary is built beforehand) and second use (cache hit), ``n_samples`` each; per-call setup
     plus first token mask of a cached constraint; and constrained generation time of the signature's
-    Tier-3 prompt and the time of each token mask inside it, ``n_generations`` each, backends interleaved in alternating order so a busy
-    machine hurts both alike. Medians are reported.
+    Tier-3 prompt and the time of each token mask inside it, ``n_generations`` each, backends interleaved in
+    alternating order so a busy machine hurts both alike. Medians are reported.
     """
     from dspy_outlines import OutlinesAdapter, OutlinesLM
     from dspy_outlines import backends as cache
@@ -227,8 +324,9 @@ def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int =
                 first = build_times(lm, output_type, backend)
                 step = _first_step_ms(lm, output_type, backend, ids)
                 if rnd:
-                    row = rows.setdefault(name, {}).setdefault(backend, {"first_ms": [], "second_ms": [],
-                                                                         "call_setup_ms": [], "gen_s": []})
+                    row = rows.setdefault(name, {}).setdefault(
+                        backend, {"first_ms": [], "second_ms": [], "call_setup_ms": [], "gen_s": []}
+                    )
                     row["first_ms"].append(first["first_ms"])
                     row["second_ms"].append(first["second_ms"])
                     row["call_setup_ms"].append(step)
@@ -260,20 +358,37 @@ def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int =
                     if rnd:
                         row = rows[name][backend]
                         row["gen_s"].append(gen.seconds)
-                        row["tokens"] = row.get("tokens", []) + [gen.completion_tokens]
-                        row["mask_ms_per_token"] = row.get("mask_ms_per_token", []) + [
-                            1000 * sum(steps) / max(len(steps), 1)]
+                        row["tokens"] = [*row.get("tokens", []), gen.completion_tokens]
+                        row["mask_ms_per_token"] = [
+                            *row.get("mask_ms_per_token", []),
+                            1000 * sum(steps) / max(len(steps), 1),
+                        ]
     finally:
         cache.get_logits_processor = real_get
     table = {name: {b: {k: median(v) for k, v in r.items()} for b, r in per.items()} for name, per in rows.items()}
-    summary = {b: {k: median([table[n][b][k] for n in table]) for k in ("first_ms", "second_ms", "call_setup_ms", "gen_s", "mask_ms_per_token")}
-               | {"second_ms_max": max(table[n][b]["second_ms"] for n in table),
-                  "gen_s_total": sum(table[n][b]["gen_s"] for n in table)}
-               for b in backends}
-    return {"signatures": table, "summary": summary,
-            "setup": {"model": lm.model_name, "samples": n_samples, "generations": n_generations,
-                      "max_tokens": max_tokens, "backends": backends,
-                      "machine": f"{platform.machine()} {platform.system()}, {__import__('os').cpu_count()} cores"}}
+    summary = {
+        b: {
+            k: median([table[n][b][k] for n in table])
+            for k in ("first_ms", "second_ms", "call_setup_ms", "gen_s", "mask_ms_per_token")
+        }
+        | {
+            "second_ms_max": max(table[n][b]["second_ms"] for n in table),
+            "gen_s_total": sum(table[n][b]["gen_s"] for n in table),
+        }
+        for b in backends
+    }
+    return {
+        "signatures": table,
+        "summary": summary,
+        "setup": {
+            "model": lm.model_name,
+            "samples": n_samples,
+            "generations": n_generations,
+            "max_tokens": max_tokens,
+            "backends": backends,
+            "machine": f"{platform.machine()} {platform.system()}, {__import__('os').cpu_count()} cores",
+        },
+    }
 
 
 def median(values: list[float]) -> float | None:
@@ -304,7 +419,9 @@ def benchmark(n_inputs: int, n_ratio: int, max_tokens: int, tiers: tuple[str, ..
                 if tier == "tier3" and len(tier3_prompts) < n_ratio:  # the Tier-3 prompt, as the LM saw it
                     tier3_prompts.append(lm.render_prompt(lm.history[-1]["messages"]))
             gold = GOLD[name][:n_inputs]
-            graded = [is_correct(name, r["fields"], g) if r["ok"] else False for r, g in zip(runs, gold) if g is not None]
+            graded = [
+                is_correct(name, r["fields"], g) if r["ok"] else False for r, g in zip(runs, gold) if g is not None
+            ]
             row[tier] = {
                 "success_rate": sum(r["ok"] for r in runs) / len(runs),
                 "median_latency_s": median([r["latency_s"] for r in runs]),
@@ -321,8 +438,14 @@ def benchmark(n_inputs: int, n_ratio: int, max_tokens: int, tiers: tuple[str, ..
         print(f"[tiers] {name} done at {time.perf_counter() - started:.0f}s", file=sys.stderr)
     report["summary"] = summarize(report["signatures"], backends if n_ratio and "tier3" in tiers else [], tiers)
     report["setup"] = {
-        "model": lm.model_name, "load_s": load_s, "max_tokens": max_tokens, "inputs_per_signature": n_inputs,
-        "ratio_samples_per_signature": n_ratio, "backends": backends, "tiers": list(tiers), "default_backend": DEFAULT_BACKEND,
+        "model": lm.model_name,
+        "load_s": load_s,
+        "max_tokens": max_tokens,
+        "inputs_per_signature": n_inputs,
+        "ratio_samples_per_signature": n_ratio,
+        "backends": backends,
+        "tiers": list(tiers),
+        "default_backend": DEFAULT_BACKEND,
         "machine": f"{platform.machine()} {platform.system()}, {__import__('os').cpu_count()} cores",
         "total_s": time.perf_counter() - started,
     }
@@ -419,11 +542,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=None, help="inputs per signature (default 10, quick 3)")
     parser.add_argument("--max-tokens", type=int, default=24, help="completion budget per call")
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for tiers.json/.md/.png")
-    parser.add_argument("--tiers", nargs="+", choices=TIERS, default=list(TIERS),
-                        help="tiers to run (the smoke run: --tiers tier3; the table and plot need all three)")
-    parser.add_argument("--backends", action="store_true",
-                        help="only compare the constraint backends (build, per-call setup, generation time); "
-                             "writes backends.json")
+    parser.add_argument(
+        "--tiers",
+        nargs="+",
+        choices=TIERS,
+        default=list(TIERS),
+        help="tiers to run (the smoke run: --tiers tier3; the table and plot need all three)",
+    )
+    parser.add_argument(
+        "--backends",
+        action="store_true",
+        help="only compare the constraint backends (build, per-call setup, generation time); writes backends.json",
+    )
     args = parser.parse_args(argv)
     if args.backends:
         report = backend_choice(max_tokens=args.max_tokens)

@@ -35,7 +35,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -90,7 +89,7 @@ class ScriptedPolicy:
         self.calls.append(time.perf_counter())
         fields = _requested_fields(system)
         if "code" not in fields:
-            values = {name: "unknown" for name in fields} or {"answer": "unknown"}
+            values = dict.fromkeys(fields, "unknown") or {"answer": "unknown"}
         else:
             step = sum(1 for _ in self.calls) - 1
             code = STEPS[step % len(STEPS)] if step < self.iterations - 1 else "SUBMIT(answer=str(n))"
@@ -118,8 +117,13 @@ def scripted_lm(policy: ScriptedPolicy) -> Any:
             if not isinstance(system, str):
                 system = "".join(getattr(p, "text", "") or "" for p in system)
             text = policy.reply(system)
-            return Response(id=None, model="local/scripted", message=Message.assistant([TextPart(text)]),
-                            finish_reason="stop", usage=Usage(input_tokens=len(system) // 4, output_tokens=20))
+            return Response(
+                id=None,
+                model="local/scripted",
+                message=Message.assistant([TextPart(text)]),
+                finish_reason="stop",
+                usage=Usage(input_tokens=len(system) // 4, output_tokens=20),
+            )
 
         def stream(self, request: Any) -> Any:
             from dspy.lm15 import response_to_events
@@ -199,7 +203,9 @@ def measure(runner: str, size_mb: float, iterations: int) -> dict[str, Any]:
     gaps = [b - a for a, b in zip(policy.calls, policy.calls[1:])]
     result = getattr(pred, "result", None)
     return {
-        "size_mb": round(len(context) / MB, 3), "iterations": len(policy.calls), "total_s": round(total, 4),
+        "size_mb": round(len(context) / MB, 3),
+        "iterations": len(policy.calls),
+        "total_s": round(total, 4),
         "first_lm_call_s": round(policy.calls[0] - t0, 4) if policy.calls else None,
         "iteration_s": round(statistics.median(gaps), 4) if gaps else None,
         "correct": str(getattr(pred, "answer", "")).strip() == str(expected),
@@ -243,21 +249,27 @@ def run_repeated(runner: str, size_mb: float, iterations: int, timeout: float, r
 def deno_status(timeout: float = 120.0) -> str | None:
     """``None`` when dspy's Deno runner works here (offline, see ``benchmarks/deno_offline``), else why not."""
     if deno_offline.deno_executable() is None:
-        return ("deno is not installed (pip install -e '.[bench]', i.e. the `deno` PyPI package, or put deno on "
-                "PATH); dspy.RLM's default runner needs it")
+        return (
+            "deno is not installed (pip install -e '.[bench]', i.e. the `deno` PyPI package, or put deno on "
+            "PATH); dspy.RLM's default runner needs it"
+        )
     if deno_offline.OfflinePythonInterpreter is None:
         return "this dspy has no PythonInterpreter"
     ok, message = deno_offline.prefetch(timeout)
     if not ok:
         return f"could not cache dspy's runner.js and npm:pyodide (registry {deno_offline.npm_registry()}): {message}"
-    probe = ("from benchmarks.deno_offline import OfflinePythonInterpreter\n"
-             "i = OfflinePythonInterpreter()\nprint(i.execute('1 + 1'))\ni.shutdown()")
+    probe = (
+        "from benchmarks.deno_offline import OfflinePythonInterpreter\n"
+        "i = OfflinePythonInterpreter()\nprint(i.execute('1 + 1'))\ni.shutdown()"
+    )
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = deno_offline.configure_env({**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (root, os.environ.get("PYTHONPATH")) if p)})
+    env = deno_offline.configure_env(
+        {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    )
     try:
-        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=timeout,
-                              env=env, cwd=root)
+        proc = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=timeout, env=env, cwd=root
+        )
     except subprocess.TimeoutExpired:
         return f"deno runner did not start within {timeout:.0f} s"
     if proc.returncode != 0 or "2" not in proc.stdout:
@@ -284,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=4, help="LM steps per run, the last one SUBMITs")
     parser.add_argument("--runners", default=",".join(RUNNERS))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per (runner, size)")
-    parser.add_argument("--repeat", type=int, default=None, help="fresh-process runs per cell, medians (default 3, quick 1)")
+    parser.add_argument(
+        "--repeat", type=int, default=None, help="fresh-process runs per cell, medians (default 3, quick 1)"
+    )
     parser.add_argument("--out", default=None, help="also write the JSON to this file")
     parser.add_argument("--worker", nargs=3, metavar=("RUNNER", "MB", "ITERS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -297,19 +311,27 @@ def main(argv: list[str] | None = None) -> int:
     import dspy
 
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    out: dict[str, Any] = {"machine": {"python": platform.python_version(), "platform": platform.platform(),
-                                       "cpus": os.cpu_count(), "dspy": dspy.__version__, "deno": deno_version(),
-                                       "loadavg_at_start": [round(x, 2) for x in load] if load else None},
-                           "task": {"iterations": args.iterations, "sizes_mb": sizes, "needle": NEEDLE,
-                                    "runs_per_cell": repeat}}
+    out: dict[str, Any] = {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "dspy": dspy.__version__,
+            "deno": deno_version(),
+            "loadavg_at_start": [round(x, 2) for x in load] if load else None,
+        },
+        "task": {"iterations": args.iterations, "sizes_mb": sizes, "needle": NEEDLE, "runs_per_cell": repeat},
+    }
     for runner in runners:
         if runner == "dspy_rlm_deno":
             reason = deno_status()
             if reason:
                 out[runner] = {"skipped": reason}
                 continue
-            out[runner] = {"interpreter": "dspy PythonInterpreter (Deno + Pyodide 0.29.4), runner.js's deno.land "
-                                          "std import mapped to benchmarks/deno_offline/std_io_shim.ts"}
+            out[runner] = {
+                "interpreter": "dspy PythonInterpreter (Deno + Pyodide 0.29.4), runner.js's deno.land "
+                "std import mapped to benchmarks/deno_offline/std_io_shim.ts"
+            }
         entry: dict[str, Any] = out.setdefault(runner, {})
         cold = run_repeated(runner, 0, 1, args.timeout, repeat)
         entry["cold_start_s"] = cold.get("total_s")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["OutlinesAdapter", "OutlinesLM", "load_model", "embedded_model_path"]
+__all__ = ["OutlinesAdapter", "OutlinesLM", "embedded_model_path", "load_model"]
 
 
 def __getattr__(name: str) -> Any:

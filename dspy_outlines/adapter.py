@@ -56,7 +56,7 @@ from dspy_outlines.routing import TierRouter
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["OutlinesAdapter", "ConstrainedGenerationUnavailableError", "TIERS"]
+__all__ = ["TIERS", "ConstrainedGenerationUnavailableError", "OutlinesAdapter"]
 
 TIERS = ("tier1", "tier2", "tier3")
 _Route = Generator[str, Any, list[dict[str, Any]]]
@@ -125,13 +125,15 @@ class _ConstrainedTier(JSONAdapter):
             FieldInfoWithName(name=field_name, info=field): translate_field_type(field_name, field)
             for field_name, field in signature.input_fields.items()
         }
-        return "\n\n".join([
-            "All interactions will be structured in the following way, with the appropriate values filled in.",
-            "Inputs will have the following structure:",
-            self.format_field_with_value(inputs, role="user"),
-            f"The output is the value of `{name}` alone ({get_annotation_name(info.annotation)}), "
-            "with no field name, quotes or explanation.",
-        ])
+        return "\n\n".join(
+            [
+                "All interactions will be structured in the following way, with the appropriate values filled in.",
+                "Inputs will have the following structure:",
+                self.format_field_with_value(inputs, role="user"),
+                f"The output is the value of `{name}` alone ({get_annotation_name(info.annotation)}), "
+                "with no field name, quotes or explanation.",
+            ]
+        )
 
     def user_message_output_requirements(self, signature):
         single = self._single_field(signature)
@@ -249,8 +251,9 @@ class OutlinesAdapter(ChatAdapter):
     def reset_metrics(self) -> None:
         """Set all per-tier counters and latency totals to zero."""
         with self._lock:
-            self._metrics = {tier: {"success": 0, "failure": 0, "truncated": 0, "skipped": 0, "latency_s": 0.0}
-                             for tier in TIERS}
+            self._metrics = {
+                tier: {"success": 0, "failure": 0, "truncated": 0, "skipped": 0, "latency_s": 0.0} for tier in TIERS
+            }
 
     @property
     def metrics(self) -> dict[str, Any]:
@@ -266,8 +269,12 @@ class OutlinesAdapter(ChatAdapter):
         with self._lock:
             snapshot: dict[str, Any] = {tier: dict(counts) for tier, counts in self._metrics.items()}
         for tier in TIERS:
-            for key, flat in (("success", "success"), ("failure", "failures"), ("skipped", "skipped"),
-                              ("latency_s", "latency_s")):
+            for key, flat in (
+                ("success", "success"),
+                ("failure", "failures"),
+                ("skipped", "skipped"),
+                ("latency_s", "latency_s"),
+            ):
                 snapshot[f"{tier}_{flat}"] = snapshot[tier][key]
         snapshot["tier3_truncated"] = snapshot["tier3"]["truncated"]
         snapshot["routing"] = self.router.snapshot()
@@ -344,12 +351,14 @@ class OutlinesAdapter(ChatAdapter):
         """The unbound adapter pipeline for ``tier``, bound to the adapter object that runs it."""
         if tier == "tier1":  # ChatAdapter's own pipeline, our fallback switched off
             return partial(ChatAdapter.acall if is_async else ChatAdapter.__call__, self)
-        options = dict(
-            callbacks=self.callbacks,
-            use_native_function_calling=self.use_native_function_calling,
-            parallel_tool_calls=self.parallel_tool_calls,
+        options = {
+            "callbacks": self.callbacks,
+            "use_native_function_calling": self.use_native_function_calling,
+            "parallel_tool_calls": self.parallel_tool_calls,
+        }
+        adapter = (
+            _JSONTier(**options) if tier == "tier2" else _ConstrainedTier(accepts_outlines_constraint(lm), **options)
         )
-        adapter = _JSONTier(**options) if tier == "tier2" else _ConstrainedTier(accepts_outlines_constraint(lm), **options)
         # Adapter's base pipeline: JSONAdapter.__call__ would add response_format (a constraint).
         return partial(Adapter.acall if is_async else Adapter.__call__, adapter)
 
@@ -367,7 +376,7 @@ class OutlinesAdapter(ChatAdapter):
             while True:
                 try:
                     result = self._tier_call(tier, lm, False)(lm, dict(lm_kwargs), signature, demos, inputs)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - handed to the router, which decides per type
                     advance = partial(route.throw, exc)
                 else:
                     advance = partial(route.send, result)
@@ -390,7 +399,7 @@ class OutlinesAdapter(ChatAdapter):
             while True:
                 try:
                     result = await self._tier_call(tier, lm, True)(lm, dict(lm_kwargs), signature, demos, inputs)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - handed to the router, which decides per type
                     advance = partial(route.throw, exc)
                 else:
                     advance = partial(route.send, result)

@@ -155,9 +155,8 @@ def apply_token_bitmask_cpu(logits: Any, bitmask: Any) -> Any:
 
 
 def _outlines_core_bias_cpu(self: Any, batch_size: int, logits: Any) -> Any:
-    from outlines_core.kernels.mlx import fill_next_token_bitmask
-
     import mlx.core as mx
+    from outlines_core.kernels.mlx import fill_next_token_bitmask
 
     guides, bitmasks = outlines_internal(self, "_guides"), outlines_internal(self, "_bitmasks")
     rows = []
@@ -169,7 +168,6 @@ def _outlines_core_bias_cpu(self: Any, batch_size: int, logits: Any) -> Any:
 
 def _llguidance_bias_cpu(self: Any, input_ids: Any, logits: Any) -> Any:
     import llguidance.numpy
-
     import mlx.core as mx
 
     adapter, matchers = outlines_internal(self, "tensor_adapter"), outlines_internal(self, "ll_matchers")
@@ -214,8 +212,11 @@ def install_cpu_bitmask() -> bool:
             from outlines.backends.outlines_core import OutlinesCoreLogitsProcessor
             from outlines.backends.xgrammar import XGrammarLogitsProcessor
 
-            patches = ((OutlinesCoreLogitsProcessor, _outlines_core_bias_cpu),
-                       (LLGuidanceLogitsProcessor, _llguidance_bias_cpu), (XGrammarLogitsProcessor, _xgrammar_bias_cpu))
+            patches = (
+                (OutlinesCoreLogitsProcessor, _outlines_core_bias_cpu),
+                (LLGuidanceLogitsProcessor, _llguidance_bias_cpu),
+                (XGrammarLogitsProcessor, _xgrammar_bias_cpu),
+            )
             for cls, _ in patches:  # a renamed method would leave Outlines' Metal kernel in place
                 outlines_internal(cls, _PATCHED_METHOD)
             for cls, bias in patches:  # a runtime patch of a method: setattr says so (and mypy agrees)

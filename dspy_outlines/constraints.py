@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic
-
 from dspy.adapters.utils import parse_value
 from dspy.utils.exceptions import AdapterParseError
 
@@ -39,19 +38,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OUTPUT_REGEX_ATTR",
+    "TRUNCATING_FINISH_REASONS",
     "OutputConstraint",
     "TruncatedOutputError",
-    "TRUNCATING_FINISH_REASONS",
     "build_constraint",
     "char_budget",
-    "field_output_type",
-    "output_model",
-    "response_format",
+    "check_term_constraints",
     "close_schema",
     "constraint_key",
-    "check_term_constraints",
+    "field_output_type",
+    "output_model",
     "parse_fields",
     "plain_text",
+    "response_format",
     "with_output_regex",
 ]
 
@@ -144,8 +143,9 @@ def _json_annotation(annotation: Any, metadata: Any = (), max_chars: int | None 
     return str  # a CFG cannot be embedded in a JSON schema: the value stays a free string
 
 
-def output_model(signature: type[Signature], name: str = "Outputs",
-                 max_chars: int | None = None) -> type[pydantic.BaseModel]:
+def output_model(
+    signature: type[Signature], name: str = "Outputs", max_chars: int | None = None
+) -> type[pydantic.BaseModel]:
     """A pydantic model of all output fields of ``signature``, in field order, all required.
 
     Args:
@@ -164,8 +164,18 @@ def output_model(signature: type[Signature], name: str = "Outputs",
 
 
 # Keywords whose value is one subschema / a list of subschemas / a map of name -> subschema.
-_SUBSCHEMA = ("items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
-              "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMA = (
+    "items",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 _SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 
@@ -247,9 +257,11 @@ class OutputConstraint:
         if finish_reason in TRUNCATING_FINISH_REASONS:
             limit = "max_tokens" if finish_reason == "length" else "the deadline"
             raise TruncatedOutputError(
-                adapter_name="OutlinesAdapter", signature=self.signature, lm_response=text,
+                adapter_name="OutlinesAdapter",
+                signature=self.signature,
+                lm_response=text,
                 message=f"The constrained output was truncated at {limit} (finish_reason={finish_reason!r}); "
-                        "raise max_tokens (or the time budget) so the value can be completed.",
+                "raise max_tokens (or the time budget) so the value can be completed.",
             )
         if self.field is None:
             values = _load_json_object(self.signature, text)
@@ -282,15 +294,25 @@ def _strict_json(signature: type[Signature], text: str) -> Any:
     try:
         return json.loads(text, strict=False)  # Outlines' JSON strings may hold raw newlines
     except RecursionError as exc:  # '[' * 100_000: nested deeper than the decoder's recursion limit
-        raise AdapterParseError(adapter_name="OutlinesAdapter", signature=signature, lm_response=text,
-                                message="The constrained output nests deeper than the JSON decoder allows; "
-                                        "it is not repaired.") from exc
+        raise AdapterParseError(
+            adapter_name="OutlinesAdapter",
+            signature=signature,
+            lm_response=text,
+            message="The constrained output nests deeper than the JSON decoder allows; it is not repaired.",
+        ) from exc
     except json.JSONDecodeError as exc:
         error = TruncatedOutputError if _ends_early(text, exc.pos) else AdapterParseError
-        what = "ends before the value is complete (cut at max_tokens?)" if error is TruncatedOutputError \
+        what = (
+            "ends before the value is complete (cut at max_tokens?)"
+            if error is TruncatedOutputError
             else f"is not valid JSON ({exc.msg} at character {exc.pos})"
-        raise error(adapter_name="OutlinesAdapter", signature=signature, lm_response=text,
-                    message=f"The constrained output {what}; it is not repaired.") from exc
+        )
+        raise error(
+            adapter_name="OutlinesAdapter",
+            signature=signature,
+            lm_response=text,
+            message=f"The constrained output {what}; it is not repaired.",
+        ) from exc
 
 
 _LENIENT_JSON = json.JSONDecoder(strict=False)  # like json.loads(..., strict=False): raw newlines in strings
@@ -343,7 +365,9 @@ def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response
             )
         value = values[name]
         try:
-            fields[name] = str(value) if _term_of(info.annotation, info.metadata) else parse_value(value, info.annotation)
+            fields[name] = (
+                str(value) if _term_of(info.annotation, info.metadata) else parse_value(value, info.annotation)
+            )
         except (ValueError, RecursionError) as exc:  # pydantic.ValidationError is a ValueError; RecursionError:
             # DSPy's parse_value decodes a text like '[' * 100_000 for an int field before it validates
             raise AdapterParseError(
@@ -404,7 +428,7 @@ def build_constraint(signature: type[Signature], max_chars: int | None = None) -
 
         return OutputConstraint(signature, Regex(joint), None)
     if len(fields) == 1:
-        (name, info), = fields.items()
+        ((name, info),) = fields.items()
         return OutputConstraint(signature, field_output_type(info.annotation, info.metadata, max_chars), name)
     return OutputConstraint(signature, output_model(signature, max_chars=max_chars), None)
 
@@ -417,8 +441,10 @@ def with_output_regex(signature: type[Signature], pattern: str) -> type[Signatur
         ValueError: The signature has fewer than two output fields (a single field takes a ``Regex`` type).
     """
     if len(signature.output_fields) < 2:
-        raise ValueError("with_output_regex needs a signature with two or more output fields; annotate a single "
-                         "field with Annotated[str, outlines.types.Regex(...)] instead")
+        raise ValueError(
+            "with_output_regex needs a signature with two or more output fields; annotate a single "
+            "field with Annotated[str, outlines.types.Regex(...)] instead"
+        )
     copy = signature.with_instructions(signature.instructions)
     setattr(copy, OUTPUT_REGEX_ATTR, pattern)
     return copy

@@ -156,12 +156,15 @@ class OutlinesLM(dspy.BaseLM):
         elif isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt):
             messages = prompt
         else:
-            raise TypeError(f"prompt must be a str or a list of message dicts, not {type(prompt).__name__}; "
-                            "e.g. lm.generate('Is it good?', Literal['yes', 'no']).")
+            raise TypeError(
+                f"prompt must be a str or a list of message dicts, not {type(prompt).__name__}; "
+                "e.g. lm.generate('Is it good?', Literal['yes', 'no'])."
+            )
         max_tokens = self.kwargs.get("max_tokens") if max_tokens is None else max_tokens
         temperature = self.kwargs.get("temperature") if temperature is None else temperature
-        request = GenerationRequest(max_tokens=int(max_tokens or 512), temperature=float(temperature or 0.0),
-                                    constraint=output_type)
+        request = GenerationRequest(
+            max_tokens=int(max_tokens or 512), temperature=float(temperature or 0.0), constraint=output_type
+        )
         return self.engine.generate(self.engine.encode(self.render_prompt(messages)), request).text
 
     def forward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
@@ -194,8 +197,9 @@ class OutlinesLM(dspy.BaseLM):
         text_prompt = self.render_prompt(messages or [{"role": "user", "content": prompt or ""}])
         prompt_ids = self.engine.encode(text_prompt)
         # Seeded once per call: the n completions of a seeded call differ from each other, and repeat together.
-        completions = [self.engine.generate(prompt_ids, request if i == 0 else replace(request, seed=None))
-                       for i in range(n)]
+        completions = [
+            self.engine.generate(prompt_ids, request if i == 0 else replace(request, seed=None)) for i in range(n)
+        ]
         return self._response(completions, len(prompt_ids))
 
     def _response(self, completions: list[Completion], prompt_tokens: int) -> Any:
@@ -220,9 +224,7 @@ class OutlinesLM(dspy.BaseLM):
             _hidden_params={"response_cost": 0.0},
         )
 
-    async def aforward(
-        self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any
-    ) -> Any:
+    async def aforward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
         """Async :meth:`forward`: runs the (blocking, engine-serialized) generation in a thread."""
         return await asyncio.to_thread(self.forward, prompt, messages, **kwargs)
 

@@ -50,9 +50,14 @@ class LMRouteState:
     starts_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model": self.model, "calls": self.calls, "starts_at": self.starts_at,
-                "consecutive_failures": dict(self.streak), "skipped": dict(self.skipped),
-                "reprobes": self.reprobes}
+        return {
+            "model": self.model,
+            "calls": self.calls,
+            "starts_at": self.starts_at,
+            "consecutive_failures": dict(self.streak),
+            "skipped": dict(self.skipped),
+            "reprobes": self.reprobes,
+        }
 
 
 class TierRouter:
@@ -99,8 +104,11 @@ class TierRouter:
         if self.skip_after is None or not runnable:
             return 0
         start = 0
-        while (tiers[start] != runnable[-1] and state.streak.get(tiers[start], 0) >= self.skip_after
-               and tiers[start + 1] in runnable):
+        while (
+            tiers[start] != runnable[-1]
+            and state.streak.get(tiers[start], 0) >= self.skip_after
+            and tiers[start + 1] in runnable
+        ):
             start += 1
         if start and self.reprobe_every is not None and state.skips_since_probe >= self.reprobe_every:
             state.skips_since_probe, state.reprobes = 0, state.reprobes + 1

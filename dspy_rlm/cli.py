@@ -32,13 +32,27 @@ import logging
 import math
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 EXIT_OK, EXIT_EXTRACTED_STRICT, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 BENCHES = {"tiers": "benchmarks.tiers", "longcontext": "benchmarks.longcontext", "repl": "benchmarks.repl_overhead"}
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".mypy_cache",
-                       ".pytest_cache", ".ipynb_checkpoints", ".tox"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "node_modules",
+        ".venv",
+        "venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ipynb_checkpoints",
+        ".tox",
+    }
+)
 
 
 class UsageError(Exception):
@@ -130,9 +144,11 @@ def resolve_lm(name: str, max_tokens: int) -> Any:
     litellm.suppress_debug_info = True
     try:
         litellm.get_llm_provider(name)
-    except Exception as e:  # noqa: BLE001 - litellm raises its own BadRequestError
-        raise UsageError(f"unknown LM {name!r}: use 'embedded', a .gguf file or model directory, or a LiteLLM "
-                         "model string such as 'openai/gpt-4o-mini' or 'ollama_chat/llama3.2'") from e
+    except Exception as e:
+        raise UsageError(
+            f"unknown LM {name!r}: use 'embedded', a .gguf file or model directory, or a LiteLLM "
+            "model string such as 'openai/gpt-4o-mini' or 'ollama_chat/llama3.2'"
+        ) from e
     return dspy.LM(name, max_tokens=max_tokens)
 
 
@@ -179,9 +195,11 @@ def _summary(pred: Any) -> str:
     detail = getattr(result, "source", None) or getattr(result, "limit", None) or ""
     extra = f" confidence {result.confidence:.2f}" if result.kind == "extracted" else ""
     tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-    return (f"result: {result.kind}{f' ({detail})' if detail else ''}{extra} | iterations {usage['iterations']} | "
-            f"LM calls {usage.get('lm_calls_total', 0)} | tokens {tokens:,} | ${usage.get('cost', 0):.4f} | "
-            f"{pred.trace.duration_s:.1f}s")
+    return (
+        f"result: {result.kind}{f' ({detail})' if detail else ''}{extra} | iterations {usage['iterations']} | "
+        f"LM calls {usage.get('lm_calls_total', 0)} | tokens {tokens:,} | ${usage.get('cost', 0):.4f} | "
+        f"{pred.trace.duration_s:.1f}s"
+    )
 
 
 def _viewer():
@@ -209,8 +227,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     sig = f"{name}: {'str' if name == 'context' else 'dict[str, str]'}, query: str -> answer: str"
     # A local OutlinesLM takes the small-model profile on its own (profile="auto"), as in the quickstart:
     # constrained, guided action steps; an API model keeps the default profile and its configured adapter.
-    rlm = RLM(sig, max_iters=args.max_iters, max_llm_calls=args.max_llm_calls, max_cost=args.budget_usd,
-              max_time=args.max_time, sub_lm=sub_lm)
+    rlm = RLM(
+        sig,
+        max_iters=args.max_iters,
+        max_llm_calls=args.max_llm_calls,
+        max_cost=args.budget_usd,
+        max_time=args.max_time,
+        sub_lm=sub_lm,
+    )
     with progress_display(rich=None if not args.quiet else False) as callback:
         callbacks = [] if args.quiet else [callback]
         with dspy.context(lm=lm, callbacks=[*(dspy.settings.callbacks or []), *callbacks]):
@@ -245,8 +269,17 @@ def _write_outputs(pred: Any, args: argparse.Namespace) -> dict[str, str]:
 def _print_result(pred: Any, args: argparse.Namespace, paths: dict[str, str]) -> None:
     result = pred.result
     if args.json:
-        print(json.dumps({"answer": pred.answer, "result": {k: v for k, v in result.to_dict().items() if k != "history"},
-                          "usage": pred.trace.totals(), **paths}, default=str))
+        print(
+            json.dumps(
+                {
+                    "answer": pred.answer,
+                    "result": {k: v for k, v in result.to_dict().items() if k != "history"},
+                    "usage": pred.trace.totals(),
+                    **paths,
+                },
+                default=str,
+            )
+        )
     elif result.kind != "failed":
         print(pred.answer)
     if result.kind == "failed":
@@ -313,16 +346,22 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 # -- parser -------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dspy-rlm", description="Recursive Language Models for DSPy.",
-                                     epilog="Exit codes: 0 submitted/extracted, 1 extracted with --strict, "
-                                            "2 usage error, 3 failed run, 130 interrupted.")
+    parser = argparse.ArgumentParser(
+        prog="dspy-rlm",
+        description="Recursive Language Models for DSPy.",
+        epilog="Exit codes: 0 submitted/extracted, 1 extracted with --strict, "
+        "2 usage error, 3 failed run, 130 interrupted.",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level, with tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="answer a query over a file or directory")
     run.add_argument("--context", required=True, help="a text file, or a directory (becomes `files`)")
     run.add_argument("--query", required=True)
-    run.add_argument("--lm", default="embedded",
-                     help="'embedded' (default), a .gguf file or model directory, or a LiteLLM model string")
+    run.add_argument(
+        "--lm",
+        default="embedded",
+        help="'embedded' (default), a .gguf file or model directory, or a LiteLLM model string",
+    )
     run.add_argument("--sub-lm", default=None, help="LM for llm_query / sub-RLMs (default: --lm)")
     run.add_argument("--max-iters", type=_positive_int, default=6)
     run.add_argument("--max-llm-calls", type=_positive_int, default=20)
@@ -355,7 +394,7 @@ class _Formatter(logging.Formatter):
         super().__init__("%(levelname)s %(name)s: %(message)s")
         self.verbose = verbose
 
-    def formatException(self, ei: Any) -> str:  # noqa: N802 - logging's name
+    def formatException(self, ei: Any) -> str:
         return super().formatException(ei) if self.verbose else ""
 
     def format(self, record: logging.LogRecord) -> str:

@@ -53,8 +53,11 @@ def make_examples(n: int, seed: int = 0, n_words: int = 400) -> list[dspy.Exampl
     for _ in range(n):
         words = rng.choices(WORDS, k=n_words)
         word = rng.choice(WORDS)
-        ex = dspy.Example(context=" ".join(words), query=f"How many times does the word '{word}' appear?",
-                          answer=str(words.count(word)))
+        ex = dspy.Example(
+            context=" ".join(words),
+            query=f"How many times does the word '{word}' appear?",
+            answer=str(words.count(word)),
+        )
         out.append(ex.with_inputs("context", "query"))
     return out
 
@@ -115,10 +118,10 @@ def scripted_reply(system: str, user: str, explore_first: bool = True) -> str:
         code = EXPLORE_CODE if (first and explore_first) else SOLVE_CODE
         values = {"reasoning": "Look at the data, then count with Python.", "code": f"```python\n{code}\n```"}
     elif input_field(user, "fallback_reason") is not None:
-        values = {name: "unknown" for name in fields}
+        values = dict.fromkeys(fields, "unknown")
     else:
         text = "Write Python that reads the variables, computes the answer exactly, and SUBMITs it."
-        values = {name: text for name in fields}
+        values = dict.fromkeys(fields, text)
     return _format({k: v for k, v in values.items() if k in fields}, as_json)
 
 
@@ -142,8 +145,13 @@ class ScriptedEngine:
         text = scripted_reply(system, user, self.explore_first)
         self.calls += 1
         chars = len(system) + sum(len(m.text or "") for m in request.messages)
-        return Response(id=None, model=SCRIPTED_MODEL, message=Message.assistant([TextPart(text)]),
-                        finish_reason="stop", usage=Usage(input_tokens=chars // 4, output_tokens=len(text) // 4))
+        return Response(
+            id=None,
+            model=SCRIPTED_MODEL,
+            message=Message.assistant([TextPart(text)]),
+            finish_reason="stop",
+            usage=Usage(input_tokens=chars // 4, output_tokens=len(text) // 4),
+        )
 
     def stream(self, request: Any) -> Any:
         from dspy.lm15 import response_to_events
@@ -162,10 +170,15 @@ def scripted_lm(explore_first: bool = True) -> dspy.LM:
 # -- optimizers ---------------------------------------------------------------------------------------
 def make_rlm(max_iters: int = 3) -> Any:
     """The student: an in-process REPL keeps the scripted runs fast (no worker process per run)."""
-    from dspy_rlm import InProcessREPL, RLM
+    from dspy_rlm import RLM, InProcessREPL
 
-    return RLM("context, query -> answer", max_iters=max_iters, max_llm_calls=4, interpreter_factory=InProcessREPL,
-               extract_adapter=None)
+    return RLM(
+        "context, query -> answer",
+        max_iters=max_iters,
+        max_llm_calls=4,
+        interpreter_factory=InProcessREPL,
+        extract_adapter=None,
+    )
 
 
 def compile_with(name: str, student: Any, trainset: list, lm: Any) -> Any:
@@ -174,15 +187,38 @@ def compile_with(name: str, student: Any, trainset: list, lm: Any) -> Any:
         opt = dspy.BootstrapFewShot(metric=metric, max_bootstrapped_demos=2, max_labeled_demos=2, max_rounds=1)
         return opt.compile(student, trainset=trainset)
     if name == "mipro":
-        opt = dspy.MIPROv2(metric=metric, prompt_model=lm, task_model=lm, auto=None, num_candidates=2,
-                           init_temperature=0.5, num_threads=1, verbose=False, track_stats=False)
-        return opt.compile(student, trainset=trainset, valset=trainset, num_trials=2, max_bootstrapped_demos=1,
-                           max_labeled_demos=1, minibatch=False)
+        opt = dspy.MIPROv2(
+            metric=metric,
+            prompt_model=lm,
+            task_model=lm,
+            auto=None,
+            num_candidates=2,
+            init_temperature=0.5,
+            num_threads=1,
+            verbose=False,
+            track_stats=False,
+        )
+        return opt.compile(
+            student,
+            trainset=trainset,
+            valset=trainset,
+            num_trials=2,
+            max_bootstrapped_demos=1,
+            max_labeled_demos=1,
+            minibatch=False,
+        )
     if name == "gepa":
         if not hasattr(dspy, "GEPA"):
             raise RuntimeError(f"dspy {dspy.__version__} has no GEPA")
-        opt = dspy.GEPA(metric=metric, reflection_lm=lm, max_metric_calls=2 * len(trainset) + 6, num_threads=1,
-                        reflection_minibatch_size=2, use_merge=False, track_stats=False)
+        opt = dspy.GEPA(
+            metric=metric,
+            reflection_lm=lm,
+            max_metric_calls=2 * len(trainset) + 6,
+            num_threads=1,
+            reflection_minibatch_size=2,
+            use_merge=False,
+            track_stats=False,
+        )
         return opt.compile(student, trainset=trainset, valset=trainset)
     raise ValueError(f"unknown optimizer {name!r}; choose bootstrap, mipro, gepa or all")
 
@@ -203,8 +239,14 @@ def run_one(name: str, lm: Any, trainset: list, devset: list, out_dir: Path) -> 
     restored = make_rlm()
     restored.load(str(path))
     same = demo_counts(restored) == demo_counts(compiled)
-    return {"optimizer": name, "demos": demo_counts(compiled), "dev_score": sum(scores) / max(len(scores), 1),
-            "saved": str(path), "load_round_trip": same, "seconds": round(time.perf_counter() - t0, 2)}
+    return {
+        "optimizer": name,
+        "demos": demo_counts(compiled),
+        "dev_score": sum(scores) / max(len(scores), 1),
+        "saved": str(path),
+        "load_round_trip": same,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
 
 
 def resolve_lm(name: str | None) -> Any:

@@ -30,10 +30,15 @@ def make_document(n_lines: int = 5000, seed: int = 7) -> str:
     rng = random.Random(seed)
     services = ["auth", "search", "billing", "cart", "inventory", "mailer"]
     msgs = ["request served in {} ms", "cache hit ratio {}%", "heartbeat ok ({} peers)", "queue depth {}"]
-    lines = [f"2024-05-{1 + i * 30 // n_lines:02d} {rng.choice(['INFO', 'DEBUG'])} {rng.choice(services)}: "
-             + rng.choice(msgs).format(rng.randint(1, 999)) for i in range(n_lines)]
-    lines.insert(rng.randrange(n_lines // 3, n_lines), f"2024-05-17 ERROR payment-gateway: card processor "
-                                                      f"timeout, opened incident {INCIDENT}")
+    lines = [
+        f"2024-05-{1 + i * 30 // n_lines:02d} {rng.choice(['INFO', 'DEBUG'])} {rng.choice(services)}: "
+        + rng.choice(msgs).format(rng.randint(1, 999))
+        for i in range(n_lines)
+    ]
+    lines.insert(
+        rng.randrange(n_lines // 3, n_lines),
+        f"2024-05-17 ERROR payment-gateway: card processor timeout, opened incident {INCIDENT}",
+    )
     return "\n".join(lines)
 
 
@@ -78,8 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     # The embedded model gets the small-model profile on its own (profile="auto": compact prompt, each step's
     # code held to grounded moves, grounded SUBMIT); an API model keeps the default profile.
     action_adapter = None if args.lm == "embedded" else dspy.ChatAdapter(use_json_adapter_fallback=False)
-    rlm = RLM("context, query -> answer", max_iters=args.max_iters, max_llm_calls=args.max_iters + 1,
-              max_time=args.max_time, extract_adapter=adapter, action_adapter=action_adapter)
+    rlm = RLM(
+        "context, query -> answer",
+        max_iters=args.max_iters,
+        max_llm_calls=args.max_iters + 1,
+        max_time=args.max_time,
+        extract_adapter=adapter,
+        action_adapter=action_adapter,
+    )
     with progress_display() as callback, dspy.context(lm=lm, callbacks=[callback]):
         pred = rlm(context=document, query=query)
 
@@ -89,15 +100,24 @@ def main(argv: list[str] | None = None) -> int:
     answer = answer if len(answer) <= 100 else answer[:100] + "..."
     found = "found" if INCIDENT in str(pred.answer) else "not found"
     print(f"answer:     {answer!r}  (expected {INCIDENT!r}: {found})")
-    detail = {"submitted": lambda: f"via {result.source}",
-              "extracted": lambda: f"limit={result.limit}, confidence={result.confidence:.2f}",
-              "failed": lambda: f"reason={result.reason[:120]}"}[result.kind]()
+    detail = {
+        "submitted": lambda: f"via {result.source}",
+        "extracted": lambda: f"limit={result.limit}, confidence={result.confidence:.2f}",
+        "failed": lambda: f"reason={result.reason[:120]}",
+    }[result.kind]()
     print(f"result:     {type(result).__name__} ({detail})")
     usage = pred.trace.totals()
-    print(f"iterations: {usage['iterations']}  LM calls: {usage['lm_calls_total']}  "
-          f"tokens: {usage['prompt_tokens'] + usage['completion_tokens']:,}  time: {pred.trace.duration_s:.1f}s")
-    print("tiers:      " + ", ".join(f"{t} {adapter.metrics[t]['success']} ok / {adapter.metrics[t]['failure']} failed"
-                                      for t in ("tier1", "tier2", "tier3")))
+    print(
+        f"iterations: {usage['iterations']}  LM calls: {usage['lm_calls_total']}  "
+        f"tokens: {usage['prompt_tokens'] + usage['completion_tokens']:,}  time: {pred.trace.duration_s:.1f}s"
+    )
+    print(
+        "tiers:      "
+        + ", ".join(
+            f"{t} {adapter.metrics[t]['success']} ok / {adapter.metrics[t]['failure']} failed"
+            for t in ("tier1", "tier2", "tier3")
+        )
+    )
     html = Path(args.html or Path(tempfile.gettempdir()) / "rlm_quickstart_trace.html")
     try:
         from dspy_rlm.viewer import write_html

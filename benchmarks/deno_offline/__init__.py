@@ -78,8 +78,15 @@ def prefetch(timeout: float = 300.0) -> tuple[bool, str]:
         return False, "deno is not installed"
     env = configure_env(dict(os.environ))
     env["DENO_NO_PACKAGE_JSON"] = "1"
-    cmd = [exe, "cache", "--no-config", "--no-lock", "--node-modules-dir=false", f"--import-map={IMPORT_MAP}",
-           runner_path()]
+    cmd = [
+        exe,
+        "cache",
+        "--no-config",
+        "--no-lock",
+        "--node-modules-dir=false",
+        f"--import-map={IMPORT_MAP}",
+        runner_path(),
+    ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import dspy
 
@@ -76,8 +77,9 @@ def default_rlm_factory(config: BenchConfig) -> dspy.Module:
     return RLM("context, query -> answer", max_iters=config.max_iters, max_llm_calls=config.max_llm_calls)
 
 
-def truncate_context(context: str, window_tokens: int, reserve_tokens: int,
-                     count_tokens: Callable[[str], int] | None = None) -> tuple[str, bool]:
+def truncate_context(
+    context: str, window_tokens: int, reserve_tokens: int, count_tokens: Callable[[str], int] | None = None
+) -> tuple[str, bool]:
     """Keep the head of ``context`` that fits ``window_tokens - reserve_tokens`` tokens: estimated at 4 chars per
     token, then, with the LM's ``count_tokens``, cut further until the real count fits (JSON lines or digits run
     well under 4 chars a token, and an overflowing prompt is an error, not a baseline)."""
@@ -163,11 +165,22 @@ def run_task(
 ) -> dict[str, Any]:
     """Run one method on one task and return its record (never raises for a failing model)."""
     record: dict[str, Any] = {
-        "task_id": task.id, "suite": task.suite, "size_tokens": task.size_tokens,
-        "context_tokens": task.context_tokens, "method": method, "metric": task.metric,
-        "query": task.query, "gold": task.gold, "meta": task.meta,
-        "answer": None, "score": 0.0, "result_kind": None, "iterations": None, "truncated": False,
-        "parse_failed": False, "error": None,
+        "task_id": task.id,
+        "suite": task.suite,
+        "size_tokens": task.size_tokens,
+        "context_tokens": task.context_tokens,
+        "method": method,
+        "metric": task.metric,
+        "query": task.query,
+        "gold": task.gold,
+        "meta": task.meta,
+        "answer": None,
+        "score": 0.0,
+        "result_kind": None,
+        "iterations": None,
+        "truncated": False,
+        "parse_failed": False,
+        "error": None,
     }
     with LMMeter() as meter:
         try:
@@ -182,7 +195,7 @@ def run_task(
                     )
                     pred = _direct_answer(context, task.query, record)
             record["answer"] = getattr(pred, "answer", None)
-        except Exception as e:  # a benchmark records a model's failure as a zero, it does not stop
+        except Exception as e:  # noqa: BLE001 - a benchmark records a model's failure as a zero, it does not stop
             logger.warning("%s on %s failed: %s", method, task.id, e)
             record["error"] = f"{type(e).__name__}: {e}"[:500]
     record.update(meter.stats())

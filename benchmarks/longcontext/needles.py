@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarks.longcontext.niah import _ADJECTIVES, _NOUNS
 from benchmarks.longcontext.task import CHARS_PER_TOKEN, Task, task_rng
@@ -25,8 +25,28 @@ SUITE = "needle"
 FORMATS = ("log", "csv", "jsonl", "prose", "config", "markdown")
 
 _SERVICES = ("auth", "search", "billing", "cart", "inventory", "mailer", "gateway", "reports")
-_WORDS = ("river", "stone", "cloud", "maple", "copper", "signal", "orbit", "candle", "harvest", "window",
-          "garden", "bridge", "winter", "marble", "lantern", "compass", "thunder", "velvet", "saffron", "cedar")
+_WORDS = (
+    "river",
+    "stone",
+    "cloud",
+    "maple",
+    "copper",
+    "signal",
+    "orbit",
+    "candle",
+    "harvest",
+    "window",
+    "garden",
+    "bridge",
+    "winter",
+    "marble",
+    "lantern",
+    "compass",
+    "thunder",
+    "velvet",
+    "saffron",
+    "cedar",
+)
 
 
 def _other_key(rng: random.Random, key: str) -> str:
@@ -48,15 +68,21 @@ def _code(rng: random.Random) -> str:
 def _log_filler(rng: random.Random, i: int, key: str) -> str:
     level = rng.choice(("INFO", "INFO", "DEBUG", "WARN"))
     svc = rng.choice(_SERVICES)
-    msg = rng.choice((f"request served in {rng.randint(2, 900)} ms", f"cache hit ratio {rng.randint(40, 99)}%",
-                      f"heartbeat ok ({rng.randint(2, 9)} peers)", f"session for {_other_key(rng, key)} renewed",
-                      f"queue depth {rng.randint(0, 500)}"))
+    msg = rng.choice(
+        (
+            f"request served in {rng.randint(2, 900)} ms",
+            f"cache hit ratio {rng.randint(40, 99)}%",
+            f"heartbeat ok ({rng.randint(2, 9)} peers)",
+            f"session for {_other_key(rng, key)} renewed",
+            f"queue depth {rng.randint(0, 500)}",
+        )
+    )
     return f"2024-05-{1 + i % 28:02d} {10 + i % 12:02d}:{i % 60:02d}:{(i * 7) % 60:02d} {level} {svc}: {msg}"
 
 
 def _log_needle(rng: random.Random, key: str) -> tuple[str, str, str]:
     value = f"INC-{rng.randint(1000, 9999)}"
-    line = (f"2024-05-17 14:02:51 ERROR {rng.choice(_SERVICES)}: job {key} failed, opened incident {value}")
+    line = f"2024-05-17 14:02:51 ERROR {rng.choice(_SERVICES)}: job {key} failed, opened incident {value}"
     return line, f"Which incident ID was opened when job {key} failed?", value
 
 
@@ -71,8 +97,9 @@ def _csv_needle(rng: random.Random, key: str) -> tuple[str, str, str]:
 
 
 def _jsonl_filler(rng: random.Random, i: int, key: str) -> str:
-    return json.dumps({"id": i, "user": _other_key(rng, key), "action": rng.choice(("login", "logout", "pay")),
-                       "token": _code(rng)})
+    return json.dumps(
+        {"id": i, "user": _other_key(rng, key), "action": rng.choice(("login", "logout", "pay")), "token": _code(rng)}
+    )
 
 
 def _jsonl_needle(rng: random.Random, key: str) -> tuple[str, str, str]:
@@ -83,8 +110,10 @@ def _jsonl_needle(rng: random.Random, key: str) -> tuple[str, str, str]:
 
 def _prose_filler(rng: random.Random, i: int, key: str) -> str:
     a, b, c = rng.sample(_WORDS, 3)
-    return (f"The {a} near the {b} was quiet that season, and the travellers spoke of {c} and of "
-            f"{_other_key(rng, key)} as they walked.")
+    return (
+        f"The {a} near the {b} was quiet that season, and the travellers spoke of {c} and of "
+        f"{_other_key(rng, key)} as they walked."
+    )
 
 
 def _prose_needle(rng: random.Random, key: str) -> tuple[str, str, str]:
@@ -108,13 +137,14 @@ def _config_needle(rng: random.Random, key: str) -> tuple[str, str, str]:
 def _markdown_filler(rng: random.Random, i: int, key: str) -> str:
     if i % 8 == 0:
         return f"\n## Notes on {rng.choice(_WORDS)} {i // 8}\n"
-    return f"- {rng.choice(_WORDS).capitalize()} review with {_other_key(rng, key)}: status {rng.choice(('ok', 'late'))}."
+    return (
+        f"- {rng.choice(_WORDS).capitalize()} review with {_other_key(rng, key)}: status {rng.choice(('ok', 'late'))}."
+    )
 
 
 def _markdown_needle(rng: random.Random, key: str) -> tuple[str, str, str]:
     value = _code(rng)
-    return (f"- Release owner {key}: codename {value}.", f"What is the codename given by release owner {key}?",
-            value)
+    return (f"- Release owner {key}: codename {value}.", f"What is the codename given by release owner {key}?", value)
 
 
 _FORMATS: dict[str, tuple[Callable, Callable, str]] = {
@@ -125,8 +155,11 @@ _FORMATS: dict[str, tuple[Callable, Callable, str]] = {
     "config": (_config_filler, _config_needle, "\n"),
     "markdown": (_markdown_filler, _markdown_needle, "\n"),
 }
-_HEADERS = {"csv": "customer_id,name,service,account_number,region", "config": "# service configuration",
-            "markdown": "# Team notes"}
+_HEADERS = {
+    "csv": "customer_id,name,service,account_number,region",
+    "config": "# service configuration",
+    "markdown": "# Team notes",
+}
 
 
 def generate_task(size_tokens: int, fmt: str, seed: int = 0, index: int = 0) -> Task:
@@ -165,9 +198,16 @@ def generate_task(size_tokens: int, fmt: str, seed: int = 0, index: int = 0) -> 
     if fmt == "config":
         key = key.replace("-", "_")
     assert context.count(value) == 1 and context.count(key) == 1, "the needle must be unique"
-    return Task(id=f"{SUITE}-{fmt}-{size_tokens}-{seed}-{index}", suite=SUITE, size_tokens=size_tokens,
-                context=context, query=query, gold=[value], metric="niah",
-                meta={"format": fmt, "key": key, "needle": record, "depth": context.index(record) / len(context)})
+    return Task(
+        id=f"{SUITE}-{fmt}-{size_tokens}-{seed}-{index}",
+        suite=SUITE,
+        size_tokens=size_tokens,
+        context=context,
+        query=query,
+        gold=[value],
+        metric="niah",
+        meta={"format": fmt, "key": key, "needle": record, "depth": context.index(record) / len(context)},
+    )
 
 
 def generate(size_tokens: int, n_tasks: int = 1, seed: int = 0, formats: tuple[str, ...] = FORMATS) -> list[Task]:

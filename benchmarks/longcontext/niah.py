@@ -23,20 +23,63 @@ FILLER_SENTENCES = (
 )
 NEEDLE_TEMPLATE = "One of the special magic numbers for {key} is: {value}."
 QUERY_TEMPLATE = (
-    "What is the special magic number for {key} mentioned in the provided text? "
-    "Answer with the number only."
+    "What is the special magic number for {key} mentioned in the provided text? Answer with the number only."
 )
 NEEDLE_PATTERN = re.compile(r"One of the special magic numbers for ([\w-]+) is: (\d{7})\.")
 
 _ADJECTIVES = (
-    "amused", "brave", "calm", "dizzy", "eager", "fancy", "gentle", "happy", "icy", "jolly",
-    "kind", "lively", "mellow", "nimble", "odd", "proud", "quiet", "rapid", "shy", "tidy",
-    "upbeat", "vivid", "witty", "young", "zesty",
+    "amused",
+    "brave",
+    "calm",
+    "dizzy",
+    "eager",
+    "fancy",
+    "gentle",
+    "happy",
+    "icy",
+    "jolly",
+    "kind",
+    "lively",
+    "mellow",
+    "nimble",
+    "odd",
+    "proud",
+    "quiet",
+    "rapid",
+    "shy",
+    "tidy",
+    "upbeat",
+    "vivid",
+    "witty",
+    "young",
+    "zesty",
 )
 _NOUNS = (
-    "gazelle", "harbor", "lantern", "meadow", "otter", "pebble", "quartz", "raven", "saddle", "thistle",
-    "tundra", "violet", "walrus", "yarrow", "anchor", "beacon", "canyon", "dolphin", "ember", "falcon",
-    "glacier", "heron", "island", "jasper", "kettle",
+    "gazelle",
+    "harbor",
+    "lantern",
+    "meadow",
+    "otter",
+    "pebble",
+    "quartz",
+    "raven",
+    "saddle",
+    "thistle",
+    "tundra",
+    "violet",
+    "walrus",
+    "yarrow",
+    "anchor",
+    "beacon",
+    "canyon",
+    "dolphin",
+    "ember",
+    "falcon",
+    "glacier",
+    "heron",
+    "island",
+    "jasper",
+    "kettle",
 )
 
 

@@ -27,16 +27,31 @@ LABELS = (
 )
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 MONTH_NAMES = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 )
 DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 YEAR = 2023
 
 _SLOTS: dict[str, tuple[str, ...]] = {
     "acronym": ("NASA", "UNESCO", "NATO", "FIFA", "DNA", "HTML", "GDP", "RAM", "OPEC", "LASER", "SCUBA", "UNICEF"),
-    "org": ("the World Health Organization", "the International Monetary Fund", "the European Central Bank",
-            "the National Basketball Association", "the Food and Drug Administration"),
+    "org": (
+        "the World Health Organization",
+        "the International Monetary Fund",
+        "the European Central Bank",
+        "the National Basketball Association",
+        "the Food and Drug Administration",
+    ),
     "animal": ("an axolotl", "a pangolin", "a narwhal", "a quokka", "a capybara", "an okapi", "a tapir"),
     "thing": ("a theremin", "a sextant", "a zither", "an abacus", "a loom", "a harpsichord", "a trebuchet"),
     "concept": ("irony", "entropy", "democracy", "nostalgia", "inflation", "karma", "stoicism", "utopia"),

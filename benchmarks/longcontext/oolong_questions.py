@@ -11,8 +11,9 @@ the other by Y; neither user has X or Y; both users have X and Y.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from itertools import combinations
-from typing import Any, Callable
+from typing import Any
 
 from benchmarks.longcontext.oolong import LABELS, MONTH_NAMES, YEAR, Dataset, strict_argmax
 
@@ -27,12 +28,9 @@ Q_USER_COUNT = "How many instances from user {user} should be classified as '{la
 Q_USER_MOST_COMMON = (
     "Which label is the most common among the instances from user {user}? Answer with one of: {choices}."
 )
-Q_MONTH_COUNT = (
-    "How many instances classified as '{label}' are dated in {month} {year}? Answer with a number."
-)
+Q_MONTH_COUNT = "How many instances classified as '{label}' are dated in {month} {year}? Answer with a number."
 Q_TOP_MONTH = (
-    "In which month of {year} do instances classified as '{label}' occur most often? "
-    "Answer with the month name."
+    "In which month of {year} do instances classified as '{label}' occur most often? Answer with the month name."
 )
 P_BOTH_DOMINANT = (
     "List all pairs of user IDs where both users have more instances classified as '{x}' than "
@@ -104,7 +102,12 @@ def _top_month(data: Dataset, rng) -> QuestionResult:
 
 
 AGGREGATION_FAMILIES: tuple[Callable[[Dataset, Any], QuestionResult], ...] = (
-    _count, _most_common, _user_count, _user_most_common, _month_count, _top_month,
+    _count,
+    _most_common,
+    _user_count,
+    _user_most_common,
+    _month_count,
+    _top_month,
 )
 
 
@@ -166,7 +169,10 @@ def _both_have(data: Dataset, rng) -> QuestionResult:
 
 
 PAIRS_FAMILIES: tuple[Callable[[Dataset, Any], QuestionResult], ...] = (
-    _both_dominant, _cross_dominant, _neither, _both_have,
+    _both_dominant,
+    _cross_dominant,
+    _neither,
+    _both_have,
 )
 
 

@@ -82,7 +82,7 @@ def oracle_reply(system: str, user: str) -> str:
                 answer = str(solvers.solve(context, query))
             except (AttributeError, ValueError, TypeError, IndexError):
                 answer = "unknown"  # a truncated context can cut a line or the needle in half
-        values = {name: "" for name in fields}
+        values = dict.fromkeys(fields, "")
         values["answer"] = answer
         values.pop("reasoning", None)
         if "reasoning" in fields:

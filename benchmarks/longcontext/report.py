@@ -20,18 +20,20 @@ def summarize(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for (suite, size, method), group in sorted(groups.items()):
         n = len(group)
-        rows.append({
-            "suite": suite,
-            "size_tokens": size,
-            "method": method,
-            "n": n,
-            "score": sum(r["score"] for r in group) / n,
-            "lm_calls": sum(r["lm_calls"] for r in group) / n,
-            "total_tokens": sum(r["total_tokens"] for r in group) / n,
-            "cost_usd": sum(r["cost_usd"] for r in group),
-            "seconds": sum(r["seconds"] for r in group) / n,
-            "errors": sum(1 for r in group if r["error"]),
-        })
+        rows.append(
+            {
+                "suite": suite,
+                "size_tokens": size,
+                "method": method,
+                "n": n,
+                "score": sum(r["score"] for r in group) / n,
+                "lm_calls": sum(r["lm_calls"] for r in group) / n,
+                "total_tokens": sum(r["total_tokens"] for r in group) / n,
+                "cost_usd": sum(r["cost_usd"] for r in group),
+                "seconds": sum(r["seconds"] for r in group) / n,
+                "errors": sum(1 for r in group if r["error"]),
+            }
+        )
     return rows
 
 

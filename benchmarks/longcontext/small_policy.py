@@ -77,8 +77,10 @@ def policy_step(variables_info: str, history: str) -> dict[str, str]:
         if key in line:
             value = value_on_line(query, line)
             if value is not None:
-                return {"reasoning": f"The {_lead(query, line, value, key)} is {value}.",
-                        "code": f"SUBMIT(answer='{value}')"}
+                return {
+                    "reasoning": f"The {_lead(query, line, value, key)} is {value}.",
+                    "code": f"SUBMIT(answer='{value}')",
+                }
     return {"reasoning": f"I will search for '{key}'.", "code": f"print(search(context, '{key}'))"}
 
 
@@ -99,11 +101,20 @@ class SmallPolicyLM(dspy.BaseLM):
             text = json.dumps(policy_step(_field(user, "variables_info"), _field(user, "repl_history")))
         else:
             text = json.dumps({"answer": "unknown"})
-        usage = {"prompt_tokens": sum(len(str(m["content"])) for m in messages) // 4, "completion_tokens": len(text) // 4}
+        usage = {
+            "prompt_tokens": sum(len(str(m["content"])) for m in messages) // 4,
+            "completion_tokens": len(text) // 4,
+        }
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         choice = _Response(index=0, message=_Response(role="assistant", content=text), finish_reason="stop")
-        return _Response(id=f"policy-{uuid.uuid4().hex[:8]}", created=int(time.time()), model=self.model,
-                         choices=[choice], usage=_Response(**usage), _hidden_params={"response_cost": 0.0})
+        return _Response(
+            id=f"policy-{uuid.uuid4().hex[:8]}",
+            created=int(time.time()),
+            model=self.model,
+            choices=[choice],
+            usage=_Response(**usage),
+            _hidden_params={"response_cost": 0.0},
+        )
 
 
 class _Response(dict):

@@ -20,8 +20,20 @@ LABEL_RULES = (
     (r"How many |How far is |In what year did ", "numeric value"),
 )
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-               "October", "November", "December")
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 LINE = re.compile(r"^Date: (\w{3}) (\d{2}), (\d{4}) \|\| User: (\d+) \|\| Instance: (.*)$", re.MULTILINE)
 
 
@@ -74,7 +86,7 @@ def solve_aggregation(records, query):
 
 
 def solve_pairs(records, query):
-    x, y = (re.findall(r"'([^']+)'", query) + [None])[:2]
+    x, y = [*re.findall(r"'([^']+)'", query), None][:2]
     per_user = {}
     for _month, user, label in records:
         per_user.setdefault(user, Counter())[label] += 1
@@ -88,7 +100,7 @@ def solve_pairs(records, query):
     else:
         keep = lambda a, b: {x, y} <= set(per_user[a]) and {x, y} <= set(per_user[b])  # noqa: E731
     users = sorted(per_user, key=int)
-    return "\n".join("(%s, %s)" % (a, b) for a, b in combinations(users, 2) if keep(a, b))
+    return "\n".join(f"({a}, {b})" for a, b in combinations(users, 2) if keep(a, b))
 
 
 def solve(context, query):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarks.longcontext import niah, oolong
 from benchmarks.longcontext.task import Task

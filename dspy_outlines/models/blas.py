@@ -33,7 +33,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ensure_fast_blas", "find_openblas", "fast_blas_status"]
+__all__ = ["ensure_fast_blas", "fast_blas_status", "find_openblas"]
 
 # Debian / Ubuntu locations of the libopenblas0-pthread and libopenblas0-openmp packages.
 _KNOWN_PATHS = (

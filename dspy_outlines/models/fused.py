@@ -150,7 +150,7 @@ def _prefill_attention(q, k, v, scale: float, offset: int):
     q = (q * scale).reshape(batch, kv_heads, rep * length, dim)
     k_diag, v_diag = k[:, :, offset:], v[:, :, offset:]
     # row r of the (rep * length) query rows is position r % length of the chunk
-    keep = (mx.arange(length)[None, :] <= mx.arange(length)[:, None])
+    keep = mx.arange(length)[None, :] <= mx.arange(length)[:, None]
     keep = mx.broadcast_to(keep[None], (rep, length, length)).reshape(rep * length, length)
     diag = q @ k_diag.swapaxes(-1, -2)
     if offset == 0:

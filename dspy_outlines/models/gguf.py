@@ -19,7 +19,7 @@ from dspy_outlines.models.blas import ensure_fast_blas
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["load_gguf", "gguf_config"]
+__all__ = ["gguf_config", "load_gguf"]
 
 GROUP_SIZE = 32  # every GGUF block format MLX reads (Q4_0, Q4_1, Q8_0) uses 32-wide blocks
 
@@ -121,9 +121,7 @@ def _bits(packed: Any, scales: Any) -> int:
     return packed.shape[-1] * 32 // (scales.shape[-1] * GROUP_SIZE)
 
 
-def convert_weights(
-    raw: dict[str, Any], config: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+def convert_weights(raw: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     """Rename GGUF tensors, undo the q/k permutation and find each quantized module's bits.
 
     Args:
@@ -193,7 +191,7 @@ def load_gguf(path: str | Path, *, dequantize: bool) -> tuple[Any, Any, dict[str
     from dspy_outlines.models.gguf_tokenizer import tokenizer_from_gguf_metadata
 
     loaded = mx.load(str(path), return_metadata=True)
-    if not isinstance(loaded, tuple):  # noqa: TRY004 - a file that is not GGUF is a bad value, not a bad type
+    if not isinstance(loaded, tuple):
         raise ValueError(f"{path} did not load as a GGUF file (no metadata); pass a llama-family .gguf file.")
     raw, metadata = loaded
     config = gguf_config(metadata, raw)

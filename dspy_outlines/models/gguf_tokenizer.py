@@ -95,7 +95,7 @@ def build_hf_tokenizer(metadata: dict[str, Any]) -> Any:
         tokenizer.add_special_tokens([a for a in added if a.special])
         tokenizer.add_tokens([a for a in added if not a.special])
 
-    bos, eos = _special_id(metadata, "bos"), _special_id(metadata, "eos")
+    bos = _special_id(metadata, "bos")
     add_bos = bool(metadata.get("tokenizer.ggml.add_bos_token", False))
     if add_bos and bos is not None:
         tokenizer.post_processor = processors.TemplateProcessing(
@@ -130,6 +130,4 @@ def tokenizer_from_gguf_metadata(metadata: dict[str, Any]) -> Any:
 
     hf_tokenizer = build_hf_tokenizer(metadata)
     eos_ids = {i for i in (_special_id(metadata, "eos"), _special_id(metadata, "eot")) if i is not None}
-    return TokenizerWrapper(
-        hf_tokenizer, detokenizer_class=BPEStreamingDetokenizer, eos_token_ids=sorted(eos_ids)
-    )
+    return TokenizerWrapper(hf_tokenizer, detokenizer_class=BPEStreamingDetokenizer, eos_token_ids=sorted(eos_ids))

@@ -21,8 +21,8 @@ def test_context_has_the_needle_count_it_claims():
 
 
 def test_deno_missing_is_a_reason(monkeypatch):
-    monkeypatch.setattr(vs_dspy.shutil, "which", lambda name: None)
-    monkeypatch.setattr(vs_dspy.os.path, "isfile", lambda path: False)
+    monkeypatch.setattr(vs_dspy.deno_offline.shutil, "which", lambda name: None)
+    monkeypatch.setattr(vs_dspy.deno_offline.os.path, "isfile", lambda path: False)
     assert "deno is not installed" in vs_dspy.deno_status()
 
 

@@ -170,9 +170,7 @@ def test_context_window_error_is_not_retried():
 
 
 def test_tool_calls_signature_skips_tier3():
-    sig = dspy.Signature(
-        {"tools": (list[dspy.Tool], dspy.InputField()), "calls": (dspy.ToolCalls, dspy.OutputField())}
-    )
+    sig = dspy.Signature({"tools": (list[dspy.Tool], dspy.InputField()), "calls": (dspy.ToolCalls, dspy.OutputField())})
     lm = ScriptedLM([GARBAGE, GARBAGE], local=True)
     with pytest.raises(AdapterParseError):
         run(OutlinesAdapter(), lm, sig, {"tools": []})
@@ -214,7 +212,7 @@ def test_predict_with_configured_and_nested_context_adapter():
     with dspy.context(lm=lm, adapter=adapter):
         pred = dspy.Predict(SIG)(question="2+2?")
     assert (pred.answer, pred.label) == (4, "yes")
-    with dspy.context(lm=lm):  # configured elsewhere, used for one block
+    with dspy.context(lm=lm):  # noqa: SIM117 - configured elsewhere, used for one block: two scopes on purpose
         with dspy.context(adapter=adapter):
             pred = dspy.Predict(SIG)(question="2+2?")
     assert pred.answer == 4
@@ -243,7 +241,13 @@ def test_metrics_shape_reset_and_thread_safety():
         t.join()
     m = adapter.metrics
     assert (m["tier1_failures"], m["tier2_success"]) == (100, 100)
-    assert m["tier1"]["latency_s"] > 0 and set(m["tier3"]) == {"success", "failure", "truncated", "skipped", "latency_s"}
+    assert m["tier1"]["latency_s"] > 0 and set(m["tier3"]) == {
+        "success",
+        "failure",
+        "truncated",
+        "skipped",
+        "latency_s",
+    }
     m["tier1"]["failure"] = -1  # a snapshot: editing it changes nothing
     assert adapter.metrics["tier1"]["failure"] == 100
     adapter.reset_metrics()
@@ -300,29 +304,54 @@ class SumSig(dspy.Signature):
 
 
 def _single(annotation, instructions="Answer the question."):
-    return dspy.Signature({"question": (str, dspy.InputField()), "answer": (annotation, dspy.OutputField())}, instructions)
+    return dspy.Signature(
+        {"question": (str, dspy.InputField()), "answer": (annotation, dspy.OutputField())}, instructions
+    )
 
 
 # signature, question (a short prompt keeps this fast), max_tokens, check on the parsed fields
 REAL_CASES = {
-    "literal": (_single(Literal["positive", "negative"]), "Is 'I love it' positive or negative?", 4,
-                lambda r: r["answer"] in ("positive", "negative")),
+    "literal": (
+        _single(Literal["positive", "negative"]),
+        "Is 'I love it' positive or negative?",
+        4,
+        lambda r: r["answer"] in ("positive", "negative"),
+    ),
     "enum": (_single(Mood), "Happy or sad: how does a winner feel?", 4, lambda r: isinstance(r["answer"], Mood)),
-    "int": (_single(int), "How many legs does a cat have? Answer with a number.", 4,
-            lambda r: isinstance(r["answer"], int)),
-    "float": (_single(float), "What is half of 3? Answer with a decimal number.", 6,
-              lambda r: isinstance(r["answer"], float)),
+    "int": (
+        _single(int),
+        "How many legs does a cat have? Answer with a number.",
+        4,
+        lambda r: isinstance(r["answer"], int),
+    ),
+    "float": (
+        _single(float),
+        "What is half of 3? Answer with a decimal number.",
+        6,
+        lambda r: isinstance(r["answer"], float),
+    ),
     "bool": (_single(bool), "Is water wet? True or False.", 3, lambda r: isinstance(r["answer"], bool)),
     "str": (_single(str), "Name a color.", 6, lambda r: isinstance(r["answer"], str) and r["answer"].strip()),
-    "pydantic_nested": (_single(Trip), "JSON with traveller Ann and city Paris (country France).", 40,
-                        lambda r: isinstance(r["answer"], Trip)),
-    "list": (_single(list[int]), "List the numbers 1, 2 and 3.", 12,
-             lambda r: isinstance(r["answer"], list) and all(isinstance(x, int) for x in r["answer"])),
+    "pydantic_nested": (
+        _single(Trip),
+        "JSON with traveller Ann and city Paris (country France).",
+        40,
+        lambda r: isinstance(r["answer"], Trip),
+    ),
+    "list": (
+        _single(list[int]),
+        "List the numbers 1, 2 and 3.",
+        12,
+        lambda r: isinstance(r["answer"], list) and all(isinstance(x, int) for x in r["answer"]),
+    ),
     "regex": (CodeSig, "Write a ticket code like ABC-123.", 8, lambda r: re.fullmatch(r"[A-Z]{3}-[0-9]{3}", r["code"])),
     "cfg": (SumSig, "Write 2+3.", 8, lambda r: re.fullmatch(r"[0-9]{1,2}\+[0-9]{1,2}", r["expression"])),
-    "multi_field": (dspy.Signature("review -> sentiment: Literal['positive', 'negative'], stars: int"),
-                    "Review: 'Great phone.' Give JSON with sentiment and stars (1-5).", 24,
-                    lambda r: r["sentiment"] in ("positive", "negative") and isinstance(r["stars"], int)),
+    "multi_field": (
+        dspy.Signature("review -> sentiment: Literal['positive', 'negative'], stars: int"),
+        "Review: 'Great phone.' Give JSON with sentiment and stars (1-5).",
+        24,
+        lambda r: r["sentiment"] in ("positive", "negative") and isinstance(r["stars"], int),
+    ),
 }
 
 
@@ -383,13 +412,21 @@ class FinishingLM(dspy.BaseLM):
         self.text, self.finish_reason = text, finish_reason
 
     def forward(self, prompt=None, messages=None, **kwargs):
-        choice = {"index": 0, "message": {"role": "assistant", "content": self.text}, "finish_reason": self.finish_reason}
-        return {"choices": [choice], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                "model": self.model}
+        choice = {
+            "index": 0,
+            "message": {"role": "assistant", "content": self.text},
+            "finish_reason": self.finish_reason,
+        }
+        return {
+            "choices": [choice],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            "model": self.model,
+        }
 
 
-@pytest.mark.parametrize(("text", "reason", "ok"), [("42", "length", False), ("42", "deadline", False),
-                                                    ("42", "stop", True)])
+@pytest.mark.parametrize(
+    ("text", "reason", "ok"), [("42", "length", False), ("42", "deadline", False), ("42", "stop", True)]
+)
 def test_tier3_value_cut_by_finish_reason_is_a_truncated_failure(text, reason, ok):
     adapter, sig = OutlinesAdapter(tiers=("tier3",)), _single(int)
     if ok:

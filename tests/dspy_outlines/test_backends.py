@@ -60,7 +60,6 @@ def test_install_cpu_bitmask_is_idempotent_and_only_without_metal():
 def test_missing_outlines_internal_fails_fast_naming_attribute_and_version():
     """A stand-in for a processor of an Outlines release that renamed its per-generation state."""
     import types
-
     from importlib.metadata import version
 
     installed = version("outlines")

@@ -60,8 +60,12 @@ CASES = [
     (float, ("regex", lambda d: re.fullmatch(d, "3.5")), "3.5", 3.5),
     (bool, ("regex", lambda d: d == "(True|False)"), "False", False),
     (list[int], ("regex", lambda d: re.fullmatch(d, "[1, 2]")), "[1, 2]", [1, 2]),
-    (Person, ("json", lambda d: '"city"' in d), '{"name": "A", "address": {"city": "B", "zip": 1}}',
-     Person(name="A", address=Address(city="B", zip=1))),
+    (
+        Person,
+        ("json", lambda d: '"city"' in d),
+        '{"name": "A", "address": {"city": "B", "zip": 1}}',
+        Person(name="A", address=Address(city="B", zip=1)),
+    ),
     (Annotated[str, Regex(r"[A-Z]{3}-[0-9]{3}")], ("regex", lambda d: d == "[A-Z]{3}-[0-9]{3}"), "ABC-123", "ABC-123"),
     (Annotated[str, CFG(ARITHMETIC)], ("cfg", lambda d: d == ARITHMETIC), "1+2", "1+2"),
 ]
@@ -86,10 +90,12 @@ def test_raw_regex_annotation_in_class_signature():
 
 
 def test_multi_field_is_one_json_object_in_field_order():
-    sig = dspy.Signature("q -> sentiment: Literal['pos', 'neg'], stars: int, person: Person", custom_types={"Person": Person})
+    sig = dspy.Signature(
+        "q -> sentiment: Literal['pos', 'neg'], stars: int, person: Person", custom_types={"Person": Person}
+    )
     constraint = build_constraint(sig)
     assert constraint.field is None
-    kind, schema = constraint_key(constraint.output_type)
+    kind, _ = constraint_key(constraint.output_type)
     assert kind == "json"
     model = constraint.output_type
     assert list(model.model_fields) == ["sentiment", "stars", "person"]
@@ -117,12 +123,15 @@ def test_invalid_constrained_text_raises_adapter_parse_error(text):
         build_constraint(sig).parse(text)
 
 
-@pytest.mark.parametrize(("annotation", "text"), [
-    (list[str], '["red", "white", "bl'),  # issue 15: json-repair made this ['red', 'white', 'bl']
-    (list[int], "[1, 2, "),
-    (Person, '{"name": "A", "address": {"city": "B"'),
-    (dict[str, int], '{"a": 1'),
-])
+@pytest.mark.parametrize(
+    ("annotation", "text"),
+    [
+        (list[str], '["red", "white", "bl'),  # issue 15: json-repair made this ['red', 'white', 'bl']
+        (list[int], "[1, 2, "),
+        (Person, '{"name": "A", "address": {"city": "B"'),
+        (dict[str, int], '{"a": 1'),
+    ],
+)
 def test_cut_json_is_truncated_never_repaired(annotation, text):
     with pytest.raises(TruncatedOutputError, match="not repaired"):
         build_constraint(single(annotation)).parse(text)
@@ -205,10 +214,12 @@ def test_response_format_closes_nested_models_for_openai_strict_mode():
 
 
 def test_close_schema_leaves_non_schema_positions_alone():
-    schema = {"type": "object", "properties": {"type": {"type": "string"}, "properties": {"type": "integer"}},
-              "default": {"type": "object", "properties": {}},
-              "$defs": {"M": {"type": "object", "properties": {"x": {"type": "integer"}},
-                              "additionalProperties": True}}}
+    schema = {
+        "type": "object",
+        "properties": {"type": {"type": "string"}, "properties": {"type": "integer"}},
+        "default": {"type": "object", "properties": {}},
+        "$defs": {"M": {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": True}},
+    }
     close_schema(schema)
     assert schema["additionalProperties"] is False and "required" not in schema
     assert schema["properties"]["properties"] == {"type": "integer"}

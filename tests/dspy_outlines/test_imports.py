@@ -20,8 +20,18 @@ import pytest
 from dspy_outlines.models import blas
 
 # Module prefixes an API-model user must never import.
-LOCAL_STACK = ("mlx", "mlx_lm", "llama_cpp", "outlines", "outlines_core", "llguidance", "dspy_outlines.lm",
-               "dspy_outlines.engines", "dspy_outlines.models", "dspy_outlines.backends")
+LOCAL_STACK = (
+    "mlx",
+    "mlx_lm",
+    "llama_cpp",
+    "outlines",
+    "outlines_core",
+    "llguidance",
+    "dspy_outlines.lm",
+    "dspy_outlines.engines",
+    "dspy_outlines.models",
+    "dspy_outlines.backends",
+)
 
 _REPORT = """
 import json, sys
@@ -35,8 +45,9 @@ print(json.dumps({{"heavy": sorted(heavy), "openblas": "libopenblas" in maps, "e
 def _run(code: str, prefixes: tuple[str, ...] = LOCAL_STACK, timeout: int = 300) -> dict:
     script = textwrap.dedent(code) + _REPORT.format(prefixes=prefixes)
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout, env=env,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -54,11 +65,14 @@ def test_importing_the_package_and_adapter_loads_nothing_local():
 
 
 def test_importing_the_model_module_has_no_side_effect():
-    result = _run("""
+    result = _run(
+        """
         import dspy_outlines.models
         from dspy_outlines.models.blas import fast_blas_status
         extra = fast_blas_status()
-    """, prefixes=("mlx", "mlx_lm", "outlines", "llama_cpp"))
+    """,
+        prefixes=("mlx", "mlx_lm", "outlines", "llama_cpp"),
+    )
     assert result["heavy"] == []
     assert not result["openblas"], "importing dspy_outlines.models loaded OpenBLAS"
     assert result["extra"] == {"library": None, "reason": "not attempted", "gemv_shim": None}
@@ -121,7 +135,8 @@ def test_first_model_load_routes_blas_before_mlx_is_loaded():
     if blas.find_openblas() is None or os.environ.get(blas.DISABLE_ENV):
         pytest.skip("OpenBLAS is not installed (apt-get install libopenblas0-pthread)")
     # An import hook notes what the process has mapped at the moment mlx.core is first imported.
-    result = _run("""
+    result = _run(
+        """
         import sys
         seen = {}
 
@@ -140,7 +155,9 @@ def test_first_model_load_routes_blas_before_mlx_is_loaded():
         before = fast_blas_status()["reason"]
         load_model()
         extra = {"before": before, "at_mlx_import": seen, "after": fast_blas_status()}
-    """, prefixes=())
+    """,
+        prefixes=(),
+    )
     extra = result["extra"]
     assert extra["before"] == "not attempted"
     assert extra["at_mlx_import"]["openblas"], "mlx.core was loaded before OpenBLAS"

@@ -42,18 +42,32 @@ NUMBER: /[0-9]{1,2}/
 
 # output type, prompt, max_tokens, check on the generated text
 CONSTRAINTS = {
-    "pydantic": (City, "Give a JSON object for the city Paris: its name and whether it is a capital.", 32,
-                 lambda t: City.model_validate_json(t).name != ""),
-    "json_schema": (JsonSchema(json.dumps({"type": "object", "properties": {"ok": {"type": "boolean"}},
-                                           "required": ["ok"]})),
-                    "Is the sky blue? Answer as JSON with the key ok.", 12,
-                    lambda t: isinstance(json.loads(t)["ok"], bool)),
-    "literal": (Literal["positive", "negative"], "Is 'I love it' positive or negative?", 4,
-                lambda t: t in ("positive", "negative")),
+    "pydantic": (
+        City,
+        "Give a JSON object for the city Paris: its name and whether it is a capital.",
+        32,
+        lambda t: City.model_validate_json(t).name != "",
+    ),
+    "json_schema": (
+        JsonSchema(json.dumps({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})),
+        "Is the sky blue? Answer as JSON with the key ok.",
+        12,
+        lambda t: isinstance(json.loads(t)["ok"], bool),
+    ),
+    "literal": (
+        Literal["positive", "negative"],
+        "Is 'I love it' positive or negative?",
+        4,
+        lambda t: t in ("positive", "negative"),
+    ),
     "enum": (Mood, "Happy or sad: how does a winner feel?", 4, lambda t: t in ("happy", "sad")),
     "int": (int, "How many legs does a cat have?", 4, lambda t: re.fullmatch(r"[+-]?(0|[1-9][0-9]*)", t)),
-    "regex": (Regex(r"[A-Z]{3}-[0-9]{3}"), "Write a ticket code like ABC-123.", 8,
-              lambda t: re.fullmatch(r"[A-Z]{3}-[0-9]{3}", t)),
+    "regex": (
+        Regex(r"[A-Z]{3}-[0-9]{3}"),
+        "Write a ticket code like ABC-123.",
+        8,
+        lambda t: re.fullmatch(r"[A-Z]{3}-[0-9]{3}", t),
+    ),
     "cfg": (CFG(SUM_GRAMMAR), "Write 2+3.", 8, lambda t: re.fullmatch(r"[0-9]{1,2}\+[0-9]{1,2}", t)),
 }
 
@@ -79,8 +93,12 @@ def test_forward_returns_an_openai_style_response_with_usage(llamacpp_lm):
 def test_chat_template_matches_the_mlx_engine(llamacpp_lm, embedded_lm):
     conversations = [
         QUESTION,  # no system message: the template's default one
-        [{"role": "system", "content": "You answer briefly."}, *QUESTION,
-         {"role": "assistant", "content": "Paris."}, {"role": "user", "content": "And of Italy?"}],
+        [
+            {"role": "system", "content": "You answer briefly."},
+            *QUESTION,
+            {"role": "assistant", "content": "Paris."},
+            {"role": "user", "content": "And of Italy?"},
+        ],
     ]
     for messages in conversations:
         text = llamacpp_lm.render_prompt(messages)
@@ -96,8 +114,9 @@ def test_chat_template_matches_the_mlx_engine(llamacpp_lm, embedded_lm):
 @pytest.mark.parametrize("kind", list(CONSTRAINTS))
 def test_every_constraint_kind_is_valid(llamacpp_lm, kind):
     output_type, question, max_tokens, check = CONSTRAINTS[kind]
-    response = llamacpp_lm.forward(messages=[{"role": "user", "content": question}], max_tokens=max_tokens,
-                                   _outlines_constraint=output_type)
+    response = llamacpp_lm.forward(
+        messages=[{"role": "user", "content": question}], max_tokens=max_tokens, _outlines_constraint=output_type
+    )
     assert check(_text(response)), _text(response)
 
 
@@ -152,8 +171,9 @@ def test_saved_prefixes_serve_interleaved_prompts_with_identical_output(uncached
 
 def test_a_passed_deadline_returns_at_once_with_no_text(llamacpp_lm):
     before = llamacpp_lm.engine.stats()["deadline_before_first_token"]
-    response = llamacpp_lm.forward(messages=[{"role": "user", "content": "Write a long story."}], max_tokens=48,
-                                   _deadline=time.monotonic())
+    response = llamacpp_lm.forward(
+        messages=[{"role": "user", "content": "Write a long story."}], max_tokens=48, _deadline=time.monotonic()
+    )
     assert response.choices[0].finish_reason == "deadline"
     assert _text(response) == "" and response.usage.completion_tokens == 0
     assert llamacpp_lm.engine.stats()["deadline_before_first_token"] == before + 1
@@ -180,8 +200,14 @@ def test_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(uncach
     from dspy_outlines.engines.llamacpp import PREFILL_CHUNK
 
     lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
-    messages = [{"role": "user", "content": "Deadline test. " + "The river crossed the old city from east to west. "
-                 * 200 + "Where does the river flow?"}]
+    messages = [
+        {
+            "role": "user",
+            "content": "Deadline test. "
+            + "The river crossed the old city from east to west. " * 200
+            + "Where does the river flow?",
+        }
+    ]
     ids = lm.engine.encode(lm.render_prompt(messages))
     assert len(ids) > 8 * PREFILL_CHUNK  # far more than a fast CPU reads in 0.25 s
     cut = lm.engine.generate(ids, GenerationRequest(max_tokens=8, deadline=time.monotonic() + 0.25))
@@ -227,8 +253,12 @@ def test_concurrent_calls_are_serialized_and_match_sequential_ones(llamacpp_lm):
 
     engine._generate = tracked
     try:
-        threads = [threading.Thread(target=lambda i=i: results.__setitem__(
-            i, _text(llamacpp_lm.forward(messages=prompts[i], max_tokens=8)))) for i in range(3)]
+        threads = [
+            threading.Thread(
+                target=lambda i=i: results.__setitem__(i, _text(llamacpp_lm.forward(messages=prompts[i], max_tokens=8)))
+            )
+            for i in range(3)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -243,7 +273,8 @@ def test_predict_through_the_tier3_adapter_returns_a_typed_output(llamacpp_lm):
     adapter = OutlinesAdapter(tiers=("tier3",))
     with dspy.context(lm=llamacpp_lm, adapter=adapter):
         pred = dspy.Predict("review -> sentiment: Literal['positive', 'negative'], stars: int")(
-            review="Great phone, works perfectly.", config={"max_tokens": 24})
+            review="Great phone, works perfectly.", config={"max_tokens": 24}
+        )
     assert pred.sentiment in ("positive", "negative") and isinstance(pred.stars, int)
     assert adapter.metrics["tier3_success"] == 1
 
@@ -269,8 +300,10 @@ def test_a_failing_logits_processor_raises_instead_of_generating_unconstrained(l
     with pytest.raises(RuntimeError, match="mask failed"):
         llamacpp_lm.forward(messages=QUESTION, max_tokens=4, _outlines_constraint=Literal["A", "B"])
     monkeypatch.undo()
-    assert _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=4, _outlines_constraint=Literal["A", "B"])) \
-        in ("A", "B")
+    assert _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=4, _outlines_constraint=Literal["A", "B"])) in (
+        "A",
+        "B",
+    )
 
 
 def test_bad_options_and_prompts_get_clear_errors(llamacpp_lm, tmp_path):

@@ -118,8 +118,10 @@ def test_predict_round_trip_through_chat_adapter(embedded_lm):
     # Greedy decoding is deterministic, so the parsed answer is exact.
     lm = embedded_lm.copy(max_tokens=24)
     predict = dspy.Predict("question -> answer")
-    predict.demos = [dspy.Example(question="What is the capital of Italy?", answer="Rome"),
-                     dspy.Example(question="What is the capital of Spain?", answer="Madrid")]
+    predict.demos = [
+        dspy.Example(question="What is the capital of Italy?", answer="Rome"),
+        dspy.Example(question="What is the capital of Spain?", answer="Madrid"),
+    ]
     with dspy.context(lm=lm, adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
         prediction = predict(question=QUESTION)
     assert prediction.answer == "Paris"
@@ -199,11 +201,15 @@ def test_generate_is_constrained_generation_through_the_engine(request, fixture)
 
     lm = request.getfixturevalue(fixture)
     before = lm.engine.stats()["calls"]
-    assert lm.generate("Is 'I loved it' a positive or negative review?", Literal["positive", "negative"],
-                       max_tokens=8) in ("positive", "negative")
+    assert lm.generate(
+        "Is 'I loved it' a positive or negative review?", Literal["positive", "negative"], max_tokens=8
+    ) in ("positive", "negative")
     assert re.fullmatch(r"[A-Z]{2}-[0-9]{3}", lm.generate("Give a code.", Regex(r"[A-Z]{2}-[0-9]{3}"), max_tokens=12))
-    sum_text = lm.generate([{"role": "system", "content": "You write sums."}, {"role": "user", "content": "A sum:"}],
-                           CFG('start: NUM "+" NUM\nNUM: /[1-9]/\n'), max_tokens=8)
+    sum_text = lm.generate(
+        [{"role": "system", "content": "You write sums."}, {"role": "user", "content": "A sum:"}],
+        CFG('start: NUM "+" NUM\nNUM: /[1-9]/\n'),
+        max_tokens=8,
+    )
     assert re.fullmatch(r"[1-9]\+[1-9]", sum_text)
     free = lm.generate("Say hello.", max_tokens=6)
     assert isinstance(free, str) and free.strip()
@@ -232,7 +238,9 @@ def test_process_exits_cleanly_after_generating_from_worker_threads():
     import subprocess
 
     for _ in range(3):
-        proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], check=False, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-c", _EXIT_SCRIPT], check=False, capture_output=True, text=True, timeout=300
+        )
         assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stderr[-1500:]
 
 
@@ -242,8 +250,13 @@ def test_mlx_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(em
 
     lm = embedded_lm.copy(max_tokens=8)
     chunk = lm.engine.prefill_chunk
-    messages = [{"role": "user", "content": "MLX deadline test. " + "The river crossed the old city from east to "
-                 "west. " * 200 + "Where does the river flow?"}]
+    messages = [
+        {
+            "role": "user",
+            "content": "MLX deadline test. " + "The river crossed the old city from east to "
+            "west. " * 200 + "Where does the river flow?",
+        }
+    ]
     ids = lm.engine.encode(lm.render_prompt(messages))
     assert len(ids) > 6 * chunk  # far more than a fast CPU reads in 0.3 s
     started = time.monotonic()

@@ -50,7 +50,7 @@ def test_bad_paths_raise_clear_errors(tmp_path):
     text.write_bytes(b"\0")
     with pytest.raises(ValueError, match=r"not a \.gguf file"):
         load_model(text)
-    with pytest.raises(FileNotFoundError, match="config.json is missing"):
+    with pytest.raises(FileNotFoundError, match=r"config\.json is missing"):
         load_model(tmp_path)
 
 
@@ -144,9 +144,16 @@ def test_tiny_llama_gguf_round_trip(tmp_path):
 
     heads, kv_heads, hidden, vocab = 4, 2, 64, 8
     args = llama.ModelArgs(
-        model_type="llama", hidden_size=hidden, num_hidden_layers=2, intermediate_size=96,
-        num_attention_heads=heads, num_key_value_heads=kv_heads, rms_norm_eps=1e-5,
-        vocab_size=vocab, rope_theta=10000.0, tie_word_embeddings=False,
+        model_type="llama",
+        hidden_size=hidden,
+        num_hidden_layers=2,
+        intermediate_size=96,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        rms_norm_eps=1e-5,
+        vocab_size=vocab,
+        rope_theta=10000.0,
+        tie_word_embeddings=False,
     )
     model = llama.Model(args)
     mx.eval(model.parameters())
@@ -195,8 +202,14 @@ def _tiny_llama():
     from mlx_lm.models import llama
 
     args = llama.ModelArgs(
-        model_type="llama", hidden_size=64, num_hidden_layers=2, intermediate_size=96,
-        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=16,
+        model_type="llama",
+        hidden_size=64,
+        num_hidden_layers=2,
+        intermediate_size=96,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        rms_norm_eps=1e-5,
+        vocab_size=16,
         rope_theta=10000.0,
     )
     model = llama.Model(args)
@@ -230,12 +243,15 @@ def test_fused_decoding_step_gives_identical_logits(monkeypatch):
         assert mx.array_equal(fused, expected)
 
 
-@pytest.mark.parametrize(("device", "metal", "on_cpu"), [
-    ("gpu", False, False),  # MLX's CUDA backend: a GPU and no Metal
-    ("gpu", True, False),  # Apple Silicon
-    ("cpu", True, True),  # Apple Silicon after mx.set_default_device(mx.cpu)
-    ("cpu", False, True),  # the Linux mlx[cpu] wheel
-])
+@pytest.mark.parametrize(
+    ("device", "metal", "on_cpu"),
+    [
+        ("gpu", False, False),  # MLX's CUDA backend: a GPU and no Metal
+        ("gpu", True, False),  # Apple Silicon
+        ("cpu", True, True),  # Apple Silicon after mx.set_default_device(mx.cpu)
+        ("cpu", False, True),  # the Linux mlx[cpu] wheel
+    ],
+)
 def test_cpu_is_read_from_the_device_not_from_metal(monkeypatch, device, metal, on_cpu):
     """The CPU-only paths (fused steps, float32 weights, small prefill chunks) follow MLX's default device."""
     from dspy_outlines.models import default_dequantize, mlx_on_cpu
@@ -297,7 +313,7 @@ def test_chunked_fast_prefill_of_a_long_prompt_matches_mlx_lm(monkeypatch, chunk
 
     def run(step: int) -> list:
         cache = make_prompt_cache(model)
-        outs = [model(tokens[None, start:start + step], cache=cache) for start in range(0, 700, step)]
+        outs = [model(tokens[None, start : start + step], cache=cache) for start in range(0, 700, step)]
         outs += [model(mx.array([[token]]), cache=cache) for token in (3, 5)]
         mx.eval(outs)
         return [mx.concatenate(outs[:-2], axis=1), *outs[-2:]]

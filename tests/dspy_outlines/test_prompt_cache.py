@@ -157,8 +157,9 @@ def test_tiny_budget_evicts_and_stays_correct(embedded_model, engines):
     from dspy_outlines.engines.mlx import MLXEngine
 
     ids = _ids(engines[0], _messages(2))
-    per_token = 2 * 4 * sum(layer.self_attn.n_kv_heads * layer.self_attn.head_dim
-                            for layer in embedded_model[0].model.layers)  # float32 keys + values
+    per_token = (
+        2 * 4 * sum(layer.self_attn.n_kv_heads * layer.self_attn.head_dim for layer in embedded_model[0].model.layers)
+    )  # float32 keys + values
     one_entry_mb = per_token * 512 / 2**20  # room for one entry (capacity: 256-token steps), not two
     tiny = MLXEngine(embedded_model, prefix_cache_mb=one_entry_mb)
     request = GenerationRequest(max_tokens=8)

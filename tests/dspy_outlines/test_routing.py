@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from pathlib import Path
 
 import dspy
 import pytest
@@ -127,7 +128,7 @@ def test_accepts_outlines_constraint_checks_the_attribute_only():
     assert accepts_outlines_constraint(Local()) and not accepts_outlines_constraint(Plain())
     import dspy_outlines.adapter as adapter_module
 
-    assert "dspy_outlines.lm" not in open(adapter_module.__file__).read()  # no import for the check
+    assert "dspy_outlines.lm" not in Path(adapter_module.__file__).read_text()  # no import for the check
 
 
 def test_router_thread_safe_and_forgets_collected_lms():

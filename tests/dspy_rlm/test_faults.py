@@ -66,22 +66,46 @@ class FaultServer:
                     server.closing.wait(60)
                     return
                 if kind == "rate_limit":
-                    return self._json(429, {"error": {"message": "Rate limit reached for requests",
-                                                      "type": "requests", "code": "rate_limit_exceeded"}})
+                    return self._json(
+                        429,
+                        {
+                            "error": {
+                                "message": "Rate limit reached for requests",
+                                "type": "requests",
+                                "code": "rate_limit_exceeded",
+                            }
+                        },
+                    )
                 if kind == "context_window":
-                    return self._json(400, {"error": {
-                        "message": "This model's maximum context length is 8192 tokens. However, your messages "
-                                   "resulted in 9000 tokens. Please reduce the length of the messages.",
-                        "type": "invalid_request_error", "code": "context_length_exceeded"}})
+                    return self._json(
+                        400,
+                        {
+                            "error": {
+                                "message": "This model's maximum context length is 8192 tokens. However, your messages "
+                                "resulted in 9000 tokens. Please reduce the length of the messages.",
+                                "type": "invalid_request_error",
+                                "code": "context_length_exceeded",
+                            }
+                        },
+                    )
                 if kind == "server_error":
                     return self._json(500, {"error": {"message": "upstream exploded", "type": "server_error"}})
                 if kind == "garbage":
                     return self._raw(200, b"<html>\x00\xff not json at all")
                 text = "" if kind == "empty" else server.respond(messages)
-                self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": "fault",
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": text}}],
-                                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+                self._json(
+                    200,
+                    {
+                        "id": "c1",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": "fault",
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                        ],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    },
+                )
 
             def _json(self, status, payload):
                 self._raw(status, json.dumps(payload).encode(), "application/json")
@@ -99,8 +123,14 @@ class FaultServer:
         self.thread.start()
 
     def lm(self, **kwargs) -> dspy.LM:
-        return dspy.LM("openai/fault-model", api_base=f"http://127.0.0.1:{self.httpd.server_port}/v1",
-                       api_key="sk-test", cache=False, num_retries=0, **kwargs)
+        return dspy.LM(
+            "openai/fault-model",
+            api_base=f"http://127.0.0.1:{self.httpd.server_port}/v1",
+            api_key="sk-test",
+            cache=False,
+            num_retries=0,
+            **kwargs,
+        )
 
     def close(self):
         self.closing.set()
@@ -112,8 +142,9 @@ def _role(messages: list[dict]) -> str:
     """'llm' (a plain sub-LM prompt), 'extract' (fallback extraction) or 'action'."""
     if len(messages) == 1:
         return "llm"
-    return "extract" if "reached its limit" in messages[0]["content"] or "fallback" in messages[0]["content"] \
-        else "action"
+    return (
+        "extract" if "reached its limit" in messages[0]["content"] or "fallback" in messages[0]["content"] else "action"
+    )
 
 
 def _iteration(messages: list[dict]) -> int:
@@ -148,15 +179,22 @@ def _warm_up() -> None:
 
 LM_FAULTS = ["rate_limit", "context_window", "garbage", "empty", "server_error"]
 #: The exception the model is shown for each fault (DSPy 3.4 wraps litellm's: RateLimitError -> LMRateLimitError).
-SHOWN_AS = {"rate_limit": "RateLimitError", "context_window": "ContextWindowExceededError",
-            "garbage": "LMProviderError", "empty": "AdapterParseError", "server_error": "LMServerError"}
+SHOWN_AS = {
+    "rate_limit": "RateLimitError",
+    "context_window": "ContextWindowExceededError",
+    "garbage": "LMProviderError",
+    "empty": "AdapterParseError",
+    "server_error": "LMServerError",
+}
 
 
 def _three_step_server(run_key: str, fault_kind: str, persistent: bool) -> FaultServer:
     """Iteration 1 stores a value and pays for an llm_query; iteration 2 (and, if persistent, every later call)
     meets the fault; the next good iteration submits what iteration 1 kept."""
-    steps = {1: f"key = {run_key!r}\nnote = llm_query('remember this')\nprint(key, note)",
-             "submit": "SUBMIT(answer=key + '|' + note)"}
+    steps = {
+        1: f"key = {run_key!r}\nnote = llm_query('remember this')\nprint(key, note)",
+        "submit": "SUBMIT(answer=key + '|' + note)",
+    }
 
     def respond(messages):
         role = _role(messages)
@@ -253,17 +291,21 @@ def test_worker_sigkilled_mid_block_is_restarted_and_the_run_submits():
 
     def block_started() -> str:
         """Called by the model's block: the host OOM-kills the worker while the block runs."""
+
         def kill():
             time.sleep(0.3)
             pid = repls[0]._pid
             killed.append(pid)
             os.kill(pid, signal.SIGKILL)
+
         threading.Thread(target=kill, daemon=True).start()
         return "ok"
 
-    steps = {1: "kept = 'before the kill'\nprint(kept)",
-             2: "block_started()\nimport time\ntime.sleep(25)\nprint('never')",
-             3: "SUBMIT(answer='after:' + str('kept' in globals()))"}
+    steps = {
+        1: "kept = 'before the kill'\nprint(kept)",
+        2: "block_started()\nimport time\ntime.sleep(25)\nprint('never')",
+        3: "SUBMIT(answer='after:' + str('kept' in globals()))",
+    }
     lm = ScriptedLM(lambda call: action(steps[min(call.iteration, 3)]))
     rlm = RLM("question -> answer", max_iters=5, tools=[block_started], interpreter_factory=factory)
     t0 = time.monotonic()
@@ -282,6 +324,7 @@ def test_worker_sigkilled_mid_block_is_restarted_and_the_run_submits():
 def test_a_crashing_child_in_batch_rlm_query_loses_only_its_own_answer():
     """Child A answers; child B's worker segfaults in its first block (restarted, B still answers); child C's
     LM raises on every call (C ends Failed, its item is an error). The root keeps all three results."""
+
     def respond(call):
         if call.role == "action":
             if call.iteration == 1:
@@ -347,8 +390,10 @@ def victim(ckpt: str, log: str, fault: str) -> None:
             time.sleep(5)  # the signal arrives while the block is still running
         elif fault == "fill":
             if os.environ.get("FAULTS_SIMULATE_ENOSPC"):
+
                 def no_space(fd):
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
                 os.fsync = no_space
             else:
                 with open(Path(ckpt).parent / "filler", "wb") as f:
@@ -361,8 +406,7 @@ def victim(ckpt: str, log: str, fault: str) -> None:
         return "ok"
 
     dspy.configure(lm=ScriptedLM(respond))
-    rlm = RLM("context, query -> answer", max_iters=6, tools=[fault_here], checkpoint=ckpt,
-              interpreter_factory=factory)
+    rlm = RLM("context, query -> answer", max_iters=6, tools=[fault_here], checkpoint=ckpt, interpreter_factory=factory)
     inputs = {"context": "a long document " * 50, "query": "combine the notes"}
     pred = rlm(**inputs)
     print(json.dumps({"answer": pred.answer, "kind": pred.result.kind, "warnings": pred.trace.warnings}))
@@ -372,17 +416,31 @@ def victim(ckpt: str, log: str, fault: str) -> None:
         snap = Checkpoint(ckpt, fingerprint(rlm.signature, inputs)).load()
         journal = Path(ckpt + ".journal")
         records = [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
-        print(json.dumps({"tmpfs": not os.environ.get("FAULTS_SIMULATE_ENOSPC"), "iterations_done":
-                          snap.iterations_done, "result_saved": snap.result is not None,
-                          "files": sorted(p.name for p in Path(ckpt).parent.iterdir()),
-                          "journal": [[r["kind"], r["iteration"]] for r in records]}))
+        print(
+            json.dumps(
+                {
+                    "tmpfs": not os.environ.get("FAULTS_SIMULATE_ENOSPC"),
+                    "iterations_done": snap.iterations_done,
+                    "result_saved": snap.result is not None,
+                    "files": sorted(p.name for p in Path(ckpt).parent.iterdir()),
+                    "journal": [[r["kind"], r["iteration"]] for r in records],
+                }
+            )
+        )
 
 
-def _victim(ckpt: Path, log: Path, fault: str, *, prefix: tuple[str, ...] = (), env: dict | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
+def _victim(
+    ckpt: Path, log: Path, fault: str, *, prefix: tuple[str, ...] = (), env: dict | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
     args = [*prefix, sys.executable, "-m", "tests.dspy_rlm.test_faults", str(ckpt), str(log), fault]
-    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    return subprocess.run(
+        args,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
 
 
 def _pids_gone(log: Path) -> list[int]:

@@ -106,7 +106,7 @@ LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 text_value = st.text(st.characters(blacklist_characters=LINE_BREAKS), max_size=30).map(str.strip).filter(bool)
 VALUES = {
     str: text_value,
-    int: st.integers(-10**12, 10**12),
+    int: st.integers(-(10**12), 10**12),
     float: st.floats(allow_nan=False, allow_infinity=False, width=32),
     bool: st.booleans(),
     Color: st.sampled_from(list(Color)),
@@ -114,8 +114,11 @@ VALUES = {
     Optional[int]: st.none() | st.integers(-1000, 1000),
     list[int]: st.lists(st.integers(-1000, 1000), max_size=5),
     dict[str, float]: st.dictionaries(text_value, st.floats(-1e6, 1e6, width=32), max_size=3),
-    Outer: st.builds(Outer, inner=st.builds(Inner, a=st.integers(-99, 99), tags=st.lists(text_value, max_size=3)),
-                     note=st.none() | text_value),
+    Outer: st.builds(
+        Outer,
+        inner=st.builds(Inner, a=st.integers(-99, 99), tags=st.lists(text_value, max_size=3)),
+        note=st.none() | text_value,
+    ),
 }
 
 
@@ -128,8 +131,9 @@ def to_json(values: dict) -> dict:
 
 
 def chat_text(sig, values: dict) -> str:
-    body = "\n\n".join(f"[[ ## {k} ## ]]\n{json.dumps(v) if not isinstance(v, str) else v}"
-                       for k, v in to_json(values).items())
+    body = "\n\n".join(
+        f"[[ ## {k} ## ]]\n{json.dumps(v) if not isinstance(v, str) else v}" for k, v in to_json(values).items()
+    )
     return body + "\n\n[[ ## completed ## ]]"
 
 
@@ -146,8 +150,32 @@ def tier3_text(sig, values: dict) -> str:
 
 
 # -- near-misses: a valid answer, then cut, spliced or padded --------------------------------------
-NOISE = ["[[ ## ", " ## ]]", "{", "}", "[", "]", '"', ",", ":", "\\", "\n", "null", "NaN", "1e999", "```json\n",
-         "[[ ## completed ## ]]", "\x00", "é", "\ud800", "  ", "true", "-", "0x1F", "'"]
+NOISE = [
+    "[[ ## ",
+    " ## ]]",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    ",",
+    ":",
+    "\\",
+    "\n",
+    "null",
+    "NaN",
+    "1e999",
+    "```json\n",
+    "[[ ## completed ## ]]",
+    "\x00",
+    "é",
+    "\ud800",
+    "  ",
+    "true",
+    "-",
+    "0x1F",
+    "'",
+]
 
 
 @st.composite
@@ -162,14 +190,17 @@ def near_miss(draw, fmt):
         elif op == "insert":
             text = text[:i] + draw(st.sampled_from(NOISE) | st.text(max_size=5)) + text[i:]
         elif op == "delete":
-            text = text[:i] + text[i + draw(st.integers(1, 8)):]
+            text = text[:i] + text[i + draw(st.integers(1, 8)) :]
         else:
-            text = text[:i] + text[i:i + draw(st.integers(1, 40))] + text[i:]
+            text = text[:i] + text[i : i + draw(st.integers(1, 40))] + text[i:]
     return sig, text
 
 
-random_text = st.one_of(st.text(), st.lists(st.sampled_from(NOISE), max_size=50).map("".join),
-                        st.text(st.characters(blacklist_categories=()), max_size=50))
+random_text = st.one_of(
+    st.text(),
+    st.lists(st.sampled_from(NOISE), max_size=50).map("".join),
+    st.text(st.characters(blacklist_categories=()), max_size=50),
+)
 
 
 def _parse_or_documented_error(tier: str, sig, text: str) -> None:
@@ -201,8 +232,11 @@ def test_valid_answers_round_trip(sig_values):
     sig, values = sig_values
     count("adapter.round_trip")
     as_json = to_json(values)
-    for parsed in (tier1(sig, chat_text(sig, values)), tier2(sig, json_text(sig, values)),
-                   tier3(sig, tier3_text(sig, values))):
+    for parsed in (
+        tier1(sig, chat_text(sig, values)),
+        tier2(sig, json_text(sig, values)),
+        tier3(sig, tier3_text(sig, values)),
+    ):
         assert to_json(parsed) == as_json
 
 

@@ -25,8 +25,11 @@ from dspy.utils.exceptions import AdapterParseError
 
 from dspy_outlines.adapter import OutlinesAdapter, _JSONTier
 
-BUG = pytest.mark.xfail(strict=True, reason="known bug: tiers 1/2 let RecursionError/ValueError out of parse; "
-                                             "fix in dspy_outlines/adapter.py (see the module docstring)")
+BUG = pytest.mark.xfail(
+    strict=True,
+    reason="known bug: tiers 1/2 let RecursionError/ValueError out of parse; "
+    "fix in dspy_outlines/adapter.py (see the module docstring)",
+)
 XS = dspy.Signature("question -> xs: list[int]")
 ANSWER = dspy.Signature("question -> answer")
 
@@ -38,8 +41,9 @@ def test_tier1_deeply_nested_list_is_a_parse_error():
 
 
 @BUG
-@pytest.mark.parametrize("text", ["[" * 100_000, "x" + "{" * 2000 + "a", '{"a":' * 5000],
-                         ids=["brackets", "braces", "objects"])
+@pytest.mark.parametrize(
+    "text", ["[" * 100_000, "x" + "{" * 2000 + "a", '{"a":' * 5000], ids=["brackets", "braces", "objects"]
+)
 def test_tier2_deep_nesting_is_a_parse_error(text):
     with pytest.raises(AdapterParseError):
         _JSONTier().parse(ANSWER, text)

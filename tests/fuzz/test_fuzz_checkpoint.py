@@ -22,10 +22,19 @@ FP = fingerprint("question -> answer", {"question": "q"})
 
 
 def _snapshot(**extra) -> RunSnapshot:
-    return RunSnapshot(fingerprint=FP, iterations_done=2, history=[{"reasoning": "r", "code": "x = 1",
-                                                                    "output": "ok"}],
-                       spent={"iterations": 2, "lm_calls": 3}, elapsed_s=1.5, trace={"task": "t"}, recovery=None,
-                       last_submit=None, told_rebound=[], variables={"x": pickle.dumps(1)}, **extra)
+    return RunSnapshot(
+        fingerprint=FP,
+        iterations_done=2,
+        history=[{"reasoning": "r", "code": "x = 1", "output": "ok"}],
+        spent={"iterations": 2, "lm_calls": 3},
+        elapsed_s=1.5,
+        trace={"task": "t"},
+        recovery=None,
+        last_submit=None,
+        told_rebound=[],
+        variables={"x": pickle.dumps(1)},
+        **extra,
+    )
 
 
 class _RunsCode:
@@ -74,10 +83,10 @@ def test_truncated_and_corrupted_files_are_refused(tmp_path_factory, data):
     count("checkpoint.load")
     how = data.draw(st.sampled_from(["truncate", "flip", "splice", "append"]))
     if how == "truncate":
-        broken = valid[:data.draw(st.integers(0, len(valid) - 1))]
+        broken = valid[: data.draw(st.integers(0, len(valid) - 1))]
     elif how == "flip":
         i = data.draw(st.integers(0, len(valid) - 1))
-        broken = valid[:i] + bytes([valid[i] ^ data.draw(st.integers(1, 255))]) + valid[i + 1:]
+        broken = valid[:i] + bytes([valid[i] ^ data.draw(st.integers(1, 255))]) + valid[i + 1 :]
     elif how == "splice":
         i = data.draw(st.integers(0, len(valid)))
         broken = valid[:i] + data.draw(st.binary(min_size=1, max_size=64)) + valid[i:]

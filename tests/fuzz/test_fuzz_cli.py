@@ -47,9 +47,12 @@ def _answer(capsys) -> str:
 
 # -- arguments ----------------------------------------------------------------------------------------
 NUMERIC_FLAGS = ["--max-iters", "--max-llm-calls", "--max-tokens", "--max-time", "--budget-usd", "--max-file-mb"]
-number_text = st.one_of(st.integers(-3, 50).map(str), st.floats(allow_nan=True, allow_infinity=True).map(str),
-                        st.sampled_from(["", "1e400", "0x10", "1_000", " 5", "٣", "-0", "+2", "1.5", "nan", "inf"]),
-                        st.text(max_size=6))
+number_text = st.one_of(
+    st.integers(-3, 50).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(str),
+    st.sampled_from(["", "1e400", "0x10", "1_000", " 5", "٣", "-0", "+2", "1.5", "nan", "inf"]),
+    st.text(max_size=6),
+)
 
 
 @settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -75,11 +78,14 @@ def test_numeric_arguments(tmp_path_factory, capsys, flags, query):
         assert out.strip() == "11"
 
 
-@pytest.mark.parametrize("flag, path, message", [
-    ("--trace", "{tmp}", "is a directory"),
-    ("--trace", "{tmp}/missing/dir/t.json", "does not exist"),
-    ("--html", "{tmp}/missing/t.html", "does not exist"),
-])
+@pytest.mark.parametrize(
+    "flag, path, message",
+    [
+        ("--trace", "{tmp}", "is a directory"),
+        ("--trace", "{tmp}/missing/dir/t.json", "does not exist"),
+        ("--html", "{tmp}/missing/t.html", "does not exist"),
+    ],
+)
 def test_unwritable_outputs_are_refused_before_the_run(tmp_path, capsys, scripted, flag, path, message):
     """Regression: a --trace / --html path that could not be written raised after the run, and the answer was lost."""
     doc = tmp_path / "doc.txt"
@@ -106,8 +112,11 @@ def test_an_output_that_fails_after_the_run_still_prints_the_answer(tmp_path, ca
 
 # -- context files ------------------------------------------------------------------------------------
 @settings(max_examples=examples(60), suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.binary(max_size=4096) | st.text(max_size=300).map(lambda t: t.encode("utf-16")) |
-       st.text(max_size=300).map(lambda t: t.encode("latin-1", "replace")))
+@given(
+    st.binary(max_size=4096)
+    | st.text(max_size=300).map(lambda t: t.encode("utf-16"))
+    | st.text(max_size=300).map(lambda t: t.encode("latin-1", "replace"))
+)
 @example(b"")
 @example(b"\xff\xfe\x00\x00" * 100)
 @example(b"\x00" * 5000)
@@ -122,7 +131,8 @@ def test_any_file_is_read_as_text(tmp_path_factory, data):
 
 
 file_name = st.text(string.ascii_letters + string.digits + "é名 -_.", min_size=1, max_size=12).filter(
-    lambda n: n not in (".", ".."))
+    lambda n: n not in (".", "..")
+)
 
 
 @settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -141,9 +151,16 @@ def test_any_directory_is_read_or_refused_in_one_line(tmp_path_factory, files):
     assert name == "files" and set(value) == texts
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b"", "0"), (b"\x00\x01\x02binary\xff", "10"), ("café".encode("latin-1"), "4"), (b"\xef\xbb\xbfBOM", "4"),
-], ids=["empty", "binary", "latin-1", "bom"])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"", "0"),
+        (b"\x00\x01\x02binary\xff", "10"),
+        ("café".encode("latin-1"), "4"),
+        (b"\xef\xbb\xbfBOM", "4"),
+    ],
+    ids=["empty", "binary", "latin-1", "bom"],
+)
 def test_runs_on_odd_files_end_with_an_answer(tmp_path, capsys, data, expected):
     doc = tmp_path / "doc"
     doc.write_bytes(data)

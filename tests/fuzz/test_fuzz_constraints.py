@@ -53,8 +53,9 @@ def _extend(children: st.SearchStrategy) -> st.SearchStrategy:
         children.map(lambda t: Optional[t]),
         children.map(lambda t: list[t]),
         children.map(lambda t: dict[str, t]),
-        st.dictionaries(name.filter(lambda n: not n.startswith(("model_", "_"))), children, min_size=1,
-                        max_size=3).map(_model),
+        st.dictionaries(name.filter(lambda n: not n.startswith(("model_", "_"))), children, min_size=1, max_size=3).map(
+            _model
+        ),
     )
 
 

@@ -19,15 +19,45 @@ from tests.fuzz.conftest import count, examples
 
 TARGET = "protocol.parse_response"
 # Pieces a model's answer is made of, so random joins hit the parser's edges far more often than random text.
-TOKENS = ["```", "```python\n", "```repl\n", "```bash\n", "```py", "\n", " ", "\t", "FINAL(", "FINAL_VAR(", ")",
-          "'", '"', "x", "answer", "print(1)", "SUBMIT(answer='a')", "(", "[", "{", "}", "é", "名", "\u2028",
-          "\x00", "\r\n", "#", "FINAL", "\\"]
+TOKENS = [
+    "```",
+    "```python\n",
+    "```repl\n",
+    "```bash\n",
+    "```py",
+    "\n",
+    " ",
+    "\t",
+    "FINAL(",
+    "FINAL_VAR(",
+    ")",
+    "'",
+    '"',
+    "x",
+    "answer",
+    "print(1)",
+    "SUBMIT(answer='a')",
+    "(",
+    "[",
+    "{",
+    "}",
+    "é",
+    "名",
+    "\u2028",
+    "\x00",
+    "\r\n",
+    "#",
+    "FINAL",
+    "\\",
+]
 prose_like = st.lists(st.sampled_from(TOKENS), max_size=40).map("".join)
-any_text = st.one_of(st.text(), st.text(st.characters(codec="utf-8")), prose_like,
-                     st.text(st.characters(blacklist_categories=())))  # lone surrogates too
+any_text = st.one_of(
+    st.text(), st.text(st.characters(codec="utf-8")), prose_like, st.text(st.characters(blacklist_categories=()))
+)  # lone surrogates too
 # Prose that never compiles as Python (two bare words), so a marker in it is read as a marker.
 prose = st.text(st.characters(blacklist_characters="`\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=40).map(
-    lambda s: "I think " + " ".join(s.split()) + " ok")
+    lambda s: "I think " + " ".join(s.split()) + " ok"
+)
 identifier = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
 code_line = st.text(st.characters(blacklist_characters="`\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=30)
 
@@ -82,15 +112,16 @@ def test_final_var_comes_back(before, name, form):
     assert p.final_var == name and p.final_text is None
 
 
-@given(st.lists(st.sampled_from(["FINAL(", ")", "\n", " ", "x", "'", "\t", "FINAL", "(", ") x"]), max_size=30)
-       .map("".join))
+@given(
+    st.lists(st.sampled_from(["FINAL(", ")", "\n", " ", "x", "'", "\t", "FINAL", "(", ") x"]), max_size=30).map("".join)
+)
 def test_final_scan_agrees_with_the_old_regex(text):
     count(TARGET)
     old, new = OLD_FINAL.search(text), _final_span(text)
     assert (old is None) == (new is None)
     if old is not None:
         assert new[1] == old.group(1)
-        assert text[new[0]:new[2]].strip() == old.group(0).strip()
+        assert text[new[0] : new[2]].strip() == old.group(0).strip()
 
 
 def test_unparseable_final_values_stay_text():
@@ -118,8 +149,10 @@ def test_pathological_inputs_parse_in_linear_time():
 
 
 @settings(max_examples=examples(25))
-@given(st.sampled_from(["```", "FINAL(", "\n", "FINAL_VAR(", ")\n", "```python\n", "a" * 100, "FINAL(x\n"]),
-       st.integers(1_000, 50_000))
+@given(
+    st.sampled_from(["```", "FINAL(", "\n", "FINAL_VAR(", ")\n", "```python\n", "a" * 100, "FINAL(x\n"]),
+    st.integers(1_000, 50_000),
+)
 def test_huge_repetitive_inputs(piece, n):
     count(TARGET)
     text = "Let me see\n" + piece * n
@@ -130,8 +163,12 @@ def test_huge_repetitive_inputs(piece, n):
 
 def test_literal_eval_error_types_are_the_ones_caught():
     """The exceptions _unquote catches are the ones ast.literal_eval raises on the inputs above."""
-    for text, error in [("{[1]: 2}", TypeError), ("-" * 200_000 + "1", (MemoryError, RecursionError)),
-                        ("foo(", SyntaxError), ("a + b", ValueError)]:
+    for text, error in [
+        ("{[1]: 2}", TypeError),
+        ("-" * 200_000 + "1", (MemoryError, RecursionError)),
+        ("foo(", SyntaxError),
+        ("a + b", ValueError),
+    ]:
         try:
             ast.literal_eval(text)
         except error:
