@@ -84,8 +84,51 @@ def accepts_outlines_constraint(lm: BaseLM) -> bool:
     return getattr(lm, "accepts_outlines_constraint", False) is True
 
 
+#: A tier-1/2 completion whose brackets nest deeper than this is a parse error (one linear scan), before DSPy's
+#: parsers and json-repair recurse into it (found by fuzzing: '[' * 100_000 escaped as RecursionError, and
+#: 100,000 braces took 90 s in json-repair and a recursive regex).
+MAX_NESTING = 512
+
+
+def _nesting(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def _checked_parse(parse: Any, signature: type[Signature], completion: str) -> dict[str, Any]:
+    """``parse(signature, completion)`` where anything but a result is an :class:`AdapterParseError`, so the
+    next tier is tried (a ValueError / RecursionError out of DSPy's parsers or json-repair is not a bug)."""
+    if _nesting(completion) > MAX_NESTING:
+        raise AdapterParseError(
+            adapter_name="OutlinesAdapter",
+            signature=signature,
+            lm_response=completion,
+            message=f"The completion nests brackets deeper than {MAX_NESTING}; it is not parsed.",
+        )
+    try:
+        return parse(signature, completion)
+    except AdapterParseError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise AdapterParseError(
+            adapter_name="OutlinesAdapter",
+            signature=signature,
+            lm_response=completion,
+            message=f"The completion could not be parsed ({type(exc).__name__}: {exc}).",
+        ) from exc
+
+
 class _JSONTier(JSONAdapter):
     """Tier 2: JSONAdapter's prompt and json-repair parsing; called without ``response_format``."""
+
+    def parse(self, signature, completion):
+        return _checked_parse(super().parse, signature, completion)
 
 
 class _ConstrainedTier(JSONAdapter):
@@ -247,6 +290,10 @@ class OutlinesAdapter(ChatAdapter):
         self.reset_metrics()
 
     # -- metrics -------------------------------------------------------------------------------
+
+    def parse(self, signature, completion):
+        """Tier 1: ChatAdapter's parse, any failure an :class:`AdapterParseError` (see :func:`_checked_parse`)."""
+        return _checked_parse(super().parse, signature, completion)
 
     def reset_metrics(self) -> None:
         """Set all per-tier counters and latency totals to zero."""

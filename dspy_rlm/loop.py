@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import dspy
 import pydantic
@@ -40,6 +44,7 @@ from dspy_rlm.signatures import Predictors, child_predictors, execution_rules
 from dspy_rlm.trace import CodeExecution, IterationRecord, TraceNode
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 MAX_CONSECUTIVE_LM_FAILURES = 3
 
 
@@ -72,6 +77,7 @@ class Run:
         self.told_rebound: set[str] = set()
         self.repl: Any = None
         self._repl_ready: asyncio.Future | None = None
+        self._repl_pool: ThreadPoolExecutor | None = None  # this run's thread for blocking REPL operations
         self.ckpt = Checkpoint(checkpoint, fingerprint(config.signature, inputs)) if checkpoint is not None else None
         self.resumed: RunSnapshot | None = None
         self.profile = DEFAULT
@@ -109,10 +115,10 @@ class Run:
                     self.repl.helper_style = self.profile.helper_style
                 self.variables_info = self._prepare_context() + self._resume_note()
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
-                self._repl_ready = asyncio.ensure_future(asyncio.to_thread(self._start_repl))
+                self._repl_ready = asyncio.ensure_future(self._on_repl_thread(self._start_repl))
                 result = await self._loop()
                 if self.ckpt is not None and not isinstance(result, Failed):
-                    await asyncio.to_thread(self._save_checkpoint, result)
+                    await self._on_repl_thread(self._save_checkpoint, result)
         except UserPredictorError as exc:  # the caller's own code: propagates, as in dspy.RLM
             raise exc.original from None
         except Exception as exc:
@@ -129,7 +135,9 @@ class Run:
                     await self._ready()
             if owned and self.repl is not None:
                 with contextlib.suppress(Exception):
-                    await asyncio.to_thread(self.repl.shutdown)
+                    await self._on_repl_thread(self.repl.shutdown)
+            if self._repl_pool is not None:
+                self._repl_pool.shutdown(wait=False)
         return self._prediction(result, tracker, time.perf_counter() - t0)
 
     def _choose_profile(self) -> None:
@@ -143,6 +151,15 @@ class Run:
     def _signature_key(self) -> type:
         """The user's signature class, as the hashable key of the small profile's memoized signatures."""
         return self.config.signature
+
+    async def _on_repl_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a blocking REPL operation on this run's own thread, never the event loop's default executor:
+        a block waiting in ``llm_query`` holds its thread, and an async LM's call may need the default
+        executor, so many concurrent ``acall`` runs sharing it would deadlock (found by tests/dspy_rlm/test_load)."""
+        if self._repl_pool is None:
+            self._repl_pool = ThreadPoolExecutor(1, thread_name_prefix="dspy-rlm-repl")
+        ctx = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(self._repl_pool, functools.partial(ctx.run, fn, *args))
 
     async def _ready(self) -> None:
         """Wait until the REPL has started (it starts beside the first action call)."""
@@ -279,7 +296,7 @@ class Run:
         if self.ckpt is not None:
             with contextlib.suppress(Exception):
                 await self._ready()
-            await asyncio.to_thread(self._save_checkpoint)
+            await self._on_repl_thread(self._save_checkpoint)
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
         cfg, action_predictor = self.config, self.predictors.action
@@ -411,7 +428,7 @@ class Run:
             )
         for i, block in enumerate(parsed.code_blocks, start=1):
             await self._ready()
-            res: ExecResult = await asyncio.to_thread(self.repl.run, block)
+            res: ExecResult = await self._on_repl_thread(self.repl.run, block)
             record.code_executions.append(
                 CodeExecution(block, res.stdout, res.error.to_dict() if res.error else None, res.duration_s)
             )
@@ -460,7 +477,7 @@ class Run:
         seen = [e.output for e in self.history] + outputs
         problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question, variables={})
         if any(why == "never seen" for why in problems.values()):  # variables are fetched only when needed
-            variables = await asyncio.to_thread(self._snapshot)
+            variables = await self._on_repl_thread(self._snapshot)
             problems = ungrounded_values(
                 values, outputs=seen, inputs=data, question_inputs=question, variables=variables
             )
@@ -474,7 +491,7 @@ class Run:
         """FINAL(...) / FINAL_VAR(name) written as text outside code."""
         if parsed.final_var:
             await self._ready()
-            res = await asyncio.to_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
+            res = await self._on_repl_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
             record.code_executions.append(
                 CodeExecution(
                     f"FINAL_VAR({parsed.final_var!r})",
@@ -558,7 +575,7 @@ class Run:
         self.trace.warn("Budget exhausted, answer was forced" if stop.is_budget else f"Run stopped: {reason}")
         with contextlib.suppress(Exception):
             await self._ready()
-        snapshot = await asyncio.to_thread(self._snapshot)
+        snapshot = await self._on_repl_thread(self._snapshot)
         result = await run_extraction(
             self.config,
             self.predictors.extract,

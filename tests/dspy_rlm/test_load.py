@@ -45,13 +45,9 @@ def test_50_concurrent_runs_in_asyncio_with_a_large_default_executor():
     _assert_clean(load.measure("asyncio-executor", RUNS, iterations=3))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: REPL blocks run on the loop's default executor; more concurrent "
-    "acall runs than its threads (min(32, cpus + 4)) deadlock on llm_query. Fix in dspy_rlm/loop.py: "
-    "run self.repl.run / _start_repl on a per-run executor, not asyncio.to_thread",
-)
 def test_more_acall_runs_than_executor_threads_end():
+    """Regression: REPL blocks ran on the loop's default executor, and more concurrent acall runs than its
+    threads deadlocked on llm_query; each run now has its own REPL thread (loop.Run._on_repl_thread)."""
     n = min(32, (os.cpu_count() or 1) + 4) + 2
     args = [sys.executable, "-m", "benchmarks.load", "--one", "asyncio", "--runs", str(n), "--iterations", "3"]
     try:

@@ -8,8 +8,8 @@ exception skips the remaining tiers, so it must never come out of a parse.
 - tier2: the JSON tier's parse (DSPy's JSONAdapter parse: json-repair, then the field types);
 - tier3: ``build_constraint(signature).parse`` (strict JSON / the raw value; a cut value is never repaired).
 
-Deep nesting (over ~50 levels) is left to tier 3 here: tiers 1 and 2 still let RecursionError / ValueError
-out on it (a known bug in adapter.py, shown by test_fuzz_adapter_known_bugs.py).
+Deep nesting (over ~50 levels) is covered by test_fuzz_adapter_regressions.py (tiers 1 and 2 let
+RecursionError / ValueError out on it until adapter.py's ``_checked_parse``).
 """
 
 from __future__ import annotations
