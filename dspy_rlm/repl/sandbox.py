@@ -84,6 +84,8 @@ class SubprocessREPL:
         sandbox_env: Environment variables to pass to the worker on top of the allowlisted ones.
         max_processes: Processes (and, with a PID namespace, threads) the sandbox may hold.
         scratch_mb: Size cap of the private ``/tmp`` (scratch) file system, with a mount namespace.
+        seccomp: Load the seccomp deny-list (:data:`~dspy_rlm.repl.isolation.DENIED_SYSCALLS`) on Linux;
+            what was installed is ``isolation_info["seccomp"]`` and in ``repr``.
     """
 
     capabilities = frozenset({VARIABLES, HELPER_STYLE})
@@ -104,6 +106,7 @@ class SubprocessREPL:
         allow_network: bool = False,
         start_method: str | None = None,
         isolation: str = "auto",
+        seccomp: bool = True,
         sandbox_env: Mapping[str, str] | None = None,
         max_processes: int = 64,
         scratch_mb: int = 256,
@@ -134,6 +137,7 @@ class SubprocessREPL:
         self.allow_network = allow_network
         self.start_method = start_method
         self.isolation_mode = isolation
+        self.seccomp = seccomp
         self.sandbox_env = dict(sandbox_env or {})
         self.max_processes = max_processes
         self.scratch_mb = scratch_mb
@@ -156,7 +160,8 @@ class SubprocessREPL:
         return (
             f"SubprocessREPL(isolation={self.isolation!r}, start_method={self.start_method!r}, "
             f"timeout_s={self.timeout_s}, memory_mb={self.memory_mb}, "
-            f"pids_limit={self.isolation_info.get('pids_limit', 'n/a')!r})"
+            f"pids_limit={self.isolation_info.get('pids_limit', 'n/a')!r}, "
+            f"seccomp={self.isolation_info.get('seccomp', 'n/a')!r})"
         )
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -178,6 +183,7 @@ class SubprocessREPL:
             "bridge_names": list(self.tools),
             "allow_network": self.allow_network,
             "isolation": self.isolation_mode,
+            "seccomp": self.seccomp,
             "helper_style": self.helper_style,
             "env": sandbox_environment(dict(os.environ), self.sandbox_env),
             "max_processes": self.max_processes,

@@ -190,3 +190,32 @@ def test_shutdown_reaps_the_worker():
     assert pids and repl.run("x = 1").ok
     repl.shutdown()
     assert all(_gone(pid) for pid in pids)
+
+
+SYSCALL_PROBE = """
+import ctypes, subprocess, threading
+libc = ctypes.CDLL(None, use_errno=True)
+def err(rc):
+    return 0 if rc == 0 else ctypes.get_errno()
+t = threading.Thread(target=lambda: None); t.start(); t.join()
+print(err(libc.unshare(0x10000000)), err(libc.syscall(298, 0, 0, -1, -1, 0)),
+      subprocess.run(['echo', 'ok'], capture_output=True, text=True).stdout.strip())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux-only")
+def test_seccomp_refuses_what_the_namespaces_allow():
+    """With the filter, a nested user namespace and perf_event_open fail with EPERM (1) while threads and
+    subprocesses still work; without it the worker could create a user namespace of its own."""
+    outcomes = {}
+    for on in (True, False):
+        repl = SubprocessREPL(timeout_s=20, seccomp=on)
+        repl.load_inputs({})
+        repl.start()
+        try:
+            outcomes[on] = (repl.isolation_info["seccomp"], repl.run(SYSCALL_PROBE).stdout.split())
+        finally:
+            repl.shutdown()
+    label, probe = outcomes[True]
+    assert label.startswith("deny-list") and probe == ["1", "1", "ok"]
+    assert outcomes[False][0] == "off" and outcomes[False][1][0] == "0"  # namespaces alone let it through
