@@ -19,8 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import dspy
-import pydantic
-from dspy.adapters.utils import parse_value
 from dspy.primitives.repl_types import REPLEntry, REPLHistory
 
 from dspy_rlm import prompts
@@ -31,9 +29,11 @@ from dspy_rlm.config import RunConfig
 from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.extract import run_extraction
+from dspy_rlm.outputs import coerce_outputs
 from dspy_rlm.profiles import DEFAULT, resolve_profile
 from dspy_rlm.profiles.grounding import ungrounded_values, verification_message
 from dspy_rlm.profiles.small import compact_variables_info
+from dspy_rlm.profiles.steps import SmallSteps, question_and_data
 from dspy_rlm.protocol import parse_response
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl import backends
@@ -83,8 +83,7 @@ class Run:
         self.profile = DEFAULT
         self.grounded = False
         self.verified_submits: list[dict[str, Any]] = []
-        self.guided_terms: list[str] | None = None  # profiles.guided search words, computed once
-        self.guided_counts: dict[str, int] = {}  # profiles.guided token counts in the data
+        self.small: SmallSteps | None = None  # the small profile's step logic, when the profile is compact
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -146,11 +145,8 @@ class Run:
         self.grounded = self.profile.grounded_submit if cfg.grounded_submit is None else bool(cfg.grounded_submit)
         if self.profile is not DEFAULT:
             self.trace.warn(f"profile: {self.profile.name}")
-
-    @property
-    def _signature_key(self) -> type:
-        """The user's signature class, as the hashable key of the small profile's memoized signatures."""
-        return self.config.signature
+        if self.profile.compact_prompt:
+            self.small = SmallSteps(cfg, self.profile, self.inputs)
 
     async def _on_repl_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a blocking REPL operation on this run's own thread, never the event loop's default executor:
@@ -307,13 +303,17 @@ class Run:
             "budget": self.budget.describe(),
         }
         self._runtime_rules(kwargs)
-        self._profile_overrides(kwargs, record)
+        if self.small is not None:
+            self.small.prompt_overrides(kwargs, self.predictors, self.budget.remaining().get("iterations"), self.trace)
         key = f"action {record.index}"
         replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
         if replayed is not None:  # the crashed process had this answer already
             reasoning, code = replayed["reasoning"], replayed["code"]
         else:
-            adapter = self._action_adapter()
+            # the user's adapter, else Tier 3 alone under the small profile
+            adapter = self.config.action_adapter
+            if adapter is None and self.small is not None:
+                adapter = self.small.action_adapter()
             ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
             t0 = time.perf_counter()
             deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
@@ -348,70 +348,6 @@ class Run:
         old, new = execution_rules(self.execution_instructions), execution_rules(now)
         text = sig.instructions.replace(old, new, 1) if old and old in sig.instructions else sig.instructions + new
         kwargs["signature"] = sig.with_instructions(text)
-
-    def _profile_overrides(self, kwargs: dict[str, Any], record: IterationRecord) -> None:
-        """The small profile's prompt: compact signature, shipped demos, a one-line budget. What the user set
-        (demos, optimized instructions) is kept."""
-        if not self.profile.compact_prompt:
-            return
-        from dspy_rlm.profiles.small import load_demos, small_action_signature
-
-        action = self.predictors.action
-        sig = getattr(action, "signature", None)
-        if sig is not None and sig.instructions == self.predictors.default_action_instructions:
-            guided = self.profile.guided_code and self.profile.constrained_action
-            kwargs["signature"] = small_action_signature(
-                self._signature_key, tuple(self.config.tool_map), self.profile.constrained_action and not guided
-            )
-            if guided:
-                kwargs["signature"] = self._guided_signature(kwargs["signature"])
-        if self.profile.shipped_demos and not getattr(action, "demos", None):
-            kwargs["demos"] = list(load_demos())
-        left = self.budget.remaining().get("iterations")
-        kwargs["budget"] = f"{left} steps left" if left is not None else "no step limit"
-
-    def _question_and_data(self) -> tuple[dict[str, str], dict[str, Any]]:
-        """The inputs split into the short text that states the task and the data."""
-        question = {k: v for k, v in self.inputs.items() if isinstance(v, str) and len(v) <= 300}
-        return question, {k: v for k, v in self.inputs.items() if k not in question}
-
-    def _guided_signature(self, signature: Any) -> Any:
-        """The small action signature held, as a whole, to this step's grounded moves (profiles.guided)."""
-        from dspy_outlines.constraints import with_output_regex
-        from dspy_rlm.profiles import guided
-        from dspy_rlm.profiles.small import small_action_signature
-
-        if not guided.supports(self.config.signature):  # e.g. list outputs: the static code pattern
-            return small_action_signature(self._signature_key, tuple(self.config.tool_map), True)
-        question, data = self._question_and_data()
-        if self.guided_terms is None:  # the inputs do not change during a run
-            self.guided_terms = guided.search_terms(question, data)
-        executions = [e for r in self.trace.iterations for e in r.code_executions]
-        stdouts = [e.stdout for e in executions if e.stdout]
-        values = guided.output_values(stdouts, question, data, self.guided_counts)
-        searched = guided.searched_terms(e.code for e in executions)
-        terms = [t for t in self.guided_terms if t not in searched]
-        if values and guided.search_exhausted(stdouts):
-            terms = []
-        pattern = guided.guided_output_pattern(
-            self.config.signature,
-            list(data) or list(self.inputs),
-            terms,
-            values,
-            guided.focus_pairs(guided.stated_pairs(stdouts, question, values), question),
-        )
-        return with_output_regex(signature, pattern)
-
-    def _action_adapter(self) -> Any:
-        """The adapter of the action step: the user's, else Tier 3 alone under the small profile."""
-        cfg = self.config
-        if cfg.action_adapter is not None or not self.profile.compact_prompt:
-            return cfg.action_adapter
-        if cfg.slots.action is None:
-            from dspy_outlines.adapter import OutlinesAdapter
-
-            cfg.slots.action = OutlinesAdapter(tiers=("tier3",))
-        return cfg.slots.action
 
     # -- code -------------------------------------------------------------------------------------
     async def _run_code(self, record: IterationRecord, reasoning: str, code_text: str):
@@ -454,7 +390,9 @@ class Run:
         if not parsed.code_blocks and final is None and not outputs:
             outputs.append(prompts.NO_CODE_MESSAGE)
         if final is not None:
-            values, error = self._validate(final.value)
+            if isinstance(final.value, dict):  # kept for the extraction, even when a value is invalid
+                self.last_submit = {k: v for k, v in final.value.items() if k in self.output_names} or self.last_submit
+            values, error = coerce_outputs(self.config.signature, final.value)
             if error is None and self.grounded:
                 error = await self._grounding_check(values, outputs)
             if error is None:
@@ -473,7 +411,7 @@ class Run:
         """Grounded SUBMIT (:mod:`dspy_rlm.profiles.grounding`): a verification message, or None to accept."""
         if values in self.verified_submits:  # the model insists: accepted
             return None
-        question, data = self._question_and_data()
+        question, data = question_and_data(self.inputs)
         seen = [e.output for e in self.history] + outputs
         problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question, variables={})
         if any(why == "never seen" for why in problems.values()):  # variables are fetched only when needed
@@ -532,35 +470,6 @@ class Run:
                 self.told_rebound.add(name)
                 parts.append(f"[note] You rebound the input `{name}`; the original is still in inputs[{name!r}].")
         return "\n".join(parts)
-
-    def _validate(self, raw: Any) -> tuple[dict[str, Any], str | None]:
-        """Coerce submitted values to the output types; errors are written for the model."""
-        names = self.output_names
-        if not isinstance(raw, dict):
-            return {}, model_error(
-                f"SUBMIT got {type(raw).__name__}; expected SUBMIT({', '.join(n + '=...' for n in names)})"
-            )
-        self.last_submit = {k: v for k, v in raw.items() if k in names} or self.last_submit
-        missing = [n for n in names if n not in raw]
-        extra = [k for k in raw if k not in names]
-        if missing:
-            hint = f" (unknown: {extra})" if extra else ""
-            return {}, model_error(
-                f"Missing output fields: {missing}{hint}. Use SUBMIT({', '.join(n + '=...' for n in names)})"
-            )
-        values, errors = {}, []
-        for n in names:
-            annotation = self.config.signature.output_fields[n].annotation
-            try:
-                values[n] = parse_value(raw[n], annotation)
-            except (ValueError, TypeError, pydantic.ValidationError) as exc:
-                tname = getattr(annotation, "__name__", str(annotation))
-                errors.append(
-                    f"{n}: expected {tname}, got {type(raw[n]).__name__} {str(raw[n])[:80]!r}: {str(exc)[:200]}"
-                )
-        if errors:
-            return {}, model_error("; ".join(errors) + ". Fix the values and SUBMIT again.", kind="Type Error")
-        return values, None
 
     # -- endings ---------------------------------------------------------------------------------
     async def _end_with(
