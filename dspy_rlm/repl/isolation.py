@@ -250,6 +250,15 @@ DENIED_SYSCALLS = (
 _CLONE_NAMESPACE_FLAGS = (CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET, 0x08000000, 0x04000000, 0x02000000)
 
 
+def preload_seccomp() -> None:
+    """Import the seccomp binding (it loads libseccomp) in a process that will fork workers, so each worker
+    shares its pages instead of loading its own copy."""
+    try:
+        import pyseccomp  # noqa: F401
+    except (ImportError, OSError):
+        pass
+
+
 def install_seccomp() -> str:
     """Load a seccomp filter (libseccomp through ``pyseccomp``) on this process and its future children:
     :data:`DENIED_SYSCALLS` and namespace-creating ``clone`` fail with EPERM, ``clone3`` with ENOSYS (so libc

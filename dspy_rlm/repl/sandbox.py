@@ -253,8 +253,10 @@ class SubprocessREPL:
 
     def _fork(self, parent_sock: socket.socket, child_sock: socket.socket, config: dict) -> None:
         from dspy_rlm.repl import zygote
+        from dspy_rlm.repl.isolation import preload_seccomp
         from dspy_rlm.repl.worker import child_main  # imported before fork: the child pays nothing
 
+        preload_seccomp()  # likewise the seccomp binding
         pid = self._fork_once()
         if pid is None:  # fork kept being refused (a library's fork hook): a fresh interpreter instead
             logger.warning("os.fork was refused %d times; starting the REPL worker with spawn", _FORK_RETRIES)

@@ -162,10 +162,7 @@ def main(fd: int) -> None:
 
     from dspy_rlm.repl import isolation, worker  # noqa: F401 - loaded once here, shared by every worker
 
-    try:  # the seccomp binding too (it loads libseccomp): workers install their filter without an import
-        import pyseccomp  # noqa: F401
-    except (ImportError, OSError):
-        pass
+    isolation.preload_seccomp()
 
     gc.freeze()  # keep the imported modules' pages shared with the workers (no refcount-driven copies)
     sock = socket.socket(fileno=fd)

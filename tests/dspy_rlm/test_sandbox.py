@@ -150,11 +150,13 @@ def _tree_pss() -> int:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PSS is read from /proc (Linux)")
-@pytest.mark.parametrize("start_method, low, high", [("fork", -1.0, 0.3), ("zygote", 0.5, 1.6), ("spawn", 0.5, 1.6)])
+@pytest.mark.parametrize("start_method, low, high", [("fork", -1.0, 0.7), ("zygote", 0.5, 1.6), ("spawn", 0.5, 1.6)])
 def test_inputs_are_bound_once_never_copied_twice(start_method, low, high):
     # Physical memory the sandbox adds (PSS of the host's whole process tree, after - before), as a multiple of
-    # the input: "fork" shares the host's pages copy-on-write (no copy: ~0), the zygote and spawn workers
-    # unpickle one copy (~1). A second copy (a kept pickle buffer, a re-send) would read >= 2.
+    # the input: "fork" shares the host's pages copy-on-write (no copy: ~0, under 1 whatever the host), the
+    # zygote and spawn workers unpickle one copy (~1). A second copy (a kept pickle buffer, a re-send) would
+    # read >= 2. In a full CI run the forked child also copies-on-write part of the host's own heap (a host of
+    # several GB: 0.39x of the 64 MB input measured), hence the fork bound of 0.7, still below one copy.
     size = 64 * 1024 * 1024
     with SubprocessREPL() as warm:  # the zygote runs before we measure
         warm.run("x = 1")
