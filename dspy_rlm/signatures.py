@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 import dspy
 from dspy.primitives.repl_types import REPLHistory
@@ -27,8 +28,8 @@ class Predictors:
     """The two predictors a run calls, and the action instructions they started with (the small profile
     replaces the prompt only while these are unchanged, i.e. not optimized by the user)."""
 
-    action: Any
-    extract: Any
+    action: Callable[..., dspy.Prediction]  # a dspy.Predict, or whatever the user put in its place
+    extract: Callable[..., dspy.Prediction]
     default_action_instructions: str
 
 
@@ -102,11 +103,6 @@ def tool_docs(config: RunConfig) -> str:
     return "\n".join(lines)
 
 
-def make_predictors(config: RunConfig, execution_instructions: str = "") -> Predictors:
-    action_sig, extract_sig = build_signatures(config, execution_instructions)
-    return Predictors(dspy.Predict(action_sig), dspy.Predict(extract_sig), action_sig.instructions)
-
-
 _children: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _children_lock = threading.Lock()
 
@@ -127,9 +123,9 @@ def child_predictors(
     if hit is not None:
         return hit
     config = parent.for_child(depth, with_context)
-    preds = make_predictors(config, execution_instructions)
+    action_sig, extract_sig = build_signatures(config, execution_instructions)
     rules = prompts.SUB_RLM_RULES.format(depth=depth, max_depth=parent.limits.max_depth)
-    action = preds.action
-    action.signature = action.signature.with_instructions(action.signature.instructions + "\n" + rules)
+    action = dspy.Predict(action_sig.with_instructions(action_sig.instructions + "\n" + rules))
+    preds = Predictors(action, dspy.Predict(extract_sig), action_sig.instructions)
     with _children_lock:
         return cache.setdefault(key, (config, preds))
