@@ -78,7 +78,8 @@ class PlainReporter:
     def update(self, state: ProgressState, event: str) -> None:
         if event == "lm" and not self.show_lm_calls:
             return
-        print(f"[rlm] {state.line()}", file=self.stream, flush=True)
+        self.stream.write(f"[rlm] {state.line()}\n")
+        self.stream.flush()
 
     def close(self) -> None:
         """Nothing to release."""

@@ -14,10 +14,16 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
-if TYPE_CHECKING:  # the viewer reads a trace's dict form: it never imports dspy_rlm.trace at run time
-    from dspy_rlm.trace import TraceNode
+
+@runtime_checkable
+class TraceLike(Protocol):
+    """What the viewer needs of a trace (``dspy_rlm.trace.TraceNode``): its dict form. The viewer never
+    imports the trace module, which imports it for ``TraceNode.to_html``."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
 
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -154,8 +160,8 @@ document.body.dataset.rendered='true';
 """
 
 
-def _as_dict(trace: TraceNode | dict[str, Any] | str | Path) -> dict[str, Any]:
-    if not isinstance(trace, (dict, str, Path)) and callable(getattr(trace, "to_dict", None)):  # a TraceNode
+def _as_dict(trace: TraceLike | dict[str, Any] | str | Path) -> dict[str, Any]:
+    if isinstance(trace, TraceLike):
         return trace.to_dict()
     if isinstance(trace, dict):
         return trace
@@ -177,7 +183,7 @@ def embed_json(data: Any) -> str:
     return text
 
 
-def render_html(trace: TraceNode | dict[str, Any] | str | Path, title: str | None = None) -> str:
+def render_html(trace: TraceLike | dict[str, Any] | str | Path, title: str | None = None) -> str:
     """The trace as one self-contained HTML page (inline CSS and JS, no network).
 
     Args:
@@ -201,7 +207,7 @@ def render_html(trace: TraceNode | dict[str, Any] | str | Path, title: str | Non
     )
 
 
-def write_html(trace: TraceNode | dict[str, Any] | str | Path, path: str | Path, title: str | None = None) -> Path:
+def write_html(trace: TraceLike | dict[str, Any] | str | Path, path: str | Path, title: str | None = None) -> Path:
     """Write :func:`render_html` to ``path`` (UTF-8) and return the path."""
     out = Path(path)
     out.write_text(render_html(trace, title), encoding="utf-8")

@@ -88,9 +88,9 @@ def mlx_on_cpu() -> bool:
     :func:`require_mlx`'s BLAS routing).
     """
     require_mlx()
-    import mlx.core as mx
+    from dspy_outlines.models.device import device_is_cpu
 
-    return bool(mx.default_device().type == mx.DeviceType.cpu)
+    return device_is_cpu()
 
 
 def default_dequantize() -> bool:

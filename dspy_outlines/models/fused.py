@@ -257,9 +257,9 @@ def fuse_for_cpu(model: Any) -> int:
     Returns:
         The number of blocks switched to the fused step.
     """
-    from dspy_outlines.models import mlx_on_cpu
+    from dspy_outlines.models.device import device_is_cpu  # the model is loaded: MLX is routed already
 
-    if not mlx_on_cpu() or os.environ.get(DISABLE_ENV):
+    if not device_is_cpu() or os.environ.get(DISABLE_ENV):
         return 0
     _fast_prefill[0] = not os.environ.get(DISABLE_PREFILL_ENV)
     layers = getattr(getattr(model, "model", None), "layers", None) or []
