@@ -8,8 +8,10 @@ run through fallback extraction with ``result.limit`` set to that name.
 
 What counts as a sub-LM call (``max_llm_calls``): every ``llm_query`` prompt (``llm_query_batched`` reserves
 one per prompt), and every action step of a sub-RLM (a sub-RLM's iteration is an LM call made on its
-parent's behalf). The root's own action steps and fallback extraction are bounded by ``max_iters``,
-tokens, cost and time instead.
+parent's behalf, as dspy.RLM meters its sandbox sub-agents' LM calls). The root's own action steps and
+fallback extraction are bounded by ``max_iters``, tokens, cost and time instead. As in dspy.RLM, running out
+of sub-LM calls never ends the root run: the call inside the REPL fails (``BudgetExhausted``, shown to the
+model) and the run goes on; a sub-RLM, whose every step is such a call, ends.
 
 When limits are checked: before every iteration and at every sub-call reservation. ``max_tokens`` /
 ``max_cost`` are never checked in the middle of a step: a step already running finishes, and the fallback
@@ -137,12 +139,40 @@ class Limits:
     max_depth: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("max_iters", "max_llm_calls", "max_tokens", "max_cost", "max_time"):
+        for name, (kind, least, none_ok) in _LIMIT_RULES.items():
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, (int, float)) or value < 0):
-                raise ValueError(f"{name} must be a non-negative number or None, got {value!r}")
-        if self.max_iters is not None and self.max_iters < 1:
-            raise ValueError(f"max_iters must be at least 1, got {self.max_iters}")
+            if value is None and none_ok:
+                continue
+            numeric = isinstance(value, int) if kind == "integer" else isinstance(value, (int, float))
+            if (
+                isinstance(value, bool)
+                or not numeric
+                or value < least
+                or (least == 0 and kind == "number" and value == 0)
+            ):
+                raise ValueError(_limit_message(name, kind, least, none_ok, value))
+
+
+#: Each limit's rule: (integer | number, smallest allowed value, whether None = no limit is allowed). A
+#: ``number`` with least 0 must be above 0 (a zero time or cost budget is a mistake, not a limit).
+_LIMIT_RULES: dict[str, tuple[str, int, bool]] = {
+    "max_iters": ("integer", 1, True),
+    "max_llm_calls": ("integer", 0, True),  # 0: no sub-LM calls (each call in the REPL fails), as in dspy
+    "max_tokens": ("integer", 1, True),
+    "max_cost": ("number", 0, True),
+    "max_time": ("number", 0, True),
+    "max_depth": ("integer", 0, False),
+}
+
+
+def _limit_message(name: str, kind: str, least: int, none_ok: bool, value: Any) -> str:
+    """One wording for every limit: what it must be, what was given, and the fix."""
+    if kind == "number" and least == 0:
+        what = "a number above 0 (seconds)" if name == "max_time" else "a number above 0"
+    else:
+        what = f"an integer >= {least}"
+    unlimited = f", or None for no limit (e.g. {name}=None)" if none_ok else ""
+    return f"{name} must be {what}{unlimited}; got {value!r}"
 
 
 @dataclass
@@ -179,24 +209,25 @@ class Budget:
         return time.monotonic() - self.started
 
     def exhausted(self) -> StopReason | None:
-        """The first limit reached by this run or any ancestor, or None.
+        """The first limit that ends this run, reached by it or any ancestor, or None.
 
-        Iterations are per run: an ancestor on its last iteration does not stop a child started in it.
+        Iterations are per run: an ancestor on its last iteration does not stop a child started in it. Sub-LM
+        calls end only a sub-RLM (the root's ``max_llm_calls`` fails the calls inside its REPL instead).
         """
         with self._lock:
             node: Budget | None = self
             while node is not None:
-                hit = node._own_exhausted(ignore_iterations=node is not self)
+                hit = node._own_exhausted(ignore_iterations=node is not self, ignore_calls=self.parent is None)
                 if hit:
                     return hit
                 node = node.parent
             return None
 
-    def _own_exhausted(self, ignore_iterations: bool = False) -> StopReason | None:
+    def _own_exhausted(self, ignore_iterations: bool = False, ignore_calls: bool = False) -> StopReason | None:
         lim, sp = self.limits, self.spent
         if not ignore_iterations and lim.max_iters is not None and sp.iterations >= lim.max_iters:
             return StopReason.ITERATIONS
-        if lim.max_llm_calls is not None and sp.llm_calls >= lim.max_llm_calls:
+        if not ignore_calls and lim.max_llm_calls is not None and sp.llm_calls >= lim.max_llm_calls:
             return StopReason.LLM_CALLS
         if lim.max_tokens is not None and sp.tokens >= lim.max_tokens:
             return StopReason.TOKENS

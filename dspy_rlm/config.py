@@ -39,11 +39,11 @@ class ChildPolicy:
 
     def __post_init__(self) -> None:
         if not 0 < self.child_share <= 1:
-            raise ValueError(f"child_share must be in (0, 1], got {self.child_share!r}")
+            raise ValueError(f"child_share must be a number in (0, 1]; got {self.child_share!r}")
         for name in ("sub_max_iters", "max_concurrency", "downgrade_threshold"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ class RunConfig:
     extract_adapter: dspy.Adapter | Literal["auto"] | None = "auto"
     recovery: bool = True
     max_fix_attempts: int = 3
+    end_on_failed_fixes: bool = False
     profile: str | Profile = "auto"
     grounded_submit: bool | None = None
     verbose: bool = False
@@ -98,9 +99,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_fix_attempts, int) or self.max_fix_attempts < 1:
-            raise ValueError(f"max_fix_attempts must be a positive integer, got {self.max_fix_attempts!r}")
+            raise ValueError(f"max_fix_attempts must be an integer >= 1; got {self.max_fix_attempts!r}")
         if not isinstance(self.repl.max_output_chars, int) or self.repl.max_output_chars < 1:
-            raise ValueError(f"max_output_chars must be a positive integer, got {self.repl.max_output_chars!r}")
+            raise ValueError(f"max_output_chars must be an integer >= 1; got {self.repl.max_output_chars!r}")
 
     @property
     def tool_map(self) -> dict[str, Tool]:

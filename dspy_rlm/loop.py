@@ -2,8 +2,9 @@
 
 Each iteration: check the budget, ask the action predictor for ``reasoning`` + ``code``, run every code
 block in order until one gives a final answer, validate that answer against the output types, and record
-everything in the history and the trace. Limits, LM failures, a dead sandbox or exhausted fix attempts end
-the run through fallback extraction. The run always returns a Prediction with a typed ``result``.
+everything in the history and the trace. Limits, repeated LM failures, a dead sandbox (and exhausted fix
+attempts, with ``end_on_failed_fixes``) end the run through fallback extraction; failing code alone never
+does. The run always returns a Prediction with a typed result (:func:`dspy_rlm.prediction.run_info`).
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from dspy_rlm.config import RunConfig
 from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.extract import run_extraction
+from dspy_rlm.names import FINAL, FINAL_VAR
 from dspy_rlm.outputs import coerce_outputs
+from dspy_rlm.prediction import RunInfo, make_prediction, run_info
 from dspy_rlm.profiles import DEFAULT, resolve_profile
 from dspy_rlm.profiles.grounding import ungrounded_values, verification_message
 from dspy_rlm.profiles.small import compact_variables_info
 from dspy_rlm.profiles.steps import SmallSteps, question_and_data
-from dspy_rlm.protocol import parse_response
+from dspy_rlm.protocol import final_fields, parse_response
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl import backends
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ExecResult, FinalAnswer
@@ -71,8 +74,11 @@ class Run:
         self.execution_instructions = execution_instructions  # what the action prompt says of the runtime
         self.trace = trace or TraceNode(task=_task_text(inputs), depth=budget.depth)
         self.history = REPLHistory(max_output_chars=config.repl.max_output_chars)
-        self.recovery = RecoveryTracker(config.max_fix_attempts) if config.recovery else None
+        self.recovery = (
+            RecoveryTracker(config.max_fix_attempts, config.end_on_failed_fixes) if config.recovery else None
+        )
         self.output_names = config.output_names
+        self.user_names = {*config.tool_map, *config.signature.input_fields}  # they hide our extras (names.py)
         self.last_submit: dict[str, Any] | None = None
         self.told_rebound: set[str] = set()
         self.repl: Any = None
@@ -404,6 +410,8 @@ class Run:
                 return Submitted(values, self.budget.spent.iterations, self.budget.spent.llm_calls, final.kind)
             outputs.append(error)
         record.output = "\n".join(o for o in outputs if o) or "(no output - did you forget to print?)"
+        if self.config.verbose:  # what dspy.RLM logs after each step that did not finish
+            logger.info(REPLEntry.format_output(record.output, self.config.repl.max_output_chars))
         self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text, output=record.output)
         return None
 
@@ -426,8 +434,8 @@ class Run:
         return verification_message(problems, values)
 
     async def _text_final(self, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
-        """FINAL(...) / FINAL_VAR(name) written as text outside code."""
-        if parsed.final_var:
+        """FINAL(...) / FINAL_VAR(name) written as text outside code (not when a user tool or input has the name)."""
+        if parsed.final_var and FINAL_VAR not in self.user_names:
             await self._ready()
             res = await self._on_repl_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
             record.code_executions.append(
@@ -441,9 +449,16 @@ class Run:
             if res.final is None:
                 outputs.append(self._describe(res, record, 0, 0))
             return res.final
-        if parsed.final_text is not None and len(self.output_names) == 1:
+        if parsed.final_text is None or FINAL in self.user_names:
+            return None
+        if len(self.output_names) == 1:
             return FinalAnswer("final_direct", {self.output_names[0]: parsed.final_text})
-        return None
+        values = final_fields(parsed.final_text, self.output_names)
+        if values is None:
+            usage = ", ".join(f"{n}=..." for n in self.output_names)
+            outputs.append(model_error(f"FINAL(...) needs the outputs by name here: FINAL({usage}) or SUBMIT({usage})"))
+            return None
+        return FinalAnswer("final_direct", values)
 
     def _describe(self, res: ExecResult, record: IterationRecord, block: int, n_blocks: int) -> str:
         parts = []
@@ -481,6 +496,12 @@ class Run:
 
     async def _fallback(self, stop: StopReason, detail: str = "") -> Extracted | Failed:
         reason = self.budget.fallback_reason(stop, detail)
+        # dspy.RLM warns "RLM reached max iterations, using extract ..."; ours with verbose (quiet otherwise)
+        logger.log(
+            logging.WARNING if self.config.verbose else logging.DEBUG,
+            "RLM %s, using extract to get final output",
+            reason,
+        )
         self.trace.warn("Budget exhausted, answer was forced" if stop.is_budget else f"Run stopped: {reason}")
         with contextlib.suppress(Exception):
             await self._ready()
@@ -527,7 +548,9 @@ class Run:
                 factory=self.factory,
                 execution_instructions=self.execution_instructions,
             ).execute()
-        result = pred.rlm_result
+        info = run_info(pred)
+        assert info is not None  # a Run's own prediction
+        result = info.result
         if isinstance(result, Failed):
             raise SubRLMFailed(result.reason)
         return str(result.outputs.get("answer"))
@@ -552,16 +575,8 @@ class Run:
                 else ""
             )
         trace.outputs = outputs
-        extras = {"result": result, "trace": trace}
-        pred = dspy.Prediction(
-            **{k: v for k, v in extras.items() if k not in outputs},
-            **outputs,
-            trajectory=[e.model_dump() for e in self.history],
-            final_reasoning=final_reasoning,
-            rlm_result=result,
-            rlm_trace=trace,
-            usage=trace.totals(),
-        )
+        trajectory = [e.model_dump() for e in self.history]
+        pred = make_prediction(outputs, trajectory, final_reasoning, RunInfo(result, trace, trace.totals()))
         with contextlib.suppress(Exception):
             pred.set_lm_usage(tracker.get_total_tokens())
         return pred

@@ -38,6 +38,10 @@ print(count_matches(context, "OVERDUE"))
 4. SUBMIT ONLY AFTER SEEING the values you submit. Failed code shows the error and line: fix it and go on.
 5. Watch the budget shown each step; when it runs low, SUBMIT your best answer."""
 
+HIDDEN_NAMES_NOTE = (
+    "\nIn this run these names are your tools or inputs, not the built-in functions described above: {names}."
+)
+
 FINAL_HELP_SINGLE = (
     '\n- `FINAL(value)` / `FINAL_VAR("name")` - end with a value, or with the value of a variable by name.'
 )

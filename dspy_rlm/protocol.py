@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -91,6 +92,40 @@ def _final_span(prose: str) -> tuple[int, str, int] | None:
     blanks = _TRAILING_BLANKS.match(prose, close.end())  # matches the empty string at least
     end = blanks.end() if blanks is not None else close.end()
     return start.start(), prose[start.end() : close.start()], end
+
+
+def final_fields(text: str, names: list[str]) -> dict[str, object] | None:
+    """The outputs of a multi-output ``FINAL(...)`` written as text: keywords (``FINAL(answer='x', n=2)``),
+    values in field order, or one dict (a Python or JSON literal). ``None`` when the text is none of these.
+    A keyword value that is not a literal is kept as its source text (the output types coerce it later)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict):
+        return {str(k): v for k, v in data.items()}
+    try:
+        call = ast.parse(f"_({text})", mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    values = [_literal(a, text) for a in call.args]
+    if len(values) == 1 and isinstance(values[0], dict) and not call.keywords:
+        return {str(k): v for k, v in values[0].items()}
+    if len(values) > len(names) or any(k.arg is None for k in call.keywords):
+        return None
+    out: dict[str, object] = dict(zip(names, values))
+    out.update({str(k.arg): _literal(k.value, text) for k in call.keywords})
+    return out or None
+
+
+def _literal(node: ast.expr, text: str) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        segment = ast.get_source_segment(f"_({text})", node)
+        return segment if segment is not None else ""
 
 
 def _unquote(value: str) -> str:

@@ -1,11 +1,13 @@
-"""Iterative failure recovery (seed 002) mapped onto the REPL loop.
+"""Iterative failure recovery mapped onto the REPL loop.
 
 A failing code block opens a *step* ``X.Y`` (iteration X, block Y). Instead of a bare error the model gets a
 targeted fix step, ``[FIX X.Y] Fix: <error> at line L``, with the offending line, a strategy and the attempt
 (fix id ``X.Y.N``). Each further failure while the step is open is one more fix attempt; a block of a later
 iteration that succeeds closes the step (its attempts are cleared; a later block of the *same* answer that
-happens to run cleanly is no fix). At ``max_fix_attempts`` the run stops that line of work with
-``Max fix attempts (3) reached for step X.Y. Fix history: [...]`` and goes to fallback extraction.
+happens to run cleanly is no fix). At ``max_fix_attempts`` the step is given up: the model reads
+``Max fix attempts (3) reached for step X.Y. Fix history: [...]`` and is told to change its approach, and a
+later failure opens a new step. The run goes on until ``max_iters``, as dspy.RLM's does; with
+``end_on_failed_fixes=True`` that message instead ends the run through fallback extraction.
 """
 
 from __future__ import annotations
@@ -56,10 +58,13 @@ class FixRecord:
 class RecoveryTracker:
     """Tracks fix attempts per failing step. ``max_fix_attempts`` bounds the attempts per step."""
 
-    def __init__(self, max_fix_attempts: int = 3):
+    end_run = False  # class default: trackers pickled in older checkpoints lack the attribute
+
+    def __init__(self, max_fix_attempts: int = 3, end_run: bool = False):
         if max_fix_attempts < 1:
             raise ValueError(f"max_fix_attempts must be at least 1, got {max_fix_attempts}")
         self.max_fix_attempts = max_fix_attempts
+        self.end_run = end_run
         self.open: FixRecord | None = None
         self.history: dict[str, FixRecord] = {}
         self.exhausted: str | None = None
@@ -87,10 +92,16 @@ class RecoveryTracker:
             }
         )
         if rec.attempts >= self.max_fix_attempts:
-            self.exhausted = (
+            given_up = (
                 f"Max fix attempts ({self.max_fix_attempts}) reached for step {rec.step}. Fix history: {rec.errors}"
             )
-            return self.exhausted
+            if self.end_run:
+                self.exhausted = given_up
+                return given_up
+            self.open = None  # the step is given up; a later failure opens a new one
+            return (
+                f"[FIX {rec.step}] {given_up}\n  Do: stop repeating this code; take a different approach to the task."
+            )
         rec.attempts += 1
         fix_id = f"{rec.step}.{rec.attempts}"
         rec.fix_ids.append(fix_id)

@@ -23,30 +23,23 @@ from dspy_rlm.budget import Budget, Limits
 from dspy_rlm.config import ChildPolicy, REPLSettings, RunConfig, replace_path
 from dspy_rlm.context import SizeConfig
 from dspy_rlm.loop import Run
+from dspy_rlm.names import RUNTIME_ARGS, is_protocol_name, protocol_names, result_names
 from dspy_rlm.profiles import Profile, resolve_profile
 from dspy_rlm.repl import backends
-from dspy_rlm.repl.helpers import HELPER_NAMES
 from dspy_rlm.runtime import run_sync
 from dspy_rlm.signatures import Predictors, build_signatures
 
 logger = logging.getLogger(__name__)
 
-RESERVED_SANDBOX_NAMES = frozenset(
-    {
-        "llm_query",
-        "llm_query_batched",
-        "rlm_query",
-        "batch_rlm_query",
-        "SUBMIT",
-        "FINAL",
-        "FINAL_VAR",
-        "print",
-        "inputs",
-        *HELPER_NAMES,
-    }
-)
-RESERVED_RESULT_NAMES = frozenset({"trajectory", "final_reasoning"})
-RUNTIME_ARGS = frozenset({"interpreter_factory", "interpreter", "checkpoint"})
+
+def _with_outputs(signature: type[dspy.Signature]) -> type[dspy.Signature]:
+    if not signature.output_fields:
+        inputs = ", ".join(signature.input_fields) or "context, query"
+        raise ValueError(
+            f"The signature has no output fields, so a run could never submit. Name what it should produce, "
+            f'e.g. RLM("{inputs} -> answer")'
+        )
+    return signature
 
 
 class _setting:
@@ -92,8 +85,11 @@ class RLM(dspy.Module):
         extract_adapter: Adapter for the ``extract`` step: ``"auto"`` (dspy_outlines' tiered adapter when
             installed), ``None`` (the configured adapter) or an adapter instance.
         action_adapter: Adapter for the action step (``None`` = the configured adapter).
-        recovery: Give the model targeted fix steps for failing code (``False`` behaves like dspy.RLM).
-        max_fix_attempts: Fix attempts per failing step before the run goes to fallback extraction.
+        recovery: Give the model targeted fix steps for failing code (``False``: dspy.RLM's bare error text).
+        max_fix_attempts: Fix attempts per failing step; then the step is given up and the model is told to
+            change its approach (the run goes on, as dspy.RLM's does).
+        end_on_failed_fixes: End the run through fallback extraction when a step's fix attempts run out
+            (off by default: errors never end a run before ``max_iters``).
         profile: ``"auto"`` (default: ``"small"`` when the LM says it is local or small, like ``OutlinesLM``),
             ``"small"`` (compact prompt, constrained code, shipped demos, grounded SUBMIT, line-style search
             output; see :mod:`dspy_rlm.profiles`) or ``"default"`` (the behaviour for API models).
@@ -136,6 +132,7 @@ class RLM(dspy.Module):
         action_adapter: Any = None,
         recovery: bool = True,
         max_fix_attempts: int = 3,
+        end_on_failed_fixes: bool = False,
         profile: str | Profile = "auto",
         grounded_submit: bool | None = None,
         checkpoint: str | os.PathLike | None = None,
@@ -160,7 +157,7 @@ class RLM(dspy.Module):
         resolve_profile(profile, None)  # likewise for an unknown profile name
         tool_map = self._normalize_tools(tools)
         self.config = RunConfig(
-            signature=ensure_signature(signature),
+            signature=_with_outputs(ensure_signature(signature)),
             limits=Limits(
                 max_iters=max_iters,
                 max_llm_calls=max_llm_calls,
@@ -191,6 +188,7 @@ class RLM(dspy.Module):
             extract_adapter=extract_adapter,
             recovery=recovery,
             max_fix_attempts=max_fix_attempts,
+            end_on_failed_fixes=end_on_failed_fixes,
             profile=profile,
             grounded_submit=grounded_submit,
             verbose=verbose,
@@ -225,6 +223,7 @@ class RLM(dspy.Module):
     extract_adapter = _setting("extract_adapter")
     recovery = _setting("recovery")
     max_fix_attempts = _setting("max_fix_attempts")
+    end_on_failed_fixes = _setting("end_on_failed_fixes")
     profile = _setting("profile")
     grounded_submit = _setting("grounded_submit")
     verbose = _setting("verbose")
@@ -261,25 +260,30 @@ class RLM(dspy.Module):
         return out
 
     def _validate_namespace(self, tools: dict[str, Tool]) -> None:
+        """dspy.RLM's rules: tools and inputs may take any name but the protocol's (``SUBMIT``, ``llm_query``,
+        ...; see :mod:`dspy_rlm.names`); our extras (helpers, ``rlm_query``, ``FINAL`` ...) give way to them."""
+        reserved = sorted(protocol_names())
         for name in tools:
             if not name.isidentifier() or keyword.iskeyword(name):
                 raise ValueError(f"Invalid tool name '{name}': must be a valid Python identifier and not a keyword")
-            if name in RESERVED_SANDBOX_NAMES:
+            if is_protocol_name(name):
                 raise ValueError(
-                    f"Tool name '{name}' conflicts with built-in sandbox function. "
-                    f"Reserved names: {sorted(RESERVED_SANDBOX_NAMES)}"
+                    f"Tool name '{name}' conflicts with built-in sandbox function. Reserved names: {reserved}. "
+                    f"Give the tool another name, e.g. dspy.Tool(func, name='{name}_tool')"
                 )
         inputs = set(self.signature.input_fields)
         runtime = sorted(inputs & RUNTIME_ARGS)
         if runtime:
             raise ValueError(f"{runtime} are reserved for RLM runtime configuration, not signature inputs.")
-        clash = sorted(inputs & RESERVED_SANDBOX_NAMES)
+        clash = sorted(name for name in inputs if is_protocol_name(name))
         if clash:
-            raise ValueError(f"Input fields conflict with built-in sandbox functions: {clash}. Rename them.")
+            raise ValueError(
+                f"Input fields conflict with built-in sandbox functions: {clash}. Rename them (reserved: {reserved})."
+            )
         clash = sorted(inputs & tools.keys())
         if clash:
             raise ValueError(f"Input fields conflict with user tools: {clash}")
-        clash = sorted(set(self.signature.output_fields) & RESERVED_RESULT_NAMES)
+        clash = sorted(set(self.signature.output_fields) & result_names())
         if clash:
             raise ValueError(f"Output fields conflict with RLM result metadata: {clash}")
 
@@ -295,6 +299,16 @@ class RLM(dspy.Module):
         if missing:
             raise ValueError(f"Missing required inputs: {sorted(missing)}")
 
+    def _check_lm(self) -> None:
+        """No LM configured is a setup mistake: raised before the run, with dspy's message (dspy.RLM's first
+        action step raises it). A replaced ``generate_action`` brings its own LM handling."""
+        action = self.generate_action
+        if isinstance(action, dspy.Predict) and action.lm is None and dspy.settings.lm is None:
+            raise ValueError(
+                "No LM is loaded. Please configure the LM using `dspy.configure(lm=dspy.LM(...))`. e.g, "
+                "`dspy.configure(lm=dspy.LM('openai/gpt-4o-mini'))`"
+            )
+
     @property
     def tools(self) -> dict[str, Tool]:
         """User-provided tools (excludes the built-in llm_query & co.)."""
@@ -309,26 +323,29 @@ class RLM(dspy.Module):
 
     # -- public interface -------------------------------------------------------------------------
     def forward(
-        self,
-        *args: Any,
-        interpreter_factory: Callable[[], Any] | None = None,
-        checkpoint: str | os.PathLike | None = None,
-        **inputs: Any,
+        self, *args: Any, interpreter_factory: Callable[[], Any] | None = None, **inputs: Any
     ) -> dspy.Prediction:
-        """Run the RLM. Inputs by keyword; an interpreter instance may come first (dspy 3.3 form)."""
+        """Run the RLM. Inputs by keyword; an interpreter instance may come first (dspy 3.3 form).
+
+        ``checkpoint=path`` sets this call's checkpoint, unless the signature has an input named
+        ``checkpoint`` (then that keyword is the input, and the constructor's ``checkpoint`` applies)."""
         interpreter = self._positional_interpreter(args)
+        checkpoint = self._call_checkpoint(inputs)
         return run_sync(self._start(inputs, interpreter, interpreter_factory, checkpoint, use_async=False))
 
     async def aforward(
-        self,
-        *args: Any,
-        interpreter_factory: Callable[[], Any] | None = None,
-        checkpoint: str | os.PathLike | None = None,
-        **inputs: Any,
+        self, *args: Any, interpreter_factory: Callable[[], Any] | None = None, **inputs: Any
     ) -> dspy.Prediction:
         """Async ``forward``: LM calls with native async support are awaited, async tools run on this loop."""
         interpreter = self._positional_interpreter(args)
+        checkpoint = self._call_checkpoint(inputs)
         return await self._start(inputs, interpreter, interpreter_factory, checkpoint, use_async=True)
+
+    def _call_checkpoint(self, inputs: dict[str, Any]) -> str | os.PathLike | None:
+        """Take the call-time ``checkpoint=`` keyword out of ``inputs`` (an input of that name keeps it)."""
+        if "checkpoint" in self.signature.input_fields:
+            return None
+        return inputs.pop("checkpoint", None)
 
     @staticmethod
     def _positional_interpreter(args: tuple) -> Any:
@@ -345,6 +362,7 @@ class RLM(dspy.Module):
         self, inputs: dict[str, Any], interpreter: Any, factory: Any, checkpoint: Any, use_async: bool
     ) -> dspy.Prediction:
         self._validate_inputs(inputs)
+        self._check_lm()
         backends.check_factory(factory)
         backends.check_interpreter(interpreter)
         config = self.config

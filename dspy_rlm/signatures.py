@@ -18,6 +18,7 @@ from dspy.primitives.repl_types import REPLHistory
 
 from dspy_rlm import prompts
 from dspy_rlm.config import RunConfig
+from dspy_rlm.names import hidden_extras
 
 #: The extraction's free-text field: what the model could not determine, and why.
 NOTES_FIELD = "extraction_notes"
@@ -46,6 +47,8 @@ def build_signatures(
     from dspy_rlm.repl.helpers import helper_docs
 
     sig = config.signature
+    hidden = hidden_extras([*config.tool_map, *sig.input_fields])
+    helpers = "\n".join(line for line in helper_docs().splitlines() if line.split("(")[0] not in hidden)
     inputs = ", ".join(f"`{n}`" for n in sig.input_fields)
     names = list(sig.output_fields)
     task = f"{sig.instructions}\n\n" if sig.instructions else ""
@@ -55,11 +58,12 @@ def build_signatures(
             inputs=inputs,
             output_fields=prompts.format_output_fields(sig),
             interpreter_rules=execution_rules(execution_instructions),
-            helper_docs=helper_docs(),
+            helper_docs=helpers,
             final_output_names=", ".join(f"{n}=..." for n in names),
             final_help=prompts.FINAL_HELP_SINGLE if len(names) == 1 else prompts.FINAL_HELP_MULTI,
         )
         + tool_docs(config)
+        + hidden_note(hidden)
     )
     action = (
         dspy.Signature({}, instructions)
@@ -89,6 +93,13 @@ def build_signatures(
         "variables_info", dspy.InputField(desc="Metadata about the variables available in the REPL"), type_=str
     )
     return action, extract
+
+
+def hidden_note(hidden: list[str]) -> str:
+    """The prompt's line naming our REPL functions that a user tool or input of the same name replaces."""
+    if not hidden:
+        return ""
+    return prompts.HIDDEN_NAMES_NOTE.format(names=", ".join(f"`{n}`" for n in hidden))
 
 
 def tool_docs(config: RunConfig) -> str:

@@ -18,11 +18,11 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from dspy_rlm.names import FINAL, FINAL_VAR, INPUTS_DICT, SUBMIT
 from dspy_rlm.repl import helpers as _helpers
 from dspy_rlm.repl.base import BlockTimeout, FinalSignal
 
 CODE_FILENAME = "<repl>"
-PROTOCOL_NAMES = ("SUBMIT", "FINAL", "FINAL_VAR")
 
 
 class CappedWriter(io.TextIOBase):
@@ -106,10 +106,11 @@ class NamespaceExecutor:
         self.inputs = dict(inputs)
         self.namespace: dict[str, Any] = {"__name__": "__repl__", "__builtins__": builtins}
         llm_query = bridges.get("llm_query")
+        # Later names win: a user tool or input named like a helper, FINAL or `inputs` hides ours (names.py).
         self.namespace.update(_helpers.make_helpers(llm_query, helper_style))
+        self.namespace.update({FINAL: self._final, FINAL_VAR: self._final_var, INPUTS_DICT: self.inputs})
         self.namespace.update(bridges)
-        self.namespace.update(SUBMIT=self._submit, FINAL=self._final, FINAL_VAR=self._final_var)
-        self.namespace["inputs"] = self.inputs
+        self.namespace[SUBMIT] = self._submit
         self.namespace.update(self.inputs)
         self.reserved = frozenset(self.namespace)
 
@@ -128,8 +129,10 @@ class NamespaceExecutor:
                 kwargs = {**dict(zip(self.output_fields, args)), **kwargs}
         raise FinalSignal("submit", kwargs)
 
-    def _final(self, value: Any) -> None:
-        """FINAL(value): end the run with this value as the (single) output."""
+    def _final(self, value: Any = None, /, **fields: Any) -> None:
+        """FINAL(value): end the run with this value as the (single) output; FINAL(a=..., b=...) as SUBMIT."""
+        if fields:
+            self._submit(*(() if value is None else (value,)), **fields)
         if len(self.output_fields) == 1:
             raise FinalSignal("final_direct", {self.output_fields[0]: value})
         if isinstance(value, dict):
@@ -203,7 +206,7 @@ class NamespaceExecutor:
         if (
             isinstance(last, ast.Call)
             and isinstance(last.func, ast.Name)
-            and last.func.id in ("print", *PROTOCOL_NAMES)
+            and last.func.id in ("print", SUBMIT, FINAL, FINAL_VAR)
         ):
             return None
         tree.body.pop()

@@ -13,15 +13,17 @@ import logging
 import time
 from typing import Any
 
+from dspy_rlm.names import FINAL, FINAL_VAR, SUBMIT
 from dspy_rlm.repl.base import ErrorInfo, ExecResult, FinalAnswer
 
 logger = logging.getLogger(__name__)
 
-_PROTOCOL_SETUP = '''
+_FINAL_SETUP = '''
 def FINAL(value):
     """FINAL(value): end the run with this value as the (single) output."""
     SUBMIT(value)
-
+'''
+_FINAL_VAR_SETUP = '''
 def FINAL_VAR(name):
     """FINAL_VAR("name"): end the run with the value of the named variable."""
     if name not in globals():
@@ -68,12 +70,18 @@ class ForeignREPL:
         if hasattr(self.interpreter, "_tools_registered"):
             self.interpreter._tools_registered = False
         self.interpreter.start()
-        setup = _PROTOCOL_SETUP
+        taken = {*self.tools, *self._inputs}  # a user tool or input hides our extra of its name (names.py)
+        setup = "".join(
+            text for name, text in ((FINAL, _FINAL_SETUP), (FINAL_VAR, _FINAL_VAR_SETUP)) if name not in taken
+        )
         if self.install_helpers:
             from dspy_rlm.repl.helpers import standalone_source
 
-            setup += "\n" + standalone_source() + "\nglobals().update(make_helpers(globals().get('llm_query')))\n"
-        reserved = ["inputs", "FINAL", "FINAL_VAR", "SUBMIT", *self.tools, *self._inputs]
+            setup += (
+                "\n" + standalone_source() + "\nglobals().update({_k: _f for _k, _f in "
+                f"make_helpers(globals().get('llm_query')).items() if _k not in {sorted(taken)!r}}})\n"
+            )
+        reserved = ["inputs", FINAL, FINAL_VAR, SUBMIT, *self.tools, *self._inputs]
         setup += f"\n_dspy_rlm_reserved = {json.dumps(reserved)}\n"
         try:
             self.interpreter.execute(setup, variables=dict(self._inputs))

@@ -6,8 +6,9 @@ the standard pickle refuses — plus the LM and adapter to run it under. An LM t
 ``OutlinesLM`` holds a loaded model) travels as its class and ``dump_state()`` and is rebuilt once per
 worker process.
 
-The typed RLM results are read from DSPy's callbacks: every ``RLM`` call's prediction (``rlm_result``,
-``rlm_trace``, ``usage``) is seen on its way out, so a module that wraps an RLM still reports it.
+The typed RLM results are read from DSPy's callbacks: every ``RLM`` call's prediction (its
+:func:`~dspy_rlm.prediction.run_info`: result, trace, usage) is seen on its way out, so a module that wraps
+an RLM still reports it.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from dspy_rlm.prediction import extra_keys, run_info
+from dspy_rlm.results import Failed
 from dspy_rlm.scale.results import ItemError, ItemResult, add_usage, empty_usage
 
 logger = logging.getLogger(__name__)
-
-#: Prediction keys an RLM adds next to its output fields; not part of an item's outputs.
-RLM_META_KEYS = frozenset({"trajectory", "final_reasoning", "rlm_result", "rlm_trace", "usage", "result", "trace"})
 
 _cache_lock = threading.Lock()
 _unpacked: dict[str, tuple[Any, Any, Any]] = {}  # digest -> (program, lm, adapter), one per worker process
@@ -138,23 +138,16 @@ def _collector():
     from dspy.utils.callback import BaseCallback
 
     class RLMPredictions(BaseCallback):
-        """Keeps every RLM prediction (one with ``rlm_result``) that a module call returns."""
+        """Keeps every RLM prediction (one :func:`~dspy_rlm.prediction.run_info` reads) that a module call returns."""
 
         def __init__(self) -> None:
             self.predictions: list[Any] = []
 
         def on_module_end(self, call_id: str, outputs: Any | None, exception: BaseException | None = None) -> None:
-            if outputs is not None and _get(outputs, "rlm_result") is not None:
+            if run_info(outputs) is not None:
                 self.predictions.append(outputs)
 
     return RLMPredictions()
-
-
-def _get(prediction: Any, key: str) -> Any:
-    try:
-        return prediction.get(key) if hasattr(prediction, "get") else None
-    except Exception:  # noqa: BLE001 - not a Prediction
-        return None
 
 
 def example_inputs(example: Any, index: int) -> dict[str, Any]:
@@ -207,8 +200,9 @@ def run_item(package: ProgramPackage, index: int, inputs: dict[str, Any], attemp
 
 def _record(index: int, prediction: Any, rlm_predictions: list[Any], seconds: float, worker: str) -> ItemResult:
     usage = empty_usage()
-    for pred in rlm_predictions:
-        totals = _get(pred, "usage") or {}
+    infos = [info for info in map(run_info, rlm_predictions) if info is not None]
+    for info in infos:
+        totals = info.usage
         add_usage(
             usage,
             {
@@ -218,11 +212,12 @@ def _record(index: int, prediction: Any, rlm_predictions: list[Any], seconds: fl
                 "cost": totals.get("cost", 0.0),
             },
         )
-    result = _get(rlm_predictions[-1], "rlm_result") if rlm_predictions else None
+    result = infos[-1].result if infos else None
     if result is not None and prediction is rlm_predictions[-1]:  # the program is the RLM itself
-        outputs = dict((result.partial_outputs if result.kind == "failed" else result.outputs) or {})
+        outputs = dict((result.partial_outputs if isinstance(result, Failed) else result.outputs) or {})
     else:
         keys = prediction.keys() if hasattr(prediction, "keys") else []
-        outputs = {k: prediction[k] for k in keys if k not in RLM_META_KEYS}
-    traces = [_get(pred, "rlm_trace").to_dict() for pred in rlm_predictions if _get(pred, "rlm_trace") is not None]
+        meta = extra_keys(prediction)
+        outputs = {k: prediction[k] for k in keys if k not in meta}
+    traces = [info.trace.to_dict() for info in infos]
     return ItemResult(index, result=result, outputs=outputs, usage=usage, traces=traces, seconds=seconds, worker=worker)

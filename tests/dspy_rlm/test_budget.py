@@ -78,6 +78,9 @@ def test_start_iteration_and_can_proceed():
     child = Budget(Limits(max_iters=5, max_llm_calls=3, max_depth=1)).child(share=1.0)
     assert [child.start_iteration() for _ in range(4)] == [None, None, None, "llm_calls"]  # steps are calls
     assert child.parent.spent.llm_calls == 3
+    spent = Budget(Limits(max_iters=5, max_llm_calls=1))
+    spent.reserve_llm_calls(1)
+    assert spent.start_iteration() is None  # the root's sub-LM calls fail in the REPL; they never end the run
 
 
 def test_limits_validation():
@@ -103,7 +106,6 @@ def _lm(step_code: str, **usage) -> ScriptedLM:
     "limit, rlm_kwargs, code, usage",
     [
         ("iterations", {"max_iters": 2}, "x = 1", {}),
-        ("llm_calls", {"max_llm_calls": 2}, "print(llm_query('hi'))", {}),
         ("tokens", {"max_tokens": 40}, "x = 1", {"prompt_tokens": 10, "completion_tokens": 5}),
         ("cost", {"max_cost": 0.025}, "x = 1", {"cost": 0.01}),
         ("time", {"max_time": 0.25}, "x = 1", {"delay": 0.1}),

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import dspy
 import pytest
+from dspy.utils import DummyLM
 
 from dspy_rlm import RLM
 from dspy_rlm.checkpoint import Checkpoint, CheckpointMismatch, fingerprint
 from dspy_rlm.repl.inprocess import InProcessREPL
+from tests.dspy_rlm.scripted import act
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +131,10 @@ def test_checkpoint_of_other_inputs_is_refused(tmp_path):
     assert issubclass(CheckpointMismatch, ValueError)
 
 
-def test_checkpoint_is_a_reserved_runtime_name():
-    with pytest.raises(ValueError, match="reserved"):
-        RLM("checkpoint, query -> answer")
+def test_an_input_named_checkpoint_is_the_users_and_the_constructor_checkpoint_still_applies(tmp_path):
+    """dspy.RLM accepts an input named ``checkpoint``; then ``checkpoint=`` at call time is that input."""
+    ckpt = tmp_path / "run.ckpt"
+    rlm = RLM("checkpoint, query -> answer", checkpoint=ckpt)
+    with dspy.context(lm=DummyLM([act("SUBMIT(answer=checkpoint.upper())")])):
+        pred = rlm(checkpoint="mine", query="q")
+    assert pred.answer == "MINE" and ckpt.exists()

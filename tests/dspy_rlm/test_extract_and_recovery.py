@@ -2,7 +2,7 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
-from dspy_rlm import RLM, Extracted
+from dspy_rlm import RLM, Extracted, Submitted
 from dspy_rlm.extract import confidence
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl.base import ErrorInfo
@@ -66,10 +66,19 @@ def test_scripted_lm_that_fixes_on_the_second_try():
     ]
 
 
-def test_never_fixed_reaches_the_limit_then_extraction_follows():
-    lm = DummyLM([act("1/0")] * 4 + [{"answer": "extracted anyway"}])
+def test_never_fixed_goes_on_by_default_and_the_model_is_told_to_change_approach():
+    lm = DummyLM([act("1/0")] * 4 + [act("print('other way')"), act("SUBMIT(answer='done')")])
     with dspy.context(lm=lm):
         pred = RLM("context -> answer", max_fix_attempts=3)(context="c")
+    assert isinstance(pred.result, Submitted) and pred.answer == "done"
+    assert pred.trajectory[3]["output"].startswith("[FIX 1.1] Max fix attempts (3) reached for step 1.1")
+    assert "different approach" in pred.trajectory[3]["output"]
+
+
+def test_end_on_failed_fixes_reaches_the_limit_then_extraction_follows():
+    lm = DummyLM([act("1/0")] * 4 + [{"answer": "extracted anyway"}])
+    with dspy.context(lm=lm):
+        pred = RLM("context -> answer", max_fix_attempts=3, end_on_failed_fixes=True)(context="c")
     assert isinstance(pred.result, Extracted) and pred.result.limit == "fix_attempts"
     assert pred.result.reason.startswith("Max fix attempts (3) reached for step 1.1. Fix history: [")
     assert len(pred.trajectory) == 4 and pred.answer == "extracted anyway"
@@ -80,7 +89,9 @@ def test_a_clean_block_after_a_failing_one_in_the_same_answer_is_no_fix():
     step = {"reasoning": "r", "code": "```python\n1/0\n```\n```python\nprint('fine')\n```"}
     lm = DummyLM([step] * 4 + [{"answer": "extracted"}])
     with dspy.context(lm=lm):
-        pred = RLM("context -> answer", max_fix_attempts=3, interpreter_factory=InProcessREPL)(context="c")
+        pred = RLM(
+            "context -> answer", max_fix_attempts=3, end_on_failed_fixes=True, interpreter_factory=InProcessREPL
+        )(context="c")
     assert pred.result.limit == "fix_attempts"
     assert pred.trace.fix_history["1.1"]["attempts"] == 3
 

@@ -1,6 +1,6 @@
 import pytest
 
-from dspy_rlm.protocol import parse_response
+from dspy_rlm.protocol import final_fields, parse_response
 
 
 def test_fenced_blocks_in_order_with_thinking():
@@ -42,3 +42,19 @@ def test_empty_and_none():
 
 def test_marker_alone_that_compiles_runs_as_code():
     assert parse_response("FINAL_VAR('answer')").code_blocks == ["FINAL_VAR('answer')"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("answer='x', n=2", {"answer": "x", "n": 2}),
+        ("'x', 2", {"answer": "x", "n": 2}),
+        ("{'answer': 'x', 'n': 2}", {"answer": "x", "n": 2}),
+        ('{"answer": "x", "ok": true}', {"answer": "x", "ok": True}),
+        ("answer=result_var, n=2", {"answer": "result_var", "n": 2}),  # not a literal: its source text
+        ("the answer is x", None),
+        ("'a', 'b', 'c'", None),  # more values than outputs
+    ],
+)
+def test_final_fields_reads_multi_output_final_text(text, expected):
+    assert final_fields(text, ["answer", "n"]) == expected

@@ -179,14 +179,18 @@ def test_llm_query_uses_sub_lm_and_counts_calls():
     assert pred.result.llm_calls == 1 and len(sub.history) == 1
 
 
-def test_llm_call_limit_triggers_extraction():
+def test_llm_call_limit_fails_the_call_inside_the_repl_and_the_run_goes_on():
+    """As in dspy.RLM: the call over max_llm_calls raises inside the REPL; the run continues to SUBMIT."""
     sub = DummyLM([{"response": "x"}] * 5)
-    root = DummyLM([act("a = llm_query('1'); b = llm_query('2')"), {"answer": "from extraction"}])
-    rlm = RLM("context, query -> answer", sub_lm=sub, max_llm_calls=2)
+    root = DummyLM(
+        [act("a = llm_query('1'); b = llm_query('2')"), act("c = llm_query('3')"), act("SUBMIT(answer=a + b)")]
+    )
+    rlm = RLM("context, query -> answer", sub_lm=sub, max_llm_calls=2, recovery=False)
     with dspy.context(lm=root):
         pred = rlm(context="c", query="q")
-    assert isinstance(pred.result, Extracted) and pred.result.limit == "llm_calls"
-    assert pred.answer == "from extraction"
+    assert isinstance(pred.result, Submitted) and pred.answer.count("x") == 2
+    assert "BudgetExhausted" in pred.trajectory[1]["output"] and "0 call(s) left" in pred.trajectory[1]["output"]
+    assert pred.trace.usage["llm_calls"] == 2
 
 
 def test_time_limit_triggers_extraction():
