@@ -2,7 +2,9 @@
 
 The contract (dspy_outlines/adapter.py): a tier's parse returns every output field, or raises
 ``AdapterParseError`` (``TruncatedOutputError`` is one), which moves the call to the next tier. Any other
-exception skips the remaining tiers, so it must never come out of a parse.
+exception skips the remaining tiers, so it must never come out of a parse. And a valid answer in the tier's own
+format must parse to its values: the random-text and near-miss properties mix such answers in, so a parser that
+always raised AdapterParseError would fail them.
 
 - tier1: ``OutlinesAdapter().parse`` (DSPy's ChatAdapter parse, ``[[ ## field ## ]]`` sections);
 - tier2: the JSON tier's parse (DSPy's JSONAdapter parse: json-repair, then the field types);
@@ -180,9 +182,12 @@ NOISE = [
 
 @st.composite
 def near_miss(draw, fmt):
+    """``(sig, text, values)``: a valid answer in format ``fmt`` after 0-4 edits; ``values`` when unedited."""
     sig = draw(st.sampled_from(SIGNATURES))
-    text = fmt(sig, draw(values_for(sig)))
-    for _ in range(draw(st.integers(1, 4))):
+    values = draw(values_for(sig))
+    text = fmt(sig, values)
+    edits = draw(st.integers(0, 4))
+    for _ in range(edits):
         op = draw(st.sampled_from(["cut", "insert", "delete", "dup"]))
         i = draw(st.integers(0, len(text)))
         if op == "cut":
@@ -193,7 +198,7 @@ def near_miss(draw, fmt):
             text = text[:i] + text[i + draw(st.integers(1, 8)) :]
         else:
             text = text[:i] + text[i : i + draw(st.integers(1, 40))] + text[i:]
-    return sig, text
+    return sig, text, (values if edits == 0 else None), fmt
 
 
 random_text = st.one_of(
@@ -201,28 +206,47 @@ random_text = st.one_of(
     st.lists(st.sampled_from(NOISE), max_size=50).map("".join),
     st.text(st.characters(blacklist_categories=()), max_size=50),
 )
+#: Each tier's own answer format: an unedited answer in it must parse to its values.
+OWN_FORMAT = {"tier1": chat_text, "tier2": json_text, "tier3": tier3_text}
 
 
-def _parse_or_documented_error(tier: str, sig, text: str) -> None:
+def _parse_or_documented_error(tier: str, sig, text: str, values: dict | None = None) -> None:
+    """The tier returns every field or raises AdapterParseError; given ``values`` (``text`` is a valid answer
+    in the tier's own format) it must return them, so a parser that always raised would fail."""
     count(f"adapter.{tier}")
     try:
         fields = TIERS[tier](sig, text)
-    except AdapterParseError:
+    except AdapterParseError as exc:
+        assert values is None, f"{tier} refused a valid answer {text!r}: {exc}"
         return
     assert set(fields) == set(sig.output_fields), (tier, fields)
+    if values is not None:
+        assert to_json(fields) == to_json(values), (tier, text)
 
 
-@given(st.sampled_from(list(TIERS)), st.sampled_from(SIGNATURES), random_text)
-@example("tier3", SIGNATURES[3], "[" * 100_000)  # json.loads raised RecursionError out of tier 3
-@example("tier3", SIGNATURES[0], '{"outer": {"inner": {"a": 1, "tags": ' + "[" * 3000 + "]" * 3000 + "}}}")
-def test_random_text(tier, sig, text):
-    _parse_or_documented_error(tier, sig, text)
+@st.composite
+def tier_and_text(draw):
+    """``(tier, sig, text, values)``: random text, or (``values`` set) a valid answer in the tier's format."""
+    tier = draw(st.sampled_from(list(TIERS)))
+    sig = draw(st.sampled_from(SIGNATURES))
+    if draw(st.booleans()):
+        values = draw(values_for(sig))
+        return tier, sig, OWN_FORMAT[tier](sig, values), values
+    return tier, sig, draw(random_text), None
+
+
+@given(tier_and_text())
+@example(("tier3", SIGNATURES[3], "[" * 100_000, None))  # json.loads raised RecursionError out of tier 3
+@example(("tier3", SIGNATURES[0], '{"outer": {"inner": {"a": 1, "tags": ' + "[" * 3000 + "]" * 3000 + "}}}", None))
+def test_random_text(case):
+    _parse_or_documented_error(*case)
 
 
 @settings(max_examples=examples(300))
 @given(st.sampled_from(list(TIERS)), st.one_of(near_miss(chat_text), near_miss(json_text)))
-def test_near_misses(tier, sig_text):
-    _parse_or_documented_error(tier, *sig_text)
+def test_near_misses(tier, case):
+    sig, text, values, fmt = case
+    _parse_or_documented_error(tier, sig, text, values if fmt is OWN_FORMAT[tier] else None)
 
 
 @settings(max_examples=examples(100))
@@ -240,7 +264,7 @@ def test_valid_answers_round_trip(sig_values):
         assert to_json(parsed) == as_json
 
 
-@given(st.sampled_from(SIGNATURES), random_text | near_miss(json_text).map(lambda st_: st_[1]))
+@given(st.sampled_from(SIGNATURES), random_text | near_miss(json_text).map(lambda case: case[1]))
 def test_cut_tier3_output_is_always_truncated(sig, text):
     """A value cut at max_tokens / the deadline is a TruncatedOutputError, however good its text looks."""
     count("adapter.tier3")
