@@ -110,7 +110,8 @@ CASES = [
     ),
     ("write-home", "open({home_probe!r}, 'w').write('escaped')", ("mountns",)),
     ("write-project", "open({project_probe!r}, 'w').write('escaped')", ("mountns",)),
-    ("write-checkpoint", "open({checkpoint!r}, 'w').write('escaped')", ("mountns",)),
+    # the host rewrites the checkpoint itself every iteration: the write is checked on a file beside it
+    ("write-checkpoint", "open({checkpoint!r} + '.escaped', 'w').write('escaped')", ("mountns",)),
     ("read-host-environ", "print(open('/proc/{host_pid}/environ').read())", ("pidns", "mountns", "procfs")),
     ("secrets-in-env", "import os\nprint(dict(os.environ))", ()),
     ("network-socket", "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)", ()),
@@ -171,12 +172,10 @@ def test_escape_is_contained(name, template, features, level, server, tmp_path, 
     with dspy.context(lm=lm):
         pred = rlm(question="Try it.")
 
-    os.kill(os.getpid(), 0)  # the host is alive (a kill would have ended this test process)
     assert pred.result.kind == "submitted" and pred.answer == "survived", pred.result
     assert server.accepted == 0, "the sandbox reached a loopback server"
     assert not home_probe.exists() and not project_probe.exists()
-    if checkpoint.exists():
-        assert checkpoint.read_bytes() != b"escaped"
+    assert not Path(f"{checkpoint}.escaped").exists(), "the sandbox wrote into the checkpoint's folder"
     outputs = "\n".join(str(step.get("output", "")) for step in pred.trajectory)
     assert SECRET not in outputs, "a host secret reached the model"
     for entry in _host_only_environ():  # what /proc/<host pid>/environ holds beyond the allowlist
