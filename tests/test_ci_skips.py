@@ -86,3 +86,15 @@ def test_under_ci_a_collection_time_skip_fails(tmp_path):
     proc = _run(tmp_path, {"test_collect.py": SUITE}, "true")
     assert proc.returncode != 0, proc.stdout
     assert "a_module_that_is_not_installed" in proc.stdout and "CI=true" in proc.stdout
+
+
+def test_ci_run_is_the_readmes_second_command_and_keeps_its_exit_status():
+    """CI passes only when the README's test command does: no exit status (pytest's 5 included) is rewritten."""
+    root = Path(__file__).parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Two commands", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    second = [line for line in block.splitlines() if line.strip() and not line.startswith("#")][1]
+    script = (root / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line for line in script.splitlines() if line.strip() and not line.lstrip().startswith(("#", "set "))]
+    assert commands[-1] == second, "the last command of .ci/run must be the README's second command"
+    assert "exit 0" not in script and "rc" not in script.split(second, 1)[1], "nothing may follow it"
