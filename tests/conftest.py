@@ -63,3 +63,14 @@ def pytest_runtest_makereport(item, call):
 def pytest_make_collect_report(collector):
     outcome = yield
     _fail_skip_under_ci(outcome.get_result())
+
+
+@pytest.fixture
+def sigint_handler():
+    """Python's own SIGINT handler (KeyboardInterrupt) for one test: a test that sends itself SIGINT must not
+    rely on the one it inherited (a background job, ``nohup``, starts with SIGINT ignored and keeps it so)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

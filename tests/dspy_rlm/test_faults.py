@@ -537,4 +537,7 @@ def test_real_model_context_window_overflow_ends_typed():
 
 
 if __name__ == "__main__":
+    # the victim's SIGINT must be a Ctrl-C even when the test process started with SIGINT ignored (nohup, a
+    # background job): a child inherits the ignored disposition, and Python then installs no handler of its own
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     victim(sys.argv[1], sys.argv[2], sys.argv[3])

@@ -67,7 +67,7 @@ def test_the_batch_budget_stops_new_items_and_records_the_rest():
     assert "max_cost=$0.0025" in batch[5].error.message and batch.usage["cost"] == pytest.approx(0.003)
 
 
-def test_interrupt_keeps_what_finished():
+def test_interrupt_keeps_what_finished(sigint_handler):
     rlm = RLM("question -> answer", max_iters=3)
     assert threading.current_thread() is threading.main_thread()  # SIGINT lands here, as a Ctrl-C would
     with pytest.raises(BatchInterrupted) as stop:

@@ -80,7 +80,7 @@ def test_item_exceptions_come_back_without_retries(cluster, tmp_path):
 
 
 @pytest.mark.timeout(300)
-def test_interrupting_the_driver_keeps_finished_items_and_cancels_the_rest(cluster, tmp_path):
+def test_interrupting_the_driver_keeps_finished_items_and_cancels_the_rest(cluster, tmp_path, sigint_handler):
     import signal
     import threading
     import time
