@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 import dspy
 import pytest
 
-from dspy_rlm import RLM
+from dspy_rlm import RLM, Failed
+from dspy_rlm.prediction import run_info
 from dspy_rlm.repl.sandbox import SubprocessREPL
 
 pytestmark = pytest.mark.real_model
@@ -81,25 +82,43 @@ def watchdog():
     faulthandler.cancel_dump_traceback_later()
 
 
-def _assert_typed(preds, factory: _Recorder, expected: int):
+def _assert_ran(preds, factory: _Recorder, expected: int):
+    """Every run started its sandbox, ran the model's step there and ended with an answer (a sandbox that failed
+    to start, or died, ends ``Failed``)."""
     assert len(preds) == expected
-    assert all(p.result.kind in ("submitted", "extracted", "failed") for p in preds), [p.result for p in preds]
+    failed = [run_info(p).result for p in preds if isinstance(run_info(p).result, Failed)]
+    assert failed == []
+    assert all(p.trajectory and p.trajectory[0]["output"] for p in preds)
+    assert not any("SandboxDead" in p.trajectory[0]["output"] for p in preds)
     assert len(factory.repls) == expected
     assert all(r.start_method == "zygote" for r in factory.repls)
     # The hang risk was real: the host had native threads beside the main one when the REPLs started.
     assert min(factory.threads_at_start) > 1, factory.threads_at_start
 
 
+def _same_input_same_run(preds, inputs):
+    """Greedy decoding is deterministic: runs on the same input give the same steps and answer, whenever and
+    beside whatever they ran (state leaking between runs or REPLs would break this)."""
+    by_input: dict[int, tuple] = {}
+    for i, p in zip(inputs, preds):
+        seen = (p.answer, [(e["code"], e["output"]) for e in p.trajectory])
+        assert by_input.setdefault(i, seen) == seen, f"input {i}: {by_input[i]} then {seen}"
+
+
 def test_twenty_runs_in_a_row_on_the_real_model_do_not_hang(warm_lm, watchdog):
     assert _native_threads() > 1  # the model's pools are up before the first REPL exists
     factory = _Recorder()
-    preds = [_one_run(warm_lm, factory, i) for i in range(20)]
-    _assert_typed(preds, factory, 20)
+    inputs = [i % 10 for i in range(20)]  # each input twice, ten runs apart
+    preds = [_one_run(warm_lm, factory, i) for i in inputs]
+    _assert_ran(preds, factory, 20)
+    _same_input_same_run(preds, inputs)
 
 
 def test_eight_runs_at_once_on_the_real_model_do_not_hang(warm_lm, watchdog):
     factory = _Recorder()
+    inputs = [0, 1, 2, 3] * 2  # each input twice, at the same time
     with ThreadPoolExecutor(max_workers=8) as pool:
-        preds = list(pool.map(lambda i: _one_run(warm_lm, factory, i), range(8)))
-    _assert_typed(preds, factory, 8)
+        preds = list(pool.map(lambda i: _one_run(warm_lm, factory, i), inputs))
+    _assert_ran(preds, factory, 8)
+    _same_input_same_run(preds, inputs)
     assert max(factory.threads_at_start) >= 8  # the 8 runs' own threads were alive at once
