@@ -309,48 +309,45 @@ def _single(annotation, instructions="Answer the question."):
     )
 
 
-# signature, question (a short prompt keeps this fast), max_tokens, check on the parsed fields
+# signature, question (a short prompt keeps this fast), max_tokens, check(parsed fields, generated text): the
+# answer a reader would check, on prompts this 135M model answers right at greedy decoding. Its Literal choice
+# leans to "negative" whatever the review (the multi_field case reads "positive" from a positive one).
 REAL_CASES = {
     "literal": (
         _single(Literal["positive", "negative"]),
-        "Is 'I love it' positive or negative?",
+        "Review: 'Terrible, it broke after a day.' Is the review positive or negative?",
         4,
-        lambda r: r["answer"] in ("positive", "negative"),
+        lambda r, text: r["answer"] == "negative",
     ),
-    "enum": (_single(Mood), "Happy or sad: how does a winner feel?", 4, lambda r: isinstance(r["answer"], Mood)),
-    "int": (
-        _single(int),
-        "How many legs does a cat have? Answer with a number.",
-        4,
-        lambda r: isinstance(r["answer"], int),
-    ),
+    "enum": (_single(Mood), "Happy or sad: how does a winner feel?", 4, lambda r, text: r["answer"] is Mood.HAPPY),
+    "int": (_single(int), "Write the number 7.", 4, lambda r, text: r["answer"] == 7),
     "float": (
         _single(float),
         "What is half of 3? Answer with a decimal number.",
         6,
-        lambda r: isinstance(r["answer"], float),
+        lambda r, text: r["answer"] == float(text),  # the parser reads back the number the model wrote
     ),
-    "bool": (_single(bool), "Is water wet? True or False.", 3, lambda r: isinstance(r["answer"], bool)),
-    "str": (_single(str), "Name a color.", 6, lambda r: isinstance(r["answer"], str) and r["answer"].strip()),
+    "bool": (_single(bool), "Is water wet? True or False.", 3, lambda r, text: r["answer"] is True),
+    "str": (_single(str), "Name a color.", 6, lambda r, text: r["answer"] == text),  # free text comes back whole
     "pydantic_nested": (
         _single(Trip),
-        "JSON with traveller Ann and city Paris (country France).",
+        "JSON with traveller Ann and city Paris (country France). The traveller is Ann.",
         40,
-        lambda r: isinstance(r["answer"], Trip),
+        lambda r, text: r["answer"] == Trip(traveller="Ann", city=City(name="Paris", country="France")),
     ),
-    "list": (
-        _single(list[int]),
-        "List the numbers 1, 2 and 3.",
-        12,
-        lambda r: isinstance(r["answer"], list) and all(isinstance(x, int) for x in r["answer"]),
+    "list": (_single(list[int]), "List the numbers 1, 2 and 3.", 12, lambda r, text: r["answer"] == [1, 2, 3]),
+    "regex": (
+        CodeSig,
+        "The ticket code is XYZ-789. Write the ticket code.",
+        8,
+        lambda r, text: re.fullmatch(r"[A-Z]{3}-789", r["code"]),  # the number copied, in the constrained form
     ),
-    "regex": (CodeSig, "Write a ticket code like ABC-123.", 8, lambda r: re.fullmatch(r"[A-Z]{3}-[0-9]{3}", r["code"])),
-    "cfg": (SumSig, "Write 2+3.", 8, lambda r: re.fullmatch(r"[0-9]{1,2}\+[0-9]{1,2}", r["expression"])),
+    "cfg": (SumSig, "Copy this expression: 2+3", 8, lambda r, text: r["expression"] == "2+3"),
     "multi_field": (
         dspy.Signature("review -> sentiment: Literal['positive', 'negative'], stars: int"),
         "Review: 'Great phone.' Give JSON with sentiment and stars (1-5).",
         24,
-        lambda r: r["sentiment"] in ("positive", "negative") and isinstance(r["stars"], int),
+        lambda r, text: r["sentiment"] == "positive" and 1 <= r["stars"] <= 5,
     ),
 }
 
@@ -370,20 +367,20 @@ def test_tier3_constraint_kinds_validate_on_real_model(embedded_lm, kind):
     if reason == "length":  # this model may write 1000000... under an open-ended regex: a cut value fails
         with pytest.raises(TruncatedOutputError):
             constraint.parse(text, reason)
-        assert kind in ("int", "float", "str"), f"{kind} did not finish in {max_tokens} tokens: {text!r}"
+        assert kind in ("float", "str"), f"{kind} did not finish in {max_tokens} tokens: {text!r}"
         return
     fields = constraint.parse(text, reason)
-    assert check(fields), fields
+    assert check(fields, text), (fields, text)
 
 
 @pytest.mark.real_model
-@pytest.mark.parametrize("kind", ["multi_field", "regex"])
+@pytest.mark.parametrize("kind", ["multi_field", "cfg", "list", "pydantic_nested"])
 def test_tier3_through_adapter_on_real_model(embedded_lm, kind):
     signature, question, max_tokens, check = REAL_CASES[kind]
     adapter = OutlinesAdapter(tiers=("tier3",))
     inputs = {next(iter(signature.input_fields)): question}
     result = adapter(embedded_lm, {"max_tokens": max_tokens}, signature, [], inputs)
-    assert len(result) == 1 and check(result[0]), result
+    assert len(result) == 1 and check(result[0], None), result
     assert adapter.metrics["tier3_success"] == 1
 
 
@@ -394,7 +391,7 @@ def test_full_chain_on_real_model_ends_valid(embedded_lm):
         pred = dspy.Predict("review -> sentiment: Literal['positive', 'negative', 'neutral']")(
             review="Terrible, broke after a day.", config={"max_tokens": 12}
         )
-    assert pred.sentiment in ("positive", "negative", "neutral")
+    assert pred.sentiment == "negative"
     m = adapter.metrics
     assert m["tier1_success"] + m["tier2_success"] + m["tier3_success"] == 1
 
