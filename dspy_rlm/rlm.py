@@ -23,7 +23,9 @@ from dspy_rlm.budget import Budget, Limits
 from dspy_rlm.config import ChildPolicy, REPLSettings, RunConfig, replace_path
 from dspy_rlm.context import SizeConfig
 from dspy_rlm.loop import Run
-from dspy_rlm.profiles import Profile, resolve_profile
+from dspy_rlm.profiles import Profile
+from dspy_rlm.profiles.base import StepPolicy
+from dspy_rlm.profiles.resolve import check_policy
 from dspy_rlm.repl import backends
 from dspy_rlm.repl.helpers import HELPER_NAMES
 from dspy_rlm.runtime import run_sync
@@ -100,6 +102,11 @@ class RLM(dspy.Module):
         grounded_submit: Give a submitted value that appears in no output, input or variable one verification
             step before accepting it (a second identical SUBMIT is accepted). ``None``: as the profile says
             (on in ``small``, off in ``default``).
+        policy: The step policy (:mod:`dspy_rlm.profiles.base`): a profile name or
+            :class:`~dspy_rlm.profiles.Profile` as for ``profile`` (its earlier name), or your own
+            ``StepPolicy`` object. Sub-RLMs run under the same policy.
+        task_field: The input that states the task (the question). Default: an input named like one
+            (``query``, ``question``, ``task`` ...), else the shortest text input.
         checkpoint: A file path: after every iteration the run's history, budget, trace and picklable REPL
             variables are written there atomically, and a run started again with the same path (same program
             and inputs) resumes without repeating LM calls already answered (see :mod:`dspy_rlm.checkpoint`).
@@ -136,8 +143,10 @@ class RLM(dspy.Module):
         action_adapter: Any = None,
         recovery: bool = True,
         max_fix_attempts: int = 3,
-        profile: str | Profile = "auto",
+        profile: str | Profile | StepPolicy = "auto",
         grounded_submit: bool | None = None,
+        policy: str | Profile | StepPolicy | None = None,
+        task_field: str | None = None,
         checkpoint: str | os.PathLike | None = None,
     ):
         super().__init__()
@@ -157,7 +166,10 @@ class RLM(dspy.Module):
         backends.check_interpreter(interpreter)
         if repl is not None:
             backends.backend_factory(repl)  # an unknown name is an error now, not at the first call
-        resolve_profile(profile, None)  # likewise for an unknown profile name
+        if policy is not None and profile != "auto" and policy is not profile:
+            raise ValueError("Pass one of policy= and profile= (profile= is the earlier name of policy=), not both")
+        policy = profile if policy is None else policy
+        check_policy(policy)  # likewise for an unknown profile name or a policy of the wrong shape
         tool_map = self._normalize_tools(tools)
         self.config = RunConfig(
             signature=ensure_signature(signature),
@@ -191,7 +203,8 @@ class RLM(dspy.Module):
             extract_adapter=extract_adapter,
             recovery=recovery,
             max_fix_attempts=max_fix_attempts,
-            profile=profile,
+            policy=policy,
+            task_field=task_field,
             grounded_submit=grounded_submit,
             verbose=verbose,
             checkpoint=checkpoint,
@@ -225,7 +238,9 @@ class RLM(dspy.Module):
     extract_adapter = _setting("extract_adapter")
     recovery = _setting("recovery")
     max_fix_attempts = _setting("max_fix_attempts")
-    profile = _setting("profile")
+    policy = _setting("policy")
+    profile = _setting("policy")  # the earlier name of ``policy``
+    task_field = _setting("task_field")
     grounded_submit = _setting("grounded_submit")
     verbose = _setting("verbose")
     checkpoint = _setting("checkpoint")
