@@ -61,24 +61,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     payload["questions"] = [q.to_dict() for q in questions]
     records: list[dict[str, Any]] = []
     start = time.perf_counter()
+
+    def finish(complete: bool) -> None:
+        payload.update(wall_seconds=round(time.perf_counter() - start, 1), load_end=load_average(), complete=complete)
+        payload["summary"] = summarize(records, questions, data.contexts)
+        payload["records"] = records
+        if args.out is not None:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
+
+    def progress(r: dict[str, Any]) -> None:
+        records.append(r)
+        finish(complete=False)  # an interrupted long run still leaves its records and summary so far
+        mark = "ok " if r["correct"] else "-- "
+        line = f"{mark}{r['method']:8} {r['id']:28} {r['result_kind']:9} {r['seconds']:6.1f}s {r['answer']!r:.60}"
+        print(line, file=sys.stderr, flush=True)
+
     if not args.dataset_only:
         for method in methods:
-
-            def progress(r: dict[str, Any]) -> None:
-                mark = "ok " if r["correct"] else "-- "
-                print(
-                    f"{mark}{r['method']:8} {r['id']:28} {r['result_kind']:9} {r['seconds']:6.1f}s {r['answer']!r:.60}",
-                    file=sys.stderr,
-                )
-
-            records += run_method(method, questions, data.contexts, args.max_iters, progress)
-    payload.update(wall_seconds=round(time.perf_counter() - start, 1), load_end=load_average())
-    payload["summary"] = summarize(records, questions, data.contexts)
-    payload["records"] = records
-    text = json.dumps(payload, indent=1, ensure_ascii=False, default=str)
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
+            run_method(method, questions, data.contexts, args.max_iters, progress)
+    finish(complete=True)
     print(
         json.dumps({"summary": payload["summary"], "sources": data.sources}, indent=1, ensure_ascii=False, default=str)
     )
