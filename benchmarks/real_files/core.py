@@ -97,3 +97,17 @@ def extreme(items: Sequence[T], measure: Any, largest: bool) -> tuple[T, tuple[T
 
 
 Slots = dict[str, Any]  # a Fact's template slots
+
+
+def varied(rng: random.Random, items: Sequence[T], k: int, value: Any) -> list[T]:
+    """Up to ``k`` items, more than half of them (when there are enough) with a ``value`` other than the most
+    common one, so that a file dominated by one value (every upload ``urgency=low``) does not make the gold
+    guessable."""
+    if not items:
+        return []
+    common = Counter(value(item) for item in items).most_common(1)[0][0]
+    rare = [i for i, item in enumerate(items) if value(item) != common]
+    chosen = sample(rng, rare, k - k // 2)
+    rest = [i for i in range(len(items)) if i not in chosen]
+    chosen += sample(rng, rest, k - len(chosen))
+    return [items[i] for i in chosen]

@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from benchmarks.real_files.core import Fact, Slots, sample, top, unique_by
+from benchmarks.real_files.core import Fact, Slots, sample, top, unique_by, varied
 from benchmarks.real_files.debian import parse_stanzas
 
 # ---------------------------------------------------------------------------------------- changelog.Debian
@@ -49,9 +49,9 @@ def changelog_facts(text: str, rng: random.Random) -> list[Fact]:
     uploads = unique_by(parse_changelog(text), lambda u: u.version)
     noun = "version"
     facts = []
-    for u in sample(rng, uploads, 4):
+    for u in varied(rng, uploads, 4, lambda u: u.urgency):
         facts.append(Fact("lookup", {"noun": "upload", "key": u.version, "field": "urgency"}, u.urgency))
-    for u in sample(rng, uploads, 3):
+    for u in varied(rng, uploads, 3, lambda u: u.distribution):
         facts.append(
             Fact(
                 "lookup",
@@ -61,7 +61,7 @@ def changelog_facts(text: str, rng: random.Random) -> list[Fact]:
         )
     for u in sample(rng, uploads, 6):
         facts.append(Fact("multi_word", {"noun": noun, "key": u.version, "field": ("date", "release date")}, u.date))
-    for u in sample(rng, uploads, 8):
+    for u in varied(rng, uploads, 8, lambda u: u.signer):
         slots: Slots = {"noun": noun, "key": u.version, "field": ("signer's name", "maintainer name")}
         facts.append(Fact("later_line", slots, u.signer))
     for u in sample(rng, uploads, 4):
@@ -79,7 +79,7 @@ def changelog_facts(text: str, rng: random.Random) -> list[Fact]:
     facts += [Fact("yes_no", {"noun": noun, "key": v}, True) for v in sample(rng, versions, 4)]
     absent = [v for v in VERSION_NEGATIVES if v not in versions]
     facts += [Fact("yes_no", {"noun": noun, "key": v}, False) for v in sample(rng, absent, 4)]
-    for u in sample(rng, uploads, 5):
+    for u in varied(rng, uploads, 5, lambda u: u.urgency):
         slots = {"noun": "upload", "field": "urgency", "via": "date", "value": u.date}
         facts.append(Fact("two_hop", slots, u.urgency))
     return facts
@@ -105,7 +105,8 @@ def copyright_facts(text: str, rng: random.Random) -> list[Fact]:
             Fact("multi_word", {"noun": noun, "key": path, "field": ("copyright line", "Copyright")}, s["Copyright"])
         )
     one_file = unique_by(
-        [s for s in stanzas if len(s["Files"].split()) == 1 and "\n" not in s["Copyright"]], lambda s: s["Copyright"]
+        [s for s in stanzas if len(s["Files"].split()) == 1 and "*" not in s["Files"] and "\n" not in s["Copyright"]],
+        lambda s: s["Copyright"],
     )
     for s in sample(rng, one_file, 5):
         facts.append(Fact("reverse", {"noun": noun, "field": "copyright", "value": f'"{s["Copyright"]}"'}, s["Files"]))

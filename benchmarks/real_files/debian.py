@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from benchmarks.real_files.core import Fact, Slots, extreme, sample, top, unique_by
+from benchmarks.real_files.core import Fact, Slots, extreme, sample, top, unique_by, varied
 
 Stanza = dict[str, str]
 
@@ -48,9 +48,9 @@ def dpkg_facts(text: str, rng: random.Random) -> list[Fact]:
     pkgs = unique_by([s for s in parse_stanzas(text) if "Package" in s], lambda s: s["Package"])
     noun = "package"
     facts = []
-    for field in ("Version", "Installed-Size", "Architecture", "Priority", "Section"):
+    for field in ("Version", "Installed-Size", "Architecture", "Homepage", "Section"):
         named = field.lower().replace("-", " ") if field == "Installed-Size" else field
-        for s in sample(rng, [s for s in pkgs if field in s], 2):
+        for s in varied(rng, [s for s in pkgs if field in s], 2, lambda s, f=field: s[f]):
             gold: str | int = int(s[field]) if field == "Installed-Size" else s[field]
             facts.append(Fact("later_line", {"noun": noun, "key": s["Package"], "field": (named, field)}, gold))
     for s in sample(rng, pkgs, 6):
@@ -80,7 +80,7 @@ def dpkg_facts(text: str, rng: random.Random) -> list[Fact]:
     for field in ("Section", "Maintainer"):
         common, ties = top(Counter(s[field] for s in pkgs if field in s))
         if field == "Maintainer":  # the name, or the name with its address
-            common, ties = common.split("<")[0].strip(), (common, *ties)
+            common, ties = common.split("<")[0].strip(), (common, *ties, *(t.split("<")[0].strip() for t in ties))
         facts.append(Fact("most_common", {"field": field, "nouns": "packages"}, common, ties, repeat=2))
     sized = [s for s in pkgs if "Installed-Size" in s]
     for largest in (True, False):
@@ -162,7 +162,7 @@ def login_defs_facts(text: str, rng: random.Random) -> list[Fact]:
     )
     gold, ties = top(values)
     facts.append(Fact("most_common", {"field": field, "nouns": "settings"}, gold, ties, repeat=2))
-    numeric = [(k, int(v)) for k, v in settings if v.isdigit() and not v.startswith("0")]
+    numeric = [(k, int(v)) for k, v in settings if v.isdigit() and (v == "0" or not v.startswith("0"))]  # not octal
     for largest in (True, False):
         best, tied = extreme(numeric, lambda r: r[1], largest)
         slots: Slots = {
