@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from dspy.primitives.code_interpreter import CodeInterpreter
 
     from dspy_rlm.profiles import Profile
+    from dspy_rlm.profiles.base import StepPolicy
     from dspy_rlm.repl.base import REPL
 
 #: What can run the model's code: one of our REPLs, or anything with DSPy's CodeInterpreter shape.
@@ -90,7 +91,8 @@ class RunConfig:
     recovery: bool = True
     max_fix_attempts: int = 3
     end_on_failed_fixes: bool = False
-    profile: str | Profile = "auto"
+    policy: str | Profile | StepPolicy = "auto"
+    task_field: str | None = None
     grounded_submit: bool | None = None
     verbose: bool = False
     checkpoint: str | os.PathLike | None = None
@@ -98,6 +100,11 @@ class RunConfig:
     slots: AdapterSlots = field(default_factory=AdapterSlots, repr=False)
 
     def __post_init__(self) -> None:
+        if self.task_field is not None and self.task_field not in self.signature.input_fields:
+            raise ValueError(
+                f"task_field={self.task_field!r} is not an input of the signature; "
+                f"inputs: {list(self.signature.input_fields)}"
+            )
         if not isinstance(self.max_fix_attempts, int) or self.max_fix_attempts < 1:
             raise ValueError(f"max_fix_attempts must be an integer >= 1; got {self.max_fix_attempts!r}")
         if not isinstance(self.repl.max_output_chars, int) or self.repl.max_output_chars < 1:
@@ -122,6 +129,7 @@ class RunConfig:
         return dataclasses.replace(
             self,
             signature=sig,
+            task_field="task",
             limits=dataclasses.replace(self.limits, max_iters=self.child.sub_max_iters),
             repl=dataclasses.replace(self.repl, interpreter=None),
             checkpoint=None,

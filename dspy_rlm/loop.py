@@ -33,10 +33,8 @@ from dspy_rlm.extract import run_extraction
 from dspy_rlm.names import FINAL, FINAL_VAR
 from dspy_rlm.outputs import coerce_outputs
 from dspy_rlm.prediction import RunInfo, make_prediction, run_info
-from dspy_rlm.profiles import DEFAULT, resolve_profile
-from dspy_rlm.profiles.grounding import ungrounded_values, verification_message
-from dspy_rlm.profiles.small import compact_variables_info
-from dspy_rlm.profiles.steps import SmallSteps, question_and_data
+from dspy_rlm.profiles.base import PolicyRun, RunView, StepView
+from dspy_rlm.profiles.resolve import resolve_policy
 from dspy_rlm.protocol import final_fields, parse_response
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl import backends
@@ -86,10 +84,7 @@ class Run:
         self._repl_pool: ThreadPoolExecutor | None = None  # this run's thread for blocking REPL operations
         self.ckpt = Checkpoint(checkpoint, fingerprint(config.signature, inputs)) if checkpoint is not None else None
         self.resumed: RunSnapshot | None = None
-        self.profile = DEFAULT
-        self.grounded = False
-        self.verified_submits: list[dict[str, Any]] = []
-        self.small: SmallSteps | None = None  # the small profile's step logic, when the profile is compact
+        self.policy: PolicyRun | None = None  # the step policy's state for this run (profiles.base)
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -104,7 +99,7 @@ class Run:
                     return self._prediction(self.resumed.result, tracker, self.resumed.elapsed_s)
         try:
             with dspy.context(usage_tracker=tracker):
-                self._choose_profile()
+                policy = self._start_policy()
                 state = RunState(
                     self.config,
                     self.budget,
@@ -116,8 +111,8 @@ class Run:
                 self.repl, owned = backends.make_repl(
                     self.config.repl, self.output_names, make_bridges(state), self.interpreter, self.factory
                 )
-                if HELPER_STYLE in self.repl.capabilities:  # the profile picks how helpers print
-                    self.repl.helper_style = self.profile.helper_style
+                if HELPER_STYLE in self.repl.capabilities:  # the policy picks how helpers print
+                    self.repl.helper_style = policy.helper_style
                 self.variables_info = self._prepare_context() + self._resume_note()
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
                 self._repl_ready = asyncio.ensure_future(self._on_repl_thread(self._start_repl))
@@ -145,14 +140,13 @@ class Run:
                 self._repl_pool.shutdown(wait=False)
         return self._prediction(result, tracker, time.perf_counter() - t0)
 
-    def _choose_profile(self) -> None:
-        cfg = self.config
-        self.profile = resolve_profile(cfg.profile, getattr(self.predictors.action, "lm", None) or dspy.settings.lm)
-        self.grounded = self.profile.grounded_submit if cfg.grounded_submit is None else bool(cfg.grounded_submit)
-        if self.profile is not DEFAULT:
-            self.trace.warn(f"profile: {self.profile.name}")
-        if self.profile.compact_prompt:
-            self.small = SmallSteps(cfg, self.profile, self.inputs)
+    def _start_policy(self) -> PolicyRun:
+        lm = getattr(self.predictors.action, "lm", None) or dspy.settings.lm
+        policy = resolve_policy(self.config.policy, lm)
+        self.policy = policy.start(RunView(self.config, self.predictors, self.inputs, self.trace, lm))
+        if self.policy.name != "default":
+            self.trace.warn(f"profile: {self.policy.name}")
+        return self.policy
 
     async def _on_repl_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a blocking REPL operation on this run's own thread, never the event loop's default executor:
@@ -252,7 +246,7 @@ class Run:
         warnings = ctx.check_size_limits()
         for w in warnings:
             self.trace.warn(f"{w.kind}: {w.message}")
-        info = compact_variables_info(self.inputs) if self.profile.compact_prompt else ctx.variable_summaries()
+        info = (self.policy or self._start_policy()).variables_info(ctx)
         if warnings:
             info += "\n\nSize warnings:\n" + "\n".join(f"- {w.message}" for w in warnings)
         return info
@@ -309,19 +303,28 @@ class Run:
             "budget": self.budget.describe(),
         }
         self._runtime_rules(kwargs)
-        if self.small is not None:
-            self.small.prompt_overrides(kwargs, self.predictors, self.budget.remaining().get("iterations"), self.trace)
+        policy = self.policy or self._start_policy()
+        executions = [e for r in self.trace.iterations for e in r.code_executions]
+        step = StepView(
+            index=record.index,
+            steps_left=self.budget.remaining().get("iterations"),
+            kwargs=kwargs,
+            stdouts=[e.stdout for e in executions],
+            codes=[e.code for e in executions],
+        )
+        policy.prepare(step)
         key = f"action {record.index}"
         replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
+        decided = policy.decide(step) if replayed is None else None
+        t0 = time.perf_counter()
         if replayed is not None:  # the crashed process had this answer already
             reasoning, code = replayed["reasoning"], replayed["code"]
+        elif decided is not None:  # the policy took this step itself (a scripted policy)
+            reasoning, code = decided
         else:
-            # the user's adapter, else Tier 3 alone under the small profile
-            adapter = self.config.action_adapter
-            if adapter is None and self.small is not None:
-                adapter = self.small.action_adapter()
+            # the user's adapter, else the policy's (Tier 3 alone under the small policy)
+            adapter = self.config.action_adapter if self.config.action_adapter is not None else policy.adapter()
             ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
-            t0 = time.perf_counter()
             deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
             with ctx:
                 if isinstance(action_predictor, dspy.Predict):
@@ -331,9 +334,10 @@ class Run:
                         action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
                     except Exception as exc:
                         raise UserPredictorError(exc) from exc
-            record.lm_duration_s = time.perf_counter() - t0
             reasoning = getattr(action, "reasoning", "") or ""
             code = getattr(action, "code", None)
+        if replayed is None:
+            record.lm_duration_s = time.perf_counter() - t0
             if self.ckpt is not None:
                 self.ckpt.record("action", key, {"reasoning": str(reasoning), "code": code}, record.index)
         record.reasoning = str(reasoning)
@@ -399,15 +403,17 @@ class Run:
             if isinstance(final.value, dict):  # kept for the extraction, even when a value is invalid
                 self.last_submit = {k: v for k, v in final.value.items() if k in self.output_names} or self.last_submit
             values, error = coerce_outputs(self.config.signature, final.value)
-            if error is None and self.grounded:
-                error = await self._grounding_check(values, outputs)
+            if error is None:
+                error = await self._check_submit(values, outputs)
             if error is None:
                 self.history = self.history.append(
                     reasoning=reasoning, code=parsed.code or code_text, output=f"FINAL: {values}"
                 )
                 record.output = "\n".join(outputs)
                 self.trace.answer_source = final.kind
-                return Submitted(values, self.budget.spent.iterations, self.budget.spent.llm_calls, final.kind)
+                return self._settle(
+                    Submitted(values, self.budget.spent.iterations, self.budget.spent.llm_calls, final.kind)
+                )
             outputs.append(error)
         record.output = "\n".join(o for o in outputs if o) or "(no output - did you forget to print?)"
         if self.config.verbose:  # what dspy.RLM logs after each step that did not finish
@@ -415,23 +421,24 @@ class Run:
         self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text, output=record.output)
         return None
 
-    async def _grounding_check(self, values: dict[str, Any], outputs: list[str]) -> str | None:
-        """Grounded SUBMIT (:mod:`dspy_rlm.profiles.grounding`): a verification message, or None to accept."""
-        if values in self.verified_submits:  # the model insists: accepted
-            return None
-        question, data = question_and_data(self.inputs)
-        seen = [e.output for e in self.history] + outputs
-        problems = ungrounded_values(values, outputs=seen, inputs=data, question_inputs=question, variables={})
-        if any(why == "never seen" for why in problems.values()):  # variables are fetched only when needed
-            variables = await self._on_repl_thread(self._snapshot)
-            problems = ungrounded_values(
-                values, outputs=seen, inputs=data, question_inputs=question, variables=variables
-            )
-        if not problems:
-            return None
-        self.verified_submits.append(values)
-        self.trace.warn(f"grounded SUBMIT: verification asked for {sorted(problems)}")
-        return verification_message(problems, values)
+    async def _check_submit(self, values: dict[str, Any], outputs: list[str]) -> str | None:
+        """The policy's check of a SUBMIT (e.g. grounded SUBMIT): a message for the model, or None to accept."""
+        assert self.policy is not None
+
+        async def variables() -> dict[str, str]:
+            return await self._on_repl_thread(self._snapshot)
+
+        return await self.policy.check_submit(values, [e.output for e in self.history] + outputs, variables)
+
+    def _settle(self, result: Submitted) -> Submitted | Extracted:
+        """The policy decides whether an accepted SUBMIT stands (a guess ends ``Extracted``)."""
+        assert self.policy is not None
+        executions = [e for r in self.trace.iterations for e in r.code_executions]
+        settled = self.policy.settle(result, [e.code for e in executions], [e.stdout for e in executions])
+        if isinstance(settled, Extracted):
+            self.trace.answer_source = "guess"
+            self.trace.warn(f"submitted value not supported: {settled.notes}")
+        return settled
 
     async def _text_final(self, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
         """FINAL(...) / FINAL_VAR(name) written as text outside code (not when a user tool or input has the name)."""

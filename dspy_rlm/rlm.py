@@ -24,7 +24,9 @@ from dspy_rlm.config import ChildPolicy, REPLSettings, RunConfig, replace_path
 from dspy_rlm.context import SizeConfig
 from dspy_rlm.loop import Run
 from dspy_rlm.names import RUNTIME_ARGS, is_protocol_name, protocol_names, result_names
-from dspy_rlm.profiles import Profile, resolve_profile
+from dspy_rlm.profiles import Profile
+from dspy_rlm.profiles.base import StepPolicy
+from dspy_rlm.profiles.resolve import check_policy
 from dspy_rlm.repl import backends
 from dspy_rlm.runtime import run_sync
 from dspy_rlm.signatures import Predictors, build_signatures
@@ -96,6 +98,11 @@ class RLM(dspy.Module):
         grounded_submit: Give a submitted value that appears in no output, input or variable one verification
             step before accepting it (a second identical SUBMIT is accepted). ``None``: as the profile says
             (on in ``small``, off in ``default``).
+        policy: The step policy (:mod:`dspy_rlm.profiles.base`): a profile name or
+            :class:`~dspy_rlm.profiles.Profile` as for ``profile`` (its earlier name), or your own
+            ``StepPolicy`` object. Sub-RLMs run under the same policy.
+        task_field: The input that states the task (the question). Default: an input named like one
+            (``query``, ``question``, ``task`` ...), else the shortest text input.
         checkpoint: A file path: after every iteration the run's history, budget, trace and picklable REPL
             variables are written there atomically, and a run started again with the same path (same program
             and inputs) resumes without repeating LM calls already answered (see :mod:`dspy_rlm.checkpoint`).
@@ -133,8 +140,10 @@ class RLM(dspy.Module):
         recovery: bool = True,
         max_fix_attempts: int = 3,
         end_on_failed_fixes: bool = False,
-        profile: str | Profile = "auto",
+        profile: str | Profile | StepPolicy = "auto",
         grounded_submit: bool | None = None,
+        policy: str | Profile | StepPolicy | None = None,
+        task_field: str | None = None,
         checkpoint: str | os.PathLike | None = None,
     ):
         super().__init__()
@@ -154,7 +163,10 @@ class RLM(dspy.Module):
         backends.check_interpreter(interpreter)
         if repl is not None:
             backends.backend_factory(repl)  # an unknown name is an error now, not at the first call
-        resolve_profile(profile, None)  # likewise for an unknown profile name
+        if policy is not None and profile != "auto" and policy is not profile:
+            raise ValueError("Pass one of policy= and profile= (profile= is the earlier name of policy=), not both")
+        policy = profile if policy is None else policy
+        check_policy(policy)  # likewise for an unknown profile name or a policy of the wrong shape
         tool_map = self._normalize_tools(tools)
         self.config = RunConfig(
             signature=_with_outputs(ensure_signature(signature)),
@@ -189,7 +201,8 @@ class RLM(dspy.Module):
             recovery=recovery,
             max_fix_attempts=max_fix_attempts,
             end_on_failed_fixes=end_on_failed_fixes,
-            profile=profile,
+            policy=policy,
+            task_field=task_field,
             grounded_submit=grounded_submit,
             verbose=verbose,
             checkpoint=checkpoint,
@@ -224,7 +237,9 @@ class RLM(dspy.Module):
     recovery = _setting("recovery")
     max_fix_attempts = _setting("max_fix_attempts")
     end_on_failed_fixes = _setting("end_on_failed_fixes")
-    profile = _setting("profile")
+    policy = _setting("policy")
+    profile = _setting("policy")  # the earlier name of ``policy``
+    task_field = _setting("task_field")
     grounded_submit = _setting("grounded_submit")
     verbose = _setting("verbose")
     checkpoint = _setting("checkpoint")

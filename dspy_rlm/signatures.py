@@ -137,6 +137,7 @@ def child_predictors(
     action_sig, extract_sig = build_signatures(config, execution_instructions)
     rules = prompts.SUB_RLM_RULES.format(depth=depth, max_depth=parent.limits.max_depth)
     action = dspy.Predict(action_sig.with_instructions(action_sig.instructions + "\n" + rules))
-    preds = Predictors(action, dspy.Predict(extract_sig), action_sig.instructions)
+    # the instructions it starts with (rules included): a policy may replace them while they are unchanged
+    preds = Predictors(action, dspy.Predict(extract_sig), action.signature.instructions)
     with _children_lock:
         return cache.setdefault(key, (config, preds))

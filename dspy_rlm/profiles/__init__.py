@@ -83,4 +83,4 @@ def resolve_profile(setting: str | Profile, lm: Any) -> Profile:
         return SMALL
     if setting == "default":
         return DEFAULT
-    raise ValueError(f"profile must be one of {PROFILES} or a dspy_rlm.profiles.Profile, got {setting!r}")
+    raise ValueError(f"profile must be one of {PROFILES}, a dspy_rlm.profiles.Profile or a StepPolicy, got {setting!r}")

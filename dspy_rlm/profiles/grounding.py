@@ -9,10 +9,10 @@ what was wrong and where to look; submitting the same values again is accepted (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-__all__ = ["ungrounded_values", "verification_message"]
+__all__ = ["GroundedSubmit", "ungrounded_values", "verification_message"]
 
 _MIN_CHARS = 2  # one-character answers ("7", "A") are too short to check
 
@@ -94,3 +94,31 @@ def verification_message(problems: dict[str, str], values: dict[str, Any]) -> st
         "[Check] Not submitted yet: " + "; ".join(parts) + ". Look at the printed output again and SUBMIT the "
         "value copied from it. If you are sure, SUBMIT the same value again."
     )
+
+
+class GroundedSubmit:
+    """One run's grounded-SUBMIT check: a value seen nowhere, or one that only repeats the question, gets one
+    verification message; the same values submitted again are accepted (the model insists)."""
+
+    def __init__(self, question: dict[str, str], data: dict[str, Any], warn: Callable[[str], None]) -> None:
+        self.question, self.data, self.warn = question, data, warn
+        self.verified: list[dict[str, Any]] = []
+
+    async def check(
+        self, values: dict[str, Any], outputs: list[str], variables: Callable[[], Awaitable[dict[str, str]]]
+    ) -> str | None:
+        """A verification message, or None to accept ``values``."""
+        if values in self.verified:
+            return None
+        problems = ungrounded_values(
+            values, outputs=outputs, inputs=self.data, question_inputs=self.question, variables={}
+        )
+        if any(why == "never seen" for why in problems.values()):  # variables are fetched only when needed
+            problems = ungrounded_values(
+                values, outputs=outputs, inputs=self.data, question_inputs=self.question, variables=await variables()
+            )
+        if not problems:
+            return None
+        self.verified.append(values)
+        self.warn(f"grounded SUBMIT: verification asked for {sorted(problems)}")
+        return verification_message(problems, values)

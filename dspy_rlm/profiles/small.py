@@ -110,11 +110,21 @@ def _first_line(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[:limit] + "..."
 
 
-def compact_variables_info(inputs: dict[str, Any]) -> str:
-    """One line per input: short text in full, long text as size and first line, containers as their size."""
+def compact_variables_info(inputs: dict[str, Any], task: dict[str, str] | None = None) -> str:
+    """One line per input: the task's text in full, short text in full, long text as size and first line,
+    containers as their size.
+
+    Args:
+        inputs: The run's inputs.
+        task: The inputs that state the task (:func:`dspy_rlm.profiles.base.task_split`), shown in full
+            whatever their length (up to 2,000 characters).
+    """
+    task = task or {}
     lines = []
     for name, value in inputs.items():
-        if isinstance(value, str) and len(value) <= 300:
+        if name in task:
+            lines.append(f"- {name}: {str(value)[:2000]!r}")
+        elif isinstance(value, str) and len(value) <= 300 and not task:
             lines.append(f"- {name}: {value!r}")
         elif isinstance(value, str):
             n_lines = value.count("\n") + 1

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from dspy_rlm.repl.lookup import STRUCTURE_HELPERS  # inlined, with structure.py, by standalone_source()
 from dspy_rlm.repl.textkit import (  # standalone_source() inlines this module in place of this import
     _CONTAINERS,
     _check_int,
@@ -38,6 +39,7 @@ HELPER_NAMES: tuple[str, ...] = (
     "extract_sections",
     "summarize",
     "find_relevant",
+    *STRUCTURE_HELPERS,
 )
 
 _MAX_DEPTH = 20
@@ -464,6 +466,7 @@ def make_helpers(
         "extract_sections": extract_sections,
         "summarize": summarize,
         "find_relevant": find_relevant,
+        **STRUCTURE_HELPERS,
     }
     return {name: functions[name] for name in HELPER_NAMES}
 
@@ -482,12 +485,17 @@ def helper_docs() -> str:
 
 
 def standalone_source() -> str:
-    """The helpers as one stdlib-only source text (textkit, then this module without its package import),
-    for interpreters that cannot import ``dspy_rlm`` (``exec`` it, then call ``make_helpers``)."""
+    """The helpers as one stdlib-only source (their modules without package imports), for interpreters
+    that cannot import ``dspy_rlm`` (``exec`` it, then call ``make_helpers``)."""
     from pathlib import Path
 
     here = Path(__file__).parent
-    own = (here / "helpers.py").read_text(encoding="utf-8")
-    start = own.index("from dspy_rlm.repl.textkit import (")
-    own = own[:start] + own[own.index(")\n", start) + 2 :]
-    return (here / "textkit.py").read_text(encoding="utf-8") + "\n\n" + own
+    parts = []
+    for name in ("textkit", "formats", "kvformats", "structure", "lookup", "helpers"):
+        text = (here / f"{name}.py").read_text(encoding="utf-8")
+        while (start := text.find("\nfrom dspy_rlm.")) != -1:
+            line_end = text.index("\n", start + 1) + 1
+            end = text.index(")\n", start) + 2 if "(" in text[start:line_end].split("#")[0] else line_end
+            text = text[: start + 1] + text[end:]
+        parts.append(text)
+    return "\n\n".join(parts)

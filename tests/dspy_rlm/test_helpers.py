@@ -32,7 +32,7 @@ def test_helper_docs_one_line_each_and_short():
     lines = docs.splitlines()
     assert [line.split("(")[0] for line in lines] == list(HELPER_NAMES)
     assert all(" - " in line for line in lines)
-    assert len(docs) <= 1200
+    assert len(docs) <= 2200  # 21 helpers; the structure helpers' first lines are kept short
     assert "<object object" not in docs
 
 
@@ -52,7 +52,8 @@ def test_source_runs_standalone_in_a_fresh_namespace():
 def test_helpers_module_imports_only_stdlib_at_top():
     source = helpers_module.standalone_source()
     top_imports = re.findall(r"^(?:import|from) (\S+)", source, flags=re.MULTILINE)
-    allowed = {"bisect", "collections.abc", "itertools", "json", "math", "re", "typing"}
+    allowed = {"bisect", "collections", "collections.abc", "csv", "dataclasses", "functools", "itertools", "json"}
+    allowed |= {"math", "re", "typing"}
     assert set(top_imports) <= allowed, top_imports
 
 

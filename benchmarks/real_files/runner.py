@@ -1,0 +1,110 @@
+"""Run the questions through ``dspy_rlm.RLM`` under each method's LM, score them, and summarize.
+
+A method is a name in :data:`METHODS` mapping to a factory called once per benchmark run. The factory returns a
+DSPy LM, or a :class:`Method` when the method also needs RLM keyword arguments (e.g. a policy)::
+
+    from benchmarks.real_files.runner import METHODS, Method
+    METHODS["scripted"] = lambda: Method(lm=my_lm, rlm_kwargs={"policy": MyPolicy()})
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import dspy
+
+from benchmarks.longcontext.harness import LMMeter
+from benchmarks.real_files.core import Question
+from benchmarks.real_files.scoring import is_correct
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Method:
+    """What a method runs with: the LM, and extra keyword arguments for ``RLM(...)``."""
+
+    lm: Any
+    rlm_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def _embedded_model() -> Any:
+    from dspy_outlines import OutlinesLM
+
+    return OutlinesLM()
+
+
+MethodFactory = Callable[[], Any]
+METHODS: dict[str, MethodFactory] = {"model": _embedded_model}
+
+
+def make_method(name: str) -> Method:
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHODS)}")
+    made = METHODS[name]()
+    return made if isinstance(made, Method) else Method(lm=made)
+
+
+def signature(question: Question) -> str:
+    return f"context: str, question: str -> answer: {question.output_type}"
+
+
+def run_question(question: Question, context: str, method_name: str, method: Method, max_iters: int) -> dict[str, Any]:
+    """One question under one method; a crash is recorded as a failed run, never raised."""
+    from dspy_rlm import RLM
+
+    record: dict[str, Any] = {"id": question.id, "source": question.source, "kind": question.kind}
+    record.update(method=method_name, result_kind="failed", answer=None, confidence=None, error=None)
+    with LMMeter() as meter:
+        try:
+            with dspy.context(lm=method.lm):
+                rlm = RLM(signature(question), max_iters=max_iters, **method.rlm_kwargs)
+                pred = rlm(context=context, question=question.question)
+            result = getattr(pred, "rlm_result", None)
+            record["result_kind"] = getattr(result, "kind", "failed")
+            record["confidence"] = getattr(result, "confidence", None)
+            record["answer"] = getattr(pred, "answer", None)
+        except Exception as e:  # noqa: BLE001 - a benchmark records a crash as a failed run and goes on
+            logger.warning("%s on %s crashed: %s", method_name, question.id, e)
+            record["error"] = f"{type(e).__name__}: {e}"[:500]
+    record["correct"] = record["result_kind"] != "failed" and is_correct(
+        record["answer"], question.gold, question.output_type, question.alternatives
+    )
+    record["seconds"] = round(meter.seconds, 3)
+    record["lm_calls"] = len(meter.entries)
+    if isinstance(record["answer"], str) and len(record["answer"]) > 300:
+        record["answer"] = record["answer"][:300] + "..."
+    return record
+
+
+def run_method(
+    name: str,
+    questions: list[Question],
+    contexts: dict[str, str],
+    max_iters: int,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    method = make_method(name)
+    records = []
+    for q in questions:
+        record = run_question(q, contexts[q.source], name, method, max_iters)
+        records.append(record)
+        if on_record is not None:
+            on_record(record)
+    return records
+
+
+def load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

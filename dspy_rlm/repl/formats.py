@@ -1,0 +1,406 @@
+"""Per-format recognizers and parsers behind :func:`dspy_rlm.repl.structure.detect`.
+
+Stdlib-only at import time: :func:`dspy_rlm.repl.helpers.standalone_source` inlines this file into foreign
+interpreters. Each ``parse_*`` function takes the text's lines (``text.split("\\n")``) and returns raw records
+``(first, last, fields, key, text)``: 0-based first/last line, ordered ``(name, value)`` pairs, the record key,
+and the record's text when it is not whole lines (a sentence), else None. Every field value is a span of the
+text, stripped (quotes around assignment and YAML values removed; CSV cells unquoted; JSON values decoded).
+Each ``looks_*`` function scores a sample of lines: the share of its meaningful lines the format explains.
+"""
+
+import csv
+import json
+import re
+from collections import Counter
+from typing import Any
+
+Raw = tuple[int, int, list[tuple[str, str]], str, Any]
+
+STANZA_KEY = re.compile(r"([A-Za-z][\w.-]*(?: [\w.()/-]+){0,3})[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
+ASSIGN = re.compile(r"(?:export[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=(?!=)[ \t]*(.*)$")
+SECTION = re.compile(r"\s*\[([^\[\]]+)\]\s*$")
+INI_KV = re.compile(r"([^=:#;\s\[][^=:]*?)[ \t]*[=:][ \t]*(.*)$")
+YAML_KEY = re.compile(r"""(?:- +)?(["']?[\w$@][\w .$@/-]*["']?)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$""")
+LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)$")
+MD_SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+NUMBER_CELL = re.compile(r"[-+]?[\d.,:/%]+")
+ALIGNED = re.compile(r"\t+| {2,}")
+SENTENCE_END = re.compile(r"""[.!?]["')\]]*\s+(?=["'(\[]?[^\W_])""")
+ABBREVIATIONS = frozenset(
+    [
+        "e.g",
+        "i.e",
+        "etc",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "vs",
+        "st",
+        "no",
+        "fig",
+        "cf",
+        "approx",
+        "inc",
+        "ltd",
+        "jr",
+        "sr",
+        "al",
+    ]
+)
+KEY_NAMES = ("id", "name", "key", "title", "_id", "uuid", "slug", "code", "label")
+
+
+def unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def is_comment(line: str) -> bool:
+    s = line.lstrip()
+    return s.startswith(("#", ";"))
+
+
+def meaningful(lines: list[str], comments: bool = True) -> list[str]:
+    return [ln for ln in lines if ln.strip() and not (comments and is_comment(ln))]
+
+
+def _share(hits: int, total: int) -> float:
+    return hits / total if total else 0.0
+
+
+def _line_kv(line: str) -> list[tuple[str, str]]:
+    """The (key, value) pair of a ``key: value`` or ``key = value`` line, else none."""
+    s = line.strip()
+    m = STANZA_KEY.match(s) or ASSIGN.match(s)
+    if m and (m.group(2) or "").strip():
+        return [(m.group(1).strip(), unquote((m.group(2) or "").strip()))]
+    return []
+
+
+# -- JSON lines ---------------------------------------------------------------------------------------------
+def looks_jsonl(sample: list[str]) -> float:
+    rows = [ln.strip() for ln in sample if ln.strip()]
+    if not rows or not all(r.startswith("{") for r in rows[:5]):
+        return 0.0
+    ok = 0
+    for r in rows[:50]:
+        try:
+            ok += isinstance(json.loads(r), dict)
+        except ValueError:
+            pass
+    return _share(ok, min(len(rows), 50))
+
+
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value.strip()
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    return json.dumps(value)
+
+
+def json_fields(obj: dict, prefix: str = "") -> list[tuple[str, str]]:
+    fields: list[tuple[str, str]] = []
+    for name, value in obj.items():
+        if isinstance(value, dict) and not prefix:
+            fields += json_fields(value, f"{name}.")
+        elif isinstance(value, list):
+            items = [s for s in map(_scalar, value) if s]
+            if items:
+                fields.append((f"{prefix}{name}", ", ".join(items)))
+        elif (s := _scalar(value)) is not None:
+            fields.append((f"{prefix}{name}", s))
+    return fields
+
+
+def json_key(obj: dict, fields: list[tuple[str, str]]) -> str:
+    for want in KEY_NAMES:
+        for name, value in fields:
+            if name.lower() == want:
+                return value
+    return next((v for k, v in fields if isinstance(obj.get(k), str) and v), fields[0][1] if fields else "")
+
+
+def parse_jsonl(lines: list[str]) -> list[Raw]:
+    out: list[Raw] = []
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s:
+            continue
+        try:
+            obj = json.loads(s)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            fields = json_fields(obj)
+            out.append((i, i, fields, json_key(obj, fields), None))
+        else:
+            out.append((i, i, _line_kv(s), "", None))
+    return out
+
+
+# -- delimited tables ---------------------------------------------------------------------------------------
+DELIMITERS = {"\t": "tsv", ",": "csv", "|": "pipes", ";": "semicolon", ":": "colon"}
+
+
+def _cells(line: str, delim: str) -> list[str]:
+    if delim == "," and '"' in line:
+        try:
+            return [c.strip() for c in next(csv.reader([line]))]
+        except (csv.Error, StopIteration):
+            pass
+    cells = [c.strip() for c in line.split(delim)]
+    if delim == "|" and len(cells) > 2 and not cells[0] and not cells[-1]:
+        cells = cells[1:-1]  # | a | b |
+    return cells
+
+
+def looks_delimited(sample: list[str]) -> tuple[float, str]:
+    """(score, delimiter) of the best delimiter: the share of data lines with (about) the usual cell count."""
+    rows = meaningful(sample)
+    best = (0.0, "")
+    if len(rows) < 2:
+        return best
+    for delim in DELIMITERS:
+        counts = [len(_cells(r, delim)) for r in rows[:400]]
+        mode, _ = Counter(counts).most_common(1)[0]
+        if mode < (3 if delim == ":" else 2):
+            continue
+        if delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3:
+            continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
+        near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
+        score = _share(near, len(counts))
+        if score > best[0] + 0.05:
+            best = (score, delim)
+    return best
+
+
+def _header_like(cells: list[str]) -> bool:
+    return (
+        all(cells)
+        and len(set(cells)) == len(cells)
+        and not any(NUMBER_CELL.fullmatch(c) for c in cells)
+        and all(len(c) <= 40 and (c[0].isalpha() or c[0] in "_\"'") for c in cells)
+    )
+
+
+def _comment_header(lines: list[str], first: int, width: int, split: Any) -> list[str] | None:
+    """A header written as the last comment line before the data (``#codes<TAB>coordinates<TAB>TZ``)."""
+    j = first - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    if j < 0 or not is_comment(lines[j]):
+        return None
+    cells = split(lines[j].strip().lstrip("#;").strip())
+    fits = len(cells) >= 2 and width - 1 <= len(cells) <= width + 1 and len(set(cells)) == len(cells)
+    return cells if fits and all(c and len(c) <= 60 and not NUMBER_CELL.fullmatch(c) for c in cells) else None
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: Counter = Counter()
+    out = []
+    for n in names:
+        seen[n] += 1
+        out.append(n if seen[n] == 1 else f"{n}_{seen[n]}")
+    return out
+
+
+def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]:
+    data = [i for i, ln in enumerate(lines) if ln.strip() and not is_comment(ln)]
+    if not data:
+        return [], []
+    widths = Counter(len(_cells(lines[i], delim)) for i in data[:400])
+    width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
+    first_cells = _cells(lines[data[0]], delim)
+    header = _comment_header(lines, data[0], width, lambda s: _cells(s, delim))
+    if header is None and _header_like(first_cells) and len(data) > 1:
+        header, data = first_cells, data[1:]
+    return _table_records(lines, data, header, width, lambda s: _cells(s, delim))
+
+
+def _table_records(lines: list[str], data: list[int], header: list[str] | None, width: int, split: Any) -> Any:
+    names = _unique(header or [f"col{k + 1}" for k in range(width)])
+    out: list[Raw] = []
+    for i in data:
+        cells = split(lines[i])
+        fields = [(names[k] if k < len(names) else f"col{k + 1}", c) for k, c in enumerate(cells) if c]
+        out.append((i, i, fields, cells[0] if cells else "", None))
+    return out, names
+
+
+# -- whitespace-aligned tables (/etc/services, /etc/protocols, mime.types) ----------------------------------
+def _strip_comment(line: str) -> tuple[str, str]:
+    k = line.find("#")
+    return (line, "") if k < 0 else (line[:k], line[k + 1 :].strip())
+
+
+def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
+    """(score, aligned): aligned tables split on tabs / runs of 2+ spaces, others on single spaces."""
+    rows = [_strip_comment(r)[0].strip() for r in meaningful(sample)]
+    rows = [r for r in rows if r]
+    if len(rows) < 3 or sum(len(r) for r in rows) / len(rows) > 120:
+        return 0.0, False
+    aligned = _share(sum(1 for r in rows if ALIGNED.search(r)), len(rows))
+    if aligned >= 0.4:
+        return (0.9 if all(len(ALIGNED.split(r)) <= 10 for r in rows[:400]) else 0.0), True
+    counts = Counter(len(r.split()) for r in rows)
+    mode, n = counts.most_common(1)[0]
+    prose = _share(sum(1 for r in rows if r[-1] in ".!?"), len(rows))
+    return (_share(n, len(rows)) if 2 <= mode <= 8 and prose < 0.2 else 0.0), False
+
+
+def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
+    """Cells split on ``sep``; from the ``width``-th on, the rest of the line is one cell (aliases...)."""
+    s = line.strip()
+    cells: list[str] = []
+    pos = 0
+    for m in sep.finditer(s):
+        if len(cells) == width - 1:
+            break
+        cells.append(s[pos : m.start()])
+        pos = m.end()
+    cells.append(s[pos:])
+    return [c.strip() for c in cells if c.strip()]
+
+
+def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
+    sep = ALIGNED if aligned else re.compile(r"\s+")
+    data = [i for i, ln in enumerate(lines) if _strip_comment(ln)[0].strip() and not is_comment(ln)]
+    if not data:
+        return [], []
+    counts = sorted(len(sep.split(_strip_comment(lines[i])[0].strip())) for i in data[:2000])
+    width = max(2, counts[int(len(counts) * 0.9)])
+    header = _comment_header(lines, data[0], width, lambda s: [c for c in sep.split(s) if c])
+    if header is None and any(is_comment(lines[j]) for j in range(data[0])):
+        comment = next(ln for ln in reversed(lines[: data[0]]) if is_comment(ln))
+        cells = comment.strip().lstrip("#").split()
+        header = cells if len(cells) == width and _header_like(cells) else None
+    out, names = _table_records(lines, data, header, width, lambda s: _split_rest(_strip_comment(s)[0], width, sep))
+    for i, _, fields, _key, _t in out:
+        comment = _strip_comment(lines[i])[1]
+        if comment:
+            fields.append(("comment", comment))
+    return out, names + (["comment"] if any(_strip_comment(lines[i])[1] for i in data) else [])
+
+
+# -- markdown -----------------------------------------------------------------------------------------------
+def looks_markdown_table(sample: list[str]) -> float:
+    rows = meaningful(sample, comments=False)
+    if not any(MD_SEPARATOR.match(r) and "-" in r for r in rows):
+        return 0.0
+    return _share(sum(1 for r in rows if r.strip().startswith("|") or r.count("|") >= 2), len(rows))
+
+
+def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: list[str] = []
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if MD_SEPARATOR.match(s) and "-" in s and i > 0 and "|" in lines[i - 1]:
+            header = _unique([c or f"col{k + 1}" for k, c in enumerate(_cells(lines[i - 1].strip(), "|"))])
+            names += [n for n in header if n not in names]
+            if out and out[-1][0] == i - 1:
+                out.pop()  # the header row, read as a line before the separator was seen
+        elif header and "|" in s:
+            cells = _cells(s, "|")
+            out.append((i, i, [(header[k], c) for k, c in enumerate(cells) if c and k < len(header)], cells[0], None))
+        elif s:
+            header = None
+            out.append((i, i, _line_kv(s), "", None))
+    return out, names
+
+
+def looks_markdown_list(sample: list[str]) -> float:
+    rows = [r for r in meaningful(sample, comments=False) if not r.lstrip().startswith("#")]
+    items = sum(1 for r in rows if LIST_ITEM.match(r))
+    return _share(items, len(rows)) if items >= 2 else 0.0
+
+
+def _item_key(body: str) -> str:
+    for sep in (": ", " - ", " — ", " – "):
+        head = body.split(sep, 1)[0]
+        if head != body and len(head.split()) <= 6:
+            return head.strip("*_` ")
+    return " ".join(body.split()[:3]).strip("*_`")
+
+
+def parse_markdown_list(lines: list[str]) -> list[Raw]:
+    out: list[Raw] = []
+    current: list[Any] | None = None  # [first, last, indent, body]
+    for i, line in enumerate([*lines, ""]):
+        m = LIST_ITEM.match(line)
+        cont = current is not None and line.strip() and not m and len(line) - len(line.lstrip()) > current[2]
+        if cont and current is not None:
+            current[1] = i
+            continue
+        if current is not None:
+            body = current[3]
+            m2 = re.match(r"\**([^:*]{1,60}?)\**:[ \t]+(\S.*)$", body)
+            fields = [(m2.group(1).strip(), m2.group(2).strip())] if m2 else []
+            out.append((current[0], current[1], fields, _item_key(body), None))
+            current = None
+        if m:
+            current = [i, i, len(m.group(1)), m.group(2).strip()]
+        elif line.strip() and i < len(lines):
+            out.append((i, i, [], "", None))
+    return out
+
+
+# -- prose ----------------------------------------------------------------------------------------------------
+def looks_prose(sample: list[str]) -> float:
+    rows = [r for r in meaningful(sample, comments=False) if not LIST_ITEM.match(r) and not r.startswith("#")]
+    if not rows:
+        return 0.0
+    wordy = sum(1 for r in rows if len(r.split()) >= 6)
+    ends = sum(1 for r in rows if re.search(r"[.!?:,;]\W*$", r.rstrip()))
+    return _share(wordy, len(rows)) * (1.0 if ends or len(rows) < 3 else 0.5)
+
+
+def _sentences(text: str, base: int) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        before = text[start : m.start()].rsplit(None, 1)
+        word = before[-1].lower().rstrip(".") if before else ""
+        if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            continue
+        spans.append((base + start, base + m.start() + 1))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((base + start, base + len(text.rstrip())))
+    return spans
+
+
+def parse_prose(lines: list[str], text: str) -> list[Raw]:
+    """One record per sentence of each paragraph; headings and list items are records of their own."""
+    out: list[Raw] = []
+    offsets, pos = [], 0
+    for ln in lines:
+        offsets.append(pos)
+        pos += len(ln) + 1
+    i, n = 0, len(lines)
+    while i < n:
+        s = lines[i].strip()
+        if not s:
+            i += 1
+            continue
+        if s.startswith(("#", "|")) or LIST_ITEM.match(lines[i]):
+            out.append((i, i, _line_kv(s) if LIST_ITEM.match(lines[i]) else [], "", None))
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and lines[j + 1].strip() and not LIST_ITEM.match(lines[j + 1]):
+            j += 1
+        lo, hi = offsets[i], offsets[j] + len(lines[j])
+        line = i
+        for a, b in _sentences(text[lo:hi], lo):
+            while line < j and offsets[line + 1] <= a:
+                line += 1
+            last = line
+            while last < j and offsets[last + 1] < b:
+                last += 1
+            out.append((line, last, [], "", text[a:b].strip()))
+        i = j + 1
+    return out

@@ -1,0 +1,235 @@
+"""Key-value formats behind :func:`dspy_rlm.repl.structure.detect`: ``Key: value`` stanzas, INI sections,
+YAML-like indentation and ``NAME=value`` assignments. Same conventions as :mod:`dspy_rlm.repl.formats`
+(stdlib-only, raw records ``(first, last, fields, key, text)``, values are stripped spans of the text).
+"""
+
+import re
+
+from dspy_rlm.repl.formats import (  # standalone_source() inlines formats.py before this file
+    ASSIGN,
+    INI_KV,
+    SECTION,
+    STANZA_KEY,
+    YAML_KEY,
+    Raw,
+    _share,
+    is_comment,
+    meaningful,
+    unquote,
+)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, last) 0-based line ranges of the blank-line-separated blocks."""
+    out, start = [], None
+    for i, line in enumerate(lines):
+        if line.strip():
+            start = i if start is None else start
+        elif start is not None:
+            out.append((start, i - 1))
+            start = None
+    if start is not None:
+        out.append((start, len(lines) - 1))
+    return out
+
+
+# -- Key: value stanzas (Debian control files, DEP-5 copyright, METADATA / e-mail headers) -----------------
+def _stanza_block(lines: list[str], a: int, b: int) -> list[tuple[int, int, str, str]] | None:
+    """(first, last, name, value) per field when the block is a stanza (continuations start with a space)."""
+    fields: list[tuple[int, int, str, str]] = []
+    for i in range(a, b + 1):
+        line = lines[i]
+        if line[:1] in (" ", "\t") and fields:
+            f = fields[-1]
+            fields[-1] = (f[0], i, f[2], f[3])
+            continue
+        m = STANZA_KEY.match(line.rstrip("\r"))
+        if not m:
+            return None
+        fields.append((i, i, m.group(1), ""))
+    return fields
+
+
+def _field_value(lines: list[str], first: int, last: int) -> str:
+    head = lines[first]
+    value = head[head.index(":") + 1 :]
+    return "\n".join([value, *lines[first + 1 : last + 1]]).strip()
+
+
+def _yamlish(lines: list[str], fields: list[tuple[int, int, str, str]]) -> bool:
+    """Are most continuation lines of a block ``key: value`` or ``- item`` lines (YAML, not a stanza)?"""
+    indented = [lines[i] for f in fields for i in range(f[0] + 1, f[1] + 1)]
+    return sum(1 for ln in indented if re.match(r"\s+(- |[\w.-]+:(\s|$))", ln)) > len(indented) / 2
+
+
+def looks_stanzas(sample: list[str]) -> float:
+    spans = blocks(sample)
+    parsed = [_stanza_block(sample, a, b) for a, b in spans]
+    kv = [p for p in parsed if p and not _yamlish(sample, p)]
+    if not kv or (parsed[0] and _yamlish(sample, parsed[0])):
+        return 0.0
+    names = [f[2] for f in kv[0]]
+    capitalized = _share(sum(1 for n in names if n[:1].isupper()), len(names))
+    firsts = [p[0][2] for p in kv]
+    repeated = len(kv) >= 2 and firsts.count(firsts[0]) >= 2
+    if repeated or (len(kv[0]) >= 3 and parsed[0] and capitalized >= 0.8):
+        return max(0.7, _share(len(kv), len(spans)))
+    return 0.0
+
+
+def parse_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    for a, b in blocks(lines):
+        parsed = _stanza_block(lines, a, b)
+        if not parsed:
+            out.append((a, b, [], "", None))
+            continue
+        fields = [(name, _field_value(lines, f, last)) for f, last, name, _ in parsed]
+        names.update(dict.fromkeys(n for n, _ in fields))
+        out.append((a, b, fields, fields[0][1].split("\n")[0].strip(), None))
+    return out, list(names)
+
+
+# -- INI sections: one record per section, its keys as fields ----------------------------------------------
+def looks_ini(sample: list[str]) -> float:
+    rows = meaningful(sample)
+    if not any(SECTION.match(r) for r in rows):
+        return 0.0
+    ok = sum(1 for r in rows if SECTION.match(r) or INI_KV.match(r) or r[:1] in (" ", "\t"))
+    return _share(ok, len(rows))
+
+
+def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    section, first = "", -1
+    fields: list[list] = []  # [name, first line, last line]
+
+    def close(last: int) -> None:
+        if first >= 0 or fields:
+            pairs = [(n, unquote(_ini_value(lines, a, b))) for n, a, b in fields]
+            names.update(dict.fromkeys(n for n, _ in pairs))
+            out.append((max(first, 0) if first >= 0 else fields[0][1], last, pairs, section, None))
+
+    last = -1
+    for i, line in enumerate(lines):
+        if not line.strip() or is_comment(line):
+            continue
+        m = SECTION.match(line)
+        if m:
+            close(last)
+            section, first, fields = m.group(1).strip(), i, []
+        elif line[:1] in (" ", "\t") and fields:
+            fields[-1][2] = i
+        elif kv := INI_KV.match(line.strip()):
+            fields.append([kv.group(1).strip(), i, i])
+        last = i
+    close(last)
+    return out, list(names)
+
+
+def _ini_value(lines: list[str], a: int, b: int) -> str:
+    head = lines[a]
+    cut = min((k for k in (head.find("="), head.find(":")) if k >= 0), default=len(head) - 1)
+    return "\n".join([head[cut + 1 :], *lines[a + 1 : b + 1]]).strip()
+
+
+# -- YAML-like indentation: one record per top-level key (or top-level list item) --------------------------
+def looks_yaml(sample: list[str]) -> float:
+    rows = [r for r in meaningful(sample) if r.strip() not in ("---", "...")]
+    top = [r for r in rows if not r[:1].isspace() and YAML_KEY.match(r)]
+    nested = [r for r in rows if r[:1].isspace()]
+    if not top or (len(top) < 2 and not nested):
+        return 0.0
+    ok = sum(1 for r in rows if r[:1].isspace() or YAML_KEY.match(r) or r.startswith("- "))
+    return _share(ok, len(rows))
+
+
+def _list_items(lines: list[str], a: int, b: int) -> list[tuple[int, int]] | None:
+    """The (first, last) lines of each ``- key: value`` item when the block under line ``a`` is a list of
+    mappings (``model_list:`` then ``  - name: x``), else None."""
+    body = [i for i in range(a + 1, b + 1) if lines[i].strip() and not is_comment(lines[i])]
+    if not body or not lines[body[0]].lstrip().startswith("- ") or not YAML_KEY.match(lines[body[0]].strip()):
+        return None
+    indent = _indent(lines[body[0]])
+    starts = [i for i in body if _indent(lines[i]) == indent and lines[i].lstrip().startswith("- ")]
+    ends = [*(j - 1 for j in starts[1:]), b]
+    return [(i, _last_content(lines, i, e)) for i, e in zip(starts, ends, strict=True)]
+
+
+def _last_content(lines: list[str], a: int, b: int) -> int:
+    while b > a and (not lines[b].strip() or is_comment(lines[b])):
+        b -= 1
+    return b
+
+
+def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
+    head = lines[a]
+    m = YAML_KEY.match(head.strip())
+    fields: list[tuple[str, str]] = []
+    key = ""
+    if m and not head.lstrip().startswith("- "):
+        key, value = unquote(m.group(1).strip()), (m.group(2) or "").strip()
+        if value and b == a:
+            fields.append((key, unquote(value)))
+        elif b > a and not any(YAML_KEY.match(ln.strip()) for ln in lines[a + 1 : b + 1] if ln.strip()):
+            fields.append((key, "\n".join([value, *lines[a + 1 : b + 1]]).strip()))  # a list / block scalar
+    for i in range(a + 1 if key else a, b + 1):
+        sub = YAML_KEY.match(lines[i].strip())
+        if sub and (sub.group(2) or "").strip() and not is_comment(lines[i]):
+            fields.append((unquote(sub.group(1).strip()), unquote(sub.group(2).strip())))
+    if not key:
+        key = fields[0][1] if fields else head.strip().lstrip("- ").strip()
+    return (a, b, fields, key, None)
+
+
+def parse_yaml(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    starts = [
+        i
+        for i, ln in enumerate(lines)
+        if ln.strip() and not ln[:1].isspace() and not is_comment(ln) and ln.strip() not in ("---", "...")
+    ]
+    for k, a in enumerate(starts):
+        b = _last_content(lines, a, (starts[k + 1] if k + 1 < len(starts) else len(lines)) - 1)
+        items = _list_items(lines, a, b)
+        for first, last in items or [(a, b)]:
+            raw = _yaml_record(lines, first, last)
+            names.update(dict.fromkeys(n for n, _ in raw[2]))
+            out.append(raw)
+    return out, list(names)
+
+
+# -- NAME=value assignments (os-release, shell config, adduser.conf) ----------------------------------------
+def looks_assignments(sample: list[str]) -> float:
+    rows = meaningful(sample)
+    return _share(sum(1 for r in rows if ASSIGN.match(r.strip())), len(rows)) if rows else 0.0
+
+
+def assignment_value(raw: str) -> str:
+    value = raw.strip()
+    if value[:1] in "\"'" and value.find(value[0], 1) > 0:
+        return value[1 : value.find(value[0], 1)]
+    return unquote(re.split(r"\s+#", value, maxsplit=1)[0].strip())
+
+
+def parse_assignments(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    for i, line in enumerate(lines):
+        if not line.strip() or is_comment(line):
+            continue
+        m = ASSIGN.match(line.strip())
+        if m:
+            name, value = m.group(1), assignment_value(m.group(2))
+            names[name] = None
+            out.append((i, i, [(name, value)], name, None))
+        else:
+            out.append((i, i, [], "", None))
+    return out, list(names)

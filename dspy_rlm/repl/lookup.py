@@ -1,0 +1,272 @@
+"""REPL helpers over the detected structure of a text (:mod:`dspy_rlm.repl.structure`): find records,
+read their fields, count, rank, reverse-look-up. Each returns a value whose printed form is what the model
+reads (``record 12 (line 340):`` blocks, ``KEY: VALUE``, a clear "no record contains ..." line).
+
+Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines it into foreign interpreters.
+"""
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from dspy_rlm.repl.structure import (  # standalone_source() inlines structure.py before this file
+    Record,
+    Structure,
+    detect,
+    matches,
+)
+
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
+
+
+class Nothing:
+    """What a lookup returns when nothing is found: falsy, ``== None``, and printed as the reason."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, Nothing)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def get(self, name: str) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return self.message
+
+    __str__ = __repr__
+
+
+class Records(list):
+    """A list of :class:`Record`, printed one ``record N (line L):`` block per record."""
+
+    def __init__(self, items: list[Record], note: str = "", empty: str = "no records"):
+        super().__init__(items)
+        self.note, self.empty = note, empty
+
+    def __repr__(self) -> str:
+        if not self:
+            return self.empty
+        return "\n".join([*(r.show() for r in self), *([self.note] if self.note else [])])
+
+    __str__ = __repr__
+
+
+class Counts(dict):
+    """field name -> number of records having it, printed one ``name (N records)`` per line."""
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{name} ({n} records)" for name, n in self.items()) or "no fields"
+
+    __str__ = __repr__
+
+
+class KeyValue(tuple):
+    """(key, value) of a record, printed ``KEY: VALUE``; ``.record`` is the whole record."""
+
+    record: Record
+
+    def __new__(cls, key: str, value: str, record: Record) -> "KeyValue":
+        self = super().__new__(cls, (key, value))
+        self.record = record
+        return self
+
+    @property
+    def key(self) -> str:
+        return self[0]
+
+    @property
+    def value(self) -> str:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"{self[0]}: {self[1]}"
+
+    __str__ = __repr__
+
+
+def _structure(fn: str, var: Any) -> Structure:
+    if isinstance(var, str):
+        return detect(var)
+    if isinstance(var, (bytes, bytearray)):
+        return detect(bytes(var).decode("utf-8", errors="replace"))
+    if isinstance(var, (list, tuple)) and all(isinstance(x, str) and "\n" not in x for x in var):
+        return detect("\n".join(var))  # one line per item: record line N is item N-1
+    hint = ""
+    if isinstance(var, dict):
+        hint = f" For a dict of texts, call it per value: {fn}(var['key'], ...)"
+    elif isinstance(var, (list, tuple)):
+        hint = f" For a list of texts, call it per item: {fn}(var[0], ...)"
+    raise TypeError(f"{fn}() takes one text (a str) or a list of one-line strs; got {type(var).__name__}.{hint}")
+
+
+def _check_word(fn: str, word: Any, what: str = "word") -> str:
+    if not isinstance(word, (str, int, float)) or isinstance(word, bool) or not str(word).strip():
+        raise TypeError(f"{fn}(): {what} must be a non-empty str, got {word!r}")
+    return str(word).strip()
+
+
+def _has(record: Record, word: str) -> bool:
+    return matches(word, record.text) or any(matches(word, v) for _, v in record.fields)
+
+
+def _field(fn: str, s: Structure, field: Any) -> str:
+    name = _check_word(fn, field, "field")
+    want = name.casefold()
+    if any(n.casefold() == want for n in s.field_names) or any(r.get(name) is not None for r in s.records[:1000]):
+        return name
+    shown = ", ".join(s.field_names[:30]) or "none (this text has no fields; use records() or search())"
+    raise ValueError(f"{fn}(): no field {name!r} in this {s.kind}; fields are: {shown}")
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def _number(value: str) -> float | None:
+    m = _NUMBER.search(value)
+    return float(m.group().replace(",", "")) if m else None
+
+
+# -- the helpers --------------------------------------------------------------------------------------------
+def structure(var: Any) -> Structure:
+    """The text's format: kind, record count, field names."""
+    return _structure("structure", var)
+
+
+def records(var: Any, word: Any = None, limit: int = 10) -> Records:
+    """The records (rows, stanzas, sections, lines) containing word, with their fields.
+
+    Args: var, a text; word, matched case-insensitively with word forms (None: every record); limit.
+    Returns: a list of records printed as 'record N (line L):' blocks; r.get('Field') reads a field.
+    """
+    s = _structure("records", var)
+    if word is None:
+        found = list(s.records)
+        empty = "the text has no records"
+    else:
+        w = _check_word("records", word)
+        found = [r for r in s.records if _has(r, w)]
+        empty = f"no record contains {w!r}"
+    note = f"({len(found)} records in all; showing {limit}: pass limit= for more)" if len(found) > limit else ""
+    return Records(found[: max(limit, 0)], note, empty)
+
+
+def fields(var: Any) -> Counts:
+    """The field names, with how many records have each."""
+    s = _structure("fields", var)
+    counts: Counter = Counter()
+    for r in s.records:
+        counts.update({n for n, _ in r.fields})
+    return Counts((n, counts[n]) for n in s.field_names if counts[n])
+
+
+def record_of(var: Any, word: Any) -> Record | Nothing:
+    """The record best matching word: by key, else field value, else text."""
+    w = _check_word("record_of", word)
+    s = _structure("record_of", var)
+    for test in (
+        lambda r: _same(r.key, w),
+        lambda r: matches(w, r.key),
+        lambda r: any(matches(w, v) for _, v in r.fields),
+        lambda r: matches(w, r.text),
+    ):
+        for r in s.records:
+            if test(r):
+                return r
+    return Nothing(f"no record contains {w!r}")
+
+
+def field_of(var: Any, word: Any, field: Any) -> str | None:
+    """The whole value of field in record_of(var, word), else None."""
+    r = record_of(var, word)
+    return r.get(_check_word("field_of", field, "field")) if isinstance(r, Record) else None
+
+
+def count_records(var: Any, word: Any) -> int:
+    """How many records contain word."""
+    w = _check_word("count_records", word)
+    return sum(1 for r in _structure("count_records", var).records if _has(r, w))
+
+
+def count_where(var: Any, field: Any, value: Any) -> int:
+    """How many records have field == value (case-insensitive)."""
+    s = _structure("count_where", var)
+    name, v = _field("count_where", s, field), _check_word("count_where", value, "value")
+    return sum(1 for r in s.records if _same(r.get(name) or "", v))
+
+
+def most_common(var: Any, field: Any) -> str | Nothing:
+    """The most common value of field.
+
+    Ties go to the value seen first; values are compared with whitespace normalized.
+    """
+    s = _structure("most_common", var)
+    values = s.field_values(_field("most_common", s, field))
+    if not values:
+        return Nothing(f"no record has the field {field!r}")
+    counts = Counter(" ".join(v.split()) for v in values)
+    return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen
+
+
+def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
+    s = _structure(fn, var)
+    name = _field(fn, s, field)
+    scored = [(n, r) for r in s.records if (v := r.get(name)) is not None and (n := _number(v)) is not None]
+    if not scored:
+        return Nothing(f"no record has a number in the field {name!r}")
+    _, best = pick(scored, key=lambda pair: pair[0])
+    return KeyValue(best.key, best.get(name) or "", best)
+
+
+def max_of(var: Any, field: Any) -> KeyValue | Nothing:
+    """The record with the largest number in field: KEY: VALUE.
+
+    Returns: a (key, value) tuple printed 'KEY: VALUE'; .record is the whole record. Records whose field
+    holds no number are skipped; '1,234' reads as 1234.
+    """
+    return _extreme("max_of", var, field, max)
+
+
+def min_of(var: Any, field: Any) -> KeyValue | Nothing:
+    """The record with the smallest number in field: KEY: VALUE."""
+    return _extreme("min_of", var, field, min)
+
+
+def exists(var: Any, word: Any) -> bool:
+    """Does any record contain word? True/False."""
+    w = _check_word("exists", word)
+    return any(_has(r, w) for r in _structure("exists", var).records)
+
+
+def key_of(var: Any, value: Any) -> str | None:
+    """The key of the record holding value in a field, else None."""
+    v = _check_word("key_of", value, "value")
+    recs = _structure("key_of", var).records
+    for test in (lambda x: _same(x, v), lambda x: matches(v, x)):
+        for r in recs:
+            if any(test(fv) for _, fv in r.fields):
+                return r.key
+    return None
+
+
+STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {
+    "structure": structure,
+    "records": records,
+    "fields": fields,
+    "record_of": record_of,
+    "field_of": field_of,
+    "count_records": count_records,
+    "count_where": count_where,
+    "most_common": most_common,
+    "max_of": max_of,
+    "min_of": min_of,
+    "exists": exists,
+    "key_of": key_of,
+}

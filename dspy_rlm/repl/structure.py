@@ -1,0 +1,284 @@
+"""The structure of a text input: which format it is, its records and their fields.
+
+``detect(text)`` recognizes, in this order: JSON lines, markdown tables, delimited tables (TSV, CSV, pipes,
+semicolons, colon-separated like /etc/passwd), INI sections, blank-line-separated ``Key: value`` stanzas
+(Debian control files, DEP-5 copyright, METADATA headers), YAML-like indentation, ``NAME=value``
+assignments, markdown lists, whitespace-aligned tables (/etc/services), prose; anything else is ``lines``.
+A format wins when it explains most meaningful lines of a sample (the first 2,000 lines); the whole text is
+then parsed with it. Records per kind (the record's ``key`` in brackets):
+
+- table: one per data row [first column]; fields named by the header row, a commented header
+  (``#code<TAB>name``) or ``col1..colN``; a whitespace table's last column takes the rest of the line, and
+  a trailing ``# comment`` becomes the field ``comment``.
+- jsonl: one per line [an id/name/key/title field, else the first string]; nested objects as ``a.b``.
+- stanzas: one per block [its first field's value]; continuation lines belong to the field above.
+- ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
+  ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form
+  a record with key "".
+- yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines
+  are fields named by their own key.
+- assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed.
+- markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else
+  its first three words], a ``**Name**: value`` item has that field.
+- prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty
+  line [""], with a field when the line reads ``key: value`` or ``key = value``.
+
+Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines it into foreign interpreters.
+"""
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dspy_rlm.repl.formats import (  # standalone_source() inlines formats.py and kvformats.py
+    DELIMITERS,
+    Raw,
+    _line_kv,
+    looks_delimited,
+    looks_jsonl,
+    looks_markdown_list,
+    looks_markdown_table,
+    looks_prose,
+    looks_whitespace_table,
+    parse_delimited,
+    parse_jsonl,
+    parse_markdown_list,
+    parse_markdown_table,
+    parse_prose,
+    parse_whitespace_table,
+)
+from dspy_rlm.repl.kvformats import (
+    looks_assignments,
+    looks_ini,
+    looks_stanzas,
+    looks_yaml,
+    parse_assignments,
+    parse_ini,
+    parse_stanzas,
+    parse_yaml,
+)
+
+KINDS = (
+    "table",
+    "jsonl",
+    "stanzas",
+    "ini",
+    "yaml",
+    "assignments",
+    "markdown_table",
+    "markdown_list",
+    "prose",
+    "lines",
+)
+RECORD_TEXT_CHARS = 4_000  # a record's text is cut here (a huge record keeps its fields whole)
+_SHOW_VALUE_CHARS = 300
+_SAMPLE_LINES = 2_000
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_-]+", "", name.casefold())
+
+
+@dataclass(frozen=True, repr=False)
+class Record:
+    """One record of a text: a row, a stanza, a section, an assignment, a sentence or a line."""
+
+    index: int
+    line: int
+    end_line: int
+    text: str
+    fields: tuple[tuple[str, str], ...]
+    key: str
+
+    def get(self, name: str) -> str | None:
+        """The value of field ``name`` (case-insensitive; ``-``, ``_`` and spaces ignored), else None."""
+        want = _norm(name)
+        return next((v for n, v in self.fields if _norm(n) == want), None)
+
+    def show(self) -> str:
+        """``record N (line L):`` then one ``  Name: value`` line per field (or the text, indented)."""
+        where = f"line {self.line}" if self.end_line == self.line else f"lines {self.line}-{self.end_line}"
+        rows = [f"record {self.index} ({where}):"]
+        for name, value in self.fields:
+            cut = value if len(value) <= _SHOW_VALUE_CHARS else value[:_SHOW_VALUE_CHARS] + " ..."
+            rows.append(f"  {name}: " + cut.replace("\n", "\n    "))
+        if not self.fields:
+            body = self.text if len(self.text) <= 2 * _SHOW_VALUE_CHARS else self.text[: 2 * _SHOW_VALUE_CHARS]
+            rows.append("  " + body.strip().replace("\n", "\n  ") + (" ..." if body is not self.text else ""))
+        return "\n".join(rows)
+
+    __str__ = show
+    __repr__ = show
+
+
+@dataclass(frozen=True, repr=False)
+class Structure:
+    """The detected format of a text (``kind``, one of :data:`KINDS`), its records and field names."""
+
+    kind: str
+    records: tuple[Record, ...]
+    field_names: tuple[str, ...]
+    detail: str = ""
+
+    def field_values(self, name: str) -> list[str]:
+        """The values of field ``name`` over all records that have it (case-insensitive), in order."""
+        values = (r.get(name) for r in self.records)
+        return [v for v in values if v is not None]
+
+    def __repr__(self) -> str:
+        kind = f"{self.kind} ({self.detail})" if self.detail else self.kind
+        names = ", ".join(self.field_names[:25]) + (" ..." if len(self.field_names) > 25 else "")
+        return f"{kind}, {len(self.records)} records" + (f"\nfields: {names}" if names else "")
+
+    __str__ = __repr__
+
+
+# -- words, stems, matching ---------------------------------------------------------------------------------
+_WORD = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\w+(?:[-.:/@+]\w+)*")
+
+
+def words(text: str) -> list[str]:
+    """The word tokens of ``text``: runs of letters/digits (any script, ``_`` included) that keep internal
+    ``- . : / @ +`` (``en_US.UTF-8``, ``1/tcp``, ``a@b.org``), and numbers with thousands separators."""
+    return _WORD.findall(text)
+
+
+def stem(word: str) -> str:
+    """A case-folded stem for matching word forms; alphabetic words of 4+ letters only, else just casefold.
+
+    Rules, in order: ``-sses`` -> ``-ss``; ``-ies`` -> ``-y``; a final ``-s`` goes (not after s, u, i);
+    ``-ing`` / ``-ed`` go when 3+ letters with a vowel remain, then a doubled final consonant (not l, s, z)
+    is undoubled; a final ``-y`` becomes ``-i``; a final ``-e`` goes. So licenses, license, licensed and
+    licensing -> ``licens``; running, runs -> ``run``; policy, policies -> ``polici``; status -> ``status``.
+    """
+    w = word.casefold()
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        base = w[: -len(suffix)]
+        if w.endswith(suffix) and len(base) >= 3 and any(v in base for v in "aeiouy"):
+            w = base[:-1] if base[-1] == base[-2] and base[-1] not in "lsz" and base[-1].isalpha() else base
+            break
+    if w.endswith("y") and len(w) > 3:
+        w = w[:-1] + "i"
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def _prefix(token: str, stemmed: str) -> str:
+    t = token.casefold()
+    n = 0
+    while n < min(len(t), len(stemmed)) and t[n] == stemmed[n]:
+        n += 1
+    return t[: max(n, 1)]
+
+
+@functools.lru_cache(maxsize=512)
+def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
+    """A regex finding candidate spans of ``word`` plus, per token, (casefolded token, stem) to verify."""
+    tokens = words(word)
+    if not tokens:
+        return re.compile(re.escape(word.strip()), re.IGNORECASE) if word.strip() else None, ()
+    parts, checks = [], []
+    for t in tokens:
+        s = stem(t)
+        if t.isalpha():
+            parts.append(f"(?<!\\w)({re.escape(_prefix(t, s))}\\w*)")
+        else:
+            parts.append(f"(?<!\\w)({re.escape(t)})(?!\\w)")
+        checks.append((t.casefold(), s))
+    return re.compile(r"[\W_]+".join(parts), re.IGNORECASE), tuple(checks)
+
+
+def matches(word: str, text: str) -> bool:
+    """Does ``word`` (one or more words) occur in ``text``? Case-insensitive, whole words, stem-aware:
+    ``license`` matches ``Licenses``, ``running`` matches ``run``; several words must occur in sequence."""
+    needle = _needle(word)
+    rx, checks = needle
+    if rx is None or not isinstance(text, str):
+        return False
+    if not checks:
+        return rx.search(text) is not None
+    for m in rx.finditer(text):
+        if all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True)):
+            return True
+    return False
+
+
+# -- detection ----------------------------------------------------------------------------------------------
+_CACHE: dict[int, tuple[str, Structure]] = {}
+_CACHE_SIZE = 16
+
+
+def detect(text: str) -> Structure:
+    """The best structure of ``text`` (see the module doc); cached per text object; never raises on a str
+    (an unexpected failure falls back to kind ``lines``). Empty text: kind ``lines``, no records."""
+    if not isinstance(text, str):
+        raise TypeError(f"detect() takes a str, got {type(text).__name__}")
+    hit = _CACHE.get(id(text))
+    if hit is not None and hit[0] is text:
+        return hit[1]
+    try:
+        found = _detect(text)
+    except Exception:  # noqa: BLE001 - a parser bug must not cost the run its input: read it as lines
+        found = _build("lines", text.split("\n"), _parse_lines(text.split("\n")), [])
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[id(text)] = (text, found)
+    return found
+
+
+def _detect(text: str) -> Structure:
+    lines = text.split("\n")
+    if not text.strip():
+        return Structure("lines", (), ())
+    sample = lines[:_SAMPLE_LINES]
+    if looks_jsonl(sample) >= 0.8:
+        return _build("jsonl", lines, parse_jsonl(lines), None)
+    if looks_markdown_table(sample) >= 0.6:
+        return _build("markdown_table", lines, *parse_markdown_table(lines))
+    score, delim = looks_delimited(sample)
+    if score >= 0.85:
+        return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])
+    for kind, looks, parse, threshold in (
+        ("ini", looks_ini, parse_ini, 0.8),
+        ("stanzas", looks_stanzas, parse_stanzas, 0.5),
+        ("yaml", looks_yaml, parse_yaml, 0.85),
+        ("assignments", looks_assignments, parse_assignments, 0.8),
+    ):
+        if looks(sample) >= threshold:
+            return _build(kind, lines, *parse(lines))
+    if looks_markdown_list(sample) >= 0.5:
+        return _build("markdown_list", lines, parse_markdown_list(lines), None)
+    score, aligned = looks_whitespace_table(sample)
+    if score >= 0.8:
+        return _build("table", lines, *parse_whitespace_table(lines, aligned), detail="whitespace")
+    if looks_prose(sample) >= 0.5:
+        return _build("prose", lines, parse_prose(lines, text), [])
+    return _build("lines", lines, _parse_lines(lines), None)
+
+
+def _parse_lines(lines: list[str]) -> list[Raw]:
+    return [(i, i, _line_kv(ln), "", None) for i, ln in enumerate(lines) if ln.strip()]
+
+
+def _build(kind: str, lines: list[str], raws: list[Raw], names: Any, detail: str = "") -> Structure:
+    records = []
+    for index, (a, b, fields, key, text) in enumerate(raws):
+        if text is None:
+            text = "\n".join(lines[a : min(b + 1, a + 200)])
+        records.append(Record(index, a + 1, b + 1, text[:RECORD_TEXT_CHARS], tuple(fields), key))
+    if not names:
+        seen: dict[str, None] = {}
+        for r in records:
+            seen.update(dict.fromkeys(n for n, _ in r.fields))
+        names = list(seen)
+    return Structure(kind, tuple(records), tuple(names), detail)
