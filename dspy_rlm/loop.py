@@ -32,7 +32,7 @@ from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.extract import run_extraction
 from dspy_rlm.names import FINAL, FINAL_VAR
 from dspy_rlm.outputs import coerce_outputs
-from dspy_rlm.prediction import RunInfo, make_prediction, run_info
+from dspy_rlm.prediction import result_prediction, run_info
 from dspy_rlm.profiles.base import PolicyRun, RunView, StepView
 from dspy_rlm.profiles.resolve import resolve_policy
 from dspy_rlm.protocol import final_fields, parse_response
@@ -461,11 +461,9 @@ class Run:
         if len(self.output_names) == 1:
             return FinalAnswer("final_direct", {self.output_names[0]: parsed.final_text})
         values = final_fields(parsed.final_text, self.output_names)
-        if values is None:
-            usage = ", ".join(f"{n}=..." for n in self.output_names)
-            outputs.append(model_error(f"FINAL(...) needs the outputs by name here: FINAL({usage}) or SUBMIT({usage})"))
-            return None
-        return FinalAnswer("final_direct", values)
+        if values is None:  # prose in FINAL(...): say how to name the outputs
+            outputs.append(model_error(f"FINAL(...) needs the outputs by name: SUBMIT({', '.join(self.output_names)})"))
+        return None if values is None else FinalAnswer("final_direct", values)
 
     def _describe(self, res: ExecResult, record: IterationRecord, block: int, n_blocks: int) -> str:
         parts = []
@@ -569,21 +567,7 @@ class Run:
         trace.usage = self.budget.to_dict()
         if self.recovery is not None:
             trace.fix_history = self.recovery.to_dict()
-        if isinstance(result, Failed):
-            outputs = {n: (result.partial_outputs or {}).get(n) for n in self.output_names}
-            final_reasoning = f"Run failed: {result.reason}"
-        else:
-            outputs = dict(result.outputs)
-            final_reasoning = (
-                "Extract forced final output"
-                if isinstance(result, Extracted)
-                else self.history.entries[-1].reasoning
-                if self.history.entries
-                else ""
-            )
-        trace.outputs = outputs
-        trajectory = [e.model_dump() for e in self.history]
-        pred = make_prediction(outputs, trajectory, final_reasoning, RunInfo(result, trace, trace.totals()))
+        pred = result_prediction(result, self.history, self.output_names, trace)
         with contextlib.suppress(Exception):
             pred.set_lm_usage(tracker.get_total_tokens())
         return pred

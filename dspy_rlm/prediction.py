@@ -50,6 +50,25 @@ def make_prediction(
     return pred
 
 
+def result_prediction(
+    result: Submitted | Extracted | Failed, history: Any, output_names: list[str], trace: TraceNode
+) -> dspy.Prediction:
+    """A run's Prediction as dspy.RLM shapes it: the outputs (a failed run's partial ones, ``None`` where
+    missing), ``trajectory`` from the REPL ``history`` and ``final_reasoning``; records the outputs on ``trace``."""
+    from dspy_rlm.results import Extracted, Failed
+
+    if isinstance(result, Failed):
+        outputs = {n: (result.partial_outputs or {}).get(n) for n in output_names}
+        final_reasoning = f"Run failed: {result.reason}"
+    else:
+        outputs = dict(result.outputs)
+        last = history.entries[-1].reasoning if history.entries else ""
+        final_reasoning = "Extract forced final output" if isinstance(result, Extracted) else last
+    trace.outputs = outputs
+    trajectory = [e.model_dump() for e in history]
+    return make_prediction(outputs, trajectory, final_reasoning, RunInfo(result, trace, trace.totals()))
+
+
 def run_info(prediction: Any) -> RunInfo | None:
     """The :class:`RunInfo` of an RLM prediction (``None`` for any other object)."""
     try:

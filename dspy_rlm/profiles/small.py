@@ -16,6 +16,9 @@ from typing import Annotated, Any
 
 import dspy
 
+from dspy_rlm import prompts
+from dspy_rlm.names import hidden_extras
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["DEMOS_PATH", "code_pattern", "compact_variables_info", "load_demos", "small_action_signature"]
@@ -48,6 +51,9 @@ def instructions(signature: type[dspy.Signature], tools: dict[str, Any]) -> str:
     inputs = ", ".join(signature.input_fields)
     outputs = ", ".join(f"{n}=..." for n in signature.output_fields)
     text = INSTRUCTIONS.format(inputs=inputs, outputs=outputs, tools=_tools_text(tools))
+    hidden = hidden_extras([*tools, *signature.input_fields])  # our helpers a tool or input of that name hides
+    if hidden:
+        text += prompts.HIDDEN_NAMES_NOTE.format(names=", ".join(f"`{n}`" for n in hidden))
     task = (
         signature.instructions
         if signature.instructions and not signature.instructions.startswith("Given the fields")

@@ -18,6 +18,7 @@ from dspy.utils import DummyLM
 from dspy_rlm import RLM, InProcessREPL, Submitted
 from dspy_rlm.names import EXTRA_NAMES, RESULT_EXTRAS
 from dspy_rlm.prediction import run_info
+from dspy_rlm.profiles import small
 
 from .scripted import act
 
@@ -200,6 +201,8 @@ def test_a_hidden_helper_is_named_in_the_prompt():
     text = rlm.generate_action.signature.instructions
     assert "these names are your tools or inputs, not the built-in functions described above: `search`" in text
     assert "search(var" not in text and "peek(var" in text  # the helper's own line is gone, the others stay
+    compact = small.instructions(rlm.signature, rlm.tools)  # the small profile's prompt says it too
+    assert "not the built-in functions described above: `search`" in compact
 
 
 @BOTH

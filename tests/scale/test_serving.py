@@ -8,7 +8,6 @@ the other servers (vLLM, SGLang, llama.cpp's own) is checked as data, without a 
 from __future__ import annotations
 
 import json
-import re
 import socket
 import subprocess
 import sys
@@ -99,7 +98,8 @@ def _lm(base: str, **kwargs) -> ServerLM:
 # Each signature read back from the server, checked on what the question says (ABC-123, Paris, 2 million,
 # happy, a great movie): the server applied the constraint *and* the model answered from the question.
 SIGNATURES = {
-    "choice": ("review -> sentiment: Literal['positive', 'negative']", lambda out: out.sentiment == "positive"),
+    # (this model's choice leans to "negative" whatever the text: the review is a negative one)
+    "choice": ("review -> sentiment: Literal['positive', 'negative']", lambda out: out.sentiment == "negative"),
     "enum": (None, lambda out: out.mood is Mood.HAPPY),
     "int": ("question -> answer: int", lambda out: isinstance(out.answer, int)),
     "json_model": (None, lambda out: out.city.name == "Paris"),
@@ -146,7 +146,8 @@ def test_every_constraint_kind_comes_back_valid_from_the_server(server):
     with dspy.context(lm=lm, adapter=adapter):
         for name, (_, valid) in SIGNATURES.items():
             signature = _signature(name)
-            out = dspy.Predict(signature)(**dict.fromkeys(signature.input_fields, question))
+            text = "Terrible, it broke after a day." if name == "choice" else question
+            out = dspy.Predict(signature)(**dict.fromkeys(signature.input_fields, text))
             assert valid(out), (name, out)
     assert adapter.metrics["tier3"]["success"] == len(SIGNATURES) and adapter.metrics["tier3"]["failure"] == 0
     usage = [entry["usage"] for entry in lm.history]  # accounted from the server's response
