@@ -56,11 +56,11 @@ class REPLSettings:
     ``dspy.settings.interpreter_factory``).
     """
 
-    timeout_s: float | None = 30.0
-    memory_mb: int | None = 4096
+    timeout_s: float | None = field(default=30.0, metadata={"arg": "repl_timeout"})
+    memory_mb: int | None = field(default=4096, metadata={"arg": "repl_memory_mb"})
     max_output_chars: int = 10_000
-    backend: str | None = None
-    factory: Callable[[], REPLLike] | None = None
+    backend: str | None = field(default=None, metadata={"arg": "repl"})
+    factory: Callable[[], REPLLike] | None = field(default=None, metadata={"arg": "interpreter_factory"})
     interpreter: REPLLike | None = None
     size_config: SizeConfig = field(default_factory=SizeConfig)
     auto_chunk: bool = False
@@ -80,11 +80,11 @@ class RunConfig:
     """Everything a run needs besides its inputs, predictors and budget. Build with ``RLM(...)``; read
     ``rlm.config``; derive with :func:`dataclasses.replace` or :meth:`for_child`."""
 
-    signature: type[dspy.Signature]
+    signature: type[dspy.Signature] = field(metadata={"arg": None})
     limits: Limits = field(default_factory=Limits)
     child: ChildPolicy = field(default_factory=ChildPolicy)
     repl: REPLSettings = field(default_factory=REPLSettings)
-    tools: tuple[Tool, ...] = ()
+    tools: tuple[Tool, ...] = field(default=(), metadata={"arg": None})
     sub_lm: dspy.LM | None = None
     action_adapter: dspy.Adapter | None = None
     extract_adapter: dspy.Adapter | Literal["auto"] | None = "auto"
@@ -96,8 +96,8 @@ class RunConfig:
     grounded_submit: bool | None = None
     verbose: bool = False
     checkpoint: str | os.PathLike | None = None
-    depth: int = 0
-    slots: AdapterSlots = field(default_factory=AdapterSlots, repr=False)
+    depth: int = field(default=0, metadata={"arg": None})
+    slots: AdapterSlots = field(default_factory=AdapterSlots, repr=False, metadata={"arg": None})
 
     def __post_init__(self) -> None:
         if self.task_field is not None and self.task_field not in self.signature.input_fields:
@@ -135,6 +135,51 @@ class RunConfig:
             checkpoint=None,
             depth=depth,
         )
+
+
+#: The nested groups of :class:`RunConfig`: their fields are settings too.
+_GROUPS: dict[str, type] = {"limits": Limits, "child": ChildPolicy, "repl": REPLSettings}
+
+
+def _settings_of(cls: type, prefix: tuple[str, ...] = ()) -> dict[str, tuple[tuple[str, ...], Any]]:
+    out: dict[str, tuple[tuple[str, ...], Any]] = {}
+    for f in dataclasses.fields(cls):
+        path = (*prefix, f.name)
+        if not prefix and f.name in _GROUPS:
+            out.update(_settings_of(_GROUPS[f.name], path))
+            continue
+        arg = f.metadata.get("arg", f.name)
+        if arg is not None:
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            out[arg] = (path, default)
+    return out
+
+
+#: Every setting of ``RLM(...)``: its argument name -> (the field path in :class:`RunConfig`, its default).
+#: Derived from the fields above (``metadata={"arg": ...}`` names an argument that differs from its field), so
+#: a setting is declared once: its field, with its type, default and (in ``__post_init__``) validation.
+SETTINGS: dict[str, tuple[tuple[str, ...], Any]] = _settings_of(RunConfig)
+
+
+def build_config(signature: type[dspy.Signature], tools: tuple[Tool, ...], settings: dict[str, Any]) -> RunConfig:
+    """The :class:`RunConfig` for ``RLM(signature, tools=..., **settings)``; validated by the fields' classes.
+
+    Raises:
+        TypeError: An argument that is no setting (naming the closest ones).
+    """
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        import difflib
+
+        near = difflib.get_close_matches(unknown[0], SETTINGS, n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else f"; settings: {sorted(SETTINGS)}"
+        raise TypeError(f"RLM() got an unexpected keyword argument {unknown[0]!r}{hint}")
+    groups: dict[str, dict[str, Any]] = {name: {} for name in _GROUPS}
+    top: dict[str, Any] = {"signature": signature, "tools": tools}
+    for arg, value in settings.items():
+        path = SETTINGS[arg][0]
+        (groups[path[0]] if len(path) == 2 else top)[path[-1]] = value
+    return RunConfig(**top, **{name: _GROUPS[name](**values) for name, values in groups.items()})
 
 
 def replace_path(config: Any, path: tuple[str, ...], value: Any) -> Any:

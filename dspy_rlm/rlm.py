@@ -13,15 +13,14 @@ import keyword
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dspy
 from dspy.adapters.types.tool import Tool
 from dspy.signatures.signature import ensure_signature
 
 from dspy_rlm.budget import Budget, Limits
-from dspy_rlm.config import ChildPolicy, REPLSettings, RunConfig, replace_path
-from dspy_rlm.context import SizeConfig
+from dspy_rlm.config import SETTINGS, build_config, replace_path
 from dspy_rlm.loop import Run
 from dspy_rlm.names import RUNTIME_ARGS, is_protocol_name, protocol_names, result_names
 from dspy_rlm.profiles import Profile
@@ -42,6 +41,9 @@ def _with_outputs(signature: type[dspy.Signature]) -> type[dspy.Signature]:
             f'e.g. RLM("{inputs} -> answer")'
         )
     return signature
+
+
+_DEFAULTS = {name: default for name, (_, default) in SETTINGS.items()}
 
 
 class _setting:
@@ -112,101 +114,39 @@ class RLM(dspy.Module):
     def __init__(
         self,
         signature: type[dspy.Signature] | str,
-        max_iters: int = 20,
-        max_llm_calls: int = 50,
-        max_output_chars: int = 10_000,
-        verbose: bool = False,
+        max_iters: int | None = _DEFAULTS["max_iters"],
+        max_llm_calls: int | None = _DEFAULTS["max_llm_calls"],
+        max_output_chars: int = _DEFAULTS["max_output_chars"],
+        verbose: bool = _DEFAULTS["verbose"],
         tools: list[Callable] | None = None,
-        sub_lm: dspy.LM | None = None,
-        interpreter_factory: Callable[[], Any] | None = None,
+        sub_lm: dspy.LM | None = _DEFAULTS["sub_lm"],
+        interpreter_factory: Callable[[], Any] | None = _DEFAULTS["interpreter_factory"],
         *,
         max_iterations: int | None = None,
-        interpreter: Any = None,
-        repl: str | None = None,
-        max_time: float | None = None,
-        max_tokens: int | None = None,
-        max_cost: float | None = None,
-        max_depth: int = 1,
-        sub_max_iters: int = 5,
-        child_share: float = 0.5,
-        max_concurrency: int = 8,
-        downgrade_threshold: int = 3,
-        size_config: SizeConfig | None = None,
-        auto_chunk: bool = False,
-        repl_timeout: float | None = 30.0,
-        repl_memory_mb: int | None = 4096,
-        extract_adapter: Any = "auto",
-        action_adapter: Any = None,
-        recovery: bool = True,
-        max_fix_attempts: int = 3,
-        end_on_failed_fixes: bool = False,
-        profile: str | Profile | StepPolicy = "auto",
-        grounded_submit: bool | None = None,
-        policy: str | Profile | StepPolicy | None = None,
-        task_field: str | None = None,
-        checkpoint: str | os.PathLike | None = None,
+        profile: str | Profile | StepPolicy | None = None,
+        **settings: Any,
     ):
         super().__init__()
         if max_iterations is not None:
-            if max_iters not in (20, max_iterations):
+            if max_iters not in (_DEFAULTS["max_iters"], max_iterations):
                 raise ValueError(
                     f"Got max_iters={max_iters} and max_iterations={max_iterations}; pass one "
                     "(max_iterations is the dspy 3.1-3.2 name of max_iters)"
                 )
             max_iters = max_iterations
-        if sum(x is not None for x in (interpreter, interpreter_factory, repl)) > 1:
-            raise ValueError(
-                "Pass one of interpreter= (an instance you own), interpreter_factory= (a zero-argument "
-                "callable) or repl= (a backend name), not several"
-            )
-        backends.check_factory(interpreter_factory)
-        backends.check_interpreter(interpreter)
-        if repl is not None:
-            backends.backend_factory(repl)  # an unknown name is an error now, not at the first call
-        if policy is not None and profile != "auto" and policy is not profile:
-            raise ValueError("Pass one of policy= and profile= (profile= is the earlier name of policy=), not both")
-        policy = profile if policy is None else policy
-        check_policy(policy)  # likewise for an unknown profile name or a policy of the wrong shape
+        settings.update(max_iters=max_iters, max_llm_calls=max_llm_calls, max_output_chars=max_output_chars)
+        settings.update(verbose=verbose, sub_lm=sub_lm, interpreter_factory=interpreter_factory)
+        if profile is not None:  # the earlier name of policy
+            if settings.get("policy") not in (None, profile):
+                raise ValueError("Pass one of policy= and profile= (profile= is the earlier name of policy=), not both")
+            settings["policy"] = profile
+        for name in ("policy", "size_config"):  # None: the default
+            if settings.get(name, _DEFAULTS[name]) is None:
+                del settings[name]
+        self._check_repl_source(settings)
         tool_map = self._normalize_tools(tools)
-        self.config = RunConfig(
-            signature=_with_outputs(ensure_signature(signature)),
-            limits=Limits(
-                max_iters=max_iters,
-                max_llm_calls=max_llm_calls,
-                max_tokens=max_tokens,
-                max_cost=max_cost,
-                max_time=max_time,
-                max_depth=max_depth,
-            ),
-            child=ChildPolicy(
-                sub_max_iters=sub_max_iters,
-                child_share=child_share,
-                max_concurrency=max_concurrency,
-                downgrade_threshold=downgrade_threshold,
-            ),
-            repl=REPLSettings(
-                timeout_s=repl_timeout,
-                memory_mb=repl_memory_mb,
-                max_output_chars=max_output_chars,
-                backend=repl,
-                factory=interpreter_factory,
-                interpreter=interpreter,
-                size_config=size_config or SizeConfig(),
-                auto_chunk=auto_chunk,
-            ),
-            tools=tuple(tool_map.values()),
-            sub_lm=sub_lm,
-            action_adapter=action_adapter,
-            extract_adapter=extract_adapter,
-            recovery=recovery,
-            max_fix_attempts=max_fix_attempts,
-            end_on_failed_fixes=end_on_failed_fixes,
-            policy=policy,
-            task_field=task_field,
-            grounded_submit=grounded_submit,
-            verbose=verbose,
-            checkpoint=checkpoint,
-        )
+        self.config = build_config(_with_outputs(ensure_signature(signature)), tuple(tool_map.values()), settings)
+        check_policy(self.config.policy)  # an unknown profile name or a policy of the wrong shape
         self._validate_namespace(tool_map)
         self._execution_instructions = backends.execution_instructions(backends.default_source(self.config.repl))
         action_sig, extract_sig = build_signatures(self.config, self._execution_instructions)
@@ -214,35 +154,22 @@ class RLM(dspy.Module):
         self._default_action_instructions = action_sig.instructions
         self.extract = dspy.Predict(extract_sig)
 
-    # Settings, read from (and written through to) the frozen run configuration.
-    signature = _setting("signature")
-    max_iters = _setting("limits", "max_iters")
-    max_llm_calls = _setting("limits", "max_llm_calls")
-    max_tokens = _setting("limits", "max_tokens")
-    max_cost = _setting("limits", "max_cost")
-    max_time = _setting("limits", "max_time")
-    max_depth = _setting("limits", "max_depth")
-    sub_max_iters = _setting("child", "sub_max_iters")
-    child_share = _setting("child", "child_share")
-    max_concurrency = _setting("child", "max_concurrency")
-    downgrade_threshold = _setting("child", "downgrade_threshold")
-    max_output_chars = _setting("repl", "max_output_chars")
-    repl_timeout = _setting("repl", "timeout_s")
-    repl_memory_mb = _setting("repl", "memory_mb")
-    size_config = _setting("repl", "size_config")
-    auto_chunk = _setting("repl", "auto_chunk")
-    sub_lm = _setting("sub_lm")
-    action_adapter = _setting("action_adapter")
-    extract_adapter = _setting("extract_adapter")
-    recovery = _setting("recovery")
-    max_fix_attempts = _setting("max_fix_attempts")
-    end_on_failed_fixes = _setting("end_on_failed_fixes")
-    policy = _setting("policy")
-    profile = _setting("policy")  # the earlier name of ``policy``
-    task_field = _setting("task_field")
-    grounded_submit = _setting("grounded_submit")
-    verbose = _setting("verbose")
-    checkpoint = _setting("checkpoint")
+    if TYPE_CHECKING:  # the settings are attributes (see the end of this module)
+
+        def __getattr__(self, name: str) -> Any: ...
+
+    @staticmethod
+    def _check_repl_source(settings: dict[str, Any]) -> None:
+        interpreter, factory, repl = (settings.get(k) for k in ("interpreter", "interpreter_factory", "repl"))
+        if sum(x is not None for x in (interpreter, factory, repl)) > 1:
+            raise ValueError(
+                "Pass one of interpreter= (an instance you own), interpreter_factory= (a zero-argument "
+                "callable) or repl= (a backend name), not several"
+            )
+        backends.check_factory(factory)
+        backends.check_interpreter(interpreter)
+        if repl is not None:
+            backends.backend_factory(repl)  # an unknown name is an error now, not at the first call
 
     @property
     def max_iterations(self) -> int | None:
@@ -393,3 +320,10 @@ class RLM(dspy.Module):
             checkpoint=checkpoint if checkpoint is not None else config.checkpoint,
             execution_instructions=self._execution_instructions,
         ).execute()
+
+
+# Every setting is an attribute of the module reading (and written through to) the frozen configuration.
+for _name, (_path, _) in SETTINGS.items():
+    setattr(RLM, _name, _setting(*_path))
+setattr(RLM, "signature", _setting("signature"))  # noqa: B010 - set like the settings above
+setattr(RLM, "profile", _setting("policy"))  # noqa: B010 - the earlier name of ``policy``

@@ -16,6 +16,7 @@ from dspy.primitives.local_interpreter import LocalInterpreter
 from dspy.utils import DummyLM
 
 from dspy_rlm import RLM, InProcessREPL, Submitted
+from dspy_rlm.config import SETTINGS
 from dspy_rlm.names import EXTRA_NAMES, RESULT_EXTRAS
 from dspy_rlm.prediction import run_info
 from dspy_rlm.profiles import small
@@ -292,3 +293,26 @@ def test_final_with_several_outputs_is_read(text):
     with dspy.context(lm=DummyLM([{"reasoning": "done", "code": text}])):
         pred = RLM("context -> answer, n: int")(context="abc")
     assert (pred.answer, pred.n) == ("x", 2) and isinstance(pred.rlm_result, Submitted)
+
+
+# -- settings: declared once, as fields of the run configuration ---------------------------------------------
+def test_every_setting_is_an_argument_and_an_attribute_with_its_fields_default():
+    rlm = RLM("context -> answer")
+    for name, (path, default) in SETTINGS.items():
+        assert getattr(rlm, name) == default, name
+        assert functools.reduce(getattr, path, rlm.config) == default, name
+    changed = RLM("context -> answer", max_time=5.0, repl_timeout=3.0, sub_max_iters=2)
+    assert (changed.max_time, changed.config.repl.timeout_s, changed.config.child.sub_max_iters) == (5.0, 3.0, 2)
+
+
+def test_an_unknown_setting_is_refused_with_the_closest_names():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_iter'; did you mean max_iters"):
+        RLM("context -> answer", max_iter=3)
+
+
+def test_a_setting_assigned_later_is_validated_like_at_construction():
+    rlm = RLM("context -> answer")
+    rlm.max_iters = 3
+    assert rlm.config.limits.max_iters == 3
+    with pytest.raises(ValueError, match="max_iters must be an integer >= 1"):
+        rlm.max_iters = 0
