@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-BRIDGE_NAMES = ("llm_query", "llm_query_batched", "rlm_query", "batch_rlm_query")
 NO_BUDGET_TEXT = (
     "[rlm_query fallback] No budget is left for a sub-call ({limit}). Answer this part yourself "
     "from the data you already have."
@@ -109,11 +108,9 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
         """Run several sub-RLMs concurrently. Items: 'task' or ('task', context) or {'task':..,'context':..}."""
         return _run_children(state, [_as_task(t) for t in tasks])
 
+    # keyed by their own names, which are names.LLM_BRIDGES and names.RLM_BRIDGES
     bridges: dict[str, Callable[..., Any]] = {
-        "llm_query": llm_query,
-        "llm_query_batched": llm_query_batched,
-        "rlm_query": rlm_query,
-        "batch_rlm_query": batch_rlm_query,
+        f.__name__: f for f in (llm_query, llm_query_batched, rlm_query, batch_rlm_query)
     }
     for name, tool in state.config.tool_map.items():
         bridges[name] = _tool_bridge(tool, state.loop)

@@ -316,3 +316,19 @@ def test_a_setting_assigned_later_is_validated_like_at_construction():
     assert rlm.config.limits.max_iters == 3
     with pytest.raises(ValueError, match="max_iters must be an integer >= 1"):
         rlm.max_iters = 0
+
+
+def test_the_repl_names_are_the_ones_names_py_declares():
+    """The bridges, helpers and protocol functions in a REPL are exactly those dspy_rlm.names lists."""
+    import dspy_rlm.names as names
+    from dspy_rlm.bridges import RunState, make_bridges
+    from dspy_rlm.budget import Budget
+    from dspy_rlm.repl.executor import NamespaceExecutor
+    from dspy_rlm.trace import TraceNode
+
+    config = RLM("context -> answer").config
+    bridges = make_bridges(RunState(config, Budget(config.limits), TraceNode(task="t")))
+    assert set(bridges) == {*names.LLM_BRIDGES, *names.RLM_BRIDGES}
+    namespace = NamespaceExecutor({"context": "x"}, bridges, ["answer"]).namespace
+    ours = {n for n in namespace if not n.startswith("__")} - {"context"}
+    assert ours == {*names.EXTRA_NAMES, *names.LLM_BRIDGES, names.SUBMIT}
