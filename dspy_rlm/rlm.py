@@ -63,11 +63,15 @@ class RLM(dspy.Module):
     """Recursive Language Model: the model explores its inputs with code in a sandboxed REPL.
 
     Args:
-        signature: ``"context, query -> answer"`` or a Signature class.
+        signature: ``"context, query -> answer"`` or a Signature class (at least one output).
+
+    Every setting below is a field of :class:`~dspy_rlm.config.RunConfig` (``config.SETTINGS`` maps the
+    arguments to them, with their defaults) and an attribute of the module.
         max_iters: Maximum REPL iterations (``max_iterations`` is accepted as the dspy 3.1-3.2 name).
-        max_llm_calls: Maximum sub-LM calls (``llm_query`` & co.) per run, sub-RLMs included.
+        max_llm_calls: Maximum sub-LM calls (``llm_query`` & co.) per run, sub-RLM steps included; as in
+            dspy.RLM the call over it fails inside the REPL and the run goes on.
         max_output_chars: Characters of REPL output shown to the model per iteration.
-        verbose: Log each iteration at INFO level.
+        verbose: Log each iteration and its REPL output at INFO level (what dspy.RLM logs).
         tools: A list of functions or ``dspy.Tool`` objects callable from the REPL.
         sub_lm: LM for ``llm_query`` and sub-RLMs (defaults to the configured LM).
         interpreter_factory: Zero-argument callable returning a REPL backend (our ``SubprocessREPL`` when
