@@ -160,9 +160,10 @@ def main(fd: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     import gc
 
-    from dspy_rlm.repl import isolation, worker  # noqa: F401 - loaded once here, shared by every worker
+    from dspy_rlm.repl import rootfs, seccomp, worker  # noqa: F401 - loaded once here, shared by every worker
 
-    isolation.preload_seccomp()
+    seccomp.preload_seccomp()
+    rootfs.plan_root()  # what the workers' minimal root holds: computed once, inherited by every fork
 
     gc.freeze()  # keep the imported modules' pages shared with the workers (no refcount-driven copies)
     sock = socket.socket(fileno=fd)
