@@ -267,6 +267,7 @@ def _mount_root(
     try:
         info["notes"] += rootfs.build_root(libc, plan, config.get("mounts") or {}, scratch_mb, owner)
         info["isolation"] += "+newroot"
+        info["binds"] = [dst for _src, dst in plan.binds]
         return
     except OSError as exc:
         if os.path.isdir("/oldroot"):  # half-way: neither root is whole; the host sees the worker fail

@@ -255,7 +255,7 @@ class SubprocessREPL:
                 raise WorkerDied(f"the worker ended while starting ({exc or 'connection closed'})") from exc
             if kind == "spawned":
                 self._set_kill_target(info["kill_pid"])
-            elif kind == "exited":
+            elif kind in ("exited", "failed"):
                 raise WorkerDied(f"the worker ended while starting ({info})")
             elif kind == "ready":
                 if self._pid is None:

@@ -233,7 +233,11 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
         if not config.get("allow_network"):
             sys.addaudithook(_deny_network)
         if isinstance(inputs, int):
-            inputs = load_inputs_fd(inputs)
+            try:
+                inputs = load_inputs_fd(inputs)
+            except Exception as exc:
+                conn.send(("failed", _inputs_failure(exc)))
+                raise
         conn.send(("ready", {**info, "pid": os.getpid()}))
         cap_memory(config.get("memory_mb"))
         Worker(conn, inputs, config).serve()
@@ -241,6 +245,17 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
         code = 1
     finally:
         os._exit(code)
+
+
+def _inputs_failure(exc: Exception) -> str:
+    why = f"the inputs could not be loaded in the sandbox ({type(exc).__name__}: {exc})"
+    if isinstance(exc, ImportError):
+        why += (
+            "; a class they hold lives in a module the sandbox cannot see (only the interpreter, its "
+            "site-packages and the packages dspy_rlm needs are mounted): pass plain data, install that "
+            "module as a package, or mount its directory with SubprocessREPL(mounts={...})"
+        )
+    return why
 
 
 def main(argv: list[str]) -> None:
