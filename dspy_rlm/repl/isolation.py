@@ -37,6 +37,7 @@ import resource
 import signal
 import sys
 import tempfile
+import time
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -97,8 +98,32 @@ def _map_ids(uid: int, gid: int, inside: int | None = None) -> None:
     _write("/proc/self/gid_map", f"{gid if inside is None else inside} {gid} 1")
 
 
+def write_maps(pid: int) -> None:
+    """From outside its new user namespace (CAP_SETUID there): map our ids and 65534 for process ``pid``."""
+    uid, gid = os.getuid(), os.getgid()
+    _write(f"/proc/{pid}/uid_map", f"{uid} {uid} 1\n{NOBODY} {NOBODY} 1")
+    _write(f"/proc/{pid}/gid_map", f"{gid} {gid} 1\n{NOBODY} {NOBODY} 1")
+
+
+#: (write end, read end) of pipes to the zygote, which writes this process's maps (set in zygote workers)
+MAPPER: list[int] = []
+
+
+def _ask_mapper(done: bool) -> None:
+    """Tell whoever maps our ids whether unshare worked; wait until it has written the maps."""
+    to_mapper, from_mapper = MAPPER
+    MAPPER.clear()
+    try:
+        os.write(to_mapper, b"y" if done else b"n")
+        if done:
+            os.read(from_mapper, 1)
+    finally:
+        _close((to_mapper, from_mapper))
+
+
 def _unshare(libc: ctypes.CDLL, flags: int) -> bool:
-    """unshare(); a new user namespace maps our own ids, plus uid/gid 65534 where we are root outside."""
+    """unshare(); a new user namespace maps our own ids, plus uid/gid 65534 where we are root outside (written
+    by the zygote, or by a helper forked before unshare for the fork and spawn start methods)."""
     uid, gid = os.getuid(), os.getgid()
     if not flags & CLONE_NEWUSER or os.geteuid() != 0:
         if libc.unshare(flags) != 0:
@@ -106,28 +131,27 @@ def _unshare(libc: ctypes.CDLL, flags: int) -> bool:
         if flags & CLONE_NEWUSER:
             _map_ids(uid, gid)
         return True
-    # Mapping a second id needs CAP_SETUID in the parent namespace: a helper left outside writes the maps.
-    go_r, go_w = os.pipe()
-    helper = os.fork()
-    if helper == 0:
-        os.close(go_w)
-        code = 1
-        try:
-            if os.read(go_r, 1) == b"y":
-                target = os.getppid()
-                _write(f"/proc/{target}/uid_map", f"{uid} {uid} 1\n{NOBODY} {NOBODY} 1")
-                _write(f"/proc/{target}/gid_map", f"{gid} {gid} 1\n{NOBODY} {NOBODY} 1")
-                code = 0
-        finally:
-            os._exit(code)
-    os.close(go_r)
+    helper = None
+    if not MAPPER:  # no zygote: a helper left outside the namespace writes the maps
+        go_r, go_w = os.pipe()
+        ack_r, ack_w = os.pipe()
+        helper = os.fork()
+        if helper == 0:
+            _close((go_w, ack_r))
+            try:
+                if os.read(go_r, 1) == b"y":
+                    write_maps(os.getppid())
+            finally:
+                os._exit(0)  # closing ack_w answers
+        _close((go_r, ack_w))
+        MAPPER[:] = [go_w, ack_r]
     done = libc.unshare(flags) == 0
-    os.write(go_w, b"y" if done else b"n")
-    os.close(go_w)
-    try:
-        os.waitpid(helper, 0)
-    except ChildProcessError:  # a host that ignores SIGCHLD reaps it itself
-        pass
+    _ask_mapper(done)
+    if helper is not None:
+        try:
+            os.waitpid(helper, 0)
+        except ChildProcessError:  # a host that ignores SIGCHLD reaps it itself
+            pass
     if done and not _nobody_mapped():
         _map_ids(uid, gid)
     return done
@@ -173,6 +197,9 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
         if libc is not None and _unshare(libc, flags):
             reached = names
             break
+    if MAPPER:  # no user namespace was tried: release the zygote
+        _close(tuple(MAPPER))
+        MAPPER.clear()
     info: dict[str, Any] = {"isolation": "+".join(reached) or "none", "pids_limit": "none", "notes": []}
     info["network"] = (
         "allowed"
@@ -264,8 +291,10 @@ def _mount_root(
 ) -> None:
     """W1: the minimal root, or (the kernel refused a step before leaving the host's root) the fallback."""
     scratch_mb = int(config.get("scratch_mb") or 256)
+    t0 = time.perf_counter()
     try:
         info["notes"] += rootfs.build_root(libc, plan, config.get("mounts") or {}, scratch_mb, owner)
+        info["root_build_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         info["isolation"] += "+newroot"
         info["binds"] = [dst for _src, dst in plan.binds]
         return
