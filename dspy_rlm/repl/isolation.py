@@ -16,8 +16,9 @@ signal one, sees only the interpreter, its packages, ``/usr`` and what ``mounts=
 ``/etc``, ``/root``, ``/run``), cannot write outside ``/tmp`` (its scratch directory ``/tmp/scratch`` is the
 working directory), has no network, at most ``pid_max`` processes and threads, and runs as an identity that
 owns no host file: where the host runs as root, the user namespace maps uid and gid 65534 to the host's
-65534 (written by a helper process still outside the namespace), so root-only files stay unreadable even
-through a bind; elsewhere the host's own uid is the only one mapped. The nested namespace keeps the model's
+65534 (written by the zygote, which is outside the namespace, or by a helper forked for the ``fork`` and
+``spawn`` start methods), so root-only files stay unreadable even through a bind; elsewhere the host's own
+uid is the only one mapped. The nested namespace keeps the model's
 code from remounting anything writable or unmounting ``/proc``.
 
 Fallback steps, each named in the level string (``SubprocessREPL.isolation``): without ``+newroot`` the

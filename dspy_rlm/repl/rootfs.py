@@ -10,7 +10,8 @@ it is installed), ``/usr`` (system libraries and the commands a ``subprocess`` m
 read-only binds of the plan and of the user's ``mounts``, a size-capped private ``/tmp`` (the working
 directory is ``/tmp/scratch``), a fresh ``/proc``, a ``/dev`` with ``null``, ``zero``, ``random`` and
 ``urandom`` only, and a private ``/dev/shm``; then ``pivot_root`` into it and the host's root is detached.
-There is no home directory, no project directory, no ``/etc`` beyond the two files, no ``/root``, no ``/run``.
+There is no home directory (``HOME`` is the scratch directory), no project directory, no ``/etc`` beyond
+the two files, no ``/root``, no ``/run``.
 It follows bubblewrap's sequence (pivot into a staging tmpfs, bind from ``/oldroot``, pivot again) without
 its ``exec``.
 
