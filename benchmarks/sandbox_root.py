@@ -14,6 +14,10 @@ Prints ONE JSON object. Measured (the zygote already running, a 1 MB context bou
 - cpu_between_blocks_ticks: CPU ticks (1/100 s) the worker used during 1 s between blocks while a thread it
   started spins (0 when stopped), and the CPU seconds that thread used during a 1 s block (it still runs).
 
+With ``--baseline DIR`` (the package of an earlier commit: ``git archive 168fb44 dspy_rlm | tar -x -C DIR``), the
+cold start of that code and of this one, alternating in fresh processes (``--rounds`` x ``--starts`` each),
+so the two see the same load: ``cold_start_vs_baseline_ms``.
+
 The machine is shared: the 1-minute load average is recorded at the start and the end.
 """
 
@@ -115,11 +119,53 @@ def cpu_between_blocks() -> dict:
     return {"ticks_in_1s_between_blocks": between, "thread_cpu_s_in_a_1s_block": round(float(res.stdout), 3)}
 
 
+_AB_CODE = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from dspy_rlm.repl.sandbox import SubprocessREPL
+ctx = "x" * (1 << 20)
+SubprocessREPL().shutdown()
+times = []
+for _ in range(int(sys.argv[2])):
+    t0 = time.perf_counter()
+    repl = SubprocessREPL()
+    repl.load_inputs({"context": ctx})
+    repl.start()
+    assert repl.run("x = 1").ok
+    times.append((time.perf_counter() - t0) * 1000)
+    repl.shutdown()
+print(json.dumps({"times": times, "level": repl.isolation}))
+"""
+
+
+def against_baseline(baseline: str, rounds: int, starts: int) -> dict:
+    import subprocess
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pooled: dict[str, list[float]] = {"baseline": [], "this": []}
+    levels = {}
+    for _ in range(rounds):
+        for name, root in (("baseline", baseline), ("this", here)):
+            env = dict(os.environ, PYTHONPATH=root)
+            out = subprocess.run(
+                [sys.executable, "-c", _AB_CODE, root, str(starts)], env=env, capture_output=True, text=True, check=True
+            )
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            pooled[name] += row["times"]
+            levels[name] = row["level"]
+    return {
+        name: {"level": levels[name], "median": round(statistics.median(t), 2), "min": round(min(t), 2)}
+        for name, t in pooled.items()
+    }
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--starts", type=int, default=20)
     ap.add_argument("--blocks", type=int, default=1000)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--baseline", default=None, help="a checkout of an earlier commit to compare cold starts with")
+    ap.add_argument("--rounds", type=int, default=4)
     args = ap.parse_args(argv)
     out: dict = {
         "machine": {
@@ -132,6 +178,8 @@ def main(argv: list[str] | None = None) -> dict:
         "stop_continue": stop_continue(args.blocks),
         "cpu_between_blocks": cpu_between_blocks(),
     }
+    if args.baseline:
+        out["cold_start_vs_baseline_ms"] = against_baseline(args.baseline, args.rounds, args.starts // 2)
     out["machine"]["load_avg_1min_at_end"] = round(os.getloadavg()[0], 2)
     text = json.dumps(out, indent=2)
     print(text)
