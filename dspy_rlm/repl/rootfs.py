@@ -160,8 +160,7 @@ def plan_root() -> RootPlan:
             symlinks.append((path, os.readlink(path)))
         elif os.path.isdir(path):
             roots.add(path)
-    kept = sorted(r for r in roots if not _under(os.path.dirname(r), roots) or r == "/")
-    kept = [r for r in kept if not any(r != o and _under(r, {o}) for o in kept)]
+    kept = sorted(r for r in roots if not any(r != o and _under(r, {o}) for o in roots))  # outermost only
     return RootPlan(binds=tuple((r, r) for r in kept), symlinks=tuple(symlinks))
 
 
