@@ -298,3 +298,20 @@ def test_an_rlm_reads_a_directory_given_on_purpose(corpus):
     with dspy.context(lm=lm):
         pred = rlm(question="What does the corpus say?")
     assert pred.result.kind == "submitted" and pred.answer == "the corpus"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="namespaces are Linux-only")
+def test_a_refused_pivot_root_is_named_in_the_level(monkeypatch):
+    """Where the kernel refuses pivot_root, the level lacks ``+newroot``, the notes say why, and the fallback
+    (the host's root read-only, secrets masked by name) still runs. A forked worker inherits the patch."""
+    from dspy_rlm.repl import rootfs
+
+    monkeypatch.setattr(rootfs, "_SYS_PIVOT_ROOT", {})  # as on an architecture we do not know
+    with SubprocessREPL(start_method="fork") as repl:
+        if "mountns" not in repl.isolation:
+            _missing_level(f"isolation {repl.isolation!r} has no mount namespace")
+        res = repl.run("open('/usr/escape-probe', 'w')")
+        level, notes = repl.isolation, repl.isolation_info["notes"]
+    assert "+newroot" not in level and level.startswith("userns+pidns+mountns")
+    assert any("no minimal root" in note and "pivot_root" in note for note in notes), notes
+    assert res.error is not None and res.error.type in ("OSError", "PermissionError")
