@@ -45,8 +45,6 @@ from typing import Any
 from dspy_rlm.repl import rootfs
 from dspy_rlm.repl.seccomp import CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, install_seccomp
 
-__all__ = ["ENV_ALLOWLIST", "describe_status", "enter", "prctl", "sandbox_environment"]
-
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 NOBODY = 65534
 ENV_ALLOWLIST = frozenset(
