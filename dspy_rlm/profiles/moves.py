@@ -149,6 +149,17 @@ class MoveBook:
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
 
+    def kind(self) -> str:
+        """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
+        ``reverse`` (a whole field value of the data is named: its record's key is asked) or ``lookup``."""
+        for cue in ("yes_no", "count", "most_common", "max", "min"):
+            if cue in self.cues:
+                return cue
+        keys = [k for ks in self.keys.values() for k in ks]
+        if keys and keys[0].is_value and not keys[0].is_key:
+            return "reverse"
+        return "lookup"
+
     # -- what the question names ------------------------------------------------------------------
     def _matched_fields(self, s: st.Structure) -> list[str]:
         """Fields the question names (a shared stem), the key's own field left out (it holds the key)."""

@@ -154,6 +154,23 @@ def compact_variables_info(inputs: dict[str, Any], task: dict[str, str] | None =
 
 # -- demos --------------------------------------------------------------------------------------------------
 @lru_cache(maxsize=4)
+def _kind_demos(path: str) -> dict[str, tuple[dspy.Example, ...]]:
+    file = Path(path)
+    if not file.is_file():
+        return {}
+    state = json.loads(file.read_text())
+    return {
+        kind: tuple(dspy.Example(**{k: v for k, v in d.items() if k != "source_question"}) for d in demos)
+        for kind, demos in (state.get("kind_demos") or {}).items()
+    }
+
+
+def kind_demos(kind: str, path: str = str(DEMOS_PATH)) -> tuple[dspy.Example, ...]:
+    """The shipped demos for one kind of question (``benchmarks/kind_demos.py``); empty when there are none."""
+    return _kind_demos(path).get(kind, ())
+
+
+@lru_cache(maxsize=4)
 def load_demos(path: str = str(DEMOS_PATH)) -> tuple[dspy.Example, ...]:
     """The ``generate_action`` demos of the compiled small program (empty when the file is missing)."""
     file = Path(path)

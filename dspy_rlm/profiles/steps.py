@@ -42,7 +42,7 @@ class SmallPolicyRun(BasePolicyRun):
     def prepare(self, step: StepView) -> None:
         """Compact signature (guided when the profile says so), shipped demos, a one-line budget. What the user
         set (demos, optimized instructions) is kept."""
-        from dspy_rlm.profiles.small import load_demos, small_action_signature
+        from dspy_rlm.profiles.small import kind_demos, load_demos, small_action_signature
 
         predictors, config = self.run.predictors, self.run.config
         action = predictors.action
@@ -56,7 +56,8 @@ class SmallPolicyRun(BasePolicyRun):
             if guided:
                 kwargs["signature"] = self.guided_signature(kwargs["signature"], step)
         if self.profile.shipped_demos and not getattr(action, "demos", None):
-            kwargs["demos"] = list(load_demos())
+            book = self._book  # the grammar's moves: the demos of this kind of question
+            kwargs["demos"] = list((kind_demos(book.kind()) if book is not None else ()) or load_demos())
         kwargs["budget"] = f"{step.steps_left} steps left" if step.steps_left is not None else "no step limit"
 
     def guided_signature(self, signature: Any, step: StepView) -> Any:
