@@ -1,6 +1,6 @@
 """A scripted teacher for the small-model profile: the two steps a small model should take on a lookup.
 
-Step 1 searches for the query's key (``print(search(context, 'quiet-otter'))``); step 2 reads the printed
+Step 1 searches for the query's key (``print(search(context, 'quiet-otter', ignore_case=True))``); step 2 reads the
 line and submits the value the query asks for (``SUBMIT(answer='INC-4821')``). It reads only the prompt
 (the query in ``variables_info``, the printed lines in ``repl_history``), never a gold answer, so the demos
 it produces show a model how to get from a query to an answer. ``benchmarks/compile_small.py`` uses it as
@@ -81,7 +81,7 @@ def policy_step(variables_info: str, history: str) -> dict[str, str]:
                     "reasoning": f"The {_lead(query, line, value, key)} is {value}.",
                     "code": f"SUBMIT(answer='{value}')",
                 }
-    return {"reasoning": f"I will search for '{key}'.", "code": f"print(search(context, '{key}'))"}
+    return {"reasoning": f"I will search for '{key}'.", "code": f"print(search(context, '{key}', ignore_case=True))"}
 
 
 class SmallPolicyLM(dspy.BaseLM):

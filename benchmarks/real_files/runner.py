@@ -39,8 +39,22 @@ def _embedded_model() -> Any:
     return OutlinesLM()
 
 
+def _random_moves() -> Method:
+    """A uniformly random choice among the small policy's grounded moves each step (seed 0): the grammar's floor."""
+    from dspy_rlm.profiles.scripted import RandomMovePolicy
+
+    return Method(lm=_embedded_model(), rlm_kwargs={"policy": RandomMovePolicy(seed=0)})
+
+
+def _scripted_moves() -> Method:
+    """Fixed rules over the same moves, reading the question only: the grammar's ceiling for such a policy."""
+    from dspy_rlm.profiles.scripted import ScriptedMovePolicy
+
+    return Method(lm=_embedded_model(), rlm_kwargs={"policy": ScriptedMovePolicy()})
+
+
 MethodFactory = Callable[[], Any]
-METHODS: dict[str, MethodFactory] = {"model": _embedded_model}
+METHODS: dict[str, MethodFactory] = {"model": _embedded_model, "random": _random_moves, "scripted": _scripted_moves}
 
 
 def make_method(name: str) -> Method:

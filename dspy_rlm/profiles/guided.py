@@ -224,6 +224,7 @@ _FUNCTION_WORDS = frozenset(
     ]
 )
 """English function words: never a search word nor the key of a stated value."""
+FUNCTION_WORDS = _FUNCTION_WORDS
 
 
 def question_words(question: dict[str, str]) -> list[str]:

@@ -27,17 +27,19 @@ DEMOS_PATH = Path(__file__).with_name("small_program.json")
 """The RLM program compiled for the small profile (``dspy.Module.save`` JSON); its action demos ship."""
 
 INSTRUCTIONS = """Answer the query by writing Python in a REPL. The inputs {inputs} are already variables there; \
-you see only a summary of each. Each step, write one or two lines of code; their printed output comes back in \
-the history.
-Functions:
+you see only a summary of each. Each step, write one line of code; its printed output comes back in the history.
+Functions (var is a text input; word is a word or phrase of the query; field is a field name of the data):
 - search(var, 'text'): the lines of var that contain 'text', printed as 'line N: ...'.
-- peek(var, start, end): the slice var[start:end].
-- count_matches(var, 'text'): how often 'text' occurs.
-- llm_query('prompt'): ask a helper model about a short text.
+- record_of(var, word): the record (row, stanza, section) holding word, one 'Field: value' per line.
+- field_of(var, word, field): the value of field in that record.
+- count_records(var, word), count_where(var, field, value): how many records match.
+- most_common(var, field), max_of(var, field), min_of(var, field): rank a field's values.
+- exists(var, word): True or False. key_of(var, value): the key of the record holding value.
+- peek(var, start, end): the slice var[start:end]. llm_query('prompt'): ask a helper model.
 - SUBMIT({outputs}): finish with the answer.{tools}
-How to find a fact: 1) print(search(context, 'WORD')) where WORD is the rarest word of the query (a name, \
-key or ID). 2) Read the line that search printed and SUBMIT the value the query asks for, copied exactly \
-from that line. If search found nothing, search for another word of the query."""
+How to find a fact: 1) read the record or field the query names, by the rarest word of the query (a name, key \
+or ID); count, rank or check existence when the query asks how many, which is most common or largest, or yes/no. \
+2) SUBMIT the value exactly as printed. If nothing was found, try another word of the query."""
 
 
 def _tools_text(tools: dict[str, Any]) -> str:
@@ -116,6 +118,18 @@ def _first_line(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[:limit] + "..."
 
 
+def _shape(text: str) -> str:
+    """``a table (tsv) of 318 records, fields: a, b, c; `` -- the detected structure, in a few words."""
+    from dspy_rlm.repl.structure import detect
+
+    s = detect(text)
+    if s.kind == "lines" or not s.records:
+        return ""
+    detail = f" ({s.detail})" if s.detail else ""
+    names = ", ".join(s.field_names[:8]) + (" ..." if len(s.field_names) > 8 else "")
+    return f"{s.kind}{detail} of {len(s.records):,} records" + (f", fields: {names}" if names else "") + "; "
+
+
 def compact_variables_info(inputs: dict[str, Any], task: dict[str, str] | None = None) -> str:
     """One line per input: the task's text in full, short text in full, long text as size and first line,
     containers as their size.
@@ -134,7 +148,9 @@ def compact_variables_info(inputs: dict[str, Any], task: dict[str, str] | None =
             lines.append(f"- {name}: {value!r}")
         elif isinstance(value, str):
             n_lines = value.count("\n") + 1
-            lines.append(f"- {name}: text, {len(value):,} chars, {n_lines:,} lines, starts {_first_line(value)!r}")
+            lines.append(
+                f"- {name}: text, {len(value):,} chars, {n_lines:,} lines, {_shape(value)}starts {_first_line(value)!r}"
+            )
         elif isinstance(value, (list, tuple, dict)):
             lines.append(f"- {name}: {type(value).__name__} of {len(value):,} items")
         else:
@@ -143,6 +159,23 @@ def compact_variables_info(inputs: dict[str, Any], task: dict[str, str] | None =
 
 
 # -- demos --------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4)
+def _kind_demos(path: str) -> dict[str, tuple[dspy.Example, ...]]:
+    file = Path(path)
+    if not file.is_file():
+        return {}
+    state = json.loads(file.read_text())
+    return {
+        kind: tuple(dspy.Example(**{k: v for k, v in d.items() if k != "source_question"}) for d in demos)
+        for kind, demos in (state.get("kind_demos") or {}).items()
+    }
+
+
+def kind_demos(kind: str, path: str = str(DEMOS_PATH)) -> tuple[dspy.Example, ...]:
+    """The shipped demos for one kind of question (``benchmarks/kind_demos.py``); empty when there are none."""
+    return _kind_demos(path).get(kind, ())
+
+
 @lru_cache(maxsize=4)
 def load_demos(path: str = str(DEMOS_PATH)) -> tuple[dspy.Example, ...]:
     """The ``generate_action`` demos of the compiled small program (empty when the file is missing)."""

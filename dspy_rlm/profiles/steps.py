@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     import dspy
 
     from dspy_rlm.context import ExternalizedContext
+    from dspy_rlm.profiles.moves import Move, MoveBook
+    from dspy_rlm.results import Extracted, Submitted
 
 __all__ = ["SmallPolicy", "SmallPolicyRun"]
 
@@ -29,8 +31,8 @@ class SmallPolicyRun(BasePolicyRun):
 
     def __init__(self, name: str, profile: Profile, run: RunView) -> None:
         super().__init__(name, profile, run)
-        self.guided_terms: list[str] | None = None  # profiles.guided search words, computed once
-        self.guided_counts: dict[str, int] = {}  # profiles.guided token counts in the data
+        self._book: MoveBook | None = None  # profiles.moves: built at the first step
+        self.moves: list[Move] = []  # this step's moves
 
     def variables_info(self, context: ExternalizedContext) -> str:
         from dspy_rlm.profiles.small import compact_variables_info
@@ -40,7 +42,7 @@ class SmallPolicyRun(BasePolicyRun):
     def prepare(self, step: StepView) -> None:
         """Compact signature (guided when the profile says so), shipped demos, a one-line budget. What the user
         set (demos, optimized instructions) is kept."""
-        from dspy_rlm.profiles.small import load_demos, small_action_signature
+        from dspy_rlm.profiles.small import kind_demos, load_demos, small_action_signature
 
         predictors, config = self.run.predictors, self.run.config
         action = predictors.action
@@ -54,35 +56,47 @@ class SmallPolicyRun(BasePolicyRun):
             if guided:
                 kwargs["signature"] = self.guided_signature(kwargs["signature"], step)
         if self.profile.shipped_demos and not getattr(action, "demos", None):
-            kwargs["demos"] = list(load_demos())
+            book = self._book  # the grammar's moves: the demos of this kind of question
+            kwargs["demos"] = list((kind_demos(book.kind()) if book is not None else ()) or load_demos())
         kwargs["budget"] = f"{step.steps_left} steps left" if step.steps_left is not None else "no step limit"
 
     def guided_signature(self, signature: Any, step: StepView) -> Any:
-        """The small action signature held, as a whole, to this step's grounded moves (profiles.guided)."""
+        """The small action signature held, as a whole, to this step's grounded moves (profiles.moves)."""
         from dspy_outlines.constraints import with_output_regex
-        from dspy_rlm.profiles import guided
-        from dspy_rlm.profiles.small import small_action_signature
+        from dspy_rlm.profiles.moves import moves_pattern
 
-        config = self.run.config
-        if not guided.supports(config.signature):  # e.g. list outputs: the static code pattern
-            return small_action_signature(_signature_key(config), tuple(config.tool_map), True)
-        question, data = self.question, self.data
-        if self.guided_terms is None:  # the inputs do not change during a run
-            self.guided_terms = guided.search_terms(question, data)
-        stdouts = [s for s in step.stdouts if s]
-        values = guided.output_values(stdouts, question, data, self.guided_counts)
-        searched = guided.searched_terms(step.codes)
-        terms = [t for t in self.guided_terms if t not in searched]
-        if values and guided.search_exhausted(stdouts):
-            terms = []
-        pattern = guided.guided_output_pattern(
-            config.signature,
-            list(data) or list(self.run.inputs),
-            terms,
-            values,
-            guided.focus_pairs(guided.stated_pairs(stdouts, question, values), question),
+        self.moves = self.step_moves(step)
+        return with_output_regex(signature, moves_pattern(self.moves))
+
+    def step_moves(self, step: StepView) -> list[Move]:
+        """This step's moves, after taking in what the reads so far printed."""
+        book = self.book()
+        for code, stdout in zip(step.codes, step.stdouts, strict=False):
+            book.record_read(code, stdout or "")
+        return book.step_moves(step.codes, [s for s in step.stdouts if s])
+
+    def book(self) -> MoveBook:
+        """The run's moves (built once: the question, the data and its structure do not change)."""
+        if self._book is None:
+            from dspy_rlm.profiles.moves import MoveBook
+
+            outputs = {n: f.annotation for n, f in self.run.config.signature.output_fields.items()}
+            self._book = MoveBook(self.question, self.data, outputs)
+        return self._book
+
+    def settle(self, result: Submitted, codes: list[str], stdouts: list[str]) -> Submitted | Extracted:
+        """A SUBMIT of a value the reads do not support ends ``Extracted`` (low confidence, a note)."""
+        from dspy_rlm.results import Extracted
+
+        if self._book is None or not codes:
+            return result
+        candidate = self._book.submits.get(codes[-1])
+        if candidate is None or candidate.supported:
+            return result
+        note = f"the submitted value {candidate.value!r} is a guess: {candidate.why}"
+        return Extracted(
+            dict(result.outputs), confidence=0.25, reason=f"not supported by what the run read: {note}", notes=note
         )
-        return with_output_regex(signature, pattern)
 
     def adapter(self) -> dspy.Adapter | None:
         """Tier 3 alone for the action step (one per configuration, kept in its adapter slots)."""

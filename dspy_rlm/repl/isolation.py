@@ -1,23 +1,33 @@
 """Operating-system isolation for the sandbox worker (Linux namespaces through raw ``unshare``).
 
 :func:`enter` runs in a freshly started worker process and returns in the process that will run the model's
-code. With the full level, ``"userns+pidns+mountns+netns"``, the process tree is::
+code. With the full level, ``"userns+pidns+mountns+netns+newroot+nobody"``, the process tree is::
 
-    W0  (outside)   unshare(user | pid | mount | net); reports W1's pid to the host; waits for W1
-    W1  pid 1       the namespace's init: read-only root, private /tmp, fresh /proc, pid limit; reaps;
-                    reports how the worker ended; when it exits the kernel kills everything in the namespace
-    W2  pid 2       the worker: the model's code runs here
+    W0  (outside)   unshare(user | pid | mount | net); reports W1's pid to the host; waits for W1 (and
+                    ends it if the process that started W0 dies)
+    W1  pid 1       the namespace's init: builds the minimal root (:mod:`dspy_rlm.repl.rootfs`) and
+                    pivots into it, pid limit; reaps; reports how the worker ended; when it exits the
+                    kernel kills everything in the namespace
+    W2  pid 2       the worker: becomes uid/gid 65534 (nobody), locks the mounts in a nested user + mount
+                    namespace, drops its capabilities; the model's code runs here
 
 so the model's code sees no host process (``os.getppid()`` is 1, ``/proc`` holds only its namespace), cannot
-signal one, cannot write outside ``/tmp`` (its scratch directory ``/tmp/scratch`` is the working directory),
-has no network, and at most ``pid_max`` processes and threads. The mounts are locked by a second, nested
-user namespace, so the model's code cannot remount them writable or unmount ``/proc``.
+signal one, sees only the interpreter, its packages, ``/usr`` and what ``mounts=`` names (no home, project,
+``/etc``, ``/root``, ``/run``), cannot write outside ``/tmp`` (its scratch directory ``/tmp/scratch`` is the
+working directory), has no network, at most ``pid_max`` processes and threads, and runs as an identity that
+owns no host file: where the host runs as root, the user namespace maps uid and gid 65534 to the host's
+65534 (written by the zygote, which is outside the namespace, or by a helper forked for the ``fork`` and
+``spawn`` start methods), so root-only files stay unreadable even through a bind; elsewhere the host's own
+uid is the only one mapped. The nested namespace keeps the model's
+code from remounting anything writable or unmounting ``/proc``.
 
-Fallback steps, each named in the level string (``SubprocessREPL.isolation``): ``"userns+netns"``, ``"netns"``
-(root without user namespaces), ``"none"`` (not Linux, or the kernel refused): file system, processes and
-signals are then the user's, the network is refused by a Python audit hook only, and the scratch directory is
-a host temp directory. bubblewrap was not used: it would need an ``exec`` of a fresh interpreter per worker
-(hundreds of ms), where ``unshare`` in a forked process costs ~2 ms.
+Fallback steps, each named in the level string (``SubprocessREPL.isolation``): without ``+newroot`` the
+worker sees the host's root read-only with secret paths of the home directory masked by name; without
+``+nobody`` it keeps the host's uid (root stays root); ``"userns+netns"``, ``"netns"`` (root without user
+namespaces) and ``"none"`` (not Linux, or the kernel refused): file system, processes and signals are then
+the user's, the network is refused by a Python audit hook only, and the scratch directory is a host temp
+directory. bubblewrap was not used: it would need an ``exec`` of a fresh interpreter per worker (hundreds of
+ms), where ``unshare`` in a forked process costs ~2 ms.
 """
 
 from __future__ import annotations
@@ -28,31 +38,15 @@ import resource
 import signal
 import sys
 import tempfile
+import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 0x4000, 1 << 18
-_MOUNT_ATTR_RDONLY, _AT_RECURSIVE, _AT_FDCWD, _SYS_MOUNT_SETATTR = 1, 0x8000, -100, 442
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-# Secrets commonly kept in the home directory: masked (empty, read-only) inside the mount namespace.
-_SECRET_HOME_PATHS = (
-    ".ssh",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".gnupg",
-    ".config/gcloud",
-    ".config/gh",
-    ".netrc",
-    ".git-credentials",
-    ".pypirc",
-    ".npmrc",
-)
+from dspy_rlm.repl import rootfs
+from dspy_rlm.repl.seccomp import CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, install_seccomp
+
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+NOBODY = 65534
 ENV_ALLOWLIST = frozenset(
     {
         "PATH",
@@ -76,15 +70,6 @@ ENV_ALLOWLIST = frozenset(
 )
 
 
-class _MountAttr(ctypes.Structure):
-    _fields_ = [
-        ("attr_set", ctypes.c_uint64),
-        ("attr_clr", ctypes.c_uint64),
-        ("propagation", ctypes.c_uint64),
-        ("userns_fd", ctypes.c_uint64),
-    ]
-
-
 def sandbox_environment(host_env: dict[str, str], extra: dict[str, str] | None = None) -> dict[str, str]:
     """The worker's environment: allowlisted host variables (``LC_*`` included) plus ``extra``.
 
@@ -100,31 +85,83 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _check(rc: int, what: str) -> None:
-    if rc != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
 def _write(path: str, text: str) -> None:
     with open(path, "w") as fh:
         fh.write(text)
 
 
-def _map_ids(uid: int, gid: int) -> None:
-    """Map our own uid/gid into the user namespace just created (files keep reading as ours)."""
+def _map_ids(uid: int, gid: int, inside: int | None = None) -> None:
+    """Map our own uid/gid (as ``inside``, default the same) into the user namespace just created."""
     _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    _write("/proc/self/uid_map", f"{uid if inside is None else inside} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid if inside is None else inside} {gid} 1")
+
+
+def write_maps(pid: int) -> None:
+    """From outside its new user namespace (CAP_SETUID there): map our ids and 65534 for process ``pid``."""
+    uid, gid = os.getuid(), os.getgid()
+    _write(f"/proc/{pid}/uid_map", f"{uid} {uid} 1\n{NOBODY} {NOBODY} 1")
+    _write(f"/proc/{pid}/gid_map", f"{gid} {gid} 1\n{NOBODY} {NOBODY} 1")
+
+
+#: (write end, read end) of pipes to the zygote, which writes this process's maps (set in zygote workers)
+MAPPER: list[int] = []
+
+
+def _ask_mapper(done: bool) -> None:
+    """Tell whoever maps our ids whether unshare worked; wait until it has written the maps."""
+    to_mapper, from_mapper = MAPPER
+    MAPPER.clear()
+    try:
+        os.write(to_mapper, b"y" if done else b"n")
+        if done:
+            os.read(from_mapper, 1)
+    finally:
+        _close((to_mapper, from_mapper))
 
 
 def _unshare(libc: ctypes.CDLL, flags: int) -> bool:
+    """unshare(); a new user namespace maps our own ids, plus uid/gid 65534 where we are root outside (written
+    by the zygote, or by a helper forked before unshare for the fork and spawn start methods)."""
     uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(flags) != 0:
-        return False
-    if flags & CLONE_NEWUSER:
+    if not flags & CLONE_NEWUSER or os.geteuid() != 0:
+        if libc.unshare(flags) != 0:
+            return False
+        if flags & CLONE_NEWUSER:
+            _map_ids(uid, gid)
+        return True
+    helper = None
+    if not MAPPER:  # no zygote: a helper left outside the namespace writes the maps
+        go_r, go_w = os.pipe()
+        ack_r, ack_w = os.pipe()
+        helper = os.fork()
+        if helper == 0:
+            _close((go_w, ack_r))
+            try:
+                if os.read(go_r, 1) == b"y":
+                    write_maps(os.getppid())
+            finally:
+                os._exit(0)  # closing ack_w answers
+        _close((go_r, ack_w))
+        MAPPER[:] = [go_w, ack_r]
+    done = libc.unshare(flags) == 0
+    _ask_mapper(done)
+    if helper is not None:
+        try:
+            os.waitpid(helper, 0)
+        except ChildProcessError:  # a host that ignores SIGCHLD reaps it itself
+            pass
+    if done and not _nobody_mapped():
         _map_ids(uid, gid)
-    return True
+    return done
+
+
+def _nobody_mapped() -> bool:
+    try:
+        with open("/proc/self/uid_map") as fh:
+            return any(line.split()[:2] == [str(NOBODY), str(NOBODY)] for line in fh)
+    except OSError:
+        return False
 
 
 def _levels(allow_network: bool) -> list[tuple[int, list[str]]]:
@@ -142,9 +179,9 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
     """Isolate this (freshly started, single-threaded) process; returns in the worker with a description.
 
     May fork: intermediate processes never return from this call. The description holds ``isolation``
-    (the level reached), ``network``, ``pids_limit``, ``scratch`` (the worker's working directory) and
-    ``host_scratch`` (a host directory the host removes at shutdown, or None). ``worker_fds`` are closed in
-    the intermediate processes (e.g. the inputs file: only the worker may keep it alive).
+    (the level reached), ``network``, ``pids_limit``, ``identity``, ``scratch`` (the worker's working
+    directory), ``host_scratch`` (a host directory the host removes at shutdown, or None) and ``mounts``.
+    ``worker_fds`` are closed in the intermediate processes (only the worker may keep the inputs file alive).
     """
     env = dict(config.get("env") or {})
     levels = (
@@ -152,14 +189,17 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
         if config.get("isolation") == "none" or not sys.platform.startswith("linux")
         else _levels(bool(config.get("allow_network")))
     )
+    starter = os.getppid()
     libc = _libc() if levels else None
-    assert libc is not None or not levels
     reached: list[str] = []
     for flags, names in levels:
         if libc is not None and _unshare(libc, flags):
             reached = names
             break
-    info: dict[str, Any] = {"isolation": "+".join(reached) or "none", "pids_limit": "none"}
+    if MAPPER:  # no user namespace was tried: release the zygote
+        _close(tuple(MAPPER))
+        MAPPER.clear()
+    info: dict[str, Any] = {"isolation": "+".join(reached) or "none", "pids_limit": "none", "notes": []}
     info["network"] = (
         "allowed"
         if config.get("allow_network")
@@ -167,13 +207,18 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
             "userns+netns" if {"userns", "netns"} <= set(reached) else "netns" if "netns" in reached else "audit-hook"
         )
     )
+    info["identity"] = f"host uid {os.getuid()}"
+    info["mounts"] = {dst: src + (":rw" if rw else "") for dst, (src, rw) in (config.get("mounts") or {}).items()}
     if "pidns" in reached and libc is not None:
-        _split_off_init(conn, config, libc, info, worker_fds)  # returns only in the worker (pid 2)
+        _split_off_init(conn, config, libc, info, worker_fds, starter)  # returns only in the worker (pid 2)
+        env["HOME"] = info["scratch"] if "newroot" in info["isolation"] else env.get("HOME", "/tmp/scratch")
     else:
-        os.setpgid(0, 0)  # so the host can kill what the worker starts, with killpg
+        os.setpgid(0, 0)  # so the host can stop and kill what the worker starts, with killpg
         info["host_scratch"] = info["scratch"] = tempfile.mkdtemp(prefix="dspy-rlm-scratch-")
         os.makedirs(os.path.join(info["scratch"], "tmp"))
         env["TMPDIR"] = os.path.join(info["scratch"], "tmp")
+        if info["mounts"]:
+            info["notes"].append("mounts not applied (no mount namespace): the worker sees the host's paths")
     if "userns" in reached:  # counted per user namespace: only this sandbox's processes (not for root)
         limit = int(config.get("max_processes") or 64)
         resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
@@ -190,103 +235,6 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
     return info
 
 
-#: Syscalls the model's code never needs and the namespaces do not take away: kernel attack surface (bpf,
-#: perf, userfaultfd, keyrings, io_uring), inspecting or entering other processes and namespaces (ptrace,
-#: process_vm_*, setns, unshare, namespace-creating clone), and host-wide state (mount, modules, clock,
-#: swap, reboot). Each fails with EPERM; everything else is allowed.
-DENIED_SYSCALLS = (
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "kcmp",
-    "pidfd_getfd",
-    "setns",
-    "unshare",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "chroot",
-    "open_by_handle_at",
-    "name_to_handle_at",
-    "move_mount",
-    "open_tree",
-    "fsopen",
-    "fsmount",
-    "fsconfig",
-    "fspick",
-    "mount_setattr",
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "kexec_load",
-    "kexec_file_load",
-    "reboot",
-    "swapon",
-    "swapoff",
-    "acct",
-    "settimeofday",
-    "clock_settime",
-    "clock_adjtime",
-    "adjtimex",
-    "syslog",
-    "quotactl",
-    "vhangup",
-    "iopl",
-    "ioperm",
-    "lookup_dcookie",
-    "personality",
-)
-#: clone() flags that make a namespace (user, mount, pid, net, ipc, uts, cgroup): refused, so model code
-#: cannot nest namespaces of its own.
-_CLONE_NAMESPACE_FLAGS = (CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET, 0x08000000, 0x04000000, 0x02000000)
-
-
-def preload_seccomp() -> None:
-    """Import the seccomp binding (it loads libseccomp) in a process that will fork workers, so each worker
-    shares its pages instead of loading its own copy."""
-    try:
-        import pyseccomp  # noqa: F401
-    except (ImportError, OSError):
-        pass
-
-
-def install_seccomp() -> str:
-    """Load a seccomp filter (libseccomp through ``pyseccomp``) on this process and its future children:
-    :data:`DENIED_SYSCALLS` and namespace-creating ``clone`` fail with EPERM, ``clone3`` with ENOSYS (so libc
-    falls back to ``clone``, whose flags the filter can read). Returns what was installed, for ``repr``."""
-    import errno
-
-    try:
-        import pyseccomp as seccomp
-    except (ImportError, OSError) as exc:  # OSError: libseccomp.so.2 is missing
-        return f"unavailable ({type(exc).__name__}: {exc})"
-    flt = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    denied = 0
-    for name in DENIED_SYSCALLS:
-        try:
-            flt.add_rule(seccomp.ERRNO(errno.EPERM), name)
-            denied += 1
-        except (RuntimeError, ValueError, OSError):  # not a syscall on this architecture
-            continue
-    for flag in _CLONE_NAMESPACE_FLAGS:
-        flt.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
-    try:
-        flt.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-    except (RuntimeError, ValueError, OSError):
-        pass
-    flt.load()
-    return f"deny-list ({denied} syscalls + namespace clone)"
-
-
 def _close(fds: tuple[int, ...]) -> None:
     for fd in fds:
         try:
@@ -296,9 +244,16 @@ def _close(fds: tuple[int, ...]) -> None:
 
 
 def _split_off_init(
-    conn: Connection, config: dict[str, Any], libc: ctypes.CDLL, info: dict[str, Any], worker_fds: tuple[int, ...]
+    conn: Connection,
+    config: dict[str, Any],
+    libc: ctypes.CDLL,
+    info: dict[str, Any],
+    worker_fds: tuple[int, ...],
+    starter: int,
 ) -> None:
     """W0 forks W1 (pid 1 of the new namespace), tells the host W1's pid, and waits; W1 forks the worker."""
+    plan = rootfs.plan_root() if "mountns" in info["isolation"] else None  # cached in the zygote
+    nobody = _nobody_mapped()
     release_r, release_w = os.pipe()
     pid = os.fork()
     if pid:  # W0: outside the namespace
@@ -308,52 +263,76 @@ def _split_off_init(
         finally:
             os.close(release_w)  # W1 goes on only once the host knows whom to kill
         conn.close()
-        _wait_and_exit(pid)
+        _wait_and_exit(pid, starter)
     os.close(release_w)
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # W0 died (its zygote died): take the namespace down
     os.read(release_r, 1)
     os.close(release_r)
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # init ignores default-action signals sent from inside
+    os.setpgid(0, 0)  # the sandbox's process group: the host stops it between blocks
     info["host_scratch"] = None
     info["scratch"] = "/tmp/scratch"
-    notes = _setup_mounts(libc, config) if "mountns" in info["isolation"] else ["mounts: unchanged"]
-    info["notes"] = notes
+    if plan is not None:
+        _mount_root(libc, plan, config, info, NOBODY if nobody else None)
     info["pids_limit"] = _limit_pids(config)
-    # A nested user + mount namespace locks every mount above: no remount writable, no unmounting /proc.
-    if "mountns" in info["isolation"] and not _unshare(libc, CLONE_NEWUSER | CLONE_NEWNS):
-        notes.append("mounts not locked (nested user namespace refused)")
     worker = os.fork()
     if worker == 0:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if "mountns" in info["isolation"]:
+            _become_nobody(libc, info, nobody)
         return
     _close(worker_fds)
     _serve_as_init(conn, worker)
 
 
-def _setup_mounts(libc: ctypes.CDLL, config: dict[str, Any]) -> list[str]:
-    notes = []
-    _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
-    attr = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
-    if libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)) != 0:
-        notes.append(f"root file system left writable (mount_setattr: {os.strerror(ctypes.get_errno())})")
-    size = int(config.get("scratch_mb") or 256)
-    _check(
-        libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, f"size={size}m,mode=1777".encode()),
-        "mount a private /tmp",
-    )
-    os.mkdir("/tmp/scratch")
-    if os.path.isdir("/dev/shm"):
-        libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", _MS_NOSUID | _MS_NODEV, b"size=64m,mode=1777")
-    if libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None) != 0:
-        notes.append(f"host /proc still visible ({os.strerror(ctypes.get_errno())})")
-    home = os.path.expanduser("~")
-    for rel in _SECRET_HOME_PATHS:
-        path = os.path.join(home, rel)
-        if os.path.isdir(path):
-            libc.mount(b"tmpfs", path.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"size=4k,mode=0500")
-        elif os.path.exists(path):
-            libc.mount(b"/dev/null", path.encode(), None, _MS_BIND, None)
-    return notes
+def _mount_root(
+    libc: ctypes.CDLL, plan: rootfs.RootPlan, config: dict[str, Any], info: dict[str, Any], owner: int | None
+) -> None:
+    """W1: the minimal root, or (the kernel refused a step before leaving the host's root) the fallback."""
+    scratch_mb = int(config.get("scratch_mb") or 256)
+    t0 = time.perf_counter()
+    try:
+        info["notes"] += rootfs.build_root(libc, plan, config.get("mounts") or {}, scratch_mb, owner)
+        info["root_build_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        info["isolation"] += "+newroot"
+        info["binds"] = [dst for _src, dst in plan.binds]
+        return
+    except OSError as exc:
+        if os.path.isdir("/oldroot"):  # half-way: neither root is whole; the host sees the worker fail
+            raise
+        info["notes"].append(f"no minimal root ({exc}): the host's root read-only, secrets masked by name")
+    info["notes"] += rootfs.readonly_host(libc, scratch_mb)
+    if info["mounts"]:
+        info["notes"].append("mounts not applied (no minimal root): the worker sees the host's paths")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _become_nobody(libc: ctypes.CDLL, info: dict[str, Any], nobody_mapped: bool) -> None:
+    """W2: uid/gid 65534 (host 65534 where mapped), mounts locked in a nested user + mount namespace, no
+    capabilities left. Where only the host's uid is mapped, the worker shows as 65534 but is that uid."""
+    uid, gid = os.getuid(), os.getgid()
+    if nobody_mapped:
+        os.setgroups([])
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)  # leaves uid 0: every capability is dropped
+        prctl(PR_SET_DUMPABLE, 1)  # else /proc/self is root's, and the nested maps cannot be written
+        uid = gid = NOBODY
+    # The nested namespace locks every mount above: no remount writable, no unmounting /proc.
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+        info["notes"].append("mounts not locked (nested user namespace refused)")
+    else:
+        _map_ids(uid, gid, inside=NOBODY)
+        libc.capset(ctypes.byref(_CapHeader(0x20080522, 0)), (_CapData * 2)())
+    if uid != 0:
+        info["isolation"] += "+nobody"
+    info["identity"] = f"uid {os.getuid()} inside, host uid {uid}"
 
 
 def _limit_pids(config: dict[str, Any]) -> str:
@@ -383,7 +362,23 @@ def _serve_as_init(conn: Connection, worker: int) -> None:
             os._exit(0)
 
 
-def _wait_and_exit(pid: int) -> None:
+def _wait_and_exit(pid: int, starter: int) -> None:
+    """W0: wait for W1; if the process that started us (the zygote, or the host itself with ``fork`` and
+    ``spawn``) dies first, exit, which kills W1 and so the namespace (a stopped worker cannot notice)."""
+    import select
+
+    try:
+        fds = [os.pidfd_open(pid), os.pidfd_open(starter)]
+    except (AttributeError, OSError):
+        fds = []
+    while fds:
+        try:
+            ready, _, _ = select.select(fds, [], [])
+        except InterruptedError:
+            continue
+        if fds[1] in ready:
+            os._exit(0)
+        break
     while True:
         try:
             os.waitpid(pid, 0)

@@ -1,6 +1,6 @@
 """The default REPL backend: a long-lived, resource-limited, OS-isolated worker process per run.
 
-How workers start (``start_method``):
+How workers start (``start_method``; the plumbing is :mod:`dspy_rlm.repl.launch`):
 
 - ``"zygote"`` (default on Linux): forked from a small fork server (:mod:`dspy_rlm.repl.zygote`) started
   before it is first needed, never from your process, whose native thread pools (OpenBLAS, tokenizers, MLX,
@@ -11,15 +11,19 @@ How workers start (``start_method``):
   thread runs native code; the worker's memory is a copy of yours, secrets included.
 - ``"spawn"`` (default elsewhere): a fresh interpreter; inputs are pickled to it once.
 
-Isolation (``isolation="auto"``, the default; see :mod:`dspy_rlm.repl.isolation`), strongest first, the level
-reached is ``SubprocessREPL.isolation`` and in ``repr``:
+Isolation (``isolation="auto"``, the default; see :mod:`dspy_rlm.repl.isolation` and
+:mod:`dspy_rlm.repl.rootfs`), strongest first, the level reached is ``SubprocessREPL.isolation`` and in
+``repr``:
 
-- ``"userns+pidns+mountns+netns"``: new user, PID, mount and network namespaces. The model's code sees no
-  host process and cannot signal one (``os.getppid()`` is the namespace's init), the file system is read-only
-  except a private ``/tmp`` (a size-capped tmpfs; the working directory is ``/tmp/scratch``), ``/proc`` shows
-  only the sandbox, common secret paths in the home directory (``~/.ssh``, ``~/.aws``, ...) are empty,
-  there is no network, and processes + threads are capped (a per-namespace ``pid_max`` on Linux >= 6.14,
-  ``RLIMIT_NPROC`` for non-root users).
+- ``"userns+pidns+mountns+netns+newroot+nobody"``: new user, PID, mount and network namespaces. The model's
+  code sees no host process and cannot signal one (``os.getppid()`` is the namespace's init); its root is a
+  fresh tmpfs holding read-only binds of the interpreter, its packages, ``/usr`` and the directories you pass
+  as ``mounts=`` (no home, project, ``/etc``, ``/root`` or ``/run``), a private size-capped ``/tmp`` (the
+  working directory is ``/tmp/scratch``), its own ``/proc`` and a minimal ``/dev``; it runs as uid/gid
+  65534 without capabilities (root-only host files stay unreadable); there is no network, and processes +
+  threads are capped (a per-namespace ``pid_max`` on Linux >= 6.14, ``RLIMIT_NPROC`` for non-root users).
+- without ``+newroot``: the host's root read-only, ``~/.ssh``-like paths masked by name; without ``+nobody``:
+  the host's uid inside (root stays root).
 - ``"userns+netns"`` / ``"netns"``: network only; files, processes and signals are the user's.
 - ``"none"`` (macOS, Windows, or kernels that refuse namespaces; or ``isolation="none"``): a guard rail,
   not a boundary. The network is refused by a Python audit hook, which ``ctypes`` bypasses.
@@ -27,8 +31,10 @@ reached is ``SubprocessREPL.isolation`` and in ``repr``:
 At every level: the environment is scrubbed to an allowlist (``PATH``, ``HOME``, ``LANG``, ``LC_*``, ...;
 never ``*_KEY`` / ``*_TOKEN`` / cloud credentials; ``sandbox_env=`` adds variables explicitly), the working
 directory is a per-run scratch directory removed at shutdown, ``TMPDIR`` is private, memory is capped
-(RLIMIT_AS), each block has a wall-time limit, output is capped, and a crashed or hung worker is restarted
-with the inputs bound again and the model told which of its variables were lost.
+(RLIMIT_AS), each block has a wall-time and a CPU-time limit and the run a CPU-time limit (RLIMIT_CPU), the
+worker's process group is stopped between blocks (no CPU while the LM writes), output is capped, and a
+crashed or hung worker is restarted with the inputs bound again and the model told which of its variables
+were lost.
 """
 
 from __future__ import annotations
@@ -36,32 +42,25 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
 from dspy_rlm.errors import tool_failure
+from dspy_rlm.repl import launch
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MEMORY_MB = 4096
+DEFAULT_CPU_S_PER_BLOCK = 60.0
+DEFAULT_CPU_S_PER_RUN = 1800.0
 START_METHODS = ("zygote", "fork", "spawn")
 _KILL_GRACE_S = 2.0
 _READY_TIMEOUT_S = 120.0
-# One fork at a time per process: libraries' fork hooks (filelock's audit hook refuses an os.fork while another
-# thread is inside one) are not written for concurrent forks, and runs under dspy.Evaluate(num_threads=8)
-# start their workers at the same moment.
-_FORK_LOCK = threading.Lock()
-_FORK_RETRIES = 40
 
 
 class WorkerDied(RuntimeError):
@@ -84,8 +83,15 @@ class SubprocessREPL:
         sandbox_env: Environment variables to pass to the worker on top of the allowlisted ones.
         max_processes: Processes (and, with a PID namespace, threads) the sandbox may hold.
         scratch_mb: Size cap of the private ``/tmp`` (scratch) file system, with a mount namespace.
-        seccomp: Load the seccomp deny-list (:data:`~dspy_rlm.repl.isolation.DENIED_SYSCALLS`) on Linux;
+        seccomp: Load the seccomp deny-list (:data:`~dspy_rlm.repl.seccomp.DENIED_SYSCALLS`) on Linux;
             what was installed is ``isolation_info["seccomp"]`` and in ``repr``.
+        mounts: Host directories or files to show the model's code, ``{host path: path inside}``, e.g.
+            ``{"/data/corpus": "/data"}``; read-only unless the inside path ends with ``":rw"``. Named in
+            ``repr``. Needs the ``+newroot`` level (elsewhere the worker sees host paths as they are).
+        cpu_s_per_block: CPU seconds a block may use, its threads and all (whole seconds, RLIMIT_CPU);
+            over it the block ends with a recoverable ``TimeoutError``. ``None``: no limit.
+        cpu_s_per_run: CPU seconds the worker may use in all (the hard RLIMIT_CPU: over it the worker is
+            killed and restarted). ``None``: no limit.
     """
 
     capabilities = frozenset({VARIABLES, HELPER_STYLE})
@@ -110,8 +116,12 @@ class SubprocessREPL:
         sandbox_env: Mapping[str, str] | None = None,
         max_processes: int = 64,
         scratch_mb: int = 256,
+        mounts: dict[str, str] | None = None,
+        cpu_s_per_block: float | None = DEFAULT_CPU_S_PER_BLOCK,
+        cpu_s_per_run: float | None = DEFAULT_CPU_S_PER_RUN,
     ):
         from dspy_rlm.repl import zygote
+        from dspy_rlm.repl.rootfs import parse_mounts
 
         if start_method is None:
             start_method = "zygote" if zygote.available() else "spawn"
@@ -129,6 +139,12 @@ class SubprocessREPL:
         for name, value in (("max_processes", max_processes), ("scratch_mb", scratch_mb)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
+        for name, limit in (("cpu_s_per_block", cpu_s_per_block), ("cpu_s_per_run", cpu_s_per_run)):
+            if limit is not None and (not isinstance(limit, (int, float)) or isinstance(limit, bool) or limit <= 0):
+                raise ValueError(f"{name} must be a positive number of seconds or None (no limit), not {limit!r}")
+        self.mounts = parse_mounts(mounts)
+        self.cpu_s_per_block = cpu_s_per_block
+        self.cpu_s_per_run = cpu_s_per_run
         self.tools: dict[str, Callable[..., Any]] = dict(tools or {})
         self.output_fields = list(output_fields or [])
         self.timeout_s = timeout_s
@@ -145,6 +161,7 @@ class SubprocessREPL:
         self._conn: Connection | None = None
         self._pid: int | None = None  # the host-side pid whose SIGKILL ends the whole sandbox
         self._pidfd: int | None = None
+        self._pgid: int | None = None  # the sandbox's process group, stopped between blocks
         self._child_pid: int | None = None  # our own child (fork / spawn), to wait for
         self._exit_how: str | None = None
         self._host_scratch: str | None = None
@@ -161,8 +178,13 @@ class SubprocessREPL:
             f"SubprocessREPL(isolation={self.isolation!r}, start_method={self.start_method!r}, "
             f"timeout_s={self.timeout_s}, memory_mb={self.memory_mb}, "
             f"pids_limit={self.isolation_info.get('pids_limit', 'n/a')!r}, "
-            f"seccomp={self.isolation_info.get('seccomp', 'n/a')!r})"
+            f"seccomp={self.isolation_info.get('seccomp', 'n/a')!r}, "
+            f"identity={self.isolation_info.get('identity', 'n/a')!r}, mounts={self._mounts_repr()}, "
+            f"cpu_s_per_block={self.cpu_s_per_block}, cpu_s_per_run={self.cpu_s_per_run})"
         )
+
+    def _mounts_repr(self) -> dict[str, str]:
+        return {src: dst + (":rw" if rw else ":ro") for dst, (src, rw) in self.mounts.items()}
 
     # -- lifecycle --------------------------------------------------------------------------------
     def load_inputs(self, inputs: dict[str, Any]) -> None:
@@ -188,6 +210,9 @@ class SubprocessREPL:
             "env": sandbox_environment(dict(os.environ), self.sandbox_env),
             "max_processes": self.max_processes,
             "scratch_mb": self.scratch_mb,
+            "mounts": self.mounts,
+            "cpu_s_per_block": self.cpu_s_per_block,
+            "cpu_s_per_run": self.cpu_s_per_run,
         }
 
     def start(self) -> None:
@@ -196,9 +221,11 @@ class SubprocessREPL:
             return
         config = self._config()
         for attempt in range(2):
-            parent_sock, child_sock = socket.socketpair()
-            launch = {"zygote": self._from_zygote, "fork": self._fork, "spawn": self._spawn}[self.start_method]
-            launch(parent_sock, child_sock, config)
+            if self.start_method == "zygote":
+                self._conn = launch.from_zygote(self._inputs, config)
+            else:
+                starter = launch.fork if self.start_method == "fork" else launch.spawn
+                self._conn, self._child_pid = starter(self._inputs, config)
             try:
                 info = self._await_ready()
                 break
@@ -211,7 +238,9 @@ class SubprocessREPL:
         self.isolation = info.get("isolation", "none")
         self.network_isolation = info.get("network", "unknown")
         self._host_scratch = info.get("host_scratch")
+        self._pgid = self._pid  # the namespace's init, or the worker itself, leads the sandbox's group
         self._user_variables = []
+        self._pause(True)
         logger.info("sandbox worker ready: %r", self)
 
     def _await_ready(self) -> dict[str, Any]:
@@ -226,7 +255,7 @@ class SubprocessREPL:
                 raise WorkerDied(f"the worker ended while starting ({exc or 'connection closed'})") from exc
             if kind == "spawned":
                 self._set_kill_target(info["kill_pid"])
-            elif kind == "exited":
+            elif kind in ("exited", "failed"):
                 raise WorkerDied(f"the worker ended while starting ({info})")
             elif kind == "ready":
                 if self._pid is None:
@@ -240,73 +269,16 @@ class SubprocessREPL:
         except (AttributeError, OSError):
             self._pidfd = None
 
-    def _from_zygote(self, parent_sock: socket.socket, child_sock: socket.socket, config: dict) -> None:
-        from dspy_rlm.repl import zygote
-
-        inputs_fd = zygote.write_inputs(self._inputs)
-        try:
-            zygote.get_zygote().spawn(config, child_sock.fileno(), inputs_fd)
-        finally:
-            os.close(inputs_fd)  # the worker has its own descriptor now; the file goes when both are closed
-            child_sock.close()
-        self._conn = Connection(parent_sock.detach())
-
-    def _fork(self, parent_sock: socket.socket, child_sock: socket.socket, config: dict) -> None:
-        from dspy_rlm.repl import zygote
-        from dspy_rlm.repl.isolation import preload_seccomp
-        from dspy_rlm.repl.worker import child_main  # imported before fork: the child pays nothing
-
-        preload_seccomp()  # likewise the seccomp binding
-        pid = self._fork_once()
-        if pid is None:  # fork kept being refused (a library's fork hook): a fresh interpreter instead
-            logger.warning("os.fork was refused %d times; starting the REPL worker with spawn", _FORK_RETRIES)
-            self._spawn(parent_sock, child_sock, config)
-            return
-        if pid == 0:  # child
-            try:
-                parent_sock.close()
-                zyg = zygote.current()
-                for fd in zyg.host_fds() if zyg is not None else ():
-                    os.close(fd)  # the zygote must see EOF when the host dies, whatever we do
-                child_main(Connection(child_sock.detach()), self._inputs, config)
-            finally:
-                os._exit(1)
-        child_sock.close()
-        self._child_pid = pid
-        self._conn = Connection(parent_sock.detach())
-
-    @staticmethod
-    def _fork_once() -> int | None:
-        """``os.fork()`` under the process-wide fork lock, retried while a fork hook refuses (RuntimeError)."""
-        for attempt in range(_FORK_RETRIES):
-            with _FORK_LOCK, warnings.catch_warnings():  # Python >= 3.12 warns about fork() with threads
-                warnings.simplefilter("ignore", DeprecationWarning)
-                try:
-                    return os.fork()
-                except RuntimeError:  # e.g. filelock: "os.fork is unsafe while filelock is changing ..."
-                    pass
-            time.sleep(0.002 * (attempt + 1))
-        return None
-
-    def _spawn(self, parent_sock: socket.socket, child_sock: socket.socket, config: dict) -> None:
-        fd = child_sock.fileno()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dspy_rlm.repl.worker", str(fd)],
-            pass_fds=[fd],
-            stdin=subprocess.DEVNULL,
-            env=config["env"],
-        )
-        child_sock.close()
-        self._child_pid = proc.pid
-        proc.returncode = 0  # we reap it ourselves (os.waitpid); keep Popen.__del__ quiet
-        self._conn = Connection(parent_sock.detach())
-        self._conn.send(("init", self._inputs, config))
-
     def shutdown(self) -> None:
         self._stop()
 
+    def _pause(self, stop: bool) -> None:
+        """Stop the sandbox between requests (no CPU while the LM writes), continue it before the next."""
+        launch.pause(self._pgid, stop)
+
     def _stop(self) -> None:
         if self._conn is not None:
+            self._pause(False)
             try:
                 self._conn.send(("shutdown",))
             except OSError:
@@ -317,14 +289,14 @@ class SubprocessREPL:
         """End the worker (killing it if asked, or if it lingers), release everything; say how it ended."""
         conn, pid, child, pidfd = self._conn, self._pid, self._child_pid, self._pidfd
         how, self._exit_how = self._exit_how, None
-        self._conn = self._pid = self._child_pid = self._pidfd = None
+        self._conn = self._pid = self._child_pid = self._pidfd = self._pgid = None
         if kill:
             self._kill(pid, pidfd)
         if conn is not None:
-            how = self._drain(conn, pid, pidfd) or how
+            how = launch.drain(conn, lambda: self._kill(pid, pidfd)) or how
             conn.close()
         if child is not None:
-            how = self._reap(child) if how is None else (self._reap(child) and how)
+            how = launch.reap(child) if how is None else (launch.reap(child) and how)
         if pidfd is not None:
             os.close(pidfd)
         if self._host_scratch:
@@ -332,73 +304,13 @@ class SubprocessREPL:
             self._host_scratch = None
         return how or "gone"
 
-    def _drain(self, conn: Connection, pid: int | None, pidfd: int | None) -> str | None:
-        """Read what the worker still sends until it closes the connection; kill it if it takes > 1 s."""
-        how = None
-        deadline, killed = time.monotonic() + 1.0, False
-        while True:
-            try:
-                if not conn.poll(max(deadline - time.monotonic(), 0)):
-                    if killed:
-                        return how
-                    self._kill(pid, pidfd)
-                    deadline, killed = time.monotonic() + 5.0, True
-                    continue
-                msg = conn.recv()
-            except (EOFError, OSError, ValueError):
-                return how
-            except Exception:  # noqa: BLE001 - a frame cut by a kill: the stream is over
-                return how
-            if isinstance(msg, tuple) and msg and msg[0] == "exited":
-                how = msg[1]
-
-    def _reap(self, pid: int) -> str:
-        """Wait for our own child (fork / spawn) to exit, killing it if it lingers; describe how it ended."""
-        from dspy_rlm.repl.isolation import describe_status
-
-        deadline = time.monotonic() + 1.0
-        while True:
-            try:
-                done, status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                return "exited"
-            if done:
-                return describe_status(status)
-            if time.monotonic() > deadline:
-                self._kill(pid, None)
-                deadline = time.monotonic() + 5.0
-            time.sleep(0.002)
-
     def _kill(self, pid: int | None, pidfd: int | None) -> None:
-        if pid is None:
-            return
-        if "pidns" not in self.isolation:  # without a PID namespace, the worker's process group
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        try:
-            if pidfd is not None:
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-            else:
-                os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError, OSError):
-            pass
+        # Without a PID namespace, the worker's whole process group; with one, its init takes all down.
+        launch.kill(pid, pidfd, group="pidns" not in self.isolation)
 
     def worker_pids(self) -> list[int]:
         """Host-side pids of the sandbox's processes (its init and everything below), for measurements."""
-        if self._pid is None:
-            return []
-        pids, todo = [], [self._pid]
-        while todo:
-            pid = todo.pop()
-            pids.append(pid)
-            try:
-                with open(f"/proc/{pid}/task/{pid}/children") as fh:
-                    todo.extend(int(p) for p in fh.read().split())
-            except OSError:
-                pass
-        return pids
+        return launch.process_tree(self._pid)
 
     # -- execution --------------------------------------------------------------------------------
     def run(self, code: str) -> ExecResult:
@@ -423,6 +335,14 @@ class SubprocessREPL:
 
     def _round_trip(self, message: tuple) -> dict[str, Any]:
         """Send a request and serve host calls until the worker answers."""
+        assert self._conn is not None
+        self._pause(False)
+        try:
+            return self._serve_until_reply(message)
+        finally:
+            self._pause(True)
+
+    def _serve_until_reply(self, message: tuple) -> dict[str, Any]:
         assert self._conn is not None
         try:
             self._conn.send(message)

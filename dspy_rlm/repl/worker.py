@@ -7,13 +7,16 @@ connection). In every case it first enters the OS isolation of :mod:`dspy_rlm.re
 
 Limits applied in the child: an address-space cap (RLIMIT_AS), a per-block wall-time limit (an interval
 timer raising :class:`BlockTimeout` between bytecodes; the host kills the worker if that does not land),
-an output cap, and no network: a fresh network namespace where the OS allows it, plus an audit hook that
+CPU time (RLIMIT_CPU: its soft limit, moved before each block to the CPU used so far plus the block's
+allowance, raises :class:`BlockTimeout` through SIGXCPU; its hard limit, the run's allowance, kills the
+worker), an output cap, and no network: a fresh network namespace where the OS allows it, plus an audit hook that
 refuses socket connects / binds / DNS look-ups in any case.
 """
 
 from __future__ import annotations
 
 import faulthandler
+import math
 import os
 import pickle
 import resource
@@ -74,6 +77,11 @@ def cap_memory(extra_mb: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def _cpu_used() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Worker:
     """Serves exec / snapshot / set requests from the host over one connection."""
 
@@ -90,6 +98,13 @@ class Worker:
             config.get("helper_style", "default"),
         )
         signal.signal(signal.SIGALRM, self._on_alarm)
+        self._in_block = False
+        self.cpu_block = config.get("cpu_s_per_block")
+        run = config.get("cpu_s_per_run")
+        self.cpu_hard = resource.RLIM_INFINITY if run is None else math.ceil(_cpu_used() + run)
+        if self.cpu_block is not None or run is not None:
+            signal.signal(signal.SIGXCPU, self._on_cpu_limit)
+            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_hard, self.cpu_hard))
         # A process the model's code forks must not talk to the host on our connection (its replies would
         # answer the host's next request): it runs on without one and ends when its code does.
         os.register_at_fork(after_in_child=self._orphan)
@@ -106,6 +121,23 @@ class Worker:
             f"the block ran longer than its {self.timeout_s:g} s limit and was interrupted; "
             "your variables are intact. Work on smaller pieces or use faster code"
         )
+
+    def _on_cpu_limit(self, signum: int, frame: Any) -> None:
+        if not self._in_block:  # a late signal after the block ended: the next block re-arms the limit
+            return
+        raise BlockTimeout(
+            f"the block used more than its {self.cpu_block:g} s of CPU time (threads and all) and was "
+            "interrupted; your variables are intact. Use less CPU per block, or stop threads you started"
+        )
+
+    def _arm_cpu_limit(self) -> None:
+        """The soft RLIMIT_CPU for the next block: CPU used so far + the block's allowance (whole seconds)."""
+        if self.cpu_block is None:
+            return
+        soft = math.ceil(_cpu_used() + self.cpu_block)
+        if self.cpu_hard != resource.RLIM_INFINITY:
+            soft = min(soft, self.cpu_hard - 1)  # SIGXCPU a second before the run's SIGKILL
+        resource.setrlimit(resource.RLIMIT_CPU, (max(soft, 1), self.cpu_hard))
 
     def _bridge(self, name: str):
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -158,11 +190,14 @@ class Worker:
     def _exec(self, code: str) -> dict[str, Any]:
         out = CappedWriter(self.executor.max_output_chars)
         sys.stdout = sys.stderr = out
+        self._arm_cpu_limit()
         if self.timeout_s:
             signal.setitimer(signal.ITIMER_REAL, self.timeout_s)
+        self._in_block = True
         try:
             result = self.executor.exec_block(code, out)
         finally:
+            self._in_block = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             restore_stdio()
         result["stdout"] = out.getvalue()
@@ -198,7 +233,11 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
         if not config.get("allow_network"):
             sys.addaudithook(_deny_network)
         if isinstance(inputs, int):
-            inputs = load_inputs_fd(inputs)
+            try:
+                inputs = load_inputs_fd(inputs)
+            except Exception as exc:
+                conn.send(("failed", _inputs_failure(exc)))
+                raise
         conn.send(("ready", {**info, "pid": os.getpid()}))
         cap_memory(config.get("memory_mb"))
         Worker(conn, inputs, config).serve()
@@ -206,6 +245,17 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
         code = 1
     finally:
         os._exit(code)
+
+
+def _inputs_failure(exc: Exception) -> str:
+    why = f"the inputs could not be loaded in the sandbox ({type(exc).__name__}: {exc})"
+    if isinstance(exc, ImportError):
+        why += (
+            "; a class they hold lives in a module the sandbox cannot see (only the interpreter, its "
+            "site-packages and the packages dspy_rlm needs are mounted): pass plain data, install that "
+            "module as a package, or mount its directory with SubprocessREPL(mounts={...})"
+        )
+    return why
 
 
 def main(argv: list[str]) -> None:

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import pickle
+import select
 import signal
 import socket
 import subprocess
@@ -160,33 +161,77 @@ def main(fd: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     import gc
 
-    from dspy_rlm.repl import isolation, worker  # noqa: F401 - loaded once here, shared by every worker
+    from dspy_rlm.repl import isolation, rootfs, seccomp, worker  # noqa: F401 - loaded once, shared by workers
 
-    isolation.preload_seccomp()
+    seccomp.preload_seccomp()
+    rootfs.plan_root()  # what the workers' minimal root holds: computed once, inherited by every fork
 
     gc.freeze()  # keep the imported modules' pages shared with the workers (no refcount-driven copies)
     sock = socket.socket(fileno=fd)
+    mapping: dict[int, tuple[int, int]] = {}  # pipe from a worker -> (its pid, pipe back)
     while True:
         try:
-            data, fds, _flags, _addr = socket.recv_fds(sock, _MAX_REQUEST, 4)
+            ready, _, _ = select.select([sock.fileno(), *mapping], [], [])
         except InterruptedError:
             continue
-        except OSError:
-            os._exit(0)
-        if not data:
-            os._exit(0)  # the host is gone
-        try:
-            _op, config = pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a malformed request: drop it; the host sees its worker never start
-            for f in fds:
-                os.close(f)
-            continue
-        pid = os.fork()
-        if pid == 0:
-            sock.close()
-            _child(fds, config)
+        for rfd in ready:
+            if rfd == sock.fileno():
+                _serve_request(sock, mapping)
+            else:
+                _map_worker(rfd, *mapping.pop(rfd))
+
+
+def _serve_request(sock: socket.socket, mapping: dict[int, tuple[int, int]]) -> None:
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(sock, _MAX_REQUEST, 4)
+    except InterruptedError:
+        return
+    except OSError:
+        os._exit(0)
+    if not data:
+        os._exit(0)  # the host is gone
+    try:
+        _op, config = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a malformed request: drop it; the host sees its worker never start
         for f in fds:
             os.close(f)
+        return
+    # As root, the worker's user namespace maps uid 65534 too, which only a process outside it may write:
+    # the worker tells us when it has unshared, we write its maps (no helper process per worker).
+    pipes = [*os.pipe(), *os.pipe()] if os.geteuid() == 0 else []
+    pid = os.fork()
+    if pid == 0:
+        sock.close()
+        for rfd, (_pid, wfd) in mapping.items():
+            os.close(rfd)
+            os.close(wfd)
+        if pipes:
+            os.close(pipes[0])
+            os.close(pipes[3])
+            from dspy_rlm.repl import isolation
+
+            isolation.MAPPER[:] = [pipes[1], pipes[2]]
+        _child(fds, config)
+    for f in fds:
+        os.close(f)
+    if pipes:
+        os.close(pipes[1])
+        os.close(pipes[2])
+        mapping[pipes[0]] = (pid, pipes[3])
+
+
+def _map_worker(rfd: int, pid: int, wfd: int) -> None:
+    from dspy_rlm.repl import isolation
+
+    try:
+        if os.read(rfd, 1) == b"y":
+            isolation.write_maps(pid)
+            os.write(wfd, b"k")
+    except OSError:  # the worker died meanwhile: it started no namespace worth mapping
+        pass
+    finally:
+        os.close(rfd)
+        os.close(wfd)
 
 
 def _child(fds: list[int], config: dict[str, Any]) -> None:

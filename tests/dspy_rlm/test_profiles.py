@@ -141,7 +141,9 @@ def test_teacher_solves_every_format_under_the_small_profile():
 def test_unseen_submit_gets_one_verification_step_then_the_fix_is_accepted():
     task = generate_task(2048, "csv", seed=8)
     key, gold = task.meta["key"], task.gold[0]
-    lm = ScriptedLocalLM(["SUBMIT(answer='1234567')", f"print(search(context, '{key}'))", f"SUBMIT(answer='{gold}')"])
+    lm = ScriptedLocalLM(
+        ["SUBMIT(answer='1234567')", f"print(search(context, '{key}', ignore_case=True))", f"SUBMIT(answer='{gold}')"]
+    )
     with dspy.context(lm=lm):
         pred = RLM("context, query -> answer", max_iters=5)(context=task.context, query=task.query)
     assert pred.result.kind == "submitted" and pred.answer == gold

@@ -1,0 +1,476 @@
+"""Grounded moves over the data's own structure: what the small policy lets a small model write each step.
+
+Each step, the action's whole JSON output is held to one regex: an alternation of *moves*, each a short
+sentence tied to one line of code. Every word, field and value a move names comes from the question or
+from the data's detected structure (:mod:`dspy_rlm.repl.structure`), never from the shape of a benchmark:
+
+* reads -- ``search(V, 'K')``, ``record_of(V, 'K')``, ``field_of(V, 'K', 'F')``, ``count_records(V, 'K')``,
+  ``count_where(V, 'F', 'K')``, ``most_common(V, 'F')``, ``max_of`` / ``min_of(V, 'F')``, ``exists(V, 'K')``,
+  ``key_of(V, 'K')``, where ``K`` is a phrase of the question found in the data (longest first; a record's
+  key or a field's whole value ranks first) and ``F`` a field whose name shares a stem with a word of the
+  question. Counting, ranking and existence moves are offered when the question asks for them (``how
+  many``, ``most common``, ``largest``, a yes/no question) or the output type does (``int``, ``bool``).
+* submits -- ``SUBMIT(answer=...)`` with a value a read produced: a whole field value (several words,
+  punctuation, non-ASCII), a record key, a count, a number as printed (normalized for ``int``), True/False.
+  The host computes each read's result itself with the same helpers, so values are exact, not re-tokenized.
+
+Each submit value carries whether the run's reads *support* it (:class:`Candidate`): the record it came from
+matches the question's key phrase, or it is the result of the count / ranking / existence the question asks
+for. A SUBMIT of an unsupported value ends the run ``Extracted`` with low confidence (the small policy's
+``settle``) instead of a confident ``Submitted``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args, get_origin
+
+from dspy_rlm.profiles import guided
+from dspy_rlm.repl import lookup
+from dspy_rlm.repl import structure as st
+
+__all__ = ["Candidate", "Move", "MoveBook", "moves_pattern"]
+
+MAX_KEYS = 6
+"""At most this many question phrases are offered as keys."""
+MAX_KEY_RECORDS = 50
+"""A phrase found in more records than this is no key (it is offered for counting only)."""
+MAX_CANDIDATES = 40
+MAX_VALUE_CHARS = 160
+
+_CUES = {
+    "count": ("how many", "number of", "count ", "count the", "how often"),
+    "most_common": ("most common", "most frequent", "most often", "most popular", "most used", "appears most"),
+    "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
+    "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
+}
+_YES_NO_START = (
+    "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
+)  # fmt: skip
+_CUE_WORDS = frozenset(w for cues in _CUES.values() for c in cues for w in c.split()) | {"many", "common"}
+_ENGLISH = frozenset(
+    {
+        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
+        "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
+        "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having",
+        "he",
+        "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me",
+        "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out",
+        "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
+        "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
+        "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+        "yes", "also", "per", "via", "one", "ones", "there's", "what's", "it's", "give", "tell", "show", "say",
+        "find", "please",
+    }
+)  # fmt: skip
+"""English stop words: never a key phrase's first or last word."""
+_STOP = guided.FUNCTION_WORDS | _ENGLISH | _CUE_WORDS | {
+    "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
+    "named", "called",
+}  # fmt: skip
+_INT = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
+_FLOAT = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_SEP = '", "code": "'
+_ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
+_BRACKETED_TAIL = re.compile(r"\s*(?:<[^<>]*>|\([^()]*\)|\[[^\[\]]*\])\s*$")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A value a read produced, as the submit moves offer it."""
+
+    value: Any
+    label: str  # said before the value: "The {label} is {value}."
+    supported: bool
+    why: str  # what supports it, or what is missing
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move: the sentence said and the code run (both exactly as the regex admits them)."""
+
+    kind: str
+    reasoning: str
+    code: str
+    candidate: Candidate | None = None  # for a submit move
+
+    def pattern(self) -> str:
+        return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
+
+
+def _json_regex(text: str) -> str:
+    """The regex for ``text`` as it stands inside a JSON string."""
+    return re.escape(json.dumps(text, ensure_ascii=False)[1:-1])
+
+
+def moves_pattern(moves: list[Move]) -> str:
+    """The regex over the action's JSON object ``{"reasoning": ..., "code": ...}`` admitting ``moves``."""
+    return '\\{"reasoning": "(' + "|".join(m.pattern() for m in moves) + ')"\\}'
+
+
+@dataclass
+class _Key:
+    text: str
+    records: int
+    is_key: bool  # equals a record's key
+    is_value: bool  # equals a whole field value
+
+
+@dataclass
+class MoveBook:
+    """The moves of one run: its question, data and structure (computed once), and what each read gave.
+
+    Args:
+        question: The inputs that state the task.
+        data: The inputs that hold data.
+        outputs: The signature's output fields (name -> annotation).
+    """
+
+    question: dict[str, str]
+    data: dict[str, Any]
+    outputs: dict[str, Any]
+    reads: dict[str, list[Candidate]] = field(default_factory=dict)  # read code -> its candidates
+    submits: dict[str, Candidate] = field(default_factory=dict)  # submit code -> its candidate
+
+    def __post_init__(self) -> None:
+        texts = {n: v for n, v in self.data.items() if isinstance(v, str)}
+        self.texts = dict(sorted(texts.items(), key=lambda kv: -len(kv[1]))[:2])
+        self.text_q = " ".join(self.question.values())
+        q = " " + " ".join(st.words(self.text_q.casefold())) + " "
+        self.cues = {kind for kind, cues in _CUES.items() if any(f" {c.strip()} " in q for c in cues)}
+        self.answer_type = next(iter(self.outputs.values()), str)
+        first = q.split()[0] if q.split() else ""
+        if self.answer_type is bool or first in _YES_NO_START:
+            self.cues.add("yes_no")
+        self.structs = {n: st.detect(t) for n, t in self.texts.items()}
+        self.q_stems = {st.stem(w) for w in _parts(self.text_q) if w.casefold() not in _STOP}
+        self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
+        self.keys = {n: self._keys(n) for n in self.texts}
+
+    def kind(self) -> str:
+        """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
+        ``reverse`` (a whole field value of the data is named: its record's key is asked) or ``lookup``."""
+        for cue in ("yes_no", "count", "most_common", "max", "min"):
+            if cue in self.cues:
+                return cue
+        keys = [k for ks in self.keys.values() for k in ks]
+        if keys and keys[0].is_value and not keys[0].is_key:
+            return "reverse"
+        return "lookup"
+
+    # -- what the question names ------------------------------------------------------------------
+    def _matched_fields(self, s: st.Structure) -> list[str]:
+        """Fields the question names (a shared stem), the key's own field left out (it holds the key)."""
+        key_field = _key_field(s)
+        scored = []
+        for name in s.field_names:
+            parts = {st.stem(w) for w in _parts(name)}
+            shared = len(parts & self.q_stems)
+            if name != key_field and shared:
+                scored.append((-shared / len(parts), -shared, name))
+        return [name for *_, name in sorted(scored)[:3]]
+
+    def _keys(self, var: str) -> list[_Key]:
+        text, s = self.texts[var], self.structs[var]
+        folded = text.casefold() if len(text) < 20_000_000 else text
+        tokens = list(re.finditer(st._WORD, self.text_q))
+        field_stems = {st.stem(w) for f in s.field_names for w in _parts(f)}
+        found: list[_Key] = []
+        absent: list[_Key] = []
+        spans: list[tuple[int, int]] = []
+        for n in (4, 3, 2, 1):
+            for i in range(len(tokens) - n + 1):
+                first, last = tokens[i], tokens[i + n - 1]
+                words = [t.group() for t in tokens[i : i + n]]
+                if words[0].casefold() in _STOP or words[-1].casefold() in _STOP:
+                    continue
+                only_field_words = all(
+                    w.casefold() in _STOP or all(st.stem(p) in field_stems for p in _parts(w)) for w in words
+                )
+                inside = any(a <= first.start() and last.end() <= b for a, b in spans)
+                if inside and not (n == 1 and _ID_LIKE.search(words[0])):
+                    continue  # inside a longer phrase already found (an ID-like word is still offered alone)
+                end = last.end()
+                tail = self.text_q[end : end + 1]
+                if tail and tail in ")]" and "(["[")]".index(tail)] in self.text_q[first.start() : end]:
+                    end += 1  # "Central - ND (Mercer)": the bracket belongs to the phrase
+                phrase = self.text_q[first.start() : end]
+                if len(phrase) < 2:
+                    continue
+                present = phrase.casefold() in folded
+                hits = [r for r in s.records if lookup._has(r, phrase)] if s.records and present else []
+                if not hits:
+                    if "yes_no" in self.cues and n == 1 and not only_field_words:
+                        absent.append(_Key(phrase, 0, False, False))  # "is X listed?": X may be absent
+                    continue
+                norm = " ".join(phrase.casefold().split())
+                is_key = any(" ".join(r.key.casefold().split()) == norm for r in hits)
+                is_value = any(" ".join(v.casefold().split()) == norm for r in hits for _, v in r.fields)
+                if only_field_words and n == 1 and not is_key and len(hits) > 3:
+                    continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
+                found.append(_Key(phrase, len(hits), is_key, is_value))
+                spans.append((first.start(), last.end()))
+        usable = [k for k in found if k.records <= MAX_KEY_RECORDS or "count" in self.cues]
+        usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
+        return (usable[:MAX_KEYS] + absent[:2])[: MAX_KEYS + 1]
+
+    def _named_fields(self, var: str) -> list[str]:
+        return [f for f in self.structs[var].field_names if {st.stem(w) for w in _parts(f)} & self.q_stems]
+
+    def _field_is_key(self, var: str, key: _Key, field: str) -> bool:
+        record = lookup.record_of(self.texts[var], key.text)
+        value = record.get(field) if isinstance(record, st.Record) else None
+        return value is not None and _norm(value) == _norm(key.text)
+
+    def _ranked_fields(self, var: str) -> list[str]:
+        """Fields for ranking moves when the question names none: numeric fields first for largest /
+        smallest, few-valued ones first for most common (over the first 2,000 records)."""
+        s = self.structs[var]
+        stats = []
+        for name in s.field_names[:12]:
+            values = [v for v in (r.get(name) for r in s.records[:2000]) if v]
+            if not values:
+                continue
+            numeric = sum(bool(_FLOAT.match(v.strip())) for v in values) / len(values)
+            distinct = len(set(values)) / len(values)
+            stats.append((name, numeric, distinct))
+        stats.sort(key=(lambda t: -t[1]) if self.cues & {"max", "min"} else (lambda t: t[2]))
+        return [n for n, _, _ in stats[:8]]
+
+    # -- the moves of a step ----------------------------------------------------------------------
+    def step_moves(self, done: list[str], stdouts: list[str]) -> list[Move]:
+        """This step's moves: reads not run yet, and submits of what the reads so far produced."""
+        submits = self.submit_moves()
+        exhausted = len(stdouts) >= 2 and bool(stdouts[-1].strip()) and stdouts[-1] in stdouts[:-1]
+        reads = [] if (submits and exhausted) else [m for m in self.read_moves() if m.code not in done]
+        moves = reads + submits
+        if not moves:
+            var = next(iter(self.texts), next(iter(self.data), "context"))
+            moves = [Move("peek", "I will look at the data.", f"print(peek({var}, 0, 2000))")]
+        return moves
+
+    def read_moves(self) -> list[Move]:
+        moves: list[Move] = []
+        for var, keys in self.keys.items():
+            ranked = self._ranked_fields(var) if self.cues & {"most_common", "max", "min"} else []
+            fields = self.fields[var] or ranked
+            for k in keys:
+                kr = repr(k.text)
+                moves.append(
+                    Move("search", f"I will search for {kr}.", f"print(search({var}, {kr}, ignore_case=True))")
+                )
+                moves.append(Move("record", f"I will read the record of {kr}.", f"print(record_of({var}, {kr}))"))
+                for f in self.fields[var]:
+                    if self._field_is_key(var, k, f):
+                        continue  # the key is this field's value: reading it repeats the question
+                    moves.append(Move("field", f"I will read the {f} of {kr}.", f"print(field_of({var}, {kr}, {f!r}))"))
+                if "yes_no" in self.cues:
+                    moves.append(Move("exists", f"I will check whether {kr} exists.", f"print(exists({var}, {kr}))"))
+                if "count" in self.cues:
+                    moves.append(
+                        Move("count", f"I will count the records with {kr}.", f"print(count_records({var}, {kr}))")
+                    )
+                    for f in fields:
+                        moves.append(
+                            Move(
+                                "count_where",
+                                f"I will count the records whose {f} is {kr}.",
+                                f"print(count_where({var}, {f!r}, {kr}))",
+                            )
+                        )
+                if k.is_value and not k.is_key:
+                    moves.append(Move("key_of", f"I will find the record holding {kr}.", f"print(key_of({var}, {kr}))"))
+            for f in fields:
+                if "most_common" in self.cues:
+                    moves.append(
+                        Move("most_common", f"I will find the most common {f}.", f"print(most_common({var}, {f!r}))")
+                    )
+                if "max" in self.cues:
+                    moves.append(Move("max", f"I will find the largest {f}.", f"print(max_of({var}, {f!r}))"))
+                if "min" in self.cues:
+                    moves.append(Move("min", f"I will find the smallest {f}.", f"print(min_of({var}, {f!r}))"))
+        return moves
+
+    def submit_moves(self) -> list[Move]:
+        names = list(self.outputs)
+        cands: list[Candidate] = []
+        for found in reversed(list(self.reads.values())):  # the latest read first
+            for c in found:
+                if all(c.value != d.value for d in cands):
+                    cands.append(c)
+        first = self._typed(names[0], self.outputs[names[0]], cands)
+        rest = []
+        for name in names[1:]:
+            options = self._typed(name, self.outputs[name], cands)
+            if not options:
+                return []
+            rest.append((name, options))
+        moves = []
+        for c in first[:MAX_CANDIDATES]:
+            tail = "".join(f", {n}={_literal(o[0].value)}" for n, o in rest)  # further fields: the first option
+            code = f"SUBMIT({names[0]}={_literal(c.value)}{tail})"
+            shown = str(c.value) if not isinstance(c.value, list) else ", ".join(map(str, c.value))
+            move = Move("submit", f"The {c.label} is {shown}.", code, c)
+            self.submits[code] = c
+            moves.append(move)
+        return moves
+
+    def _typed(self, name: str, annotation: Any, cands: list[Candidate]) -> list[Candidate]:
+        """The candidates as values of the output's type (numbers parsed, booleans, literals, lists)."""
+        if annotation is bool:
+            said = {c.value for c in cands if isinstance(c.value, bool) and c.supported}
+            if not cands:
+                return []
+            return [
+                Candidate(v, "answer", v in said, "the existence check printed it" if v in said else "not checked")
+                for v in (True, False)
+            ]
+        if get_origin(annotation) is Literal:
+            opts = list(get_args(annotation))
+            heard = {str(c.value).casefold() for c in cands if c.supported}
+            return [Candidate(o, "answer", str(o).casefold() in heard, "read") for o in opts] if cands else []
+        out: list[Candidate] = []
+        for c in cands:
+            if isinstance(c.value, bool):
+                continue
+            if annotation in (int, float):
+                rx = _INT if annotation is int else _FLOAT
+                text = str(c.value).strip()
+                m = rx.match(text)  # a number as printed: alone, or leading a unit ("163/tcp", "12 MB")
+                if m is None or (m.end() < len(text) and text[m.end()] not in " /\t"):
+                    continue
+                number = m.group().replace(",", "")
+                out.append(Candidate(int(number) if annotation is int else float(number), c.label, c.supported, c.why))
+            elif get_origin(annotation) is list:
+                out.append(Candidate([str(c.value)], c.label, c.supported, c.why))
+            else:
+                text = str(c.value).strip()
+                if text and "\n" not in text and len(text) <= MAX_VALUE_CHARS:
+                    out.append(Candidate(text, c.label, c.supported, c.why))
+                    short = _BRACKETED_TAIL.sub("", text)  # "Craig Small <csmall@debian.org>" -> "Craig Small"
+                    if short and short != text:
+                        out.append(Candidate(short, f"{c.label} name", c.supported, c.why))
+        return out
+
+    # -- what a read produced ---------------------------------------------------------------------
+    def record_read(self, code: str, stdout: str) -> None:
+        """Remember what the read ``code`` produced (computed again on the host with the same helpers)."""
+        if code in self.reads or code in self.submits:
+            return
+        move = next((m for m in self.read_moves() if m.code == code), None)
+        if move is None:  # search rows, or code the grammar did not write: the printed tokens
+            self.reads[code] = self._printed(stdout)
+            return
+        self.reads[code] = self._evaluate(move, stdout)
+
+    def _key_of_code(self, move: Move) -> tuple[str, _Key | None]:
+        args = _call_args(move.code)
+        var = str(args[0])
+        for k in self.keys.get(var, []):
+            if k.text in args[1:]:
+                return var, k
+        return var, None
+
+    def _evaluate(self, move: Move, stdout: str) -> list[Candidate]:
+        var, key = self._key_of_code(move)
+        text = self.texts.get(var)
+        if text is None:
+            return []
+        specific = key is not None and (key.is_key or key.records <= 3)
+        why_rec = "the record matches the question's key" if specific else "the key matches several records"
+        if move.kind == "search":
+            return self._printed(stdout, key)
+        args = _call_args(move.code)
+        result = getattr(lookup, _call_name(move.code))(text, *args[1:])
+        if move.kind == "record":
+            if not isinstance(result, st.Record):
+                return []
+            out = []
+            said = " ".join(key.text.casefold().split()) if key is not None else None
+            for fname, value in result.fields:
+                if said is not None and " ".join(value.casefold().split()) == said:
+                    continue  # the question's own key: no answer
+                asked = bool({st.stem(w) for w in _parts(fname)} & self.q_stems)
+                ok = specific and (asked or len(result.fields) <= 2)
+                out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
+            if result.key:
+                reverse = key is not None and key.is_value and not key.is_key
+                out.append(Candidate(result.key, "key", reverse and specific, "reverse lookup" if reverse else "key"))
+            if not result.fields:
+                out += self._printed(result.text, key)
+            return out
+        if move.kind == "field":
+            same = isinstance(result, str) and key is not None and _norm(result) == _norm(key.text)
+            return [Candidate(result, args[2], specific, why_rec)] if isinstance(result, str) and not same else []
+        asked_field = len(args) > 1 and args[1] in self.fields.get(var, [])
+        if move.kind == "count_where":
+            ok = asked_field or (key is not None and key.is_value)
+            return [Candidate(str(result), "count", ok, "counted" if ok else "a field the question does not name")]
+        if move.kind == "count":
+            ok = key is not None and key.is_value
+            return [Candidate(str(result), "count", ok, "counted" if ok else "counted a word, not a field value")]
+        if move.kind == "exists":
+            ok = (not result and key is not None and key.records == 0) or (bool(result) and specific)
+            return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
+        if move.kind == "key_of":
+            key_field = _key_field(self.structs[var])
+            named = key_field is None or key_field in self._named_fields(var)
+            ok = specific and named
+            why = why_rec if ok else f"the question does not name the key's field {key_field!r}"
+            return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
+        why_rank = "ranked" if asked_field else "ranked a field the question does not name"
+        if move.kind == "most_common":
+            found = [Candidate(result, f"most common {args[1]}", asked_field, why_rank)]
+            return found if isinstance(result, str) else []
+        if move.kind in ("max", "min") and isinstance(result, tuple):
+            label = ("largest" if move.kind == "max" else "smallest") + f" {args[1]}"
+            return [
+                Candidate(result[0], "key", asked_field, why_rank),
+                Candidate(result[1], label, asked_field, why_rank),
+            ]
+        return []
+
+    def _printed(self, stdout: str, key: _Key | None = None) -> list[Candidate]:
+        """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
+        question on a row that holds the question's key."""
+        values = guided.output_values([stdout], self.question, self.data)
+        pairs = guided.focus_pairs(guided.stated_pairs([stdout], self.question, values), self.question)
+        specific = key is not None and (key.is_key or key.records <= 3)
+        out = [Candidate(v, w, specific, "stated after a word of the question") for w, v in pairs]
+        out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
+        return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _parts(text: str) -> list[str]:
+    """The alphanumeric parts of a text (``Installed-Size`` -> ``Installed``, ``Size``), for stems."""
+    return re.findall(r"[^\W_]+", text)
+
+
+def _key_field(s: st.Structure) -> str | None:
+    """The field that holds each record's key (``Package`` of a stanza), when one does."""
+    for r in s.records[:5]:
+        for name, value in r.fields:
+            if r.key and value == r.key:
+                return name
+    return None
+
+
+def _literal(value: Any) -> str:
+    return repr(value)
+
+
+def _call_name(code: str) -> str:
+    return code[len("print(") :].split("(", 1)[0]
+
+
+def _call_args(code: str) -> list[Any]:
+    import ast
+
+    call = ast.parse(code).body[0].value.args[0]  # type: ignore[attr-defined]
+    return [a.id if isinstance(a, ast.Name) else ast.literal_eval(a) for a in call.args]  # keywords: not needed

@@ -1,0 +1,104 @@
+"""Two policies that take every step themselves over the small policy's grounded moves (no LM call for the
+action): the yardsticks a model is measured against.
+
+* :class:`RandomMovePolicy` picks uniformly among the moves each step admits: what the grammar alone is worth.
+* :class:`ScriptedMovePolicy` picks by fixed rules from the question's wording (a yes/no question checks
+  existence, "how many" counts, "most common" / "largest" rank, a value of the data asks for its key, a
+  named field is read), then submits the first supported value: the ceiling of the grammar for a policy
+  that reads the question but never the answer.
+
+Both are ordinary :class:`~dspy_rlm.profiles.base.StepPolicy` objects (``RLM(..., policy=RandomMovePolicy())``);
+the extraction at a limit still calls the configured LM.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from dspy_rlm.profiles import Profile
+from dspy_rlm.profiles.base import RunView, StepView
+from dspy_rlm.profiles.steps import SmallPolicy, SmallPolicyRun
+
+if TYPE_CHECKING:
+    from dspy_rlm.profiles.moves import Move
+
+__all__ = ["RandomMovePolicy", "ScriptedMovePolicy"]
+
+_READ_ORDER = {
+    "yes_no": ("exists",),
+    "count": ("count_where", "count"),
+    "most_common": ("most_common",),
+    "max": ("max",),
+    "min": ("min",),
+}
+_DEFAULT_ORDER = ("field", "key_of", "record", "search", "peek")
+
+
+class _DecidingRun(SmallPolicyRun):
+    """A small-policy run whose steps are chosen by :meth:`choose` instead of the LM."""
+
+    def decide(self, step: StepView) -> tuple[str, str] | None:
+        moves = self.moves or self.step_moves(step)
+        move = self.choose(moves)
+        return move.reasoning, move.code
+
+    def choose(self, moves: list[Move]) -> Move:
+        raise NotImplementedError
+
+
+class _RandomRun(_DecidingRun):
+    def __init__(self, name: str, profile: Profile, run: RunView, rng: random.Random) -> None:
+        super().__init__(name, profile, run)
+        self.rng = rng
+
+    def choose(self, moves: list[Move]) -> Move:
+        return self.rng.choice(moves)
+
+
+class _ScriptedRun(_DecidingRun):
+    def choose(self, moves: list[Move]) -> Move:
+        submits = [m for m in moves if m.kind == "submit"]
+        supported = [m for m in submits if m.candidate is not None and m.candidate.supported]
+        if supported:
+            return supported[0]
+        reads = sum(m.kind != "submit" for m in moves)
+        if submits and ((self.book().reads and len(self.book().reads) >= 2) or not reads):
+            return submits[0]  # nothing supported after two reads: the first value, which ends as a guess
+        cues = self.book().cues
+        order = [k for cue, kinds in _READ_ORDER.items() if cue in cues for k in kinds] + list(_DEFAULT_ORDER)
+        for kind in order:
+            found = [m for m in moves if m.kind == kind]
+            if found and kind in ("count", "count_where"):  # what is counted: the phrase most records hold
+                keys = sorted((k for ks in self.book().keys.values() for k in ks), key=lambda k: -k.records)
+                ranked = [m for k in keys for m in found if repr(k.text) in m.code]
+                return ranked[0] if ranked else found[0]
+            if found:
+                return found[0]
+        return submits[0] if submits else moves[0]
+
+
+class RandomMovePolicy(SmallPolicy):
+    """Each step, a move drawn uniformly from the grammar's moves (seeded: runs repeat).
+
+    Args:
+        seed: The random generator's seed.
+    """
+
+    name = "random-moves"
+
+    def __init__(self, seed: int = 0, profile: Profile | None = None) -> None:
+        super().__init__(profile)
+        self.rng = random.Random(seed)
+
+    def start(self, run: RunView) -> SmallPolicyRun:
+        return _RandomRun(self.name, self.profile, run, self.rng)
+
+
+class ScriptedMovePolicy(SmallPolicy):
+    """Each step, the move fixed rules pick from the question's wording; then the first supported value."""
+
+    name = "scripted-moves"
+
+    def start(self, run: RunView) -> SmallPolicyRun:
+        return _ScriptedRun(self.name, self.profile, run)
