@@ -34,9 +34,12 @@ class Method:
 
 
 def _embedded_model() -> Any:
+    """The embedded model; ``REAL_FILES_THREADS=N`` sets llama.cpp's threads (1 on a machine busy with other
+    work: spinning threads of several processes slow every step many times over)."""
     from dspy_outlines import OutlinesLM
 
-    return OutlinesLM()
+    threads = os.environ.get("REAL_FILES_THREADS")
+    return OutlinesLM(engine_options={"n_threads": int(threads)} if threads else {})
 
 
 def _random_moves() -> Method:
