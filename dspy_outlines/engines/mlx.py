@@ -19,8 +19,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dspy_outlines.engines import cpu
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
 from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
+from dspy_outlines.models.prefix_store import (
+    DEFAULT_STORE_MB,
+    PersistSetting,
+    PrefixStore,
+    model_fingerprint,
+    store_directory,
+)
 from dspy_outlines.models.prompt_cache import DEFAULT_PREFIX_CACHE_MB, PrefixCache
 from dspy_outlines.models.thread import run_on_mlx_thread
 
@@ -77,6 +85,10 @@ class MLXEngine:
             ``DSPY_OUTLINES_NO_PREFIX_CACHE=1`` also turns it off).
         prefill_chunk: Prompt tokens per prefill step (mlx-lm's ``prefill_step_size``); ``None``: 256 when MLX
             runs on the CPU, mlx-lm's 2048 on a GPU (Metal or CUDA: fused attention, no chunk x context scores).
+        persist_prefix: Store the shared prompt prefix's KV on disk for the next process: ``True`` (the
+            user's cache directory), ``False``, or a directory (:mod:`dspy_outlines.models.prefix_store`).
+            Only for a model loaded from a file (a GGUF), not a loaded pair or a directory.
+        persist_prefix_mb: Disk budget of the stored states of this model.
     """
 
     name = "mlx"
@@ -89,6 +101,8 @@ class MLXEngine:
         backend: str | None = None,
         prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB,
         prefill_chunk: int | None = None,
+        persist_prefix: PersistSetting = True,
+        persist_prefix_mb: float = DEFAULT_STORE_MB,
     ) -> None:
         if prefill_chunk is not None and (
             isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk < 1
@@ -97,6 +111,7 @@ class MLXEngine:
                 f"prefill_chunk must be a positive int (e.g. {DEFAULT_PREFILL_CHUNK}), not {prefill_chunk!r}."
             )
         self.prefix_cache = PrefixCache(prefix_cache_mb)
+        root = store_directory(persist_prefix)
         require_mlx()
         self.prefix_cache_mb, self.prefill_chunk_option = prefix_cache_mb, prefill_chunk
         self.prefill_chunk = prefill_chunk or (DEFAULT_PREFILL_CHUNK if mlx_on_cpu() else 2048)
@@ -108,12 +123,22 @@ class MLXEngine:
             self.mlx_model, self.tokenizer = load_model(path, dequantize=dequantize)
             self.model_name, self.source = f"local/{Path(path).name}", str(path)
         self.dequantize, self.backend = dequantize, backend
+        self.persist_prefix, self.persist_prefix_mb = persist_prefix, persist_prefix_mb
+        if root is not None and self.source is not None and Path(self.source).is_file():
+            self.prefix_cache.disk = _store(root, Path(self.source), self.mlx_model, persist_prefix_mb)
         self.outlines_model = outlines_mlx_model(self.mlx_model, self.tokenizer, self.model_name)
         # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU
         # token bitmask (Outlines only ships a Metal kernel) must be in place from the start.
         from dspy_outlines.backends import install_cpu_bitmask
 
         install_cpu_bitmask()
+        cpu.register(self)  # counted among the process's local engines (MLX sizes its own thread pools)
+
+    #: MLX picks its own CPU threads: :mod:`dspy_outlines.engines.cpu` counts this engine, never resizes it.
+    auto_threads = False
+
+    def set_threads(self, n_threads: int) -> None:
+        """Not used: MLX sizes its own thread pools (``auto_threads`` is ``False``)."""
 
     # -- prompt ---------------------------------------------------------------------------------
     def render_prompt(self, messages: list[dict[str, str]]) -> str:
@@ -219,7 +244,27 @@ class MLXEngine:
             state["prefix_cache_mb"] = self.prefix_cache_mb
         if self.prefill_chunk_option is not None:
             state["prefill_chunk"] = self.prefill_chunk_option
+        if self.persist_prefix is not True:
+            state["persist_prefix"] = (
+                self.persist_prefix if isinstance(self.persist_prefix, bool) else str(self.persist_prefix)
+            )
+        if self.persist_prefix_mb != DEFAULT_STORE_MB:
+            state["persist_prefix_mb"] = self.persist_prefix_mb
         return state
+
+
+def _store(root: Path, source: Path, mlx_model: Any, max_mb: float) -> PrefixStore:
+    """The on-disk prefix states of ``source`` as loaded here (MLX and mlx-lm versions, weight dtype)."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten
+
+    from dspy_outlines.models.prefix_store import library_versions
+
+    flat: Any = tree_flatten(mlx_model.parameters())
+    weights = [pair[1] for pair in flat]
+    dtype = str(weights[0].dtype).rsplit(".", 1)[-1] if weights else "none"
+    library = f"{library_versions('mlx', 'mlx-lm')}-{mx.default_device().type.name}-{dtype}"
+    return PrefixStore(root, engine="mlx", library=library, model=model_fingerprint(source), max_mb=max_mb)
 
 
 class _DeadlineInPrefill(Exception):
