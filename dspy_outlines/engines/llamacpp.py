@@ -108,6 +108,11 @@ def outlines_llamacpp_model(llama: Any, lock: threading.RLock, name: str, backen
             def __repr__(self) -> str:
                 return f"<Outlines LlamaCpp {self.model_name}>"
 
+            def __str__(self) -> str:
+                # DSPy reports usage under str(lm.model): the name keeps it a local model's ("local/..."),
+                # which dspy_rlm prices at 0 without importing litellm (seconds at a process's first call).
+                return self.model_name
+
         _shared_class.append(SharedLlamaCpp)
     model = _shared_class[0](llama)
     model.lock, model.model_name, model.default_backend = lock, name, backend or DEFAULT_BACKEND

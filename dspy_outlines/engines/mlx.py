@@ -67,6 +67,11 @@ def outlines_mlx_model(mlx_model: Any, tokenizer: Any, name: str) -> Any:
             def __repr__(self) -> str:
                 return f"<Outlines MLXLM {self.model_name}>"
 
+            def __str__(self) -> str:
+                # DSPy reports usage under str(lm.model): the name keeps it a local model's ("local/..."),
+                # which dspy_rlm prices at 0 without importing litellm (seconds at a process's first call).
+                return self.model_name
+
         _shared_class.append(SharedMLXLM)
     model = _shared_class[0](mlx_model, tokenizer)
     model.model_name = name
