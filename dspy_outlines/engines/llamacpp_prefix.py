@@ -99,8 +99,9 @@ class PrefixReuse:
             live = on_disk
         elif self._worth_storing(prompt_ids, live, on_disk):
             self._store(prompt_ids[:live])  # the first shared prefix of this family: the static part
+        # A state llama.cpp rejected left the context empty (n_tokens 0): nothing of it is reused then.
         # At least one prompt token is evaluated, so the logits are those of this prompt.
-        llama.n_tokens = min(live, len(prompt_ids) - 1)
+        llama.n_tokens = min(live, llama.n_tokens, len(prompt_ids) - 1)
         return int(llama.n_tokens)
 
     def _worth_storing(self, prompt_ids: list[int], live: int, on_disk: int) -> bool:

@@ -129,7 +129,7 @@ class MLXEngine:
             self.model_name, self.source = f"local/{Path(path).name}", str(path)
         self.dequantize, self.backend = dequantize, backend
         self.persist_prefix, self.persist_prefix_mb = persist_prefix, persist_prefix_mb
-        if root is not None and self.source is not None and Path(self.source).is_file():
+        if root is not None and self.prefix_cache.enabled and self.source is not None and Path(self.source).is_file():
             self.prefix_cache.disk = _store(root, Path(self.source), self.mlx_model, persist_prefix_mb)
         self.outlines_model = outlines_mlx_model(self.mlx_model, self.tokenizer, self.model_name)
         # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU

@@ -222,3 +222,22 @@ def test_mlx_restores_a_stored_prefix_with_identical_output(embedded_model, tmp_
     assert second.stats()["loaded_states"] == 1 and restored[0].cached_tokens == stored[1].cached_tokens > 100
     never = run(MLXEngine(embedded_model_path(), persist_prefix=False, prefix_cache_mb=0))
     assert [c.text for c in stored] == [c.text for c in restored] == [c.text for c in never]
+
+
+@pytest.mark.real_model
+def test_a_state_llama_cpp_rejects_is_ignored_with_a_warning_and_prefilled(tmp_path, caplog):
+    from dspy_outlines.lm import OutlinesLM
+
+    reference = _process("off")
+    lm = OutlinesLM(None, engine="llamacpp", max_tokens=12, persist_prefix=tmp_path)
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTIONS[0]}]
+    ids = lm.engine.encode(lm.render_prompt(messages))
+    # A first call leaves ~100 tokens of this prompt's prefix in the live context: a rejected state must not
+    # leave the engine believing they are still there.
+    lm.forward(messages=[{"role": "system", "content": SYSTEM[: len(SYSTEM) // 3]}, {"role": "user", "content": "Hi"}])
+    store = lm.engine._prefix.store
+    store.save(ids[:-8], b"\x00" * 4096)  # a well-formed file whose payload is no llama.cpp state
+    with caplog.at_level(logging.WARNING, logger=STORE_LOGGER):
+        response = lm.forward(messages=messages)
+    assert "llama.cpp rejected its state" in caplog.text and not list(tmp_path.rglob("*.kv"))
+    assert response.usage.cached_tokens == 0 and response.choices[0].message.content == reference["answers"][0][0]
