@@ -63,7 +63,7 @@ class OutlinesLM(dspy.BaseLM):
         temperature: Default sampling temperature (0.0 is greedy).
         backend: Outlines structured-generation backend for constrained calls (``None``: default).
         engine_options: Engine options (MLX: ``dequantize``; llama.cpp: ``n_ctx``, ``n_threads``; both:
-            ``prefix_cache_mb``, ``persist_prefix_mb``).
+            ``prefix_cache_mb``, ``persist_prefix_mb``, ``jump_forward``).
         persist_prefix: Keep the KV state of the prompts' shared prefix on disk, so the next process restores
             it instead of prefilling it: ``True`` (``~/.cache/dspy-outlines/prefix-states``), ``False``, or a
             directory (see :mod:`dspy_outlines.models.prefix_store`).

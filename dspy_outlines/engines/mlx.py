@@ -21,6 +21,7 @@ from typing import Any
 
 from dspy_outlines.engines import cpu
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
+from dspy_outlines.engines.mlx_decode import JumpForward, responses
 from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
 from dspy_outlines.models.prefix_store import (
     DEFAULT_STORE_MB,
@@ -94,6 +95,9 @@ class MLXEngine:
             user's cache directory), ``False``, or a directory (:mod:`dspy_outlines.models.prefix_store`).
             Only for a model loaded from a file (a GGUF), not a loaded pair or a directory.
         persist_prefix_mb: Disk budget of the stored states of this model.
+        jump_forward: In greedy constrained calls, take the tokens the constraint forces without a forward
+            pass each and evaluate them in one batch (:mod:`~dspy_outlines.engines.mlx_decode`); the text is
+            the same either way.
     """
 
     name = "mlx"
@@ -108,6 +112,7 @@ class MLXEngine:
         prefill_chunk: int | None = None,
         persist_prefix: PersistSetting = True,
         persist_prefix_mb: float = DEFAULT_STORE_MB,
+        jump_forward: bool = True,
     ) -> None:
         if prefill_chunk is not None and (
             isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk < 1
@@ -129,6 +134,7 @@ class MLXEngine:
             self.model_name, self.source = f"local/{Path(path).name}", str(path)
         self.dequantize, self.backend = dequantize, backend
         self.persist_prefix, self.persist_prefix_mb = persist_prefix, persist_prefix_mb
+        self.jump_forward = bool(jump_forward)
         if root is not None and self.prefix_cache.enabled and self.source is not None and Path(self.source).is_file():
             self.prefix_cache.disk = _store(root, Path(self.source), self.mlx_model, persist_prefix_mb)
         self.outlines_model = outlines_mlx_model(self.mlx_model, self.tokenizer, self.model_name)
@@ -190,16 +196,24 @@ class MLXEngine:
             processors = [_with_history(processor, prompt_ids[:reused])]
         sampler = make_sampler(temp=request.temperature, top_p=float(request.top_p or 0.0))
         text, generated, used, reason, first_token_s = "", [], 0, "length", None
-        stream = stream_generate(
-            self.mlx_model,
-            self.tokenizer,
-            mx.array(prompt_ids[reused:]),
-            max_tokens=request.max_tokens,
-            sampler=sampler,
-            logits_processors=processors,
-            prompt_cache=cache,
-            prefill_step_size=self.prefill_chunk,
-            prompt_progress_callback=_prefill_deadline(request.deadline),
+        jump = None
+        if processors is not None and not request.temperature and self.jump_forward:
+            rest, check = prompt_ids[reused:], _prefill_deadline(request.deadline)
+            jump = JumpForward(self.mlx_model, cache, rest, processors[0], self.prefill_chunk, check)
+        stream = (
+            responses(jump, self.tokenizer, request.max_tokens)
+            if jump is not None
+            else stream_generate(
+                self.mlx_model,
+                self.tokenizer,
+                mx.array(prompt_ids[reused:]),
+                max_tokens=request.max_tokens,
+                sampler=sampler,
+                logits_processors=processors,
+                prompt_cache=cache,
+                prefill_step_size=self.prefill_chunk,
+                prompt_progress_callback=_prefill_deadline(request.deadline),
+            )
         )
         try:
             for response in stream:
@@ -233,6 +247,7 @@ class MLXEngine:
             len(prompt_ids),
             reused,
             {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)},
+            forced_tokens=min(jump.forced, used) if jump is not None else 0,
         )
 
     # -- reporting ------------------------------------------------------------------------------
@@ -255,6 +270,8 @@ class MLXEngine:
             )
         if self.persist_prefix_mb != DEFAULT_STORE_MB:
             state["persist_prefix_mb"] = self.persist_prefix_mb
+        if not self.jump_forward:
+            state["jump_forward"] = False
         return state
 
 

@@ -60,3 +60,22 @@ def test_sampling_and_unconstrained_calls_do_not_jump(llamacpp_lm):
         ids, GenerationRequest(max_tokens=8, temperature=0.7, seed=1, constraint=GUIDED)
     )
     assert free.forced_tokens == 0 and sampled.forced_tokens == 0 and free.completion_tokens > 0
+
+
+@pytest.mark.parametrize("kind", ["guided", "json_schema", "regex", "cfg"])
+def test_mlx_greedy_output_is_byte_identical_to_token_by_token(embedded_model, kind):
+    from dspy_outlines.engines.mlx import MLXEngine
+
+    output_type, prompt, max_tokens = CASES[kind]
+    jumping = MLXEngine(embedded_model, prefix_cache_mb=0)
+    stepping = MLXEngine(embedded_model, prefix_cache_mb=0, jump_forward=False)
+    ids = jumping.encode(jumping.render_prompt([{"role": "user", "content": prompt}]))
+    request = GenerationRequest(max_tokens=max_tokens, constraint=output_type)
+    jumped, stepped = jumping.generate(ids, request), stepping.generate(ids, request)
+    assert jumped.text.encode() == stepped.text.encode()
+    assert (jumped.completion_tokens, jumped.finish_reason) == (stepped.completion_tokens, stepped.finish_reason)
+    assert stepped.forced_tokens == 0 and 0 <= jumped.forced_tokens <= jumped.completion_tokens
+    if kind == "guided":
+        # MLX's default backend (outlines_core) allows every tokenization of the fixed text, so fewer positions
+        # have a single allowed token than under llguidance (llama.cpp's default): fewer, but some, are forced.
+        assert jumped.forced_tokens > 0
