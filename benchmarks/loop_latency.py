@@ -316,10 +316,13 @@ def main(argv: list[str] | None = None) -> None:
         help="then run the quickstart again in a new process sharing --persist-dir (the user's next run)",
     )
     args = parser.parse_args(argv)
-    if args.persist_dir is None:
+    if args.persist_dir is None:  # a new empty directory, removed at exit (the --second-process child reuses it)
+        import atexit
+        import shutil
         import tempfile
 
         args.persist_dir = Path(tempfile.mkdtemp(prefix="loop-latency-prefix-"))
+        atexit.register(shutil.rmtree, args.persist_dir, ignore_errors=True)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     result = {
