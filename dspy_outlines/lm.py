@@ -63,7 +63,10 @@ class OutlinesLM(dspy.BaseLM):
         temperature: Default sampling temperature (0.0 is greedy).
         backend: Outlines structured-generation backend for constrained calls (``None``: default).
         engine_options: Engine options (MLX: ``dequantize``; llama.cpp: ``n_ctx``, ``n_threads``; both:
-            ``prefix_cache_mb``).
+            ``prefix_cache_mb``, ``persist_prefix_mb``, ``jump_forward``).
+        persist_prefix: Keep the KV state of the prompts' shared prefix on disk, so the next process restores
+            it instead of prefilling it: ``True`` (``~/.cache/dspy-outlines/prefix-states``), ``False``, or a
+            directory (see :mod:`dspy_outlines.models.prefix_store`).
         **kwargs: Forwarded to ``dspy.BaseLM`` (``dequantize=`` is taken out first and given to the engine).
 
     Attributes:
@@ -86,9 +89,12 @@ class OutlinesLM(dspy.BaseLM):
         temperature: float = 0.0,
         backend: str | None = None,
         engine_options: dict[str, Any] | None = None,
+        persist_prefix: bool | str | Path = True,
         **kwargs: Any,
     ) -> None:
         options = dict(engine_options or {})
+        if persist_prefix is not True:
+            options["persist_prefix"] = persist_prefix
         if "dequantize" in kwargs:
             options["dequantize"] = kwargs.pop("dequantize")
         kwargs.setdefault("cache", False)

@@ -249,9 +249,11 @@ def regex_to_gbnf(pattern: str) -> str:
             "Converting a regex to a llama.cpp grammar needs llama-cpp-python on the client: "
             "pip install 'dspy-rlm[llamacpp]'"
         ) from exc
+    from dspy_outlines.engines.llamacpp_internals import llamacpp_internal
+
     converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=True)
     try:
-        converter._visit_pattern("^" + _gbnf_ready(pattern) + "$", "root")
+        llamacpp_internal(converter, "_visit_pattern")("^" + _gbnf_ready(pattern) + "$", "root")
     except AssertionError as exc:  # the converter checks its input with asserts
         raise ValueError(f"llama-cpp-python cannot convert the regex {pattern!r} to GBNF: {exc}") from exc
     return converter.format_grammar()

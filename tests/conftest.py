@@ -9,14 +9,24 @@ rather than on the install (``CI_ALLOWED_SKIPS``).
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
+import tempfile
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Local engines store prompt-prefix KV states on disk for the next process (dspy_outlines.models.prefix_store).
+# In the suite that is off unless a test passes its own directory (persist_prefix=tmp_path), so a state one
+# test stored never changes another's cached-token counts; and nothing is ever written under ~/.cache.
+os.environ.setdefault("DSPY_OUTLINES_NO_PERSIST_PREFIX", "1")
+if "DSPY_OUTLINES_PREFIX_DIR" not in os.environ:
+    os.environ["DSPY_OUTLINES_PREFIX_DIR"] = tempfile.mkdtemp(prefix="dspy-outlines-prefix-")
+    atexit.register(shutil.rmtree, os.environ["DSPY_OUTLINES_PREFIX_DIR"], ignore_errors=True)
 
 # Skips that say something about the machine, not about a missing install: allowed under CI.
 CI_ALLOWED_SKIPS = (

@@ -61,7 +61,9 @@ class Completion:
             ``"length"`` (``max_tokens`` reached) or ``"deadline"`` (the request's deadline passed).
         prompt_tokens: Tokens in the prompt.
         cached_tokens: Prompt tokens served from the engine's prefix cache (not computed again).
-        timings: Seconds spent in ``prefill`` and ``decode``.
+        timings: Seconds spent in ``prefill`` and ``decode`` (and ``restore``: loading a saved prefix state).
+        forced_tokens: Of ``completion_tokens``, those the constraint forced and the engine took without
+            sampling (jump-forward); the rest were sampled.
     """
 
     text: str
@@ -70,6 +72,7 @@ class Completion:
     prompt_tokens: int
     cached_tokens: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    forced_tokens: int = 0
 
 
 @runtime_checkable

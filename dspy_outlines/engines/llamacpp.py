@@ -5,19 +5,17 @@ structured backends index; generation itself calls ``Llama.generate`` on token i
 processor from :func:`dspy_outlines.backends.get_logits_processor` (Outlines' own ``LlamaCpp.generate``
 resets the context after every call, which would throw the KV cache away).
 
-Prefix cache, two levels:
+Prefix reuse (:mod:`dspy_outlines.engines.llamacpp_prefix`): the live context, saved states in memory
+(``prefix_cache_mb``) and states stored on disk for the next process (``persist_prefix``);
+``prefix_cache_mb=0`` turns all of it off: every call prefills its whole prompt.
 
-* **The live context.** Every call keeps the KV entries of the longest token prefix it shares with the
-  previous call on this ``Llama`` and prefills only the rest (llama.cpp's ``cache_prompt``): the
-  append-only prompts of an RLM loop are read once.
-* **Saved prefixes** (``prefix_cache_mb`` > 0). When a call is about to drop a prompt prefix of
-  :data:`SAVE_MIN_TOKENS` or more from the live context (interleaved prompts: an action step, then an
-  extraction, then the next action step), that sequence's KV state is saved first
-  (``llama_state_seq_get_data``, ~23 KB/token for SmolLM2-135M) into an LRU cache bounded by bytes
-  (``llama_cpp.LlamaRAMCache``); a later call whose prompt shares a longer prefix with a saved state
-  than with the live context restores it instead of prefilling.
+Jump-forward (:mod:`dspy_outlines.engines.llamacpp_decode`): in greedy constrained calls, the tokens the
+constraint forces are taken without a forward pass each and evaluated in one batch (``jump_forward=False``
+decodes token by token; the text is the same).
 
-``prefix_cache_mb=0`` turns both off: every call prefills its whole prompt.
+Threads: without ``n_threads`` the engine takes its share of the cores this process may use
+(:mod:`dspy_outlines.engines.cpu`); llama-cpp-python's private attributes are read through
+:func:`~dspy_outlines.engines.llamacpp_internals.llamacpp_internal`.
 
 Deadlines (``GenerationRequest.deadline``) hold in the prefill too: the prompt is read :data:`PREFILL_CHUNK`
 tokens at a time, and a call whose deadline passes before its first token returns ``finish_reason="deadline"``
@@ -28,17 +26,26 @@ context, so the same prompt asked again goes on from there.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import logging
-import os
 import threading
 import time
 import weakref
 from pathlib import Path
 from typing import Any
 
+from dspy_outlines.engines import cpu
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue
+from dspy_outlines.engines.llamacpp_decode import JumpForward
+from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
+from dspy_outlines.engines.llamacpp_prefix import SAVE_MIN_TOKENS, PrefixReuse, library_version
 from dspy_outlines.models import embedded_model_path
+from dspy_outlines.models.prefix_store import (
+    DEFAULT_STORE_MB,
+    PersistSetting,
+    PrefixStore,
+    model_fingerprint,
+    store_directory,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +53,6 @@ __all__ = ["DEFAULT_BACKEND", "DEFAULT_N_CTX", "PREFILL_CHUNK", "SAVE_MIN_TOKENS
 
 #: Context length when the model's trained context is unknown, and the cap on the default.
 DEFAULT_N_CTX = 8192
-#: Prompt tokens a call must drop from the live context (or gain from a saved state) to save (restore) it.
-SAVE_MIN_TOKENS = 64
 DEFAULT_PREFIX_CACHE_MB = 256
 #: Prompt tokens evaluated between two deadline checks (llama.cpp's default ``n_batch`` is 512): a prompt
 #: is cut within one chunk's time of its deadline (~1-2 s for SmolLM2-135M on 2 CPU cores).
@@ -103,6 +108,11 @@ def outlines_llamacpp_model(llama: Any, lock: threading.RLock, name: str, backen
             def __repr__(self) -> str:
                 return f"<Outlines LlamaCpp {self.model_name}>"
 
+            def __str__(self) -> str:
+                # DSPy reports usage under str(lm.model): the name keeps it a local model's ("local/..."),
+                # which dspy_rlm prices at 0 without importing litellm (seconds at a process's first call).
+                return self.model_name
+
         _shared_class.append(SharedLlamaCpp)
     model = _shared_class[0](llama)
     model.lock, model.model_name, model.default_backend = lock, name, backend or DEFAULT_BACKEND
@@ -120,13 +130,14 @@ def _close_at_exit(ref: weakref.ref) -> None:
 def _gguf_metadata(path: Path) -> dict[str, str]:
     """GGUF metadata (string values) read with the vocabulary only: no weights, no context."""
     import llama_cpp
-    from llama_cpp._internals import LlamaModel
+    import llama_cpp._internals
 
+    LlamaModel = llamacpp_internal(llama_cpp._internals, "LlamaModel")
     params = llama_cpp.llama_model_default_params()
     params.vocab_only = True
     model = LlamaModel(path_model=str(path), params=params, verbose=False)
     try:
-        return model.metadata()
+        return dict(model.metadata())
     finally:
         model.close()
 
@@ -164,26 +175,24 @@ def _passed(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
 
 
-def _common_prefix(a: Any, b: Any) -> int:
-    """Length of the common prefix of two token sequences."""
-    import numpy as np
-
-    n = min(len(a), len(b))
-    differ = np.flatnonzero(np.asarray(a[:n]) != np.asarray(b[:n]))
-    return int(differ[0]) if differ.size else n
-
-
 class LlamaCppEngine:
     """llama-cpp-python generation with Outlines constraints and a prefix KV cache.
 
     Args:
         model: ``None`` (the embedded SmolLM2 GGUF) or a ``.gguf`` path.
         n_ctx: Context length in tokens (default: the model's trained context, at most 8192).
-        n_threads: CPU threads (default: ``os.cpu_count()``).
+        n_threads: CPU threads (default: this engine's share of the cores this process may use, see
+            :mod:`dspy_outlines.engines.cpu`; re-balanced when another local engine loads).
         backend: Outlines structured-generation backend for constrained calls (``None``:
             :data:`DEFAULT_BACKEND`).
         prefix_cache_mb: Memory for saved prefix states (see the module docstring); 0 turns prefix
-            reuse off entirely.
+            reuse off entirely (the stored states too).
+        persist_prefix: Store the shared prompt prefix's state on disk for the next process: ``True`` (the
+            user's cache directory), ``False``, or a directory (:mod:`dspy_outlines.models.prefix_store`).
+        persist_prefix_mb: Disk budget of the stored states of this model.
+        jump_forward: In greedy constrained calls, take the tokens the constraint forces without a forward
+            pass each and evaluate them in one batch (:mod:`~dspy_outlines.engines.llamacpp_decode`); the
+            text is the same either way.
 
     Raises:
         FileNotFoundError: The model file does not exist.
@@ -200,15 +209,18 @@ class LlamaCppEngine:
         n_threads: int | None = None,
         backend: str | None = None,
         prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB,
+        persist_prefix: PersistSetting = True,
+        persist_prefix_mb: float = DEFAULT_STORE_MB,
+        jump_forward: bool = True,
         **unknown: Any,
     ) -> None:
-        from llama_cpp import Llama, LlamaRAMCache
+        from llama_cpp import Llama
 
         if unknown:
             raise ValueError(
                 f"engine='llamacpp' has no option {', '.join(map(repr, unknown))} (MLX engine options "
-                "such as dequantize need engine='mlx'); its options are n_ctx, n_threads, backend and "
-                "prefix_cache_mb."
+                "such as dequantize need engine='mlx'); its options are n_ctx, n_threads, backend, "
+                "prefix_cache_mb, persist_prefix, persist_prefix_mb and jump_forward."
             )
 
         path = self._resolve(model)
@@ -223,30 +235,56 @@ class LlamaCppEngine:
         self._options: dict[str, JSONValue] = {
             k: v for k, v in (("n_ctx", n_ctx), ("n_threads", n_threads)) if v is not None
         }
-        if prefix_cache_mb != DEFAULT_PREFIX_CACHE_MB:
-            self._options["prefix_cache_mb"] = prefix_cache_mb
+        extras: tuple[tuple[str, object, object], ...] = (
+            ("prefix_cache_mb", prefix_cache_mb, DEFAULT_PREFIX_CACHE_MB),
+            ("persist_prefix", persist_prefix, True),
+            ("persist_prefix_mb", persist_prefix_mb, DEFAULT_STORE_MB),
+            ("jump_forward", jump_forward, True),
+        )
+        for name, setting, default in extras:
+            if setting != default:
+                self._options[name] = setting if isinstance(setting, (bool, int, float)) else str(setting)
+        root = store_directory(persist_prefix)
+        store = None
+        if root is not None and prefix_cache_mb > 0:
+            store = PrefixStore(
+                root,
+                engine=self.name,
+                library=library_version(),
+                model=model_fingerprint(path),
+                max_mb=persist_prefix_mb,
+            )
         self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
-        self.n_threads = n_threads or os.cpu_count() or 1
-        self.backend, self.prefix_cache_mb = backend, prefix_cache_mb
+        self.auto_threads = n_threads is None
+        self.n_threads = n_threads or cpu.auto_threads(1)
+        self.backend, self.prefix_cache_mb, self.jump_forward = backend, prefix_cache_mb, bool(jump_forward)
         self.llama = Llama(
             str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
         )
+        check_llama(self.llama)
         atexit.register(_close_at_exit, weakref.ref(self.llama))
         self.lock = threading.RLock()
         self.outlines_model = outlines_llamacpp_model(self.llama, self.lock, self.model_name, backend)
         self._formatter = self._chat_formatter()
-        self._saved = LlamaRAMCache(int(prefix_cache_mb * 2**20)) if prefix_cache_mb > 0 else None
-        self._live_prompt_len = 0
         self._stats: dict[str, float] = {
             "calls": 0,
             "prompt_tokens": 0,
             "cached_tokens": 0,
-            "saved_states": 0,
-            "restored_states": 0,
-            "save_s": 0.0,
-            "restore_s": 0.0,
             "deadline_before_first_token": 0,
+            "forced_tokens": 0,
         }
+        self._prefix = PrefixReuse(self.llama, prefix_cache_mb, store, self._stats)
+        shared = cpu.register(self)
+        if self.auto_threads and shared != self.n_threads:
+            self.set_threads(shared)
+
+    def set_threads(self, n_threads: int) -> None:
+        """Compute on ``n_threads`` threads from the next call on (:mod:`dspy_outlines.engines.cpu`)."""
+        import llama_cpp
+
+        with self.lock:
+            self.n_threads = n_threads
+            llama_cpp.llama_set_n_threads(llamacpp_internal(self.llama, "_ctx").ctx, n_threads, n_threads)
 
     @staticmethod
     def _resolve(model: str | Path | None) -> Path:
@@ -283,7 +321,7 @@ class LlamaCppEngine:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         def token_text(token_id: int) -> str:
-            return self.llama._model.token_get_text(token_id) if token_id >= 0 else ""
+            return llamacpp_internal(self.llama, "_model").token_get_text(token_id) if token_id >= 0 else ""
 
         return Jinja2ChatFormatter(
             template, eos_token=token_text(self.llama.token_eos()), bos_token=token_text(self.llama.token_bos())
@@ -324,71 +362,6 @@ class LlamaCppEngine:
         with self.lock:
             return self._generate(prompt_ids, request, processor)
 
-    def _reuse_prefix(self, prompt_ids: list[int]) -> int:
-        """Prepare the context for ``prompt_ids``; returns how many prompt tokens are already in it."""
-        llama = self.llama
-        if self._saved is None:
-            llama.n_tokens = 0
-            return 0
-        live = _common_prefix(llama._input_ids, prompt_ids)
-        key = self._saved._find_longest_prefix_key(tuple(prompt_ids))
-        saved = _common_prefix(key, prompt_ids) if key is not None else 0
-        dropped = self._live_prompt_len - live
-        if dropped >= SAVE_MIN_TOKENS or saved >= live + SAVE_MIN_TOKENS:
-            self._save_live()
-        if key is not None and saved >= live + SAVE_MIN_TOKENS and self._restore(key):
-            live = saved
-        # At least one prompt token is evaluated, so the logits are those of this prompt.
-        llama.n_tokens = min(live, len(prompt_ids) - 1)
-        return llama.n_tokens
-
-    def _save_live(self) -> None:
-        import llama_cpp
-
-        llama, started, saved = self.llama, time.perf_counter(), self._saved
-        tokens = tuple(int(t) for t in llama._input_ids[: self._live_prompt_len])
-        if saved is None or len(tokens) < SAVE_MIN_TOKENS or tokens in saved.cache_state:
-            return
-        # The sequence holds the prompt and the completion; the key is the prompt, whose KV is a prefix.
-        size = llama_cpp.llama_state_seq_get_size(llama._ctx.ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_seq_get_data(llama._ctx.ctx, buffer, size, 0)
-        import numpy as np
-
-        state = llama_cpp.LlamaState(
-            input_ids=np.asarray(llama._input_ids, dtype=np.intc).copy(),
-            scores=np.empty((0, 0), dtype=np.single),
-            n_tokens=llama.n_tokens,
-            llama_state=ctypes.string_at(buffer, written),
-            llama_state_size=written,
-            seed=0,
-        )
-        for other in [k for k in saved.cache_state if tokens[: len(k)] == k]:
-            del saved.cache_state[other]  # a shorter prefix of the same prompt: superseded
-        saved[tokens] = state
-        self._stats["saved_states"] += 1
-        self._stats["save_s"] += time.perf_counter() - started
-
-    def _restore(self, key: tuple[int, ...]) -> bool:
-        import llama_cpp
-
-        llama, started = self.llama, time.perf_counter()
-        if self._saved is None:
-            return False
-        state = self._saved[key]
-        llama._ctx.kv_cache_seq_rm(-1, 0, -1)
-        buffer = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
-        if llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, state.llama_state_size, 0) == 0:
-            logger.warning("Restoring a saved prefix state failed; prefilling the prompt instead.")
-            llama.n_tokens = 0
-            return False
-        llama.input_ids[: state.n_tokens] = state.input_ids
-        llama.n_tokens = state.n_tokens
-        self._live_prompt_len = len(key)
-        self._stats["restored_states"] += 1
-        self._stats["restore_s"] += time.perf_counter() - started
-        return True
-
     def _generate(self, prompt_ids: list[int], request: GenerationRequest, processor: Any) -> Completion:
         import llama_cpp
         from llama_cpp import LLAMA_DEFAULT_SEED, LogitsProcessorList
@@ -396,27 +369,32 @@ class LlamaCppEngine:
         llama, started = self.llama, time.perf_counter()
         if _passed(request.deadline):
             return self._finish(prompt_ids, 0, Completion("", 0, "deadline", len(prompt_ids), 0, {"prefill_s": 0.0}))
-        cached = self._reuse_prefix(prompt_ids)
+        cached = self._prefix.prepare(prompt_ids)
         if not self._prefill(prompt_ids, request.deadline):
             prefill = round(time.perf_counter() - started, 4)
             return self._finish(
                 prompt_ids, cached, Completion("", 0, "deadline", len(prompt_ids), cached, {"prefill_s": prefill})
             )
-        self._live_prompt_len = len(prompt_ids)
+        self._prefix.live_prompt_len = len(prompt_ids)
         llama.set_seed(LLAMA_DEFAULT_SEED if request.seed is None else int(request.seed) & 0xFFFFFFFF)
-        tokens = llama.generate(
-            prompt_ids[llama.n_tokens :],
-            reset=False,
-            temp=request.temperature,
-            top_p=float(request.top_p or 1.0),
-            top_k=0,
-            min_p=0.0,
-            typical_p=1.0,
-            repeat_penalty=1.0,
-            logits_processor=LogitsProcessorList([processor]) if processor is not None else None,
+        jump = JumpForward(llama, prompt_ids[llama.n_tokens :], processor) if self._jumps(request, processor) else None
+        tokens = (
+            iter(jump)
+            if jump is not None
+            else llama.generate(
+                prompt_ids[llama.n_tokens :],
+                reset=False,
+                temp=request.temperature,
+                top_p=float(request.top_p or 1.0),
+                top_k=0,
+                min_p=0.0,
+                typical_p=1.0,
+                repeat_penalty=1.0,
+                logits_processor=LogitsProcessorList([processor]) if processor is not None else None,
+            )
         )
-        vocab, budget = llama._model.vocab, min(request.max_tokens, self.n_ctx - len(prompt_ids))
-        data, used, reason, first_token_s, text = b"", 0, "length", None, ""
+        vocab, budget = llamacpp_internal(llama, "_model").vocab, min(request.max_tokens, self.n_ctx - len(prompt_ids))
+        data, used, forced, reason, first_token_s, text = b"", 0, 0, "length", None, ""
         for token in tokens if budget > 0 else ():
             if first_token_s is None:
                 first_token_s = time.perf_counter() - started
@@ -426,6 +404,7 @@ class LlamaCppEngine:
                 reason = "stop"
                 break
             used += 1
+            forced = jump.forced if jump is not None else 0
             data += llama.detokenize([token])
             if request.stop:
                 text = data.decode("utf-8", errors="ignore")
@@ -440,13 +419,14 @@ class LlamaCppEngine:
                 break
         tokens.close()
         if processor is not None and processor.error is not None:
-            self.llama.n_tokens, self._live_prompt_len = 0, 0  # the context ends in a token no one chose
+            self.llama.n_tokens, self._prefix.live_prompt_len = 0, 0  # the context ends in a token no one chose
             backend = self.backend or DEFAULT_BACKEND
             raise RuntimeError(f"The {backend} logits processor failed: {processor.error!r}") from processor.error
         if reason != "stop" or not request.stop:
             text = data.decode("utf-8", errors="ignore")
         total = time.perf_counter() - started
         prefill = first_token_s or 0.0
+        self._stats["forced_tokens"] += forced
         return self._finish(
             prompt_ids,
             cached,
@@ -456,9 +436,19 @@ class LlamaCppEngine:
                 reason,
                 len(prompt_ids),
                 cached,
-                {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)},
+                forced_tokens=forced,
+                timings={
+                    "prefill_s": round(prefill, 4),
+                    "decode_s": round(total - prefill, 4),
+                    "restore_s": round(self._prefix.last_restore_s, 4),
+                },
             ),
         )
+
+    def _jumps(self, request: GenerationRequest, processor: Any) -> bool:
+        """Whether this call decodes with jump-forward (:mod:`~dspy_outlines.engines.llamacpp_decode`):
+        constrained and greedy, unless ``jump_forward=False``."""
+        return self.jump_forward and processor is not None and not request.temperature
 
     def _prefill(self, prompt_ids: list[int], deadline: float | None) -> bool:
         """Evaluate the prompt up to its last chunk, :data:`PREFILL_CHUNK` tokens at a time, checking
@@ -468,11 +458,11 @@ class LlamaCppEngine:
         llama = self.llama
         while len(prompt_ids) - llama.n_tokens > PREFILL_CHUNK:
             if _passed(deadline):
-                self._live_prompt_len = llama.n_tokens
+                self._prefix.live_prompt_len = llama.n_tokens
                 return False
             llama.eval(prompt_ids[llama.n_tokens : llama.n_tokens + PREFILL_CHUNK])
         if _passed(deadline):
-            self._live_prompt_len = llama.n_tokens
+            self._prefix.live_prompt_len = llama.n_tokens
             return False
         return True
 
@@ -488,7 +478,8 @@ class LlamaCppEngine:
     def stats(self) -> dict[str, float]:
         with self.lock:
             stats = dict(self._stats)
-            stats["saved_bytes"] = self._saved.cache_size if self._saved is not None else 0
+            saved = self._prefix.saved
+            stats["saved_bytes"] = saved.cache_size if saved is not None else 0
             return stats
 
     def dump_state(self) -> EngineState:

@@ -19,8 +19,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dspy_outlines.engines import cpu
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
+from dspy_outlines.engines.mlx_decode import JumpForward, responses
 from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
+from dspy_outlines.models.prefix_store import (
+    DEFAULT_STORE_MB,
+    PersistSetting,
+    PrefixStore,
+    model_fingerprint,
+    store_directory,
+)
 from dspy_outlines.models.prompt_cache import DEFAULT_PREFIX_CACHE_MB, PrefixCache
 from dspy_outlines.models.thread import run_on_mlx_thread
 
@@ -59,6 +68,11 @@ def outlines_mlx_model(mlx_model: Any, tokenizer: Any, name: str) -> Any:
             def __repr__(self) -> str:
                 return f"<Outlines MLXLM {self.model_name}>"
 
+            def __str__(self) -> str:
+                # DSPy reports usage under str(lm.model): the name keeps it a local model's ("local/..."),
+                # which dspy_rlm prices at 0 without importing litellm (seconds at a process's first call).
+                return self.model_name
+
         _shared_class.append(SharedMLXLM)
     model = _shared_class[0](mlx_model, tokenizer)
     model.model_name = name
@@ -77,6 +91,13 @@ class MLXEngine:
             ``DSPY_OUTLINES_NO_PREFIX_CACHE=1`` also turns it off).
         prefill_chunk: Prompt tokens per prefill step (mlx-lm's ``prefill_step_size``); ``None``: 256 when MLX
             runs on the CPU, mlx-lm's 2048 on a GPU (Metal or CUDA: fused attention, no chunk x context scores).
+        persist_prefix: Store the shared prompt prefix's KV on disk for the next process: ``True`` (the
+            user's cache directory), ``False``, or a directory (:mod:`dspy_outlines.models.prefix_store`).
+            Only for a model loaded from a file (a GGUF), not a loaded pair or a directory.
+        persist_prefix_mb: Disk budget of the stored states of this model.
+        jump_forward: In greedy constrained calls, take the tokens the constraint forces without a forward
+            pass each and evaluate them in one batch (:mod:`~dspy_outlines.engines.mlx_decode`); the text is
+            the same either way.
     """
 
     name = "mlx"
@@ -89,6 +110,9 @@ class MLXEngine:
         backend: str | None = None,
         prefix_cache_mb: float = DEFAULT_PREFIX_CACHE_MB,
         prefill_chunk: int | None = None,
+        persist_prefix: PersistSetting = True,
+        persist_prefix_mb: float = DEFAULT_STORE_MB,
+        jump_forward: bool = True,
     ) -> None:
         if prefill_chunk is not None and (
             isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk < 1
@@ -97,6 +121,7 @@ class MLXEngine:
                 f"prefill_chunk must be a positive int (e.g. {DEFAULT_PREFILL_CHUNK}), not {prefill_chunk!r}."
             )
         self.prefix_cache = PrefixCache(prefix_cache_mb)
+        root = store_directory(persist_prefix)
         require_mlx()
         self.prefix_cache_mb, self.prefill_chunk_option = prefix_cache_mb, prefill_chunk
         self.prefill_chunk = prefill_chunk or (DEFAULT_PREFILL_CHUNK if mlx_on_cpu() else 2048)
@@ -108,12 +133,23 @@ class MLXEngine:
             self.mlx_model, self.tokenizer = load_model(path, dequantize=dequantize)
             self.model_name, self.source = f"local/{Path(path).name}", str(path)
         self.dequantize, self.backend = dequantize, backend
+        self.persist_prefix, self.persist_prefix_mb = persist_prefix, persist_prefix_mb
+        self.jump_forward = bool(jump_forward)
+        if root is not None and self.prefix_cache.enabled and self.source is not None and Path(self.source).is_file():
+            self.prefix_cache.disk = _store(root, Path(self.source), self.mlx_model, persist_prefix_mb)
         self.outlines_model = outlines_mlx_model(self.mlx_model, self.tokenizer, self.model_name)
         # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU
         # token bitmask (Outlines only ships a Metal kernel) must be in place from the start.
         from dspy_outlines.backends import install_cpu_bitmask
 
         install_cpu_bitmask()
+        cpu.register(self)  # counted among the process's local engines (MLX sizes its own thread pools)
+
+    #: MLX picks its own CPU threads: :mod:`dspy_outlines.engines.cpu` counts this engine, never resizes it.
+    auto_threads = False
+
+    def set_threads(self, n_threads: int) -> None:
+        """Not used: MLX sizes its own thread pools (``auto_threads`` is ``False``)."""
 
     # -- prompt ---------------------------------------------------------------------------------
     def render_prompt(self, messages: list[dict[str, str]]) -> str:
@@ -160,16 +196,24 @@ class MLXEngine:
             processors = [_with_history(processor, prompt_ids[:reused])]
         sampler = make_sampler(temp=request.temperature, top_p=float(request.top_p or 0.0))
         text, generated, used, reason, first_token_s = "", [], 0, "length", None
-        stream = stream_generate(
-            self.mlx_model,
-            self.tokenizer,
-            mx.array(prompt_ids[reused:]),
-            max_tokens=request.max_tokens,
-            sampler=sampler,
-            logits_processors=processors,
-            prompt_cache=cache,
-            prefill_step_size=self.prefill_chunk,
-            prompt_progress_callback=_prefill_deadline(request.deadline),
+        jump = None
+        if processors is not None and not request.temperature and self.jump_forward:
+            rest, check = prompt_ids[reused:], _prefill_deadline(request.deadline)
+            jump = JumpForward(self.mlx_model, cache, rest, processors[0], self.prefill_chunk, check)
+        stream = (
+            responses(jump, self.tokenizer, request.max_tokens)
+            if jump is not None
+            else stream_generate(
+                self.mlx_model,
+                self.tokenizer,
+                mx.array(prompt_ids[reused:]),
+                max_tokens=request.max_tokens,
+                sampler=sampler,
+                logits_processors=processors,
+                prompt_cache=cache,
+                prefill_step_size=self.prefill_chunk,
+                prompt_progress_callback=_prefill_deadline(request.deadline),
+            )
         )
         try:
             for response in stream:
@@ -203,6 +247,7 @@ class MLXEngine:
             len(prompt_ids),
             reused,
             {"prefill_s": round(prefill, 4), "decode_s": round(total - prefill, 4)},
+            forced_tokens=min(jump.forced, used) if jump is not None else 0,
         )
 
     # -- reporting ------------------------------------------------------------------------------
@@ -219,7 +264,29 @@ class MLXEngine:
             state["prefix_cache_mb"] = self.prefix_cache_mb
         if self.prefill_chunk_option is not None:
             state["prefill_chunk"] = self.prefill_chunk_option
+        if self.persist_prefix is not True:
+            state["persist_prefix"] = (
+                self.persist_prefix if isinstance(self.persist_prefix, bool) else str(self.persist_prefix)
+            )
+        if self.persist_prefix_mb != DEFAULT_STORE_MB:
+            state["persist_prefix_mb"] = self.persist_prefix_mb
+        if not self.jump_forward:
+            state["jump_forward"] = False
         return state
+
+
+def _store(root: Path, source: Path, mlx_model: Any, max_mb: float) -> PrefixStore:
+    """The on-disk prefix states of ``source`` as loaded here (MLX and mlx-lm versions, weight dtype)."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten
+
+    from dspy_outlines.models.prefix_store import library_versions
+
+    flat: Any = tree_flatten(mlx_model.parameters())
+    weights = [pair[1] for pair in flat]
+    dtype = str(weights[0].dtype).rsplit(".", 1)[-1] if weights else "none"
+    library = f"{library_versions('mlx', 'mlx-lm')}-{mx.default_device().type.name}-{dtype}"
+    return PrefixStore(root, engine="mlx", library=library, model=model_fingerprint(source), max_mb=max_mb)
 
 
 class _DeadlineInPrefill(Exception):

@@ -27,7 +27,10 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dspy_outlines.models.prefix_store import PrefixStore, StoredPrefix
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +38,11 @@ __all__ = ["DEFAULT_PREFIX_CACHE_MB", "DISABLE_ENV", "PrefixCache", "common_pref
 
 #: Default memory budget of the prefix cache, in MiB (SmolLM2-135M float32: ~46 KB per token).
 DEFAULT_PREFIX_CACHE_MB = 1024
+
+#: Tokens a stored prefix must add to what memory holds to be loaded from disk.
+STORE_MIN_TOKENS = 64
+#: Shared prompt tokens worth a file on disk.
+PERSIST_MIN_TOKENS = 128
 
 #: Environment switch that turns the prefix cache off whatever ``prefix_cache_mb`` says.
 DISABLE_ENV = "DSPY_OUTLINES_NO_PREFIX_CACHE"
@@ -64,12 +72,15 @@ class PrefixCache:
 
     Args:
         max_mb: Memory budget in MiB; ``0`` turns the cache off (every lookup misses, nothing is kept).
+        store: Prefix states on disk (:mod:`dspy_outlines.models.prefix_store`): a prompt's first shared
+            prefix is stored there once per prompt family, and a lookup that finds a longer prefix on disk
+            than in memory loads it (as the llama.cpp engine does).
 
     Raises:
         ValueError: ``max_mb`` is negative or not a number.
     """
 
-    def __init__(self, max_mb: float = DEFAULT_PREFIX_CACHE_MB) -> None:
+    def __init__(self, max_mb: float = DEFAULT_PREFIX_CACHE_MB, store: PrefixStore | None = None) -> None:
         if isinstance(max_mb, bool) or not isinstance(max_mb, (int, float)) or max_mb < 0:
             raise ValueError(f"prefix_cache_mb must be a number >= 0 (0 turns the cache off), not {max_mb!r}.")
         if os.environ.get(DISABLE_ENV):
@@ -77,7 +88,18 @@ class PrefixCache:
         self.max_bytes = int(max_mb * 1024 * 1024)
         self._entries: list[_Entry] = []  # least recently used first
         self._lock = threading.Lock()
-        self._stats = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "hits": 0, "evictions": 0}
+        self.disk = store if self.max_bytes > 0 else None
+        self._families: list[tuple[int, ...]] = []  # prefixes this process stored or loaded
+        self._stats = {
+            "calls": 0,
+            "prompt_tokens": 0,
+            "cached_tokens": 0,
+            "hits": 0,
+            "evictions": 0,
+            "stored_states": 0,
+            "loaded_states": 0,
+            "loaded_tokens": 0,
+        }
 
     @property
     def enabled(self) -> bool:
@@ -102,6 +124,8 @@ class PrefixCache:
 
         cache = make_prompt_cache(model)
         entry, reused = self._best(prompt_ids) if self.enabled and _plain(cache) else (None, 0)
+        if self.disk is not None and _plain(cache):
+            entry, reused = self._disk(cache, prompt_ids, entry, reused)
         if entry is not None and reused > 0:
             for layer, (keys, values) in zip(cache, entry.layers):
                 layer.keys, layer.values = keys[..., :reused, :], values[..., :reused, :]
@@ -112,7 +136,7 @@ class PrefixCache:
             self._stats["prompt_tokens"] += len(prompt_ids)
             self._stats["cached_tokens"] += reused
             self._stats["hits"] += reused > 0
-            if entry is not None and reused > 0:
+            if entry is not None and reused > 0 and entry in self._entries:
                 self._entries.remove(entry)
                 self._entries.append(entry)  # most recently used
                 if reused >= entry.prompt_len:
@@ -130,6 +154,53 @@ class PrefixCache:
             if length > best_len:
                 best, best_len = entry, length
         return best, best_len
+
+    # -- on disk --------------------------------------------------------------------------------
+    def _disk(
+        self, cache: list[Any], prompt_ids: Sequence[int], entry: _Entry | None, reused: int
+    ) -> tuple[_Entry | None, int]:
+        """Load a longer prefix from the store, or store the prefix found shared in memory (once per family)."""
+        assert self.disk is not None
+        found = self.disk.best(prompt_ids)
+        on_disk = min(found[1], len(prompt_ids) - 1) if found is not None else 0
+        if found is not None and on_disk >= reused + STORE_MIN_TOKENS:
+            loaded = self._load(found[0], cache)
+            if loaded is not None:
+                self._families.append(found[0].tokens)
+                with self._lock:
+                    self._stats["loaded_states"] += 1
+                    self._stats["loaded_tokens"] += on_disk
+                return loaded, on_disk
+        elif entry is not None and self._worth_storing(prompt_ids, reused, on_disk):
+            self._families.append(tuple(int(t) for t in prompt_ids[:reused]))
+            if self.disk.save(prompt_ids[:reused], _serialize(entry.layers, reused)) is not None:
+                with self._lock:
+                    self._stats["stored_states"] += 1
+        return entry, reused
+
+    def _worth_storing(self, prompt_ids: Sequence[int], reused: int, on_disk: int) -> bool:
+        """Once per prompt family (prompts sharing :data:`PERSIST_MIN_TOKENS` with a prefix this process stored
+        or loaded), and only when that much longer than what the disk holds for it."""
+        if reused < on_disk + PERSIST_MIN_TOKENS:
+            return False
+        return all(common_prefix_length(t, prompt_ids) < PERSIST_MIN_TOKENS for t in self._families)
+
+    def _load(self, stored: StoredPrefix, cache: list[Any]) -> _Entry | None:
+        assert self.disk is not None
+        payload = self.disk.load(stored)
+        if payload is None:
+            return None
+        try:
+            layers = _deserialize(payload, len(stored.tokens), cache)
+        except (ValueError, KeyError, OSError) as e:
+            self.disk.discard(stored, f"its arrays do not fit this model ({e})")
+            return None
+        nbytes = sum(k.nbytes + v.nbytes for k, v in layers)
+        entry = _Entry(stored.tokens, len(stored.tokens), layers, nbytes)
+        with self._lock:
+            if nbytes <= self.max_bytes:
+                self._entries.append(entry)
+        return entry
 
     # -- storing --------------------------------------------------------------------------------
     def store(self, tokens: Sequence[int], cache: list[Any], prompt_len: int | None = None) -> None:
@@ -187,6 +258,49 @@ class PrefixCache:
                 "bytes": sum(e.nbytes for e in self._entries),
                 "max_bytes": self.max_bytes,
             }
+
+
+def _serialize(layers: list[tuple[Any, Any]], length: int) -> bytes:
+    """The first ``length`` positions of every layer's keys and values, as an ``.npz`` archive."""
+    import io
+
+    import mlx.core as mx
+    import numpy as np
+
+    arrays: dict[str, Any] = {}
+    for i, (keys, values) in enumerate(layers):
+        for name, array in (("k", keys), ("v", values)):
+            part = array[..., :length, :]
+            arrays[f"{name}{i}"] = np.array(part.astype(mx.float32) if part.dtype == mx.bfloat16 else part)
+    arrays["dtype"] = np.array(str(layers[0][0].dtype))
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _deserialize(payload: bytes, length: int, cache: list[Any]) -> list[tuple[Any, Any]]:
+    """Layers from :func:`_serialize`, checked against the shape of ``cache``'s model.
+
+    Raises:
+        ValueError: The archive does not hold ``length`` positions for every layer of the model.
+    """
+    import io
+
+    import mlx.core as mx
+    import numpy as np
+
+    with np.load(io.BytesIO(payload), allow_pickle=False) as archive:
+        if len(archive.files) != 2 * len(cache) + 1:
+            raise ValueError(f"{(len(archive.files) - 1) // 2} layers, the model has {len(cache)}")
+        dtype = getattr(mx, str(archive["dtype"]).rsplit(".", 1)[-1])
+        layers = []
+        for i in range(len(cache)):
+            keys, values = archive[f"k{i}"], archive[f"v{i}"]
+            if keys.ndim != 4 or keys.shape[2] != length or keys.shape != values.shape:
+                raise ValueError(f"layer {i} has shape {keys.shape}")
+            layers.append((mx.array(keys).astype(dtype), mx.array(values).astype(dtype)))
+    mx.eval(layers)
+    return layers
 
 
 def _plain(cache: list[Any]) -> bool:

@@ -1,0 +1,79 @@
+"""Threads that fit the machine: the cores this process may use, shared by its local engines."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from dspy_outlines.engines import cpu
+
+
+def test_cgroup_v2_and_v1_quotas_are_read(tmp_path):
+    (tmp_path / "cpu.max").write_text("150000 100000\n")
+    assert cpu.cgroup_cpu_quota(tmp_path) == 1.5
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert cpu.cgroup_cpu_quota(tmp_path) is None
+    (tmp_path / "cpu.max").unlink()
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("50000\n")
+    (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert cpu.cgroup_cpu_quota(tmp_path) == 0.5
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    assert cpu.cgroup_cpu_quota(tmp_path) is None
+    assert cpu.cgroup_cpu_quota(tmp_path / "missing") is None
+
+
+def test_usable_cpus_is_the_affinity_capped_by_the_quota(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5, 6, 7}, raising=False)
+    assert cpu.usable_cpus(tmp_path) == 8  # no quota file
+    (tmp_path / "cpu.max").write_text("250000 100000\n")
+    assert cpu.usable_cpus(tmp_path) == 3  # 2.5 cores: rounded up
+    (tmp_path / "cpu.max").write_text("10000 100000\n")
+    assert cpu.usable_cpus(tmp_path) == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert cpu.usable_cpus(tmp_path) == 1
+
+
+@pytest.mark.parametrize(
+    ("usable", "engines", "threads"), [(2, 1, 1), (8, 1, 4), (8, 2, 2), (8, 3, 1), (16, 2, 4), (1, 4, 1)]
+)
+def test_auto_threads_takes_half_the_cores_split_between_engines(monkeypatch, usable, engines, threads):
+    monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: usable)
+    assert cpu.auto_threads(engines) == threads
+
+
+class _Engine:
+    def __init__(self, auto: bool) -> None:
+        self.auto_threads, self.threads = auto, None
+
+    def set_threads(self, n_threads: int) -> None:
+        self.threads = n_threads
+
+
+def test_an_engine_loading_rebalances_the_earlier_ones_but_not_explicit_ones(monkeypatch):
+    monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: 16)
+    monkeypatch.setattr(cpu, "_users", type(cpu._users)())
+    first, explicit, last = _Engine(True), _Engine(False), _Engine(True)
+    assert cpu.register(first) == 8
+    assert cpu.register(explicit) == 4 and first.threads == 4
+    assert cpu.register(last) == 2 and first.threads == 2 and explicit.threads is None
+
+
+@pytest.mark.real_model
+def test_the_llamacpp_engine_picks_its_threads_and_an_explicit_count_wins(llamacpp_lm, monkeypatch):
+    from dspy_outlines.lm import OutlinesLM
+
+    monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: 8)
+    monkeypatch.setattr(cpu, "_users", type(cpu._users)())
+    auto = OutlinesLM(None, engine="llamacpp", max_tokens=4)
+    assert auto.engine.auto_threads and auto.engine.n_threads == 4
+    pinned = OutlinesLM(None, engine="llamacpp", max_tokens=4, engine_options={"n_threads": 3})
+    assert pinned.engine.n_threads == 3 and auto.engine.n_threads == 2  # two engines now share the cores
+    assert pinned.engine.dump_state()["engine_options"] == {"n_threads": 3}
+    assert "engine_options" not in auto.engine.dump_state()  # the machine's pick is not part of the state
+    question = [{"role": "user", "content": "What is the capital of France?"}]
+    assert auto.forward(messages=question).choices[0].message.content == (
+        pinned.forward(messages=question).choices[0].message.content
+    )
