@@ -163,6 +163,8 @@ class MoveBook:
     # -- what the question names ------------------------------------------------------------------
     def _matched_fields(self, s: st.Structure) -> list[str]:
         """Fields the question names (a shared stem), the key's own field left out (it holds the key)."""
+        if s.kind in ("lines", "prose"):
+            return []  # a "key: value" shape on some lines names no field of the data
         key_field = _key_field(s)
         scored = []
         for name in s.field_names:
@@ -214,6 +216,9 @@ class MoveBook:
                 spans.append((first.start(), last.end()))
         usable = [k for k in found if k.records <= MAX_KEY_RECORDS or "count" in self.cues]
         usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
+        if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):
+            # the question names a record (its key or a whole value): common words are no keys beside it
+            usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
         return (usable[:MAX_KEYS] + absent[:2])[: MAX_KEYS + 1]
 
     def _named_fields(self, var: str) -> list[str]:
@@ -222,7 +227,7 @@ class MoveBook:
     def _field_is_key(self, var: str, key: _Key, field: str) -> bool:
         record = lookup.record_of(self.texts[var], key.text)
         value = record.get(field) if isinstance(record, st.Record) else None
-        return value is not None and _norm(value) == _norm(key.text)
+        return value is not None and (_norm(value) == _norm(key.text) or (key.is_value and st.matches(key.text, value)))
 
     def _ranked_fields(self, var: str) -> list[str]:
         """Fields for ranking moves when the question names none: numeric fields first for largest /
@@ -389,11 +394,21 @@ class MoveBook:
                 return []
             out = []
             said = " ".join(key.text.casefold().split()) if key is not None else None
+            numeric = [f for f, v in result.fields if _INT.match(v.strip())]
+            one_number = self.answer_type in (int, float) and len(numeric) == 1  # no doubt which field is meant
             for fname, value in result.fields:
                 if said is not None and " ".join(value.casefold().split()) == said:
                     continue  # the question's own key: no answer
                 asked = bool({st.stem(w) for w in _parts(fname)} & self.q_stems)
-                ok = specific and (asked or len(result.fields) <= 2)
+                ok = specific and (asked or len(result.fields) <= 2 or (one_number and fname in numeric))
+                # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
+                loose = (self.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(
+                    value.split()
+                ) > 3
+                parts = [c for c in self._printed(value, key) if c.supported] if loose else []
+                if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
+                    out += parts
+                    continue
                 out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
             if result.key:
                 reverse = key is not None and key.is_value and not key.is_key
@@ -403,7 +418,12 @@ class MoveBook:
             return out
         if move.kind == "field":
             same = isinstance(result, str) and key is not None and _norm(result) == _norm(key.text)
-            return [Candidate(result, args[2], specific, why_rec)] if isinstance(result, str) and not same else []
+            if not isinstance(result, str) or same:
+                return []
+            loose = self.structs[var].kind in ("lines", "prose") or len(str(args[2]).split()) > 2
+            parts = [c for c in self._printed(result, key) if c.supported] if loose and len(result.split()) > 3 else []
+            # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
+            return parts or [Candidate(result, args[2], specific, why_rec)]
         asked_field = len(args) > 1 and args[1] in self.fields.get(var, [])
         if move.kind == "count_where":
             ok = asked_field or (key is not None and key.is_value)
