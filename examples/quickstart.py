@@ -1,14 +1,19 @@
-"""Quickstart: an RLM over a long generated document, with the embedded local model on CPU.
+"""Quickstart: an RLM over a real file of your machine, with the embedded local model on CPU.
 
-The document (a few hundred KB of server log, one line of which matters) never enters the prompt: it lives
-as the variable ``context`` in a sandboxed REPL, and the model (SmolLM2-135M-Instruct, bundled, run by
-llama.cpp on Linux / MLX on Apple Silicon) writes Python to look at it: under the small-model profile, a
-search for a word of the query, then SUBMIT of the value it read on the printed line. Every run ends
+The default demo asks which port the ``submission`` service uses, over ``/etc/services`` (a table every Linux
+and macOS machine has; this project did not write it; the expected answer is read from the file itself).
+With ``--demo log`` it searches a 5,000-line generated server log for the incident an ERROR line opened.
+The document never enters the prompt: it lives as the variable ``context`` in a sandboxed REPL, and the
+model (SmolLM2-135M-Instruct, bundled, run by llama.cpp on Linux / MLX on Apple Silicon) writes Python to
+look at it: under the small-model profile, one grounded move a step -- read the record the query names,
+then SUBMIT a value it printed. A value the reads do not support ends ``Extracted`` with low confidence
+rather than as a confident ``Submitted``. Every run ends
 *typed*: ``Submitted`` (it called SUBMIT), ``Extracted`` (a limit was hit and the answer was extracted from
 its REPL history and variables) or ``Failed``. The trace goes to an HTML file you can open in a browser.
 
 Run (seconds to a minute on a 2-core CPU after the model loads; no network):
     python examples/quickstart.py
+    python examples/quickstart.py --demo log
     python examples/quickstart.py --lm openai/gpt-4o-mini --max-iters 6    # a real model does better
 """
 
@@ -23,6 +28,29 @@ import time
 from pathlib import Path
 
 INCIDENT = "INC-4821"
+SERVICES = "/etc/services"
+SERVICE = "submission"
+
+
+def services_port(text: str, service: str) -> int | None:
+    """The port of ``service`` in an ``/etc/services`` text (``name  port/proto  aliases  # comment``)."""
+    for line in text.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) >= 2 and fields[0] == service:
+            return int(fields[1].split("/")[0])
+    return None
+
+
+def demo_task(demo: str, lines: int) -> tuple[str, str, str, object]:
+    """``(document, query, signature, expected answer)`` of a demo (the log demo where the file is missing)."""
+    if demo == "file" and os.path.isfile(SERVICES):
+        text = Path(SERVICES).read_text(encoding="utf-8", errors="replace")
+        port = services_port(text, SERVICE)
+        if port is not None:
+            query = f"Which port number does the {SERVICE} service use?"
+            return text, query, "context, query -> answer: int", port
+    query = "Which incident ID was opened by the ERROR line?"
+    return make_document(lines), query, "context, query -> answer", INCIDENT
 
 
 def make_document(n_lines: int = 5000, seed: int = 7) -> str:
@@ -57,7 +85,8 @@ def make_lm(name: str, max_tokens: int):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lm", default="embedded", help="embedded (default) or a LiteLLM model string")
-    parser.add_argument("--lines", type=int, default=5000, help="document length in log lines")
+    parser.add_argument("--demo", choices=("file", "log"), default="file", help="a real file (default) or a log")
+    parser.add_argument("--lines", type=int, default=5000, help="log demo: document length in lines")
     parser.add_argument("--max-iters", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=96, help="completion tokens per LM call")
     parser.add_argument("--max-time", type=float, default=60.0, help="seconds before the loop stops and extracts")
@@ -71,9 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     from dspy_rlm import RLM
     from dspy_rlm.progress import progress_display
 
-    document = make_document(args.lines)
-    query = "Which incident ID was opened by the ERROR line?"
-    print(f"document: {len(document):,} characters, {document.count(chr(10)) + 1:,} lines")
+    document, query, signature, expected = demo_task(args.demo, args.lines)
+    source = SERVICES if signature.endswith("int") else "a generated server log"
+    print(f"document: {source}, {len(document):,} characters, {document.count(chr(10)) + 1:,} lines")
     print(f"query:    {query}")
     t0 = time.perf_counter()
     lm = make_lm(args.lm, args.max_tokens)
@@ -84,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     # code held to grounded moves, grounded SUBMIT); an API model keeps the default profile.
     action_adapter = None if args.lm == "embedded" else dspy.ChatAdapter(use_json_adapter_fallback=False)
     rlm = RLM(
-        "context, query -> answer",
+        signature,
         max_iters=args.max_iters,
         max_llm_calls=args.max_iters + 1,
         max_time=args.max_time,
@@ -98,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     answer = " ".join(str(pred.answer).split())  # one line, however the model formatted it
     answer = answer if len(answer) <= 100 else answer[:100] + "..."
-    found = "found" if INCIDENT in str(pred.answer) else "not found"
-    print(f"answer:     {answer!r}  (expected {INCIDENT!r}: {found})")
+    found = "right" if str(expected) == str(pred.answer) else "wrong"
+    print(f"answer:     {answer!r}  (expected {expected!r}, read from the document: {found})")
     detail = {
         "submitted": lambda: f"via {result.source}",
         "extracted": lambda: f"limit={result.limit}, confidence={result.confidence:.2f}",
