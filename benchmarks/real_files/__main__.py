@@ -23,6 +23,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--methods", default="model", help=f"comma-separated, from: {', '.join(METHODS)}")
     p.add_argument("--limit", type=int, default=None, help="run a seeded sample of N questions (stratified by kind)")
     p.add_argument("--max-iters", type=int, default=6)
+    p.add_argument("--max-time", type=float, default=None, help="seconds per question (RLM max_time); none by default")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="question-generation (and sampling) seed")
     p.add_argument("--dataset-only", action="store_true", help="print the questions and gold, run nothing")
     return p.parse_args(argv)
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     if not args.dataset_only:
         for method in methods:
-            run_method(method, questions, data.contexts, args.max_iters, progress)
+            run_method(method, questions, data.contexts, args.max_iters, progress, args.max_time)
     finish(complete=True)
     print(
         json.dumps({"summary": payload["summary"], "sources": data.sources}, indent=1, ensure_ascii=False, default=str)

@@ -71,7 +71,14 @@ def signature(question: Question) -> str:
     return f"context: str, question: str -> answer: {question.output_type}"
 
 
-def run_question(question: Question, context: str, method_name: str, method: Method, max_iters: int) -> dict[str, Any]:
+def run_question(
+    question: Question,
+    context: str,
+    method_name: str,
+    method: Method,
+    max_iters: int,
+    max_time: float | None = None,
+) -> dict[str, Any]:
     """One question under one method; a crash is recorded as a failed run, never raised."""
     from dspy_rlm import RLM
 
@@ -80,7 +87,8 @@ def run_question(question: Question, context: str, method_name: str, method: Met
     with LMMeter() as meter:
         try:
             with dspy.context(lm=method.lm):
-                rlm = RLM(signature(question), max_iters=max_iters, **method.rlm_kwargs)
+                limits = {"max_iters": max_iters, "max_time": max_time, **method.rlm_kwargs}
+                rlm = RLM(signature(question), **limits)
                 pred = rlm(context=context, question=question.question)
             result = getattr(pred, "rlm_result", None)
             record["result_kind"] = getattr(result, "kind", "failed")
@@ -105,11 +113,12 @@ def run_method(
     contexts: dict[str, str],
     max_iters: int,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    max_time: float | None = None,
 ) -> list[dict[str, Any]]:
     method = make_method(name)
     records = []
     for q in questions:
-        record = run_question(q, contexts[q.source], name, method, max_iters)
+        record = run_question(q, contexts[q.source], name, method, max_iters, max_time)
         records.append(record)
         if on_record is not None:
             on_record(record)
