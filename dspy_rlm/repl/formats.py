@@ -217,16 +217,18 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     header = _comment_header(lines, data[0], width, lambda s: _cells(s, delim))
     if header is None and _header_like(first_cells) and len(data) > 1:
         header, data = first_cells, data[1:]
-    return _table_records(lines, data, header, width, lambda s: _cells(s, delim))
+    return _table_records([(i, lines[i]) for i in data], header, width, lambda s: _cells(s, delim))
 
 
-def _table_records(lines: list[str], data: list[int], header: list[str] | None, width: int, split: Any) -> Any:
+def _table_records(rows: list[tuple[int, str]], header: list[str] | None, width: int, split: Any) -> Any:
     names = _unique(header or [f"col{k + 1}" for k in range(width)])
+    wide = names + [f"col{k + 1}" for k in range(len(names), 64)]
     out: list[Raw] = []
-    for i in data:
-        cells = split(lines[i])
-        fields = [(names[k] if k < len(names) else f"col{k + 1}", c) for k, c in enumerate(cells) if c]
-        out.append((i, i, fields, cells[0] if cells else "", None))
+    for i, line in rows:
+        cells = split(line)
+        if len(cells) > len(wide):
+            wide += [f"col{k + 1}" for k in range(len(wide), len(cells))]
+        out.append((i, i, [pair for pair in zip(wide, cells) if pair[1]], cells[0] if cells else "", None))
     return out, names
 
 
@@ -253,36 +255,35 @@ def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
 
 def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
     """Cells split on ``sep``; from the ``width``-th on, the rest of the line is one cell (aliases...)."""
-    s = line.strip()
-    cells: list[str] = []
-    pos = 0
-    for m in sep.finditer(s):
-        if len(cells) == width - 1:
-            break
-        cells.append(s[pos : m.start()])
-        pos = m.end()
-    cells.append(s[pos:])
-    return [c.strip() for c in cells if c.strip()]
+    return [c for c in sep.split(line.strip(), maxsplit=width - 1) if c]
 
 
 def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
     sep = ALIGNED if aligned else re.compile(r"\s+")
-    data = [i for i, ln in enumerate(lines) if _strip_comment(ln)[0].strip() and not is_comment(ln)]
-    if not data:
+    rows, comments = [], {}
+    for i, line in enumerate(lines):
+        part = line
+        if "#" in line:
+            if is_comment(line):
+                continue
+            part, comments[i] = _strip_comment(line)
+        if part.strip():
+            rows.append((i, part))
+    if not rows:
         return [], []
-    counts = sorted(len(sep.split(_strip_comment(lines[i])[0].strip())) for i in data[:2000])
+    counts = sorted(len(sep.split(part.strip())) for _, part in rows[:2000])
     width = max(2, counts[int(len(counts) * 0.9)])
-    header = _comment_header(lines, data[0], width, lambda s: [c for c in sep.split(s) if c])
-    if header is None and any(is_comment(lines[j]) for j in range(data[0])):
-        comment = next(ln for ln in reversed(lines[: data[0]]) if is_comment(ln))
+    first = rows[0][0]
+    header = _comment_header(lines, first, width, lambda s: [c for c in sep.split(s) if c])
+    if header is None and any(is_comment(lines[j]) for j in range(first)):
+        comment = next(ln for ln in reversed(lines[:first]) if is_comment(ln))
         cells = comment.strip().lstrip("#").split()
         header = cells if len(cells) == width and _header_like(cells) else None
-    out, names = _table_records(lines, data, header, width, lambda s: _split_rest(_strip_comment(s)[0], width, sep))
+    out, names = _table_records(rows, header, width, lambda s: _split_rest(s, width, sep))
     for i, _, fields, _key, _t in out:
-        comment = _strip_comment(lines[i])[1]
-        if comment:
-            fields.append(("comment", comment))
-    return out, names + (["comment"] if any(_strip_comment(lines[i])[1] for i in data) else [])
+        if comments.get(i):
+            fields.append(("comment", comments[i]))
+    return out, names + (["comment"] if any(comments.values()) else [])
 
 
 # -- markdown -----------------------------------------------------------------------------------------------

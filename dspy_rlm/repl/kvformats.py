@@ -153,11 +153,14 @@ def looks_yaml(sample: list[str]) -> float:
 def _list_items(lines: list[str], a: int, b: int) -> list[tuple[int, int]] | None:
     """The (first, last) lines of each ``- key: value`` item when the block under line ``a`` is a list of
     mappings (``model_list:`` then ``  - name: x``), else None."""
-    body = [i for i in range(a + 1, b + 1) if lines[i].strip() and not is_comment(lines[i])]
-    if not body or not lines[body[0]].lstrip().startswith("- ") or not YAML_KEY.match(lines[body[0]].strip()):
+    first = a + 1
+    while first <= b and (not lines[first].strip() or is_comment(lines[first])):
+        first += 1
+    head = lines[first].lstrip() if first <= b else ""
+    if not head.startswith("- ") or not YAML_KEY.match(head):
         return None
-    indent = _indent(lines[body[0]])
-    starts = [i for i in body if _indent(lines[i]) == indent and lines[i].lstrip().startswith("- ")]
+    indent = _indent(lines[first])
+    starts = [i for i in range(first, b + 1) if _indent(lines[i]) == indent and lines[i].lstrip().startswith("- ")]
     ends = [*(j - 1 for j in starts[1:]), b]
     return [(i, _last_content(lines, i, e)) for i, e in zip(starts, ends, strict=True)]
 
@@ -171,18 +174,22 @@ def _last_content(lines: list[str], a: int, b: int) -> int:
 def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
     head = lines[a]
     m = YAML_KEY.match(head.strip())
+    key = unquote(m.group(1).strip()) if m and not head.lstrip().startswith("- ") else ""
     fields: list[tuple[str, str]] = []
-    key = ""
-    if m and not head.lstrip().startswith("- "):
-        key, value = unquote(m.group(1).strip()), (m.group(2) or "").strip()
-        if value and b == a:
-            fields.append((key, unquote(value)))
-        elif b > a and not any(YAML_KEY.match(ln.strip()) for ln in lines[a + 1 : b + 1] if ln.strip()):
-            fields.append((key, "\n".join([value, *lines[a + 1 : b + 1]]).strip()))  # a list / block scalar
+    nested = False
     for i in range(a + 1 if key else a, b + 1):
-        sub = YAML_KEY.match(lines[i].strip())
-        if sub and (sub.group(2) or "").strip() and not is_comment(lines[i]):
-            fields.append((unquote(sub.group(1).strip()), unquote(sub.group(2).strip())))
+        line = lines[i].strip()
+        sub = YAML_KEY.match(line) if line and line[0] not in "#;" else None
+        if sub:
+            nested = True
+            if (sub.group(2) or "").strip():
+                fields.append((unquote(sub.group(1).strip()), unquote(sub.group(2).strip())))
+    if key and m:
+        value = (m.group(2) or "").strip()
+        if value and b == a:
+            fields.insert(0, (key, unquote(value)))
+        elif b > a and not nested:
+            fields.insert(0, (key, "\n".join([value, *lines[a + 1 : b + 1]]).strip()))  # a list / block scalar
     if not key:
         key = fields[0][1] if fields else head.strip().lstrip("- ").strip()
     return (a, b, fields, key, None)

@@ -5,15 +5,18 @@ reads (``record 12 (line 340):`` blocks, ``KEY: VALUE``, a clear "no record cont
 Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines it into foreign interpreters.
 """
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.repl.structure import (  # standalone_source() inlines structure.py before this file
+    RECORD_TEXT_CHARS,
     Record,
     Structure,
     detect,
+    match_lines,
     matches,
 )
 
@@ -91,19 +94,51 @@ class KeyValue(tuple):
     __str__ = __repr__
 
 
-def _structure(fn: str, var: Any) -> Structure:
+def _text(fn: str, var: Any) -> str:
     if isinstance(var, str):
-        return detect(var)
+        return var
     if isinstance(var, (bytes, bytearray)):
-        return detect(bytes(var).decode("utf-8", errors="replace"))
+        return bytes(var).decode("utf-8", errors="replace")
     if isinstance(var, (list, tuple)) and all(isinstance(x, str) and "\n" not in x for x in var):
-        return detect("\n".join(var))  # one line per item: record line N is item N-1
+        return "\n".join(var)  # one line per item: record line N is item N-1
     hint = ""
     if isinstance(var, dict):
         hint = f" For a dict of texts, call it per value: {fn}(var['key'], ...)"
     elif isinstance(var, (list, tuple)):
         hint = f" For a list of texts, call it per item: {fn}(var[0], ...)"
     raise TypeError(f"{fn}() takes one text (a str) or a list of one-line strs; got {type(var).__name__}.{hint}")
+
+
+def _structure(fn: str, var: Any) -> Structure:
+    return detect(_text(fn, var))
+
+
+_STARTS: dict[int, tuple[Structure, list[int]]] = {}
+
+
+def _containing(fn: str, var: Any, word: str) -> list[Record]:
+    """The records containing ``word``, in order: one regex pass over the text finds the lines, then the
+    records spanning those lines (JSON lines, whose values are decoded, are tested record by record)."""
+    text = _text(fn, var)
+    s = detect(text)
+    if s.kind == "jsonl" and ("\\u" in text or "\\/" in text):
+        return [r for r in s.records if _has(r, word)]  # escaped values: test the decoded ones
+    cached = _STARTS.get(id(s))
+    if cached is None or cached[0] is not s:
+        if len(_STARTS) >= 16:
+            _STARTS.pop(next(iter(_STARTS)))
+        cached = _STARTS[id(s)] = (s, [r.line for r in s.records])
+    starts, found = cached[1], {}
+    for line in match_lines(word, text):
+        k = bisect.bisect_right(starts, line) - 1
+        spanning = []
+        while k >= 0 and s.records[k].end_line >= line:  # sentences can share a line: every one of them
+            spanning.append(s.records[k])
+            k -= 1
+        for r in spanning:
+            if len(spanning) == 1 or _has(r, word) or len(r.text) >= RECORD_TEXT_CHARS:
+                found[r.index] = r
+    return sorted(found.values(), key=lambda r: r.index)
 
 
 def _check_word(fn: str, word: Any, what: str = "word") -> str:
@@ -152,7 +187,7 @@ def records(var: Any, word: Any = None, limit: int = 10) -> Records:
         empty = "the text has no records"
     else:
         w = _check_word("records", word)
-        found = [r for r in s.records if _has(r, w)]
+        found = _containing("records", var, w)
         empty = f"no record contains {w!r}"
     note = f"({len(found)} records in all; showing {limit}: pass limit= for more)" if len(found) > limit else ""
     return Records(found[: max(limit, 0)], note, empty)
@@ -170,16 +205,17 @@ def fields(var: Any) -> Counts:
 def record_of(var: Any, word: Any) -> Record | Nothing:
     """The record best matching word: by key, else field value, else text."""
     w = _check_word("record_of", word)
-    s = _structure("record_of", var)
+    found = _containing("record_of", var, w)
     for test in (
         lambda r: _same(r.key, w),
         lambda r: matches(w, r.key),
         lambda r: any(matches(w, v) for _, v in r.fields),
-        lambda r: matches(w, r.text),
     ):
-        for r in s.records:
+        for r in found:
             if test(r):
                 return r
+    if found:
+        return found[0]
     return Nothing(f"no record contains {w!r}")
 
 
@@ -191,8 +227,7 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
 
 def count_records(var: Any, word: Any) -> int:
     """How many records contain word."""
-    w = _check_word("count_records", word)
-    return sum(1 for r in _structure("count_records", var).records if _has(r, w))
+    return len(_containing("count_records", var, _check_word("count_records", word)))
 
 
 def count_where(var: Any, field: Any, value: Any) -> int:
@@ -241,16 +276,15 @@ def min_of(var: Any, field: Any) -> KeyValue | Nothing:
 
 def exists(var: Any, word: Any) -> bool:
     """Does any record contain word? True/False."""
-    w = _check_word("exists", word)
-    return any(_has(r, w) for r in _structure("exists", var).records)
+    return bool(_containing("exists", var, _check_word("exists", word)))
 
 
 def key_of(var: Any, value: Any) -> str | None:
     """The key of the record holding value in a field, else None."""
     v = _check_word("key_of", value, "value")
-    recs = _structure("key_of", var).records
+    found = _containing("key_of", var, v)
     for test in (lambda x: _same(x, v), lambda x: matches(v, x)):
-        for r in recs:
+        for r in found:
             if any(test(fv) for _, fv in r.fields):
                 return r.key
     return None

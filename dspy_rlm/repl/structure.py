@@ -27,6 +27,7 @@ Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines i
 """
 
 import functools
+import gc
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -207,10 +208,30 @@ def matches(word: str, text: str) -> bool:
         return False
     if not checks:
         return rx.search(text) is not None
+    return any(_verified(m, checks) for m in rx.finditer(text))
+
+
+def _verified(m: re.Match, checks: tuple[tuple[str, str], ...]) -> bool:
+    """Is each token of a candidate match the word's token or a form of it (same stem)?"""
+    return all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True))
+
+
+def match_lines(word: str, text: str) -> list[int]:
+    """The 1-based numbers of the lines of ``text`` where ``word`` matches (as :func:`matches`), each once.
+    One regex pass over the text: how the lookups find their records without testing every record."""
+    rx, checks = _needle(word)
+    if rx is None:
+        return []
+    out: list[int] = []
+    last, line = 0, 1
     for m in rx.finditer(text):
-        if all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True)):
-            return True
-    return False
+        if checks and not _verified(m, checks):
+            continue
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
 
 
 # -- detection ----------------------------------------------------------------------------------------------
@@ -226,10 +247,15 @@ def detect(text: str) -> Structure:
     hit = _CACHE.get(id(text))
     if hit is not None and hit[0] is text:
         return hit[1]
+    collecting = gc.isenabled()
+    gc.disable()  # parsing allocates a tuple per record and field: the cyclic GC would add ~30% for nothing
     try:
         found = _detect(text)
     except Exception:  # noqa: BLE001 - a parser bug must not cost the run its input: read it as lines
         found = _build("lines", text.split("\n"), _parse_lines(text.split("\n")), [])
+    finally:
+        if collecting:
+            gc.enable()
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[id(text)] = (text, found)
@@ -274,7 +300,7 @@ def _build(kind: str, lines: list[str], raws: list[Raw], names: Any, detail: str
     records = []
     for index, (a, b, fields, key, text) in enumerate(raws):
         if text is None:
-            text = "\n".join(lines[a : min(b + 1, a + 200)])
+            text = lines[a] if a == b else "\n".join(lines[a : min(b + 1, a + 200)])
         records.append(Record(index, a + 1, b + 1, text[:RECORD_TEXT_CHARS], tuple(fields), key))
     if not names:
         seen: dict[str, None] = {}

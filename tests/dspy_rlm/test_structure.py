@@ -163,6 +163,43 @@ def test_helper_errors_say_the_fix():
         record_of(CSV, "  ")
 
 
+def test_yaml_list_of_mappings_is_one_record_per_item():
+    text = (
+        "# models\nmodel_list:\n  # first\n  - model_name: small\n    model: a/b\n  - model_name: big\n    model: c/d\n"
+    )
+    s = detect(text + "settings:\n  debug: true\n")
+    assert s.kind == "yaml" and [r.key for r in s.records] == ["small", "big", "settings"]
+    assert field_of(text, "big", "model") == "c/d" and key_of(text, "a/b") == "small"
+
+
+def test_lookups_find_every_sentence_of_a_shared_line_and_decoded_json_values():
+    prose = "Cats sleep. Dogs run fast. Cats purr!\n\nBirds sing at dawn, and cats listen.\n"
+    assert [r.text for r in records(prose, "cat")] == [
+        "Cats sleep.",
+        "Cats purr!",
+        "Birds sing at dawn, and cats listen.",
+    ]
+    assert (
+        count_records(prose, "running") == 1 and str(record_of(prose, "dog")) == "record 1 (line 1):\n  Dogs run fast."
+    )
+    escaped = '{"id": "a", "city": "Z\\u00fcrich"}\n{"id": "b", "city": "Oslo"}\n'
+    assert detect(escaped).records[0].get("city") == "Zürich"
+    assert key_of(escaped, "zürich") == "a" and count_records(escaped, "Zürich") == 1
+
+
+def test_structure_helpers_in_the_in_process_repl():
+    from dspy_rlm.repl.inprocess import InProcessREPL
+
+    repl = InProcessREPL(output_fields=["answer"])
+    repl.load_inputs({"cfg": INI})
+    try:
+        result = repl.run("print(field_of(cfg, 'server', 'host'), most_common(cfg, 'port'), fields(cfg)['port'])")
+    finally:
+        repl.shutdown()
+    assert result.error is None, result.error
+    assert result.stdout.split() == ["example.org", "8080", "2"]
+
+
 # -- real files of this machine, checked against a straightforward independent parse ----------------------
 def _read(path: str) -> str:
     if not os.path.exists(path):
