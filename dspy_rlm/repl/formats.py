@@ -351,8 +351,27 @@ def parse_markdown_list(lines: list[str]) -> list[Raw]:
 
 
 # -- prose ----------------------------------------------------------------------------------------------------
+def code_lines(lines: list[str]) -> set[int]:
+    """Indexes of the lines inside markdown code fences (``` or ~~~), the fences included."""
+    out, fence = set(), ""
+    for i, line in enumerate(lines):
+        s = line.lstrip()
+        if fence:
+            out.add(i)
+            fence = "" if s.startswith(fence) else fence
+        elif s.startswith(("```", "~~~")):
+            out.add(i)
+            fence = s[:3]
+    return out
+
+
 def looks_prose(sample: list[str]) -> float:
-    rows = [r for r in meaningful(sample, comments=False) if not LIST_ITEM.match(r) and not r.startswith("#")]
+    code = code_lines(sample)
+    rows = [
+        r
+        for i, r in enumerate(sample)
+        if r.strip() and i not in code and not LIST_ITEM.match(r) and not r.lstrip().startswith(("#", "|"))
+    ]
     if not rows:
         return 0.0
     wordy = sum(1 for r in rows if len(r.split()) >= 6)
@@ -381,18 +400,23 @@ def parse_prose(lines: list[str], text: str) -> list[Raw]:
     for ln in lines:
         offsets.append(pos)
         pos += len(ln) + 1
-    i, n = 0, len(lines)
+    i, n, code = 0, len(lines), code_lines(lines)
+
+    def own_line(k: int) -> bool:  # headings, list items, table rows and code are records of their own
+        return k in code or lines[k].lstrip().startswith(("#", "|")) or bool(LIST_ITEM.match(lines[k]))
+
     while i < n:
         s = lines[i].strip()
         if not s:
             i += 1
             continue
-        if s.startswith(("#", "|")) or LIST_ITEM.match(lines[i]):
-            out.append((i, i, _line_kv(s) if LIST_ITEM.match(lines[i]) else [], "", None))
+        if own_line(i):
+            item = LIST_ITEM.match(lines[i]) if i not in code else None
+            out.append((i, i, _line_kv(item.group(2).strip("*_ ")) if item else [], "", None))
             i += 1
             continue
         j = i
-        while j + 1 < n and lines[j + 1].strip() and not LIST_ITEM.match(lines[j + 1]):
+        while j + 1 < n and lines[j + 1].strip() and not own_line(j + 1):
             j += 1
         lo, hi = offsets[i], offsets[j] + len(lines[j])
         line = i

@@ -50,7 +50,7 @@ def _stanza_block(lines: list[str], a: int, b: int) -> list[tuple[int, int, str,
         m = STANZA_KEY.match(line.rstrip("\r"))
         if not m:
             return None
-        fields.append((i, i, m.group(1), ""))
+        fields.append((i, i, m.group(1), (m.group(2) or "").strip()))
     return fields
 
 
@@ -69,7 +69,7 @@ def _yamlish(lines: list[str], fields: list[tuple[int, int, str, str]]) -> bool:
 def looks_stanzas(sample: list[str]) -> float:
     spans = blocks(sample)
     parsed = [_stanza_block(sample, a, b) for a, b in spans]
-    kv = [p for p in parsed if p and not _yamlish(sample, p)]
+    kv = [p for p in parsed if p and not _yamlish(sample, p) and 2 * sum(1 for f in p if f[3]) >= len(p)]
     if not kv or (parsed[0] and _yamlish(sample, parsed[0])):
         return 0.0
     names = [f[2] for f in kv[0]]
@@ -97,11 +97,19 @@ def parse_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 # -- INI sections: one record per section, its keys as fields ----------------------------------------------
 def looks_ini(sample: list[str]) -> float:
-    rows = meaningful(sample)
+    """Share of the unindented lines that are ``[section]`` or ``key = value`` (indented lines continue a
+    value and are not counted: a Python file, mostly indented, does not pass on them)."""
+    rows = [r for r in meaningful(sample) if r[:1] not in (" ", "\t")]
     if not any(SECTION.match(r) for r in rows):
         return 0.0
-    ok = sum(1 for r in rows if SECTION.match(r) or INI_KV.match(r) or r[:1] in (" ", "\t"))
-    return _share(ok, len(rows))
+    return _share(sum(1 for r in rows if SECTION.match(r) or _ini_pair(r)), len(rows))
+
+
+def _ini_pair(line: str) -> bool:
+    m = INI_KV.match(line.strip())
+    if not m or "(" in m.group(1):
+        return False
+    return bool(m.group(2).strip()) or " " not in m.group(1)
 
 
 def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
@@ -141,12 +149,22 @@ def _ini_value(lines: list[str], a: int, b: int) -> str:
 
 # -- YAML-like indentation: one record per top-level key (or top-level list item) --------------------------
 def looks_yaml(sample: list[str]) -> float:
+    """Share of the lines that are ``key: value``, ``- item``, or inside a ``|`` / ``>`` block scalar."""
     rows = [r for r in meaningful(sample) if r.strip() not in ("---", "...")]
     top = [r for r in rows if not r[:1].isspace() and YAML_KEY.match(r)]
-    nested = [r for r in rows if r[:1].isspace()]
-    if not top or (len(top) < 2 and not nested):
+    if not top or (len(top) < 2 and len(rows) < 2):
         return 0.0
-    ok = sum(1 for r in rows if r[:1].isspace() or YAML_KEY.match(r) or r.startswith("- "))
+    ok, block = 0, -1  # block: indent of the key that opened a block scalar, -1 outside one
+    for r in rows:
+        indent, s = _indent(r), r.strip()
+        if block >= 0 and indent > block:
+            ok += 1
+            continue
+        block = -1
+        m = YAML_KEY.match(s)
+        if m and (m.group(2) or "").strip()[:1] in ("|", ">"):
+            block = indent
+        ok += bool(m or s.startswith("- ") or (s[:1] in "[{\"'" and indent > 0))
     return _share(ok, len(rows))
 
 

@@ -163,6 +163,35 @@ def test_helper_errors_say_the_fix():
         record_of(CSV, "  ")
 
 
+def test_markdown_document_is_prose_with_code_headings_and_items_as_their_own_records():
+    doc = (
+        "# Tool\n\nA fast tool for checking code. It reads every file once.\n\n```python\nx = run(1)\n"
+        "print(x)\n```\n\n- item one: first\n- item two\n\nMore text follows here. The end.\n"
+    )
+    s = detect(doc)
+    assert s.kind == "prose"
+    assert [r.text for r in s.records] == [
+        "# Tool",
+        "A fast tool for checking code.",
+        "It reads every file once.",
+        "```python",
+        "x = run(1)",
+        "print(x)",
+        "```",
+        "- item one: first",
+        "- item two",
+        "More text follows here.",
+        "The end.",
+    ]
+    assert s.records[4].fields == () and s.records[7].fields == (("item one", "first"),)
+
+
+def test_python_source_is_not_read_as_yaml_ini_or_stanzas():
+    code = "import os\n\n\nclass Config:\n    name: str = 'x'\n    port: int = 1\n\n\ntry:\n    import a\n"
+    code += "except ImportError:\n    a = None\n\n\ntry:\n    import b\nexcept ImportError:\n    b = None\n"
+    assert detect(code).kind == "lines"
+
+
 def test_yaml_list_of_mappings_is_one_record_per_item():
     text = (
         "# models\nmodel_list:\n  # first\n  - model_name: small\n    model: a/b\n  - model_name: big\n    model: c/d\n"
