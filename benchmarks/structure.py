@@ -106,10 +106,9 @@ def main() -> None:
             "count": n,
         }
     result["loadavg_after"] = os.getloadavg()
-    result["max_detect_1mb_s"] = max(v["1mb"]["s"] for v in result["detect"].values() if "1mb" in v)
-    result["max_detect_10mb_s"] = (
-        max(v["10mb"]["s"] for v in result["detect"].values() if "10mb" in v) if 10 in args.sizes else None
-    )
+    for mb in args.sizes:
+        times = [v[f"{mb:g}mb"]["s"] for v in result["detect"].values()]
+        result[f"detect_{mb:g}mb_s_range"] = {"min": min(times), "max": max(times)}
     out = json.dumps(result, indent=2)
     print(out)
     if args.out:

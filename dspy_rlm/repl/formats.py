@@ -98,7 +98,9 @@ def _scalar(value: Any) -> str | None:
         return value.strip()
     if value is None or isinstance(value, (dict, list)):
         return None
-    return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int) else json.dumps(value)
 
 
 def json_fields(obj: dict, prefix: str = "") -> list[tuple[str, str]]:

@@ -143,8 +143,10 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 def _ini_value(lines: list[str], a: int, b: int) -> str:
     head = lines[a]
-    cut = min((k for k in (head.find("="), head.find(":")) if k >= 0), default=len(head) - 1)
-    return "\n".join([head[cut + 1 :], *lines[a + 1 : b + 1]]).strip()
+    eq, colon = head.find("="), head.find(":")
+    cut = eq if colon < 0 or 0 <= eq < colon else colon
+    value = head[cut + 1 :] if a == b else "\n".join([head[cut + 1 :], *lines[a + 1 : b + 1]])
+    return value.strip()
 
 
 # -- YAML-like indentation: one record per top-level key (or top-level list item) --------------------------

@@ -80,6 +80,9 @@ class KeyValue(tuple):
         self.record = record
         return self
 
+    def __getnewargs__(self) -> tuple[str, str, Record]:  # type: ignore[override]
+        return (self[0], self[1], self.record)  # a SUBMITted value is pickled back to the host
+
     @property
     def key(self) -> str:
         return self[0]
@@ -167,6 +170,12 @@ def _same(a: str, b: str) -> bool:
 def _number(value: str) -> float | None:
     m = _NUMBER.search(value)
     return float(m.group().replace(",", "")) if m else None
+
+
+def containing(text: str, word: str) -> list[Record]:
+    """The records of ``detect(text)`` that contain ``word`` (as :func:`matches`), in order; for code that
+    builds on the structure (the small model's grounded moves), the same search ``records()`` makes."""
+    return _containing("containing", text, _check_word("containing", word))
 
 
 # -- the helpers --------------------------------------------------------------------------------------------

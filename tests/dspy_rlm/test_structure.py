@@ -154,6 +154,15 @@ def test_helpers_on_small_texts():
     assert records(["a: 1", "b: 2"], "b")[0].line == 2  # a list of one-line strs: one record per item
 
 
+def test_helper_results_survive_pickling_back_to_the_host():
+    import pickle
+
+    for value in (max_of(CSV, "population"), records(CSV, "Zürich"), record_of(CSV, "x"), fields(CSV), detect(INI)):
+        back = pickle.loads(pickle.dumps(value))
+        assert str(back) == str(value) and type(back) is type(value)
+    assert pickle.loads(pickle.dumps(max_of(CSV, "population"))).record.key == "Amber Falcon"
+
+
 def test_helper_errors_say_the_fix():
     with pytest.raises(ValueError, match=r"no field 'pop' in this table; fields are: name, city, population"):
         most_common(CSV, "pop")
@@ -337,3 +346,15 @@ def test_detect_never_raises_and_values_are_spans(text):
                 assert json.dumps(value, ensure_ascii=False)[1:-1] in text or value in text
             else:
                 assert value in text or value.replace('"', '""') in text, (value, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINE, max_size=12).map("\n".join), st.data())
+def test_records_found_by_one_pass_are_the_records_containing_the_word(text, data):
+    tokens = words(text)
+    word = data.draw(st.sampled_from(tokens) if tokens else st.just("x"))
+    every = [
+        r.index for r in detect(text).records if matches(word, r.text) or any(matches(word, v) for _, v in r.fields)
+    ]
+    assert [r.index for r in records(text, word, limit=10**6)] == every
+    assert count_records(text, word) == len(every) and exists(text, word) == bool(every)
