@@ -80,7 +80,7 @@ class KeyValue(tuple):
         self.record = record
         return self
 
-    def __getnewargs__(self) -> tuple[str, str, Record]:  # type: ignore[override]
+    def __getnewargs__(self) -> tuple[str, str, Record]:
         return (self[0], self[1], self.record)  # a SUBMITted value is pickled back to the host
 
     @property
