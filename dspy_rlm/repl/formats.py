@@ -24,6 +24,7 @@ YAML_KEY = re.compile(r"""(?:- +)?(["']?[\w$@][\w .$@/-]*["']?)[ \t]*:(?:[ \t]+(
 LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)$")
 MD_SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 NUMBER_CELL = re.compile(r"[-+]?[\d.,:/%]+")
+CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?=\s)")  # 14:02:51 in a log line
 ALIGNED = re.compile(r"\t+| {2,}")
 SENTENCE_END = re.compile(r"""[.!?]["')\]]*\s+(?=["'(\[]?[^\W_])""")
 ABBREVIATIONS = frozenset(
@@ -172,6 +173,8 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
             continue
         if delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3:
             continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
+        if delim == ":" and sum(1 for r in rows[:400] if CLOCK.search(r)) > len(counts) * 0.3:
+            continue  # 14:02:51 in every line is a log's clock, not a colon-separated table
         near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
         score = _share(near, len(counts))
         if score > best[0] + 0.05:
@@ -368,6 +371,8 @@ def code_lines(lines: list[str]) -> set[int]:
 
 
 def looks_prose(sample: list[str]) -> float:
+    """Share of the text lines (not code, headings, list items, table rows) with 6+ words, when the text
+    ends sentences (a terminator per 8 lines or more; a log's lines do not end sentences)."""
     code = code_lines(sample)
     rows = [
         r
@@ -377,8 +382,8 @@ def looks_prose(sample: list[str]) -> float:
     if not rows:
         return 0.0
     wordy = sum(1 for r in rows if len(r.split()) >= 6)
-    ends = sum(1 for r in rows if re.search(r"[.!?:,;]\W*$", r.rstrip()))
-    return _share(wordy, len(rows)) * (1.0 if ends or len(rows) < 3 else 0.5)
+    ends = sum(len(SENTENCE_END.findall(r)) + bool(re.search(r"[.!?][\"')\]]*$", r.rstrip())) for r in rows)
+    return _share(wordy, len(rows)) if ends * 8 >= len(rows) else 0.0
 
 
 def _sentences(text: str, base: int) -> list[tuple[int, int]]:

@@ -192,16 +192,17 @@ def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
     for t in tokens:
         s = stem(t)
         if t.isalpha():
-            parts.append(f"(?<!\\w)({re.escape(_prefix(t, s))}\\w*)")
+            parts.append(f"(?<![^\\W_])({re.escape(_prefix(t, s))}[^\\W_]*)")
         else:
-            parts.append(f"(?<!\\w)({re.escape(t)})(?!\\w)")
+            parts.append(f"(?<![^\\W_])({re.escape(t)})(?![^\\W_])")
         checks.append((t.casefold(), s))
     return re.compile(r"[\W_]+".join(parts), re.IGNORECASE), tuple(checks)
 
 
 def matches(word: str, text: str) -> bool:
     """Does ``word`` (one or more words) occur in ``text``? Case-insensitive, whole words, stem-aware:
-    ``license`` matches ``Licenses``, ``running`` matches ``run``; several words must occur in sequence."""
+    ``license`` matches ``Licenses``, ``running`` matches ``run``; several words must occur in sequence.
+    Word edges are any non-letter, non-digit, ``_`` included: ``jasper`` is in ``brave_jasper_port``."""
     needle = _needle(word)
     rx, checks = needle
     if rx is None or not isinstance(text, str):

@@ -195,6 +195,17 @@ def test_markdown_document_is_prose_with_code_headings_and_items_as_their_own_re
     assert s.records[4].fields == () and s.records[7].fields == (("item one", "first"),)
 
 
+def test_a_log_is_lines_and_underscores_separate_words():
+    log = "".join(
+        f"2024-05-{d:02d} 1{d % 10}:0{d % 6}:51 {lvl} billing: job {name} done in {d * 7} ms\n"
+        for d, lvl, name in [(1, "INFO", "calm-otter"), (2, "WARN", "brave-quartz"), (3, "INFO", "odd-heron")] * 4
+    )
+    assert detect(log).kind == "lines" and count_records(log, "brave-quartz") == 4
+    cfg = "[gateway_0]\nlively_raven_port = 5425\n\n[cart_1]\nbrave_jasper_pin = 9443193\n"
+    assert record_of(cfg, "brave_jasper").key == "cart_1" and matches("jasper", "brave_jasper_pin")
+    assert field_of(cfg, "cart_1", "brave_jasper_pin") == "9443193"
+
+
 def test_python_source_is_not_read_as_yaml_ini_or_stanzas():
     code = "import os\n\n\nclass Config:\n    name: str = 'x'\n    port: int = 1\n\n\ntry:\n    import a\n"
     code += "except ImportError:\n    a = None\n\n\ntry:\n    import b\nexcept ImportError:\n    b = None\n"
