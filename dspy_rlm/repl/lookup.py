@@ -128,8 +128,8 @@ def _containing(fn: str, var: Any, word: str) -> list[Record]:
         return [r for r in s.records if _has(r, word)]  # escaped values: test the decoded ones
     cached = _STARTS.get(id(s))
     if cached is None or cached[0] is not s:
-        if len(_STARTS) >= 16:
-            _STARTS.pop(next(iter(_STARTS)))
+        for old in list(_STARTS)[: max(0, len(_STARTS) - 15)]:
+            _STARTS.pop(old, None)
         cached = _STARTS[id(s)] = (s, [r.line for r in s.records])
     starts, found = cached[1], {}
     for line in match_lines(word, text):
@@ -199,6 +199,8 @@ def records(var: Any, word: Any = None, limit: int = 10) -> Records:
         found = _containing("records", var, w)
         empty = f"no record contains {w!r}"
     note = f"({len(found)} records in all; showing {limit}: pass limit= for more)" if len(found) > limit else ""
+    if s.parsed_chars is not None:
+        note += f" (records cover the first {s.parsed_chars:,} chars only: search() reads the rest)"
     return Records(found[: max(limit, 0)], note, empty)
 
 

@@ -29,7 +29,7 @@ Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines i
 import functools
 import gc
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dspy_rlm.repl.formats import (  # standalone_source() inlines formats.py and kvformats.py
@@ -72,6 +72,7 @@ KINDS = (
     "prose",
     "lines",
 )
+MAX_PARSE_CHARS = 32_000_000  # a longer text is parsed up to the last line break before this
 RECORD_TEXT_CHARS = 4_000  # a record's text is cut here (a huge record keeps its fields whole)
 _SHOW_VALUE_CHARS = 300
 _SAMPLE_LINES = 2_000
@@ -121,6 +122,7 @@ class Structure:
     records: tuple[Record, ...]
     field_names: tuple[str, ...]
     detail: str = ""
+    parsed_chars: int | None = None  # set when only the text's head (MAX_PARSE_CHARS) was parsed
 
     def field_values(self, name: str) -> list[str]:
         """The values of field ``name`` over all records that have it (case-insensitive), in order."""
@@ -130,7 +132,8 @@ class Structure:
     def __repr__(self) -> str:
         kind = f"{self.kind} ({self.detail})" if self.detail else self.kind
         names = ", ".join(self.field_names[:25]) + (" ..." if len(self.field_names) > 25 else "")
-        return f"{kind}, {len(self.records)} records" + (f"\nfields: {names}" if names else "")
+        head = f" (of the first {self.parsed_chars:,} chars only)" if self.parsed_chars is not None else ""
+        return f"{kind}, {len(self.records)} records{head}" + (f"\nfields: {names}" if names else "")
 
     __str__ = __repr__
 
@@ -248,17 +251,23 @@ def detect(text: str) -> Structure:
     hit = _CACHE.get(id(text))
     if hit is not None and hit[0] is text:
         return hit[1]
+    parsed = text
+    if len(text) > MAX_PARSE_CHARS:  # records cost ~10x their text in memory: parse a bounded head
+        cut = text.rfind("\n", 0, MAX_PARSE_CHARS)
+        parsed = text[: cut if cut > 0 else MAX_PARSE_CHARS]
     collecting = gc.isenabled()
     gc.disable()  # parsing allocates a tuple per record and field: the cyclic GC would add ~30% for nothing
     try:
-        found = _detect(text)
+        found = _detect(parsed)
     except Exception:  # noqa: BLE001 - a parser bug must not cost the run its input: read it as lines
-        found = _build("lines", text.split("\n"), _parse_lines(text.split("\n")), [])
+        found = _build("lines", parsed.split("\n"), _parse_lines(parsed.split("\n")), [])
     finally:
         if collecting:
             gc.enable()
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
+    if parsed is not text:
+        found = replace(found, parsed_chars=len(parsed))
+    for old in list(_CACHE)[: max(0, len(_CACHE) - _CACHE_SIZE + 1)]:  # list(): safe beside other threads
+        _CACHE.pop(old, None)
     _CACHE[id(text)] = (text, found)
     return found
 

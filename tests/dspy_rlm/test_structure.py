@@ -116,6 +116,16 @@ def test_empty_and_cache():
         detect(b"bytes")  # type: ignore[arg-type]
 
 
+def test_a_huge_text_is_parsed_up_to_the_cap_and_says_so(monkeypatch):
+    monkeypatch.setattr(structure_module, "MAX_PARSE_CHARS", 60)
+    text = "".join(f"k{i} = value {i}\n" for i in range(20))  # 13 chars a line up to k9
+    s = detect(text)
+    assert s.kind == "assignments" and s.parsed_chars == 51  # the last line break before char 60
+    assert [r.key for r in s.records] == ["k0", "k1", "k2", "k3"]
+    assert "(of the first 51 chars only)" in repr(s)
+    assert "search() reads the rest" in str(records(text, "value"))
+
+
 def test_stem_words_matches():
     assert {stem(w) for w in ("licenses", "license", "licensed", "licensing", "LICENSE")} == {"licens"}
     assert stem("running") == stem("runs") == "run" and stem("policies") == stem("policy")
