@@ -97,13 +97,20 @@ class KeyValue(tuple):
     __str__ = __repr__
 
 
+_JOINED: dict[int, tuple[Any, int, str]] = {}
+
+
 def _text(fn: str, var: Any) -> str:
     if isinstance(var, str):
         return var
     if isinstance(var, (bytes, bytearray)):
         return bytes(var).decode("utf-8", errors="replace")
     if isinstance(var, (list, tuple)) and all(isinstance(x, str) and "\n" not in x for x in var):
-        return "\n".join(var)  # one line per item: record line N is item N-1
+        hit = _JOINED.get(id(var))
+        if hit is None or hit[0] is not var or hit[1] != len(var):  # detect() caches per str object: keep one
+            _JOINED.clear()
+            hit = _JOINED[id(var)] = (var, len(var), "\n".join(var))  # record line N is item N-1
+        return hit[2]
     hint = ""
     if isinstance(var, dict):
         hint = f" For a dict of texts, call it per value: {fn}(var['key'], ...)"

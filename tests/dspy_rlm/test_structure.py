@@ -161,7 +161,9 @@ def test_helpers_on_small_texts():
     none = record_of(CSV, "nowhere")
     assert not none and none == None and str(none) == "no record contains 'nowhere'"  # noqa: E711
     assert str(H["structure"](TSV)) == "table (tsv), 3 records\nfields: sku, name, qty"
-    assert records(["a: 1", "b: 2"], "b")[0].line == 2  # a list of one-line strs: one record per item
+    items = ["a: 1", "b: 2"]
+    assert records(items, "b")[0].line == 2  # a list of one-line strs: one record per item
+    assert H["structure"](items) is H["structure"](items)  # detected once, not per call
 
 
 def test_helper_results_survive_pickling_back_to_the_host():
