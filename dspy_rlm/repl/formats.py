@@ -24,6 +24,7 @@ YAML_KEY = re.compile(r"""(?:- +)?(["']?[\w$@][\w .$@/-]*["']?)[ \t]*:(?:[ \t]+(
 LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)$")
 MD_SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 NUMBER_CELL = re.compile(r"[-+]?[\d.,:/%]+")
+CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?=\s)")  # 14:02:51 in a log line
 ALIGNED = re.compile(r"\t+| {2,}")
 SENTENCE_END = re.compile(r"""[.!?]["')\]]*\s+(?=["'(\[]?[^\W_])""")
 ABBREVIATIONS = frozenset(
@@ -98,7 +99,9 @@ def _scalar(value: Any) -> str | None:
         return value.strip()
     if value is None or isinstance(value, (dict, list)):
         return None
-    return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int) else json.dumps(value)
 
 
 def json_fields(obj: dict, prefix: str = "") -> list[tuple[str, str]]:
@@ -170,6 +173,8 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
             continue
         if delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3:
             continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
+        if delim == ":" and sum(1 for r in rows[:400] if CLOCK.search(r)) > len(counts) * 0.3:
+            continue  # 14:02:51 in every line is a log's clock, not a colon-separated table
         near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
         score = _share(near, len(counts))
         if score > best[0] + 0.05:
@@ -217,16 +222,18 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     header = _comment_header(lines, data[0], width, lambda s: _cells(s, delim))
     if header is None and _header_like(first_cells) and len(data) > 1:
         header, data = first_cells, data[1:]
-    return _table_records(lines, data, header, width, lambda s: _cells(s, delim))
+    return _table_records([(i, lines[i]) for i in data], header, width, lambda s: _cells(s, delim))
 
 
-def _table_records(lines: list[str], data: list[int], header: list[str] | None, width: int, split: Any) -> Any:
+def _table_records(rows: list[tuple[int, str]], header: list[str] | None, width: int, split: Any) -> Any:
     names = _unique(header or [f"col{k + 1}" for k in range(width)])
+    wide = names + [f"col{k + 1}" for k in range(len(names), 64)]
     out: list[Raw] = []
-    for i in data:
-        cells = split(lines[i])
-        fields = [(names[k] if k < len(names) else f"col{k + 1}", c) for k, c in enumerate(cells) if c]
-        out.append((i, i, fields, cells[0] if cells else "", None))
+    for i, line in rows:
+        cells = split(line)
+        if len(cells) > len(wide):
+            wide += [f"col{k + 1}" for k in range(len(wide), len(cells))]
+        out.append((i, i, [pair for pair in zip(wide, cells) if pair[1]], cells[0] if cells else "", None))
     return out, names
 
 
@@ -253,36 +260,35 @@ def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
 
 def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
     """Cells split on ``sep``; from the ``width``-th on, the rest of the line is one cell (aliases...)."""
-    s = line.strip()
-    cells: list[str] = []
-    pos = 0
-    for m in sep.finditer(s):
-        if len(cells) == width - 1:
-            break
-        cells.append(s[pos : m.start()])
-        pos = m.end()
-    cells.append(s[pos:])
-    return [c.strip() for c in cells if c.strip()]
+    return [c for c in sep.split(line.strip(), maxsplit=width - 1) if c]
 
 
 def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
     sep = ALIGNED if aligned else re.compile(r"\s+")
-    data = [i for i, ln in enumerate(lines) if _strip_comment(ln)[0].strip() and not is_comment(ln)]
-    if not data:
+    rows, comments = [], {}
+    for i, line in enumerate(lines):
+        part = line
+        if "#" in line:
+            if is_comment(line):
+                continue
+            part, comments[i] = _strip_comment(line)
+        if part.strip():
+            rows.append((i, part))
+    if not rows:
         return [], []
-    counts = sorted(len(sep.split(_strip_comment(lines[i])[0].strip())) for i in data[:2000])
+    counts = sorted(len(sep.split(part.strip())) for _, part in rows[:2000])
     width = max(2, counts[int(len(counts) * 0.9)])
-    header = _comment_header(lines, data[0], width, lambda s: [c for c in sep.split(s) if c])
-    if header is None and any(is_comment(lines[j]) for j in range(data[0])):
-        comment = next(ln for ln in reversed(lines[: data[0]]) if is_comment(ln))
+    first = rows[0][0]
+    header = _comment_header(lines, first, width, lambda s: [c for c in sep.split(s) if c])
+    if header is None and any(is_comment(lines[j]) for j in range(first)):
+        comment = next(ln for ln in reversed(lines[:first]) if is_comment(ln))
         cells = comment.strip().lstrip("#").split()
         header = cells if len(cells) == width and _header_like(cells) else None
-    out, names = _table_records(lines, data, header, width, lambda s: _split_rest(_strip_comment(s)[0], width, sep))
+    out, names = _table_records(rows, header, width, lambda s: _split_rest(s, width, sep))
     for i, _, fields, _key, _t in out:
-        comment = _strip_comment(lines[i])[1]
-        if comment:
-            fields.append(("comment", comment))
-    return out, names + (["comment"] if any(_strip_comment(lines[i])[1] for i in data) else [])
+        if comments.get(i):
+            fields.append(("comment", comments[i]))
+    return out, names + (["comment"] if any(comments.values()) else [])
 
 
 # -- markdown -----------------------------------------------------------------------------------------------
@@ -350,13 +356,34 @@ def parse_markdown_list(lines: list[str]) -> list[Raw]:
 
 
 # -- prose ----------------------------------------------------------------------------------------------------
+def code_lines(lines: list[str]) -> set[int]:
+    """Indexes of the lines inside markdown code fences (``` or ~~~), the fences included."""
+    out, fence = set(), ""
+    for i, line in enumerate(lines):
+        s = line.lstrip()
+        if fence:
+            out.add(i)
+            fence = "" if s.startswith(fence) else fence
+        elif s.startswith(("```", "~~~")):
+            out.add(i)
+            fence = s[:3]
+    return out
+
+
 def looks_prose(sample: list[str]) -> float:
-    rows = [r for r in meaningful(sample, comments=False) if not LIST_ITEM.match(r) and not r.startswith("#")]
+    """Share of the text lines (not code, headings, list items, table rows) with 6+ words, when the text
+    ends sentences (a terminator per 8 lines or more; a log's lines do not end sentences)."""
+    code = code_lines(sample)
+    rows = [
+        r
+        for i, r in enumerate(sample)
+        if r.strip() and i not in code and not LIST_ITEM.match(r) and not r.lstrip().startswith(("#", "|"))
+    ]
     if not rows:
         return 0.0
     wordy = sum(1 for r in rows if len(r.split()) >= 6)
-    ends = sum(1 for r in rows if re.search(r"[.!?:,;]\W*$", r.rstrip()))
-    return _share(wordy, len(rows)) * (1.0 if ends or len(rows) < 3 else 0.5)
+    ends = sum(len(SENTENCE_END.findall(r)) + bool(re.search(r"[.!?][\"')\]]*$", r.rstrip())) for r in rows)
+    return _share(wordy, len(rows)) if ends * 8 >= len(rows) else 0.0
 
 
 def _sentences(text: str, base: int) -> list[tuple[int, int]]:
@@ -380,18 +407,23 @@ def parse_prose(lines: list[str], text: str) -> list[Raw]:
     for ln in lines:
         offsets.append(pos)
         pos += len(ln) + 1
-    i, n = 0, len(lines)
+    i, n, code = 0, len(lines), code_lines(lines)
+
+    def own_line(k: int) -> bool:  # headings, list items, table rows and code are records of their own
+        return k in code or lines[k].lstrip().startswith(("#", "|")) or bool(LIST_ITEM.match(lines[k]))
+
     while i < n:
         s = lines[i].strip()
         if not s:
             i += 1
             continue
-        if s.startswith(("#", "|")) or LIST_ITEM.match(lines[i]):
-            out.append((i, i, _line_kv(s) if LIST_ITEM.match(lines[i]) else [], "", None))
+        if own_line(i):
+            item = LIST_ITEM.match(lines[i]) if i not in code else None
+            out.append((i, i, _line_kv(item.group(2).strip("*_ ")) if item else [], "", None))
             i += 1
             continue
         j = i
-        while j + 1 < n and lines[j + 1].strip() and not LIST_ITEM.match(lines[j + 1]):
+        while j + 1 < n and lines[j + 1].strip() and not own_line(j + 1):
             j += 1
         lo, hi = offsets[i], offsets[j] + len(lines[j])
         line = i

@@ -490,12 +490,6 @@ def standalone_source() -> str:
     from pathlib import Path
 
     here = Path(__file__).parent
-    parts = []
-    for name in ("textkit", "formats", "kvformats", "structure", "lookup", "helpers"):
-        text = (here / f"{name}.py").read_text(encoding="utf-8")
-        while (start := text.find("\nfrom dspy_rlm.")) != -1:
-            line_end = text.index("\n", start + 1) + 1
-            end = text.index(")\n", start) + 2 if "(" in text[start:line_end].split("#")[0] else line_end
-            text = text[: start + 1] + text[end:]
-        parts.append(text)
-    return "\n\n".join(parts)
+    imports = re.compile(r"^from dspy_rlm\.[\w.]+ import (?:\(.*?^\)|[^\n]*)\n", re.MULTILINE | re.DOTALL)
+    names = ("textkit", "formats", "kvformats", "structure", "lookup", "helpers")
+    return "\n\n".join(imports.sub("", (here / f"{n}.py").read_text(encoding="utf-8")) for n in names)

@@ -50,7 +50,7 @@ def _stanza_block(lines: list[str], a: int, b: int) -> list[tuple[int, int, str,
         m = STANZA_KEY.match(line.rstrip("\r"))
         if not m:
             return None
-        fields.append((i, i, m.group(1), ""))
+        fields.append((i, i, m.group(1), (m.group(2) or "").strip()))
     return fields
 
 
@@ -69,7 +69,7 @@ def _yamlish(lines: list[str], fields: list[tuple[int, int, str, str]]) -> bool:
 def looks_stanzas(sample: list[str]) -> float:
     spans = blocks(sample)
     parsed = [_stanza_block(sample, a, b) for a, b in spans]
-    kv = [p for p in parsed if p and not _yamlish(sample, p)]
+    kv = [p for p in parsed if p and not _yamlish(sample, p) and 2 * sum(1 for f in p if f[3]) >= len(p)]
     if not kv or (parsed[0] and _yamlish(sample, parsed[0])):
         return 0.0
     names = [f[2] for f in kv[0]]
@@ -97,11 +97,19 @@ def parse_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 # -- INI sections: one record per section, its keys as fields ----------------------------------------------
 def looks_ini(sample: list[str]) -> float:
-    rows = meaningful(sample)
+    """Share of the unindented lines that are ``[section]`` or ``key = value`` (indented lines continue a
+    value and are not counted: a Python file, mostly indented, does not pass on them)."""
+    rows = [r for r in meaningful(sample) if r[:1] not in (" ", "\t")]
     if not any(SECTION.match(r) for r in rows):
         return 0.0
-    ok = sum(1 for r in rows if SECTION.match(r) or INI_KV.match(r) or r[:1] in (" ", "\t"))
-    return _share(ok, len(rows))
+    return _share(sum(1 for r in rows if SECTION.match(r) or _ini_pair(r)), len(rows))
+
+
+def _ini_pair(line: str) -> bool:
+    m = INI_KV.match(line.strip())
+    if not m or "(" in m.group(1):
+        return False
+    return bool(m.group(2).strip()) or " " not in m.group(1)
 
 
 def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
@@ -135,29 +143,46 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 def _ini_value(lines: list[str], a: int, b: int) -> str:
     head = lines[a]
-    cut = min((k for k in (head.find("="), head.find(":")) if k >= 0), default=len(head) - 1)
-    return "\n".join([head[cut + 1 :], *lines[a + 1 : b + 1]]).strip()
+    eq, colon = head.find("="), head.find(":")
+    cut = eq if colon < 0 or 0 <= eq < colon else colon
+    value = head[cut + 1 :] if a == b else "\n".join([head[cut + 1 :], *lines[a + 1 : b + 1]])
+    return value.strip()
 
 
 # -- YAML-like indentation: one record per top-level key (or top-level list item) --------------------------
 def looks_yaml(sample: list[str]) -> float:
+    """Share of the lines that are ``key: value``, ``- item``, or inside a ``|`` / ``>`` block scalar."""
     rows = [r for r in meaningful(sample) if r.strip() not in ("---", "...")]
     top = [r for r in rows if not r[:1].isspace() and YAML_KEY.match(r)]
-    nested = [r for r in rows if r[:1].isspace()]
-    if not top or (len(top) < 2 and not nested):
+    if not top or (len(top) < 2 and len(rows) < 2):
         return 0.0
-    ok = sum(1 for r in rows if r[:1].isspace() or YAML_KEY.match(r) or r.startswith("- "))
+    ok, block = 0, -1  # block: indent of the key that opened a block scalar, -1 outside one
+    for r in rows:
+        indent, s = _indent(r), r.strip()
+        if block >= 0 and indent > block:
+            ok += 1
+            continue
+        block = -1
+        m = YAML_KEY.match(s)
+        if m and (m.group(2) or "").strip()[:1] in ("|", ">"):
+            block = indent
+        if m and m.group(1).count(" ") >= 2:
+            continue  # "- Thunder review with calm-quartz: ok" is a sentence in a markdown list
+        ok += bool(m or s.startswith("- ") or (s[:1] in "[{\"'" and indent > 0))
     return _share(ok, len(rows))
 
 
 def _list_items(lines: list[str], a: int, b: int) -> list[tuple[int, int]] | None:
     """The (first, last) lines of each ``- key: value`` item when the block under line ``a`` is a list of
     mappings (``model_list:`` then ``  - name: x``), else None."""
-    body = [i for i in range(a + 1, b + 1) if lines[i].strip() and not is_comment(lines[i])]
-    if not body or not lines[body[0]].lstrip().startswith("- ") or not YAML_KEY.match(lines[body[0]].strip()):
+    first = a + 1
+    while first <= b and (not lines[first].strip() or is_comment(lines[first])):
+        first += 1
+    head = lines[first].lstrip() if first <= b else ""
+    if not head.startswith("- ") or not YAML_KEY.match(head):
         return None
-    indent = _indent(lines[body[0]])
-    starts = [i for i in body if _indent(lines[i]) == indent and lines[i].lstrip().startswith("- ")]
+    indent = _indent(lines[first])
+    starts = [i for i in range(first, b + 1) if _indent(lines[i]) == indent and lines[i].lstrip().startswith("- ")]
     ends = [*(j - 1 for j in starts[1:]), b]
     return [(i, _last_content(lines, i, e)) for i, e in zip(starts, ends, strict=True)]
 
@@ -171,18 +196,22 @@ def _last_content(lines: list[str], a: int, b: int) -> int:
 def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
     head = lines[a]
     m = YAML_KEY.match(head.strip())
+    key = unquote(m.group(1).strip()) if m and not head.lstrip().startswith("- ") else ""
     fields: list[tuple[str, str]] = []
-    key = ""
-    if m and not head.lstrip().startswith("- "):
-        key, value = unquote(m.group(1).strip()), (m.group(2) or "").strip()
-        if value and b == a:
-            fields.append((key, unquote(value)))
-        elif b > a and not any(YAML_KEY.match(ln.strip()) for ln in lines[a + 1 : b + 1] if ln.strip()):
-            fields.append((key, "\n".join([value, *lines[a + 1 : b + 1]]).strip()))  # a list / block scalar
+    nested = False
     for i in range(a + 1 if key else a, b + 1):
-        sub = YAML_KEY.match(lines[i].strip())
-        if sub and (sub.group(2) or "").strip() and not is_comment(lines[i]):
-            fields.append((unquote(sub.group(1).strip()), unquote(sub.group(2).strip())))
+        line = lines[i].strip()
+        sub = YAML_KEY.match(line) if line and line[0] not in "#;" else None
+        if sub:
+            nested = True
+            if (sub.group(2) or "").strip():
+                fields.append((unquote(sub.group(1).strip()), unquote(sub.group(2).strip())))
+    if key and m:
+        value = (m.group(2) or "").strip()
+        if value and b == a:
+            fields.insert(0, (key, unquote(value)))
+        elif b > a and not nested:
+            fields.insert(0, (key, "\n".join([value, *lines[a + 1 : b + 1]]).strip()))  # a list / block scalar
     if not key:
         key = fields[0][1] if fields else head.strip().lstrip("- ").strip()
     return (a, b, fields, key, None)

@@ -5,15 +5,18 @@ reads (``record 12 (line 340):`` blocks, ``KEY: VALUE``, a clear "no record cont
 Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines it into foreign interpreters.
 """
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.repl.structure import (  # standalone_source() inlines structure.py before this file
+    RECORD_TEXT_CHARS,
     Record,
     Structure,
     detect,
+    match_lines,
     matches,
 )
 
@@ -77,6 +80,9 @@ class KeyValue(tuple):
         self.record = record
         return self
 
+    def __getnewargs__(self) -> tuple[str, str, Record]:
+        return (self[0], self[1], self.record)  # a SUBMITted value is pickled back to the host
+
     @property
     def key(self) -> str:
         return self[0]
@@ -91,19 +97,58 @@ class KeyValue(tuple):
     __str__ = __repr__
 
 
-def _structure(fn: str, var: Any) -> Structure:
+_JOINED: dict[int, tuple[Any, int, str]] = {}
+
+
+def _text(fn: str, var: Any) -> str:
     if isinstance(var, str):
-        return detect(var)
+        return var
     if isinstance(var, (bytes, bytearray)):
-        return detect(bytes(var).decode("utf-8", errors="replace"))
+        return bytes(var).decode("utf-8", errors="replace")
     if isinstance(var, (list, tuple)) and all(isinstance(x, str) and "\n" not in x for x in var):
-        return detect("\n".join(var))  # one line per item: record line N is item N-1
+        hit = _JOINED.get(id(var))
+        if hit is None or hit[0] is not var or hit[1] != len(var):  # detect() caches per str object: keep one
+            _JOINED.clear()
+            hit = _JOINED[id(var)] = (var, len(var), "\n".join(var))  # record line N is item N-1
+        return hit[2]
     hint = ""
     if isinstance(var, dict):
         hint = f" For a dict of texts, call it per value: {fn}(var['key'], ...)"
     elif isinstance(var, (list, tuple)):
         hint = f" For a list of texts, call it per item: {fn}(var[0], ...)"
     raise TypeError(f"{fn}() takes one text (a str) or a list of one-line strs; got {type(var).__name__}.{hint}")
+
+
+def _structure(fn: str, var: Any) -> Structure:
+    return detect(_text(fn, var))
+
+
+_STARTS: dict[int, tuple[Structure, list[int]]] = {}
+
+
+def _containing(fn: str, var: Any, word: str) -> list[Record]:
+    """The records containing ``word``, in order: one regex pass over the text finds the lines, then the
+    records spanning those lines (JSON lines, whose values are decoded, are tested record by record)."""
+    text = _text(fn, var)
+    s = detect(text)
+    if s.kind == "jsonl" and ("\\u" in text or "\\/" in text):
+        return [r for r in s.records if _has(r, word)]  # escaped values: test the decoded ones
+    cached = _STARTS.get(id(s))
+    if cached is None or cached[0] is not s:
+        for old in list(_STARTS)[: max(0, len(_STARTS) - 15)]:
+            _STARTS.pop(old, None)
+        cached = _STARTS[id(s)] = (s, [r.line for r in s.records])
+    starts, found = cached[1], {}
+    for line in match_lines(word, text):
+        k = bisect.bisect_right(starts, line) - 1
+        spanning = []
+        while k >= 0 and s.records[k].end_line >= line:  # sentences can share a line: every one of them
+            spanning.append(s.records[k])
+            k -= 1
+        for r in spanning:
+            if len(spanning) == 1 or _has(r, word) or len(r.text) >= RECORD_TEXT_CHARS:
+                found[r.index] = r
+    return sorted(found.values(), key=lambda r: r.index)
 
 
 def _check_word(fn: str, word: Any, what: str = "word") -> str:
@@ -134,6 +179,12 @@ def _number(value: str) -> float | None:
     return float(m.group().replace(",", "")) if m else None
 
 
+def containing(text: str, word: str) -> list[Record]:
+    """The records of ``detect(text)`` that contain ``word`` (as :func:`matches`), in order; for code that
+    builds on the structure (the small model's grounded moves), the same search ``records()`` makes."""
+    return _containing("containing", text, _check_word("containing", word))
+
+
 # -- the helpers --------------------------------------------------------------------------------------------
 def structure(var: Any) -> Structure:
     """The text's format: kind, record count, field names."""
@@ -152,9 +203,11 @@ def records(var: Any, word: Any = None, limit: int = 10) -> Records:
         empty = "the text has no records"
     else:
         w = _check_word("records", word)
-        found = [r for r in s.records if _has(r, w)]
+        found = _containing("records", var, w)
         empty = f"no record contains {w!r}"
     note = f"({len(found)} records in all; showing {limit}: pass limit= for more)" if len(found) > limit else ""
+    if s.parsed_chars is not None:
+        note += f" (records cover the first {s.parsed_chars:,} chars only: search() reads the rest)"
     return Records(found[: max(limit, 0)], note, empty)
 
 
@@ -170,16 +223,17 @@ def fields(var: Any) -> Counts:
 def record_of(var: Any, word: Any) -> Record | Nothing:
     """The record best matching word: by key, else field value, else text."""
     w = _check_word("record_of", word)
-    s = _structure("record_of", var)
+    found = _containing("record_of", var, w)
     for test in (
         lambda r: _same(r.key, w),
         lambda r: matches(w, r.key),
         lambda r: any(matches(w, v) for _, v in r.fields),
-        lambda r: matches(w, r.text),
     ):
-        for r in s.records:
+        for r in found:
             if test(r):
                 return r
+    if found:
+        return found[0]
     return Nothing(f"no record contains {w!r}")
 
 
@@ -191,8 +245,7 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
 
 def count_records(var: Any, word: Any) -> int:
     """How many records contain word."""
-    w = _check_word("count_records", word)
-    return sum(1 for r in _structure("count_records", var).records if _has(r, w))
+    return len(_containing("count_records", var, _check_word("count_records", word)))
 
 
 def count_where(var: Any, field: Any, value: Any) -> int:
@@ -241,16 +294,15 @@ def min_of(var: Any, field: Any) -> KeyValue | Nothing:
 
 def exists(var: Any, word: Any) -> bool:
     """Does any record contain word? True/False."""
-    w = _check_word("exists", word)
-    return any(_has(r, w) for r in _structure("exists", var).records)
+    return bool(_containing("exists", var, _check_word("exists", word)))
 
 
 def key_of(var: Any, value: Any) -> str | None:
     """The key of the record holding value in a field, else None."""
     v = _check_word("key_of", value, "value")
-    recs = _structure("key_of", var).records
+    found = _containing("key_of", var, v)
     for test in (lambda x: _same(x, v), lambda x: matches(v, x)):
-        for r in recs:
+        for r in found:
             if any(test(fv) for _, fv in r.fields):
                 return r.key
     return None

@@ -5,7 +5,9 @@ semicolons, colon-separated like /etc/passwd), INI sections, blank-line-separate
 (Debian control files, DEP-5 copyright, METADATA headers), YAML-like indentation, ``NAME=value``
 assignments, markdown lists, whitespace-aligned tables (/etc/services), prose; anything else is ``lines``.
 A format wins when it explains most meaningful lines of a sample (the first 2,000 lines); the whole text is
-then parsed with it. Records per kind (the record's ``key`` in brackets):
+then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records hold 5-22x their text in memory, measured
+on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars`` says when the cap cut it.
+Records per kind (the record's ``key`` in brackets):
 
 - table: one per data row [first column]; fields named by the header row, a commented header
   (``#code<TAB>name``) or ``col1..colN``; a whitespace table's last column takes the rest of the line, and
@@ -27,8 +29,9 @@ Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines i
 """
 
 import functools
+import gc
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dspy_rlm.repl.formats import (  # standalone_source() inlines formats.py and kvformats.py
@@ -71,6 +74,7 @@ KINDS = (
     "prose",
     "lines",
 )
+MAX_PARSE_CHARS = 16_000_000  # a longer text is parsed up to the last line break before this
 RECORD_TEXT_CHARS = 4_000  # a record's text is cut here (a huge record keeps its fields whole)
 _SHOW_VALUE_CHARS = 300
 _SAMPLE_LINES = 2_000
@@ -80,7 +84,7 @@ def _norm(name: str) -> str:
     return re.sub(r"[\s_-]+", "", name.casefold())
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, slots=True)
 class Record:
     """One record of a text: a row, a stanza, a section, an assignment, a sentence or a line."""
 
@@ -120,6 +124,7 @@ class Structure:
     records: tuple[Record, ...]
     field_names: tuple[str, ...]
     detail: str = ""
+    parsed_chars: int | None = None  # set when only the text's head (MAX_PARSE_CHARS) was parsed
 
     def field_values(self, name: str) -> list[str]:
         """The values of field ``name`` over all records that have it (case-insensitive), in order."""
@@ -129,7 +134,8 @@ class Structure:
     def __repr__(self) -> str:
         kind = f"{self.kind} ({self.detail})" if self.detail else self.kind
         names = ", ".join(self.field_names[:25]) + (" ..." if len(self.field_names) > 25 else "")
-        return f"{kind}, {len(self.records)} records" + (f"\nfields: {names}" if names else "")
+        head = f" (of the first {self.parsed_chars:,} chars only)" if self.parsed_chars is not None else ""
+        return f"{kind}, {len(self.records)} records{head}" + (f"\nfields: {names}" if names else "")
 
     __str__ = __repr__
 
@@ -191,26 +197,47 @@ def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
     for t in tokens:
         s = stem(t)
         if t.isalpha():
-            parts.append(f"(?<!\\w)({re.escape(_prefix(t, s))}\\w*)")
+            parts.append(f"(?<![^\\W_])({re.escape(_prefix(t, s))}[^\\W_]*)")
         else:
-            parts.append(f"(?<!\\w)({re.escape(t)})(?!\\w)")
+            parts.append(f"(?<![^\\W_])({re.escape(t)})(?![^\\W_])")
         checks.append((t.casefold(), s))
     return re.compile(r"[\W_]+".join(parts), re.IGNORECASE), tuple(checks)
 
 
 def matches(word: str, text: str) -> bool:
     """Does ``word`` (one or more words) occur in ``text``? Case-insensitive, whole words, stem-aware:
-    ``license`` matches ``Licenses``, ``running`` matches ``run``; several words must occur in sequence."""
+    ``license`` matches ``Licenses``, ``running`` matches ``run``; several words must occur in sequence.
+    Word edges are any non-letter, non-digit, ``_`` included: ``jasper`` is in ``brave_jasper_port``."""
     needle = _needle(word)
     rx, checks = needle
     if rx is None or not isinstance(text, str):
         return False
     if not checks:
         return rx.search(text) is not None
+    return any(_verified(m, checks) for m in rx.finditer(text))
+
+
+def _verified(m: re.Match, checks: tuple[tuple[str, str], ...]) -> bool:
+    """Is each token of a candidate match the word's token or a form of it (same stem)?"""
+    return all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True))
+
+
+def match_lines(word: str, text: str) -> list[int]:
+    """The 1-based numbers of the lines of ``text`` where ``word`` matches (as :func:`matches`), each once.
+    One regex pass over the text: how the lookups find their records without testing every record."""
+    rx, checks = _needle(word)
+    if rx is None:
+        return []
+    out: list[int] = []
+    last, line = 0, 1
     for m in rx.finditer(text):
-        if all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True)):
-            return True
-    return False
+        if checks and not _verified(m, checks):
+            continue
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
 
 
 # -- detection ----------------------------------------------------------------------------------------------
@@ -226,12 +253,23 @@ def detect(text: str) -> Structure:
     hit = _CACHE.get(id(text))
     if hit is not None and hit[0] is text:
         return hit[1]
+    parsed = text
+    if len(text) > MAX_PARSE_CHARS:  # records hold 5-22x their text in memory (short rows most): a bounded head
+        cut = text.rfind("\n", 0, MAX_PARSE_CHARS)
+        parsed = text[: cut if cut > 0 else MAX_PARSE_CHARS]
+    collecting = gc.isenabled()
+    gc.disable()  # parsing allocates a tuple per record and field: the cyclic GC would add ~30% for nothing
     try:
-        found = _detect(text)
+        found = _detect(parsed)
     except Exception:  # noqa: BLE001 - a parser bug must not cost the run its input: read it as lines
-        found = _build("lines", text.split("\n"), _parse_lines(text.split("\n")), [])
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
+        found = _build("lines", parsed.split("\n"), _parse_lines(parsed.split("\n")), [])
+    finally:
+        if collecting:
+            gc.enable()
+    if parsed is not text:
+        found = replace(found, parsed_chars=len(parsed))
+    for old in list(_CACHE)[: max(0, len(_CACHE) - _CACHE_SIZE + 1)]:  # list(): safe beside other threads
+        _CACHE.pop(old, None)
     _CACHE[id(text)] = (text, found)
     return found
 
@@ -274,7 +312,7 @@ def _build(kind: str, lines: list[str], raws: list[Raw], names: Any, detail: str
     records = []
     for index, (a, b, fields, key, text) in enumerate(raws):
         if text is None:
-            text = "\n".join(lines[a : min(b + 1, a + 200)])
+            text = lines[a] if a == b else "\n".join(lines[a : min(b + 1, a + 200)])
         records.append(Record(index, a + 1, b + 1, text[:RECORD_TEXT_CHARS], tuple(fields), key))
     if not names:
         seen: dict[str, None] = {}

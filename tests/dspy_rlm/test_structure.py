@@ -116,6 +116,16 @@ def test_empty_and_cache():
         detect(b"bytes")  # type: ignore[arg-type]
 
 
+def test_a_huge_text_is_parsed_up_to_the_cap_and_says_so(monkeypatch):
+    monkeypatch.setattr(structure_module, "MAX_PARSE_CHARS", 60)
+    text = "".join(f"k{i} = value {i}\n" for i in range(20))  # 13 chars a line up to k9
+    s = detect(text)
+    assert s.kind == "assignments" and s.parsed_chars == 51  # the last line break before char 60
+    assert [r.key for r in s.records] == ["k0", "k1", "k2", "k3"]
+    assert "(of the first 51 chars only)" in repr(s)
+    assert "search() reads the rest" in str(records(text, "value"))
+
+
 def test_stem_words_matches():
     assert {stem(w) for w in ("licenses", "license", "licensed", "licensing", "LICENSE")} == {"licens"}
     assert stem("running") == stem("runs") == "run" and stem("policies") == stem("policy")
@@ -151,7 +161,18 @@ def test_helpers_on_small_texts():
     none = record_of(CSV, "nowhere")
     assert not none and none == None and str(none) == "no record contains 'nowhere'"  # noqa: E711
     assert str(H["structure"](TSV)) == "table (tsv), 3 records\nfields: sku, name, qty"
-    assert records(["a: 1", "b: 2"], "b")[0].line == 2  # a list of one-line strs: one record per item
+    items = ["a: 1", "b: 2"]
+    assert records(items, "b")[0].line == 2  # a list of one-line strs: one record per item
+    assert H["structure"](items) is H["structure"](items)  # detected once, not per call
+
+
+def test_helper_results_survive_pickling_back_to_the_host():
+    import pickle
+
+    for value in (max_of(CSV, "population"), records(CSV, "Zürich"), record_of(CSV, "x"), fields(CSV), detect(INI)):
+        back = pickle.loads(pickle.dumps(value))
+        assert str(back) == str(value) and type(back) is type(value)
+    assert pickle.loads(pickle.dumps(max_of(CSV, "population"))).record.key == "Amber Falcon"
 
 
 def test_helper_errors_say_the_fix():
@@ -161,6 +182,83 @@ def test_helper_errors_say_the_fix():
         records({"a": "x"}, "x")
     with pytest.raises(TypeError, match="word must be a non-empty str"):
         record_of(CSV, "  ")
+
+
+def test_markdown_document_is_prose_with_code_headings_and_items_as_their_own_records():
+    doc = (
+        "# Tool\n\nA fast tool for checking code. It reads every file once.\n\n```python\nx = run(1)\n"
+        "print(x)\n```\n\n- item one: first\n- item two\n\nMore text follows here. The end.\n"
+    )
+    s = detect(doc)
+    assert s.kind == "prose"
+    assert [r.text for r in s.records] == [
+        "# Tool",
+        "A fast tool for checking code.",
+        "It reads every file once.",
+        "```python",
+        "x = run(1)",
+        "print(x)",
+        "```",
+        "- item one: first",
+        "- item two",
+        "More text follows here.",
+        "The end.",
+    ]
+    assert s.records[4].fields == () and s.records[7].fields == (("item one", "first"),)
+
+
+def test_a_log_is_lines_and_underscores_separate_words():
+    log = "".join(
+        f"2024-05-{d:02d} 1{d % 10}:0{d % 6}:51 {lvl} billing: job {name} done in {d * 7} ms\n"
+        for d, lvl, name in [(1, "INFO", "calm-otter"), (2, "WARN", "brave-quartz"), (3, "INFO", "odd-heron")] * 4
+    )
+    assert detect(log).kind == "lines" and count_records(log, "brave-quartz") == 4
+    cfg = "[gateway_0]\nlively_raven_port = 5425\n\n[cart_1]\nbrave_jasper_pin = 9443193\n"
+    assert record_of(cfg, "brave_jasper").key == "cart_1" and matches("jasper", "brave_jasper_pin")
+    assert field_of(cfg, "cart_1", "brave_jasper_pin") == "9443193"
+
+
+def test_python_source_is_not_read_as_yaml_ini_or_stanzas():
+    code = "import os\n\n\nclass Config:\n    name: str = 'x'\n    port: int = 1\n\n\ntry:\n    import a\n"
+    code += "except ImportError:\n    a = None\n\n\ntry:\n    import b\nexcept ImportError:\n    b = None\n"
+    assert detect(code).kind == "lines"
+
+
+def test_yaml_list_of_mappings_is_one_record_per_item():
+    text = (
+        "# models\nmodel_list:\n  # first\n  - model_name: small\n    model: a/b\n  - model_name: big\n    model: c/d\n"
+    )
+    s = detect(text + "settings:\n  debug: true\n")
+    assert s.kind == "yaml" and [r.key for r in s.records] == ["small", "big", "settings"]
+    assert field_of(text, "big", "model") == "c/d" and key_of(text, "a/b") == "small"
+
+
+def test_lookups_find_every_sentence_of_a_shared_line_and_decoded_json_values():
+    prose = "Cats sleep. Dogs run fast. Cats purr!\n\nBirds sing at dawn, and cats listen.\n"
+    assert [r.text for r in records(prose, "cat")] == [
+        "Cats sleep.",
+        "Cats purr!",
+        "Birds sing at dawn, and cats listen.",
+    ]
+    assert (
+        count_records(prose, "running") == 1 and str(record_of(prose, "dog")) == "record 1 (line 1):\n  Dogs run fast."
+    )
+    escaped = '{"id": "a", "city": "Z\\u00fcrich"}\n{"id": "b", "city": "Oslo"}\n'
+    assert detect(escaped).records[0].get("city") == "Zürich"
+    assert key_of(escaped, "zürich") == "a" and count_records(escaped, "Zürich") == 1
+
+
+def test_structure_helpers_in_the_in_process_repl():
+    from dspy_rlm.repl.inprocess import InProcessREPL
+
+    repl = InProcessREPL(output_fields=["answer"])
+    repl.load_inputs({"cfg": INI})
+    try:
+        result = repl.run("print(field_of(cfg, 'server', 'host'), most_common(cfg, 'port'), fields(cfg)['port'])")
+    finally:
+        repl.shutdown()
+    assert result.error is None, result.error
+    assert result.stdout.split() == ["example.org", "8080", "2"]
 
 
 # -- real files of this machine, checked against a straightforward independent parse ----------------------
@@ -271,3 +369,15 @@ def test_detect_never_raises_and_values_are_spans(text):
                 assert json.dumps(value, ensure_ascii=False)[1:-1] in text or value in text
             else:
                 assert value in text or value.replace('"', '""') in text, (value, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINE, max_size=12).map("\n".join), st.data())
+def test_records_found_by_one_pass_are_the_records_containing_the_word(text, data):
+    tokens = words(text)
+    word = data.draw(st.sampled_from(tokens) if tokens else st.just("x"))
+    every = [
+        r.index for r in detect(text).records if matches(word, r.text) or any(matches(word, v) for _, v in r.fields)
+    ]
+    assert [r.index for r in records(text, word, limit=10**6)] == every
+    assert count_records(text, word) == len(every) and exists(text, word) == bool(every)
