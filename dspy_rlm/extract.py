@@ -14,6 +14,7 @@ from typing import Any
 
 import dspy
 
+from dspy_outlines.contract import accepts_constraint
 from dspy_rlm.budget import Budget, FallbackReason
 from dspy_rlm.config import RunConfig
 from dspy_rlm.errors import UserPredictorError
@@ -91,7 +92,7 @@ def _local_signature(predictor: Any, names: list[str]) -> dict[str, Any]:
         or sig is None
         or NOTES_FIELD not in sig.output_fields
         or NOTES_FIELD in names
-        or getattr(lm, "accepts_outlines_constraint", False) is not True
+        or not accepts_constraint(lm)
     ):
         return {}
     return {"signature": sig.delete(NOTES_FIELD)}
