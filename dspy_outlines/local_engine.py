@@ -16,6 +16,7 @@ under a deadline carries it in ``provider_data["deadline"]``.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -93,6 +94,9 @@ class LocalEngine:
     is_local = True
 
     def __init__(self, local: Engine, *, backend: str | None = None) -> None:
+        # A local model has no price: LiteLLM (if anything imports it later) reads its bundled cost table
+        # instead of fetching one over the network, which prints retries offline. A user's own value wins.
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         self.local = local
         self.backend = backend
         self.model_name = local.model_name

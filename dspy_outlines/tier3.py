@@ -14,7 +14,10 @@ A generation cut at ``max_tokens`` or at the deadline is a :class:`TruncatedOutp
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -119,11 +122,15 @@ class ConstrainedTier(JSONAdapter):
 
     def call_request(self, lm, lm_kwargs, signature, demos, inputs) -> list[dict[str, Any]]:
         request, call = self._request(lm, lm_kwargs, signature, demos, inputs)
-        return self._from_response(signature, lm(request, **call))
+        with _truncation_handled():
+            response = lm(request, **call)
+        return self._from_response(signature, response)
 
     async def acall_request(self, lm, lm_kwargs, signature, demos, inputs) -> list[dict[str, Any]]:
         request, call = self._request(lm, lm_kwargs, signature, demos, inputs)
-        return self._from_response(signature, await lm.acall(request, **call))
+        with _truncation_handled():
+            response = await lm.acall(request, **call)
+        return self._from_response(signature, response)
 
     # -- DSPy's pipeline (kwargs and schema modes): its private hooks, through the guard --------------
 
@@ -180,6 +187,35 @@ class ConstrainedTier(JSONAdapter):
             return super().format_assistant_message_content(signature, outputs, missing_field_message)
         name, info = single
         return str(format_field_value(info, outputs.get(name, missing_field_message)))
+
+
+_handling_truncation: contextvars.ContextVar[bool] = contextvars.ContextVar("tier3_truncation", default=False)
+
+
+class _HandledTruncation(logging.Filter):
+    """Moves DSPy's "LM response was truncated; increase max_tokens" warning to our debug log for the calls
+    whose truncation Tier 3 handles itself (a :class:`TruncatedOutputError` that says which limit cut it)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _handling_truncation.get() and record.levelno == logging.WARNING and record.funcName == "_result":
+            logger.debug("DSPy: %s", record.getMessage())
+            return False
+        return True
+
+
+_FILTER = _HandledTruncation()
+
+
+@contextlib.contextmanager
+def _truncation_handled() -> Iterator[None]:
+    dspy_logger = logging.getLogger("dspy.clients.lm")
+    if _FILTER not in dspy_logger.filters:
+        dspy_logger.addFilter(_FILTER)
+    token = _handling_truncation.set(True)
+    try:
+        yield
+    finally:
+        _handling_truncation.reset(token)
 
 
 def _finish_reasons(lm: BaseLM, outputs: Any) -> list[str | None]:

@@ -139,7 +139,8 @@ async def run_extraction(
     except Exception as exc:
         if not isinstance(predictor, dspy.Predict):  # the user's own predictor: its exceptions are the caller's
             raise UserPredictorError(exc) from exc
-        logger.warning("fallback extraction failed: %s: %s", type(exc).__name__, exc)
+        # handled: the run ends Failed with this reason, in the trace; the log gets one line, at debug level
+        logger.debug("fallback extraction failed: %s", type(exc).__name__, exc_info=exc)
         partial = dict(last_submit or {})
         parsed = getattr(exc, "parsed_result", None)
         if isinstance(parsed, dict):
