@@ -401,7 +401,13 @@ class Run:
                 )
                 record.output = "\n".join(outputs)
                 self.trace.answer_source = final.kind
-                return Submitted(values, self.budget.spent.iterations, self.budget.spent.llm_calls, final.kind)
+                return Submitted(
+                    values,
+                    self.budget.spent.iterations,
+                    self.budget.spent.llm_calls,
+                    final.kind,
+                    self.budget.spent.lm_calls_total,
+                )
             outputs.append(error)
         record.output = "\n".join(o for o in outputs if o) or "(no output - did you forget to print?)"
         self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text, output=record.output)
