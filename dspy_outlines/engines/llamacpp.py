@@ -1,9 +1,8 @@
 """The llama.cpp engine: llama-cpp-python generation with Outlines constraints and a prefix KV cache.
 
-Outlines' ``LlamaCpp`` model (``outlines.from_llamacpp``) is ``lm.model`` and supplies the vocabulary the
-structured backends index; generation itself calls ``Llama.generate`` on token ids with a fresh logits
-processor from :func:`dspy_outlines.backends.get_logits_processor` (Outlines' own ``LlamaCpp.generate``
-resets the context after every call, which would throw the KV cache away).
+Outlines' ``LlamaCpp`` model (``lm.outlines_model``) supplies the vocabulary the structured backends index;
+generation calls ``Llama.generate`` on token ids with a fresh logits processor from
+:func:`dspy_outlines.backends.get_logits_processor` (Outlines' ``LlamaCpp.generate`` resets the context).
 
 Prefix cache, two levels:
 
@@ -19,10 +18,9 @@ Prefix cache, two levels:
 
 ``prefix_cache_mb=0`` turns both off: every call prefills its whole prompt.
 
-Deadlines (``GenerationRequest.deadline``) hold in the prefill too: the prompt is read :data:`PREFILL_CHUNK`
-tokens at a time, and a call whose deadline passes before its first token returns ``finish_reason="deadline"``
-with no text (at once, when the deadline had passed before the call). The chunks read stay in the live
-context, so the same prompt asked again goes on from there.
+Deadlines (``GenerationRequest.deadline``) hold in the prefill too (read :data:`PREFILL_CHUNK` tokens at a
+time): a call whose deadline passes before its first token returns ``finish_reason="deadline"`` with no text;
+the chunks read stay in the live context, so the same prompt asked again goes on from there.
 """
 
 from __future__ import annotations
@@ -39,6 +37,7 @@ from typing import Any
 
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue
 from dspy_outlines.models import embedded_model_path
+from dspy_outlines.models.gguf_header import GGUFError, describe_gguf
 
 logger = logging.getLogger(__name__)
 
@@ -225,12 +224,15 @@ class LlamaCppEngine:
         }
         if prefix_cache_mb != DEFAULT_PREFIX_CACHE_MB:
             self._options["prefix_cache_mb"] = prefix_cache_mb
-        self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
-        self.n_threads = n_threads or os.cpu_count() or 1
-        self.backend, self.prefix_cache_mb = backend, prefix_cache_mb
-        self.llama = Llama(
-            str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
-        )
+        try:
+            self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
+            self.n_threads = n_threads or os.cpu_count() or 1
+            self.backend, self.prefix_cache_mb = backend, prefix_cache_mb
+            self.llama = Llama(
+                str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
+            )
+        except ValueError as exc:  # llama.cpp says only "Failed to load model from file": say why
+            raise GGUFError(f"llama.cpp could not load {path}: {describe_gguf(path)}") from exc
         atexit.register(_close_at_exit, weakref.ref(self.llama))
         self.lock = threading.RLock()
         self.outlines_model = outlines_llamacpp_model(self.llama, self.lock, self.model_name, backend)
