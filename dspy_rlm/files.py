@@ -14,6 +14,7 @@ import codecs
 import gzip
 import logging
 import lzma
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,7 +23,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["COMPRESSED", "SKIP_DIRS", "ContextFileError", "load_context", "read_text_file"]
 
 #: Compressed suffixes read through the standard library's decompressors.
-COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+COMPRESSED: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 SKIP_DIRS = frozenset(
     {
         ".git",
