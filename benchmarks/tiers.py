@@ -241,9 +241,9 @@ def constrained_vs_unconstrained(
     """Time ``prompt`` constrained, then unconstrained with the same token count."""
     from dspy_outlines.backends import generate
 
-    constrained = generate(lm.model, prompt, output_type, max_tokens=max_tokens, backend=backend)
+    constrained = generate(lm.outlines_model, prompt, output_type, max_tokens=max_tokens, backend=backend)
     budget = max(constrained.completion_tokens, 1)
-    free = generate(lm.model, prompt, None, max_tokens=budget)
+    free = generate(lm.outlines_model, prompt, None, max_tokens=budget)
     per_token = (constrained.seconds / budget) / (free.seconds / max(free.completion_tokens, 1))
     return {
         "tokens": budget,
@@ -260,11 +260,11 @@ def build_times(lm: Any, output_type: Any, backend: str) -> dict[str, float]:
     """First (index/grammar built) and second (cached) use of a constraint, in milliseconds."""
     from dspy_outlines.backends import _backend_object, get_logits_processor
 
-    _backend_object(lm.model, backend)  # the per-tokenizer vocabulary is built once per model, not per schema
+    _backend_object(lm.outlines_model, backend)  # the per-tokenizer vocabulary is built once per model, not per schema
     times = []
     for _ in range(2):
         started = time.perf_counter()
-        get_logits_processor(lm.model, output_type, backend)
+        get_logits_processor(lm.outlines_model, output_type, backend)
         times.append((time.perf_counter() - started) * 1000)
     return {"first_ms": times[0], "second_ms": times[1]}
 
@@ -286,7 +286,7 @@ def _first_step_ms(lm: Any, output_type: Any, backend: str, prompt_ids: list[int
     vocab = lm.mlx_model.args.vocab_size if hasattr(lm.mlx_model, "args") else len(lm.tokenizer.vocabulary)
     ids, logits = mx.array(prompt_ids), mx.zeros((1, vocab))
     started = time.perf_counter()
-    processor = get_logits_processor(lm.model, output_type, backend)
+    processor = get_logits_processor(lm.outlines_model, output_type, backend)
     mx.eval(processor(ids, logits))
     return (time.perf_counter() - started) * 1000
 
@@ -354,7 +354,7 @@ def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int =
             for name, (output_type, prompt, _) in cases.items():
                 for backend in backends if rnd % 2 else backends[::-1]:
                     steps.clear()
-                    gen = generate(lm.model, prompt, output_type, max_tokens=max_tokens, backend=backend)
+                    gen = generate(lm.outlines_model, prompt, output_type, max_tokens=max_tokens, backend=backend)
                     if rnd:
                         row = rows[name][backend]
                         row["gen_s"].append(gen.seconds)

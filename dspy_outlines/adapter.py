@@ -6,9 +6,10 @@ The tiers, in order, each tried only when the one before could not be parsed:
    JSON fallback switched off so that the tiers never recurse into each other.
 2. **tier2** - JSON prompting (``JSONAdapter``'s prompt) *without* ``response_format``, parsed with
    json-repair and validated against the output fields.
-3. **tier3** - constrained generation of *all* output fields: an Outlines output type passed to an
-   ``OutlinesLM`` as ``_outlines_constraint``, or, for an API model, a JSON-schema
-   ``response_format`` where the provider supports structured outputs.
+3. **tier3** - constrained generation of *all* output fields (:mod:`dspy_outlines.tier3`): an Outlines
+   output type in the request's ``Config.extensions`` for a local model (``OutlinesLM``, or any
+   ``dspy.LM(engine=LocalEngine(...))``), the server's fields for a ``ServerLM``, or, for an API model, a
+   JSON-schema ``response_format`` where the provider supports structured outputs.
 
 Only an :class:`~dspy.utils.exceptions.AdapterParseError` moves on to the next tier. Anything else
 (``ContextWindowExceededError``, provider errors, bugs) propagates at once: another prompt format
@@ -17,8 +18,8 @@ cannot fix it. Signatures with ``dspy.ToolCalls`` outputs stop after tier 2.
 Routing learns per LM (:mod:`dspy_outlines.routing`): a tier that failed ``skip_after`` times in a row
 for an LM is skipped for it (re-probed every ``reprobe_every`` skipping calls); with ``tiers="auto"``
 an LM that constrains locally (``OutlinesLM``) starts at tier 3. Tier 3 output cut at ``max_tokens``
-or at the call's ``_deadline`` is a failure counted as ``truncated``, never a repaired value. Once a
-call's ``_deadline`` has passed, no further tier is tried.
+or at the deadline (:func:`dspy_outlines.contract.deadline_scope`) is a failure counted as ``truncated``,
+never a repaired value. Once the deadline has passed, no further tier is tried.
 """
 
 from __future__ import annotations
@@ -28,31 +29,23 @@ import logging
 import threading
 import time
 from collections.abc import Generator, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from dspy.adapters.base import Adapter
-from dspy.adapters.chat_adapter import ChatAdapter, FieldInfoWithName
+from dspy.adapters.chat_adapter import ChatAdapter
 from dspy.adapters.json_adapter import JSONAdapter
 from dspy.adapters.types.tool import ToolCalls
-from dspy.adapters.utils import format_field_value, get_annotation_name, translate_field_type
 from dspy.clients.base_lm import BaseLM
 from dspy.signatures.signature import Signature
 from dspy.utils.callback import BaseCallback
 from dspy.utils.exceptions import AdapterParseError
 
-from dspy_outlines.constraints import (
-    TRUNCATING_FINISH_REASONS,
-    OutputConstraint,
-    TruncatedOutputError,
-    build_constraint,
-    char_budget,
-    check_term_constraints,
-    output_model,
-    response_format,
-)
+from dspy_outlines.constraints import TruncatedOutputError, check_term_constraints
+from dspy_outlines.contract import accepts_constraint, current_deadline
+from dspy_outlines.dspy_internal import DSPyVersionError, dspy_internal, dspy_internal_module
 from dspy_outlines.routing import TierRouter
+from dspy_outlines.tier3 import ConstrainedTier, constraint_mode
 
 logger = logging.getLogger(__name__)
 
@@ -69,19 +62,16 @@ class ConstrainedGenerationUnavailableError(RuntimeError):
 def _fallback_scope():
     """DSPy's stream-progress scope (a visible streamed answer must not be replaced by a retry)."""
     try:
-        from dspy.clients.call_context import adapter_fallback_scope
-    except ImportError:  # older/newer DSPy without it: nothing is ever reported as emitted
+        scope = dspy_internal(dspy_internal_module("dspy.clients.call_context"), "adapter_fallback_scope")
+    except DSPyVersionError:  # a DSPy without it: nothing is ever reported as emitted
         return contextlib.nullcontext(None)
-    return adapter_fallback_scope()
+    return scope()
 
 
 def accepts_outlines_constraint(lm: BaseLM) -> bool:
-    """Whether ``lm`` runs Outlines-constrained generation itself (an ``OutlinesLM`` or look-alike).
-
-    An LM opts in with a true attribute ``accepts_outlines_constraint`` (``OutlinesLM`` has it); nothing
-    is imported to check it.
-    """
-    return getattr(lm, "accepts_outlines_constraint", False) is True
+    """Whether ``lm`` (or the DSPy engine it was built with) runs Outlines-constrained generation
+    (:func:`dspy_outlines.contract.accepts_constraint`)."""
+    return accepts_constraint(lm)
 
 
 #: A tier-1/2 completion whose brackets nest deeper than this is a parse error (one linear scan), before DSPy's
@@ -129,104 +119,6 @@ class _JSONTier(JSONAdapter):
 
     def parse(self, signature, completion):
         return _checked_parse(super().parse, signature, completion)
-
-
-class _ConstrainedTier(JSONAdapter):
-    """Tier 3: one call's constrained generation. A fresh instance per call holds its constraint."""
-
-    def __init__(self, local: bool, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.local = local
-        self.constraint: OutputConstraint | None = None
-
-    def _call_preprocess(self, lm, lm_kwargs, signature, inputs):
-        signature = super()._call_preprocess(lm, lm_kwargs, signature, inputs)
-        for key in ("n", "num_generations"):
-            if (lm_kwargs.pop(key, None) or 1) > 1:
-                logger.warning("OutlinesAdapter tier3 returns a single completion; ignoring %s > 1.", key)
-        if self.local:  # length-aware: free text fits max_tokens, so the value closes instead of being cut
-            max_tokens = lm_kwargs.get("max_tokens") or (getattr(lm, "kwargs", None) or {}).get("max_tokens")
-            constraint = build_constraint(signature, char_budget(signature, max_tokens))
-            lm_kwargs["_outlines_constraint"] = constraint.output_type
-        else:  # providers return a JSON object, whatever the number of fields
-            constraint = replace(build_constraint(signature), output_type=output_model(signature), field=None)
-            lm_kwargs["response_format"] = response_format(signature)
-        self.constraint = constraint
-        return signature
-
-    def _single_field(self, signature):
-        if self.constraint is None or self.constraint.field is None:
-            return None
-        return self.constraint.field, signature.output_fields[self.constraint.field]
-
-    def format_field_structure(self, signature):
-        single = self._single_field(signature)
-        if single is None:
-            return super().format_field_structure(signature)
-        name, info = single
-        inputs = {
-            FieldInfoWithName(name=field_name, info=field): translate_field_type(field_name, field)
-            for field_name, field in signature.input_fields.items()
-        }
-        return "\n\n".join(
-            [
-                "All interactions will be structured in the following way, with the appropriate values filled in.",
-                "Inputs will have the following structure:",
-                self.format_field_with_value(inputs, role="user"),
-                f"The output is the value of `{name}` alone ({get_annotation_name(info.annotation)}), "
-                "with no field name, quotes or explanation.",
-            ]
-        )
-
-    def user_message_output_requirements(self, signature):
-        single = self._single_field(signature)
-        if single is None:
-            return super().user_message_output_requirements(signature)
-        name, info = single
-        return f"Respond with only the value of `{name}` ({get_annotation_name(info.annotation)})."
-
-    def format_assistant_message_content(self, signature, outputs, missing_field_message=None):
-        single = self._single_field(signature)
-        if single is None:
-            return super().format_assistant_message_content(signature, outputs, missing_field_message)
-        name, info = single
-        return str(format_field_value(info, outputs.get(name, missing_field_message)))
-
-    def _built(self) -> OutputConstraint:
-        if self.constraint is None:
-            raise RuntimeError("tier3 parsed before its constraint was built (_call_preprocess runs first).")
-        return self.constraint
-
-    def _call_postprocess(self, processed_signature, original_signature, outputs, lm, lm_kwargs):
-        reasons = _finish_reasons(lm, outputs)
-        if any(reason in TRUNCATING_FINISH_REASONS for reason in reasons):
-            text = outputs[0].get("text") if isinstance(outputs[0], dict) else outputs[0]
-            self._built().parse(str(text or ""), next(r for r in reasons if r in TRUNCATING_FINISH_REASONS))
-        return super()._call_postprocess(processed_signature, original_signature, outputs, lm, lm_kwargs)
-
-    def parse(self, signature, completion):
-        return self._built().parse(completion)
-
-
-def _finish_reasons(lm: BaseLM, outputs: Any) -> list[str | None]:
-    """The finish reasons of the LM call that returned ``outputs`` (``[]`` when history is off).
-
-    DSPy keeps only the text in ``outputs``; the response, with ``choices[i].finish_reason``, is in the
-    history entry recorded for the same call. The entry is found by identity of ``outputs``, so
-    concurrent calls on one LM cannot be confused.
-    """
-    from dspy.clients.base_lm import GLOBAL_HISTORY
-
-    for history in (getattr(lm, "history", None) or [], GLOBAL_HISTORY):
-        for entry in reversed(history[-64:]):
-            if isinstance(entry, dict) and entry.get("outputs") is outputs:
-                choices = _get(entry.get("response"), "choices") or []
-                return [_get(choice, "finish_reason") for choice in choices]
-    return []
-
-
-def _get(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
 class OutlinesAdapter(ChatAdapter):
@@ -403,11 +295,13 @@ class OutlinesAdapter(ChatAdapter):
             "use_native_function_calling": self.use_native_function_calling,
             "parallel_tool_calls": self.parallel_tool_calls,
         }
-        adapter = (
-            _JSONTier(**options) if tier == "tier2" else _ConstrainedTier(accepts_outlines_constraint(lm), **options)
-        )
+        if tier == "tier2":
+            return partial(Adapter.acall if is_async else Adapter.__call__, _JSONTier(**options))
+        constrained = ConstrainedTier(constraint_mode(lm), **options)
+        if constrained.mode == "request":  # DSPy 3.5's contract: a Request in, a Response out
+            return constrained.acall_request if is_async else constrained.call_request
         # Adapter's base pipeline: JSONAdapter.__call__ would add response_format (a constraint).
-        return partial(Adapter.acall if is_async else Adapter.__call__, adapter)
+        return partial(Adapter.acall if is_async else Adapter.__call__, constrained)
 
     def __call__(
         self,
@@ -418,7 +312,7 @@ class OutlinesAdapter(ChatAdapter):
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
         with _fallback_scope() as progress:
-            route = self._route(lm, signature, progress, lm_kwargs.get("_deadline"))
+            route = self._route(lm, signature, progress, current_deadline())
             tier = next(route)
             while True:
                 try:
@@ -441,7 +335,7 @@ class OutlinesAdapter(ChatAdapter):
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
         with _fallback_scope() as progress:
-            route = self._route(lm, signature, progress, lm_kwargs.get("_deadline"))
+            route = self._route(lm, signature, progress, current_deadline())
             tier = next(route)
             while True:
                 try:

@@ -1,45 +1,60 @@
-"""OutlinesLM: a DSPy language model running a local model through Outlines.
+"""OutlinesLM: a local model as a ``dspy.LM``, in one line.
 
-The work is done by an engine (:mod:`dspy_outlines.engines`): mlx-lm on Apple Silicon and Linux CPU, or
-llama.cpp. Calls carrying the ``_outlines_constraint`` keyword (set by
-:class:`dspy_outlines.OutlinesAdapter` at Tier 3) generate under an Outlines logits processor.
+``OutlinesLM()`` is ``dspy.LM("local/<model>", engine=LocalEngine(...))``: DSPy's own LM class (its cache,
+retries, history, callbacks, usage tracking), generating on a local inference engine through DSPy 3.4's
+engine contract (:mod:`dspy_outlines.local_engine`). Tier 3 of :class:`dspy_outlines.OutlinesAdapter` puts an
+Outlines constraint in the request's ``Config.extensions`` (:mod:`dspy_outlines.contract`).
 :meth:`OutlinesLM.generate` is constrained generation without DSPy: ``lm.generate(prompt, Literal["A", "B"])``
-(the chat template, the engine's lock and prefix cache); ``lm.model`` is the Outlines model itself, so
-``lm.model(raw_prompt, Literal["A", "B"])`` works too (no chat template).
+(the chat template, the engine's lock and prefix cache). ``lm.model`` is the model name DSPy routes by; calling
+it runs Outlines' own generation, ``lm.model(raw_prompt, Literal["A", "B"])`` (no chat template), on
+``lm.outlines_model``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
-import uuid
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import dspy
 
-from dspy_outlines.engines import Completion, Engine, GenerationRequest, load_engine
+from dspy_outlines.engines import Engine, GenerationRequest
 from dspy_outlines.engines.mlx import generation_lock
+from dspy_outlines.local_engine import DEFAULT_MAX_TOKENS, AsyncLocalEngine, LocalEngine
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["OutlinesLM", "generation_lock"]
+__all__ = ["LocalModelName", "OutlinesLM", "generation_lock"]
 
-CONSTRAINT_KWARG = "_outlines_constraint"
-#: Per-call keyword: a ``time.monotonic()`` instant at which generation stops (``finish_reason="deadline"``).
-DEADLINE_KWARG = "_deadline"
+#: The provider prefix of a local model's name (``local/SmolLM2-135M-Instruct...``).
+LOCAL_PREFIX = "local/"
 
 
-class _AttrDict(dict):
-    """A dict with attribute access: DSPy reads responses both ways (``dict(usage)``, ``.choices``)."""
+class LocalModelName(str):
+    """The model name DSPy routes by (a ``str``) that also calls the Outlines model, as ``lm.model`` did
+    before ``OutlinesLM`` became a ``dspy.LM``: ``lm.model(prompt, Literal["A", "B"], max_tokens=4)``.
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(name) from e
+    Copies and pickles are plain strings (the Outlines model holds native handles).
+    """
+
+    outlines_model: Any
+
+    def __new__(cls, name: str, outlines_model: Any) -> LocalModelName:
+        value = super().__new__(cls, name)
+        value.outlines_model = outlines_model
+        return value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.outlines_model(*args, **kwargs)
+
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        return str, (str(self),)
+
+    def __copy__(self) -> LocalModelName:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LocalModelName:
+        return self
 
 
 def _text(content: Any) -> str:
@@ -51,7 +66,7 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-class OutlinesLM(dspy.BaseLM):
+class OutlinesLM(dspy.LM):
     """A local model as a DSPy LM, with Outlines-constrained generation on request.
 
     Args:
@@ -67,15 +82,18 @@ class OutlinesLM(dspy.BaseLM):
         persist_prefix: Keep the KV state of the prompts' shared prefix on disk, so the next process restores
             it instead of prefilling it: ``True`` (``~/.cache/dspy-outlines/prefix-states``), ``False``, or a
             directory (see :mod:`dspy_outlines.models.prefix_store`).
-        **kwargs: Forwarded to ``dspy.BaseLM`` (``dequantize=`` is taken out first and given to the engine).
+        **kwargs: Forwarded to ``dspy.LM`` (``cache`` defaults to ``False``; ``dequantize=`` is taken out
+            first and given to the engine).
 
     Attributes:
-        model: The Outlines model; call it with an output type (``lm.model(prompt, Literal["A", "B"])``).
-        engine: The :class:`~dspy_outlines.engines.Engine` generating for this LM.
+        model: The model name (``local/<file>``), callable as the Outlines model (see :class:`LocalModelName`).
+        outlines_model: The Outlines model: ``lm.outlines_model(prompt, output_type)``.
+        engine: The inference :class:`~dspy_outlines.engines.Engine` generating for this LM.
+        dspy_engine: The :class:`~dspy_outlines.local_engine.LocalEngine` DSPy calls.
         model_name: A readable name, also reported as ``response.model``.
     """
 
-    #: The adapter's Tier 3 hands this LM an Outlines output type instead of a JSON-schema response_format.
+    #: The adapter's Tier 3 hands this LM an Outlines constraint in the request (``dspy_outlines.contract``).
     accepts_outlines_constraint = True
     #: A small local model: dspy_rlm picks its small-model profile for it (``RLM(profile="auto")``).
     is_local = True
@@ -85,7 +103,7 @@ class OutlinesLM(dspy.BaseLM):
         model: str | Path | tuple[Any, Any] | None = None,
         *,
         engine: str = "auto",
-        max_tokens: int = 512,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         backend: str | None = None,
         engine_options: dict[str, Any] | None = None,
@@ -98,11 +116,35 @@ class OutlinesLM(dspy.BaseLM):
         if "dequantize" in kwargs:
             options["dequantize"] = kwargs.pop("dequantize")
         kwargs.setdefault("cache", False)
-        self.engine: Engine = load_engine(engine, model, backend=backend, **options)
-        super().__init__(model=self.engine.model_name, max_tokens=max_tokens, temperature=temperature, **kwargs)
-        self.model_name = self.engine.model_name
-        self.model = self.engine.outlines_model
+        local = LocalEngine.load(model, engine=engine, backend=backend, **options)
+        name = local.model_name if "/" in local.model_name else LOCAL_PREFIX + local.model_name
+        super().__init__(
+            name,
+            engine=local,
+            async_engine=AsyncLocalEngine(local),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            **kwargs,
+        )
+        self.model = LocalModelName(name, local.local.outlines_model)
+        self.model_name = local.model_name
         self.backend = backend
+
+    @property
+    def dspy_engine(self) -> LocalEngine:
+        """The DSPy engine (``complete(Request) -> Response``) this LM was built with."""
+        engine: LocalEngine = self._engine_spec
+        return engine
+
+    @property
+    def engine(self) -> Engine:
+        """The inference engine (``name``, ``encode``, ``generate``, ``stats()``); DSPy reads ``dspy_engine``."""
+        return self.dspy_engine.local
+
+    @property
+    def outlines_model(self) -> Any:
+        """The Outlines model: ``lm.outlines_model(prompt, output_type)`` (no chat template)."""
+        return self.engine.outlines_model
 
     # MLX engine internals, kept as attributes for code written against the MLX-only OutlinesLM.
     @property
@@ -169,78 +211,31 @@ class OutlinesLM(dspy.BaseLM):
         max_tokens = self.kwargs.get("max_tokens") if max_tokens is None else max_tokens
         temperature = self.kwargs.get("temperature") if temperature is None else temperature
         request = GenerationRequest(
-            max_tokens=int(max_tokens or 512), temperature=float(temperature or 0.0), constraint=output_type
+            max_tokens=int(max_tokens or DEFAULT_MAX_TOKENS),
+            temperature=float(temperature or 0.0),
+            constraint=output_type,
         )
         return self.engine.generate(self.engine.encode(self.render_prompt(messages)), request).text
 
-    def forward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
-        """Generate completions; returns an OpenAI-style chat completion response.
-
-        Args:
-            prompt: A plain prompt, used as one user message when ``messages`` is ``None``.
-            messages: Chat messages.
-            **kwargs: Per-call options overriding the defaults: ``max_tokens``, ``temperature``,
-                ``top_p``, ``n`` / ``num_generations``, ``stop``, ``seed``, ``_outlines_constraint``
-                (any output type Outlines accepts) and ``_deadline`` (a ``time.monotonic()`` instant).
-
-        Returns:
-            A response with ``choices[i].message.content``, ``usage`` (prompt, completion and
-            total tokens, and ``cached_tokens``: prompt tokens served from the prefix cache) and ``model``.
-        """
-        options = {**self.kwargs, **kwargs}
-        n = int(options.get("n") or options.get("num_generations") or 1)
-        stop = options.get("stop") or []
-        seed = options.get("seed")
-        request = GenerationRequest(
-            max_tokens=int(options.get("max_tokens") or 512),
-            temperature=float(options.get("temperature") or 0.0),
-            top_p=options.get("top_p"),
-            stop=(stop,) if isinstance(stop, str) else tuple(stop),
-            constraint=options.get(CONSTRAINT_KWARG),
-            seed=None if seed is None else int(seed),
-            deadline=options.get(DEADLINE_KWARG),
-        )
-        text_prompt = self.render_prompt(messages or [{"role": "user", "content": prompt or ""}])
-        prompt_ids = self.engine.encode(text_prompt)
-        # Seeded once per call: the n completions of a seeded call differ from each other, and repeat together.
-        completions = [
-            self.engine.generate(prompt_ids, request if i == 0 else replace(request, seed=None)) for i in range(n)
-        ]
-        return self._response(completions, len(prompt_ids))
-
-    def _response(self, completions: list[Completion], prompt_tokens: int) -> Any:
-        choices = [
-            _AttrDict(index=i, message=_AttrDict(role="assistant", content=c.text), finish_reason=c.finish_reason)
-            for i, c in enumerate(completions)
-        ]
-        completion_tokens = sum(c.completion_tokens for c in completions)
-        usage = _AttrDict(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
-            cached_tokens=completions[0].cached_tokens if completions else 0,
-        )
-        return _AttrDict(
-            id=f"outlines-{uuid.uuid4().hex[:12]}",
-            object="chat.completion",
-            created=int(time.time()),
-            model=self.model_name,
-            choices=choices,
-            usage=usage,
-            _hidden_params={"response_cost": 0.0},
-        )
-
-    async def aforward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
-        """Async :meth:`forward`: runs the (blocking, engine-serialized) generation in a thread."""
-        return await asyncio.to_thread(self.forward, prompt, messages, **kwargs)
-
     def dump_state(self) -> dict[str, Any]:
-        """Reconstruction state: the model path (not the weights), the engine and the default kwargs."""
-        state = super().dump_state()
-        engine_state = self.engine.dump_state()
-        state["model"] = engine_state.pop("model", None)
-        state.update(engine_state)
+        """Reconstruction state: the model path (not the weights), the engine, its options and the default
+        kwargs; ``dspy.BaseLM.load_state(state, allow_custom_lm_class=True)`` loads the model again."""
+        state = dspy.BaseLM.dump_state(self)
+        options = dict(self.engine.dump_state())
+        state["model"] = options.pop("model", None)
+        state["engine"] = options.pop("engine", self.engine.name)
+        state["backend"] = options.pop("backend", self.backend)
+        nested = options.pop("engine_options", None)  # llama.cpp nests them, MLX does not
+        if isinstance(nested, dict):
+            options.update(nested)
+        if options:
+            state["engine_options"] = options
         return state
+
+    @classmethod
+    def load_state(cls, state: dict[str, Any], *, allow_custom_lm_class: bool = False) -> OutlinesLM:
+        """Rebuild from :meth:`dump_state` (loads the model again)."""
+        return cls(**state)
 
     def __repr__(self) -> str:
         return f"OutlinesLM({self.model_name!r}, engine={self.engine.name!r}, backend={self.backend!r})"

@@ -2,8 +2,8 @@
 
 :class:`ServerLM` is a ``dspy.LM`` pointed at a server (vLLM, SGLang, llama.cpp's ``llama-server``,
 llama-cpp-python's ``python -m llama_cpp.server``) that also takes the Outlines output type
-:class:`~dspy_outlines.OutlinesAdapter` hands to local models at Tier 3 (``accepts_outlines_constraint``). It
-turns that type into the request fields the named server understands (:func:`request_kwargs`), so the
+:class:`~dspy_outlines.OutlinesAdapter` builds at Tier 3 (``accepts_outlines_constraint``). It turns that
+type into the request fields the named server understands (:meth:`ServerLM.constraint_kwargs`), so the
 server constrains decoding and the adapter parses the text exactly as it does for a local model:
 
 What each server kind receives (:data:`SERVER_KINDS`), for a JSON schema (pydantic models, lists, numbers...)
@@ -34,7 +34,6 @@ import enum
 import json
 import logging
 import re
-import time
 import typing
 from typing import Any
 
@@ -48,11 +47,6 @@ __all__ = ["SERVER_KINDS", "ServerLM", "describe_constraint", "regex_to_gbnf", "
 
 #: The server kinds :func:`request_kwargs` knows, and what each calls its structured-output fields.
 SERVER_KINDS = ("vllm", "vllm-guided", "sglang", "llama.cpp", "llama-cpp-python")
-
-CONSTRAINT_KWARG = "_outlines_constraint"
-DEADLINE_KWARG = "_deadline"
-#: The shortest ``timeout=`` given to a call whose deadline has (nearly) passed.
-MIN_TIMEOUT_S = 1.0
 
 
 def describe_constraint(output_type: Any) -> tuple[str, Any]:
@@ -87,7 +81,7 @@ def request_kwargs(output_type: Any, server: str) -> dict[str, Any]:
     """The request keywords (for ``dspy.LM`` / litellm) that make ``server`` constrain to ``output_type``.
 
     Args:
-        output_type: What :class:`~dspy_outlines.OutlinesAdapter` passes as ``_outlines_constraint``.
+        output_type: The Outlines output type :class:`~dspy_outlines.OutlinesAdapter` builds at Tier 3.
         server: One of :data:`SERVER_KINDS`.
 
     Returns:
@@ -277,7 +271,7 @@ class ServerLM(dspy.LM):
         ValueError: An unknown ``server`` or an empty ``api_base``.
     """
 
-    #: The adapter's Tier 3 hands this LM an Outlines output type; the server enforces it.
+    #: The adapter's Tier 3 asks this LM for the call keywords of its constraint; the server enforces it.
     accepts_outlines_constraint = True
 
     def __init__(
@@ -298,26 +292,10 @@ class ServerLM(dspy.LM):
         super().__init__(model, api_base=api_base, api_key=api_key, **kwargs)
         self.server, self.is_small = server, bool(small)
 
-    def server_kwargs(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """``kwargs`` with ``_outlines_constraint`` turned into the server's fields and ``_deadline`` into
-        ``timeout``."""
-        kwargs = dict(kwargs)
-        constraint = kwargs.pop(CONSTRAINT_KWARG, None)
-        deadline = kwargs.pop(DEADLINE_KWARG, None)
-        if deadline is not None:
-            kwargs.setdefault("timeout", max(MIN_TIMEOUT_S, deadline - time.monotonic()))
-        if constraint is not None:
-            extra = request_kwargs(constraint, self.server)
-            if "extra_body" in extra:
-                extra["extra_body"] = {**(kwargs.get("extra_body") or {}), **extra["extra_body"]}
-            kwargs.update(extra)
-        return kwargs
-
-    def __call__(self, prompt=None, *, messages=None, **kwargs):
-        return super().__call__(prompt, messages=messages, **self.server_kwargs(kwargs))
-
-    async def acall(self, prompt=None, *, messages=None, **kwargs):
-        return await super().acall(prompt, messages=messages, **self.server_kwargs(kwargs))
+    def constraint_kwargs(self, output_type: Any) -> dict[str, Any]:
+        """The call keywords that make this server constrain decoding to ``output_type`` (Tier 3 adds them
+        to the call: :data:`dspy_outlines.contract.CONSTRAINT_KWARGS_METHOD`); see :func:`request_kwargs`."""
+        return request_kwargs(output_type, self.server)
 
     def dump_state(self) -> dict[str, Any]:
         state = super().dump_state()

@@ -343,8 +343,8 @@ def _run_children(state: RunState, tasks: list[tuple[str, Any]]) -> list[str]:
                     return await _downgraded(state, task, ctx, reason or "no sub-RLM runner in this run")
                 try:
                     return await spawn(task, ctx, k)
-                except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
-                    logger.warning("sub-RLM failed: %s: %s", type(exc).__name__, exc)
+                except Exception as exc:
+                    logger.debug("sub-RLM failed: %s", type(exc).__name__, exc_info=exc)  # shown to the model
                     return item_error(exc)
 
         return list(await asyncio.gather(*(one(i, t, c) for i, (t, c) in enumerate(tasks))))

@@ -36,23 +36,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dspy_rlm import files
+from dspy_rlm.files import SKIP_DIRS  # noqa: F401 - part of this module's interface (tests, callers)
+
 EXIT_OK, EXIT_EXTRACTED_STRICT, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 BENCHES = {"tiers": "benchmarks.tiers", "longcontext": "benchmarks.longcontext", "repl": "benchmarks.repl_overhead"}
-SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "__pycache__",
-        "node_modules",
-        ".venv",
-        "venv",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ipynb_checkpoints",
-        ".tox",
-    }
-)
 
 
 class UsageError(Exception):
@@ -60,52 +48,12 @@ class UsageError(Exception):
 
 
 # -- inputs -------------------------------------------------------------------------------------------
-def _is_binary(path: Path) -> bool:
-    with path.open("rb") as fh:
-        return b"\0" in fh.read(8192)
-
-
 def load_context(path: str | Path, max_file_mb: float = 20.0) -> tuple[str, Any]:
-    """``("context", text)`` for a file, ``("files", {relative path: text})`` for a directory.
-
-    Directories skip VCS / cache folders, binary files, unreadable files and files over ``max_file_mb``.
-
-    Raises:
-        UsageError: the path is missing, is neither a regular file nor a directory (a FIFO would block),
-            cannot be read, or holds no readable text file.
-    """
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise UsageError(f"context path not found: {path}")
-    limit = int(max_file_mb * 1e6)
+    """:func:`dspy_rlm.files.load_context`, its errors as :class:`UsageError` (one line, exit code 2)."""
     try:
-        if p.is_file():
-            if p.stat().st_size > limit:
-                raise UsageError(f"{path} is {p.stat().st_size / 1e6:.1f} MB; raise --max-file-mb to read it")
-            return "context", p.read_text(encoding="utf-8", errors="replace")
-        if not p.is_dir():
-            raise UsageError(f"context path is neither a regular file nor a directory: {path}")
-        files = _read_dir(p, limit)
-    except OSError as e:
-        raise UsageError(f"cannot read context {path}: {e.strerror or e}") from e
-    if not files:
-        raise UsageError(f"no readable text files under {path}")
-    return "files", files
-
-
-def _read_dir(root: Path, limit: int) -> dict[str, str]:
-    files: dict[str, str] = {}
-    for f in sorted(root.rglob("*")):
-        rel = f.relative_to(root)
-        if any(part in SKIP_DIRS for part in rel.parts) or not f.is_file():
-            continue
-        try:
-            if f.stat().st_size > limit or _is_binary(f):
-                continue
-            files[rel.as_posix()] = f.read_text(encoding="utf-8", errors="replace")
-        except OSError as e:  # one unreadable file does not sink the directory
-            logging.getLogger(__name__).warning("skipping unreadable %s: %s", f, e.strerror or e)
-    return files
+        return files.load_context(path, max_file_mb)
+    except files.ContextFileError as e:
+        raise UsageError(str(e)) from e
 
 
 def _local_model_path(name: str) -> Path | None:
@@ -355,7 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level, with tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="answer a query over a file or directory")
-    run.add_argument("--context", required=True, help="a text file, or a directory (becomes `files`)")
+    run.add_argument(
+        "--context", required=True, help="a text file (.gz/.bz2/.xz too), or a directory (becomes `files`)"
+    )
     run.add_argument("--query", required=True)
     run.add_argument(
         "--lm",

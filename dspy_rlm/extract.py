@@ -14,6 +14,7 @@ from typing import Any
 
 import dspy
 
+from dspy_outlines.contract import accepts_constraint
 from dspy_rlm.budget import Budget, FallbackReason
 from dspy_rlm.config import RunConfig
 from dspy_rlm.errors import UserPredictorError
@@ -91,7 +92,7 @@ def _local_signature(predictor: Any, names: list[str]) -> dict[str, Any]:
         or sig is None
         or NOTES_FIELD not in sig.output_fields
         or NOTES_FIELD in names
-        or getattr(lm, "accepts_outlines_constraint", False) is not True
+        or not accepts_constraint(lm)
     ):
         return {}
     return {"signature": sig.delete(NOTES_FIELD)}
@@ -138,7 +139,8 @@ async def run_extraction(
     except Exception as exc:
         if not isinstance(predictor, dspy.Predict):  # the user's own predictor: its exceptions are the caller's
             raise UserPredictorError(exc) from exc
-        logger.warning("fallback extraction failed: %s: %s", type(exc).__name__, exc)
+        # handled: the run ends Failed with this reason, in the trace; the log gets one line, at debug level
+        logger.debug("fallback extraction failed: %s", type(exc).__name__, exc_info=exc)
         partial = dict(last_submit or {})
         parsed = getattr(exc, "parsed_result", None)
         if isinstance(parsed, dict):

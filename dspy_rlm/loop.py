@@ -412,7 +412,13 @@ class Run:
                 record.output = "\n".join(outputs)
                 self.trace.answer_source = final.kind
                 return self._settle(
-                    Submitted(values, self.budget.spent.iterations, self.budget.spent.llm_calls, final.kind)
+                    Submitted(
+                        values,
+                        self.budget.spent.iterations,
+                        self.budget.spent.llm_calls,
+                        final.kind,
+                        self.budget.spent.lm_calls_total,
+                    )
                 )
             outputs.append(error)
         record.output = "\n".join(o for o in outputs if o) or "(no output - did you forget to print?)"

@@ -14,8 +14,9 @@ class Submitted:
 
     outputs: dict[str, Any]
     iterations: int
-    llm_calls: int
+    llm_calls: int  # sub-LM calls (llm_query prompts, sub-RLM steps): what dspy's max_llm_calls counts
     source: str = "submit"  # submit | final_direct | final_var
+    lm_calls: int = 0  # every LM call of the run (action steps, sub-LM calls, extraction): the CLI's "LM calls"
 
     kind = "submitted"
 

@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 import dspy
 from dspy.utils.usage_tracker import UsageTracker
 
+from dspy_outlines.contract import DEADLINE_KWARG, deadline_scope
+from dspy_outlines.dspy_internal import dspy_internal
 from dspy_rlm.budget import Budget
 
 T = TypeVar("T")
@@ -32,40 +34,61 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def lm_is_async(lm: Any) -> bool:
-    """Whether an LM has its own async implementation (otherwise we call it in a thread)."""
+    """Whether an LM has its own async implementation (otherwise we call it in a thread): a ``dspy.LM``
+    built with a custom engine is async only when it was given an ``async_engine`` too."""
     base = getattr(dspy, "BaseLM", None)
-    return base is not None and isinstance(lm, base) and type(lm).aforward is not base.aforward
+    if base is None or not isinstance(lm, base) or type(lm).aforward is base.aforward:
+        return False
+    if isinstance(lm, dspy.LM) and not isinstance(getattr(lm, "engine", "auto"), str):
+        return dspy_internal(lm, "_async_engine_spec") is not None
+    return True
+
+
+def _split_deadline(kwargs: dict[str, Any]) -> float | None:
+    """Take :data:`DEADLINE_KWARG` out of a predictor call's ``config`` (no LM ever receives it)."""
+    config = kwargs.get("config")
+    if not isinstance(config, dict) or DEADLINE_KWARG not in config:
+        return None
+    config = dict(config)
+    deadline = config.pop(DEADLINE_KWARG)
+    if config:
+        kwargs["config"] = config
+    else:
+        del kwargs["config"]
+    return deadline
 
 
 async def call_predictor(predictor: dspy.Predict, use_async: bool, **kwargs: Any) -> dspy.Prediction:
-    """One predictor call: native async where the LM supports it, else a worker thread."""
+    """One predictor call: native async where the LM supports it, else a worker thread (with this context).
+
+    A deadline from :func:`deadline_config` holds for the call: local generation stops there
+    (:func:`dspy_outlines.contract.deadline_scope`) and the adapter tries no further tier once it passed.
+    """
     lm = getattr(predictor, "lm", None) or dspy.settings.lm  # a user's own predictor may have no .lm
-    if use_async and lm_is_async(lm):
-        return await predictor.acall(**kwargs)
-    return await asyncio.to_thread(predictor, **kwargs)
+    with deadline_scope(_split_deadline(kwargs)):
+        if use_async and lm_is_async(lm):
+            return await predictor.acall(**kwargs)
+        return await asyncio.to_thread(predictor, **kwargs)
 
 
-#: ``OutlinesLM``'s per-call keyword: a ``time.monotonic()`` instant at which local generation stops.
-DEADLINE_KWARG = "_deadline"
 #: The shortest ``timeout=`` given to an API call whose deadline has (nearly) passed.
 MIN_API_TIMEOUT_S = 1.0
 
 
 def deadline_kwargs(lm: Any, deadline: float | None) -> dict[str, Any]:
-    """LM keywords that make one call stop at ``deadline`` (a ``time.monotonic()`` instant).
+    """Predictor ``config`` keywords that make one call stop at ``deadline`` (a ``time.monotonic()`` instant).
 
-    A local LM that takes Outlines constraints (``OutlinesLM``: ``accepts_outlines_constraint``) gets
-    ``_deadline`` (generation stops there with ``finish_reason="deadline"``); a ``dspy.LM`` (API) gets
-    ``timeout=`` the seconds left (at least :data:`MIN_API_TIMEOUT_S`); any other LM gets nothing, since
-    its keywords are unknown. No deadline: nothing.
+    Every LM gets :data:`~dspy_outlines.contract.DEADLINE_KWARG`, which :func:`call_predictor` turns into a
+    deadline scope (a local engine stops generating there; the adapter stops trying tiers); a ``dspy.LM``
+    that owns its connection (an API or a server model) also gets ``timeout=`` the seconds left (at least
+    :data:`MIN_API_TIMEOUT_S`). No deadline: nothing.
     """
     if deadline is None or lm is None:
         return {}
-    if getattr(lm, "accepts_outlines_constraint", False) is True:
-        return {DEADLINE_KWARG: deadline}
-    if isinstance(lm, dspy.LM):
-        return {"timeout": max(MIN_API_TIMEOUT_S, deadline - time.monotonic())}
-    return {}
+    kwargs: dict[str, Any] = {DEADLINE_KWARG: deadline}
+    if isinstance(lm, dspy.LM) and isinstance(getattr(lm, "engine", None), str):
+        kwargs["timeout"] = max(MIN_API_TIMEOUT_S, deadline - time.monotonic())
+    return kwargs
 
 
 def deadline_config(predictor: Any, deadline: float | None) -> dict[str, Any]:

@@ -111,7 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     adapter = OutlinesAdapter(tiers="auto")  # the fallback extraction step: Tier 3 at once for a local model
     # The embedded model gets the small-model profile on its own (profile="auto": compact prompt, each step's
     # code held to grounded moves, grounded SUBMIT); an API model keeps the default profile.
-    action_adapter = None if args.lm == "embedded" else dspy.ChatAdapter(use_json_adapter_fallback=False)
+    # The action step of the small profile is Tier 3 alone; it is made here (as the profile would) so its
+    # calls are counted in the tier line below.
+    action_adapter = (
+        OutlinesAdapter(tiers=("tier3",))
+        if args.lm == "embedded"
+        else dspy.ChatAdapter(use_json_adapter_fallback=False)
+    )
     rlm = RLM(
         signature,
         max_iters=args.max_iters,
@@ -140,13 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         f"iterations: {usage['iterations']}  LM calls: {usage['lm_calls_total']}  "
         f"tokens: {usage['prompt_tokens'] + usage['completion_tokens']:,}  time: {pred.trace.duration_s:.1f}s"
     )
-    print(
-        "tiers:      "
-        + ", ".join(
-            f"{t} {adapter.metrics[t]['success']} ok / {adapter.metrics[t]['failure']} failed"
-            for t in ("tier1", "tier2", "tier3")
-        )
-    )
+    adapters = [a for a in (action_adapter, adapter) if isinstance(a, OutlinesAdapter)]
+    counts = {
+        t: [sum(a.metrics[t][k] for a in adapters) for k in ("success", "failure")] for t in ("tier1", "tier2", "tier3")
+    }
+    print("tiers:      " + ", ".join(f"{t} {ok} ok / {failed} failed" for t, (ok, failed) in counts.items()))
     html = Path(args.html or Path(tempfile.gettempdir()) / "rlm_quickstart_trace.html")
     try:
         from dspy_rlm.viewer import write_html

@@ -88,14 +88,14 @@ def test_fifo_context_is_one_line_and_exit_2(tmp_path):
 def test_unreadable_context_file_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
     doc = tmp_path / "doc.txt"
     doc.write_text("secret")
-    real_read = Path.read_text
+    real_read = Path.read_bytes
 
-    def read_text(self, *args, **kwargs):  # root ignores chmod 000, so the OS error is simulated
+    def read_bytes(self, *args, **kwargs):  # root ignores chmod 000, so the OS error is simulated
         if self == doc:
             raise PermissionError(13, "Permission denied", str(self))
         return real_read(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_text", read_text)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
     assert cli.main(["run", "--context", str(doc), "--query", "x"]) == cli.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [f"dspy-rlm: error: cannot read context {doc}: Permission denied"]
@@ -159,6 +159,53 @@ def test_directory_becomes_files_dict(tmp_path):
     assert name == "files"
     assert files == {"README.md": "# readme", "src/a.py": "print('a')"}
     assert cli.load_context(tmp_path / "README.md") == ("context", "# readme")
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_compressed_text_is_decompressed_in_a_file_and_in_a_directory(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix]
+    text = "line one\nERROR opened INC-4821\n" * 50
+    path = tmp_path / f"log.txt{suffix}"
+    path.write_bytes(compress(text.encode()))
+    assert cli.load_context(path) == ("context", text)
+    assert cli.load_context(tmp_path) == ("files", {f"log.txt{suffix}": text})
+    with pytest.raises(cli.UsageError, match="raise --max-file-mb"):  # bounded while decompressing
+        cli.load_context(path, max_file_mb=100 / 1e6)
+    path.write_bytes(b"not compressed at all")
+    with pytest.raises(cli.UsageError, match=f"not a readable {suffix} file"):
+        cli.load_context(path)
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b"%PDF-1.7\n%\xe2\xe3\n1 0 obj", "PDF"),
+        (b"PK\x03\x04\x14\x00zip", "zip archive"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary data"),
+    ],
+)
+def test_a_binary_file_is_refused_with_what_it_is(tmp_path, data, says):
+    path = tmp_path / "document"
+    path.write_bytes(data)
+    with pytest.raises(cli.UsageError, match=f"{says}.*dspy-rlm reads text"):
+        cli.load_context(path)
+    import gzip
+
+    (tmp_path / "packed.gz").write_bytes(gzip.compress(data))
+    with pytest.raises(cli.UsageError, match="decompresses to"):
+        cli.load_context(tmp_path / "packed.gz")
+
+
+def test_cli_refuses_a_compressed_binary_with_exit_2(tmp_path, capsys):
+    import gzip
+
+    (tmp_path / "README.gz").write_bytes(gzip.compress(b"\x00\x01\x02" * 100))
+    assert cli.main(["run", "--context", str(tmp_path / "README.gz"), "--query", "q"]) == cli.EXIT_USAGE
+    assert "decompresses to binary data" in capsys.readouterr().err
 
 
 # -- runs with the scripted LM (in process) -----------------------------------------------------------

@@ -93,6 +93,10 @@ class SmallPolicyLM(dspy.BaseLM):
     def __init__(self) -> None:
         super().__init__(model="local/small-policy", model_type="chat", temperature=0.0, max_tokens=256, cache=False)
 
+    def constraint_kwargs(self, output_type: Any) -> dict[str, Any]:
+        """Tier 3's constraint as this LM's own keyword (``dspy_outlines.contract.CONSTRAINT_KWARGS_METHOD``)."""
+        return {"_outlines_constraint": output_type}
+
     def forward(self, prompt: str | None = None, messages: list[dict] | None = None, **kwargs: Any) -> Any:
         messages = messages or [{"role": "user", "content": prompt or ""}]
         system = next((m["content"] for m in messages if m["role"] == "system"), "")

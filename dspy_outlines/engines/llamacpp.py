@@ -1,9 +1,8 @@
 """The llama.cpp engine: llama-cpp-python generation with Outlines constraints and a prefix KV cache.
 
-Outlines' ``LlamaCpp`` model (``outlines.from_llamacpp``) is ``lm.model`` and supplies the vocabulary the
-structured backends index; generation itself calls ``Llama.generate`` on token ids with a fresh logits
-processor from :func:`dspy_outlines.backends.get_logits_processor` (Outlines' own ``LlamaCpp.generate``
-resets the context after every call, which would throw the KV cache away).
+Outlines' ``LlamaCpp`` model (``lm.outlines_model``) supplies the vocabulary the structured backends index;
+generation calls ``Llama.generate`` on token ids with a fresh logits processor from
+:func:`dspy_outlines.backends.get_logits_processor` (Outlines' ``LlamaCpp.generate`` resets the context).
 
 Prefix reuse (:mod:`dspy_outlines.engines.llamacpp_prefix`): the live context, saved states in memory
 (``prefix_cache_mb``) and states stored on disk for the next process (``persist_prefix``);
@@ -17,10 +16,9 @@ Threads: without ``n_threads`` the engine takes its share of the cores this proc
 (:mod:`dspy_outlines.engines.cpu`); llama-cpp-python's private attributes are read through
 :func:`~dspy_outlines.engines.llamacpp_internals.llamacpp_internal`.
 
-Deadlines (``GenerationRequest.deadline``) hold in the prefill too: the prompt is read :data:`PREFILL_CHUNK`
-tokens at a time, and a call whose deadline passes before its first token returns ``finish_reason="deadline"``
-with no text (at once, when the deadline had passed before the call). The chunks read stay in the live
-context, so the same prompt asked again goes on from there.
+Deadlines (``GenerationRequest.deadline``) hold in the prefill too (read :data:`PREFILL_CHUNK` tokens at a
+time): a call whose deadline passes before its first token returns ``finish_reason="deadline"`` with no text;
+the chunks read stay in the live context, so the same prompt asked again goes on from there.
 """
 
 from __future__ import annotations
@@ -46,6 +44,7 @@ from dspy_outlines.models.prefix_store import (
     model_fingerprint,
     store_directory,
 )
+from dspy_outlines.models.gguf_header import GGUFError, describe_gguf
 
 logger = logging.getLogger(__name__)
 
@@ -254,13 +253,16 @@ class LlamaCppEngine:
                 model=model_fingerprint(path),
                 max_mb=persist_prefix_mb,
             )
-        self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
-        self.auto_threads = n_threads is None
-        self.n_threads = n_threads or cpu.auto_threads(1)
-        self.backend, self.prefix_cache_mb, self.jump_forward = backend, prefix_cache_mb, bool(jump_forward)
-        self.llama = Llama(
-            str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
-        )
+        try:
+            self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
+            self.auto_threads = n_threads is None
+            self.n_threads = n_threads or cpu.auto_threads(1)
+            self.backend, self.prefix_cache_mb, self.jump_forward = backend, prefix_cache_mb, bool(jump_forward)
+            self.llama = Llama(
+                str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
+            )
+        except ValueError as exc:  # llama.cpp says only "Failed to load model from file": say why
+            raise GGUFError(f"llama.cpp could not load {path}: {describe_gguf(path)}") from exc
         check_llama(self.llama)
         atexit.register(_close_at_exit, weakref.ref(self.llama))
         self.lock = threading.RLock()

@@ -188,8 +188,10 @@ def load_gguf(path: str | Path, *, dequantize: bool) -> tuple[Any, Any, dict[str
     import mlx.nn as nn
     from mlx_lm.models import llama
 
+    from dspy_outlines.models.gguf_header import check_gguf
     from dspy_outlines.models.gguf_tokenizer import tokenizer_from_gguf_metadata
 
+    check_gguf(path)  # not GGUF, truncated, no tokenizer: said before MLX reads the weights
     loaded = mx.load(str(path), return_metadata=True)
     if not isinstance(loaded, tuple):
         raise ValueError(f"{path} did not load as a GGUF file (no metadata); pass a llama-family .gguf file.")

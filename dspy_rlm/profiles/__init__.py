@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dspy_outlines.contract import is_local
+
 __all__ = ["PROFILES", "Profile", "is_small_lm", "resolve_profile"]
 
 PROFILES = ("auto", "small", "default")
@@ -62,7 +64,7 @@ SMALL = Profile(
 
 def is_small_lm(lm: Any) -> bool:
     """Whether ``lm`` declares itself local or small (``is_local`` / ``is_small`` attributes)."""
-    return bool(getattr(lm, "is_small", False) or getattr(lm, "is_local", False))
+    return is_local(lm)
 
 
 def resolve_profile(setting: str | Profile, lm: Any) -> Profile:

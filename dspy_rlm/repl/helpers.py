@@ -262,8 +262,16 @@ def search(
     """
     _check_int("search", max_results=max_results, context=context)
     matcher = _Matcher("search", pattern, regex, ignore_case)
-    results = []
-    for path, leaf, start, end, line in itertools.islice(_iter_hits("search", var, matcher), max(max_results, 0)):
+    results: list[dict[str, Any]] = []
+    seen_lines: set[tuple[Any, int]] = set()
+    for path, leaf, start, end, line in _iter_hits("search", var, matcher):
+        if len(results) >= max(max_results, 0):
+            break
+        if _lines:  # a line shown once, however many times it matches (the first match's offset)
+            key = (tuple(path), line)
+            if key in seen_lines:
+                continue
+            seen_lines.add(key)
         hit = _location(path)
         hit.update(
             offset=start,

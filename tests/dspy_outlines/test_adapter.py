@@ -16,11 +16,38 @@ from typing import Annotated, Any, Literal
 import dspy
 import pydantic
 import pytest
+from dspy.lm15 import Message, Request, Response, TextPart, Usage
 from dspy.utils.exceptions import AdapterParseError, ContextWindowExceededError
 from outlines.types import CFG, Regex
 
 from dspy_outlines.adapter import ConstrainedGenerationUnavailableError, OutlinesAdapter
-from dspy_outlines.constraints import TruncatedOutputError, build_constraint, char_budget
+from dspy_outlines.constraints import TruncatedOutputError, build_constraint, char_budget, constraint_key
+from dspy_outlines.contract import DEADLINE_FINISH, EXTENSION
+from dspy_outlines.local_engine import LocalEngine, local_request
+
+
+def _response(model: str, text: str, finish_reason: str = "stop") -> Response:
+    """A ``dspy.lm15.Response``; a ``"deadline"`` cut is reported as the local engine reports it."""
+    deadline = finish_reason == DEADLINE_FINISH
+    return Response(
+        id=None,
+        model=model,
+        message=Message.assistant([TextPart(text)]),
+        finish_reason="length" if deadline else finish_reason,
+        usage=Usage(input_tokens=1, output_tokens=1),
+        provider_data={"finish_reason": DEADLINE_FINISH} if deadline else None,
+    )
+
+
+def _request_call(request: Request, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """What a request asked: its messages, options and the constraint (``kind``, ``definition``) it carries."""
+    constraint = ((request.config.extensions or {}).get(EXTENSION) or {}).get("constraint")
+    return {
+        "messages": LocalEngine._messages(request),
+        "max_tokens": request.config.max_tokens,
+        "constraint": constraint,
+        **kwargs,
+    }
 
 
 class ScriptedLM(dspy.BaseLM):
@@ -38,11 +65,13 @@ class ScriptedLM(dspy.BaseLM):
         return self._response_schema
 
     def __call__(self, prompt=None, *, messages=None, **kwargs):
-        self.calls.append({"messages": messages, **kwargs})
+        call = _request_call(prompt, kwargs) if isinstance(prompt, Request) else {"messages": messages, **kwargs}
+        self.calls.append(call)
         reply = self.replies.pop(0)
         if isinstance(reply, BaseException):
             raise reply
-        return [reply(kwargs) if callable(reply) else reply]
+        text = reply(call) if callable(reply) else reply
+        return _response(self.model, text) if isinstance(prompt, Request) else [text]
 
     async def acall(self, prompt=None, *, messages=None, **kwargs):
         return self(prompt, messages=messages, **kwargs)
@@ -103,16 +132,18 @@ def test_tier3_local_constraint_when_tiers_1_and_2_fail():
     adapter = OutlinesAdapter()
     assert run(adapter, lm) == [{"answer": 4, "label": "yes"}]
     assert counts(adapter) == {"tier1": (0, 1), "tier2": (0, 1), "tier3": (1, 0)}
-    output_type = lm.calls[2]["_outlines_constraint"]
-    assert issubclass(output_type, pydantic.BaseModel)
-    assert list(output_type.model_fields) == ["answer", "label"]
+    constraint = lm.calls[2]["constraint"]  # in the request, as JSON: a closed object of both fields
+    assert constraint["kind"] == "json"
+    assert list(json.loads(constraint["definition"])["properties"]) == ["answer", "label"]
 
 
 def test_tier3_single_field_keeps_raw_annotation():
     sig = dspy.Signature("review -> sentiment: Literal['positive', 'negative']")
     lm = ScriptedLM([GARBAGE, GARBAGE, "negative"], local=True)
     assert run(OutlinesAdapter(), lm, sig, {"review": "bad"}) == [{"sentiment": "negative"}]
-    assert lm.calls[2]["_outlines_constraint"] == Literal["positive", "negative"]
+    assert lm.calls[2]["constraint"] == dict(
+        zip(("kind", "definition"), constraint_key(Literal["positive", "negative"]))
+    )
     assert "Respond with only the value of `sentiment`" in lm.calls[2]["messages"][-1]["content"]
 
 
@@ -129,7 +160,7 @@ def test_tier3_api_model_gets_json_schema_response_format():
     fmt = lm.calls[2]["response_format"]
     assert fmt["type"] == "json_schema"
     assert fmt["json_schema"]["schema"]["required"] == ["answer", "label"]
-    assert "_outlines_constraint" not in lm.calls[2]
+    assert "constraint" not in lm.calls[2]
 
 
 def test_tier3_api_nested_model_schema_is_strict_all_the_way_down():
@@ -224,7 +255,7 @@ def test_chain_of_thought_through_tier3():
     with dspy.context(lm=lm, adapter=OutlinesAdapter()):
         pred = dspy.ChainOfThought("question -> answer: int")(question="2+2?")
     assert pred.answer == 4
-    assert list(lm.calls[2]["_outlines_constraint"].model_fields) == ["reasoning", "answer"]
+    assert list(json.loads(lm.calls[2]["constraint"]["definition"])["properties"]) == ["reasoning", "answer"]
 
 
 def test_metrics_shape_reset_and_thread_safety():
@@ -358,12 +389,8 @@ def test_tier3_constraint_kinds_validate_on_real_model(embedded_lm, kind):
     """Each kind's Tier-3 constraint through OutlinesLM's constrained path, read back by Tier 3's parser."""
     signature, question, max_tokens, check = REAL_CASES[kind]
     constraint = build_constraint(signature)
-    response = embedded_lm.forward(
-        messages=[{"role": "user", "content": question}],
-        _outlines_constraint=constraint.output_type,
-        max_tokens=max_tokens,
-    )
-    text, reason = response.choices[0].message.content, response.choices[0].finish_reason
+    response = embedded_lm(local_request(embedded_lm.model, question, constraint.output_type, max_tokens=max_tokens))
+    text, reason = response.text, response.finish_reason
     if reason == "length":  # this model may write 1000000... under an open-ended regex: a cut value fails
         with pytest.raises(TruncatedOutputError):
             constraint.parse(text, reason)
@@ -400,7 +427,7 @@ def test_full_chain_on_real_model_ends_valid(embedded_lm):
 
 
 class FinishingLM(dspy.BaseLM):
-    """Answers through DSPy's own call path (history kept), with a chosen ``finish_reason``."""
+    """A local LM answering Tier 3's request with a chosen finish reason (``"deadline"`` as the engine says it)."""
 
     accepts_outlines_constraint = True
 
@@ -408,17 +435,9 @@ class FinishingLM(dspy.BaseLM):
         super().__init__(model="scripted/finishing", cache=False)
         self.text, self.finish_reason = text, finish_reason
 
-    def forward(self, prompt=None, messages=None, **kwargs):
-        choice = {
-            "index": 0,
-            "message": {"role": "assistant", "content": self.text},
-            "finish_reason": self.finish_reason,
-        }
-        return {
-            "choices": [choice],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            "model": self.model,
-        }
+    def __call__(self, prompt=None, *, messages=None, **kwargs):
+        assert isinstance(prompt, Request)
+        return _response(self.model, self.text, self.finish_reason)
 
 
 @pytest.mark.parametrize(

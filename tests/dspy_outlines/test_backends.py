@@ -125,7 +125,7 @@ def _prompt(lm, text: str) -> str:
 
 @pytest.mark.real_model
 def test_processor_cache_hit_on_second_build(embedded_lm):
-    model = embedded_lm.model
+    model = embedded_lm.outlines_model
     schema_type = pydantic.create_model("CacheProbe", x=(int, ...), y=(Literal["a", "b"], ...))
     before = backends.cache_info()
     first = backends.get_logits_processor(model, schema_type, "outlines_core")
@@ -142,7 +142,11 @@ def test_processor_cache_hit_on_second_build(embedded_lm):
 @pytest.mark.parametrize("backend", ["outlines_core", "llguidance"])
 def test_backends_generate_valid_json(embedded_lm, backend):
     text = backends.generate_constrained(
-        embedded_lm.model, _prompt(embedded_lm, "Describe Ann, 31, as JSON."), Person, max_tokens=24, backend=backend
+        embedded_lm.outlines_model,
+        _prompt(embedded_lm, "Describe Ann, 31, as JSON."),
+        Person,
+        max_tokens=24,
+        backend=backend,
     )
     assert Person.model_validate_json(text)
 
@@ -151,7 +155,8 @@ def test_backends_generate_valid_json(embedded_lm, backend):
 def test_reused_processor_state_is_per_generation(embedded_lm):
     prompt = _prompt(embedded_lm, "Is the sky blue? Answer yes or no.")
     answers = [
-        backends.generate_constrained(embedded_lm.model, prompt, Literal["yes", "no"], max_tokens=4) for _ in range(2)
+        backends.generate_constrained(embedded_lm.outlines_model, prompt, Literal["yes", "no"], max_tokens=4)
+        for _ in range(2)
     ]
     assert answers[0] == answers[1] and answers[0] in ("yes", "no")
 

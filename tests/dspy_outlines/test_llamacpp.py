@@ -16,8 +16,10 @@ import pytest
 from outlines.types import CFG, JsonSchema, Regex
 
 from dspy_outlines import OutlinesAdapter
+from dspy_outlines.contract import deadline_scope
 from dspy_outlines.engines import GenerationRequest
 from dspy_outlines.lm import OutlinesLM
+from dspy_outlines.local_engine import local_request
 
 pytestmark = pytest.mark.real_model
 
@@ -73,20 +75,24 @@ CONSTRAINTS = {
 
 
 def _text(response) -> str:
-    return response.choices[0].message.content
+    return response.text
 
 
-def test_forward_returns_an_openai_style_response_with_usage(llamacpp_lm):
-    response = llamacpp_lm.forward(messages=QUESTION, max_tokens=8)
+def ask(lm, messages, output_type=None, **config):
+    """One DSPy call with an explicit request: the ``dspy.lm15.Response`` (text, finish reason, usage)."""
+    return lm(local_request(lm.model, messages, output_type, **config))
+
+
+def test_a_request_returns_a_response_with_usage(llamacpp_lm):
+    response = ask(llamacpp_lm, QUESTION, max_tokens=8)
     assert response.model == "local/SmolLM2-135M-Instruct.Q4_1.gguf"
-    choice = response.choices[0]
-    assert choice.message.role == "assistant" and choice.message.content.strip()
-    assert choice.finish_reason in ("stop", "length")
+    assert response.message.role == "assistant" and response.text.strip()
+    assert response.finish_reason in ("stop", "length")
     usage = response.usage
-    assert usage.prompt_tokens == len(llamacpp_lm.engine.encode(llamacpp_lm.render_prompt(QUESTION)))
-    assert 0 < usage.completion_tokens <= 8
-    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
-    assert 0 <= usage.cached_tokens < usage.prompt_tokens
+    assert usage.input_tokens == len(llamacpp_lm.engine.encode(llamacpp_lm.render_prompt(QUESTION)))
+    assert 0 < usage.output_tokens <= 8
+    assert usage.total_tokens == usage.input_tokens + usage.output_tokens
+    assert 0 <= usage.cache_read_tokens < usage.input_tokens
     assert llamacpp_lm.engine.name == "llamacpp" and repr(llamacpp_lm).startswith("OutlinesLM(")
 
 
@@ -114,21 +120,19 @@ def test_chat_template_matches_the_mlx_engine(llamacpp_lm, embedded_lm):
 @pytest.mark.parametrize("kind", list(CONSTRAINTS))
 def test_every_constraint_kind_is_valid(llamacpp_lm, kind):
     output_type, question, max_tokens, check = CONSTRAINTS[kind]
-    response = llamacpp_lm.forward(
-        messages=[{"role": "user", "content": question}], max_tokens=max_tokens, _outlines_constraint=output_type
-    )
+    response = ask(llamacpp_lm, question, output_type, max_tokens=max_tokens)
     assert check(_text(response)), _text(response)
 
 
 def test_outlines_model_is_usable_directly_and_shared_on_deepcopy(llamacpp_lm):
     from outlines.models.llamacpp import LlamaCpp
 
-    assert isinstance(llamacpp_lm.model, LlamaCpp)
-    assert copy.deepcopy(llamacpp_lm.model) is llamacpp_lm.model
+    assert isinstance(llamacpp_lm.outlines_model, LlamaCpp)
+    assert copy.deepcopy(llamacpp_lm.outlines_model) is llamacpp_lm.outlines_model
     answer = llamacpp_lm.model("Pick a letter, A or B.", Literal["A", "B"], max_tokens=4)
     assert answer in ("A", "B")
     # Outlines' generate reset the context; the engine still answers (and recomputes the prompt).
-    assert _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=4)).strip()
+    assert _text(ask(llamacpp_lm, QUESTION, max_tokens=4)).strip()
 
 
 @pytest.fixture(scope="module")
@@ -144,38 +148,37 @@ def test_prefix_cache_reuses_the_shared_prefix_with_identical_output(uncached_lm
     ids = [cached_lm.engine.encode(cached_lm.render_prompt(m)) for m in (first, second)]
     shared = next(i for i, (x, y) in enumerate(zip(*ids)) if x != y)
 
-    cold = cached_lm.forward(messages=first)
-    warm = cached_lm.forward(messages=second)
-    assert cold.usage.cached_tokens == 0
-    assert warm.usage.cached_tokens == shared > 100  # the shared system prompt is not computed again
+    cold = ask(cached_lm, first, max_tokens=12)
+    warm = ask(cached_lm, second, max_tokens=12)
+    assert cold.usage.cache_read_tokens == 0
+    assert warm.usage.cache_read_tokens == shared > 100  # the shared system prompt is not computed again
     for messages, response in ((first, cold), (second, warm)):
-        reference = uncached_lm.forward(messages=messages)
-        assert reference.usage.cached_tokens == 0
+        reference = ask(uncached_lm, messages, max_tokens=12)
+        assert reference.usage.cache_read_tokens == 0
         assert _text(reference) == _text(response)
     assert uncached_lm.engine.stats()["cached_tokens"] == 0 and uncached_lm.engine.stats()["calls"] >= 2
-    assert cached_lm.engine.stats()["cached_tokens"] == warm.usage.cached_tokens
+    assert cached_lm.engine.stats()["cached_tokens"] == warm.usage.cache_read_tokens
 
 
 def test_saved_prefixes_serve_interleaved_prompts_with_identical_output(uncached_lm):
     lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
     a = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a fruit."}]
     b = [{"role": "user", "content": "Say hello in French. " * 20}]
-    lm.forward(messages=a)
-    lm.forward(messages=b)  # drops a's prompt from the live context: a's KV is saved first
-    again = lm.forward(messages=a)
+    ask(lm, a, max_tokens=8)
+    ask(lm, b, max_tokens=8)  # drops a's prompt from the live context: a's KV is saved first
+    again = ask(lm, a, max_tokens=8)
     stats = lm.engine.stats()
     assert stats["saved_states"] >= 1 and stats["restored_states"] == 1
-    assert again.usage.cached_tokens == again.usage.prompt_tokens - 1
-    assert _text(again) == _text(uncached_lm.forward(messages=a, max_tokens=8))
+    assert again.usage.cache_read_tokens == again.usage.input_tokens - 1
+    assert _text(again) == _text(ask(uncached_lm, a, max_tokens=8))
 
 
 def test_a_passed_deadline_returns_at_once_with_no_text(llamacpp_lm):
     before = llamacpp_lm.engine.stats()["deadline_before_first_token"]
-    response = llamacpp_lm.forward(
-        messages=[{"role": "user", "content": "Write a long story."}], max_tokens=48, _deadline=time.monotonic()
-    )
-    assert response.choices[0].finish_reason == "deadline"
-    assert _text(response) == "" and response.usage.completion_tokens == 0
+    with deadline_scope(time.monotonic()):
+        response = ask(llamacpp_lm, "Write a long story.", max_tokens=48)
+    assert (response.finish_reason, response.provider_data["finish_reason"]) == ("length", "deadline")
+    assert _text(response) == "" and response.usage.output_tokens == 0
     assert llamacpp_lm.engine.stats()["deadline_before_first_token"] == before + 1
 
 
@@ -191,9 +194,10 @@ def test_deadline_stops_the_decoding_between_tokens(llamacpp_lm, monkeypatch):
         return list(llama._input_ids[: len(ids)]) == ids and llama.n_tokens >= len(ids) + 3
 
     monkeypatch.setattr(llamacpp, "_passed", third_token_read)
-    response = llamacpp_lm.forward(messages=messages, max_tokens=48, _deadline=time.monotonic() + 3600)
-    assert response.choices[0].finish_reason == "deadline"
-    assert 1 <= response.usage.completion_tokens <= 4 and _text(response)
+    with deadline_scope(time.monotonic() + 3600):
+        response = ask(llamacpp_lm, messages, max_tokens=48)
+    assert response.provider_data["finish_reason"] == "deadline"
+    assert 1 <= response.usage.output_tokens <= 4 and _text(response)
 
 
 def test_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(uncached_lm):
@@ -213,33 +217,33 @@ def test_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(uncach
     cut = lm.engine.generate(ids, GenerationRequest(max_tokens=8, deadline=time.monotonic() + 0.25))
     assert (cut.finish_reason, cut.text, cut.completion_tokens) == ("deadline", "", 0)
     # The chunks read before the deadline stay in the context: the same prompt goes on from there.
-    again = lm.forward(messages=messages)
-    assert 0 < again.usage.cached_tokens < len(ids) - PREFILL_CHUNK
-    assert again.usage.cached_tokens % PREFILL_CHUNK == 0
-    assert _text(again) == _text(uncached_lm.forward(messages=messages, max_tokens=8))
+    again = ask(lm, messages, max_tokens=8)
+    assert 0 < again.usage.cache_read_tokens < len(ids) - PREFILL_CHUNK
+    assert again.usage.cache_read_tokens % PREFILL_CHUNK == 0
+    assert _text(again) == _text(ask(uncached_lm, messages, max_tokens=8))
 
 
 def test_stop_strings_end_the_text(llamacpp_lm):
-    full = _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=16))
+    full = _text(ask(llamacpp_lm, QUESTION, max_tokens=16))
     cut = full.split()[1]
-    stopped = llamacpp_lm.forward(messages=QUESTION, max_tokens=16, stop=[cut])
-    assert stopped.choices[0].finish_reason == "stop"
+    stopped = ask(llamacpp_lm, QUESTION, max_tokens=16, stop=[cut])
+    assert stopped.finish_reason == "stop"
     assert _text(stopped) == full[: full.index(cut)]
 
 
 def test_seeded_sampling_repeats_and_n_gives_n_choices(llamacpp_lm):
     def sample():
-        return llamacpp_lm.forward(messages=QUESTION, max_tokens=12, temperature=1.0, seed=7, n=2)
+        return llamacpp_lm(QUESTION[0]["content"], max_tokens=12, temperature=1.0, seed=7, n=2)
 
     first, second = sample(), sample()
-    assert len(first.choices) == 2
-    assert _text(first) == _text(second)  # the seed holds for the first completion of the call
-    assert 2 <= first.usage.completion_tokens <= 24
+    assert len(first) == 2  # DSPy fans n out: one request per completion
+    assert first == second  # the seed holds for every completion
+    assert llamacpp_lm.history[-1]["usage"]["completion_tokens"] >= 2
 
 
 def test_concurrent_calls_are_serialized_and_match_sequential_ones(llamacpp_lm):
     prompts = [[{"role": "user", "content": f"Count from {i} to {i + 3}."}] for i in range(3)]
-    expected = [_text(llamacpp_lm.forward(messages=m, max_tokens=8)) for m in prompts]
+    expected = [_text(ask(llamacpp_lm, m, max_tokens=8)) for m in prompts]
     engine, active, peak, results = llamacpp_lm.engine, [0], [0], [None] * 3
     original = engine._generate
 
@@ -255,7 +259,7 @@ def test_concurrent_calls_are_serialized_and_match_sequential_ones(llamacpp_lm):
     try:
         threads = [
             threading.Thread(
-                target=lambda i=i: results.__setitem__(i, _text(llamacpp_lm.forward(messages=prompts[i], max_tokens=8)))
+                target=lambda i=i: results.__setitem__(i, _text(ask(llamacpp_lm, prompts[i], max_tokens=8)))
             )
             for i in range(3)
         ]
@@ -297,13 +301,10 @@ def test_a_failing_logits_processor_raises_instead_of_generating_unconstrained(l
         raise ValueError("mask failed")
 
     monkeypatch.setattr(backends, "get_logits_processor", lambda *args, **kwargs: broken)
-    with pytest.raises(RuntimeError, match="mask failed"):
-        llamacpp_lm.forward(messages=QUESTION, max_tokens=4, _outlines_constraint=Literal["A", "B"])
+    with pytest.raises(Exception, match="mask failed"):
+        ask(llamacpp_lm, QUESTION, Literal["A", "B"], max_tokens=4)
     monkeypatch.undo()
-    assert _text(llamacpp_lm.forward(messages=QUESTION, max_tokens=4, _outlines_constraint=Literal["A", "B"])) in (
-        "A",
-        "B",
-    )
+    assert _text(ask(llamacpp_lm, QUESTION, Literal["A", "B"], max_tokens=4)) in ("A", "B")
 
 
 def test_bad_options_and_prompts_get_clear_errors(llamacpp_lm, tmp_path):

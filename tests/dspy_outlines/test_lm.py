@@ -1,4 +1,5 @@
-"""OutlinesLM: a dspy.BaseLM over the embedded model (chat template, usage, options, DSPy calls)."""
+"""OutlinesLM: a dspy.LM over the embedded model through DSPy's engine contract (chat template, usage,
+options, DSPy calls)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import dspy
 import pytest
 
 from dspy_outlines.lm import OutlinesLM, _text
+from dspy_outlines.local_engine import LocalEngine, local_request
 from dspy_outlines.models import MLX_EXTRA_HINT
 
 QUESTION = "What is the capital of France?"
@@ -44,11 +46,14 @@ def test_missing_outlines_names_the_extra(monkeypatch):
 def test_is_a_dspy_lm_exposing_the_outlines_model(embedded_lm):
     from outlines.models.mlxlm import MLXLM
 
-    assert isinstance(embedded_lm, dspy.BaseLM)
-    assert isinstance(embedded_lm.model, MLXLM)
-    assert embedded_lm.model.model is embedded_lm.mlx_model
-    # DSPy deep-copies each request, lm.model included: the weights must be shared, not copied.
-    assert copy.deepcopy(embedded_lm.model) is embedded_lm.model
+    assert isinstance(embedded_lm, dspy.LM) and isinstance(embedded_lm.dspy_engine, LocalEngine)
+    assert isinstance(embedded_lm.outlines_model, MLXLM)
+    assert embedded_lm.outlines_model.model is embedded_lm.mlx_model
+    # lm.model is the name DSPy routes by; copies of it are plain strings, never the weights.
+    assert embedded_lm.model == embedded_lm.model_name and type(copy.deepcopy(embedded_lm.model)) in (
+        str,
+        type(embedded_lm.model),
+    )
     assert embedded_lm.dump_state()["model"].endswith(".gguf")
 
 
@@ -73,23 +78,22 @@ def test_chat_template_is_applied(embedded_lm):
 
 
 @pytest.mark.real_model
-def test_forward_returns_openai_shape_with_usage(embedded_lm):
-    response = embedded_lm.forward(messages=[{"role": "user", "content": QUESTION}], max_tokens=16)
+def test_a_request_returns_a_response_with_usage(embedded_lm):
+    response = embedded_lm(local_request(embedded_lm.model, QUESTION, max_tokens=16))
     prompt = embedded_lm.render_prompt([{"role": "user", "content": QUESTION}])
-    assert "Paris" in response.choices[0].message.content
-    assert response.usage.prompt_tokens == embedded_lm.count_tokens(prompt)
-    assert 0 < response.usage.completion_tokens <= 16
-    assert response.usage.total_tokens == response.usage.prompt_tokens + response.usage.completion_tokens
+    assert "Paris" in response.text
+    assert response.usage.input_tokens == embedded_lm.count_tokens(prompt)
+    assert 0 < response.usage.output_tokens <= 16
+    assert response.usage.total_tokens == response.usage.input_tokens + response.usage.output_tokens
     assert response.model == embedded_lm.model_name
-    assert dict(response.usage)["prompt_tokens"] > 0
 
 
 @pytest.mark.real_model
 def test_max_tokens_is_honoured(embedded_lm):
-    response = embedded_lm.forward(prompt="Write a long story about a dragon.", max_tokens=4)
-    assert response.usage.completion_tokens <= 4
-    assert response.choices[0].finish_reason == "length"
-    assert embedded_lm.count_tokens(response.choices[0].message.content) <= 4
+    response = embedded_lm(local_request(embedded_lm.model, "Write a long story about a dragon.", max_tokens=4))
+    assert response.usage.output_tokens <= 4
+    assert response.finish_reason == "length"
+    assert embedded_lm.count_tokens(response.text) <= 4
 
 
 @pytest.mark.real_model
@@ -99,17 +103,33 @@ def test_temperature_is_honoured(embedded_lm):
     assert greedy[0] == greedy[1]
     seeded = [embedded_lm(prompt, max_tokens=6, temperature=1.0, seed=7)[0] for _ in range(2)]
     assert seeded[0] == seeded[1]
-    hot = embedded_lm.forward(prompt=prompt, max_tokens=6, temperature=5.0, n=3, seed=1)
-    assert len({c.message.content for c in hot.choices}) > 1
+    hot = embedded_lm(prompt, max_tokens=6, temperature=2.0, n=3)  # DSPy fans n out: one request each
+    assert len(hot) == 3 and len(set(hot)) > 1
 
 
 @pytest.mark.real_model
 def test_n_and_stop(embedded_lm):
-    response = embedded_lm.forward(prompt=QUESTION, max_tokens=12, n=2)
-    assert len(response.choices) == 2
-    stopped = embedded_lm.forward(prompt=QUESTION, max_tokens=16, stop=["Paris"])
-    assert "Paris" not in stopped.choices[0].message.content
-    assert stopped.choices[0].finish_reason == "stop"
+    assert len(embedded_lm(QUESTION, max_tokens=12, n=2)) == 2
+    stopped = embedded_lm(local_request(embedded_lm.model, QUESTION, max_tokens=16, stop=["Paris"]))
+    assert "Paris" not in stopped.text
+    assert stopped.finish_reason == "stop"
+
+
+@pytest.mark.real_model
+def test_plain_dspy_lm_with_the_local_engine_is_the_same_lm(embedded_lm):
+    """``dspy.LM(engine=LocalEngine)`` gets DSPy's cache and history; no DeprecationWarning from DSPy."""
+    import uuid
+    import warnings
+
+    lm = dspy.LM("local/smollm2", engine=embedded_lm.dspy_engine, max_tokens=8, temperature=0.0, cache=True)
+    prompt = f"{QUESTION} (ticket {uuid.uuid4().hex[:8]})"  # not in DSPy's on-disk cache yet
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        first = lm(prompt)
+        again = lm(prompt)
+    assert first == again == embedded_lm(prompt, max_tokens=8)
+    assert lm.history[-1]["usage"] == {}  # the second call was served from DSPy's cache
+    assert lm.history[0]["usage"]["completion_tokens"] > 0
 
 
 @pytest.mark.real_model
@@ -159,13 +179,12 @@ def test_concurrent_calls_are_serialized(embedded_lm):
 def test_constrained_call_goes_through_backends(embedded_lm):
     if importlib.util.find_spec("dspy_outlines.backends") is None:
         pytest.skip("dspy_outlines.backends (constrained generation) has not landed yet")
-    response = embedded_lm.forward(
-        prompt="Is the sky blue? Answer yes or no.",
-        max_tokens=8,
-        _outlines_constraint=Literal["yes", "no"],
+    response = embedded_lm(
+        local_request(embedded_lm.model, "Is the sky blue? Answer yes or no.", Literal["yes", "no"], max_tokens=8)
     )
-    assert response.choices[0].message.content in ("yes", "no")
-    assert 0 < response.usage.completion_tokens <= 8
+    assert response.text in ("yes", "no")
+    assert 0 < response.usage.output_tokens <= 8
+    assert embedded_lm.history[-1]["request"].config.extensions["dspy_outlines"]["constraint"]["kind"] == "regex"
 
 
 @pytest.mark.real_model
@@ -263,6 +282,6 @@ def test_mlx_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(em
     cut = lm.engine.generate(ids, GenerationRequest(max_tokens=8, deadline=started + 0.3))
     assert (cut.finish_reason, cut.text, cut.completion_tokens) == ("deadline", "", 0)
     # The chunks read before the deadline stay in the prefix cache: the same prompt goes on from there.
-    again = lm.forward(messages=messages)
-    assert 0 < again.usage.cached_tokens < len(ids) - 1
-    assert again.choices[0].finish_reason in ("length", "stop")
+    again = lm(local_request(lm.model, messages, max_tokens=8))
+    assert 0 < again.usage.cache_read_tokens < len(ids) - 1
+    assert again.finish_reason in ("length", "stop")

@@ -200,9 +200,12 @@ def test_outlines_lm_reports_cached_tokens(embedded_model):
     from dspy_outlines.lm import OutlinesLM
 
     lm = OutlinesLM(embedded_model, engine="mlx", max_tokens=8, temperature=0.0)
-    lm.forward(messages=_messages(2))
-    response = lm.forward(messages=_messages(3))
-    assert response.usage["cached_tokens"] > 0
+    from dspy_outlines.local_engine import local_request
+
+    lm(local_request(lm.model, _messages(2)))
+    response = lm(local_request(lm.model, _messages(3)))
+    assert response.usage.cache_read_tokens > 0
+    assert lm.history[-1]["usage"]["prompt_tokens_details"]["cached_tokens"] == response.usage.cache_read_tokens
     with pytest.raises(ValueError, match="prefix_cache_mb must be a number >= 0"):
         OutlinesLM(embedded_model, engine="mlx", engine_options={"prefix_cache_mb": -5})
     with pytest.raises(ValueError, match="prefill_chunk must be a positive int"):

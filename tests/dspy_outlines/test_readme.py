@@ -44,6 +44,8 @@ def test_section_has_the_promised_snippets():
         "CFG(",
         "OutlinesAdapter(tiers=",
         "adapter.metrics",
+        "engine=lm.dspy_engine",
+        "local_request(",
     ):
         assert piece in code, f"the dspy_outlines README section no longer shows {piece}"
 
@@ -65,4 +67,9 @@ def test_section_runs_on_the_embedded_model(capsys):
     assert namespace["pred"].answer == "Paris"
     metrics = namespace["adapter"].metrics
     assert metrics["tier3"]["success"] == 1 and metrics["tier1"]["success"] == 0  # auto: a local LM starts at Tier 3
-    assert capsys.readouterr().out.startswith("Paris {'success': 1, 'failure': 0, 'truncated': 0")
+    reply, plain = namespace["reply"], namespace["plain"]
+    assert type(plain).__name__ == "LM" and reply.text in ("yes", "no") and reply.finish_reason == "stop"
+    assert plain.history[-1]["request"].config.extensions["dspy_outlines"]["constraint"]["kind"] == "regex"
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{reply.text} stop {reply.usage.output_tokens}"
+    assert out[-1].startswith("Paris {'success': 1, 'failure': 0, 'truncated': 0")

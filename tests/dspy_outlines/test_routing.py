@@ -19,8 +19,8 @@ from dspy_outlines.routing import TierRouter
 from .test_adapter import CHAT_REPLY, GARBAGE, JSON_REPLY, ScriptedLM, run
 
 
-def constrained(kwargs):
-    assert "_outlines_constraint" in kwargs
+def constrained(call):
+    assert call["constraint"] is not None  # Tier 3's constraint, in the request
     return JSON_REPLY
 
 
@@ -28,7 +28,7 @@ def tiers_called(lm: ScriptedLM) -> list[str]:
     """Which tier made each recorded call: tier 3 carries a constraint, tier 2 a JSON prompt."""
     out = []
     for call in lm.calls:
-        if "_outlines_constraint" in call or "response_format" in call:
+        if call.get("constraint") or "response_format" in call:
             out.append("tier3")
         elif "[[ ## answer ## ]]" in call["messages"][0]["content"]:
             out.append("tier1")

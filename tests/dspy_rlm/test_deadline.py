@@ -12,6 +12,7 @@ import outlines.types.dsl  # noqa: F401
 import pytest
 
 import dspy_outlines.adapter  # noqa: F401 - one-time imports of the extraction (outlines: ~2 s), not timed
+from dspy_outlines.contract import current_deadline
 from dspy_rlm import RLM, Extracted
 from dspy_rlm.budget import Budget, Limits, extraction_reserve
 from dspy_rlm.repl.inprocess import InProcessREPL
@@ -24,8 +25,9 @@ SLACK_S = 0.6
 
 
 class DeadlineLM(ScriptedLM):
-    """A local-style LM (takes ``_deadline``) that needs ``delay`` seconds per call and stops at the deadline,
-    returning what it had: half an answer, like a generation cut between tokens."""
+    """A local-style LM (reads the deadline scope, takes Tier 3's constraint as a keyword) that needs ``delay``
+    seconds per call and stops at the deadline, returning what it had: half an answer, like a generation cut
+    between tokens."""
 
     accepts_outlines_constraint = True
 
@@ -35,8 +37,12 @@ class DeadlineLM(ScriptedLM):
         self.deadlines: list[float | None] = []
         self.cut = 0
 
+    def constraint_kwargs(self, output_type):
+        return {"_outlines_constraint": output_type}
+
     def forward(self, prompt=None, messages=None, **kwargs):
-        deadline = kwargs.get(DEADLINE_KWARG)
+        assert DEADLINE_KWARG not in kwargs  # the deadline is a scope, never an LM keyword
+        deadline = current_deadline()
         self.deadlines.append(deadline)
         stop = time.monotonic() + self.slow
         cut = deadline is not None and deadline < stop
@@ -87,8 +93,9 @@ def test_deadline_kwargs_per_lm_kind():
     assert deadline_kwargs(local, deadline) == {"_deadline": deadline}
     api = dspy.LM("openai/gpt-4o-mini")
     assert 29 < deadline_kwargs(api, deadline)["timeout"] <= 30
-    assert deadline_kwargs(api, time.monotonic() - 5) == {"timeout": 1.0}  # passed: the shortest timeout
-    assert deadline_kwargs(ScriptedLM(_respond), deadline) == {}  # unknown keywords: nothing
+    passed = time.monotonic() - 5
+    assert deadline_kwargs(api, passed) == {"_deadline": passed, "timeout": 1.0}  # passed: the shortest timeout
+    assert deadline_kwargs(ScriptedLM(_respond), deadline) == {"_deadline": deadline}  # a scope, no LM keyword
     assert deadline_kwargs(local, None) == {}
     with dspy.context(lm=local):
         assert deadline_config(dspy.Predict("q -> a"), deadline) == {"config": {"_deadline": deadline}}
@@ -144,7 +151,7 @@ def test_real_model_run_passes_deadlines_and_ends_typed():
     with dspy.context(lm=lm):
         pred = rlm(context="Items: a, b, a, c. How many items are there?")
     end = t0 + 20.0
-    deadlines = [entry["kwargs"].get(DEADLINE_KWARG) for entry in lm.history]
+    deadlines = [(entry["response"].provider_data or {}).get("deadline") for entry in lm.history]
     assert deadlines and all(d is not None for d in deadlines), deadlines
     if pred.result.kind != "submitted":  # the last call is the extraction: the end (or 2 s from its start)
         assert pred.result.limit in ("time", "lm_errors"), pred.result

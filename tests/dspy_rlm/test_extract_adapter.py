@@ -130,6 +130,6 @@ def test_real_model_extraction_is_one_lm_call():
     assert isinstance(pred.result, Extracted), pred.result
     assert type(pred.count) is int and pred.label in ("a", "b")
     assert len(extract_lm.history) == 1  # one LM call for the whole extraction
-    assert "_outlines_constraint" in extract_lm.history[0]["kwargs"]
+    assert "dspy_outlines" in extract_lm.history[0]["request"].config.extensions  # the constraint, in the request
     metrics = rlm.extract_adapter_instance.metrics
     assert (metrics["tier1_skipped"], metrics["tier2_skipped"], metrics["tier3_success"]) == (1, 1, 1)

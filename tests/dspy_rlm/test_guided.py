@@ -122,6 +122,10 @@ class ConstraintCheckingLM(dspy.BaseLM):
         super().__init__(model="local/checking", model_type="chat", temperature=0.0, max_tokens=96, cache=False)
         self.steps, self.patterns = list(steps), []
 
+    def constraint_kwargs(self, output_type):
+        """Tier 3's constraint as this LM's own keyword (``dspy_outlines.contract.CONSTRAINT_KWARGS_METHOD``)."""
+        return {"_outlines_constraint": output_type}
+
     def forward(self, prompt=None, messages=None, **kwargs):
         pattern = kwargs["_outlines_constraint"].pattern
         self.patterns.append(pattern)

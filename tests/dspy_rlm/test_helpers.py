@@ -523,3 +523,13 @@ def test_embeddings_loaded_in_the_host_work_in_a_forked_worker():
         result = repl.run("print(find_relevant(items, 'dog playing fetch')[0]['index'])")
     assert result.error is None, result.error  # without the one-thread guard the worker hangs here
     assert result.stdout.strip() == "1"
+
+
+def test_search_in_lines_style_shows_a_line_once_however_often_it_matches():
+    search = make_helpers(style="lines")["search"]
+    text = "ok\nERROR disk ERROR again\nok\nERROR net\n"
+    hits = search(text, "ERROR")
+    assert [hit["line"] for hit in hits] == [2, 4]  # line 2 matches twice, shown once
+    assert str(hits).count("line 2:") == 1
+    assert [hit["line"] for hit in search(text, "ERROR", max_results=1)] == [2]
+    assert len(make_helpers(style="default")["search"](text, "ERROR")) == 3  # locations: one per match

@@ -36,6 +36,10 @@ class ScriptedLocalLM(dspy.BaseLM):
         self.codes = list(codes)
         self.prompts: list[list[dict]] = []
 
+    def constraint_kwargs(self, output_type):
+        """Tier 3's constraint as this LM's own keyword (``dspy_outlines.contract.CONSTRAINT_KWARGS_METHOD``)."""
+        return {"_outlines_constraint": output_type}
+
     def forward(self, prompt=None, messages=None, **kwargs):
         self.prompts.append(messages)
         system = messages[0]["content"]

@@ -176,7 +176,10 @@ def test_llm_query_uses_sub_lm_and_counts_calls():
     with dspy.context(lm=root):
         pred = rlm(context="c", query="q")
     assert "sub says hi" in pred.answer
-    assert pred.result.llm_calls == 1 and len(sub.history) == 1
+    assert pred.result.llm_calls == 1 and len(sub.history) == 1  # sub-LM calls, as dspy's max_llm_calls counts
+    # every LM call of the run: the two action steps and the sub-LM call, as the CLI and the trace say
+    assert pred.result.lm_calls == len(root.history) + len(sub.history) == 3
+    assert pred.result.lm_calls == pred.trace.totals()["lm_calls_total"]
 
 
 def test_llm_call_limit_fails_the_call_inside_the_repl_and_the_run_goes_on():

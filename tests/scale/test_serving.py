@@ -8,6 +8,7 @@ the other servers (vLLM, SGLang, llama.cpp's own) is checked as data, without a 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import pytest
 
 from dspy_outlines import OutlinesAdapter
 from dspy_outlines.serving import SERVER_KINDS, ServerLM, regex_to_gbnf, request_kwargs
+from dspy_rlm.runtime import deadline_kwargs
 
 pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
 
@@ -256,10 +258,6 @@ def test_server_lm_travels_to_workers():
         True,
         "http://127.0.0.1:9/v1",
     )
-    kwargs = lm.server_kwargs(
-        {"_deadline": time.monotonic() + 30, "_outlines_constraint": Literal["x"], "extra_body": {"top_k": 5}}
-    )
-    assert (
-        28 < kwargs["timeout"] <= 30
-        and json.dumps(kwargs["extra_body"]) == '{"top_k": 5, "structured_outputs": {"choice": ["x"]}}'
-    )
+    assert lm.constraint_kwargs(Literal["x"]) == {"extra_body": {"structured_outputs": {"choice": ["x"]}}}
+    # a run's deadline reaches a server model as DSPy's own per-call timeout (the seconds left)
+    assert 28 < deadline_kwargs(lm, time.monotonic() + 30)["timeout"] <= 30
