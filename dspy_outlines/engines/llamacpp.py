@@ -37,6 +37,7 @@ from dspy_outlines.engines.llamacpp_decode import JumpForward
 from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
 from dspy_outlines.engines.llamacpp_prefix import SAVE_MIN_TOKENS, PrefixReuse, library_version
 from dspy_outlines.models import embedded_model_path
+from dspy_outlines.models.gguf_header import GGUFError, describe_gguf
 from dspy_outlines.models.prefix_store import (
     DEFAULT_STORE_MB,
     PersistSetting,
@@ -44,7 +45,6 @@ from dspy_outlines.models.prefix_store import (
     model_fingerprint,
     store_directory,
 )
-from dspy_outlines.models.gguf_header import GGUFError, describe_gguf
 
 logger = logging.getLogger(__name__)
 

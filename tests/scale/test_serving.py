@@ -7,8 +7,6 @@ the other servers (vLLM, SGLang, llama.cpp's own) is checked as data, without a 
 
 from __future__ import annotations
 
-import json
-import re
 import socket
 import subprocess
 import sys
