@@ -32,6 +32,8 @@ import pydantic
 from dspy.adapters.utils import parse_value
 from dspy.utils.exceptions import AdapterParseError
 
+from dspy_outlines.schema import close_schema
+
 if TYPE_CHECKING:
     from dspy import Signature
     from outlines.types.dsl import CFG, Regex
@@ -161,57 +163,6 @@ def output_model(
         for field_name, field in signature.output_fields.items()
     }
     return pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid"), **fields)
-
-
-# Keywords whose value is one subschema / a list of subschemas / a map of name -> subschema.
-_SUBSCHEMA = (
-    "items",
-    "additionalItems",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
-_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
-
-
-def close_schema(schema: Any, *, require_all: bool = False) -> Any:
-    """Close every object of a JSON schema in place: ``additionalProperties: false`` unless it says otherwise.
-
-    Walks only schema positions (``properties``, ``$defs``, ``items``, ``anyOf``...), so a property
-    named ``type`` or a ``default`` value shaped like a schema is left alone.
-
-    Args:
-        schema: A JSON schema (a dict), e.g. from ``model_json_schema()``; changed in place.
-        require_all: Also list every property in ``required``, as OpenAI's strict structured
-            outputs demand of every object, nested ``$defs`` included.
-
-    Returns:
-        ``schema``, for chaining.
-    """
-    if not isinstance(schema, dict):
-        return schema
-    if "properties" in schema and schema.get("type", "object") == "object":
-        schema.setdefault("additionalProperties", False)
-        if require_all:
-            schema["required"] = list(schema["properties"])
-    for key in _SUBSCHEMA:
-        close_schema(schema.get(key), require_all=require_all)
-    extra = schema.get("additionalProperties")
-    if isinstance(extra, dict):
-        close_schema(extra, require_all=require_all)
-    for key in _SUBSCHEMA_LISTS:
-        for sub in schema.get(key) or ():
-            close_schema(sub, require_all=require_all)
-    for key in _SUBSCHEMA_MAPS:
-        for sub in (schema.get(key) or {}).values():
-            close_schema(sub, require_all=require_all)
-    return schema
 
 
 def response_format(signature: type[Signature]) -> dict[str, Any]:
