@@ -52,28 +52,32 @@ def _load() -> float | None:
 
 
 class _Recorder:
-    """Wraps ``lm.forward`` and keeps each call's prompt / cached tokens, seconds and system prompt."""
+    """Wraps the local engine's ``complete`` (every DSPy call of the LM, sync or async, goes through it) and
+    keeps each call's prompt / cached tokens, seconds and system prompt."""
 
     def __init__(self, lm) -> None:
         self.calls: list[dict] = []
-        self._forward = lm.forward
-        lm.forward = self
+        self._engine = lm.dspy_engine
+        self._engine.complete = self
 
-    def __call__(self, prompt=None, messages=None, **kwargs):
+    def __call__(self, request):
         started = time.perf_counter()
-        response = self._forward(prompt=prompt, messages=messages, **kwargs)
-        usage = response.usage
-        system = (messages or [{}])[0].get("content", "") if messages else ""
+        response = type(self._engine).complete(self._engine, request)
+        messages = self._engine._messages(request)
+        system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
         self.calls.append(
             {
                 "seconds": round(time.perf_counter() - started, 3),
-                "prompt_tokens": usage.prompt_tokens,
-                "cached_tokens": usage.cached_tokens,
+                "prompt_tokens": response.usage.input_tokens or 0,
+                "cached_tokens": response.usage.cache_read_tokens or 0,
                 "system": hash(system),
-                "finish_reason": response.choices[0].finish_reason,
+                "finish_reason": (response.provider_data or {}).get("finish_reason") or response.finish_reason,
             }
         )
         return response
+
+    def restore(self) -> None:
+        del self._engine.complete  # the class's method again
 
 
 def _share(calls: list[dict]) -> float | None:
@@ -110,7 +114,7 @@ def run_once(
         with dspy.context(lm=lm):
             pred = rlm(context=document, query=QUERY)
     finally:
-        lm.forward = recorder._forward
+        recorder.restore()
     run_s = time.perf_counter() - started
     iterations = pred.trace.iterations
     calls = recorder.calls
