@@ -60,15 +60,17 @@ def _load() -> float | None:
 
 
 class _Recorder:
-    """Wraps ``lm.forward`` (and the engine's ``generate``) and keeps each call's prompt / cached tokens, seconds,
-    system prompt, and where its time went (:func:`_split`)."""
+    """Wraps the local engine's ``complete`` (every DSPy call of the LM, sync or async, goes through it) and our
+    engine's ``generate``, and keeps each call's prompt / cached tokens, seconds, system prompt, and where its
+    time went (:func:`_split`)."""
 
     def __init__(self, lm, rates: dict | None = None) -> None:
         self.calls: list[dict] = []
         self.rates = rates
-        self._lm, self._forward, self._generate = lm, lm.forward, lm.engine.generate
+        self._lm, self._generate = lm, lm.engine.generate
         self._completions: list = []
-        lm.forward = self
+        self._engine = lm.dspy_engine
+        self._engine.complete = self
         lm.engine.generate = self._record_generate
 
     def _record_generate(self, prompt_ids, request):
@@ -76,26 +78,27 @@ class _Recorder:
         self._completions.append(completion)
         return completion
 
-    def restore(self) -> None:
-        self._lm.forward, self._lm.engine.generate = self._forward, self._generate
-
-    def __call__(self, prompt=None, messages=None, **kwargs):
+    def __call__(self, request):
         started = time.perf_counter()
         self._completions.clear()
-        response = self._forward(prompt=prompt, messages=messages, **kwargs)
-        usage = response.usage
-        system = (messages or [{}])[0].get("content", "") if messages else ""
+        response = type(self._engine).complete(self._engine, request)
+        messages = self._engine._messages(request)
+        system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
         call = {
             "seconds": round(time.perf_counter() - started, 3),
-            "prompt_tokens": usage.prompt_tokens,
-            "cached_tokens": usage.cached_tokens,
+            "prompt_tokens": response.usage.input_tokens or 0,
+            "cached_tokens": response.usage.cache_read_tokens or 0,
             "system": hash(system),
-            "finish_reason": response.choices[0].finish_reason,
+            "finish_reason": (response.provider_data or {}).get("finish_reason") or response.finish_reason,
         }
         if self._completions:
             call.update(_split(self._completions[0], self.rates))
         self.calls.append(call)
         return response
+
+    def restore(self) -> None:
+        del self._engine.complete  # the class's method again
+        self._lm.engine.generate = self._generate
 
 
 def _split(completion, rates: dict | None) -> dict:

@@ -47,6 +47,14 @@ def _scalar(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
+def _check_architecture(arch: Any) -> None:
+    if arch != "llama":
+        raise ValueError(
+            f"GGUF architecture {arch!r} is not supported; only 'llama' family models "
+            "(Llama, SmolLM, TinyLlama, Mistral-as-llama) can be loaded from GGUF."
+        )
+
+
 def gguf_config(metadata: dict[str, Any], weights: dict[str, Any]) -> dict[str, Any]:
     """Translate GGUF llama metadata into an mlx-lm / Hugging Face ``config.json`` dict.
 
@@ -60,12 +68,7 @@ def gguf_config(metadata: dict[str, Any], weights: dict[str, Any]) -> dict[str, 
     Raises:
         ValueError: If the file is not a llama-family model.
     """
-    arch = metadata.get("general.architecture")
-    if arch != "llama":
-        raise ValueError(
-            f"GGUF architecture {arch!r} is not supported; only 'llama' family models "
-            "(Llama, SmolLM, TinyLlama, Mistral-as-llama) can be loaded from GGUF."
-        )
+    _check_architecture(metadata.get("general.architecture"))
 
     def get(key: str, default: Any = None) -> Any:
         return _scalar(metadata.get(f"llama.{key}", default))
@@ -188,10 +191,12 @@ def load_gguf(path: str | Path, *, dequantize: bool) -> tuple[Any, Any, dict[str
     import mlx.nn as nn
     from mlx_lm.models import llama
 
-    from dspy_outlines.models.gguf_header import check_gguf
+    from dspy_outlines.models.gguf_header import check_gguf, read_header
     from dspy_outlines.models.gguf_tokenizer import tokenizer_from_gguf_metadata
 
-    check_gguf(path)  # not GGUF, truncated, no tokenizer: said before MLX reads the weights
+    # Not GGUF, a truncated header, not llama, truncated tensors, no tokenizer: said before MLX reads weights.
+    _check_architecture(read_header(path)["metadata"].get("general.architecture"))
+    check_gguf(path)
     loaded = mx.load(str(path), return_metadata=True)
     if not isinstance(loaded, tuple):
         raise ValueError(f"{path} did not load as a GGUF file (no metadata); pass a llama-family .gguf file.")
