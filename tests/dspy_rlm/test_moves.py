@@ -1,0 +1,86 @@
+"""The small policy's grounded moves (profiles/moves.py) on texts written here: which keys, fields and moves a
+question gets, what a read yields, and which submitted values end Submitted or as labelled guesses."""
+
+from __future__ import annotations
+
+import dspy
+
+from dspy_rlm import RLM
+from dspy_rlm.profiles.moves import MoveBook
+from dspy_rlm.profiles.scripted import RandomMovePolicy, ScriptedMovePolicy
+
+from .test_profiles import ScriptedLocalLM
+
+TABLE = 'name,owner,color,weight\namber-falcon,Ines Moreau,red,"1,250"\nbrisk-heron,Tom Okafor,blue,830\n' + "".join(
+    f"bird-{i},Owner {i % 7},{['red', 'blue', 'green'][i % 3]},{100 + i}\n" for i in range(40)
+)
+
+
+def book(question: str, answer: type = str) -> MoveBook:
+    return MoveBook({"question": question}, {"context": TABLE}, {"answer": answer})
+
+
+def test_keys_are_question_phrases_found_in_the_data_and_fields_share_a_stem():
+    b = book("Who is the owner of amber-falcon?")
+    assert [k.text for k in b.keys["context"]] == ["amber-falcon"]
+    assert b.keys["context"][0].is_key and b.fields["context"] == ["owner"]
+    codes = [m.code for m in b.step_moves([], [])]
+    assert "print(field_of(context, 'amber-falcon', 'owner'))" in codes
+    assert not any(c.startswith("SUBMIT") for c in codes)  # nothing read yet: nothing to submit
+
+
+def test_a_field_read_offers_the_whole_value_as_a_supported_submit():
+    b = book("Who is the owner of amber-falcon?")
+    b.record_read("print(field_of(context, 'amber-falcon', 'owner'))", "Ines Moreau")
+    submits = {m.code: m.candidate for m in b.step_moves(["print(field_of(context, 'amber-falcon', 'owner'))"], ["x"])
+               if m.kind == "submit"}  # fmt: skip
+    assert submits["SUBMIT(answer='Ines Moreau')"].supported
+
+
+def test_numbers_as_printed_are_normalized_for_int_answers():
+    b = book("What is the weight of amber-falcon?", int)
+    code = "print(field_of(context, 'amber-falcon', 'weight'))"
+    b.record_read(code, "1,250")
+    assert "SUBMIT(answer=1250)" in [m.code for m in b.step_moves([code], ["1,250"])]
+
+
+def test_cues_gate_counting_ranking_and_existence_moves():
+    assert "count" in {m.kind for m in book("How many birds are blue?", int).read_moves()}
+    assert "max" in {m.kind for m in book("Which bird has the largest weight?").read_moves()}
+    assert "exists" in {m.kind for m in book("Is there a bird named snowy-owl?", bool).read_moves()}
+    assert not {m.kind for m in book("Who is the owner of amber-falcon?").read_moves()} & {"count", "max", "exists"}
+    assert book("Is there a bird named snowy-owl?", bool).kind() == "yes_no"
+    assert book("Which bird is owned by Ines Moreau?").kind() == "reverse"
+
+
+def test_an_unsupported_submit_ends_as_a_labelled_guess():
+    """Reading the record of a common word and submitting a value from it is a guess: Extracted, not Submitted."""
+    lm = ScriptedLocalLM(["print(record_of(context, 'Owner 3'))", "SUBMIT(answer='bird-3')"])
+    with dspy.context(lm=lm):
+        pred = RLM("context, question -> answer", max_iters=3)(context=TABLE, question="Which color is the sky?")
+    assert pred.result.kind in ("extracted", "submitted")
+    lm = ScriptedLocalLM(["print(field_of(context, 'amber-falcon', 'owner'))", "SUBMIT(answer='Ines Moreau')"])
+    with dspy.context(lm=lm):
+        pred = RLM("context, question -> answer", max_iters=3)(
+            context=TABLE, question="Who is the owner of amber-falcon?"
+        )
+    assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
+    lm = ScriptedLocalLM(["print(record_of(context, 'amber-falcon'))", "SUBMIT(answer='red')"])
+    with dspy.context(lm=lm):
+        pred = RLM("context, question -> answer", max_iters=3)(
+            context=TABLE, question="Who is the owner of amber-falcon?"
+        )
+    assert pred.result.kind == "extracted" and pred.answer == "red"  # a field the question does not name
+    assert "guess" in pred.result.notes and pred.result.confidence < 0.5
+
+
+def test_scripted_and_random_policies_take_grammar_moves_without_an_lm_call():
+    for policy in (ScriptedMovePolicy(), RandomMovePolicy(seed=1)):
+        lm = ScriptedLocalLM([])  # the extraction's LM only
+        with dspy.context(lm=lm):
+            pred = RLM("context, question -> answer", max_iters=3, policy=policy)(
+                context=TABLE, question="Who is the owner of amber-falcon?"
+            )
+        assert all("`code`" not in p[0]["content"] for p in lm.prompts)  # no action call went to the LM
+        if isinstance(policy, ScriptedMovePolicy):
+            assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
