@@ -138,12 +138,14 @@ QUESTIONS = ["Name a fruit.", "Name a colour.", "Name a city."]
 # One process of a program: three calls sharing the system prompt; prints each answer and cached-token count.
 PROGRAM = """
 import json, sys
+from dspy_outlines.engines import GenerationRequest
 from dspy_outlines.lm import OutlinesLM
 lm = OutlinesLM(None, engine="llamacpp", max_tokens=12, persist_prefix=sys.argv[1] if sys.argv[1] != "off" else False)
 out = []
 for q in json.loads(sys.argv[3]):
-    r = lm.forward(messages=[{"role": "system", "content": sys.argv[2]}, {"role": "user", "content": q}])
-    out.append([r.choices[0].message.content, r.usage.cached_tokens])
+    m = [{"role": "system", "content": sys.argv[2]}, {"role": "user", "content": q}]
+    c = lm.engine.generate(lm.engine.encode(lm.engine.render_prompt(m)), GenerationRequest(max_tokens=12))
+    out.append([c.text, c.cached_tokens])
 print(json.dumps({"answers": out, "stats": lm.engine.stats()}))
 """
 
@@ -179,6 +181,15 @@ def test_the_next_process_restores_the_shared_prefix_with_identical_output(tmp_p
     assert never["stats"]["stored_states"] == 0 and never["answers"][0][1] == 0
 
 
+def _ask(lm, messages: list[dict]) -> tuple[str, int]:
+    """One 12-token answer through the LM's engine: (text, prompt tokens restored from a cache)."""
+    from dspy_outlines.engines import GenerationRequest
+
+    engine = lm.engine
+    completion = engine.generate(engine.encode(engine.render_prompt(messages)), GenerationRequest(max_tokens=12))
+    return completion.text, completion.cached_tokens
+
+
 @pytest.mark.real_model
 def test_a_truncated_state_is_ignored_with_a_warning_and_rebuilt(tmp_path, caplog):
     from dspy_outlines.lm import OutlinesLM
@@ -188,13 +199,10 @@ def test_a_truncated_state_is_ignored_with_a_warning_and_rebuilt(tmp_path, caplo
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     lm = OutlinesLM(None, engine="llamacpp", max_tokens=12, persist_prefix=tmp_path)
     with caplog.at_level(logging.WARNING, logger=STORE_LOGGER):
-        answers = [
-            lm.forward(messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": q}])
-            for q in QUESTIONS
-        ]
+        answers = [_ask(lm, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": q}]) for q in QUESTIONS]
     assert "truncated" in caplog.text
-    assert [r.choices[0].message.content for r in answers] == [a for a, _ in first["answers"]]
-    assert answers[0].usage.cached_tokens == 0  # prefilled instead of restored
+    assert [text for text, _ in answers] == [a for a, _ in first["answers"]]
+    assert answers[0][1] == 0  # prefilled instead of restored
     stats = lm.engine.stats()
     assert stats["loaded_states"] == 0 and stats["stored_states"] == 1  # and written again, whole
     assert path.exists() and _process(tmp_path)["stats"]["loaded_states"] == 1
@@ -234,10 +242,10 @@ def test_a_state_llama_cpp_rejects_is_ignored_with_a_warning_and_prefilled(tmp_p
     ids = lm.engine.encode(lm.render_prompt(messages))
     # A first call leaves ~100 tokens of this prompt's prefix in the live context: a rejected state must not
     # leave the engine believing they are still there.
-    lm.forward(messages=[{"role": "system", "content": SYSTEM[: len(SYSTEM) // 3]}, {"role": "user", "content": "Hi"}])
+    _ask(lm, [{"role": "system", "content": SYSTEM[: len(SYSTEM) // 3]}, {"role": "user", "content": "Hi"}])
     store = lm.engine._prefix.store
     store.save(ids[:-8], b"\x00" * 4096)  # a well-formed file whose payload is no llama.cpp state
     with caplog.at_level(logging.WARNING, logger=STORE_LOGGER):
-        response = lm.forward(messages=messages)
+        text, cached = _ask(lm, messages)
     assert "llama.cpp rejected its state" in caplog.text and not list(tmp_path.rglob("*.kv"))
-    assert response.usage.cached_tokens == 0 and response.choices[0].message.content == reference["answers"][0][0]
+    assert cached == 0 and text == reference["answers"][0][0]
