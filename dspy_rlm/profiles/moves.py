@@ -156,7 +156,8 @@ class MoveBook:
             if cue in self.cues:
                 return cue
         keys = [k for ks in self.keys.values() for k in ks]
-        if keys and keys[0].is_value and not keys[0].is_key:
+        named = any(self.fields.values())  # "What token does user X have?": a field is asked for, not a key
+        if keys and keys[0].is_value and not keys[0].is_key and not named:
             return "reverse"
         return "lookup"
 

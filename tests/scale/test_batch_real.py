@@ -13,7 +13,7 @@ pytestmark = pytest.mark.real_model
 def embedded_lm():
     from dspy_outlines import OutlinesLM
 
-    return OutlinesLM(max_tokens=48, engine_options={"n_threads": 1})
+    return OutlinesLM(max_tokens=96, engine_options={"n_threads": 1})  # a grounded move is up to ~60 tokens
 
 
 @pytest.mark.timeout(900)
@@ -43,5 +43,5 @@ def test_a_local_model_travels_as_its_configuration(embedded_lm):
     package = ProgramPackage.build(RLM("context, query -> answer", max_iters=2), embedded_lm, None)
     program, lm, adapter = package.unpack()  # what a Ray worker does: the model is loaded there, not pickled
     assert lm is not embedded_lm and type(lm) is type(embedded_lm)
-    assert lm.model_name == embedded_lm.model_name and lm.kwargs["max_tokens"] == 48
+    assert lm.model_name == embedded_lm.model_name and lm.kwargs["max_tokens"] == 96
     assert lm.engine.name == embedded_lm.engine.name and program.max_iters == 2 and adapter is None
