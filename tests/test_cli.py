@@ -273,7 +273,7 @@ def test_bench_dispatches_to_the_benchmark(capsys):
 @pytest.mark.timeout(1200)
 def test_end_to_end_embedded_model(tmp_path):
     """The CLI on the embedded model takes the small profile, as the quickstart does (#15 item 5), and finds the
-    fact: a search for a word of the query, then SUBMIT of the value on the printed line (#10 item 6)."""
+    fact: a grounded read for a phrase of the query, then SUBMIT of the value it printed (#10 item 6)."""
     lines = [f"Entry {i}: routine maintenance, nothing unusual." for i in range(60)]
     lines.insert(41, "Entry 41: the vault access code is 31337.")
     doc = tmp_path / "log.txt"
@@ -306,4 +306,5 @@ def test_end_to_end_embedded_model(tmp_path):
     assert "result: submitted" in proc.stderr
     data = json.loads(trace.read_text())
     assert data["result_kind"] == "submitted" and "profile: small" in data["warnings"]
-    assert data["iterations"][0]["code_executions"][0]["code"].startswith("print(search(")
+    first = data["iterations"][0]["code_executions"][0]["code"]
+    assert first.startswith(("print(search(", "print(record_of(", "print(field_of(")), first  # a grounded read
