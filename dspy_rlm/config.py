@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from dspy.primitives.code_interpreter import CodeInterpreter
 
     from dspy_rlm.profiles import Profile
-    from dspy_rlm.profiles.base import StepPolicy
     from dspy_rlm.repl.base import REPL
 
 #: What can run the model's code: one of our REPLs, or anything with DSPy's CodeInterpreter shape.
@@ -91,7 +90,7 @@ class RunConfig:
     recovery: bool = True
     max_fix_attempts: int = 3
     end_on_failed_fixes: bool = False
-    policy: str | Profile | StepPolicy = "auto"
+    policy: str | Profile | Any = "auto"  # or a profiles.base.StepPolicy object (not imported: no import circle)
     task_field: str | None = None
     grounded_submit: bool | None = None
     verbose: bool = False

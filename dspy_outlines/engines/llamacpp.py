@@ -31,8 +31,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.engines import cpu
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue
+from dspy_outlines.engines.cpu import auto_threads
+from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.llamacpp_decode import JumpForward
 from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
 from dspy_outlines.engines.llamacpp_prefix import SAVE_MIN_TOKENS, PrefixReuse, library_version
@@ -256,7 +257,7 @@ class LlamaCppEngine:
         try:
             self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
             self.auto_threads = n_threads is None
-            self.n_threads = n_threads or cpu.auto_threads(1)
+            self.n_threads = n_threads or auto_threads(1)
             self.backend, self.prefix_cache_mb, self.jump_forward = backend, prefix_cache_mb, bool(jump_forward)
             self.llama = Llama(
                 str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
@@ -276,7 +277,7 @@ class LlamaCppEngine:
             "forced_tokens": 0,
         }
         self._prefix = PrefixReuse(self.llama, prefix_cache_mb, store, self._stats)
-        shared = cpu.register(self)
+        shared = register_engine(self)
         if self.auto_threads and shared != self.n_threads:
             self.set_threads(shared)
 

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.engines import cpu
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
+from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.mlx_decode import JumpForward, responses
 from dspy_outlines.models import embedded_model_path, load_model, mlx_on_cpu, require_mlx
 from dspy_outlines.models.prefix_store import (
@@ -143,7 +143,7 @@ class MLXEngine:
         from dspy_outlines.backends import install_cpu_bitmask
 
         install_cpu_bitmask()
-        cpu.register(self)  # counted among the process's local engines (MLX sizes its own thread pools)
+        register_engine(self)  # counted among the process's local engines (MLX sizes its own thread pools)
 
     #: MLX picks its own CPU threads: :mod:`dspy_outlines.engines.cpu` counts this engine, never resizes it.
     auto_threads = False

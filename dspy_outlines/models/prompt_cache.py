@@ -27,10 +27,7 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from dspy_outlines.models.prefix_store import PrefixStore, StoredPrefix
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +77,8 @@ class PrefixCache:
         ValueError: ``max_mb`` is negative or not a number.
     """
 
-    def __init__(self, max_mb: float = DEFAULT_PREFIX_CACHE_MB, store: PrefixStore | None = None) -> None:
+    def __init__(self, max_mb: float = DEFAULT_PREFIX_CACHE_MB, store: Any = None) -> None:
+        # store: a prefix_store.PrefixStore (not imported here: prefix_store imports this module)
         if isinstance(max_mb, bool) or not isinstance(max_mb, (int, float)) or max_mb < 0:
             raise ValueError(f"prefix_cache_mb must be a number >= 0 (0 turns the cache off), not {max_mb!r}.")
         if os.environ.get(DISABLE_ENV):
@@ -185,7 +183,7 @@ class PrefixCache:
             return False
         return all(common_prefix_length(t, prompt_ids) < PERSIST_MIN_TOKENS for t in self._families)
 
-    def _load(self, stored: StoredPrefix, cache: list[Any]) -> _Entry | None:
+    def _load(self, stored: Any, cache: list[Any]) -> _Entry | None:
         assert self.disk is not None
         payload = self.disk.load(stored)
         if payload is None:
