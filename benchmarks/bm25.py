@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from dspy_rlm.repl.ranking import BM25
-from dspy_rlm.repl.textkit import _chunk_spans
+from dspy_rlm.library.ranking import BM25
+from dspy_rlm.library.textkit import _chunk_spans
 
 _WORD = re.compile(r"\w+")
 CHUNK = 1000

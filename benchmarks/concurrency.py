@@ -129,7 +129,7 @@ def measure_ratios(
 
 
 def _no_netns() -> Any:
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     return SubprocessREPL(allow_network=True)
 

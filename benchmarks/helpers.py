@@ -101,8 +101,8 @@ def build_inputs(mb: float) -> dict:
 
 
 def run_in_process(inputs: dict, repeat: int) -> dict:
-    from dspy_rlm.repl.helpers import make_helpers
-    from dspy_rlm.repl.textkit import _chunk_spans
+    from dspy_rlm.library.helpers import make_helpers
+    from dspy_rlm.library.textkit import _chunk_spans
 
     namespace = {
         **inputs,
@@ -126,8 +126,8 @@ def _capture(line: str) -> None:
 
 
 def run_in_sandbox(inputs: dict, repeat: int) -> dict:
-    from dspy_rlm.repl.sandbox import SubprocessREPL
-    from dspy_rlm.repl.textkit import _chunk_spans
+    from dspy_rlm.library.textkit import _chunk_spans
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     consts = {
         "NEEDLE": NEEDLE,
@@ -136,7 +136,7 @@ def run_in_sandbox(inputs: dict, repeat: int) -> dict:
         "N_CHUNKS": len(_chunk_spans(inputs["small"], 1000, 0)),
     }
     setup = "".join(f"{k} = {v!r}\n" for k, v in consts.items())
-    setup += "from dspy_rlm.repl.helpers import make_helpers\n"
+    setup += "from dspy_rlm.library.helpers import make_helpers\n"
     repl = SubprocessREPL(output_fields=["answer"], timeout_s=300, memory_mb=8192)
     try:
         repl.load_inputs(inputs)

@@ -52,7 +52,7 @@ import psutil
 
 from benchmarks.concurrency import AsyncSleepLM, SleepLM, action
 from dspy_rlm import RLM
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox.backend import SubprocessREPL
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN_PREFIX = "LOADTOKEN-"

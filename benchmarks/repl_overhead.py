@@ -51,7 +51,7 @@ def _pss_mb(pids: list[int]) -> float:
 
 
 def cold_start_ms(repeats: int = 10, **options) -> float:
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     ctx = _context(1)
     SubprocessREPL(**options).shutdown()  # the zygote (if any) is up: measured on its own below
@@ -68,7 +68,7 @@ def cold_start_ms(repeats: int = 10, **options) -> float:
 
 
 def trivial_block_ms(runs: int = 500) -> float:
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     with SubprocessREPL() as repl:
         repl.run("x = 1")
@@ -81,7 +81,7 @@ def trivial_block_ms(runs: int = 500) -> float:
 
 
 def per_size(size_mb: float) -> dict[str, float]:
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     ctx = _context(size_mb)
     before = _pss_mb([os.getpid()])
@@ -105,7 +105,7 @@ def first_start_with_zygote_ms(repeats: int = 3) -> float:
     import subprocess
 
     code = (
-        "import time; from dspy_rlm.repl.sandbox import SubprocessREPL; t0 = time.perf_counter(); "
+        "import time; from dspy_rlm.sandbox.backend import SubprocessREPL; t0 = time.perf_counter(); "
         "r = SubprocessREPL(); r.start(); r.run('x = 1'); print((time.perf_counter() - t0) * 1000); r.shutdown()"
     )
     runs = [
@@ -118,7 +118,7 @@ def first_start_with_zygote_ms(repeats: int = 3) -> float:
 
 
 def isolation_level() -> dict:
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     with SubprocessREPL() as repl:
         return {

@@ -32,8 +32,8 @@ import sys
 import time
 
 from benchmarks.repl_overhead import _context
-from dspy_rlm.repl import launch
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox import launch
+from dspy_rlm.sandbox.backend import SubprocessREPL
 
 BURNER = (
     "import threading\ndef spin():\n    while True:\n        pass\nthreading.Thread(target=spin, daemon=True).start()"
@@ -122,7 +122,7 @@ def cpu_between_blocks() -> dict:
 _AB_CODE = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox.backend import SubprocessREPL
 ctx = "x" * (1 << 20)
 SubprocessREPL().shutdown()
 times = []

@@ -1,4 +1,4 @@
-"""Speed of structure detection (``dspy_rlm.repl.structure.detect``) and of the lookups over it (issue 19).
+"""Speed of structure detection (``dspy_rlm.library.structure.detect``) and of the lookups over it (issue 19).
 
 Targets: ``detect`` on a 1 MB text < 0.3 s, on 10 MB a few seconds; a lookup over a detected 10 MB text
 (``record_of``, ``count_records``) well under a second. Each source is repeated to the size: real files of
@@ -24,8 +24,8 @@ import random
 import time
 from pathlib import Path
 
-from dspy_rlm.repl.lookup import count_records, record_of
-from dspy_rlm.repl.structure import detect
+from dspy_rlm.library.lookup import count_records, record_of
+from dspy_rlm.library.structure import detect
 
 FILES = {
     "stanzas_dpkg_status": "/var/lib/dpkg/status",

@@ -255,7 +255,7 @@ class ExternalizedContext:
 def _split_text(text: str, max_bytes: int) -> list[str]:
     """chunk_text with a byte bound: for non-ASCII text the char size is scaled by the bytes/char ratio and
     any piece still over the bound is split again (so ''.join(result) == text, every piece <= max_bytes)."""
-    from dspy_rlm.repl.helpers import chunk_text
+    from dspy_rlm.library.helpers import chunk_text
 
     nbytes = size_in_bytes(text)
     if nbytes <= max_bytes:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from dspy_rlm.repl.helpers import HELPER_NAMES
+from dspy_rlm.library.helpers import HELPER_NAMES
 
 SUBMIT = "SUBMIT"
 FINAL, FINAL_VAR = "FINAL", "FINAL_VAR"

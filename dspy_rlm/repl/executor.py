@@ -18,8 +18,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from dspy_rlm.library import helpers as _helpers
 from dspy_rlm.names import FINAL, FINAL_VAR, INPUTS_DICT, SUBMIT
-from dspy_rlm.repl import helpers as _helpers
 from dspy_rlm.repl.base import BlockTimeout, FinalSignal
 
 CODE_FILENAME = "<repl>"

@@ -2,7 +2,7 @@
 
 DSPy's own ``PythonInterpreter`` (Deno/Pyodide) and ``LocalInterpreter`` plug in through this wrapper. Such
 interpreters take the inputs as ``variables=`` on every ``execute`` call (their cost, not ours), get our
-helpers by executing the source of :mod:`dspy_rlm.repl.helpers`, and FINAL / FINAL_VAR defined on top of
+helpers by executing the source of :mod:`dspy_rlm.library.helpers`, and FINAL / FINAL_VAR defined on top of
 their own SUBMIT.
 """
 
@@ -75,7 +75,7 @@ class ForeignREPL:
             text for name, text in ((FINAL, _FINAL_SETUP), (FINAL_VAR, _FINAL_VAR_SETUP)) if name not in taken
         )
         if self.install_helpers:
-            from dspy_rlm.repl.helpers import standalone_source
+            from dspy_rlm.library.helpers import standalone_source
 
             setup += (
                 "\n" + standalone_source() + "\nglobals().update({_k: _f for _k, _f in "

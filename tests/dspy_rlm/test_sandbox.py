@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox.backend import SubprocessREPL
 
 
 @pytest.fixture
@@ -304,7 +304,7 @@ def test_an_rlm_reads_a_directory_given_on_purpose(corpus):
 def test_a_refused_pivot_root_is_named_in_the_level(monkeypatch):
     """Where the kernel refuses pivot_root, the level lacks ``+newroot``, the notes say why, and the fallback
     (the host's root read-only, secrets masked by name) still runs. A forked worker inherits the patch."""
-    from dspy_rlm.repl import rootfs
+    from dspy_rlm.sandbox import rootfs
 
     monkeypatch.setattr(rootfs, "_SYS_PIVOT_ROOT", {})  # as on an architecture we do not know
     with SubprocessREPL(start_method="fork") as repl:

@@ -1,4 +1,4 @@
-"""Structure detection (dspy_rlm.repl.structure) and the REPL helpers over it (dspy_rlm.repl.lookup):
+"""Structure detection (dspy_rlm.library.structure) and the REPL helpers over it (dspy_rlm.library.lookup):
 per-kind detection on small texts, real files of this machine checked against an independent parse,
 the helpers inside the sandbox worker, and a property test that detection never raises."""
 
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dspy_rlm.repl import structure as structure_module
-from dspy_rlm.repl.helpers import make_helpers, standalone_source
-from dspy_rlm.repl.structure import KINDS, detect, matches, stem, words
+from dspy_rlm.library import structure as structure_module
+from dspy_rlm.library.helpers import make_helpers, standalone_source
+from dspy_rlm.library.structure import KINDS, detect, matches, stem, words
 
 H = make_helpers()
 records, fields, record_of, field_of = H["records"], H["fields"], H["record_of"], H["field_of"]
@@ -319,7 +319,7 @@ def test_real_python_metadata_header():
 
 # -- inside the sandbox worker and standalone ----------------------------------------------------------------
 def test_structure_helpers_inside_the_sandbox_worker():
-    from dspy_rlm.repl.sandbox import SubprocessREPL
+    from dspy_rlm.sandbox.backend import SubprocessREPL
 
     with SubprocessREPL(output_fields=["answer"], timeout_s=60) as repl:
         repl.load_inputs({"pkgs": STANZAS, "cfg": INI})

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from dspy_rlm.repl import zygote
-from dspy_rlm.repl.sandbox import SubprocessREPL
+from dspy_rlm.sandbox import zygote
+from dspy_rlm.sandbox.backend import SubprocessREPL
 
 pytestmark = pytest.mark.skipif(not zygote.available(), reason="the zygote start method is Linux-only")
 HOST_ONLY_OBJECT = "host-only-object-0xC0FFEE"
@@ -113,8 +113,8 @@ def test_a_killed_zygote_is_started_again_and_running_workers_end_typed():
 def test_the_zygote_and_its_workers_die_with_the_host(tmp_path):
     script = textwrap.dedent("""
         import os, sys, time
-        from dspy_rlm.repl.sandbox import SubprocessREPL
-        from dspy_rlm.repl import zygote
+        from dspy_rlm.sandbox.backend import SubprocessREPL
+        from dspy_rlm.sandbox import zygote
         repl = SubprocessREPL()
         repl.start()
         print(zygote.current().pid, *repl.worker_pids(), flush=True)

@@ -1,8 +1,8 @@
-"""REPL helpers over the detected structure of a text (:mod:`dspy_rlm.repl.structure`): find records,
+"""REPL helpers over the detected structure of a text (:mod:`dspy_rlm.library.structure`): find records,
 read their fields, count, rank, reverse-look-up. Each returns a value whose printed form is what the model
 reads (``record 12 (line 340):`` blocks, ``KEY: VALUE``, a clear "no record contains ..." line).
 
-Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines it into foreign interpreters.
+Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it into foreign interpreters.
 """
 
 import bisect
@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from dspy_rlm.repl.structure import (  # standalone_source() inlines structure.py before this file
+from dspy_rlm.library.structure import (  # standalone_source() inlines structure.py before this file
     RECORD_TEXT_CHARS,
     Record,
     Structure,

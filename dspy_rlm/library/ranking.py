@@ -1,7 +1,7 @@
 """Ranking for ``find_relevant``: BM25 in pure Python, and the local embedding model when installed.
 
-Stdlib-only at import time like :mod:`dspy_rlm.repl.helpers`; the embedding model (the ``embed`` extra,
-see :mod:`dspy_rlm.repl.embeddings`) is loaded on first use only.
+Stdlib-only at import time like :mod:`dspy_rlm.library.helpers`; the embedding model (the ``embed`` extra,
+see :mod:`dspy_rlm.library.embeddings`) is loaded on first use only.
 
 BM25 stays in-house: measured against ``bm25s`` 0.3.16 (numpy backend, same tokens and scores, identical top
 10) with ``python -m benchmarks.bm25`` (benchmarks/results/bm25.json, 2 shared x86 cores), the first answer
@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from dspy_rlm.repl.textkit import _CONTAINERS, _check_int, _chunk_spans, _type_error
+from dspy_rlm.library.textkit import _CONTAINERS, _check_int, _chunk_spans, _type_error
 
 __all__ = ["BM25", "rank"]
 
@@ -87,7 +87,7 @@ def _units(var: Any, chunk_size: int) -> tuple[list[dict[str, Any]], Callable[[i
 
 def _embedder() -> Any:
     """The embeddings module when the embed extra is installed, else None."""
-    from dspy_rlm.repl import embeddings
+    from dspy_rlm.library import embeddings
 
     return embeddings if embeddings.available() else None
 

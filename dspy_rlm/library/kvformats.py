@@ -1,11 +1,11 @@
-"""Key-value formats behind :func:`dspy_rlm.repl.structure.detect`: ``Key: value`` stanzas, INI sections,
-YAML-like indentation and ``NAME=value`` assignments. Same conventions as :mod:`dspy_rlm.repl.formats`
+"""Key-value formats behind :func:`dspy_rlm.library.structure.detect`: ``Key: value`` stanzas, INI sections,
+YAML-like indentation and ``NAME=value`` assignments. Same conventions as :mod:`dspy_rlm.library.formats`
 (stdlib-only, raw records ``(first, last, fields, key, text)``, values are stripped spans of the text).
 """
 
 import re
 
-from dspy_rlm.repl.formats import (  # standalone_source() inlines formats.py before this file
+from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py before this file
     ASSIGN,
     INI_KV,
     SECTION,

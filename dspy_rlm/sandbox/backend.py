@@ -1,8 +1,8 @@
 """The default REPL backend: a long-lived, resource-limited, OS-isolated worker process per run.
 
-How workers start (``start_method``; the plumbing is :mod:`dspy_rlm.repl.launch`):
+How workers start (``start_method``; the plumbing is :mod:`dspy_rlm.sandbox.launch`):
 
-- ``"zygote"`` (default on Linux): forked from a small fork server (:mod:`dspy_rlm.repl.zygote`) started
+- ``"zygote"`` (default on Linux): forked from a small fork server (:mod:`dspy_rlm.sandbox.zygote`) started
   before it is first needed, never from your process, whose native thread pools (OpenBLAS, tokenizers, MLX,
   llama.cpp) can deadlock a fork. The inputs are pickled once into a memory-mapped file the worker reads
   in place; the worker holds one copy of them. Your process's memory (API keys in objects, loaded models)
@@ -11,8 +11,8 @@ How workers start (``start_method``; the plumbing is :mod:`dspy_rlm.repl.launch`
   thread runs native code; the worker's memory is a copy of yours, secrets included.
 - ``"spawn"`` (default elsewhere): a fresh interpreter; inputs are pickled to it once.
 
-Isolation (``isolation="auto"``, the default; see :mod:`dspy_rlm.repl.isolation` and
-:mod:`dspy_rlm.repl.rootfs`), strongest first, the level reached is ``SubprocessREPL.isolation`` and in
+Isolation (``isolation="auto"``, the default; see :mod:`dspy_rlm.sandbox.isolation` and
+:mod:`dspy_rlm.sandbox.rootfs`), strongest first, the level reached is ``SubprocessREPL.isolation`` and in
 ``repr``:
 
 - ``"userns+pidns+mountns+netns+newroot+nobody"``: new user, PID, mount and network namespaces. The model's
@@ -49,8 +49,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from dspy_rlm.errors import tool_failure
-from dspy_rlm.repl import launch
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
+from dspy_rlm.sandbox import launch
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class SubprocessREPL:
         sandbox_env: Environment variables to pass to the worker on top of the allowlisted ones.
         max_processes: Processes (and, with a PID namespace, threads) the sandbox may hold.
         scratch_mb: Size cap of the private ``/tmp`` (scratch) file system, with a mount namespace.
-        seccomp: Load the seccomp deny-list (:data:`~dspy_rlm.repl.seccomp.DENIED_SYSCALLS`) on Linux;
+        seccomp: Load the seccomp deny-list (:data:`~dspy_rlm.sandbox.seccomp.DENIED_SYSCALLS`) on Linux;
             what was installed is ``isolation_info["seccomp"]`` and in ``repr``.
         mounts: Host directories or files to show the model's code, ``{host path: path inside}``, e.g.
             ``{"/data/corpus": "/data"}``; read-only unless the inside path ends with ``":rw"``. Named in
@@ -120,8 +120,8 @@ class SubprocessREPL:
         cpu_s_per_block: float | None = DEFAULT_CPU_S_PER_BLOCK,
         cpu_s_per_run: float | None = DEFAULT_CPU_S_PER_RUN,
     ):
-        from dspy_rlm.repl import zygote
-        from dspy_rlm.repl.rootfs import parse_mounts
+        from dspy_rlm.sandbox import zygote
+        from dspy_rlm.sandbox.rootfs import parse_mounts
 
         if start_method is None:
             start_method = "zygote" if zygote.available() else "spawn"
@@ -195,7 +195,7 @@ class SubprocessREPL:
             self.start()
 
     def _config(self) -> dict[str, Any]:
-        from dspy_rlm.repl.isolation import sandbox_environment
+        from dspy_rlm.sandbox.isolation import sandbox_environment
 
         return {
             "timeout_s": self.timeout_s,

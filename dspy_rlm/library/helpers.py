@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from dspy_rlm.repl.lookup import STRUCTURE_HELPERS  # inlined, with structure.py, by standalone_source()
-from dspy_rlm.repl.textkit import (  # standalone_source() inlines this module in place of this import
+from dspy_rlm.library.lookup import STRUCTURE_HELPERS  # inlined, with structure.py, by standalone_source()
+from dspy_rlm.library.textkit import (  # standalone_source() inlines this module in place of this import
     _CONTAINERS,
     _check_int,
     _type_error,
@@ -443,7 +443,7 @@ def make_helpers(
             returns only units sharing a word with the query. Read one with peek(var, r["start"], r["end"]).
         """
         try:
-            from dspy_rlm.repl.ranking import rank
+            from dspy_rlm.library.ranking import rank
         except ImportError as exc:  # this source was exec'd where the dspy_rlm package is absent
             raise RuntimeError(
                 "find_relevant() needs the dspy_rlm package, which this interpreter cannot "

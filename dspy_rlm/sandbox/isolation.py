@@ -5,7 +5,7 @@ code. With the full level, ``"userns+pidns+mountns+netns+newroot+nobody"``, the 
 
     W0  (outside)   unshare(user | pid | mount | net); reports W1's pid to the host; waits for W1 (and
                     ends it if the process that started W0 dies)
-    W1  pid 1       the namespace's init: builds the minimal root (:mod:`dspy_rlm.repl.rootfs`) and
+    W1  pid 1       the namespace's init: builds the minimal root (:mod:`dspy_rlm.sandbox.rootfs`) and
                     pivots into it, pid limit; reaps; reports how the worker ended; when it exits the
                     kernel kills everything in the namespace
     W2  pid 2       the worker: becomes uid/gid 65534 (nobody), locks the mounts in a nested user + mount
@@ -42,8 +42,8 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from dspy_rlm.repl import rootfs
-from dspy_rlm.repl.seccomp import CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, install_seccomp
+from dspy_rlm.sandbox import rootfs
+from dspy_rlm.sandbox.seccomp import CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, install_seccomp
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 NOBODY = 65534

@@ -1,6 +1,6 @@
-"""Per-format recognizers and parsers behind :func:`dspy_rlm.repl.structure.detect`.
+"""Per-format recognizers and parsers behind :func:`dspy_rlm.library.structure.detect`.
 
-Stdlib-only at import time: :func:`dspy_rlm.repl.helpers.standalone_source` inlines this file into foreign
+Stdlib-only at import time: :func:`dspy_rlm.library.helpers.standalone_source` inlines this file into foreign
 interpreters. Each ``parse_*`` function takes the text's lines (``text.split("\\n")``) and returns raw records
 ``(first, last, fields, key, text)``: 0-based first/last line, ordered ``(name, value)`` pairs, the record key,
 and the record's text when it is not whole lines (a sentence), else None. Every field value is a span of the

@@ -25,7 +25,7 @@ Records per kind (the record's ``key`` in brackets):
 - prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty
   line [""], with a field when the line reads ``key: value`` or ``key = value``.
 
-Stdlib-only at import; :func:`dspy_rlm.repl.helpers.standalone_source` inlines it into foreign interpreters.
+Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it into foreign interpreters.
 """
 
 import functools
@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dspy_rlm.repl.formats import (  # standalone_source() inlines formats.py and kvformats.py
+from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
     DELIMITERS,
     Raw,
     _line_kv,
@@ -51,7 +51,7 @@ from dspy_rlm.repl.formats import (  # standalone_source() inlines formats.py an
     parse_prose,
     parse_whitespace_table,
 )
-from dspy_rlm.repl.kvformats import (
+from dspy_rlm.library.kvformats import (
     looks_assignments,
     looks_ini,
     looks_stanzas,

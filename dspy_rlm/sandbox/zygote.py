@@ -97,7 +97,7 @@ class Zygote:
         host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         code = (
             "import json, sys; sys.path[:] = json.loads(sys.argv[2]); "
-            "from dspy_rlm.repl.zygote import main; main(int(sys.argv[1]))"
+            "from dspy_rlm.sandbox.zygote import main; main(int(sys.argv[1]))"
         )
         with child:
             self._proc = subprocess.Popen(
@@ -142,7 +142,7 @@ def get_zygote() -> Zygote:
     global _ZYGOTE
     with _ZYGOTE_LOCK:
         if _ZYGOTE is None:
-            from dspy_rlm.repl.isolation import sandbox_environment
+            from dspy_rlm.sandbox.isolation import sandbox_environment
 
             _ZYGOTE = Zygote(sandbox_environment(dict(os.environ)))
             atexit.register(_ZYGOTE.close)
@@ -161,7 +161,7 @@ def main(fd: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     import gc
 
-    from dspy_rlm.repl import isolation, rootfs, seccomp, worker  # noqa: F401 - loaded once, shared by workers
+    from dspy_rlm.sandbox import isolation, rootfs, seccomp, worker  # noqa: F401 - loaded once, shared by workers
 
     seccomp.preload_seccomp()
     rootfs.plan_root()  # what the workers' minimal root holds: computed once, inherited by every fork
@@ -208,7 +208,7 @@ def _serve_request(sock: socket.socket, mapping: dict[int, tuple[int, int]]) -> 
         if pipes:
             os.close(pipes[0])
             os.close(pipes[3])
-            from dspy_rlm.repl import isolation
+            from dspy_rlm.sandbox import isolation
 
             isolation.MAPPER[:] = [pipes[1], pipes[2]]
         _child(fds, config)
@@ -221,7 +221,7 @@ def _serve_request(sock: socket.socket, mapping: dict[int, tuple[int, int]]) -> 
 
 
 def _map_worker(rfd: int, pid: int, wfd: int) -> None:
-    from dspy_rlm.repl import isolation
+    from dspy_rlm.sandbox import isolation
 
     try:
         if os.read(rfd, 1) == b"y":
@@ -237,8 +237,8 @@ def _map_worker(rfd: int, pid: int, wfd: int) -> None:
 def _child(fds: list[int], config: dict[str, Any]) -> None:
     from multiprocessing.connection import Connection
 
-    from dspy_rlm.repl import isolation
-    from dspy_rlm.repl.worker import child_main
+    from dspy_rlm.sandbox import isolation
+    from dspy_rlm.sandbox.worker import child_main
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)

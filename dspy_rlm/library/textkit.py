@@ -1,8 +1,8 @@
 """Text utilities shared by the REPL helpers and ``find_relevant``'s ranking: argument checks, chunking on
 natural breaks, ``extract_json`` and ``extract_sections``.
 
-Stdlib-only at import time, like :mod:`dspy_rlm.repl.helpers`: its source is ``exec``'d, before the helpers',
-inside foreign interpreters (:func:`dspy_rlm.repl.helpers.standalone_source`).
+Stdlib-only at import time, like :mod:`dspy_rlm.library.helpers`: its source is ``exec``'d, before the helpers',
+inside foreign interpreters (:func:`dspy_rlm.library.helpers.standalone_source`).
 """
 
 import bisect

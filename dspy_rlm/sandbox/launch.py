@@ -1,4 +1,4 @@
-"""Starting, pausing and ending the sandbox worker's processes (the host side of :mod:`dspy_rlm.repl.worker`).
+"""Starting, pausing and ending the sandbox worker's processes (the host side of :mod:`dspy_rlm.sandbox.worker`).
 
 Three ways to start (``SubprocessREPL(start_method=...)``): forked by the zygote (default on Linux), forked
 from the host, or a fresh interpreter. Between blocks the sandbox's process group is stopped (SIGSTOP) so a
@@ -6,7 +6,7 @@ thread or process the model's code left running burns no CPU while the LM writes
 continued (SIGCONT) before the next request. The seccomp filter refuses ``setsid`` / ``setpgid``, so
 nothing the model starts leaves the group. A stopped sandbox still dies with its host: SIGKILL reaches
 stopped processes, and the process outside the namespace watches the zygote or the host (see
-:func:`dspy_rlm.repl.isolation.enter`).
+:func:`dspy_rlm.sandbox.isolation.enter`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ _FORK_RETRIES = 40
 
 def from_zygote(inputs: dict[str, Any], config: dict[str, Any]) -> Connection:
     """Ask the zygote for a worker; returns the host's end of its connection."""
-    from dspy_rlm.repl import zygote
+    from dspy_rlm.sandbox import zygote
 
     parent_sock, child_sock = socket.socketpair()
     inputs_fd = zygote.write_inputs(inputs)
@@ -49,9 +49,9 @@ def from_zygote(inputs: dict[str, Any], config: dict[str, Any]) -> Connection:
 
 def fork(inputs: dict[str, Any], config: dict[str, Any]) -> tuple[Connection, int]:
     """Fork the worker from this process (falls back to :func:`spawn` if forks keep being refused)."""
-    from dspy_rlm.repl import rootfs, zygote
-    from dspy_rlm.repl.seccomp import preload_seccomp
-    from dspy_rlm.repl.worker import child_main  # imported before fork: the child pays nothing
+    from dspy_rlm.sandbox import rootfs, zygote
+    from dspy_rlm.sandbox.seccomp import preload_seccomp
+    from dspy_rlm.sandbox.worker import child_main  # imported before fork: the child pays nothing
 
     preload_seccomp()  # likewise the seccomp binding
     rootfs.plan_root()  # and the minimal root's plan (cached in this process)
@@ -89,11 +89,11 @@ def _fork_once() -> int | None:
 
 
 def spawn(inputs: dict[str, Any], config: dict[str, Any]) -> tuple[Connection, int]:
-    """A fresh interpreter (``python -m dspy_rlm.repl.worker FD``); the inputs are pickled to it once."""
+    """A fresh interpreter (``python -m dspy_rlm.sandbox.worker FD``); the inputs are pickled to it once."""
     parent_sock, child_sock = socket.socketpair()
     fd = child_sock.fileno()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dspy_rlm.repl.worker", str(fd)],
+        [sys.executable, "-m", "dspy_rlm.sandbox.worker", str(fd)],
         pass_fds=[fd],
         stdin=subprocess.DEVNULL,
         env=config["env"],
@@ -129,7 +129,7 @@ def drain(conn: Connection, kill_it: Callable[[], None]) -> str | None:
 
 def reap(pid: int) -> str:
     """Wait for our own child (fork / spawn) to exit, killing it if it lingers; describe how it ended."""
-    from dspy_rlm.repl.isolation import describe_status
+    from dspy_rlm.sandbox.isolation import describe_status
 
     deadline = time.monotonic() + 1.0
     while True:

@@ -1,9 +1,9 @@
-"""The sandbox worker: the child side of :class:`~dspy_rlm.repl.sandbox.SubprocessREPL`.
+"""The sandbox worker: the child side of :class:`~dspy_rlm.sandbox.backend.SubprocessREPL`.
 
-It is normally forked from the zygote (:mod:`dspy_rlm.repl.zygote`), with the inputs in a memory-mapped file
+It is normally forked from the zygote (:mod:`dspy_rlm.sandbox.zygote`), with the inputs in a memory-mapped file
 the host wrote once; it can also be forked from the host itself (``start_method="fork"``: inputs shared
-copy-on-write) or started as ``python -m dspy_rlm.repl.worker FD`` (``"spawn"``: inputs pickled over the
-connection). In every case it first enters the OS isolation of :mod:`dspy_rlm.repl.isolation`.
+copy-on-write) or started as ``python -m dspy_rlm.sandbox.worker FD`` (``"spawn"``: inputs pickled over the
+connection). In every case it first enters the OS isolation of :mod:`dspy_rlm.sandbox.isolation`.
 
 Limits applied in the child: an address-space cap (RLIMIT_AS), a per-block wall-time limit (an interval
 timer raising :class:`BlockTimeout` between bytecodes; the host kills the worker if that does not land),
@@ -222,7 +222,7 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
 
     Never returns into the caller's code.
     """
-    from dspy_rlm.repl import isolation
+    from dspy_rlm.sandbox import isolation
 
     code = 0
     try:
@@ -259,7 +259,7 @@ def _inputs_failure(exc: Exception) -> str:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m dspy_rlm.repl.worker FD``: the spawn start method."""
+    """``python -m dspy_rlm.sandbox.worker FD``: the spawn start method."""
     conn = Connection(int(argv[1]))
     _op, inputs, config = conn.recv()
     child_main(conn, inputs, config)
