@@ -48,7 +48,7 @@ IS_LOCAL = "is_local"
 CONSTRAINT_KWARGS_METHOD = "constraint_kwargs"
 #: The key of ``Request.config.extensions`` that holds our settings.
 EXTENSION = "dspy_outlines"
-#: The predictor ``config`` key by which ``dspy_rlm`` hands a deadline to :func:`dspy_rlm.runtime.call_predictor`
+#: The predictor ``config`` key by which ``dspy_rlm`` hands a deadline to :func:`dspy_rlm.calls.call_predictor`
 #: (which takes it out and opens a :func:`deadline_scope`; no LM ever receives it).
 DEADLINE_KWARG = "_deadline"
 #: What a generation cut by the deadline reports in ``Response.provider_data["finish_reason"]`` (its

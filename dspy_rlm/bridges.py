@@ -33,10 +33,11 @@ import dspy
 from dspy.utils.usage_tracker import UsageTracker
 
 from dspy_rlm.budget import Budget
+from dspy_rlm.calls import lm_is_async
 from dspy_rlm.config import RunConfig
 from dspy_rlm.errors import BudgetExhausted, item_error, tool_failure
-from dspy_rlm.runtime import _litellm_cost, call_soon_threadsafe, lm_is_async, lm_text
 from dspy_rlm.trace import TraceNode
+from dspy_rlm.usage import litellm_cost
 
 if TYPE_CHECKING:
     from dspy_rlm.checkpoint import Checkpoint
@@ -163,7 +164,7 @@ class _CallUsage(UsageTracker):
         cost = usage_entry.get("cost")
         self.totals["prompt_tokens"] += prompt
         self.totals["completion_tokens"] += completion
-        self.totals["cost"] += float(cost if cost is not None else _litellm_cost(lm, prompt, completion))
+        self.totals["cost"] += float(cost if cost is not None else litellm_cost(lm, prompt, completion))
         if self.outer is not None:
             self.outer.add_usage(lm, usage_entry)
 
@@ -399,3 +400,25 @@ def _tool_bridge(tool: Any, loop: asyncio.AbstractEventLoop | None) -> Callable[
 def _clip(value: Any, limit: int) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[:limit] + f"\n... [{len(text) - limit:,} chars cut]"
+
+
+def lm_text(response: Any) -> str:
+    """The text of a ``dspy.LM`` call result (a list of strings or dicts, or a Response)."""
+    if isinstance(response, list) and response:
+        first = response[0]
+        text = first.get("text") if isinstance(first, dict) else first
+    else:
+        text = getattr(response, "text", None)
+    if not isinstance(text, str):
+        raise TypeError(f"the sub-LM returned no text (got {type(response).__name__})")
+    return text
+
+
+def call_soon_threadsafe(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., Any], *args: Any) -> Any:
+    """Call ``fn`` (sync or async) from a worker thread; coroutines run on ``loop`` when one is given."""
+    result = fn(*args)
+    if asyncio.iscoroutine(result):
+        if loop is not None and loop.is_running():
+            return asyncio.run_coroutine_threadsafe(result, loop).result()
+        return asyncio.run(result)
+    return result

@@ -16,10 +16,10 @@ import dspy
 
 from dspy_outlines.contract import accepts_constraint
 from dspy_rlm.budget import Budget, FallbackReason
+from dspy_rlm.calls import call_predictor, deadline_config
 from dspy_rlm.config import RunConfig
 from dspy_rlm.errors import UserPredictorError
 from dspy_rlm.results import Extracted, Failed
-from dspy_rlm.runtime import call_predictor, deadline_config
 from dspy_rlm.signatures import NOTES_FIELD
 
 logger = logging.getLogger(__name__)

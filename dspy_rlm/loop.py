@@ -25,6 +25,7 @@ from dspy.primitives.repl_types import REPLEntry, REPLHistory
 from dspy_rlm import prompts
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, Spent, StopReason
+from dspy_rlm.calls import call_predictor, deadline_config
 from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
 from dspy_rlm.config import RunConfig
 from dspy_rlm.context import ExternalizedContext
@@ -40,9 +41,9 @@ from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl import backends
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ExecResult, FinalAnswer
 from dspy_rlm.results import Extracted, Failed, Submitted
-from dspy_rlm.runtime import BudgetUsageTracker, call_predictor, deadline_config
 from dspy_rlm.signatures import Predictors, child_predictors, execution_rules
 from dspy_rlm.trace import CodeExecution, IterationRecord, TraceNode
+from dspy_rlm.usage import BudgetUsageTracker
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

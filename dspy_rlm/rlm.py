@@ -8,12 +8,15 @@ first positional argument, 3.4's ``interpreter_factory=``), validation, the ``ge
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import keyword
 import logging
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import dspy
 from dspy.adapters.types.tool import Tool
@@ -27,10 +30,10 @@ from dspy_rlm.profiles import Profile
 from dspy_rlm.profiles.base import StepPolicy
 from dspy_rlm.profiles.resolve import check_policy
 from dspy_rlm.repl import backends
-from dspy_rlm.runtime import run_sync
 from dspy_rlm.signatures import Predictors, build_signatures
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def _with_outputs(signature: type[dspy.Signature]) -> type[dspy.Signature]:
@@ -331,3 +334,15 @@ for _name, (_path, _) in SETTINGS.items():
     setattr(RLM, _name, _setting(*_path))
 setattr(RLM, "signature", _setting("signature"))  # noqa: B010 - set like the settings above
 setattr(RLM, "profile", _setting("policy"))  # noqa: B010 - the earlier name of ``policy``
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from sync code, even where an event loop is already running
+    (Jupyter): then it runs on a fresh loop in a helper thread, with the caller's context."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    ctx = contextvars.copy_context()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(ctx.run, asyncio.run, coro).result()

@@ -12,11 +12,11 @@ import outlines.types.dsl  # noqa: F401
 import pytest
 
 import dspy_outlines.adapter  # noqa: F401 - one-time imports of the extraction (outlines: ~2 s), not timed
-from dspy_outlines.contract import current_deadline
+from dspy_outlines.contract import DEADLINE_KWARG, current_deadline
 from dspy_rlm import RLM, Extracted
 from dspy_rlm.budget import Budget, Limits, extraction_reserve
+from dspy_rlm.calls import deadline_config, deadline_kwargs
 from dspy_rlm.repl.inprocess import InProcessREPL
-from dspy_rlm.runtime import DEADLINE_KWARG, deadline_config, deadline_kwargs
 
 from .scripted_lm import Call, ScriptedLM, action, fields
 

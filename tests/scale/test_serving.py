@@ -22,7 +22,7 @@ import pytest
 
 from dspy_outlines import OutlinesAdapter
 from dspy_outlines.serving import SERVER_KINDS, ServerLM, regex_to_gbnf, request_kwargs
-from dspy_rlm.runtime import deadline_kwargs
+from dspy_rlm.calls import deadline_kwargs
 
 pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
 
