@@ -20,29 +20,27 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import dspy
-from dspy.primitives.repl_types import REPLEntry, REPLHistory
+from dspy.primitives.repl_types import REPLHistory
 
-from dspy_rlm import prompts
 from dspy_rlm.bridges import RunState, make_bridges
-from dspy_rlm.budget import Budget, Spent, StopReason
+from dspy_rlm.budget import Budget, StopReason
 from dspy_rlm.calls import call_predictor, deadline_config
 from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
+from dspy_rlm.code_step import run_code
 from dspy_rlm.config import RunConfig
 from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.extract import run_extraction
-from dspy_rlm.names import FINAL, FINAL_VAR
-from dspy_rlm.outputs import coerce_outputs
 from dspy_rlm.prediction import result_prediction, run_info
 from dspy_rlm.profiles.base import PolicyRun, RunView, StepView
 from dspy_rlm.profiles.resolve import resolve_policy
-from dspy_rlm.protocol import final_fields, parse_response
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl import backends
-from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ExecResult, FinalAnswer
+from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES
 from dspy_rlm.results import Extracted, Failed, Submitted
+from dspy_rlm.resume import restore, resume_note, save_checkpoint
 from dspy_rlm.signatures import Predictors, child_predictors, execution_rules
-from dspy_rlm.trace import CodeExecution, IterationRecord, TraceNode
+from dspy_rlm.trace import IterationRecord, TraceNode
 from dspy_rlm.usage import BudgetUsageTracker
 
 logger = logging.getLogger(__name__)
@@ -95,7 +93,7 @@ class Run:
         if self.ckpt is not None:  # a mismatching checkpoint is the caller's error: raised, not swallowed
             self.resumed = await asyncio.to_thread(self.ckpt.load)
             if self.resumed is not None:
-                self._restore(self.resumed)
+                restore(self, self.resumed)
                 if self.resumed.result is not None:  # the run had finished: no LM call at all
                     return self._prediction(self.resumed.result, tracker, self.resumed.elapsed_s)
         try:
@@ -114,12 +112,12 @@ class Run:
                 )
                 if HELPER_STYLE in self.repl.capabilities:  # the policy picks how helpers print
                     self.repl.helper_style = policy.helper_style
-                self.variables_info = self._prepare_context() + self._resume_note()
+                self.variables_info = self._prepare_context() + resume_note(self)
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
-                self._repl_ready = asyncio.ensure_future(self._on_repl_thread(self._start_repl))
+                self._repl_ready = asyncio.ensure_future(self.on_repl_thread(self._start_repl))
                 result = await self._loop()
                 if self.ckpt is not None and not isinstance(result, Failed):
-                    await self._on_repl_thread(self._save_checkpoint, result)
+                    await self.on_repl_thread(save_checkpoint, self, result)
         except UserPredictorError as exc:  # the caller's own code: propagates, as in dspy.RLM
             raise exc.original from None
         except Exception as exc:
@@ -133,10 +131,10 @@ class Run:
         finally:
             if self._repl_ready is not None:
                 with contextlib.suppress(Exception):
-                    await self._ready()
+                    await self.ready()
             if owned and self.repl is not None:
                 with contextlib.suppress(Exception):
-                    await self._on_repl_thread(self.repl.shutdown)
+                    await self.on_repl_thread(self.repl.shutdown)
             if self._repl_pool is not None:
                 self._repl_pool.shutdown(wait=False)
         return self._prediction(result, tracker, time.perf_counter() - t0)
@@ -149,7 +147,7 @@ class Run:
             self.trace.warn(f"profile: {self.policy.name}")
         return self.policy
 
-    async def _on_repl_thread(self, fn: Callable[..., T], *args: Any) -> T:
+    async def on_repl_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a blocking REPL operation on this run's own thread, never the event loop's default executor:
         a block waiting in ``llm_query`` holds its thread, and an async LM's call may need the default
         executor, so many concurrent ``acall`` runs sharing it would deadlock (found by tests/dspy_rlm/test_load)."""
@@ -158,7 +156,7 @@ class Run:
         ctx = contextvars.copy_context()
         return await asyncio.get_running_loop().run_in_executor(self._repl_pool, functools.partial(ctx.run, fn, *args))
 
-    async def _ready(self) -> None:
+    async def ready(self) -> None:
         """Wait until the REPL has started (it starts beside the first action call)."""
         if self._repl_ready is not None:
             await self._repl_ready
@@ -170,73 +168,6 @@ class Run:
             reply = self.repl.load_variables(self.resumed.variables)
             for name, why in reply.get("failed", {}).items():
                 self.trace.warn(f"Checkpoint variable {name} {why}")
-
-    # -- checkpoints ------------------------------------------------------------------------------
-    def _restore(self, snap: RunSnapshot) -> None:
-        """Continue where the checkpointed run stopped: history, budget, trace, fix state."""
-        assert self.ckpt is not None  # only a run with a checkpoint resumes
-        self.history = REPLHistory(
-            entries=[REPLEntry(**e) for e in snap.history], max_output_chars=self.config.repl.max_output_chars
-        )
-        self.budget.spent = Spent(**snap.spent)
-        self.budget.started = time.monotonic() - snap.elapsed_s
-        self.trace = TraceNode.from_dict(snap.trace)
-        if self.recovery is not None and snap.recovery is not None:
-            self.recovery = snap.recovery
-        self.last_submit, self.told_rebound = snap.last_submit, set(snap.told_rebound)
-        if snap.result is None:
-            self.trace.warn(f"Resumed from checkpoint {self.ckpt.path} after iteration {snap.iterations_done}")
-
-    def _resume_note(self) -> str:
-        snap = self.resumed
-        if snap is None:
-            return ""
-        note = (
-            f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}. Restored "
-            f"variables: {', '.join(snap.variables) or 'none'}."
-        )
-        if VARIABLES not in self.repl.capabilities and snap.variables:
-            note = (
-                f"\n\nThis run was resumed from a checkpoint after iteration {snap.iterations_done}; this REPL "
-                f"cannot restore variables, recompute what you need: {', '.join(snap.variables)}."
-            )
-        if snap.unsaved_variables:
-            note += (
-                " Not restorable (recompute them if you need them): "
-                + "; ".join(f"{n} ({why})" for n, why in snap.unsaved_variables.items())
-                + "."
-            )
-        return note
-
-    def _save_checkpoint(self, result: Any = None) -> None:
-        """Write the checkpoint after an iteration (or with the final result). A failed write is a warning:
-        the run goes on."""
-        assert self.ckpt is not None  # only called for a run with a checkpoint
-        try:
-            dumped = (
-                self.repl.dump_variables()
-                if result is None and VARIABLES in self.repl.capabilities
-                else {"blobs": {}, "skipped": {}}
-            )
-            spent = self.budget.spent
-            snap = RunSnapshot(
-                fingerprint=self.ckpt.fingerprint,
-                iterations_done=spent.iterations,
-                history=[e.model_dump() for e in self.history],
-                spent=dict(spent.__dict__),
-                elapsed_s=self.budget.elapsed(),
-                trace=self.trace.to_dict(),
-                recovery=self.recovery,
-                last_submit=self.last_submit,
-                told_rebound=sorted(self.told_rebound),
-                variables=dumped["blobs"],
-                unsaved_variables=dumped["skipped"],
-                result=result,
-            )
-            self.ckpt.save(snap)
-        except Exception as exc:  # noqa: BLE001 - e.g. disk full: the run itself is not at fault
-            logger.warning("could not write the checkpoint %s: %s", self.ckpt.path, exc)
-            self.trace.warn(f"Checkpoint not written: {type(exc).__name__}: {exc}")
 
     def _prepare_context(self) -> str:
         cfg = self.config
@@ -282,7 +213,7 @@ class Run:
                     )
                 await self._checkpoint_iteration()
                 continue
-            outcome = await self._run_code(record, reasoning, code_text)
+            outcome = await run_code(self, record, reasoning, code_text)
             record.duration_s = time.perf_counter() - t_iter
             record.budget = self.budget.snapshot()
             if outcome is not None:
@@ -292,8 +223,8 @@ class Run:
     async def _checkpoint_iteration(self) -> None:
         if self.ckpt is not None:
             with contextlib.suppress(Exception):
-                await self._ready()
-            await self._on_repl_thread(self._save_checkpoint)
+                await self.ready()
+            await self.on_repl_thread(save_checkpoint, self)
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
         cfg, action_predictor = self.config, self.predictors.action
@@ -360,146 +291,8 @@ class Run:
         text = sig.instructions.replace(old, new, 1) if old and old in sig.instructions else sig.instructions + new
         kwargs["signature"] = sig.with_instructions(text)
 
-    # -- code -------------------------------------------------------------------------------------
-    async def _run_code(self, record: IterationRecord, reasoning: str, code_text: str):
-        parsed = parse_response(code_text)
-        record.thinking = parsed.thinking
-        outputs: list[str] = []
-        final: FinalAnswer | None = None
-        if parsed.rejected_langs and not parsed.code_blocks:
-            outputs.append(
-                model_error(
-                    f"Expected Python code but got ```{parsed.rejected_langs[0]} fences. "
-                    "Write Python in ```python blocks."
-                )
-            )
-        for i, block in enumerate(parsed.code_blocks, start=1):
-            await self._ready()
-            res: ExecResult = await self._on_repl_thread(self.repl.run, block)
-            record.code_executions.append(
-                CodeExecution(block, res.stdout, res.error.to_dict() if res.error else None, res.duration_s)
-            )
-            outputs.append(self._describe(res, record, i, len(parsed.code_blocks)))
-            if res.final is not None:
-                final = res.final
-                break
-            if res.error is not None and not res.error.recoverable:
-                return await self._end_with(
-                    record,
-                    reasoning,
-                    parsed.code or code_text,
-                    outputs,
-                    StopReason.SANDBOX,
-                    f"the sandbox failed: {res.error.message}",
-                )
-            if self.recovery is not None and self.recovery.exhausted:
-                return await self._end_with(
-                    record, reasoning, parsed.code, outputs, StopReason.FIX_ATTEMPTS, self.recovery.exhausted
-                )
-        if final is None:
-            final = await self._text_final(parsed, record, outputs)
-        if not parsed.code_blocks and final is None and not outputs:
-            outputs.append(prompts.NO_CODE_MESSAGE)
-        if final is not None:
-            if isinstance(final.value, dict):  # kept for the extraction, even when a value is invalid
-                self.last_submit = {k: v for k, v in final.value.items() if k in self.output_names} or self.last_submit
-            values, error = coerce_outputs(self.config.signature, final.value)
-            if error is None:
-                error = await self._check_submit(values, outputs)
-            if error is None:
-                self.history = self.history.append(
-                    reasoning=reasoning, code=parsed.code or code_text, output=f"FINAL: {values}"
-                )
-                record.output = "\n".join(outputs)
-                self.trace.answer_source = final.kind
-                return self._settle(
-                    Submitted(
-                        values,
-                        self.budget.spent.iterations,
-                        self.budget.spent.llm_calls,
-                        final.kind,
-                        self.budget.spent.lm_calls_total,
-                    )
-                )
-            outputs.append(error)
-        record.output = "\n".join(o for o in outputs if o) or "(no output - did you forget to print?)"
-        if self.config.verbose:  # what dspy.RLM logs after each step that did not finish
-            logger.info(REPLEntry.format_output(record.output, self.config.repl.max_output_chars))
-        self.history = self.history.append(reasoning=reasoning, code=parsed.code or code_text, output=record.output)
-        return None
-
-    async def _check_submit(self, values: dict[str, Any], outputs: list[str]) -> str | None:
-        """The policy's check of a SUBMIT (e.g. grounded SUBMIT): a message for the model, or None to accept."""
-        assert self.policy is not None
-
-        async def variables() -> dict[str, str]:
-            return await self._on_repl_thread(self._snapshot)
-
-        return await self.policy.check_submit(values, [e.output for e in self.history] + outputs, variables)
-
-    def _settle(self, result: Submitted) -> Submitted | Extracted:
-        """The policy decides whether an accepted SUBMIT stands (a guess ends ``Extracted``)."""
-        assert self.policy is not None
-        executions = [e for r in self.trace.iterations for e in r.code_executions]
-        settled = self.policy.settle(result, [e.code for e in executions], [e.stdout for e in executions])
-        if isinstance(settled, Extracted):
-            self.trace.answer_source = "guess"
-            self.trace.warn(f"submitted value not supported: {settled.notes}")
-        return settled
-
-    async def _text_final(self, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
-        """FINAL(...) / FINAL_VAR(name) written as text outside code (not when a user tool or input has the name)."""
-        if parsed.final_var and FINAL_VAR not in self.user_names:
-            await self._ready()
-            res = await self._on_repl_thread(self.repl.run, f"FINAL_VAR({parsed.final_var!r})")
-            record.code_executions.append(
-                CodeExecution(
-                    f"FINAL_VAR({parsed.final_var!r})",
-                    res.stdout,
-                    res.error.to_dict() if res.error else None,
-                    res.duration_s,
-                )
-            )
-            if res.final is None:
-                outputs.append(self._describe(res, record, 0, 0))
-            return res.final
-        if parsed.final_text is None or FINAL in self.user_names:
-            return None
-        if len(self.output_names) == 1:
-            return FinalAnswer("final_direct", {self.output_names[0]: parsed.final_text})
-        values = final_fields(parsed.final_text, self.output_names)
-        if values is None:  # prose in FINAL(...): say how to name the outputs
-            outputs.append(model_error(f"FINAL(...) needs the outputs by name: SUBMIT({', '.join(self.output_names)})"))
-        return None if values is None else FinalAnswer("final_direct", values)
-
-    def _describe(self, res: ExecResult, record: IterationRecord, block: int, n_blocks: int) -> str:
-        parts = []
-        if n_blocks > 1:
-            parts.append(f"[block {block}/{n_blocks}]")
-        if res.stdout:
-            parts.append(res.stdout.rstrip("\n"))
-        if res.error is not None:
-            if self.recovery is not None and res.error.recoverable:
-                code = record.code_executions[-1].code if record.code_executions else ""
-                parts.append(self.recovery.on_failure(record.index, max(block, 1), res.error, code))
-                record.fix = self.recovery.open.to_dict() if self.recovery.open else None
-                if res.restarted:  # the fix step clips long messages: the lost names are said in full
-                    parts.append(
-                        "[note] The REPL worker was restarted and the inputs loaded again. Your variables "
-                        f"that were lost: {', '.join(res.lost_variables) or 'none'}"
-                    )
-            else:
-                parts.append(model_error(res.error.format_for_model()))
-        elif self.recovery is not None:
-            self.recovery.on_success(record.index)
-        for name in res.rebound_inputs:
-            if name not in self.told_rebound:
-                self.told_rebound.add(name)
-                parts.append(f"[note] You rebound the input `{name}`; the original is still in inputs[{name!r}].")
-        return "\n".join(parts)
-
     # -- endings ---------------------------------------------------------------------------------
-    async def _end_with(
+    async def end_with(
         self, record: IterationRecord, reasoning: str, code: str, outputs: list[str], stop: StopReason, detail: str
     ) -> Extracted | Failed:
         record.output = "\n".join(o for o in outputs if o)
@@ -516,8 +309,8 @@ class Run:
         )
         self.trace.warn("Budget exhausted, answer was forced" if stop.is_budget else f"Run stopped: {reason}")
         with contextlib.suppress(Exception):
-            await self._ready()
-        snapshot = await self._on_repl_thread(self._snapshot)
+            await self.ready()
+        snapshot = await self.on_repl_thread(self.snapshot)
         result = await run_extraction(
             self.config,
             self.predictors.extract,
@@ -532,7 +325,7 @@ class Run:
         self.trace.answer_source = "forced" if isinstance(result, Extracted) else "error"
         return result
 
-    def _snapshot(self) -> dict[str, str]:
+    def snapshot(self) -> dict[str, str]:
         try:
             return self.repl.snapshot() if self.repl is not None else {}
         except Exception:  # noqa: BLE001 - extraction goes on without variables

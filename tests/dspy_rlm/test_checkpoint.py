@@ -14,6 +14,7 @@ from dspy.utils import DummyLM
 
 from dspy_rlm import RLM
 from dspy_rlm.checkpoint import Checkpoint, CheckpointMismatch, fingerprint
+from dspy_rlm.code_step import run_code
 from dspy_rlm.repl.inprocess import InProcessREPL
 from tests.dspy_rlm.scripted import act
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action
@@ -94,7 +95,7 @@ def test_resume_restores_variables_and_tells_the_model(tmp_path):
         record = IterationRecord(index=1)
         run.trace.iterations.append(record)
         reasoning, code = await run._act(record)
-        assert await run._run_code(record, reasoning, code) is None
+        assert await run_code(run, record, reasoning, code) is None
         await run._checkpoint_iteration()
         run.repl.shutdown()
 
