@@ -1,4 +1,4 @@
-"""Context as variables (SPEC-25): the inputs live in the REPL; the prompt carries only short summaries.
+"""Context as variables: the inputs live in the REPL; the prompt carries only short summaries.
 
 :class:`ExternalizedContext` describes the inputs of a run: for each variable its name, kind, size in bytes,
 item count and a short head/tail preview. Size limits (warn 100 KB per variable, chunk at 1 MB, 10 MB in

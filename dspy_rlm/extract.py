@@ -1,4 +1,4 @@
-"""Fallback extraction (SPEC-27): when a limit is hit before SUBMIT, still produce typed outputs.
+"""Fallback extraction: when a limit is hit before SUBMIT, still produce typed outputs.
 
 Inputs to the ``extract`` predictor: the REPL history, the current values of the model's variables
 (summarized, size-capped), the output field specs (its signature) and the reason. The result is
@@ -36,8 +36,8 @@ def format_variables(snapshot: dict[str, str], limit: int = VARIABLES_CHARS) -> 
 
 
 def confidence(outputs: dict[str, Any], history: list[dict[str, Any]], variables_text: str) -> float:
-    """SPEC-27.04: 0.5 base, +0.3 if the outputs appear in the variables, +0.2 if recent history mentions
-    them, -0.3 x the share of null fields; clamped to [0.1, 0.99]."""
+    """The confidence of an extracted answer: 0.5 base, +0.3 if the outputs appear in the variables, +0.2 if
+    recent history mentions them, -0.3 x the share of null fields; clamped to [0.1, 0.99]."""
     values = [v for v in outputs.values() if not _is_null(v)]
     texts = [str(v).strip() for v in values if str(v).strip()]
     score = 0.5

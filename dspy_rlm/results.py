@@ -1,4 +1,4 @@
-"""How a run ended: Submitted, Extracted (fallback extraction) or Failed — never a crash (SPEC-27.04)."""
+"""How a run ended: Submitted, Extracted (fallback extraction) or Failed — never a crash."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The sandbox worker's file system: a minimal root built in its mount namespace (issue 21).
+"""The sandbox worker's file system: a minimal root built in its mount namespace.
 
 :func:`plan_root` runs once per process that forks workers (the zygote; computed on first use and reused),
 and lists what the worker needs to see: the interpreter's prefix, the site-packages directories on
