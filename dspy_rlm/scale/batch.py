@@ -21,14 +21,14 @@ from dspy_rlm.scale.runner import ProgramPackage, example_inputs
 
 logger = logging.getLogger(__name__)
 
-ENGINES = ("threads", "ray")
+RUNNERS = ("threads", "ray")
 
 
 def run_batch(
     program: Any,
     examples: Sequence[Any],
     *,
-    engine: str = "threads",
+    runner: str = "threads",
     max_concurrency: int = 4,
     budget: BatchBudget | dict[str, Any] | None = None,
     trace_dir: str | Path | None = None,
@@ -47,8 +47,8 @@ def run_batch(
     Args:
         program: The DSPy module to run; called as ``program(**inputs)``.
         examples: ``dspy.Example`` objects (their ``inputs()``) or dicts of keyword inputs.
-        engine: ``"threads"`` (a thread pool in this process) or ``"ray"`` (one Ray task per item; needs the
-            ``ray`` extra and uses the cluster ``ray.init`` connected to, else a local one).
+        runner: The batch runner: ``"threads"`` (a thread pool in this process) or ``"ray"`` (one Ray task per
+            item; needs the ``ray`` extra and uses the cluster ``ray.init`` connected to, else a local one).
         max_concurrency: Items running at once.
         budget: Limits for the whole batch (:class:`~dspy_rlm.scale.results.BatchBudget` or its fields as a
             dict); items not started once a limit is reached end as ``BudgetExhausted`` errors.
@@ -63,14 +63,14 @@ def run_batch(
         A :class:`~dspy_rlm.scale.results.BatchResult` with one record per example, in input order.
 
     Raises:
-        ValueError: An unknown engine, a bad ``max_concurrency`` or budget.
+        ValueError: An unknown runner, a bad ``max_concurrency`` or budget.
         TypeError: An example that is neither a ``dspy.Example`` nor a dict; an unpicklable program.
         BatchInterrupted: The driver got ``KeyboardInterrupt``; ``.batch`` holds the finished items.
     """
     import dspy
 
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if runner not in RUNNERS:
+        raise ValueError(f"runner must be one of {RUNNERS}, got {runner!r}")
     if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be an integer >= 1, got {max_concurrency!r}")
     if isinstance(budget, dict):
@@ -80,31 +80,31 @@ def run_batch(
     jobs = [(i, example_inputs(example, i)) for i, example in enumerate(examples)]
     lm = lm if lm is not None else dspy.settings.lm
     adapter = adapter if adapter is not None else dspy.settings.adapter
-    pack = ProgramPackage.build if engine == "ray" else ProgramPackage.local
+    pack = ProgramPackage.build if runner == "ray" else ProgramPackage.local
     package = pack(program, lm, adapter)
-    runner = _engine(engine, max_concurrency, max_retries, ray_options)
+    pool = _runner(runner, max_concurrency, max_retries, ray_options)
     collector = _Collector(len(jobs), budget, Path(trace_dir) if trace_dir is not None else None, progress)
     started = time.perf_counter()
     try:
-        runner.run(package, jobs, collector.add)
+        pool.run(package, jobs, collector.add)
     except KeyboardInterrupt:
-        batch = collector.batch(engine, time.perf_counter() - started, interrupted=True)
+        batch = collector.batch(runner, time.perf_counter() - started, interrupted=True)
         raise BatchInterrupted(batch) from None
     finally:
         collector.close()
     collector.skip_unstarted()
-    return collector.batch(engine, time.perf_counter() - started)
+    return collector.batch(runner, time.perf_counter() - started)
 
 
-def _engine(engine: str, max_concurrency: int, max_retries: int, ray_options: dict[str, Any] | None) -> Any:
-    if engine == "ray":
-        from dspy_rlm.scale.ray_engine import RayEngine, import_ray
+def _runner(runner: str, max_concurrency: int, max_retries: int, ray_options: dict[str, Any] | None) -> Any:
+    if runner == "ray":
+        from dspy_rlm.scale.ray_runner import RayRunner, import_ray
 
         import_ray()
-        return RayEngine(max_concurrency, max_retries=max_retries, ray_options=ray_options)
-    from dspy_rlm.scale.threads import ThreadEngine
+        return RayRunner(max_concurrency, max_retries=max_retries, ray_options=ray_options)
+    from dspy_rlm.scale.threads import ThreadRunner
 
-    return ThreadEngine(max_concurrency)
+    return ThreadRunner(max_concurrency)
 
 
 class _Collector:
@@ -159,9 +159,9 @@ class _Collector:
                 reason = f"not started: the batch budget ({self.stopped_by}) was spent"
                 self.items[index] = ItemResult(index, error=ItemError("BudgetExhausted", reason, attempts=0))
 
-    def batch(self, engine: str, elapsed: float, interrupted: bool = False) -> BatchResult:
+    def batch(self, runner: str, elapsed: float, interrupted: bool = False) -> BatchResult:
         items = [self.items[i] for i in sorted(self.items)]
-        return BatchResult(items, self.n, engine, elapsed_s=elapsed, interrupted=interrupted)
+        return BatchResult(items, self.n, runner, elapsed_s=elapsed, interrupted=interrupted)
 
     def close(self) -> None:
         self.bar.close()

@@ -146,14 +146,14 @@ class BatchResult:
     Attributes:
         items: Finished items in input order.
         n_examples: How many examples the batch was given.
-        engine: ``threads`` or ``ray``.
+        runner: The batch runner, ``threads`` or ``ray``.
         elapsed_s: Wall time of the batch on the driver.
         interrupted: The driver was interrupted (``KeyboardInterrupt``); :attr:`pending` lists what did not finish.
     """
 
     items: list[ItemResult]
     n_examples: int
-    engine: str
+    runner: str
     elapsed_s: float = 0.0
     interrupted: bool = False
 
@@ -194,7 +194,7 @@ class BatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "engine": self.engine,
+            "runner": self.runner,
             "n_examples": self.n_examples,
             "elapsed_s": round(self.elapsed_s, 4),
             "interrupted": self.interrupted,

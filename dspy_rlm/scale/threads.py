@@ -1,4 +1,4 @@
-"""The ``threads`` engine: items run on a thread pool in the driver's process.
+"""The ``threads`` batch runner: items run on a thread pool in the driver's process.
 
 Each item gets its own RLM run and sandbox (``RLM`` runs do not share state), like
 ``dspy.Evaluate(num_threads=N)``. On an interrupt the items not started are cancelled; items already
@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 POLL_S = 0.2
 
 
-class ThreadEngine:
+class ThreadRunner:
     """Runs items on ``max_concurrency`` threads of the driver's process.
 
     Args:

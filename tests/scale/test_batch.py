@@ -88,7 +88,7 @@ def test_the_progress_bar_counts_outcomes(capsys):
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"engine": "spark"}, ValueError, "engine must be one of"),
+        ({"runner": "spark"}, ValueError, "runner must be one of"),
         ({"max_concurrency": 0}, ValueError, "max_concurrency must be an integer >= 1"),
         ({"budget": {"max_cost": -1}}, ValueError, "BatchBudget.max_cost must be a positive number"),
         ({"budget": 0.5}, TypeError, "budget must be a BatchBudget"),
@@ -113,7 +113,7 @@ def test_an_unpicklable_program_is_refused_before_ray_starts():
             return dspy.Prediction(answer=question)
 
     with pytest.raises(TypeError, match="cannot be pickled for the workers"):
-        run_batch(Holder(), _examples(1), engine="ray", progress=False, lm=scripted_lm(Echo()))
+        run_batch(Holder(), _examples(1), runner="ray", progress=False, lm=scripted_lm(Echo()))
 
 
 def test_budget_checks_its_numbers():

@@ -38,14 +38,14 @@ def _examples(n: int) -> list[dict[str, str]]:
 @pytest.mark.timeout(300)
 def test_program_and_lm_configuration_reach_the_workers(cluster):
     lm = dspy.LM("openai/served-model", api_base="http://127.0.0.1:9/v1", api_key="none", max_tokens=77)
-    batch = run_batch(ReportSettings(), _examples(2), engine="ray", progress=False, lm=lm)
+    batch = run_batch(ReportSettings(), _examples(2), runner="ray", progress=False, lm=lm)
     for i, item in enumerate(batch):
         assert item.outputs["model"] == "openai/served-model" and item.outputs["max_tokens"] == 77
         assert item.outputs["api_base"] == "http://127.0.0.1:9/v1" and item.outputs["question"] == f"q{i}"
         assert item.outputs["pid"] != os.getpid() and item.kind == "none"
 
     rlm = RLM("question -> answer", max_iters=3)
-    batch = run_batch(rlm, _examples(4), engine="ray", max_concurrency=4, progress=False, lm=scripted_lm(Echo()))
+    batch = run_batch(rlm, _examples(4), runner="ray", max_concurrency=4, progress=False, lm=scripted_lm(Echo()))
     assert [item.outputs for item in batch] == [{"answer": f"{i}q"} for i in range(4)]
     assert all(isinstance(item.result, Submitted) and item.trace.result_kind == "submitted" for item in batch)
     assert all(not item.worker.endswith(f":{os.getpid()}") for item in batch)  # ran on Ray workers
@@ -56,13 +56,13 @@ def test_program_and_lm_configuration_reach_the_workers(cluster):
 def test_a_dead_worker_is_retried_then_reported_failed(cluster, tmp_path):
     rlm = RLM("question -> answer", max_iters=3)
     lm = scripted_lm(DieOnce(str(tmp_path), ("q1",)))
-    batch = run_batch(rlm, _examples(3), engine="ray", max_retries=1, progress=False, lm=lm)
+    batch = run_batch(rlm, _examples(3), runner="ray", max_retries=1, progress=False, lm=lm)
     assert batch.counts == {"submitted": 3}  # q1's worker died once; Ray re-ran the task on a new worker
     died_pid = (tmp_path / "died-q1").read_text()
     assert batch[1].outputs == {"answer": "1q"} and not batch[1].worker.endswith(f":{died_pid}")
 
     lm = scripted_lm(DieAlways(("q0",)))
-    batch = run_batch(rlm, _examples(2), engine="ray", max_retries=1, progress=False, lm=lm)
+    batch = run_batch(rlm, _examples(2), runner="ray", max_retries=1, progress=False, lm=lm)
     assert [item.index for item in batch] == [0, 1] and batch[1].kind == "submitted"
     lost = batch[0].error  # never silently dropped: a typed record after the retries
     assert lost is not None and lost.type == "WorkerCrashedError" and lost.attempts == 2
@@ -73,7 +73,7 @@ def test_a_dead_worker_is_retried_then_reported_failed(cluster, tmp_path):
 def test_item_exceptions_come_back_without_retries(cluster, tmp_path):
     rlm = RLM("question -> answer", max_iters=3)
     examples = [{"question": "q0"}, {"question": "q1", "hint": "not in the signature"}]
-    batch = run_batch(rlm, examples, engine="ray", trace_dir=tmp_path, progress=False, lm=scripted_lm(Echo()))
+    batch = run_batch(rlm, examples, runner="ray", trace_dir=tmp_path, progress=False, lm=scripted_lm(Echo()))
     assert batch[0].kind == "submitted" and batch[0].trace_paths == [str(tmp_path / "item-00000.json")]
     error = batch[1].error
     assert error.type == "ValueError" and "Unexpected inputs" in error.message and error.attempts == 1
@@ -100,7 +100,7 @@ def test_interrupting_the_driver_keeps_finished_items_and_cancels_the_rest(clust
         run_batch(
             rlm,
             _examples(6),
-            engine="ray",
+            runner="ray",
             max_concurrency=1,
             trace_dir=tmp_path,
             progress=False,

@@ -1,4 +1,4 @@
-"""The ``ray`` engine: each item is a Ray task, so a batch spreads over every node of a Ray cluster.
+"""The ``ray`` batch runner: each item is a Ray task, so a batch spreads over every node of a Ray cluster.
 
 A task unpacks the program once per worker process (:class:`~dspy_rlm.scale.runner.ProgramPackage`), runs
 the item with its own RLM sandbox on that worker, and returns the item's record. A worker that dies (a
@@ -8,7 +8,7 @@ Exceptions raised by the program are caught inside the task (they are the item's
 retry them.
 
 Needs the ``ray`` extra: ``pip install 'dspy-rlm[ray]'``. Connect first with ``ray.init(address=...)``;
-without a connection the engine starts a local Ray instance.
+without a connection the runner starts a local Ray instance.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError as exc:
-        raise ImportError("engine='ray' needs Ray: pip install 'dspy-rlm[ray]'") from exc
+        raise ImportError("runner='ray' needs Ray: pip install 'dspy-rlm[ray]'") from exc
     return ray
 
 
@@ -39,7 +39,7 @@ def _ray_item(package: ProgramPackage, index: int, inputs: dict[str, Any]) -> It
     return run_item(package, index, inputs)
 
 
-class RayEngine:
+class RayRunner:
     """Runs items as Ray tasks, at most ``max_concurrency`` in flight.
 
     Args:
