@@ -235,15 +235,46 @@ def run_tier(lm: Any, tier: str, signature: type[dspy.Signature], value: str, ma
     }
 
 
+class Generation(pydantic.BaseModel):
+    """One timed generation: tokens, wall seconds, prompt and generation speeds (tokens/s)."""
+
+    completion_tokens: int
+    seconds: float
+    prompt_tps: float
+    generation_tps: float
+
+
+def generate(lm: Any, prompt: str, output_type: Any, max_tokens: int, backend: str | None = None) -> Generation:
+    """One greedy generation from an already-templated ``prompt`` on ``lm``'s engine (the one generation loop),
+    constrained by ``output_type`` with the constraint backend ``backend`` (``None``: the engine's own)."""
+    from dspy_outlines.engines import GenerationRequest
+
+    engine = lm.engine
+    own = engine.backend
+    engine.backend = backend or own  # the engine reads it per generation; restored below
+    try:
+        ids = engine.encode(prompt)
+        started = time.perf_counter()
+        done = engine.generate(ids, GenerationRequest(max_tokens=max_tokens, constraint=output_type))
+        seconds = time.perf_counter() - started
+    finally:
+        engine.backend = own
+    prefill, decode = done.timings.get("prefill_s", 0.0), done.timings.get("decode_s", 0.0)
+    return Generation(
+        completion_tokens=done.completion_tokens,
+        seconds=seconds,
+        prompt_tps=len(ids) / prefill if prefill else 0.0,
+        generation_tps=done.completion_tokens / decode if decode else 0.0,
+    )
+
+
 def constrained_vs_unconstrained(
     lm: Any, prompt: str, output_type: Any, backend: str, max_tokens: int
 ) -> dict[str, Any]:
     """Time ``prompt`` constrained, then unconstrained with the same token count."""
-    from dspy_outlines.backends import generate
-
-    constrained = generate(lm.outlines_model, prompt, output_type, max_tokens=max_tokens, backend=backend)
+    constrained = generate(lm, prompt, output_type, max_tokens, backend)
     budget = max(constrained.completion_tokens, 1)
-    free = generate(lm.outlines_model, prompt, None, max_tokens=budget)
+    free = generate(lm, prompt, None, budget)
     per_token = (constrained.seconds / budget) / (free.seconds / max(free.completion_tokens, 1))
     return {
         "tokens": budget,
@@ -258,7 +289,7 @@ def constrained_vs_unconstrained(
 
 def build_times(lm: Any, output_type: Any, backend: str) -> dict[str, float]:
     """First (index/grammar built) and second (cached) use of a constraint, in milliseconds."""
-    from dspy_outlines.backends import _backend_object, get_logits_processor
+    from dspy_outlines.processors import _backend_object, get_logits_processor
 
     _backend_object(lm.outlines_model, backend)  # the per-tokenizer vocabulary is built once per model, not per schema
     times = []
@@ -280,7 +311,8 @@ def _first_step_ms(lm: Any, output_type: Any, backend: str, prompt_ids: list[int
     """
     import mlx.core as mx
 
-    from dspy_outlines.backends import get_logits_processor, install_cpu_bitmask
+    from dspy_outlines.cpu_bitmask import install_cpu_bitmask
+    from dspy_outlines.processors import get_logits_processor
 
     install_cpu_bitmask()
     vocab = lm.mlx_model.args.vocab_size if hasattr(lm.mlx_model, "args") else len(lm.tokenizer.vocabulary)
@@ -301,11 +333,12 @@ def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int =
     alternating order so a busy machine hurts both alike. Medians are reported.
     """
     from dspy_outlines import OutlinesAdapter, OutlinesLM
-    from dspy_outlines import backends as cache
-    from dspy_outlines.backends import available_backends, generate
+    from dspy_outlines import processors as cache
     from dspy_outlines.constraints import build_constraint
+    from dspy_outlines.processors import available_backends
 
-    lm = OutlinesLM(engine="mlx", max_tokens=max_tokens)  # MLX internals below (backends.generate)
+    # MLX internals below; no prefix cache, so that every generation prefills its whole prompt
+    lm = OutlinesLM(engine="mlx", max_tokens=max_tokens, prefix_cache_mb=0)
     backends = [b for b in available_backends() if b != "xgrammar"]
     cases = {}
     for name, (signature, values) in signatures().items():
@@ -354,7 +387,7 @@ def backend_choice(n_samples: int = 5, n_generations: int = 3, max_tokens: int =
             for name, (output_type, prompt, _) in cases.items():
                 for backend in backends if rnd % 2 else backends[::-1]:
                     steps.clear()
-                    gen = generate(lm.outlines_model, prompt, output_type, max_tokens=max_tokens, backend=backend)
+                    gen = generate(lm, prompt, output_type, max_tokens, backend)
                     if rnd:
                         row = rows[name][backend]
                         row["gen_s"].append(gen.seconds)
@@ -397,8 +430,8 @@ def median(values: list[float]) -> float | None:
 
 def benchmark(n_inputs: int, n_ratio: int, max_tokens: int, tiers: tuple[str, ...] = TIERS) -> dict[str, Any]:
     from dspy_outlines import OutlinesLM
-    from dspy_outlines.backends import DEFAULT_BACKEND, available_backends, clear_cache
     from dspy_outlines.constraints import build_constraint
+    from dspy_outlines.processors import DEFAULT_BACKEND, available_backends, clear_cache
 
     started = time.perf_counter()
     lm = OutlinesLM(engine="mlx", max_tokens=max_tokens)  # the tiers table is of the MLX engine

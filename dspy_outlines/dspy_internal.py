@@ -9,12 +9,12 @@ instead of failing later with an ``AttributeError`` deep in a call.
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata
 import types
 from typing import Any
 
-__all__ = ["SUPPORTED_DSPY", "DSPyVersionError", "dspy_internal", "dspy_internal_module"]
+from dspy_outlines.internals import InternalsGuard
+
+__all__ = ["DSPY", "SUPPORTED_DSPY", "DSPyVersionError", "dspy_internal", "dspy_internal_module"]
 
 #: The DSPy versions dspy_outlines is tested with (``pyproject.toml`` pins the same range).
 SUPPORTED_DSPY = ">=3.4.1,<3.5"
@@ -24,18 +24,7 @@ class DSPyVersionError(ImportError):
     """The installed DSPy lacks a private name dspy_outlines relies on."""
 
 
-def _dspy_version() -> str:
-    try:
-        return importlib.metadata.version("dspy")
-    except importlib.metadata.PackageNotFoundError:
-        return "(version unknown)"
-
-
-def _error(where: str) -> DSPyVersionError:
-    return DSPyVersionError(
-        f"dspy_outlines needs DSPy's internal {where}, which the installed DSPy {_dspy_version()} does not "
-        f"have; dspy_outlines is tested with dspy{SUPPORTED_DSPY}. Install it: pip install 'dspy{SUPPORTED_DSPY}'."
-    )
+DSPY = InternalsGuard("dspy", "DSPy", SUPPORTED_DSPY, DSPyVersionError)
 
 
 def dspy_internal(owner: Any, name: str) -> Any:
@@ -44,15 +33,7 @@ def dspy_internal(owner: Any, name: str) -> Any:
     Raises:
         DSPyVersionError: ``owner`` has no ``name``.
     """
-    try:
-        return getattr(owner, name)
-    except AttributeError as exc:
-        if isinstance(owner, types.ModuleType):
-            where = owner.__name__
-        else:
-            cls = owner if isinstance(owner, type) else type(owner)
-            where = f"{cls.__module__}.{cls.__qualname__}"
-        raise _error(f"{where}.{name}") from exc
+    return DSPY.attr(owner, name)
 
 
 def dspy_internal_module(name: str) -> types.ModuleType:
@@ -61,7 +42,4 @@ def dspy_internal_module(name: str) -> types.ModuleType:
     Raises:
         DSPyVersionError: The module cannot be imported.
     """
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise _error(f"module {name}") from exc
+    return DSPY.module(name)

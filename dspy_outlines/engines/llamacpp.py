@@ -2,7 +2,7 @@
 
 Outlines' ``LlamaCpp`` model (``lm.outlines_model``) supplies the vocabulary the structured backends index;
 generation calls ``Llama.generate`` on token ids with a fresh logits processor from
-:func:`dspy_outlines.backends.get_logits_processor` (Outlines' ``LlamaCpp.generate`` resets the context).
+:func:`dspy_outlines.processors.get_logits_processor` (Outlines' ``LlamaCpp.generate`` resets the context).
 
 Prefix reuse (:mod:`dspy_outlines.engines.llamacpp_prefix`): the live context, saved states in memory
 (``prefix_cache_mb``) and states stored on disk for the next process (``persist_prefix``);
@@ -358,7 +358,7 @@ class LlamaCppEngine:
             )
         processor = None
         if request.constraint is not None:
-            from dspy_outlines.backends import get_logits_processor
+            from dspy_outlines.processors import get_logits_processor
 
             backend = self.backend or DEFAULT_BACKEND
             processor = _GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))

@@ -13,12 +13,13 @@ and the supported range, instead of an ``AttributeError`` deep in a generation.
 
 from __future__ import annotations
 
-import importlib.metadata
-import types
 from typing import Any
+
+from dspy_outlines.internals import InternalsGuard
 
 __all__ = [
     "LLAMA_ATTRIBUTES",
+    "LLAMA_CPP",
     "SUPPORTED_LLAMA_CPP",
     "LlamaCppVersionError",
     "check_llama",
@@ -41,39 +42,22 @@ class LlamaCppVersionError(RuntimeError):
     """The installed llama-cpp-python lacks an internal attribute dspy_outlines relies on (a release changed it)."""
 
 
+LLAMA_CPP = InternalsGuard("llama-cpp-python", "llama-cpp-python", SUPPORTED_LLAMA_CPP, LlamaCppVersionError)
+
+
 def llamacpp_version() -> str:
     """The installed llama-cpp-python version, or ``"(version unknown)"``."""
-    try:
-        return importlib.metadata.version("llama-cpp-python")
-    except importlib.metadata.PackageNotFoundError:
-        return "(version unknown)"
+    return LLAMA_CPP.version()
 
 
 def llamacpp_internal(owner: Any, name: str) -> Any:
     """``getattr(owner, name)`` for a private llama-cpp-python attribute, failing fast with the fix when gone.
 
-    Args:
-        owner: A llama-cpp-python module, class or object (e.g. a ``Llama``).
-        name: The attribute (e.g. ``"_ctx"``).
-
     Raises:
         LlamaCppVersionError: ``owner`` has no ``name``: names the attribute, the installed version and the
             supported range to install.
     """
-    try:
-        return getattr(owner, name)
-    except AttributeError as e:
-        if isinstance(owner, types.ModuleType):
-            where = owner.__name__
-        else:
-            cls = owner if isinstance(owner, type) else type(owner)
-            where = f"{cls.__module__}.{cls.__qualname__}"
-        raise LlamaCppVersionError(
-            f"dspy_outlines needs llama-cpp-python's internal attribute {where}.{name}, which the installed "
-            f"llama-cpp-python {llamacpp_version()} does not have; dspy_outlines supports "
-            f"llama-cpp-python{SUPPORTED_LLAMA_CPP}. Install a supported version: "
-            f"pip install 'llama-cpp-python{SUPPORTED_LLAMA_CPP}'."
-        ) from e
+    return LLAMA_CPP.attr(owner, name)
 
 
 def check_llama(llama: Any) -> None:

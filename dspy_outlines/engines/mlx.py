@@ -1,7 +1,7 @@
 """The MLX engine: mlx-lm generation and Outlines' ``MLXLM``, on Apple Silicon and on Linux CPU.
 
 Unconstrained calls go straight to ``mlx_lm.stream_generate``; constrained calls add an Outlines logits
-processor (``dspy_outlines.backends``). Every generation of the process runs on one long-lived MLX thread
+processor (``dspy_outlines.processors``). Every generation of the process runs on one long-lived MLX thread
 (:mod:`dspy_outlines.models.thread`) under :data:`generation_lock`.
 
 Each call reuses the longest token prefix already computed by an earlier call
@@ -140,7 +140,7 @@ class MLXEngine:
         self.outlines_model = outlines_mlx_model(self.mlx_model, self.tokenizer, self.model_name)
         # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU
         # token bitmask (Outlines only ships a Metal kernel) must be in place from the start.
-        from dspy_outlines.backends import install_cpu_bitmask
+        from dspy_outlines.cpu_bitmask import install_cpu_bitmask
 
         install_cpu_bitmask()
         register_engine(self)  # counted among the process's local engines (MLX sizes its own thread pools)
@@ -189,7 +189,8 @@ class MLXEngine:
         cache, reused = self.prefix_cache.checkout(self.mlx_model, prompt_ids)
         processors = None
         if request.constraint is not None:
-            from dspy_outlines.backends import get_logits_processor, install_cpu_bitmask
+            from dspy_outlines.cpu_bitmask import install_cpu_bitmask
+            from dspy_outlines.processors import get_logits_processor
 
             install_cpu_bitmask()
             processor = get_logits_processor(self.outlines_model, request.constraint, self.backend)

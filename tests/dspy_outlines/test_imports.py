@@ -30,7 +30,8 @@ LOCAL_STACK = (
     "dspy_outlines.lm",
     "dspy_outlines.engines",
     "dspy_outlines.models",
-    "dspy_outlines.backends",
+    "dspy_outlines.processors",
+    "dspy_outlines.cpu_bitmask",
 )
 
 _REPORT = """

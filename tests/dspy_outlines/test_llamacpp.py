@@ -295,7 +295,7 @@ def test_dump_state_round_trip():
 
 
 def test_a_failing_logits_processor_raises_instead_of_generating_unconstrained(llamacpp_lm, monkeypatch):
-    import dspy_outlines.backends as backends
+    import dspy_outlines.processors as backends
 
     def broken(input_ids, logits):
         raise ValueError("mask failed")

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_missing_attribute_names_itself_the_installed_version_and_the_fix(monkeypatch):
-    monkeypatch.setattr(internals, "llamacpp_version", lambda: "9.9.9")
+    monkeypatch.setattr(internals.LLAMA_CPP, "version", lambda: "9.9.9")
     module = types.ModuleType("llama_cpp._internals")
     with pytest.raises(internals.LlamaCppVersionError) as info:
         internals.llamacpp_internal(module, "LlamaModel")

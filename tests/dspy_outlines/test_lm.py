@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import builtins
 import copy
-import importlib.util
 import sys
 import threading
 import time
@@ -177,8 +176,6 @@ def test_concurrent_calls_are_serialized(embedded_lm):
 
 @pytest.mark.real_model
 def test_constrained_call_goes_through_backends(embedded_lm):
-    if importlib.util.find_spec("dspy_outlines.backends") is None:
-        pytest.skip("dspy_outlines.backends (constrained generation) has not landed yet")
     response = embedded_lm(
         local_request(embedded_lm.model, "Is the sky blue? Answer yes or no.", Literal["yes", "no"], max_tokens=8)
     )
@@ -195,7 +192,7 @@ def test_direct_outlines_model_call_returns_a_literal(embedded_model, monkeypatc
     from outlines.backends.outlines_core import OutlinesCoreLogitsProcessor
     from outlines.backends.xgrammar import XGrammarLogitsProcessor
 
-    from dspy_outlines import backends
+    from dspy_outlines import cpu_bitmask as backends
     from dspy_outlines.lm import OutlinesLM
 
     if not mx.metal.is_available():

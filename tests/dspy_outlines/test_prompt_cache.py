@@ -109,7 +109,7 @@ def test_constrained_call_after_a_cached_prefix(engines):
 @pytest.mark.real_model
 def test_constrained_processor_sees_the_full_history(engines, monkeypatch):
     """mlx-lm hands processors the tokens it was given; with a cache hit that must still be the whole prompt."""
-    from dspy_outlines import backends
+    from dspy_outlines import processors as backends
 
     cached, _ = engines
     ids = _ids(cached, _messages(2, "Reply with a number."))
