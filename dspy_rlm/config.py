@@ -1,6 +1,6 @@
 """The run configuration: every setting of an RLM run, typed and frozen, built once by ``RLM.__init__``.
 
-The engine (:class:`~dspy_rlm.loop.Run`, the bridges, sub-RLMs) reads a :class:`RunConfig`, never the
+The run (:class:`~dspy_rlm.loop.Run`, the bridges, sub-RLMs) reads a :class:`RunConfig`, never the
 ``RLM`` module. A sub-RLM's configuration is :meth:`RunConfig.for_child`: the parent's with the child's
 signature and iteration cap, so a new setting is declared once (a field here) and children inherit it.
 """

@@ -5,7 +5,7 @@ Names: ``"subprocess"`` (default: :class:`~dspy_rlm.sandbox.backend.SubprocessRE
 ``"dspy-local"`` (dspy's ``LocalInterpreter``) and ``"dspy-deno"`` (dspy's Deno/Pyodide
 ``PythonInterpreter``). :func:`register_backend` adds more. Anything with DSPy's CodeInterpreter shape
 (``tools``, ``start``, ``execute``, ``shutdown``) is wrapped into the :class:`~dspy_rlm.repl.base.REPL`
-protocol at this boundary by :func:`adopt`; inside the engine every REPL is a ``REPL``.
+protocol at this boundary by :func:`adopt`; inside the run every REPL is a ``REPL``.
 """
 
 from __future__ import annotations
