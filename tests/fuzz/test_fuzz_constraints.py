@@ -11,6 +11,7 @@ for a type Outlines does not support. No warning escapes (pytest runs with ``fil
 
 from __future__ import annotations
 
+import ast
 import enum
 import itertools
 import json
@@ -19,6 +20,7 @@ import warnings
 from typing import Literal, Optional
 
 import dspy
+import json_repair
 import pydantic
 import pytest
 from dspy.utils.exceptions import AdapterParseError
@@ -130,15 +132,19 @@ def _example(annotation):
 
 
 def _plain_choice(choices: list):
-    """A choice that is not a string spelling a JSON number / literal: DSPy's ``parse_value`` decodes such a
-    string ("0", "true") before validating, so an Optional enum member "0" is refused whatever the tier sends
-    (known, reported; not what this property is about)."""
+    """A choice that DSPy's ``parse_value`` keeps as the string it is: it decodes a string that spells a JSON
+    value ("0", "00", "true") with json_repair (then ``ast.literal_eval``) before validating, so an Optional
+    enum member "0" is refused whatever the tier sends (known, reported; not what this property is about)."""
     for choice in choices:
-        try:
-            decoded = json.loads(choice) if isinstance(choice, str) else choice
-        except ValueError:
+        if not isinstance(choice, str):
             return choice
-        if not isinstance(choice, str) or isinstance(decoded, str):
+        decoded = json_repair.loads(choice)
+        if decoded == "" and choice != "":
+            try:
+                decoded = ast.literal_eval(choice)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                decoded = choice
+        if decoded == choice:
             return choice
     assume(False)
 
