@@ -1,4 +1,4 @@
-"""The engine's structure (issue 14): run configuration, REPL protocol and backends by name, one error
+"""The structure of a run: run configuration, REPL protocol and backends by name, one error
 hierarchy with the same types from every backend, typed stop reasons, extraction notes, dspy conformance,
 and no import cycles inside ``dspy_rlm``."""
 
