@@ -15,10 +15,13 @@ is tighter, and the room it leaves goes to the other bound. Several bounded fiel
 
 The accounting is a worst case: every token a constraint allows carries at least one character, so a value of at
 most ``max_tokens - 1`` characters ends, end-of-text token included, inside the budget; JSON punctuation counts
-the optional spaces of outlines_core's regexes. Not bounded (each is reserved :data:`OTHER_FIELD_CHARS`, may still
-be cut, and the :class:`~dspy_outlines.constraints.TruncatedOutputError` then names it): numbers outside lists,
-``float`` items, nested models, dicts, a ``str`` field carrying a CFG; nor characters that take more than one
-token (escapes such as ``\\n``, non-ASCII text in byte-level tokens).
+the optional spaces of outlines_core's regexes. One exception keeps the budgets of signatures without lists as
+they were: a JSON object of free-text fields alone is counted compactly, its ``", "`` separators and the end
+token left out (a few characters that only one-character tokens throughout could overrun).
+
+Not bounded (each is reserved :data:`OTHER_FIELD_CHARS`, may still be cut, and the error then names it): numbers
+outside lists, ``float`` items, nested models, dicts, a ``str`` field carrying a CFG; nor characters that take
+more than one token (escapes such as ``\\n``, non-ASCII text in byte-level tokens).
 """
 
 from __future__ import annotations
@@ -136,7 +139,8 @@ def _array_chars(items: int, item_chars: int) -> int:
 
 def _min_chars(shape: _List) -> int:
     item = shape.item
-    return _array_chars(shape.min_items, item.overhead + (item.cap if item.fixed else item.min_width))
+    width = item.cap if item.fixed and item.cap is not None else item.min_width
+    return _array_chars(shape.min_items, item.overhead + width)
 
 
 def _split(chars: int, shape: _List) -> ListBound:
@@ -224,13 +228,18 @@ def budget(signature: type[Signature], max_tokens: int | None) -> Budget | None:
             ((name, shape),) = lists.items()
             return Budget(max_tokens, None, ((name, _split(chars, shape)),), 1 + _min_chars(shape))
         return Budget(max_tokens, None, unbounded=others)
-    structure = 1 + sum(len(name) + 8 for name in fields)  # { "a" : v , "b" : w } at its widest
-    needed = 1 + structure + 3 * len(texts) + sum(map(_min_chars, lists.values())) + OTHER_FIELD_CHARS * len(others)
+    # {"a": "x", "b": 1}, counted as the free-text budget always counted it, so a signature without lists keeps
+    # its budget; with lists, the fields also leave room for what that count leaves out (", " and " : " spaces,
+    # quotes, the end token), so the widest object fits.
+    structure = 2 + sum(len(name) + 6 for name in fields)
+    slack = 2 * len(fields) + 2 * len(texts) if lists else 0
+    needed = 2 + sum(len(name) + 8 for name in fields) + 3 * len(texts) + OTHER_FIELD_CHARS * len(others)
+    needed += sum(map(_min_chars, lists.values()))
     bounded = len(texts) + len(lists)
-    share = (chars - structure - OTHER_FIELD_CHARS * len(others)) // bounded if bounded else 0
+    share = (max_tokens - structure - OTHER_FIELD_CHARS * len(others) - slack) // bounded if bounded else 0
     return Budget(
         max_tokens,
-        max(share - 2, 1) if texts else None,
+        max(share, 1) if texts else None,
         tuple((name, _split(max(share, 0), shape)) for name, shape in lists.items()),
         needed,
         others,
@@ -257,7 +266,7 @@ def _advice(plan: Budget) -> str:
 
 
 @functools.lru_cache(maxsize=512)
-def bounded_constraint(signature: type[Signature], max_tokens: int | None) -> OutputConstraint:
+def bounded_constraint(signature: Any, max_tokens: int | None) -> OutputConstraint:
     """The Tier-3 constraint of ``signature`` bounded to close within ``max_tokens`` (memoized).
 
     Free-text fields get their length, lists of scalars their items and item length (:func:`budget`); the

@@ -220,16 +220,15 @@ class OutputConstraint:
                 adapter_name="OutlinesAdapter",
                 signature=self.signature,
                 lm_response=text,
-                message=f"The constrained output was truncated at {limit} (finish_reason={finish_reason!r}); "
-                f"{fix}.",
+                message=f"The constrained output was truncated at {limit} (finish_reason={finish_reason!r}); {fix}.",
             )
         if self.field is None:
-            values = _load_json_object(self.signature, text)
+            values = _load_json_object(self.signature, text, self.advice)
         elif _term_of(self.output_type) is not None:  # Regex, CFG or plain text: the text is the value
             plain = is_free_text(self.signature.output_fields[self.field])
             values = {self.field: text.strip() if plain else text}
         elif _json_shaped(self.signature.output_fields[self.field].annotation):
-            values = {self.field: _strict_json(self.signature, text)}
+            values = {self.field: _strict_json(self.signature, text, self.advice)}
         else:
             values = {self.field: text}
         return parse_fields(self.signature, values, text)
@@ -248,7 +247,7 @@ def _json_shaped(annotation: Any) -> bool:
     return not (isinstance(annotation, type) and issubclass(annotation, enum.Enum))
 
 
-def _strict_json(signature: type[Signature], text: str) -> Any:
+def _strict_json(signature: type[Signature], text: str, advice: str | None = None) -> Any:
     """``json.loads(text)``; JSON that ends early is a truncation, other bad JSON a parse error."""
     try:
         return json.loads(text, strict=False)  # Outlines' JSON strings may hold raw newlines
@@ -261,16 +260,17 @@ def _strict_json(signature: type[Signature], text: str) -> Any:
         ) from exc
     except json.JSONDecodeError as exc:
         error = TruncatedOutputError if _ends_early(text, exc.pos) else AdapterParseError
+        fix = advice or "raise max_tokens"
         what = (
-            "ends before the value is complete (cut at max_tokens?)"
+            f"ends before the value is complete (cut at max_tokens?); it is not repaired: {fix}"
             if error is TruncatedOutputError
-            else f"is not valid JSON ({exc.msg} at character {exc.pos})"
+            else f"is not valid JSON ({exc.msg} at character {exc.pos}); it is not repaired"
         )
         raise error(
             adapter_name="OutlinesAdapter",
             signature=signature,
             lm_response=text,
-            message=f"The constrained output {what}; it is not repaired.",
+            message=f"The constrained output {what}.",
         ) from exc
 
 
@@ -291,8 +291,8 @@ def _ends_early(text: str, pos: int) -> bool:
     return False
 
 
-def _load_json_object(signature: type[Signature], text: str) -> dict[str, Any]:
-    loaded = _strict_json(signature, text)
+def _load_json_object(signature: type[Signature], text: str, advice: str | None = None) -> dict[str, Any]:
+    loaded = _strict_json(signature, text, advice)
     if not isinstance(loaded, dict):
         raise AdapterParseError(
             adapter_name="OutlinesAdapter",
@@ -346,8 +346,8 @@ def build_constraint(signature: type[Signature], max_chars: int | None = None) -
 
     Args:
         signature: A DSPy signature with at least one output field.
-        max_chars: Bound free-text ``str`` fields to this many characters (:func:`dspy_outlines.bounds.budget`); ``None``:
-            unbounded.
+        max_chars: Bound free-text ``str`` fields to this many characters (:func:`dspy_outlines.bounds.budget`);
+            ``None``: unbounded.
 
     Returns:
         An :class:`OutputConstraint`: the raw annotation's type for a single field, a pydantic model

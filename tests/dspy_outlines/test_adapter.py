@@ -366,7 +366,7 @@ REAL_CASES = {
         40,
         lambda r, text: r["answer"] == Trip(traveller="Ann", city=City(name="Paris", country="France")),
     ),
-    "list": (_single(list[int]), "List the numbers 1, 2 and 3.", 12, lambda r, text: r["answer"] == [1, 2, 3]),
+    "list": (_single(list[int]), "List the numbers 1, 2 and 3.", 24, lambda r, text: r["answer"] == [1, 2, 3]),
     "regex": (
         CodeSig,
         "The ticket code is XYZ-789. Write the ticket code.",

@@ -145,6 +145,13 @@ def test_truncation_says_what_helps(annotation, max_tokens, advice):
         OutlinesAdapter(tiers=("tier3",))(lm, {"max_tokens": max_tokens}, _sig(annotation), [], {"question": "q"})
 
 
+def test_cut_json_without_a_finish_reason_gets_the_advice_too():
+    """A server whose finish reason is not known (history off): the JSON that ends early is the sign."""
+    lm = ScriptedLM(['["re'], local=True)
+    with pytest.raises(TruncatedOutputError, match="not repaired: .*raise max_tokens to at least 5"):
+        run(OutlinesAdapter(tiers=("tier3",)), lm, _sig(list[str]), {"question": "q"}, max_tokens=3)
+
+
 def test_needed_counts_every_field_of_an_object():
     sig = dspy.Signature("text -> colors: list[str], summary: str")
     plan = budget(sig, 24)

@@ -2,11 +2,12 @@
 
 Hypothesis builds annotations recursively (str, int, float, bool, Literal, Enum, Optional, list, dict and
 pydantic models nesting them) and ``dspy.Signature`` classes of one to four output fields over them. For every
-signature DSPy accepts: ``build_constraint`` gives an output type whose ``constraint_key`` is computed (a JSON
-schema, a regex or a grammar), ``response_format`` gives a strict JSON schema with every object closed, the
-budget's bounds are positive (and the bounded constraint builds too), and parsing random text returns every field or raises ``AdapterParseError``. The
-documented errors: ``ValueError`` for a signature without output fields, ``TypeError`` from ``constraint_key``
-for a type Outlines does not support. No warning escapes (pytest runs with ``filterwarnings = error``).
+signature DSPy accepts: ``build_constraint`` (and ``bounded_constraint``, bounded to a random ``max_tokens``)
+gives an output type whose ``constraint_key`` is computed (a JSON schema, a regex or a grammar), the budget's
+bounds are positive, ``response_format`` gives a strict JSON schema with every object closed, and parsing random
+text returns every field or raises ``AdapterParseError``. The documented errors: ``ValueError`` for a signature
+without output fields, ``TypeError`` from ``constraint_key`` for a type Outlines does not support. No warning
+escapes (pytest runs with ``filterwarnings = error``).
 """
 
 from __future__ import annotations
