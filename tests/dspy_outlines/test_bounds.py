@@ -148,7 +148,7 @@ def test_truncation_says_what_helps(annotation, max_tokens, advice):
 def test_cut_json_without_a_finish_reason_gets_the_advice_too():
     """A server whose finish reason is not known (history off): the JSON that ends early is the sign."""
     lm = ScriptedLM(['["re'], local=True)
-    with pytest.raises(TruncatedOutputError, match="not repaired: .*raise max_tokens to at least 5"):
+    with pytest.raises(TruncatedOutputError, match=r"not repaired: .*raise max_tokens to at least 5"):
         run(OutlinesAdapter(tiers=("tier3",)), lm, _sig(list[str]), {"question": "q"}, max_tokens=3)
 
 
