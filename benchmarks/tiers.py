@@ -15,8 +15,10 @@ Run:
     python -m benchmarks.tiers --quick    # 3 inputs per signature, 1 ratio sample
     python -m benchmarks.tiers --quick --inputs 1 --tiers tier3 --out /tmp/tiers   # smoke run
     python -m benchmarks.tiers --backends --max-tokens 16   # which backend is the default (backends.json)
+    python -m benchmarks.tiers --signatures list --tiers tier3 --engine llamacpp --name tiers_list_24   # one row
 
-Prints one JSON object; writes tiers.json, tiers.md and tiers.png to --out (benchmarks/results/).
+Prints one JSON object; writes NAME.json (default tiers.json) to --out (benchmarks/results/), and with every
+signature and tier on the MLX engine tiers.md and tiers.png.
 """
 
 from __future__ import annotations
@@ -213,7 +215,13 @@ def is_correct(name: str, fields: dict[str, Any], gold: Any) -> bool:
     return False
 
 
-def run_tier(lm: Any, tier: str, signature: type[dspy.Signature], value: str, max_tokens: int) -> dict[str, Any]:
+#: ``--demos``: one worked example for the signatures that have one (none of the ten inputs, no gold answer).
+DEMOS: dict[str, list[dict[str, Any]]] = {"list": [{"text": "A tan hat and teal socks.", "colors": ["tan", "teal"]}]}
+
+
+def run_tier(
+    lm: Any, tier: str, signature: type[dspy.Signature], value: str, max_tokens: int, demos: list | None = None
+) -> dict[str, Any]:
     from dspy_outlines import OutlinesAdapter
     from dspy_outlines.constraints import TruncatedOutputError
 
@@ -222,7 +230,7 @@ def run_tier(lm: Any, tier: str, signature: type[dspy.Signature], value: str, ma
     started = time.perf_counter()
     fields, truncated = None, False
     try:
-        fields = adapter(lm, {"max_tokens": max_tokens}, signature, [], inputs)[0]
+        fields = adapter(lm, {"max_tokens": max_tokens}, signature, demos or [], inputs)[0]
         ok, error = True, None
     except Exception as exc:  # noqa: BLE001 - a failed parse is a data point, whatever its type
         ok, error, truncated = False, type(exc).__name__, isinstance(exc, TruncatedOutputError)
@@ -428,19 +436,35 @@ def median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def benchmark(n_inputs: int, n_ratio: int, max_tokens: int, tiers: tuple[str, ...] = TIERS) -> dict[str, Any]:
+def benchmark(
+    n_inputs: int,
+    n_ratio: int,
+    max_tokens: int,
+    tiers: tuple[str, ...] = TIERS,
+    engine: str = "mlx",
+    names: tuple[str, ...] | None = None,
+    demos: bool = False,
+) -> dict[str, Any]:
+    """Run ``tiers`` on the signatures ``names`` (default all), zero-shot unless ``demos`` (:data:`DEMOS`).
+
+    The constrained / unconstrained time ratio and the constraint build times are measured on the MLX engine
+    only (they call its generation loop directly)."""
     from dspy_outlines import OutlinesLM
-    from dspy_outlines.constraints import build_constraint
+    from dspy_outlines.bounds import bounded_constraint
     from dspy_outlines.processors import DEFAULT_BACKEND, available_backends, clear_cache
 
     started = time.perf_counter()
-    lm = OutlinesLM(engine="mlx", max_tokens=max_tokens)  # the tiers table is of the MLX engine
+    lm = OutlinesLM(engine=engine, max_tokens=max_tokens)  # the full tiers table is of the MLX engine
     load_s = time.perf_counter() - started
-    backends = [b for b in available_backends() if b != "xgrammar"]  # xgrammar needs torch
+    mlx = lm.engine.name == "mlx"
+    backends = [b for b in available_backends() if b != "xgrammar"] if mlx else []  # xgrammar needs torch
+    n_ratio = n_ratio if mlx else 0
     clear_cache()
     report: dict[str, Any] = {"signatures": {}}
     for name, (signature, values) in signatures().items():
-        output_type = build_constraint(signature).output_type
+        if names is not None and name not in names:
+            continue
+        output_type = bounded_constraint(signature, max_tokens).output_type  # what Tier 3 generates with
         row: dict[str, Any] = {"inputs": len(values[:n_inputs]), "build": {}, "ratio": {}}
         for backend in backends:
             row["build"][backend] = build_times(lm, output_type, backend)
@@ -448,7 +472,7 @@ def benchmark(n_inputs: int, n_ratio: int, max_tokens: int, tiers: tuple[str, ..
         for tier in tiers:
             runs = []
             for value in values[:n_inputs]:
-                runs.append(run_tier(lm, tier, signature, value, max_tokens))
+                runs.append(run_tier(lm, tier, signature, value, max_tokens, DEMOS.get(name) if demos else None))
                 if tier == "tier3" and len(tier3_prompts) < n_ratio:  # the Tier-3 prompt, as the LM saw it
                     tier3_prompts.append(lm.render_prompt(lm.history[-1]["messages"]))
             gold = GOLD[name][:n_inputs]
@@ -472,8 +496,10 @@ def benchmark(n_inputs: int, n_ratio: int, max_tokens: int, tiers: tuple[str, ..
     report["summary"] = summarize(report["signatures"], backends if n_ratio and "tier3" in tiers else [], tiers)
     report["setup"] = {
         "model": lm.model_name,
+        "engine": lm.engine.name,
         "load_s": load_s,
         "max_tokens": max_tokens,
+        "demos": demos,
         "inputs_per_signature": n_inputs,
         "ratio_samples_per_signature": n_ratio,
         "backends": backends,
@@ -583,6 +609,21 @@ def main(argv: list[str] | None = None) -> int:
         help="tiers to run (the smoke run: --tiers tier3; the table and plot need all three)",
     )
     parser.add_argument(
+        "--signatures",
+        nargs="+",
+        choices=list(GOLD),
+        default=None,
+        help="signatures to run (default all six; the table and plot need all)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["mlx", "llamacpp", "auto"],
+        default="mlx",
+        help="the OutlinesLM engine (the T3/free ratio and build times are measured on mlx only)",
+    )
+    parser.add_argument("--demos", action="store_true", help="give the signatures that have one a worked example")
+    parser.add_argument("--name", default="tiers", help="file stem of the JSON report in --out (default tiers)")
+    parser.add_argument(
         "--backends",
         action="store_true",
         help="only compare the constraint backends (build, per-call setup, generation time); writes backends.json",
@@ -596,10 +637,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     n_inputs = args.inputs or (3 if args.quick else 10)
     tiers = tuple(t for t in TIERS if t in args.tiers)
-    report = benchmark(n_inputs, 1 if args.quick else 2, args.max_tokens, tiers)
+    names = tuple(args.signatures) if args.signatures else None
+    report = benchmark(n_inputs, 1 if args.quick else 2, args.max_tokens, tiers, args.engine, names, args.demos)
+    report["setup"]["command"] = "python -m benchmarks.tiers " + " ".join(sys.argv[1:] if argv is None else argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "tiers.json").write_text(json.dumps(report, indent=2, default=str))
-    if tiers == TIERS:
+    (args.out / f"{args.name}.json").write_text(json.dumps(report, indent=2, default=str))
+    if tiers == TIERS and names is None and report["setup"]["backends"]:
         (args.out / "tiers.md").write_text(markdown(report))
         plot(report, args.out / "tiers.png")
     print(json.dumps(report, default=str))

@@ -44,11 +44,11 @@ __all__ = [
     "OutputConstraint",
     "TruncatedOutputError",
     "build_constraint",
-    "char_budget",
     "check_term_constraints",
     "close_schema",
     "constraint_key",
     "field_output_type",
+    "is_free_text",
     "output_model",
     "parse_fields",
     "plain_text",
@@ -116,7 +116,7 @@ def field_output_type(annotation: Any, metadata: Any = (), max_chars: int | None
         annotation: The field's annotation (``field.annotation``).
         metadata: The field's pydantic metadata (``field.metadata``); ``Annotated[str, Regex(...)]``
             puts the Regex there.
-        max_chars: Bound a free-text ``str`` to this many characters (see :func:`char_budget`).
+        max_chars: Bound a free-text ``str`` to this many characters (see :func:`dspy_outlines.bounds.budget`).
 
     Returns:
         A Regex/CFG term, :func:`plain_text` for ``str``, or the annotation itself (Literal, Enum,
@@ -129,6 +129,11 @@ def field_output_type(annotation: Any, metadata: Any = (), max_chars: int | None
     if annotation is str:
         return plain_text(max_chars)
     return annotation
+
+
+def is_free_text(info: Any) -> bool:
+    """Whether an output field (its pydantic ``FieldInfo``) is free text: a ``str`` with no Regex/CFG term."""
+    return info.annotation is str and _term_of(info.annotation, info.metadata) is None
 
 
 def _json_annotation(annotation: Any, metadata: Any = (), max_chars: int | None = None) -> Any:
@@ -153,7 +158,7 @@ def output_model(
     Args:
         signature: The DSPy signature.
         name: The model's class name (it appears in the JSON schema's ``title``).
-        max_chars: ``maxLength`` of each free-text ``str`` field (see :func:`char_budget`).
+        max_chars: ``maxLength`` of each free-text ``str`` field (see :func:`dspy_outlines.bounds.budget`).
 
     Returns:
         A pydantic model class that forbids extra fields.
@@ -184,11 +189,14 @@ class OutputConstraint:
         output_type: What Outlines receives as ``output_type``.
         field: The single output field the text is the raw value of, or ``None`` when the text is a
             JSON object of all output fields.
+        advice: What helps when the value is cut at ``max_tokens`` (:func:`dspy_outlines.bounds.bounded_constraint`
+            computes it from the budget); ``None``: raise ``max_tokens``.
     """
 
     signature: Any
     output_type: Any
     field: str | None
+    advice: str | None = None
 
     def parse(self, text: str, finish_reason: str | None = None) -> dict[str, Any]:
         """Turn the constrained text into ``{field name: value}``.
@@ -207,21 +215,20 @@ class OutputConstraint:
         """
         if finish_reason in TRUNCATING_FINISH_REASONS:
             limit = "max_tokens" if finish_reason == "length" else "the deadline"
+            fix = "raise the time budget" if finish_reason == "deadline" else self.advice or "raise max_tokens"
             raise TruncatedOutputError(
                 adapter_name="OutlinesAdapter",
                 signature=self.signature,
                 lm_response=text,
-                message=f"The constrained output was truncated at {limit} (finish_reason={finish_reason!r}); "
-                "raise max_tokens (or the time budget) so the value can be completed.",
+                message=f"The constrained output was truncated at {limit} (finish_reason={finish_reason!r}); {fix}.",
             )
         if self.field is None:
-            values = _load_json_object(self.signature, text)
+            values = _load_json_object(self.signature, text, self.advice)
         elif _term_of(self.output_type) is not None:  # Regex, CFG or plain text: the text is the value
-            info = self.signature.output_fields[self.field]
-            plain = info.annotation is str and _term_of(info.annotation, info.metadata) is None
+            plain = is_free_text(self.signature.output_fields[self.field])
             values = {self.field: text.strip() if plain else text}
         elif _json_shaped(self.signature.output_fields[self.field].annotation):
-            values = {self.field: _strict_json(self.signature, text)}
+            values = {self.field: _strict_json(self.signature, text, self.advice)}
         else:
             values = {self.field: text}
         return parse_fields(self.signature, values, text)
@@ -240,7 +247,7 @@ def _json_shaped(annotation: Any) -> bool:
     return not (isinstance(annotation, type) and issubclass(annotation, enum.Enum))
 
 
-def _strict_json(signature: type[Signature], text: str) -> Any:
+def _strict_json(signature: type[Signature], text: str, advice: str | None = None) -> Any:
     """``json.loads(text)``; JSON that ends early is a truncation, other bad JSON a parse error."""
     try:
         return json.loads(text, strict=False)  # Outlines' JSON strings may hold raw newlines
@@ -253,16 +260,17 @@ def _strict_json(signature: type[Signature], text: str) -> Any:
         ) from exc
     except json.JSONDecodeError as exc:
         error = TruncatedOutputError if _ends_early(text, exc.pos) else AdapterParseError
+        fix = advice or "raise max_tokens"
         what = (
-            "ends before the value is complete (cut at max_tokens?)"
+            f"ends before the value is complete (cut at max_tokens?); it is not repaired: {fix}"
             if error is TruncatedOutputError
-            else f"is not valid JSON ({exc.msg} at character {exc.pos})"
+            else f"is not valid JSON ({exc.msg} at character {exc.pos}); it is not repaired"
         )
         raise error(
             adapter_name="OutlinesAdapter",
             signature=signature,
             lm_response=text,
-            message=f"The constrained output {what}; it is not repaired.",
+            message=f"The constrained output {what}.",
         ) from exc
 
 
@@ -283,8 +291,8 @@ def _ends_early(text: str, pos: int) -> bool:
     return False
 
 
-def _load_json_object(signature: type[Signature], text: str) -> dict[str, Any]:
-    loaded = _strict_json(signature, text)
+def _load_json_object(signature: type[Signature], text: str, advice: str | None = None) -> dict[str, Any]:
+    loaded = _strict_json(signature, text, advice)
     if not isinstance(loaded, dict):
         raise AdapterParseError(
             adapter_name="OutlinesAdapter",
@@ -332,36 +340,14 @@ def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response
     return fields
 
 
-def char_budget(signature: type[Signature], max_tokens: int | None) -> int | None:
-    """How many characters each free-text ``str`` output field may take so the whole constrained value ends
-    within ``max_tokens``: a length-aware constraint, so Tier 3 output closes instead of being cut.
-
-    Every token the constraint allows carries at least one character, so ``max_tokens`` characters always fit
-    one field. A JSON object reserves its structure (``{"name": "`` ... ``"}``, counted a token a character)
-    and 16 tokens per field of another type, and shares the rest among its free-text fields. Not bounded: a
-    string that escapes many characters (``\\n`` is two), fields of other types (lists, dicts); those may
-    still be cut, and are then reported as truncated. ``None``: no budget known.
-    """
-    if not max_tokens:
-        return None
-    fields = signature.output_fields
-    free = [n for n, f in fields.items() if f.annotation is str and _term_of(f.annotation, f.metadata) is None]
-    if not free:
-        return None
-    if len(fields) == 1:
-        return max(int(max_tokens) - 1, 1)  # one token for the end of text
-    structure = 2 + sum(len(n) + 6 for n in fields) + 16 * (len(fields) - len(free))
-    return max((int(max_tokens) - structure) // len(free), 1)
-
-
 @functools.lru_cache(maxsize=512)
 def build_constraint(signature: type[Signature], max_chars: int | None = None) -> OutputConstraint:
     """The Outlines constraint for all output fields of ``signature`` (memoized per signature and budget).
 
     Args:
         signature: A DSPy signature with at least one output field.
-        max_chars: Bound free-text ``str`` fields to this many characters (:func:`char_budget`); ``None``:
-            unbounded.
+        max_chars: Bound free-text ``str`` fields to this many characters (:func:`dspy_outlines.bounds.budget`);
+            ``None``: unbounded.
 
     Returns:
         An :class:`OutputConstraint`: the raw annotation's type for a single field, a pydantic model

@@ -64,6 +64,8 @@ def describe_constraint(output_type: Any) -> tuple[str, Any]:
         return "regex", output_type.pattern
     if kind == "CFG" and hasattr(output_type, "definition"):
         return "grammar", output_type.definition
+    if kind == "JsonSchema" and isinstance(getattr(output_type, "schema", None), str):  # Tier 3's bounded lists
+        return "json", close_schema(json.loads(output_type.schema))
     if typing.get_origin(output_type) is typing.Literal:
         return "choice", [str(v) for v in typing.get_args(output_type)]
     if isinstance(output_type, type) and issubclass(output_type, enum.Enum):

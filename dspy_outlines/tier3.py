@@ -27,11 +27,11 @@ from dspy.adapters.utils import format_field_value, get_annotation_name, transla
 from dspy.clients.base_lm import BaseLM
 from dspy.signatures.signature import Signature
 
+from dspy_outlines.bounds import bounded_constraint
 from dspy_outlines.constraints import (
     TRUNCATING_FINISH_REASONS,
     OutputConstraint,
     build_constraint,
-    char_budget,
     output_model,
     response_format,
 )
@@ -76,9 +76,9 @@ class ConstrainedTier(JSONAdapter):
         if self.mode == "schema":  # providers return a JSON object, whatever the number of fields
             constraint = replace(build_constraint(signature), output_type=output_model(signature), field=None)
             lm_kwargs["response_format"] = response_format(signature)
-        else:  # length-aware: free text fits max_tokens, so the value closes instead of being cut
+        else:  # length-aware: free text and lists fit max_tokens, so the value closes instead of being cut
             max_tokens = lm_kwargs.get("max_tokens") or (getattr(lm, "kwargs", None) or {}).get("max_tokens")
-            constraint = build_constraint(signature, char_budget(signature, max_tokens))
+            constraint = bounded_constraint(signature, int(max_tokens) if max_tokens else None)
             if self.mode == "kwargs":
                 extra = dict(getattr(lm, CONSTRAINT_KWARGS_METHOD)(constraint.output_type))
                 if "extra_body" in extra:  # keep the caller's own extra_body fields

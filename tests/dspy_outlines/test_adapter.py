@@ -21,7 +21,7 @@ from dspy.utils.exceptions import AdapterParseError, ContextWindowExceededError
 from outlines.types import CFG, Regex
 
 from dspy_outlines.adapter import ConstrainedGenerationUnavailableError, OutlinesAdapter
-from dspy_outlines.constraints import TruncatedOutputError, build_constraint, char_budget, constraint_key
+from dspy_outlines.constraints import TruncatedOutputError, build_constraint, constraint_key
 from dspy_outlines.contract import DEADLINE_FINISH, EXTENSION
 from dspy_outlines.local_engine import LocalEngine, local_request
 
@@ -366,7 +366,7 @@ REAL_CASES = {
         40,
         lambda r, text: r["answer"] == Trip(traveller="Ann", city=City(name="Paris", country="France")),
     ),
-    "list": (_single(list[int]), "List the numbers 1, 2 and 3.", 12, lambda r, text: r["answer"] == [1, 2, 3]),
+    "list": (_single(list[int]), "List the numbers 1, 2 and 3.", 24, lambda r, text: r["answer"] == [1, 2, 3]),
     "regex": (
         CodeSig,
         "The ticket code is XYZ-789. Write the ticket code.",
@@ -460,8 +460,9 @@ def test_tier3_cut_json_is_not_completed_by_json_repair():
 
 
 @pytest.mark.real_model
-@pytest.mark.parametrize(("max_tokens", "truncated"), [(4, True), (16, False)])
+@pytest.mark.parametrize(("max_tokens", "truncated"), [(1, True), (48, False)])
 def test_real_model_list_cut_at_max_tokens_is_truncated_not_completed(embedded_lm, max_tokens, truncated):
+    """Bounded to the budget (dspy_outlines.bounds), the list closes from 5 tokens on; 1 token cuts it."""
     adapter = OutlinesAdapter(tiers=("tier3",))
     sig, inputs = _single(list[int]), {"question": "List the numbers 1, 2 and 3."}
     if truncated:
@@ -473,17 +474,7 @@ def test_real_model_list_cut_at_max_tokens_is_truncated_not_completed(embedded_l
     assert (m["tier3_truncated"], m["tier3_failures"], m["tier3_success"]) == ((1, 1, 0) if truncated else (0, 0, 1))
 
 
-# -- length-aware free text: the value closes within max_tokens -----------------------------------------------
-def test_char_budget_fits_free_text_in_max_tokens():
-    one, two = _single(str), dspy.Signature("q -> answer: str, explanation: str")
-    assert char_budget(one, 48) == 47  # every allowed token carries at least one character; one for the end
-    structure = 2 + (len("answer") + 6) + (len("explanation") + 6)
-    assert char_budget(two, 512) == (512 - structure) // 2
-    assert char_budget(_single(int), 48) is None and char_budget(one, None) is None  # nothing to bound / no budget
-    schema = build_constraint(two, char_budget(two, 512)).output_type.model_json_schema()
-    assert schema["properties"]["answer"]["maxLength"] == char_budget(two, 512)
-
-
+# -- length-aware free text: the value closes within max_tokens (the budget: tests/dspy_outlines/test_bounds.py) --
 @pytest.mark.real_model
 @pytest.mark.parametrize("sig", ["question -> answer", "question -> answer, explanation"])
 def test_rambling_free_text_closes_within_max_tokens_on_real_model(embedded_lm, sig):

@@ -2,11 +2,12 @@
 
 Hypothesis builds annotations recursively (str, int, float, bool, Literal, Enum, Optional, list, dict and
 pydantic models nesting them) and ``dspy.Signature`` classes of one to four output fields over them. For every
-signature DSPy accepts: ``build_constraint`` gives an output type whose ``constraint_key`` is computed (a JSON
-schema, a regex or a grammar), ``response_format`` gives a strict JSON schema with every object closed, the
-char budget is positive, and parsing random text returns every field or raises ``AdapterParseError``. The
-documented errors: ``ValueError`` for a signature without output fields, ``TypeError`` from ``constraint_key``
-for a type Outlines does not support. No warning escapes (pytest runs with ``filterwarnings = error``).
+signature DSPy accepts: ``build_constraint`` (and ``bounded_constraint``, bounded to a random ``max_tokens``)
+gives an output type whose ``constraint_key`` is computed (a JSON schema, a regex or a grammar), the budget's
+bounds are positive, ``response_format`` gives a strict JSON schema with every object closed, and parsing random
+text returns every field or raises ``AdapterParseError``. The documented errors: ``ValueError`` for a signature
+without output fields, ``TypeError`` from ``constraint_key`` for a type Outlines does not support. No warning
+escapes (pytest runs with ``filterwarnings = error``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from dspy.utils.exceptions import AdapterParseError
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dspy_outlines.constraints import build_constraint, char_budget, constraint_key, output_model, response_format
+from dspy_outlines.bounds import bounded_constraint, budget
+from dspy_outlines.constraints import build_constraint, constraint_key, output_model, response_format
 from tests.fuzz.conftest import count, examples
 
 _IDS = itertools.count()
@@ -93,10 +95,10 @@ def _objects(schema):
 @given(signatures(), st.integers(1, 4096))
 def test_random_signatures_build(sig, max_tokens):
     count("constraints.build_constraint")
-    budget = char_budget(sig, max_tokens)
-    assert budget is None or budget >= 1
-    for max_chars in (None, budget):
-        constraint = build_constraint(sig, max_chars)
+    plan = budget(sig, max_tokens)
+    assert plan is not None and (plan.text_chars is None or plan.text_chars >= 1)
+    assert all(bound.max_items >= 0 and bound.width >= 1 for _, bound in plan.lists)
+    for constraint in (build_constraint(sig), bounded_constraint(sig, max_tokens)):
         assert constraint.field in (None, *sig.output_fields)
         try:
             kind, definition = constraint_key(constraint.output_type)
