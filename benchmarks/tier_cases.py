@@ -10,6 +10,21 @@ import pydantic
 from outlines.types import Regex
 
 
+#: The nested_pydantic inputs (name, city, country): the text says each, the gold is the triple.
+PEOPLE = [
+    ("Ann", "Paris", "France"),
+    ("Bob", "Rome", "Italy"),
+    ("Eve", "Oslo", "Norway"),
+    ("Tom", "Lima", "Peru"),
+    ("Ivy", "Cairo", "Egypt"),
+    ("Max", "Bern", "Switzerland"),
+    ("Zoe", "Kyoto", "Japan"),
+    ("Sam", "Quito", "Ecuador"),
+    ("Lea", "Graz", "Austria"),
+    ("Ali", "Doha", "Qatar"),
+]
+
+
 class City(pydantic.BaseModel):
     name: str
     country: str
@@ -61,21 +76,7 @@ def signatures() -> dict[str, tuple[type[dspy.Signature], list[str]]]:
         "multi_field": (dspy.Signature("review -> sentiment: Literal['positive', 'negative'], stars: int"), reviews),
         "nested_pydantic": (
             dspy.Signature("text -> contact: Contact", custom_types={"Contact": Contact}),
-            [
-                f"{n} lives in {c}, {k}."
-                for n, c, k in [
-                    ("Ann", "Paris", "France"),
-                    ("Bob", "Rome", "Italy"),
-                    ("Eve", "Oslo", "Norway"),
-                    ("Tom", "Lima", "Peru"),
-                    ("Ivy", "Cairo", "Egypt"),
-                    ("Max", "Bern", "Switzerland"),
-                    ("Zoe", "Kyoto", "Japan"),
-                    ("Sam", "Quito", "Ecuador"),
-                    ("Lea", "Graz", "Austria"),
-                    ("Ali", "Doha", "Qatar"),
-                ]
-            ],
+            [f"{n} lives in {c}, {k}." for n, c, k in PEOPLE],
         ),
         "list": (
             dspy.Signature("text -> colors: list[str]"),
@@ -137,21 +138,7 @@ GOLD: dict[str, list[Any]] = {
         None,
         "positive",
     ],  # the sentiment; stars are a matter of taste
-    "nested_pydantic": [
-        (n, c, k)
-        for n, c, k in [
-            ("Ann", "Paris", "France"),
-            ("Bob", "Rome", "Italy"),
-            ("Eve", "Oslo", "Norway"),
-            ("Tom", "Lima", "Peru"),
-            ("Ivy", "Cairo", "Egypt"),
-            ("Max", "Bern", "Switzerland"),
-            ("Zoe", "Kyoto", "Japan"),
-            ("Sam", "Quito", "Ecuador"),
-            ("Lea", "Graz", "Austria"),
-            ("Ali", "Doha", "Qatar"),
-        ]
-    ],
+    "nested_pydantic": list(PEOPLE),
     "list": [
         {"red", "white"},
         {"blue", "green"},
