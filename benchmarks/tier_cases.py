@@ -9,7 +9,6 @@ import dspy
 import pydantic
 from outlines.types import Regex
 
-
 #: The nested_pydantic inputs (name, city, country): the text says each, the gold is the triple.
 PEOPLE = [
     ("Ann", "Paris", "France"),
