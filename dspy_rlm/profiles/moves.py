@@ -25,9 +25,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
 from dspy_rlm.profiles import guided
+from dspy_rlm.profiles.candidates import FLOAT_RX, INT_RX, Candidate, judge, typed
 from dspy_rlm.repl import lookup
 from dspy_rlm.repl import structure as st
 
@@ -38,7 +39,6 @@ MAX_KEYS = 6
 MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 MAX_CANDIDATES = 40
-MAX_VALUE_CHARS = 160
 
 _CUES = {
     "count": ("how many", "number of", "count ", "count the", "how often"),
@@ -70,21 +70,8 @@ _STOP = guided.FUNCTION_WORDS | _ENGLISH | _CUE_WORDS | {
     "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
     "named", "called",
 }  # fmt: skip
-_INT = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
-_FLOAT = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _SEP = '", "code": "'
 _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
-_BRACKETED_TAIL = re.compile(r"\s*(?:<[^<>]*>|\([^()]*\)|\[[^\[\]]*\])\s*$")
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A value a read produced, as the submit moves offer it."""
-
-    value: Any
-    label: str  # said before the value: "The {label} is {value}."
-    supported: bool
-    why: str  # what supports it, or what is missing
 
 
 @dataclass(frozen=True)
@@ -239,7 +226,7 @@ class MoveBook:
             values = [v for v in (r.get(name) for r in s.records[:2000]) if v]
             if not values:
                 continue
-            numeric = sum(bool(_FLOAT.match(v.strip())) for v in values) / len(values)
+            numeric = sum(bool(FLOAT_RX.match(v.strip())) for v in values) / len(values)
             distinct = len(set(values)) / len(values)
             stats.append((name, numeric, distinct))
         stats.sort(key=(lambda t: -t[1]) if self.cues & {"max", "min"} else (lambda t: t[2]))
@@ -299,17 +286,28 @@ class MoveBook:
                     moves.append(Move("min", f"I will find the smallest {f}.", f"print(min_of({var}, {f!r}))"))
         return moves
 
-    def submit_moves(self) -> list[Move]:
-        names = list(self.outputs)
+    def read_candidates(self) -> list[Candidate]:
+        """Every value the reads produced, the latest read first (a value once, as first seen)."""
         cands: list[Candidate] = []
-        for found in reversed(list(self.reads.values())):  # the latest read first
+        for found in reversed(list(self.reads.values())):
             for c in found:
                 if all(c.value != d.value for d in cands):
                     cands.append(c)
-        first = self._typed(names[0], self.outputs[names[0]], cands)
+        return cands
+
+    def judge(self, outputs: dict[str, Any]) -> Candidate:
+        """The candidate for a SUBMIT the moves did not offer: supported only if a read backs its value."""
+        name = next(iter(self.outputs), None)
+        value = outputs.get(name) if name is not None else None
+        return judge(value, self.outputs.get(name, str) if name else str, self.read_candidates())
+
+    def submit_moves(self) -> list[Move]:
+        names = list(self.outputs)
+        cands = self.read_candidates()
+        first = typed(self.outputs[names[0]], cands)
         rest = []
         for name in names[1:]:
-            options = self._typed(name, self.outputs[name], cands)
+            options = typed(self.outputs[name], cands)
             if not options:
                 return []
             rest.append((name, options))
@@ -322,43 +320,6 @@ class MoveBook:
             self.submits[code] = c
             moves.append(move)
         return moves
-
-    def _typed(self, name: str, annotation: Any, cands: list[Candidate]) -> list[Candidate]:
-        """The candidates as values of the output's type (numbers parsed, booleans, literals, lists)."""
-        if annotation is bool:
-            said = {c.value for c in cands if isinstance(c.value, bool) and c.supported}
-            if not cands:
-                return []
-            return [
-                Candidate(v, "answer", v in said, "the existence check printed it" if v in said else "not checked")
-                for v in (True, False)
-            ]
-        if get_origin(annotation) is Literal:
-            opts = list(get_args(annotation))
-            heard = {str(c.value).casefold() for c in cands if c.supported}
-            return [Candidate(o, "answer", str(o).casefold() in heard, "read") for o in opts] if cands else []
-        out: list[Candidate] = []
-        for c in cands:
-            if isinstance(c.value, bool):
-                continue
-            if annotation in (int, float):
-                rx = _INT if annotation is int else _FLOAT
-                text = str(c.value).strip()
-                m = rx.match(text)  # a number as printed: alone, or leading a unit ("163/tcp", "12 MB")
-                if m is None or (m.end() < len(text) and text[m.end()] not in " /\t"):
-                    continue
-                number = m.group().replace(",", "")
-                out.append(Candidate(int(number) if annotation is int else float(number), c.label, c.supported, c.why))
-            elif get_origin(annotation) is list:
-                out.append(Candidate([str(c.value)], c.label, c.supported, c.why))
-            else:
-                text = str(c.value).strip()
-                if text and "\n" not in text and len(text) <= MAX_VALUE_CHARS:
-                    out.append(Candidate(text, c.label, c.supported, c.why))
-                    short = _BRACKETED_TAIL.sub("", text)  # "Craig Small <csmall@debian.org>" -> "Craig Small"
-                    if short and short != text:
-                        out.append(Candidate(short, f"{c.label} name", c.supported, c.why))
-        return out
 
     # -- what a read produced ---------------------------------------------------------------------
     def record_read(self, code: str, stdout: str) -> None:
@@ -395,7 +356,7 @@ class MoveBook:
                 return []
             out = []
             said = " ".join(key.text.casefold().split()) if key is not None else None
-            numeric = [f for f, v in result.fields if _INT.match(v.strip())]
+            numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
             one_number = self.answer_type in (int, float) and len(numeric) == 1  # no doubt which field is meant
             for fname, value in result.fields:
                 if said is not None and " ".join(value.casefold().split()) == said:

@@ -58,9 +58,10 @@ def test_an_unsupported_submit_ends_as_a_labelled_guess():
     lm = ScriptedLocalLM(["print(record_of(context, 'Owner 3'))", "SUBMIT(answer='bird-3')"])
     with dspy.context(lm=lm):
         pred = RLM("context, question -> answer", max_iters=3)(context=TABLE, question="Which color is the sky?")
-    # A SUBMIT the grammar never offered (this scripted LM ignores the constraint; the embedded model cannot)
-    # is not judged: settle() knows only the values the moves produced. Known gap, kept visible here.
-    assert pred.result.kind == "submitted" and pred.answer == "bird-3"
+    # A SUBMIT the grammar never offered (this scripted LM ignores the constraint) is judged by its value: no
+    # read supports 'bird-3' as the sky's color, so it ends a labelled guess.
+    assert pred.result.kind == "extracted" and pred.answer == "bird-3"
+    assert "guess" in pred.result.notes and pred.result.confidence < 0.5
     lm = ScriptedLocalLM(["print(field_of(context, 'amber-falcon', 'owner'))", "SUBMIT(answer='Ines Moreau')"])
     with dspy.context(lm=lm):
         pred = RLM("context, question -> answer", max_iters=3)(
