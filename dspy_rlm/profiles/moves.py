@@ -42,7 +42,16 @@ MAX_CANDIDATES = 40
 
 _CUES = {
     "count": ("how many", "number of", "count ", "count the", "how often"),
-    "most_common": ("most common", "most frequent", "most often", "most popular", "most used", "appears most"),
+    "most_common": (
+        "most common",
+        "most frequent",
+        "most often",
+        "most popular",
+        "most used",
+        "appears most",
+        "by the most",
+        "by most",
+    ),
     "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
     "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
 }
@@ -132,7 +141,11 @@ class MoveBook:
         if self.answer_type is bool or first in _YES_NO_START:
             self.cues.add("yes_no")
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
-        self.q_stems = {st.stem(w) for w in _parts(self.text_q) if w.casefold() not in _STOP}
+        content = [w for w in _parts(self.text_q) if w.casefold() not in _STOP]
+        self.q_stems = {st.stem(w) for w in content}
+        # a field named by its initials: "time zone" names "TZ"
+        self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in zip(content, content[1:], strict=False)}
+        self._rank_cache: dict[tuple[str, bool], list[str]] = {}
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
 
@@ -156,7 +169,7 @@ class MoveBook:
         key_field = _key_field(s)
         scored = []
         for name in s.field_names:
-            parts = {st.stem(w) for w in _parts(name)}
+            parts = _field_stems(name)
             shared = len(parts & self.q_stems)
             if name != key_field and shared:
                 scored.append((-shared / len(parts), -shared, name))
@@ -210,27 +223,36 @@ class MoveBook:
         return (usable[:MAX_KEYS] + absent[:2])[: MAX_KEYS + 1]
 
     def _named_fields(self, var: str) -> list[str]:
-        return [f for f in self.structs[var].field_names if {st.stem(w) for w in _parts(f)} & self.q_stems]
+        """Fields whose name shares a stem with the question, the key's own field included."""
+        return [f for f in self.structs[var].field_names if _field_stems(f) & self.q_stems]
 
     def _field_is_key(self, var: str, key: _Key, field: str) -> bool:
         record = lookup.record_of(self.texts[var], key.text)
         value = record.get(field) if isinstance(record, st.Record) else None
         return value is not None and (_norm(value) == _norm(key.text) or (key.is_value and st.matches(key.text, value)))
 
-    def _ranked_fields(self, var: str) -> list[str]:
-        """Fields for ranking moves when the question names none: numeric fields first for largest /
-        smallest, few-valued ones first for most common (over the first 2,000 records)."""
+    def _ranked_fields(self, var: str, numeric: bool) -> list[str]:
+        """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
+        mostly hold a number, for most common those whose values repeat. The fields the question names (the
+        key's own field included: "the most common country code" ranks the codes) come alone when any fits."""
+        cached = self._rank_cache.get((var, numeric))
+        if cached is not None:
+            return cached
         s = self.structs[var]
+        named = set(self._named_fields(var))
         stats = []
         for name in s.field_names[:12]:
-            values = [v for v in (r.get(name) for r in s.records[:2000]) if v]
-            if not values:
+            values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
+            if len(values) < 2:
                 continue
-            numeric = sum(bool(FLOAT_RX.match(v.strip())) for v in values) / len(values)
+            share = sum(bool(FLOAT_RX.match(v)) for v in values) / len(values)
             distinct = len(set(values)) / len(values)
-            stats.append((name, numeric, distinct))
-        stats.sort(key=(lambda t: -t[1]) if self.cues & {"max", "min"} else (lambda t: t[2]))
-        return [n for n, _, _ in stats[:8]]
+            if (share >= 0.5) if numeric else (distinct < 0.9):
+                stats.append((name not in named, -share if numeric else distinct, name))
+        stats.sort()
+        fields = [n for asked, _, n in stats if not asked] or [n for *_, n in stats[:6]]
+        self._rank_cache[(var, numeric)] = fields
+        return fields
 
     # -- the moves of a step ----------------------------------------------------------------------
     def step_moves(self, done: list[str], stdouts: list[str]) -> list[Move]:
@@ -247,9 +269,11 @@ class MoveBook:
     def read_moves(self) -> list[Move]:
         moves: list[Move] = []
         for var, keys in self.keys.items():
-            ranked = self._ranked_fields(var) if self.cues & {"most_common", "max", "min"} else []
-            fields = self.fields[var] or ranked
+            ranking = bool(self.cues & {"most_common", "max", "min"})
+            fields = self.fields[var] or (self._ranked_fields(var, False) if ranking else [])
             for k in keys:
+                if ranking and not (k.is_key or k.is_value or self.cues & {"count", "yes_no"}):
+                    continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
                 kr = repr(k.text)
                 moves.append(
                     Move("search", f"I will search for {kr}.", f"print(search({var}, {kr}, ignore_case=True))")
@@ -275,15 +299,15 @@ class MoveBook:
                         )
                 if k.is_value and not k.is_key:
                     moves.append(Move("key_of", f"I will find the record holding {kr}.", f"print(key_of({var}, {kr}))"))
-            for f in fields:
-                if "most_common" in self.cues:
+            if "most_common" in self.cues:
+                for f in self._ranked_fields(var, False):
                     moves.append(
                         Move("most_common", f"I will find the most common {f}.", f"print(most_common({var}, {f!r}))")
                     )
-                if "max" in self.cues:
-                    moves.append(Move("max", f"I will find the largest {f}.", f"print(max_of({var}, {f!r}))"))
-                if "min" in self.cues:
-                    moves.append(Move("min", f"I will find the smallest {f}.", f"print(min_of({var}, {f!r}))"))
+            for cue, fn, word in (("max", "max_of", "largest"), ("min", "min_of", "smallest")):
+                if cue in self.cues:
+                    for f in self._ranked_fields(var, True):
+                        moves.append(Move(cue, f"I will find the {word} {f}.", f"print({fn}({var}, {f!r}))"))
         return moves
 
     def read_candidates(self) -> list[Candidate]:
@@ -361,7 +385,7 @@ class MoveBook:
             for fname, value in result.fields:
                 if said is not None and " ".join(value.casefold().split()) == said:
                     continue  # the question's own key: no answer
-                asked = bool({st.stem(w) for w in _parts(fname)} & self.q_stems)
+                asked = bool(_field_stems(fname) & self.q_stems)
                 ok = specific and (asked or len(result.fields) <= 2 or (one_number and fname in numeric))
                 # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
                 loose = (self.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(
@@ -387,6 +411,8 @@ class MoveBook:
             # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
             return parts or [Candidate(result, args[2], specific, why_rec)]
         asked_field = len(args) > 1 and args[1] in self.fields.get(var, [])
+        if move.kind in ("most_common", "max", "min"):
+            asked_field = args[1] in self._named_fields(var)  # ranking the key's own field is asked too
         if move.kind == "count_where":
             ok = asked_field or (key is not None and key.is_value)
             return [Candidate(str(result), "count", ok, "counted" if ok else "a field the question does not name")]
@@ -408,10 +434,19 @@ class MoveBook:
             return found if isinstance(result, str) else []
         if move.kind in ("max", "min") and isinstance(result, tuple):
             label = ("largest" if move.kind == "max" else "smallest") + f" {args[1]}"
-            return [
+            named = self._named_fields(var)
+            others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
+                Candidate(
+                    v, f, asked_field and f in named, why_rank if f in named else "a field the question does not name"
+                )
+                for f, v in result.record.fields
+                if f != args[1] and v != result[0]
+            ]
+            ranked = [
                 Candidate(result[0], "key", asked_field, why_rank),
                 Candidate(result[1], label, asked_field, why_rank),
             ]
+            return [c for c in others if c.label in named] + ranked + [c for c in others if c.label not in named]
         return []
 
     def _printed(self, stdout: str, key: _Key | None = None) -> list[Candidate]:
@@ -432,6 +467,15 @@ def _norm(text: str) -> str:
 def _parts(text: str) -> list[str]:
     """The alphanumeric parts of a text (``Installed-Size`` -> ``Installed``, ``Size``), for stems."""
     return re.findall(r"[^\W_]+", text)
+
+
+def _field_stems(name: str) -> set[str]:
+    """The stems of a field's name; an upper-case initialism (``TZ``) also as ``=TZ``, which the question's
+    consecutive content words (``time zone``) give."""
+    stems = {st.stem(w) for w in _parts(name)}
+    if name.isalpha() and name.isupper() and 2 <= len(name) <= 3:
+        stems.add("=" + name)
+    return stems
 
 
 def _key_field(s: st.Structure) -> str | None:
