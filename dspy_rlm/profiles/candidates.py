@@ -31,8 +31,12 @@ class Candidate:
     why: str  # what supports it, or what is missing
 
 
-def typed(annotation: Any, cands: list[Candidate]) -> list[Candidate]:
-    """The candidates as values of the output's type (numbers parsed, booleans, literals, lists)."""
+def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> list[Candidate]:
+    """The candidates as values of the output's type (numbers parsed, booleans, literals, lists).
+
+    A text value with a bracketed tail (``Craig Small <csmall@debian.org>``) is offered whole and as its name;
+    when the question asks for a name (``asks_name``) the name alone is the supported one, else the whole.
+    """
     if annotation is bool:
         said = {c.value for c in cands if isinstance(c.value, bool) and c.supported}
         if not cands:
@@ -58,10 +62,13 @@ def typed(annotation: Any, cands: list[Candidate]) -> list[Candidate]:
         else:
             text = str(c.value).strip()
             if text and "\n" not in text and len(text) <= MAX_VALUE_CHARS:
-                out.append(Candidate(text, c.label, c.supported, c.why))
                 short = _BRACKETED_TAIL.sub("", text)  # "Craig Small <csmall@debian.org>" -> "Craig Small"
-                if short and short != text:
-                    out.append(Candidate(short, f"{c.label} name", c.supported, c.why))
+                if not short or short == text:
+                    out.append(Candidate(text, c.label, c.supported, c.why))
+                    continue
+                whole, named = (c.supported and not asks_name), (c.supported and asks_name)
+                out.append(Candidate(text, c.label, whole, c.why if whole else "the question asks for the name"))
+                out.append(Candidate(short, f"{c.label} name", named, c.why if named else "the whole value is asked"))
     return out
 
 
@@ -73,10 +80,10 @@ def _number(text: str, rx: re.Pattern[str]) -> str | None:
     return m.group().replace(",", "")
 
 
-def judge(value: Any, annotation: Any, cands: list[Candidate]) -> Candidate:
+def judge(value: Any, annotation: Any, cands: list[Candidate], asks_name: bool = False) -> Candidate:
     """A submitted value the moves did not offer: supported only when a read produced the same value (typed
     for the output, text compared without case or spacing) with support."""
-    same = [c for c in typed(annotation, cands) if _same(c.value, value)]
+    same = [c for c in typed(annotation, cands, asks_name) if _same(c.value, value)]
     backed = next((c for c in same if c.supported), None)
     if backed is not None:
         return backed

@@ -22,6 +22,7 @@ for. A SUBMIT of an unsupported value ends the run ``Extracted`` with low confid
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -143,8 +144,10 @@ class MoveBook:
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         content = [w for w in _parts(self.text_q) if w.casefold() not in _STOP]
         self.q_stems = {st.stem(w) for w in content}
+        said = st.words(self.text_q.casefold())
+        self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
         # a field named by its initials: "time zone" names "TZ"
-        self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in zip(content, content[1:], strict=False)}
+        self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}
         self._rank_cache: dict[tuple[str, bool], list[str]] = {}
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
@@ -323,15 +326,15 @@ class MoveBook:
         """The candidate for a SUBMIT the moves did not offer: supported only if a read backs its value."""
         name = next(iter(self.outputs), None)
         value = outputs.get(name) if name is not None else None
-        return judge(value, self.outputs.get(name, str) if name else str, self.read_candidates())
+        return judge(value, self.outputs.get(name, str) if name else str, self.read_candidates(), self.asks_name)
 
     def submit_moves(self) -> list[Move]:
         names = list(self.outputs)
         cands = self.read_candidates()
-        first = typed(self.outputs[names[0]], cands)
+        first = typed(self.outputs[names[0]], cands, self.asks_name)
         rest = []
         for name in names[1:]:
-            options = typed(self.outputs[name], cands)
+            options = typed(self.outputs[name], cands, self.asks_name)
             if not options:
                 return []
             rest.append((name, options))
@@ -372,7 +375,7 @@ class MoveBook:
         specific = key is not None and (key.is_key or key.records <= 3)
         why_rec = "the record matches the question's key" if specific else "the key matches several records"
         if move.kind == "search":
-            return self._printed(stdout, key)
+            return self._printed(stdout, key, var)
         args = _call_args(move.code)
         result = getattr(lookup, _call_name(move.code))(text, *args[1:])
         if move.kind == "record":
@@ -414,8 +417,9 @@ class MoveBook:
         if move.kind in ("most_common", "max", "min"):
             asked_field = args[1] in self._named_fields(var)  # ranking the key's own field is asked too
         if move.kind == "count_where":
-            ok = asked_field or (key is not None and key.is_value)
-            return [Candidate(str(result), "count", ok, "counted" if ok else "a field the question does not name")]
+            ok = (asked_field or (key is not None and key.is_value)) and bool(result)
+            why = "counted" if ok else "no record has that value there" if not result else "a field not named"
+            return [Candidate(str(result), "count", ok, why)]
         if move.kind == "count":
             ok = key is not None and key.is_value
             return [Candidate(str(result), "count", ok, "counted" if ok else "counted a word, not a field value")]
@@ -434,28 +438,43 @@ class MoveBook:
             return found if isinstance(result, str) else []
         if move.kind in ("max", "min") and isinstance(result, tuple):
             label = ("largest" if move.kind == "max" else "smallest") + f" {args[1]}"
-            named = self._named_fields(var)
+            names = self._named_fields(var)
+            record = getattr(result, "record", None)
             others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
                 Candidate(
-                    v, f, asked_field and f in named, why_rank if f in named else "a field the question does not name"
+                    v, f, asked_field and f in names, why_rank if f in names else "a field the question does not name"
                 )
-                for f, v in result.record.fields
+                for f, v in (record.fields if isinstance(record, st.Record) else ())
                 if f != args[1] and v != result[0]
             ]
             ranked = [
                 Candidate(result[0], "key", asked_field, why_rank),
                 Candidate(result[1], label, asked_field, why_rank),
             ]
-            return [c for c in others if c.label in named] + ranked + [c for c in others if c.label not in named]
+            return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
         return []
 
-    def _printed(self, stdout: str, key: _Key | None = None) -> list[Candidate]:
+    def _printed(self, stdout: str, key: _Key | None = None, var: str | None = None) -> list[Candidate]:
         """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
-        question on a row that holds the question's key."""
+        question on a row that holds the question's key. In data with named fields, the token right after the
+        key itself is only the next column ("freeciv 5556/tcp"), not what the question asks: not supported."""
         values = guided.output_values([stdout], self.question, self.data)
         pairs = guided.focus_pairs(guided.stated_pairs([stdout], self.question, values), self.question)
         specific = key is not None and (key.is_key or key.records <= 3)
-        out = [Candidate(v, w, specific, "stated after a word of the question") for w, v in pairs]
+        s = self.structs[var] if var is not None else None
+        fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
+        own = set(st.words(key.text.casefold())) if key is not None and fielded else set()
+        record = lookup.record_of(self.texts[var], key.text) if own and var is not None and key is not None else None
+        named = self._named_fields(var) if own and var is not None else []
+
+        def asked(value: str) -> bool:  # the column after the key is asked for only when the question names it
+            fields = record.fields if isinstance(record, st.Record) else ()
+            return any(f in named and value in v.split() for f, v in fields)
+
+        out = [
+            Candidate(v, w, specific and (w.casefold() not in own or asked(v)), "stated after a word of the question")
+            for w, v in pairs
+        ]
         out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
         return out
 
