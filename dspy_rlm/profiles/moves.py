@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dspy_rlm.profiles import guided
-from dspy_rlm.profiles.candidates import FLOAT_RX, INT_RX, Candidate, judge, typed
+from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
+from dspy_rlm.profiles.reads import call_args, evaluate, field_holding_key, field_stems, literal, norm, parts, printed
 from dspy_rlm.repl import lookup
 from dspy_rlm.repl import structure as st
 
@@ -42,7 +43,14 @@ MAX_KEY_RECORDS = 50
 MAX_CANDIDATES = 40
 
 _CUES = {
-    "count": ("how many", "number of", "count ", "count the", "how often"),
+    "count": (
+        "how many",
+        "the number of",
+        "total number of",
+        "count ",
+        "count the",
+        "how often",
+    ),  # not "port number of"
     "most_common": (
         "most common",
         "most frequent",
@@ -80,6 +88,8 @@ _STOP = guided.FUNCTION_WORDS | _ENGLISH | _CUE_WORDS | {
     "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
     "named", "called",
 }  # fmt: skip
+_RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
+"""Words after which a question describes a record ("the package whose description is ...")."""
 _SEP = '", "code": "'
 _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 
@@ -142,7 +152,7 @@ class MoveBook:
         if self.answer_type is bool or first in _YES_NO_START:
             self.cues.add("yes_no")
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
-        content = [w for w in _parts(self.text_q) if w.casefold() not in _STOP]
+        content = [w for w in parts(self.text_q) if w.casefold() not in _STOP]
         self.q_stems = {st.stem(w) for w in content}
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
@@ -151,6 +161,7 @@ class MoveBook:
         self._rank_cache: dict[tuple[str, bool], list[str]] = {}
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
+        self.fields = {n: self._drop_descriptors(n, f) for n, f in self.fields.items()}
 
     def kind(self) -> str:
         """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
@@ -169,20 +180,43 @@ class MoveBook:
         """Fields the question names (a shared stem), the key's own field left out (it holds the key)."""
         if s.kind in ("lines", "prose"):
             return []  # a "key: value" shape on some lines names no field of the data
-        key_field = _key_field(s)
+        key_field = field_holding_key(s)
         scored = []
         for name in s.field_names:
-            parts = _field_stems(name)
+            parts = field_stems(name)
             shared = len(parts & self.q_stems)
             if name != key_field and shared:
                 scored.append((-shared / len(parts), -shared, name))
         return [name for *_, name in sorted(scored)[:3]]
 
+    def _drop_descriptors(self, var: str, fields: list[str]) -> list[str]:
+        """Fields named only to describe the record ("the time zone whose comment is X: its country code?")
+        are not asked for when the question names another field besides the one holding its key value."""
+        said = list(st.words(self.text_q.casefold()))
+        desc: set[str] = set()
+        for i, w in enumerate(said):
+            if w in _RELATIVE:
+                before = [b for b in said[max(0, i - 3) : i] if b not in _STOP][-2:]
+                desc |= {st.stem(b) for b in before} | (
+                    {"=" + before[0][0].upper() + before[1][0].upper()} if len(before) == 2 else set()
+                )
+        if not desc:
+            return fields
+        holders = set()
+        for k in self.keys.get(var, []):
+            record = lookup.record_of(self.texts[var], k.text) if k.is_value and not k.is_key else None
+            if isinstance(record, st.Record):
+                holders |= {f for f, v in record.fields if norm(v) == norm(k.text)}
+        named = self.named_fields(var)
+        if not [f for f in named if not (field_stems(f) & desc) and f not in holders]:
+            return fields
+        return [f for f in fields if not (field_stems(f) & desc)]
+
     def _keys(self, var: str) -> list[_Key]:
         text, s = self.texts[var], self.structs[var]
         folded = text.casefold() if len(text) < 20_000_000 else text
         tokens = list(re.finditer(st._WORD, self.text_q))
-        field_stems = {st.stem(w) for f in s.field_names for w in _parts(f)}
+        field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
         found: list[_Key] = []
         absent: list[_Key] = []
         spans: list[tuple[int, int]] = []
@@ -193,7 +227,7 @@ class MoveBook:
                 if words[0].casefold() in _STOP or words[-1].casefold() in _STOP:
                     continue
                 only_field_words = all(
-                    w.casefold() in _STOP or all(st.stem(p) in field_stems for p in _parts(w)) for w in words
+                    w.casefold() in _STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
                 )
                 inside = any(a <= first.start() and last.end() <= b for a, b in spans)
                 if inside and not (n == 1 and _ID_LIKE.search(words[0])):
@@ -225,14 +259,14 @@ class MoveBook:
             usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
         return (usable[:MAX_KEYS] + absent[:2])[: MAX_KEYS + 1]
 
-    def _named_fields(self, var: str) -> list[str]:
+    def named_fields(self, var: str) -> list[str]:
         """Fields whose name shares a stem with the question, the key's own field included."""
-        return [f for f in self.structs[var].field_names if _field_stems(f) & self.q_stems]
+        return [f for f in self.structs[var].field_names if field_stems(f) & self.q_stems]
 
     def _field_is_key(self, var: str, key: _Key, field: str) -> bool:
         record = lookup.record_of(self.texts[var], key.text)
         value = record.get(field) if isinstance(record, st.Record) else None
-        return value is not None and (_norm(value) == _norm(key.text) or (key.is_value and st.matches(key.text, value)))
+        return value is not None and (norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)))
 
     def _ranked_fields(self, var: str, numeric: bool) -> list[str]:
         """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
@@ -242,7 +276,7 @@ class MoveBook:
         if cached is not None:
             return cached
         s = self.structs[var]
-        named = set(self._named_fields(var))
+        named = set(self.named_fields(var))
         stats = []
         for name in s.field_names[:12]:
             values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
@@ -340,8 +374,8 @@ class MoveBook:
             rest.append((name, options))
         moves = []
         for c in first[:MAX_CANDIDATES]:
-            tail = "".join(f", {n}={_literal(o[0].value)}" for n, o in rest)  # further fields: the first option
-            code = f"SUBMIT({names[0]}={_literal(c.value)}{tail})"
+            tail = "".join(f", {n}={literal(o[0].value)}" for n, o in rest)  # further fields: the first option
+            code = f"SUBMIT({names[0]}={literal(c.value)}{tail})"
             shown = str(c.value) if not isinstance(c.value, list) else ", ".join(map(str, c.value))
             move = Move("submit", f"The {c.label} is {shown}.", code, c)
             self.submits[code] = c
@@ -355,167 +389,14 @@ class MoveBook:
             return
         move = next((m for m in self.read_moves() if m.code == code), None)
         if move is None:  # search rows, or code the grammar did not write: the printed tokens
-            self.reads[code] = self._printed(stdout)
+            self.reads[code] = printed(self, stdout)
             return
-        self.reads[code] = self._evaluate(move, stdout)
+        self.reads[code] = evaluate(self, move, stdout)
 
-    def _key_of_code(self, move: Move) -> tuple[str, _Key | None]:
-        args = _call_args(move.code)
+    def key_of_code(self, move: Move) -> tuple[str, _Key | None]:
+        args = call_args(move.code)
         var = str(args[0])
         for k in self.keys.get(var, []):
             if k.text in args[1:]:
                 return var, k
         return var, None
-
-    def _evaluate(self, move: Move, stdout: str) -> list[Candidate]:
-        var, key = self._key_of_code(move)
-        text = self.texts.get(var)
-        if text is None:
-            return []
-        specific = key is not None and (key.is_key or key.records <= 3)
-        why_rec = "the record matches the question's key" if specific else "the key matches several records"
-        if move.kind == "search":
-            return self._printed(stdout, key, var)
-        args = _call_args(move.code)
-        result = getattr(lookup, _call_name(move.code))(text, *args[1:])
-        if move.kind == "record":
-            if not isinstance(result, st.Record):
-                return []
-            out = []
-            said = " ".join(key.text.casefold().split()) if key is not None else None
-            numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
-            one_number = self.answer_type in (int, float) and len(numeric) == 1  # no doubt which field is meant
-            for fname, value in result.fields:
-                if said is not None and " ".join(value.casefold().split()) == said:
-                    continue  # the question's own key: no answer
-                asked = bool(_field_stems(fname) & self.q_stems)
-                ok = specific and (asked or len(result.fields) <= 2 or (one_number and fname in numeric))
-                # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
-                loose = (self.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(
-                    value.split()
-                ) > 3
-                parts = [c for c in self._printed(value, key) if c.supported] if loose else []
-                if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
-                    out += parts
-                    continue
-                out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
-            if result.key:
-                reverse = key is not None and key.is_value and not key.is_key
-                out.append(Candidate(result.key, "key", reverse and specific, "reverse lookup" if reverse else "key"))
-            if not result.fields:
-                out += self._printed(result.text, key)
-            return out
-        if move.kind == "field":
-            same = isinstance(result, str) and key is not None and _norm(result) == _norm(key.text)
-            if not isinstance(result, str) or same:
-                return []
-            loose = self.structs[var].kind in ("lines", "prose") or len(str(args[2]).split()) > 2
-            parts = [c for c in self._printed(result, key) if c.supported] if loose and len(result.split()) > 3 else []
-            # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
-            return parts or [Candidate(result, args[2], specific, why_rec)]
-        asked_field = len(args) > 1 and args[1] in self.fields.get(var, [])
-        if move.kind in ("most_common", "max", "min"):
-            asked_field = args[1] in self._named_fields(var)  # ranking the key's own field is asked too
-        if move.kind == "count_where":
-            ok = (asked_field or (key is not None and key.is_value)) and bool(result)
-            why = "counted" if ok else "no record has that value there" if not result else "a field not named"
-            return [Candidate(str(result), "count", ok, why)]
-        if move.kind == "count":
-            ok = key is not None and key.is_value
-            return [Candidate(str(result), "count", ok, "counted" if ok else "counted a word, not a field value")]
-        if move.kind == "exists":
-            ok = (not result and key is not None and key.records == 0) or (bool(result) and specific)
-            return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
-        if move.kind == "key_of":
-            key_field = _key_field(self.structs[var])
-            named = key_field is None or key_field in self._named_fields(var)
-            ok = specific and named
-            why = why_rec if ok else f"the question does not name the key's field {key_field!r}"
-            return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
-        why_rank = "ranked" if asked_field else "ranked a field the question does not name"
-        if move.kind == "most_common":
-            found = [Candidate(result, f"most common {args[1]}", asked_field, why_rank)]
-            return found if isinstance(result, str) else []
-        if move.kind in ("max", "min") and isinstance(result, tuple):
-            label = ("largest" if move.kind == "max" else "smallest") + f" {args[1]}"
-            names = self._named_fields(var)
-            record = getattr(result, "record", None)
-            others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
-                Candidate(
-                    v, f, asked_field and f in names, why_rank if f in names else "a field the question does not name"
-                )
-                for f, v in (record.fields if isinstance(record, st.Record) else ())
-                if f != args[1] and v != result[0]
-            ]
-            ranked = [
-                Candidate(result[0], "key", asked_field, why_rank),
-                Candidate(result[1], label, asked_field, why_rank),
-            ]
-            return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
-        return []
-
-    def _printed(self, stdout: str, key: _Key | None = None, var: str | None = None) -> list[Candidate]:
-        """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
-        question on a row that holds the question's key. In data with named fields, the token right after the
-        key itself is only the next column ("freeciv 5556/tcp"), not what the question asks: not supported."""
-        values = guided.output_values([stdout], self.question, self.data)
-        pairs = guided.focus_pairs(guided.stated_pairs([stdout], self.question, values), self.question)
-        specific = key is not None and (key.is_key or key.records <= 3)
-        s = self.structs[var] if var is not None else None
-        fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
-        own = set(st.words(key.text.casefold())) if key is not None and fielded else set()
-        record = lookup.record_of(self.texts[var], key.text) if own and var is not None and key is not None else None
-        named = self._named_fields(var) if own and var is not None else []
-
-        def asked(value: str) -> bool:  # the column after the key is asked for only when the question names it
-            fields = record.fields if isinstance(record, st.Record) else ()
-            return any(f in named and value in v.split() for f, v in fields)
-
-        out = [
-            Candidate(v, w, specific and (w.casefold() not in own or asked(v)), "stated after a word of the question")
-            for w, v in pairs
-        ]
-        out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
-        return out
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def _parts(text: str) -> list[str]:
-    """The alphanumeric parts of a text (``Installed-Size`` -> ``Installed``, ``Size``), for stems."""
-    return re.findall(r"[^\W_]+", text)
-
-
-def _field_stems(name: str) -> set[str]:
-    """The stems of a field's name; an upper-case initialism (``TZ``) also as ``=TZ``, which the question's
-    consecutive content words (``time zone``) give."""
-    stems = {st.stem(w) for w in _parts(name)}
-    if name.isalpha() and name.isupper() and 2 <= len(name) <= 3:
-        stems.add("=" + name)
-    return stems
-
-
-def _key_field(s: st.Structure) -> str | None:
-    """The field that holds each record's key (``Package`` of a stanza), when one does."""
-    for r in s.records[:5]:
-        for name, value in r.fields:
-            if r.key and value == r.key:
-                return name
-    return None
-
-
-def _literal(value: Any) -> str:
-    return repr(value)
-
-
-def _call_name(code: str) -> str:
-    return code[len("print(") :].split("(", 1)[0]
-
-
-def _call_args(code: str) -> list[Any]:
-    import ast
-
-    call = ast.parse(code).body[0].value.args[0]  # type: ignore[attr-defined]
-    return [a.id if isinstance(a, ast.Name) else ast.literal_eval(a) for a in call.args]  # keywords: not needed
