@@ -90,6 +90,7 @@ _STOP = guided.FUNCTION_WORDS | _ENGLISH | _CUE_WORDS | {
 }  # fmt: skip
 _RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 """Words after which a question describes a record ("the package whose description is ...")."""
+_QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d')
 _SEP = '", "code": "'
 _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 
@@ -105,6 +106,14 @@ class Move:
 
     def pattern(self) -> str:
         return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
+
+
+def _key(phrase: str, hits: list[st.Record]) -> _Key:
+    """A phrase of the question found in ``hits``: is it a record's key, a field's whole value?"""
+    said = norm(phrase)
+    is_key = any(norm(r.key) == said for r in hits)
+    is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
+    return _Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
 
 
 def _json_regex(text: str) -> str:
@@ -152,7 +161,8 @@ class MoveBook:
         if self.answer_type is bool or first in _YES_NO_START:
             self.cues.add("yes_no")
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
-        content = [w for w in parts(self.text_q) if w.casefold() not in _STOP]
+        asked = _QUOTED.sub(" ", self.text_q)  # words inside a quoted value name no field
+        content = [w for w in parts(asked) if w.casefold() not in _STOP]
         self.q_stems = {st.stem(w) for w in content}
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
@@ -220,6 +230,12 @@ class MoveBook:
         found: list[_Key] = []
         absent: list[_Key] = []
         spans: list[tuple[int, int]] = []
+        for m in _QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
+            phrase = (m.group(1) or m.group(2)).strip()
+            hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
+            if len(phrase) >= 2 and hits:
+                found.append(_key(phrase, hits))
+                spans.append(m.span())
         for n in (4, 3, 2, 1):
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
@@ -245,12 +261,10 @@ class MoveBook:
                     if "yes_no" in self.cues and n == 1 and not only_field_words:
                         absent.append(_Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
-                norm = " ".join(phrase.casefold().split())
-                is_key = any(" ".join(r.key.casefold().split()) == norm for r in hits)
-                is_value = any(" ".join(v.casefold().split()) == norm for r in hits for _, v in r.fields)
-                if only_field_words and n == 1 and not is_key and len(hits) > 3:
+                made = _key(phrase, hits)
+                if only_field_words and n == 1 and not made.is_key and len(hits) > 3:
                     continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
-                found.append(_Key(phrase, len(hits), is_key, is_value))
+                found.append(made)
                 spans.append((first.start(), last.end()))
         usable = [k for k in found if k.records <= MAX_KEY_RECORDS or "count" in self.cues]
         usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))

@@ -55,6 +55,9 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
                 continue  # the question's own key: no answer
             asked = fname in book.fields.get(var, [])
             ok = specific and (asked or len(result.fields) <= 2 or (one_number and fname in numeric))
+            if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
+                out += _past_key(value, key.text, fname, ok and len(result.fields) <= 2, why_rec)
+                continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
             loose = (book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(value.split()) > 3
             parts = [c for c in printed(book, value, key) if c.supported] if loose else []
@@ -72,6 +75,8 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
         same = isinstance(result, str) and key is not None and norm(result) == norm(key.text)
         if not isinstance(result, str) or same:
             return []
+        if key is not None and _holds_key(result, key.text, False):
+            return _past_key(result, key.text, str(args[2]), False, why_rec)
         loose = book.structs[var].kind in ("lines", "prose") or len(str(args[2]).split()) > 2
         parts = [c for c in printed(book, result, key) if c.supported] if loose and len(result.split()) > 3 else []
         # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
@@ -141,6 +146,28 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     ]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
+
+
+def _holds_key(value: str, key: str, is_record_key: bool) -> bool:
+    """Does the value only repeat the question's key (``/nonexistent`` for ``nonexistent``) or, as a record's
+    key, start with it (``ENCRYPT_METHOD SHA512``: a ``NAME value`` line read as one field)?"""
+    words = st.words(key.casefold())
+    found = st.words(value.casefold())
+    starts = found[: len(words)] == words and value[len(key) : len(key) + 1] in (" ", "\t", "=", ":")
+    return found == words or (is_record_key and starts)
+
+
+def _past_key(value: str, key: str, label: str, ok: bool, why: str) -> list[Candidate]:
+    """A value that holds the question's own key: what follows the key (``ENCRYPT_METHOD SHA512`` read for
+    ``ENCRYPT_METHOD``: ``SHA512``, supported when ``ok``); the whole value only repeats the question."""
+    whole = Candidate(value, label, False, "the value repeats the question's key")
+    folded, k = value.casefold(), " ".join(key.casefold().split())
+    if not folded.startswith(k) or value[len(k) : len(k) + 1] not in (" ", "\t", "=", ":"):
+        return [whole]
+    rest = value[len(k) :].strip(" \t=:")
+    return (
+        [Candidate(rest, label, ok, why if ok else "after the key, in a field not named"), whole] if rest else [whole]
+    )
 
 
 def norm(text: str) -> str:
