@@ -115,9 +115,10 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
             for f, v in (record.fields if isinstance(record, st.Record) else ())
             if f != args[1] and v != result[0]
         ]
+        number = book.answer_type in (int, float)  # a number asks for the ranked value, a text for the record
         ranked = [
-            Candidate(result[0], "key", asked_field, why_rank),
-            Candidate(result[1], label, asked_field, why_rank),
+            Candidate(result[0], "key", asked_field and not number, why_rank),
+            Candidate(result[1], label, asked_field and number, why_rank),
         ]
         return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
     return []
@@ -125,14 +126,12 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
 
 def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> list[Candidate]:
     """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
-    question on a row that holds the question's key. In data with named fields, the token right after the
-    key itself is only the next column ("freeciv 5556/tcp"), not what the question asks: not supported."""
+    question on a row that holds the question's key. The token right after the key itself is only the next
+    column ("freeciv 5556/tcp") or word: supported only when it sits in a field the question names."""
     values = guided.output_values([stdout], book.question, book.data)
     pairs = guided.focus_pairs(guided.stated_pairs([stdout], book.question, values), book.question)
     specific = key is not None and (key.is_key or key.records <= 3)
-    s = book.structs[var] if var is not None else None
-    fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
-    own = set(st.words(key.text.casefold())) if key is not None and fielded else set()
+    own = set(st.words(key.text.casefold())) if key is not None else set()  # "CA Disig ... O=Disig a.s."
     record = lookup.record_of(book.texts[var], key.text) if own and var is not None and key is not None else None
     named = book.named_fields(var) if own and var is not None else []
 
