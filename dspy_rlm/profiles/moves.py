@@ -108,6 +108,22 @@ class Move:
         return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
 
 
+def _counted_nouns(said: list[str]) -> set[str]:
+    """The words naming what is counted or ranked over (``how many time zones``, ``the number of packages``,
+    ``Of all the countries``): the records themselves, not a field of them."""
+    out: set[str] = set()
+    for i, w in enumerate(said):
+        if not (w == "many" or (w == "number" and said[i + 1 : i + 2] == ["of"]) or (i == 0 and w == "of")):
+            continue
+        j = i + 2 if w == "number" else i + 1
+        while j < len(said) and said[j] in ("the", "all"):
+            j += 1
+        while j < len(said) and said[j] not in _STOP and len(out) < 2:
+            out.add(said[j])
+            j += 1
+    return out
+
+
 def _key(phrase: str, hits: list[st.Record]) -> _Key:
     """A phrase of the question found in ``hits``: is it a record's key, a field's whole value?"""
     said = norm(phrase)
@@ -162,7 +178,8 @@ class MoveBook:
             self.cues.add("yes_no")
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         asked = _QUOTED.sub(" ", self.text_q)  # words inside a quoted value name no field
-        content = [w for w in parts(asked) if w.casefold() not in _STOP]
+        entity = _counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
+        content = [w for w in parts(asked) if w.casefold() not in _STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
