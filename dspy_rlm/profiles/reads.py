@@ -66,7 +66,7 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
                 continue
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
         if result.key:
-            reverse = key is not None and key.is_value and not key.is_key
+            reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             out.append(Candidate(result.key, "key", reverse and specific, "reverse lookup" if reverse else "key"))
         if not result.fields:
             out += printed(book, result.text, key)
@@ -97,8 +97,9 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
     if move.kind == "key_of":
         key_field = field_holding_key(book.structs[var])
         named = key_field is None or key_field in book.named_fields(var)
-        ok = specific and named
-        why = why_rec if ok else f"the question does not name the key's field {key_field!r}"
+        other = _other_asked(book, var, key)
+        ok = specific and named and not other
+        why = why_rec if ok else f"the question asks for {other[0]!r}" if other else f"{key_field!r} is not named"
         return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
     why_rank = "ranked" if asked_field else "ranked a field the question does not name"
     if move.kind == "most_common":
@@ -145,6 +146,17 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     ]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
+
+
+def _other_asked(book: Any, var: str, key: Any) -> list[str]:
+    """The fields the question asks for besides the one holding its key value ("the package whose description
+    is X: give its Version" asks for the Version, not the package)."""
+    record = lookup.record_of(book.texts[var], key.text) if key is not None else None
+    if not isinstance(record, st.Record):
+        return list(book.fields.get(var, []))
+    said = norm(key.text)
+    holders = {f for f, v in record.fields if said in (norm(v), norm(v.split("\n", 1)[0]))}
+    return [f for f in book.fields.get(var, []) if f not in holders]
 
 
 def _holds_key(value: str, key: str, is_record_key: bool) -> bool:
