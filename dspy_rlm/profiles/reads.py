@@ -127,11 +127,14 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
 
 def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> list[Candidate]:
     """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
-    question on a row that holds the question's key. The token right after the key itself is only the next
-    column ("freeciv 5556/tcp") or word: supported only when it sits in a field the question names."""
+    question on a row that holds the question's key. After a word of the key itself, a value is supported only
+    in a field the question names (not the next column: "freeciv 5556/tcp"), or, in lines of text, right
+    after the whole key phrase ("the vault access code is 31337", not "CA Disig Root R2 O=Disig a.s.")."""
     values = guided.output_values([stdout], book.question, book.data)
     pairs = guided.focus_pairs(guided.stated_pairs([stdout], book.question, values), book.question)
     specific = key is not None and (key.is_key or key.records <= 3)
+    s = book.structs[var] if var is not None else None
+    fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
     own = set(st.words(key.text.casefold())) if key is not None else set()  # "CA Disig ... O=Disig a.s."
     record = lookup.record_of(book.texts[var], key.text) if own and var is not None and key is not None else None
     named = book.named_fields(var) if own and var is not None else []
@@ -140,8 +143,12 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         fields = record.fields if isinstance(record, st.Record) else ()
         return any(f in named and value in v.split() for f, v in fields)
 
+    def follows_key(value: str) -> bool:  # a sentence: "the vault access code is 31337"
+        linked = re.escape(key.text) + r"[\s:=]*(?:(?:is|are|was|were)\s+)?" + re.escape(value)
+        return not fielded and key is not None and re.search(linked, stdout, re.IGNORECASE) is not None
+
     out = [
-        Candidate(v, w, specific and (w.casefold() not in own or asked(v)), "stated after a word of the question")
+        Candidate(v, w, specific and (w.casefold() not in own or asked(v) or follows_key(v)), "stated after the key")
         for w, v in pairs
     ]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
