@@ -22,14 +22,17 @@ for. A SUBMIT of an unsupported value ends the run ``Extracted`` with low confid
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
+from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
+from dspy_rlm.profiles.reads import call_args, evaluate, field_holding_key, field_stems, literal, norm, parts, printed
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern"]
 
@@ -38,11 +41,26 @@ MAX_KEYS = 6
 MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 MAX_CANDIDATES = 40
-MAX_VALUE_CHARS = 160
 
 _CUES = {
-    "count": ("how many", "number of", "count ", "count the", "how often"),
-    "most_common": ("most common", "most frequent", "most often", "most popular", "most used", "appears most"),
+    "count": (
+        "how many",
+        "the number of",
+        "total number of",
+        "count ",
+        "count the",
+        "how often",
+    ),  # not "port number of"
+    "most_common": (
+        "most common",
+        "most frequent",
+        "most often",
+        "most popular",
+        "most used",
+        "appears most",
+        "by the most",
+        "by most",
+    ),
     "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
     "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
 }
@@ -70,21 +88,11 @@ _STOP = guided.FUNCTION_WORDS | _ENGLISH | _CUE_WORDS | {
     "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
     "named", "called",
 }  # fmt: skip
-_INT = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
-_FLOAT = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
+"""Words after which a question describes a record ("the package whose description is ...")."""
+_QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d')
 _SEP = '", "code": "'
 _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
-_BRACKETED_TAIL = re.compile(r"\s*(?:<[^<>]*>|\([^()]*\)|\[[^\[\]]*\])\s*$")
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A value a read produced, as the submit moves offer it."""
-
-    value: Any
-    label: str  # said before the value: "The {label} is {value}."
-    supported: bool
-    why: str  # what supports it, or what is missing
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,30 @@ class Move:
 
     def pattern(self) -> str:
         return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
+
+
+def _counted_nouns(said: list[str]) -> set[str]:
+    """The words naming what is counted or ranked over (``how many time zones``, ``the number of packages``,
+    ``Of all the countries``): the records themselves, not a field of them."""
+    out: set[str] = set()
+    for i, w in enumerate(said):
+        if not (w == "many" or (w == "number" and said[i + 1 : i + 2] == ["of"]) or (i == 0 and w == "of")):
+            continue
+        j = i + 2 if w == "number" else i + 1
+        while j < len(said) and said[j] in ("the", "all"):
+            j += 1
+        while j < len(said) and said[j] not in _STOP and len(out) < 2:
+            out.add(said[j])
+            j += 1
+    return out
+
+
+def _key(phrase: str, hits: list[st.Record]) -> _Key:
+    """A phrase of the question found in ``hits``: is it a record's key, a field's whole value?"""
+    said = norm(phrase)
+    is_key = any(norm(r.key) == said for r in hits)
+    is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
+    return _Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
 
 
 def _json_regex(text: str) -> str:
@@ -145,9 +177,18 @@ class MoveBook:
         if self.answer_type is bool or first in _YES_NO_START:
             self.cues.add("yes_no")
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
-        self.q_stems = {st.stem(w) for w in _parts(self.text_q) if w.casefold() not in _STOP}
+        asked = _QUOTED.sub(" ", self.text_q)  # words inside a quoted value name no field
+        entity = _counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
+        content = [w for w in parts(asked) if w.casefold() not in _STOP and w.casefold() not in entity]
+        self.q_stems = {st.stem(w) for w in content}
+        said = st.words(self.text_q.casefold())
+        self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
+        # a field named by its initials: "time zone" names "TZ"
+        self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}
+        self._rank_cache: dict[tuple[str, bool], list[str]] = {}
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
+        self.fields = {n: self._drop_descriptors(n, f) for n, f in self.fields.items()}
 
     def kind(self) -> str:
         """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
@@ -166,23 +207,52 @@ class MoveBook:
         """Fields the question names (a shared stem), the key's own field left out (it holds the key)."""
         if s.kind in ("lines", "prose"):
             return []  # a "key: value" shape on some lines names no field of the data
-        key_field = _key_field(s)
+        key_field = field_holding_key(s)
         scored = []
         for name in s.field_names:
-            parts = {st.stem(w) for w in _parts(name)}
+            parts = field_stems(name)
             shared = len(parts & self.q_stems)
             if name != key_field and shared:
                 scored.append((-shared / len(parts), -shared, name))
         return [name for *_, name in sorted(scored)[:3]]
 
+    def _drop_descriptors(self, var: str, fields: list[str]) -> list[str]:
+        """Fields named only to describe the record ("the time zone whose comment is X: its country code?")
+        are not asked for when the question names another field besides the one holding its key value."""
+        said = list(st.words(self.text_q.casefold()))
+        desc: set[str] = set()
+        for i, w in enumerate(said):
+            if w in _RELATIVE:
+                before = [b for b in said[max(0, i - 3) : i] if b not in _STOP][-2:]
+                desc |= {st.stem(b) for b in before} | (
+                    {"=" + before[0][0].upper() + before[1][0].upper()} if len(before) == 2 else set()
+                )
+        if not desc:
+            return fields
+        holders = set()
+        for k in self.keys.get(var, []):
+            record = lookup.record_of(self.texts[var], k.text) if k.is_value and not k.is_key else None
+            if isinstance(record, st.Record):
+                holders |= {f for f, v in record.fields if norm(v) == norm(k.text)}
+        named = self.named_fields(var)
+        if not [f for f in named if not (field_stems(f) & desc) and f not in holders]:
+            return fields
+        return [f for f in fields if not (field_stems(f) & desc)]
+
     def _keys(self, var: str) -> list[_Key]:
         text, s = self.texts[var], self.structs[var]
         folded = text.casefold() if len(text) < 20_000_000 else text
         tokens = list(re.finditer(st._WORD, self.text_q))
-        field_stems = {st.stem(w) for f in s.field_names for w in _parts(f)}
+        field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
         found: list[_Key] = []
         absent: list[_Key] = []
         spans: list[tuple[int, int]] = []
+        for m in _QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
+            phrase = (m.group(1) or m.group(2)).strip()
+            hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
+            if len(phrase) >= 2 and hits:
+                found.append(_key(phrase, hits))
+                spans.append(m.span())
         for n in (4, 3, 2, 1):
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
@@ -190,7 +260,7 @@ class MoveBook:
                 if words[0].casefold() in _STOP or words[-1].casefold() in _STOP:
                     continue
                 only_field_words = all(
-                    w.casefold() in _STOP or all(st.stem(p) in field_stems for p in _parts(w)) for w in words
+                    w.casefold() in _STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
                 )
                 inside = any(a <= first.start() and last.end() <= b for a, b in spans)
                 if inside and not (n == 1 and _ID_LIKE.search(words[0])):
@@ -208,12 +278,10 @@ class MoveBook:
                     if "yes_no" in self.cues and n == 1 and not only_field_words:
                         absent.append(_Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
-                norm = " ".join(phrase.casefold().split())
-                is_key = any(" ".join(r.key.casefold().split()) == norm for r in hits)
-                is_value = any(" ".join(v.casefold().split()) == norm for r in hits for _, v in r.fields)
-                if only_field_words and n == 1 and not is_key and len(hits) > 3:
+                made = _key(phrase, hits)
+                if only_field_words and n == 1 and not made.is_key and len(hits) > 3:
                     continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
-                found.append(_Key(phrase, len(hits), is_key, is_value))
+                found.append(made)
                 spans.append((first.start(), last.end()))
         usable = [k for k in found if k.records <= MAX_KEY_RECORDS or "count" in self.cues]
         usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
@@ -222,28 +290,37 @@ class MoveBook:
             usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
         return (usable[:MAX_KEYS] + absent[:2])[: MAX_KEYS + 1]
 
-    def _named_fields(self, var: str) -> list[str]:
-        return [f for f in self.structs[var].field_names if {st.stem(w) for w in _parts(f)} & self.q_stems]
+    def named_fields(self, var: str) -> list[str]:
+        """Fields whose name shares a stem with the question, the key's own field included."""
+        return [f for f in self.structs[var].field_names if field_stems(f) & self.q_stems]
 
     def _field_is_key(self, var: str, key: _Key, field: str) -> bool:
         record = lookup.record_of(self.texts[var], key.text)
         value = record.get(field) if isinstance(record, st.Record) else None
-        return value is not None and (_norm(value) == _norm(key.text) or (key.is_value and st.matches(key.text, value)))
+        return value is not None and (norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)))
 
-    def _ranked_fields(self, var: str) -> list[str]:
-        """Fields for ranking moves when the question names none: numeric fields first for largest /
-        smallest, few-valued ones first for most common (over the first 2,000 records)."""
+    def _ranked_fields(self, var: str, numeric: bool) -> list[str]:
+        """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
+        mostly hold a number, for most common those whose values repeat. The fields the question names (the
+        key's own field included: "the most common country code" ranks the codes) come alone when any fits."""
+        cached = self._rank_cache.get((var, numeric))
+        if cached is not None:
+            return cached
         s = self.structs[var]
+        named = set(self.named_fields(var))
         stats = []
         for name in s.field_names[:12]:
-            values = [v for v in (r.get(name) for r in s.records[:2000]) if v]
-            if not values:
+            values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
+            if len(values) < 2:
                 continue
-            numeric = sum(bool(_FLOAT.match(v.strip())) for v in values) / len(values)
+            share = sum(bool(FLOAT_RX.match(v)) for v in values) / len(values)
             distinct = len(set(values)) / len(values)
-            stats.append((name, numeric, distinct))
-        stats.sort(key=(lambda t: -t[1]) if self.cues & {"max", "min"} else (lambda t: t[2]))
-        return [n for n, _, _ in stats[:8]]
+            if (share >= 0.5) if numeric else (distinct < 0.9):
+                stats.append((name not in named, -share if numeric else distinct, name))
+        stats.sort()
+        fields = [n for asked, _, n in stats if not asked] or [n for *_, n in stats[:6]]
+        self._rank_cache[(var, numeric)] = fields
+        return fields
 
     # -- the moves of a step ----------------------------------------------------------------------
     def step_moves(self, done: list[str], stdouts: list[str]) -> list[Move]:
@@ -260,9 +337,11 @@ class MoveBook:
     def read_moves(self) -> list[Move]:
         moves: list[Move] = []
         for var, keys in self.keys.items():
-            ranked = self._ranked_fields(var) if self.cues & {"most_common", "max", "min"} else []
-            fields = self.fields[var] or ranked
+            ranking = bool(self.cues & {"most_common", "max", "min"})
+            fields = self.fields[var] or (self._ranked_fields(var, False) if ranking else [])
             for k in keys:
+                if ranking and not (k.is_key or k.is_value or self.cues & {"count", "yes_no"}):
+                    continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
                 kr = repr(k.text)
                 moves.append(
                     Move("search", f"I will search for {kr}.", f"print(search({var}, {kr}, ignore_case=True))")
@@ -288,77 +367,51 @@ class MoveBook:
                         )
                 if k.is_value and not k.is_key:
                     moves.append(Move("key_of", f"I will find the record holding {kr}.", f"print(key_of({var}, {kr}))"))
-            for f in fields:
-                if "most_common" in self.cues:
+            if "most_common" in self.cues:
+                for f in self._ranked_fields(var, False):
                     moves.append(
                         Move("most_common", f"I will find the most common {f}.", f"print(most_common({var}, {f!r}))")
                     )
-                if "max" in self.cues:
-                    moves.append(Move("max", f"I will find the largest {f}.", f"print(max_of({var}, {f!r}))"))
-                if "min" in self.cues:
-                    moves.append(Move("min", f"I will find the smallest {f}.", f"print(min_of({var}, {f!r}))"))
+            for cue, fn, word in (("max", "max_of", "largest"), ("min", "min_of", "smallest")):
+                if cue in self.cues:
+                    for f in self._ranked_fields(var, True):
+                        moves.append(Move(cue, f"I will find the {word} {f}.", f"print({fn}({var}, {f!r}))"))
         return moves
 
-    def submit_moves(self) -> list[Move]:
-        names = list(self.outputs)
+    def read_candidates(self) -> list[Candidate]:
+        """Every value the reads produced, the latest read first (a value once, as first seen)."""
         cands: list[Candidate] = []
-        for found in reversed(list(self.reads.values())):  # the latest read first
+        for found in reversed(list(self.reads.values())):
             for c in found:
                 if all(c.value != d.value for d in cands):
                     cands.append(c)
-        first = self._typed(names[0], self.outputs[names[0]], cands)
+        return cands
+
+    def judge(self, outputs: dict[str, Any]) -> Candidate:
+        """The candidate for a SUBMIT the moves did not offer: supported only if a read backs its value."""
+        name = next(iter(self.outputs), None)
+        value = outputs.get(name) if name is not None else None
+        return judge(value, self.outputs.get(name, str) if name else str, self.read_candidates(), self.asks_name)
+
+    def submit_moves(self) -> list[Move]:
+        names = list(self.outputs)
+        cands = self.read_candidates()
+        first = typed(self.outputs[names[0]], cands, self.asks_name)
         rest = []
         for name in names[1:]:
-            options = self._typed(name, self.outputs[name], cands)
+            options = typed(self.outputs[name], cands, self.asks_name)
             if not options:
                 return []
             rest.append((name, options))
         moves = []
         for c in first[:MAX_CANDIDATES]:
-            tail = "".join(f", {n}={_literal(o[0].value)}" for n, o in rest)  # further fields: the first option
-            code = f"SUBMIT({names[0]}={_literal(c.value)}{tail})"
+            tail = "".join(f", {n}={literal(o[0].value)}" for n, o in rest)  # further fields: the first option
+            code = f"SUBMIT({names[0]}={literal(c.value)}{tail})"
             shown = str(c.value) if not isinstance(c.value, list) else ", ".join(map(str, c.value))
             move = Move("submit", f"The {c.label} is {shown}.", code, c)
             self.submits[code] = c
             moves.append(move)
         return moves
-
-    def _typed(self, name: str, annotation: Any, cands: list[Candidate]) -> list[Candidate]:
-        """The candidates as values of the output's type (numbers parsed, booleans, literals, lists)."""
-        if annotation is bool:
-            said = {c.value for c in cands if isinstance(c.value, bool) and c.supported}
-            if not cands:
-                return []
-            return [
-                Candidate(v, "answer", v in said, "the existence check printed it" if v in said else "not checked")
-                for v in (True, False)
-            ]
-        if get_origin(annotation) is Literal:
-            opts = list(get_args(annotation))
-            heard = {str(c.value).casefold() for c in cands if c.supported}
-            return [Candidate(o, "answer", str(o).casefold() in heard, "read") for o in opts] if cands else []
-        out: list[Candidate] = []
-        for c in cands:
-            if isinstance(c.value, bool):
-                continue
-            if annotation in (int, float):
-                rx = _INT if annotation is int else _FLOAT
-                text = str(c.value).strip()
-                m = rx.match(text)  # a number as printed: alone, or leading a unit ("163/tcp", "12 MB")
-                if m is None or (m.end() < len(text) and text[m.end()] not in " /\t"):
-                    continue
-                number = m.group().replace(",", "")
-                out.append(Candidate(int(number) if annotation is int else float(number), c.label, c.supported, c.why))
-            elif get_origin(annotation) is list:
-                out.append(Candidate([str(c.value)], c.label, c.supported, c.why))
-            else:
-                text = str(c.value).strip()
-                if text and "\n" not in text and len(text) <= MAX_VALUE_CHARS:
-                    out.append(Candidate(text, c.label, c.supported, c.why))
-                    short = _BRACKETED_TAIL.sub("", text)  # "Craig Small <csmall@debian.org>" -> "Craig Small"
-                    if short and short != text:
-                        out.append(Candidate(short, f"{c.label} name", c.supported, c.why))
-        return out
 
     # -- what a read produced ---------------------------------------------------------------------
     def record_read(self, code: str, stdout: str) -> None:
@@ -367,131 +420,14 @@ class MoveBook:
             return
         move = next((m for m in self.read_moves() if m.code == code), None)
         if move is None:  # search rows, or code the grammar did not write: the printed tokens
-            self.reads[code] = self._printed(stdout)
+            self.reads[code] = printed(self, stdout)
             return
-        self.reads[code] = self._evaluate(move, stdout)
+        self.reads[code] = evaluate(self, move, stdout)
 
-    def _key_of_code(self, move: Move) -> tuple[str, _Key | None]:
-        args = _call_args(move.code)
+    def key_of_code(self, move: Move) -> tuple[str, _Key | None]:
+        args = call_args(move.code)
         var = str(args[0])
         for k in self.keys.get(var, []):
             if k.text in args[1:]:
                 return var, k
         return var, None
-
-    def _evaluate(self, move: Move, stdout: str) -> list[Candidate]:
-        var, key = self._key_of_code(move)
-        text = self.texts.get(var)
-        if text is None:
-            return []
-        specific = key is not None and (key.is_key or key.records <= 3)
-        why_rec = "the record matches the question's key" if specific else "the key matches several records"
-        if move.kind == "search":
-            return self._printed(stdout, key)
-        args = _call_args(move.code)
-        result = getattr(lookup, _call_name(move.code))(text, *args[1:])
-        if move.kind == "record":
-            if not isinstance(result, st.Record):
-                return []
-            out = []
-            said = " ".join(key.text.casefold().split()) if key is not None else None
-            numeric = [f for f, v in result.fields if _INT.match(v.strip())]
-            one_number = self.answer_type in (int, float) and len(numeric) == 1  # no doubt which field is meant
-            for fname, value in result.fields:
-                if said is not None and " ".join(value.casefold().split()) == said:
-                    continue  # the question's own key: no answer
-                asked = bool({st.stem(w) for w in _parts(fname)} & self.q_stems)
-                ok = specific and (asked or len(result.fields) <= 2 or (one_number and fname in numeric))
-                # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
-                loose = (self.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(
-                    value.split()
-                ) > 3
-                parts = [c for c in self._printed(value, key) if c.supported] if loose else []
-                if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
-                    out += parts
-                    continue
-                out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
-            if result.key:
-                reverse = key is not None and key.is_value and not key.is_key
-                out.append(Candidate(result.key, "key", reverse and specific, "reverse lookup" if reverse else "key"))
-            if not result.fields:
-                out += self._printed(result.text, key)
-            return out
-        if move.kind == "field":
-            same = isinstance(result, str) and key is not None and _norm(result) == _norm(key.text)
-            if not isinstance(result, str) or same:
-                return []
-            loose = self.structs[var].kind in ("lines", "prose") or len(str(args[2]).split()) > 2
-            parts = [c for c in self._printed(result, key) if c.supported] if loose and len(result.split()) > 3 else []
-            # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
-            return parts or [Candidate(result, args[2], specific, why_rec)]
-        asked_field = len(args) > 1 and args[1] in self.fields.get(var, [])
-        if move.kind == "count_where":
-            ok = asked_field or (key is not None and key.is_value)
-            return [Candidate(str(result), "count", ok, "counted" if ok else "a field the question does not name")]
-        if move.kind == "count":
-            ok = key is not None and key.is_value
-            return [Candidate(str(result), "count", ok, "counted" if ok else "counted a word, not a field value")]
-        if move.kind == "exists":
-            ok = (not result and key is not None and key.records == 0) or (bool(result) and specific)
-            return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
-        if move.kind == "key_of":
-            key_field = _key_field(self.structs[var])
-            named = key_field is None or key_field in self._named_fields(var)
-            ok = specific and named
-            why = why_rec if ok else f"the question does not name the key's field {key_field!r}"
-            return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
-        why_rank = "ranked" if asked_field else "ranked a field the question does not name"
-        if move.kind == "most_common":
-            found = [Candidate(result, f"most common {args[1]}", asked_field, why_rank)]
-            return found if isinstance(result, str) else []
-        if move.kind in ("max", "min") and isinstance(result, tuple):
-            label = ("largest" if move.kind == "max" else "smallest") + f" {args[1]}"
-            return [
-                Candidate(result[0], "key", asked_field, why_rank),
-                Candidate(result[1], label, asked_field, why_rank),
-            ]
-        return []
-
-    def _printed(self, stdout: str, key: _Key | None = None) -> list[Candidate]:
-        """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
-        question on a row that holds the question's key."""
-        values = guided.output_values([stdout], self.question, self.data)
-        pairs = guided.focus_pairs(guided.stated_pairs([stdout], self.question, values), self.question)
-        specific = key is not None and (key.is_key or key.records <= 3)
-        out = [Candidate(v, w, specific, "stated after a word of the question") for w, v in pairs]
-        out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
-        return out
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def _parts(text: str) -> list[str]:
-    """The alphanumeric parts of a text (``Installed-Size`` -> ``Installed``, ``Size``), for stems."""
-    return re.findall(r"[^\W_]+", text)
-
-
-def _key_field(s: st.Structure) -> str | None:
-    """The field that holds each record's key (``Package`` of a stanza), when one does."""
-    for r in s.records[:5]:
-        for name, value in r.fields:
-            if r.key and value == r.key:
-                return name
-    return None
-
-
-def _literal(value: Any) -> str:
-    return repr(value)
-
-
-def _call_name(code: str) -> str:
-    return code[len("print(") :].split("(", 1)[0]
-
-
-def _call_args(code: str) -> list[Any]:
-    import ast
-
-    call = ast.parse(code).body[0].value.args[0]  # type: ignore[attr-defined]
-    return [a.id if isinstance(a, ast.Name) else ast.literal_eval(a) for a in call.args]  # keywords: not needed

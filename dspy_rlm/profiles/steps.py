@@ -85,13 +85,17 @@ class SmallPolicyRun(BasePolicyRun):
         return self._book
 
     def settle(self, result: Submitted, codes: list[str], stdouts: list[str]) -> Submitted | Extracted:
-        """A SUBMIT of a value the reads do not support ends ``Extracted`` (low confidence, a note)."""
+        """A SUBMIT of a value the reads do not support ends ``Extracted`` (low confidence, a note). When the
+        grounded moves were in force, a SUBMIT they did not offer (the LM left the grammar) is judged by its
+        value: it stands only if a read produced it with support."""
         from dspy_rlm.results import Extracted
 
-        if self._book is None or not codes:
+        if self._book is None:  # no grounded moves were offered this run (e.g. the user's own instructions)
             return result
-        candidate = self._book.submits.get(codes[-1])
-        if candidate is None or candidate.supported:
+        candidate = self._book.submits.get(codes[-1]) if codes else None
+        if candidate is None:
+            candidate = self._book.judge(dict(result.outputs))
+        if candidate.supported:
             return result
         note = f"the submitted value {candidate.value!r} is a guess: {candidate.why}"
         return Extracted(

@@ -58,9 +58,10 @@ def test_an_unsupported_submit_ends_as_a_labelled_guess():
     lm = ScriptedLocalLM(["print(record_of(context, 'Owner 3'))", "SUBMIT(answer='bird-3')"])
     with dspy.context(lm=lm):
         pred = RLM("context, question -> answer", max_iters=3)(context=TABLE, question="Which color is the sky?")
-    # A SUBMIT the grammar never offered (this scripted LM ignores the constraint; the embedded model cannot)
-    # is not judged: settle() knows only the values the moves produced. Known gap, kept visible here.
-    assert pred.result.kind == "submitted" and pred.answer == "bird-3"
+    # A SUBMIT the grammar never offered (this scripted LM ignores the constraint) is judged by its value: no
+    # read supports 'bird-3' as the sky's color, so it ends a labelled guess.
+    assert pred.result.kind == "extracted" and pred.answer == "bird-3"
+    assert "guess" in pred.result.notes and pred.result.confidence < 0.5
     lm = ScriptedLocalLM(["print(field_of(context, 'amber-falcon', 'owner'))", "SUBMIT(answer='Ines Moreau')"])
     with dspy.context(lm=lm):
         pred = RLM("context, question -> answer", max_iters=3)(
@@ -86,3 +87,57 @@ def test_scripted_and_random_policies_take_grammar_moves_without_an_lm_call():
         assert all("`code`" not in p[0]["content"] for p in lm.prompts)  # no action call went to the LM
         if isinstance(policy, ScriptedMovePolicy):
             assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
+
+
+ZONES = "code\tzone\tcomment\n" + "".join(
+    f"{c}\t{z}\t{m}\n"
+    for c, z, m in [
+        ("KI", "Pacific/Kanton", "Phoenix Islands"),
+        ("KI", "Pacific/Tarawa", "Gilbert Islands"),
+        ("US", "America/Boise", "Mountain - ID (south)"),
+        ("US", "America/Denver", "Mountain (most areas)"),
+        ("AQ", "Antarctica/Troll", "Troll"),
+    ]
+)
+
+
+def test_ranking_moves_rank_fields_that_fit_and_no_word_is_a_key():
+    codes = [m.code for m in book("Which bird has the largest weight?").read_moves()]
+    assert codes == ["print(max_of(context, 'weight'))"]  # only the numeric field; 'bird' names no record
+    codes = [m.code for m in book("What is the most common color among the birds?").read_moves()]
+    assert codes == ["print(most_common(context, 'color'))"]  # the field named; names never repeat
+    assert book("Give the color shared by the most birds.").kind() == "most_common"
+
+
+def test_a_ranked_record_is_vouched_for_by_its_key_and_a_count_of_nothing_is_not():
+    b = book("Which bird has the largest weight?")
+    b.record_read("print(max_of(context, 'weight'))", "")
+    found = {c.value: c.supported for c in b.read_candidates()}
+    assert found["amber-falcon"] and not found["1,250"] and not found["Ines Moreau"]
+    b = book("How many birds have the color purple?", int)
+    b.record_read("print(count_where(context, 'color', 'purple'))", "0")
+    assert [c.supported for c in b.read_candidates()] == [False]  # no record has it: wrong field or value
+
+
+def test_a_quoted_phrase_is_one_key_and_a_describing_field_is_not_read():
+    b = MoveBook(
+        {"question": 'What is the code of the zone whose comment is "Phoenix Islands"?'},
+        {"context": ZONES},
+        {"answer": str},
+    )
+    assert b.keys["context"][0].text == "Phoenix Islands" and b.keys["context"][0].is_value
+    codes = [m.code for m in b.read_moves()]
+    assert "print(field_of(context, 'Phoenix Islands', 'zone'))" not in codes  # 'zone' only describes the record
+    b.record_read("print(key_of(context, 'Phoenix Islands'))", "KI")
+    assert [(c.value, c.supported) for c in b.read_candidates()] == [("KI", True)]
+
+
+def test_a_name_asked_for_drops_the_bracketed_tail():
+    data = {
+        "context": "Package: tar\nMaintainer: Ana Ruiz <ana@example.org>\n\n"
+        "Package: gzip\nMaintainer: Tom Okafor <t@o.org>"
+    }
+    b = MoveBook({"question": "What is the maintainer's name of tar?"}, data, {"answer": str})
+    b.record_read("print(field_of(context, 'tar', 'Maintainer'))", "")
+    submits = {m.candidate.value: m.candidate.supported for m in b.submit_moves() if m.candidate}
+    assert submits == {"Ana Ruiz <ana@example.org>": False, "Ana Ruiz": True}

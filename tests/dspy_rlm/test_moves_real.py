@@ -49,3 +49,26 @@ def test_the_embedded_model_answers_each_kind(lm, question, answer_type, gold):
     pred = ask(lm, question, answer_type)
     assert pred.answer == gold, pred.trajectory
     assert pred.result.kind in ("submitted", "extracted"), pred.result  # extracted: labelled a guess
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    "question, gold",
+    [
+        ("Which bird has the largest weight?", "calm-otter"),  # ranking: the record's key, over a numeric field
+        ("Which bird has the smallest weight?", "eager-wren"),
+        ("What is the most common color?", "blue"),  # most common: over a field whose values repeat
+    ],
+)
+def test_the_embedded_model_ranks_and_vouches_for_it(lm, question, gold):
+    pred = ask(lm, question)
+    assert pred.answer == gold, pred.trajectory
+    assert pred.result.kind == "submitted", pred.result  # the field ranked is the one the question names
+
+
+@pytest.mark.timeout(600)
+def test_a_ranking_asked_as_a_number_gives_the_ranked_value(lm):
+    """Asked as an ``int``, the largest weight is the ranked value (as printed, normalized), not the bird."""
+    pred = ask(lm, "Which weight is the largest one?", "int")
+    assert pred.answer == 2410, pred.trajectory
+    assert pred.result.kind == "submitted"

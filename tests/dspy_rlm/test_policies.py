@@ -41,7 +41,10 @@ def test_a_sub_rlm_under_the_small_profile_uses_the_small_policy():
         pred = RLM("context, query -> answer", max_iters=4, max_depth=1, grounded_submit=False)(
             context=context, query="What is the code word?"
         )
-    assert pred.result.kind == "submitted" and pred.answer == "heron"
+    assert pred.answer == "heron"
+    # this scripted LM writes code the grounded moves never offered: its SUBMITs are judged by value, and no
+    # grounded read backs 'heron', so the run ends a labelled guess (the embedded model stays on the moves)
+    assert pred.result.kind == "extracted" and "guess" in pred.result.notes
     child = pred.trace.subcalls[0]
     assert "profile: small" in child.warnings
     action_prompts = [p for p in lm.prompts if "`code`" in p[0]["content"]]

@@ -1,0 +1,99 @@
+"""Submit candidates of the small policy's grounded moves: values a read produced, typed for the output, each
+knowing whether the run's reads support it.
+
+:func:`typed` turns what the reads produced into values of an output's type (numbers as printed, normalized
+for ``int``; booleans; ``Literal`` options; ``list[str]``; whole text values and their names without a
+bracketed tail). :func:`judge` rules on a submitted value the moves did not offer (a SUBMIT off the grammar):
+it stands only when a read produced the same value with support.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin
+
+__all__ = ["FLOAT_RX", "INT_RX", "Candidate", "judge", "typed"]
+
+MAX_VALUE_CHARS = 160
+INT_RX = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
+FLOAT_RX = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_BRACKETED_TAIL = re.compile(r"\s*(?:<[^<>]*>|\([^()]*\)|\[[^\[\]]*\])\s*$")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A value a read produced, as the submit moves offer it."""
+
+    value: Any
+    label: str  # said before the value: "The {label} is {value}."
+    supported: bool
+    why: str  # what supports it, or what is missing
+
+
+def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> list[Candidate]:
+    """The candidates as values of the output's type (numbers parsed, booleans, literals, lists).
+
+    A text value with a bracketed tail (``Craig Small <csmall@debian.org>``) is offered whole and as its name;
+    when the question asks for a name (``asks_name``) the name alone is the supported one, else the whole.
+    """
+    if annotation is bool:
+        said = {c.value for c in cands if isinstance(c.value, bool) and c.supported}
+        if not cands:
+            return []
+        return [
+            Candidate(v, "answer", v in said, "the existence check printed it" if v in said else "not checked")
+            for v in (True, False)
+        ]
+    if get_origin(annotation) is Literal:
+        opts = list(get_args(annotation))
+        heard = {str(c.value).casefold() for c in cands if c.supported}
+        return [Candidate(o, "answer", str(o).casefold() in heard, "read") for o in opts] if cands else []
+    out: list[Candidate] = []
+    for c in cands:
+        if isinstance(c.value, bool):
+            continue
+        if annotation in (int, float):
+            number = _number(str(c.value).strip(), INT_RX if annotation is int else FLOAT_RX)
+            if number is not None:
+                out.append(Candidate(int(number) if annotation is int else float(number), c.label, c.supported, c.why))
+        elif get_origin(annotation) is list:
+            out.append(Candidate([str(c.value)], c.label, c.supported, c.why))
+        else:
+            text = str(c.value).strip()
+            if text and "\n" not in text and len(text) <= MAX_VALUE_CHARS:
+                short = _BRACKETED_TAIL.sub("", text)  # "Craig Small <csmall@debian.org>" -> "Craig Small"
+                if not short or short == text:
+                    out.append(Candidate(text, c.label, c.supported, c.why))
+                    continue
+                whole, named = (c.supported and not asks_name), (c.supported and asks_name)
+                out.append(Candidate(text, c.label, whole, c.why if whole else "the question asks for the name"))
+                out.append(Candidate(short, f"{c.label} name", named, c.why if named else "the whole value is asked"))
+    return out
+
+
+def _number(text: str, rx: re.Pattern[str]) -> str | None:
+    """A number as printed: alone, or leading a unit (``163/tcp``, ``12 MB``); separators dropped."""
+    m = rx.match(text)
+    if m is None or (m.end() < len(text) and text[m.end()] not in " /\t"):
+        return None
+    return m.group().replace(",", "")
+
+
+def judge(value: Any, annotation: Any, cands: list[Candidate], asks_name: bool = False) -> Candidate:
+    """A submitted value the moves did not offer: supported only when a read produced the same value (typed
+    for the output, text compared without case or spacing) with support."""
+    same = [c for c in typed(annotation, cands, asks_name) if _same(c.value, value)]
+    backed = next((c for c in same if c.supported), None)
+    if backed is not None:
+        return backed
+    why = "a read printed it, unsupported" if same else "no read produced it"
+    return Candidate(value, "answer", False, f"a SUBMIT the grounded moves did not offer; {why}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return bool(a == b)
