@@ -147,7 +147,7 @@ def compact_variables_info(inputs: dict[str, Any], task: dict[str, str] | None =
         elif isinstance(value, str) and len(value) <= 300 and not task:
             lines.append(f"- {name}: {value!r}")
         elif isinstance(value, str):
-            n_lines = value.count("\n") + 1
+            n_lines = value.count("\n") + (not value.endswith("\n"))  # as wc -l, plus an unended last line
             lines.append(
                 f"- {name}: text, {len(value):,} chars, {n_lines:,} lines, {_shape(value)}starts {_first_line(value)!r}"
             )
