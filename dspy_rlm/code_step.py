@@ -4,13 +4,14 @@ answer (the output types, the step policy's check, whether the answer stands or 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dspy.primitives.repl_types import REPLEntry
 
 from dspy_rlm import prompts
 from dspy_rlm.budget import StopReason
 from dspy_rlm.errors import model_error
+from dspy_rlm.loop_state import LoopState
 from dspy_rlm.names import FINAL, FINAL_VAR
 from dspy_rlm.outputs import coerce_outputs
 from dspy_rlm.protocol import final_fields, parse_response
@@ -18,13 +19,10 @@ from dspy_rlm.repl.base import ExecResult, FinalAnswer
 from dspy_rlm.results import Extracted, Submitted
 from dspy_rlm.trace import CodeExecution, IterationRecord
 
-if TYPE_CHECKING:
-    from dspy_rlm.loop import Run
-
 logger = logging.getLogger("dspy_rlm.loop")  # one log for the run, as dspy.RLM has
 
 
-async def run_code(run: Run, record: IterationRecord, reasoning: str, code_text: str):
+async def run_code(run: LoopState, record: IterationRecord, reasoning: str, code_text: str):
     parsed = parse_response(code_text)
     record.thinking = parsed.thinking
     outputs: list[str] = []
@@ -92,7 +90,7 @@ async def run_code(run: Run, record: IterationRecord, reasoning: str, code_text:
     return None
 
 
-async def check_submit(run: Run, values: dict[str, Any], outputs: list[str]) -> str | None:
+async def check_submit(run: LoopState, values: dict[str, Any], outputs: list[str]) -> str | None:
     """The policy's check of a SUBMIT (e.g. grounded SUBMIT): a message for the model, or None to accept."""
     assert run.policy is not None
 
@@ -102,7 +100,7 @@ async def check_submit(run: Run, values: dict[str, Any], outputs: list[str]) -> 
     return await run.policy.check_submit(values, [e.output for e in run.history] + outputs, variables)
 
 
-def settle(run: Run, result: Submitted) -> Submitted | Extracted:
+def settle(run: LoopState, result: Submitted) -> Submitted | Extracted:
     """The policy decides whether an accepted SUBMIT stands (a guess ends ``Extracted``)."""
     assert run.policy is not None
     executions = [e for r in run.trace.iterations for e in r.code_executions]
@@ -113,7 +111,7 @@ def settle(run: Run, result: Submitted) -> Submitted | Extracted:
     return settled
 
 
-async def text_final(run: Run, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
+async def text_final(run: LoopState, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
     """FINAL(...) / FINAL_VAR(name) written as text outside code (not when a user tool or input has the name)."""
     if parsed.final_var and FINAL_VAR not in run.user_names:
         await run.ready()
@@ -139,7 +137,7 @@ async def text_final(run: Run, parsed: Any, record: IterationRecord, outputs: li
     return None if values is None else FinalAnswer("final_direct", values)
 
 
-def describe(run: Run, res: ExecResult, record: IterationRecord, block: int, n_blocks: int) -> str:
+def describe(run: LoopState, res: ExecResult, record: IterationRecord, block: int, n_blocks: int) -> str:
     parts = []
     if n_blocks > 1:
         parts.append(f"[block {block}/{n_blocks}]")

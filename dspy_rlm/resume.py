@@ -5,22 +5,20 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dspy.primitives.repl_types import REPLEntry, REPLHistory
 
 from dspy_rlm.budget import Spent
 from dspy_rlm.checkpoint import RunSnapshot
+from dspy_rlm.loop_state import LoopState
 from dspy_rlm.repl.base import VARIABLES
 from dspy_rlm.trace import TraceNode
-
-if TYPE_CHECKING:
-    from dspy_rlm.loop import Run
 
 logger = logging.getLogger("dspy_rlm.loop")  # one log for the run
 
 
-def restore(run: Run, snap: RunSnapshot) -> None:
+def restore(run: LoopState, snap: RunSnapshot) -> None:
     """Continue where the checkpointed run stopped: history, budget, trace, fix state."""
     assert run.ckpt is not None  # only a run with a checkpoint resumes
     run.history = REPLHistory(
@@ -36,7 +34,7 @@ def restore(run: Run, snap: RunSnapshot) -> None:
         run.trace.warn(f"Resumed from checkpoint {run.ckpt.path} after iteration {snap.iterations_done}")
 
 
-def resume_note(run: Run) -> str:
+def resume_note(run: LoopState) -> str:
     snap = run.resumed
     if snap is None:
         return ""
@@ -58,7 +56,7 @@ def resume_note(run: Run) -> str:
     return note
 
 
-def save_checkpoint(run: Run, result: Any = None) -> None:
+def save_checkpoint(run: LoopState, result: Any = None) -> None:
     """Write the checkpoint after an iteration (or with the final result). A failed write is a warning:
     the run goes on."""
     assert run.ckpt is not None  # only called for a run with a checkpoint
