@@ -151,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
         t: [sum(a.metrics[t][k] for a in adapters) for k in ("success", "failure")] for t in ("tier1", "tier2", "tier3")
     }
     print("tiers:      " + ", ".join(f"{t} {ok} ok / {failed} failed" for t, (ok, failed) in counts.items()))
-    html = Path(args.html or Path(tempfile.gettempdir()) / "rlm_quickstart_trace.html")
+    # A fresh 0700 directory of this user's: no fixed name in the shared temp directory (another user's file
+    # there would refuse the write; a planted symlink would redirect it).
+    html = Path(args.html or Path(tempfile.mkdtemp(prefix="rlm-quickstart-")) / "trace.html")
     try:
         from dspy_rlm.viewer import write_html
 

@@ -1,9 +1,13 @@
 """REPL backends by name, and where a run's REPL comes from.
 
-Names: ``"subprocess"`` (default: :class:`~dspy_rlm.sandbox.backend.SubprocessREPL`, isolated worker process),
+Names: ``"subprocess"`` (:class:`~dspy_rlm.sandbox.backend.SubprocessREPL`, isolated worker process),
+``"unsandboxed"`` (the same worker with ``isolation="none"``: your own rights, guard rails only),
 ``"inprocess"`` (:class:`~dspy_rlm.repl.inprocess.InProcessREPL`, no isolation, for trusted code and tests),
 ``"dspy-local"`` (dspy's ``LocalInterpreter``) and ``"dspy-deno"`` (dspy's Deno/Pyodide
-``PythonInterpreter``). :func:`register_backend` adds more. Anything with DSPy's CodeInterpreter shape
+``PythonInterpreter``, runnable offline). :func:`register_backend` adds more. A run that names none gets the
+strongest sandbox the machine allows (:func:`dspy_rlm.sandbox.choose.choose`): ``"subprocess"`` where the
+kernel lets it confine the worker, else ``"dspy-deno"`` where Deno is installed, else an error.
+Anything with DSPy's CodeInterpreter shape
 (``tools``, ``start``, ``execute``, ``shutdown``) is wrapped into the :class:`~dspy_rlm.repl.base.REPL`
 protocol at this boundary by :func:`adopt`; inside the run every REPL is a ``REPL``.
 """
@@ -21,12 +25,13 @@ if TYPE_CHECKING:
 
 _BACKENDS: dict[str, str | Callable[..., Any]] = {
     "subprocess": "dspy_rlm.sandbox.backend:SubprocessREPL",
+    "unsandboxed": "dspy_rlm.sandbox.backend:SubprocessREPL",
     "inprocess": "dspy_rlm.repl.inprocess:InProcessREPL",
     "dspy-local": "dspy.primitives.local_interpreter:LocalInterpreter",
-    "dspy-deno": "dspy.primitives.python_interpreter:PythonInterpreter",
+    "dspy-deno": "dspy_rlm.repl.deno:OfflinePythonInterpreter",
 }
 #: Backends that take our settings (timeout_s, memory_mb, max_output_chars) as constructor keywords.
-_OURS = frozenset({"subprocess", "inprocess"})
+_OURS = frozenset({"subprocess", "unsandboxed", "inprocess"})
 
 
 def backend_names() -> list[str]:
@@ -52,8 +57,10 @@ def backend_factory(name: str, settings: REPLSettings | None = None) -> Callable
     cls = getattr(importlib.import_module(module), attr)
     if name in _OURS and settings is not None:
         options = {"timeout_s": settings.timeout_s, "max_output_chars": settings.max_output_chars}
-        if name == "subprocess":  # the in-process backend has no memory cap
+        if name != "inprocess":  # the in-process backend has no memory cap
             options["memory_mb"] = settings.memory_mb
+        if name == "unsandboxed":
+            options["isolation"] = "none"
         return lambda: cls(**options)
     return cls
 
@@ -78,7 +85,7 @@ def default_source(settings: REPLSettings) -> Any:
             module, _, attr = target.partition(":")
             return getattr(importlib.import_module(module), attr)
         return target
-    return configured_factory() or backend_factory("subprocess")
+    return configured_factory() or backend_factory(_strongest())
 
 
 def make_repl(
@@ -103,8 +110,15 @@ def make_repl(
     if chosen is None and settings.backend is not None:
         chosen = backend_factory(settings.backend, settings)
     if chosen is None:
-        chosen = configured_factory() or backend_factory("subprocess", settings)
+        chosen = configured_factory() or backend_factory(_strongest(), settings)
     return adopt(chosen(), output_fields, bridges), True
+
+
+def _strongest() -> str:
+    """The backend of a run that names none: the strongest sandbox here (raises SandboxUnavailable if none)."""
+    from dspy_rlm.sandbox.choose import choose
+
+    return {"subprocess": "subprocess", "deno": "dspy-deno"}[choose().backend]
 
 
 def adopt(repl: Any, output_fields: list[str], bridges: dict[str, Callable[..., Any]]) -> REPL:

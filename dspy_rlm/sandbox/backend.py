@@ -63,8 +63,19 @@ _KILL_GRACE_S = 2.0
 _READY_TIMEOUT_S = 120.0
 
 
+ISOLATION_MODES = ("auto", "landlock", "none")
+
+
 class WorkerDied(RuntimeError):
     """The worker process ended unexpectedly."""
+
+
+FULL_LEVEL = "userns+pidns+mountns+netns+newroot+nobody"
+_SAID: set[str] = set()  # levels below the full one already named in the log (once per process)
+
+
+class SandboxUnavailable(WorkerDied):
+    """No sandbox level works here and running unsandboxed was not asked for (``isolation="none"``)."""
 
 
 class SubprocessREPL:
@@ -129,8 +140,11 @@ class SubprocessREPL:
             raise ValueError(f"start_method={start_method!r} is not one of {START_METHODS}")
         if start_method in ("zygote", "fork") and not hasattr(os, "fork"):
             raise ValueError(f"start_method={start_method!r} needs os.fork; use start_method='spawn' here")
-        if isolation not in ("auto", "none"):
-            raise ValueError(f"isolation={isolation!r} must be 'auto' (strongest available) or 'none'")
+        if isolation not in ISOLATION_MODES:
+            raise ValueError(
+                f"isolation={isolation!r} must be 'auto' (the strongest level available), 'landlock' (skip the "
+                "namespaces) or 'none' (run unsandboxed, guard rails only)"
+            )
         if sandbox_env is not None and not (
             isinstance(sandbox_env, Mapping)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in sandbox_env.items())
@@ -220,6 +234,7 @@ class SubprocessREPL:
         if self._conn is not None:
             return
         config = self._config()
+        failed: list[str] = []
         for attempt in range(2):
             if self.start_method == "zygote":
                 self._conn = launch.from_zygote(self._inputs, config)
@@ -231,9 +246,21 @@ class SubprocessREPL:
                 break
             except WorkerDied as exc:
                 self._finish(kill=True)
+                failed.append(f"{config['isolation']}: {exc}")
                 if attempt:
-                    raise
-                logger.warning("the sandbox worker did not start (%s); trying again", exc)
+                    raise WorkerDied("; ".join(failed)) from exc
+                if config["isolation"] == "auto":  # the namespaces failed: the next level, with the reason
+                    config = {**config, "isolation": "landlock"}
+                logger.warning("the sandbox worker did not start (%s); trying %s", exc, config["isolation"])
+        info["notes"] = [*(f"level {f} failed" for f in failed), *info.get("notes", [])]
+        if info.get("isolation", "none") == "none" and self.isolation_mode != "none":
+            self._finish(kill=True)
+            raise SandboxUnavailable(unavailable_message(info))
+        level = info.get("isolation", "none")
+        if self.isolation_mode == "auto" and level not in (FULL_LEVEL, *_SAID) and not self.allow_network:
+            _SAID.add(level)
+            notes = "; ".join(info.get("notes") or [])
+            logger.warning("dspy-rlm sandbox: %s, not the full level%s", level, f" ({notes})" if notes else "")
         self.isolation_info = info
         self.isolation = info.get("isolation", "none")
         self.network_isolation = info.get("network", "unknown")
@@ -481,3 +508,16 @@ class SubprocessREPL:
 
 
 _MISSING = object()
+
+
+def unavailable_message(info: dict[str, Any]) -> str:
+    """Why no sandbox level works here, and the ways out."""
+    why = "; ".join(info.get("notes") or []) or "the kernel refused user namespaces and Landlock"
+    return (
+        f"no sandbox is available here for the model's code ({why}). Ways out: allow unprivileged user "
+        "namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu >= 23.10 "
+        "kernel.apparmor_restrict_unprivileged_userns=0; in Docker run with a seccomp profile that allows "
+        "unshare), use a kernel with Landlock (Linux >= 5.13), install Deno (pip install deno) so that "
+        "RLM falls back to dspy's Deno/Pyodide interpreter, or pass SubprocessREPL(isolation='none') / "
+        "RLM(..., repl='unsandboxed') to accept running the model's code with your own rights"
+    )

@@ -157,6 +157,10 @@ def _unshare(libc: ctypes.CDLL, flags: int) -> bool:
 
 
 def _nobody_mapped() -> bool:
+    """Whether uid 65534 is mapped beside our own uid (root outside). A host uid 65534 maps only itself: the
+    worker is then nobody already, and ``setgroups`` is denied in its namespace."""
+    if os.getuid() == NOBODY:
+        return False
     try:
         with open("/proc/self/uid_map") as fh:
             return any(line.split()[:2] == [str(NOBODY), str(NOBODY)] for line in fh)
@@ -184,22 +188,21 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
     ``worker_fds`` are closed in the intermediate processes (only the worker may keep the inputs file alive).
     """
     env = dict(config.get("env") or {})
-    levels = (
-        []
-        if config.get("isolation") == "none" or not sys.platform.startswith("linux")
-        else _levels(bool(config.get("allow_network")))
-    )
+    mode = config.get("isolation", "auto")
+    levels = _levels(bool(config.get("allow_network"))) if mode == "auto" and sys.platform.startswith("linux") else []
     starter = os.getppid()
     libc = _libc() if levels else None
     reached: list[str] = []
+    refused = []
     for flags, names in levels:
         if libc is not None and _unshare(libc, flags):
             reached = names
             break
+        refused.append(f"{'+'.join(names)} refused ({os.strerror(ctypes.get_errno())})")
     if MAPPER:  # no user namespace was tried: release the zygote
         _close(tuple(MAPPER))
         MAPPER.clear()
-    info: dict[str, Any] = {"isolation": "+".join(reached) or "none", "pids_limit": "none", "notes": []}
+    info: dict[str, Any] = {"isolation": "+".join(reached) or "none", "pids_limit": "none", "notes": refused}
     info["network"] = (
         "allowed"
         if config.get("allow_network")
@@ -225,7 +228,16 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
         if info["pids_limit"] == "none":
             info["pids_limit"] = f"RLIMIT_NPROC={limit}"
     prctl(PR_SET_NO_NEW_PRIVS, 1)
-    info["seccomp"] = install_seccomp() if sys.platform.startswith("linux") and config.get("seccomp", True) else "off"
+    if mode != "none" and "newroot" not in info["isolation"]:
+        _landlock(config, info, env)
+    no_net = info["network"] == "landlock" or (info["network"] == "audit-hook" and mode != "none")
+    info["seccomp"] = (
+        install_seccomp(no_network=no_net)
+        if sys.platform.startswith("linux") and config.get("seccomp", True)
+        else "off"
+    )
+    if no_net and not info["seccomp"].startswith("deny-list"):
+        info["notes"].append("UDP and UNIX sockets not refused (no seccomp filter): TCP only, by Landlock")
     os.chdir(info["scratch"])
     os.environ.clear()
     os.environ.update(env)
@@ -233,6 +245,29 @@ def enter(conn: Connection, config: dict[str, Any], worker_fds: tuple[int, ...] 
         os.environ["TMPDIR"] = "/tmp"
     tempfile.tempdir = None  # recomputed from TMPDIR on next use
     return info
+
+
+def _landlock(config: dict[str, Any], info: dict[str, Any], env: dict[str, str]) -> None:
+    """Where no minimal root was built: Landlock confines reads to what the worker needs, writes to its scratch
+    directory, and (kernel permitting) TCP and signals to nothing. Named in the level as ``+landlock``."""
+    from dspy_rlm.sandbox import landlock
+
+    plan = rootfs.plan_root()
+    mounts = config.get("mounts") or {}
+    read_only = [src for src, _dst in plan.binds] + [src for src, rw in mounts.values() if not rw]
+    read_only += ["/dev/urandom", "/dev/random", "/dev/zero", f"/proc/{os.getpid()}"]
+    read_write = [info["scratch"], "/dev/null", *(src for src, rw in mounts.values() if rw)]
+    try:
+        info.update(landlock.restrict(read_only, read_write))
+    except OSError as exc:
+        info["notes"].append(f"no Landlock ({exc})")
+        return
+    info["isolation"] = "+".join(p for p in (info["isolation"], "landlock") if p != "none")
+    if info["network"] == "audit-hook":
+        info["network"] = "landlock"
+    if mounts:
+        info["notes"] = [n for n in info["notes"] if not n.startswith("mounts not applied")]
+        info["notes"].append("mounts shown at their host paths (no mount namespace)")
 
 
 def _close(fds: tuple[int, ...]) -> None:

@@ -93,6 +93,11 @@ def parse_mounts(mounts: dict[str, str] | None) -> dict[str, tuple[str, bool]]:
         src = os.path.realpath(os.path.expanduser(os.fspath(host)))
         if not os.path.exists(src):
             raise ValueError(f"mounts: the host path {os.fspath(host)!r} does not exist")
+        if not os.access(src, os.R_OK | (os.X_OK if os.path.isdir(src) else 0)):
+            raise ValueError(
+                f"mounts: you cannot read the host path {os.fspath(host)!r} (uid {os.getuid()}): the sandbox "
+                "shows only what you may read; fix its permissions or mount another path"
+            )
         norm = os.path.normpath(inside)
         if not inside.startswith("/") or norm in _FORBIDDEN_TARGETS or norm.startswith(("/proc/", "/dev/")):
             raise ValueError(

@@ -79,10 +79,16 @@ def preload_seccomp() -> None:
         pass
 
 
-def install_seccomp() -> str:
+AF_UNIX = 1
+
+
+def install_seccomp(no_network: bool = False) -> str:
     """Load a seccomp filter (libseccomp through ``pyseccomp``) on this process and its future children:
     :data:`DENIED_SYSCALLS` and namespace-creating ``clone`` fail with EPERM, ``clone3`` with ENOSYS (so libc
-    falls back to ``clone``, whose flags the filter can read). Returns what was installed, for ``repr``."""
+    falls back to ``clone``, whose flags the filter can read). With ``no_network`` (no network namespace to
+    stand on) ``socket`` of any family but AF_UNIX and every ``connect`` fail with EACCES too: no UDP, raw or
+    netlink socket, and no path to a UNIX socket of the host (a display, D-Bus, a container runtime); the
+    worker's own connection to the host is a socket pair made before. Returns what was installed."""
     import errno
 
     try:
@@ -103,5 +109,8 @@ def install_seccomp() -> str:
         flt.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     except (RuntimeError, ValueError, OSError):
         pass
+    if no_network:
+        flt.add_rule(seccomp.ERRNO(errno.EACCES), "socket", seccomp.Arg(0, seccomp.NE, AF_UNIX))
+        flt.add_rule(seccomp.ERRNO(errno.EACCES), "connect")
     flt.load()
-    return f"deny-list ({denied} syscalls + namespace clone)"
+    return f"deny-list ({denied} syscalls + namespace clone{' + sockets' if no_network else ''})"

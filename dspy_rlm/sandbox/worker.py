@@ -241,8 +241,12 @@ def child_main(conn: Connection, inputs: dict[str, Any] | int, config: dict[str,
         conn.send(("ready", {**info, "pid": os.getpid()}))
         cap_memory(config.get("memory_mb"))
         Worker(conn, inputs, config).serve()
-    except BaseException:  # noqa: BLE001 - the host sees a dead worker and reports it
+    except BaseException as exc:  # noqa: BLE001 - the host sees a dead worker and reports why
         code = 1
+        try:
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        except Exception:  # noqa: BLE001 - the connection is gone too: the exit code is all there is
+            pass
     finally:
         os._exit(code)
 

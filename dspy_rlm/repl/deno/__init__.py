@@ -1,4 +1,4 @@
-"""dspy's Deno + Pyodide ``PythonInterpreter`` made to run offline, without touching site-packages.
+"""dspy's Deno + Pyodide ``PythonInterpreter``, runnable offline, without touching site-packages.
 
 dspy 3.4.1's ``dspy/primitives/runner.js`` has two remote imports:
 
