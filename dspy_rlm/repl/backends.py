@@ -56,7 +56,7 @@ def backend_factory(name: str, settings: REPLSettings | None = None) -> Callable
     module, _, attr = target.partition(":")
     cls = getattr(importlib.import_module(module), attr)
     if name in _OURS and settings is not None:
-        options = {"timeout_s": settings.timeout_s, "max_output_chars": settings.max_output_chars}
+        options: dict[str, Any] = {"timeout_s": settings.timeout_s, "max_output_chars": settings.max_output_chars}
         if name != "inprocess":  # the in-process backend has no memory cap
             options["memory_mb"] = settings.memory_mb
         if name == "unsandboxed":

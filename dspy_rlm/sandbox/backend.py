@@ -24,9 +24,13 @@ Isolation (``isolation="auto"``, the default; see :mod:`dspy_rlm.sandbox.isolati
   threads are capped (a per-namespace ``pid_max`` on Linux >= 6.14, ``RLIMIT_NPROC`` for non-root users).
 - without ``+newroot``: the host's root read-only, ``~/.ssh``-like paths masked by name; without ``+nobody``:
   the host's uid inside (root stays root).
-- ``"userns+netns"`` / ``"netns"``: network only; files, processes and signals are the user's.
-- ``"none"`` (macOS, Windows, or kernels that refuse namespaces; or ``isolation="none"``): a guard rail,
-  not a boundary. The network is refused by a Python audit hook, which ``ctypes`` bypasses.
+- ``"landlock"`` (user namespaces refused; ``isolation="landlock"`` asks for it): Landlock confines reads to
+  the interpreter, its packages, ``/usr`` and ``mounts=`` and writes to the scratch directory, refuses TCP and
+  signals out; seccomp refuses every socket but AF_UNIX and ``connect``; RLIMIT_NPROC caps processes.
+- ``"none"``: with ``isolation="auto"`` the worker refuses to start (:class:`SandboxUnavailable`, naming the
+  ways out; ``RLM`` then takes dspy's Deno/Pyodide interpreter where Deno is installed). Only
+  ``isolation="none"`` runs it so: a guard rail, not a boundary (a Python audit hook refuses sockets;
+  ``ctypes`` bypasses it).
 
 At every level: the environment is scrubbed to an allowlist (``PATH``, ``HOME``, ``LANG``, ``LC_*``, ...;
 never ``*_KEY`` / ``*_TOKEN`` / cloud credentials; ``sandbox_env=`` adds variables explicitly), the working
@@ -90,7 +94,8 @@ class SubprocessREPL:
         max_output_chars: Cap on captured output per block.
         allow_network: Skip the network isolation.
         start_method: ``"zygote"`` (default on Linux), ``"fork"`` or ``"spawn"``; see the module docstring.
-        isolation: ``"auto"`` (the strongest level the kernel allows) or ``"none"`` (guard rails only).
+        isolation: ``"auto"`` (the strongest level the kernel allows; none at all raises SandboxUnavailable),
+            ``"landlock"`` (skip the namespaces) or ``"none"`` (unsandboxed: guard rails only).
         sandbox_env: Environment variables to pass to the worker on top of the allowlisted ones.
         max_processes: Processes (and, with a PID namespace, threads) the sandbox may hold.
         scratch_mb: Size cap of the private ``/tmp`` (scratch) file system, with a mount namespace.

@@ -23,10 +23,14 @@ code from remounting anything writable or unmounting ``/proc``.
 
 Fallback steps, each named in the level string (``SubprocessREPL.isolation``): without ``+newroot`` the
 worker sees the host's root read-only with secret paths of the home directory masked by name; without
-``+nobody`` it keeps the host's uid (root stays root); ``"userns+netns"``, ``"netns"`` (root without user
-namespaces) and ``"none"`` (not Linux, or the kernel refused): file system, processes and signals are then
-the user's, the network is refused by a Python audit hook only, and the scratch directory is a host temp
-directory. bubblewrap was not used: it would need an ``exec`` of a fresh interpreter per worker (hundreds of
+``+nobody`` it keeps the host's uid (root stays root). Below the minimal root, Landlock
+(:mod:`dspy_rlm.sandbox.landlock`) is stacked on whatever was reached: ``"landlock"`` where the kernel refuses
+user namespaces (Docker, Ubuntu >= 23.10, uid 65534 on hardened hosts; ``isolation="landlock"`` asks for it
+directly) reads only the interpreter, its packages, ``/usr`` and ``mounts=``, writes only its scratch
+directory (a fresh host temp directory), has no TCP (Landlock) and no socket but AF_UNIX and no ``connect``
+(seccomp), cannot signal out, and a non-root user's processes are capped by RLIMIT_NPROC at the user's count
+plus ``max_processes``. ``"none"`` (not Linux, or neither namespaces nor Landlock) is reported so that the
+host refuses to run the model's code, unless ``isolation="none"`` asked for exactly that. bubblewrap was not used: it would need an ``exec`` of a fresh interpreter per worker (hundreds of
 ms), where ``unshare`` in a forked process costs ~2 ms.
 """
 
@@ -252,6 +256,10 @@ def _landlock(config: dict[str, Any], info: dict[str, Any], env: dict[str, str])
     directory, and (kernel permitting) TCP and signals to nothing. Named in the level as ``+landlock``."""
     from dspy_rlm.sandbox import landlock
 
+    if "userns" not in info["isolation"] and os.getuid() != 0:  # no namespace to count in: the user's tasks
+        limit = _user_tasks(os.getuid()) + int(config.get("max_processes") or 64)
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+        info["pids_limit"] = f"RLIMIT_NPROC={limit} (this user's tasks + {config.get('max_processes') or 64})"
     plan = rootfs.plan_root()
     mounts = config.get("mounts") or {}
     read_only = [src for src, _dst in plan.binds] + [src for src, rw in mounts.values() if not rw]
@@ -268,6 +276,22 @@ def _landlock(config: dict[str, Any], info: dict[str, Any], env: dict[str, str])
     if mounts:
         info["notes"] = [n for n in info["notes"] if not n.startswith("mounts not applied")]
         info["notes"].append("mounts shown at their host paths (no mount namespace)")
+
+
+def _user_tasks(uid: int) -> int:
+    """Threads of this real uid on the host (what RLIMIT_NPROC counts), read from /proc before Landlock."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                fields = dict(line.split(":", 1) for line in fh if ":" in line)
+        except OSError:
+            continue
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            total += int(fields.get("Threads", "1"))
+    return total
 
 
 def _close(fds: tuple[int, ...]) -> None:

@@ -95,6 +95,13 @@ def probes(files: dict[str, str], tcp_port: int, udp_port: int) -> dict[str, str
                 "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import socket; "
                 f'socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", {udp_port}))\'])'
             ),
+            # judged by what follows: the worker's parent (the zygote, or the namespace's init) must live on
+            "kill-parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
+            "fork-bomb": (
+                "import os, time\nn = 0\ntry:\n    while n < 400:\n        if os.fork() == 0:\n"
+                "            time.sleep(5)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
+                "print('GOT' if n >= 400 else f'stopped at {n}')"
+            ),
             "signal-host": f"import os\nos.kill({os.getpid()}, 0)\nprint('GOT')",  # signal 0: permission only
         }
     )
@@ -128,6 +135,7 @@ def main() -> None:
         report["written"] = os.path.exists(os.path.join(HOME, "escaped"))
         report["network_hits"] = listener.hits
         report["ok_run"] = repl.run("print(sum(range(10)))").stdout.strip()
+        report["restarts"] = repl.restarts
     finally:
         repl.shutdown()
         listener.close()

@@ -48,6 +48,7 @@ def test_nothing_gets_out_and_the_rlm_runs(report):
     assert report["written"] is False
     assert report["network_hits"] == 0
     assert report["ok_run"] == "45"
+    assert report["restarts"] == 0  # the kill and the fork bomb left the worker and its parent standing
     assert set(report["planted"]) >= {"home_token", "home_ssh", "home_config", "cwd_dotenv"}
     assert report["rlm"] == {"answer": "8201", "ended": "submitted"}, report["rlm"]
 
@@ -69,6 +70,7 @@ def test_the_probes_do_get_through_where_nothing_holds_them():
     leaked = {name for name, outcome in got["probes"].items() if outcome == "LEAK"}
     expected = {"read-home_token", "read-home_ssh", "read-cwd_dotenv", "read-host-cmdline", "list-home", "write-home"}
     assert expected | {"tcp-ctypes", "signal-host"} <= leaked
+    assert got["restarts"] >= 1  # the kill of the worker's parent (the zygote) got through
     assert got["network_hits"] == 2  # TCP through ctypes and UDP from a child process (the audit hook is Python's)
 
 
@@ -90,3 +92,15 @@ def test_a_missing_or_read_only_home_still_runs_sandboxed(home):
     assert got["isolation"] == "landlock", got
     assert got["ok_run"] == "45"
     assert all(outcome == "blocked" for outcome in got["probes"].values()), got["probes"]
+
+
+def test_a_mount_the_user_cannot_read_is_refused_with_the_cause():
+    code = (
+        "import json, os\nfrom dspy_rlm import SubprocessREPL\n"
+        "os.makedirs('closed'); os.chmod('closed', 0)\n"
+        "try:\n    SubprocessREPL(mounts={'closed': '/data'})\n    out = 'accepted'\n"
+        "except ValueError as exc:\n    out = str(exc)\n"
+        "print(json.dumps({'error': out}))"
+    )
+    got = run_as(REGULAR, code)
+    assert "you cannot read the host path 'closed' (uid 1501)" in got["error"]

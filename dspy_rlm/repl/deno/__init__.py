@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import MutableMapping
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMPORT_MAP = os.path.join(HERE, "import_map.json")
@@ -27,7 +28,7 @@ DEFAULT_REGISTRY = "https://registry.npmjs.org/"
 try:
     from dspy.primitives.python_interpreter import PythonInterpreter
 except ImportError:  # pragma: no cover - dspy without the Deno interpreter
-    PythonInterpreter = None  # type: ignore[assignment,misc]
+    PythonInterpreter = None
 
 
 def npm_registry() -> str:
@@ -46,11 +47,11 @@ def npm_registry() -> str:
     return DEFAULT_REGISTRY
 
 
-def configure_env(env: dict[str, str] | None = None) -> dict[str, str]:
+def configure_env(env: MutableMapping[str, str] | None = None) -> MutableMapping[str, str]:
     """Set what Deno needs for the offline run in ``env`` (default ``os.environ``) and return it."""
-    env = os.environ if env is None else env
-    env.setdefault("NPM_CONFIG_REGISTRY", npm_registry())
-    return env
+    target: MutableMapping[str, str] = os.environ if env is None else env
+    target.setdefault("NPM_CONFIG_REGISTRY", npm_registry())
+    return target
 
 
 def deno_executable() -> str | None:
@@ -98,7 +99,7 @@ def prefetch(timeout: float = 300.0) -> tuple[bool, str]:
 
 if PythonInterpreter is not None:
 
-    class OfflinePythonInterpreter(PythonInterpreter):  # type: ignore[misc,valid-type]
+    class OfflinePythonInterpreter(PythonInterpreter):
         """dspy's ``PythonInterpreter``, its default Deno command plus ``--import-map`` (see module doc)."""
 
         def __init__(self, *args, **kwargs):
