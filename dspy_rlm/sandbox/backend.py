@@ -260,6 +260,8 @@ class SubprocessREPL:
         info["notes"] = [*(f"level {f} failed" for f in failed), *info.get("notes", [])]
         if info.get("isolation", "none") == "none" and self.isolation_mode != "none":
             self._finish(kill=True)
+            from dspy_rlm.sandbox.choose import unavailable_message
+
             raise SandboxUnavailable(unavailable_message(info))
         level = info.get("isolation", "none")
         if self.isolation_mode == "auto" and level not in (FULL_LEVEL, *_SAID) and not self.allow_network:
@@ -513,16 +515,3 @@ class SubprocessREPL:
 
 
 _MISSING = object()
-
-
-def unavailable_message(info: dict[str, Any]) -> str:
-    """Why no sandbox level works here, and the ways out."""
-    why = "; ".join(info.get("notes") or []) or "the kernel refused user namespaces and Landlock"
-    return (
-        f"no sandbox is available here for the model's code ({why}). Ways out: allow unprivileged user "
-        "namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu >= 23.10 "
-        "kernel.apparmor_restrict_unprivileged_userns=0; in Docker run with a seccomp profile that allows "
-        "unshare), use a kernel with Landlock (Linux >= 5.13), install Deno (pip install deno) so that "
-        "RLM falls back to dspy's Deno/Pyodide interpreter, or pass SubprocessREPL(isolation='none') / "
-        "RLM(..., repl='unsandboxed') to accept running the model's code with your own rights"
-    )

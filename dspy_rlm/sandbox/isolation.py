@@ -30,8 +30,9 @@ directly) reads only the interpreter, its packages, ``/usr`` and ``mounts=``, wr
 directory (a fresh host temp directory), has no TCP (Landlock) and no socket but AF_UNIX and no ``connect``
 (seccomp), cannot signal out, and a non-root user's processes are capped by RLIMIT_NPROC at the user's count
 plus ``max_processes``. ``"none"`` (not Linux, or neither namespaces nor Landlock) is reported so that the
-host refuses to run the model's code, unless ``isolation="none"`` asked for exactly that. bubblewrap was not used: it would need an ``exec`` of a fresh interpreter per worker (hundreds of
-ms), where ``unshare`` in a forked process costs ~2 ms.
+host refuses to run the model's code, unless ``isolation="none"`` asked for exactly that. bubblewrap was not
+used: it would need an ``exec`` of a fresh interpreter per worker (hundreds of ms), where ``unshare`` in a
+forked process costs ~2 ms, and where it works unprivileged it needs the same user namespaces.
 """
 
 from __future__ import annotations
