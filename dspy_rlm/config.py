@@ -37,6 +37,11 @@ class ChildPolicy:
     max_concurrency: int = 8
     downgrade_threshold: int = 3
 
+    def iters(self, parent_max_iters: int | None) -> int:
+        """A child's iteration limit, the one number its prompt and its budget both use: ``sub_max_iters``,
+        never more than its parent's own limit."""
+        return self.sub_max_iters if parent_max_iters is None else min(self.sub_max_iters, parent_max_iters)
+
     def __post_init__(self) -> None:
         if not 0 < self.child_share <= 1:
             raise ValueError(f"child_share must be a number in (0, 1]; got {self.child_share!r}")
@@ -129,7 +134,7 @@ class RunConfig:
             self,
             signature=sig,
             task_field="task",
-            limits=dataclasses.replace(self.limits, max_iters=self.child.sub_max_iters),
+            limits=dataclasses.replace(self.limits, max_iters=self.child.iters(self.limits.max_iters)),
             repl=dataclasses.replace(self.repl, interpreter=None),
             checkpoint=None,
             depth=depth,

@@ -336,7 +336,7 @@ class Run:
         """One sub-RLM for ``rlm_query``: its own REPL, a share of the budget, depth + 1 (the bridges call
         this through ``RunState.spawn``)."""
         cfg = self.config
-        budget = self.budget.child(cfg.child.child_share, n_siblings, cfg.child.sub_max_iters)
+        budget = self.budget.child(cfg.child.child_share, n_siblings, cfg.child.iters(cfg.limits.max_iters))
         child_cfg, preds = child_predictors(cfg, budget.depth, context is not None, self.execution_instructions)
         node = TraceNode(task=task, depth=budget.depth)
         self.trace.add_subcall(node)

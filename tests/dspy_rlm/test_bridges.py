@@ -199,3 +199,21 @@ def test_rlm_query_in_the_parents_last_iteration_still_runs_the_child():
     assert pred.answer == "LAST"  # the child ran its own step (task.upper()), it was not cut off
     (child,) = pred.trace.subcalls
     assert child.kind == "rlm" and child.answer_source == "submit" and len(child.iterations) == 1
+
+
+@pytest.mark.parametrize(("max_iters", "sub_max_iters", "child_iters"), [(3, 5, 3), (6, 2, 2)])
+def test_a_childs_prompt_and_budget_agree_on_its_iterations(max_iters, sub_max_iters, child_iters):
+    lm = ScriptedLM(None)
+    pred = run(
+        lm,
+        lambda i: "SUBMIT(answer=rlm_query('loop'))",
+        sub_code_for=lambda call: "print('still working')",  # never submits: it runs until its limit
+        max_depth=1,
+        max_iters=max_iters,
+        sub_max_iters=sub_max_iters,
+    )
+    (child,) = pred.trace.subcalls
+    sub_steps = [c for c in lm.calls if c.role == "sub"]
+    assert len(sub_steps) == child_iters  # the budget stopped it there
+    assert all(f"/{child_iters}" in c.user for c in sub_steps)  # and every prompt said so
+    assert child.usage["limits"]["max_iters"] == child_iters
