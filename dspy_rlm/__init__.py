@@ -35,6 +35,7 @@ _EXPORTS = {
     "CheckpointMismatch": "dspy_rlm.errors",
     "SubRLMFailed": "dspy_rlm.errors",
     "SubprocessREPL": "dspy_rlm.sandbox.backend",
+    "SandboxUnavailable": "dspy_rlm.sandbox.errors",
     "InProcessREPL": "dspy_rlm.repl.inprocess",
     "ForeignREPL": "dspy_rlm.repl.foreign",
     "TraceNode": "dspy_rlm.trace",

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import dspy
 from dspy.utils.usage_tracker import UsageTracker
 
+from dspy_rlm import routing
 from dspy_rlm.budget import Budget
 from dspy_rlm.calls import lm_is_async
 from dspy_rlm.config import RunConfig
@@ -62,26 +63,31 @@ class RunState:
     loop: asyncio.AbstractEventLoop | None = None
     checkpoint: Checkpoint | None = None  # the root run's journal of sub-LM answers (see checkpoint.py)
     spawn: Callable[[str, Any, int], Awaitable[str]] | None = None
+    sub_agents: bool = False  # dspy's sandbox facade (dspy.Predict & co. in the REPL): facade.py
+    factory: Callable[[], Any] | None = None  # the REPL backend of sub-agents that run code (dspy.RLM)
 
     @property
     def depth(self) -> int:
         return self.budget.depth
 
-    def sub_lm(self) -> Any:
-        lm = self.config.sub_lm or dspy.settings.lm
+    def sub_lm(self, model: str | None = None) -> tuple[Any, str]:
+        """The LM of a sub-call made here (``llm_query(..., model=name)``, routing.py) and its trace label."""
+        lm, label = self.config.lm_for(self.depth, model)
+        lm = lm or dspy.settings.lm
         if lm is None:
             raise RuntimeError("No LM configured. Use dspy.configure(lm=...) or pass sub_lm= to RLM.")
-        return lm
+        return lm, label or routing.label(lm)
 
 
 def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
     """The host functions for one run, keyed by the name the model calls them by."""
 
-    def llm_query(prompt: str) -> str:
-        """Query the sub-LM with a prompt string; returns its text."""
+    def llm_query(prompt: str, model: str | None = None) -> str:
+        """Query the sub-LM (or the one named ``model``) with a prompt string; returns its text."""
         _check_prompt(prompt)
+        lm, label = state.sub_lm(model)
         state.budget.reserve_llm_calls(1)
-        lm, node = state.sub_lm(), _llm_node(state, prompt)
+        node = _llm_node(state, prompt, label)
         replayed = _replayed(state, prompt, node)
         if replayed is not None:
             return replayed
@@ -91,15 +97,16 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
             text = _call_sync(lm, prompt, node, raise_errors=True)
         return _journaled(state, prompt, text, node)
 
-    def llm_query_batched(prompts: list[str]) -> list[str]:
+    def llm_query_batched(prompts: list[str], model: str | None = None) -> list[str]:
         """Query the sub-LM with many prompts concurrently; a failed item comes back as '[ERROR] ...'."""
         prompts = list(prompts)
         for p in prompts:
             _check_prompt(p)
         if not prompts:
             return []
+        lm, label = state.sub_lm(model)
         state.budget.reserve_llm_calls(len(prompts))
-        return _on_loop(state.loop, _complete_all(state, prompts))
+        return _on_loop(state.loop, _complete_all(state, prompts, lm, label))
 
     def rlm_query(task: str, context: Any = None) -> str:
         """Solve a sub-task with a sub-RLM (its own REPL and a share of the budget); returns its answer."""
@@ -115,6 +122,10 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
     }
     for name, tool in state.config.tool_map.items():
         bridges[name] = _tool_bridge(tool, state.loop)
+    if state.sub_agents:
+        from dspy_rlm.facade import make_tools
+
+        bridges.update(make_tools(state, state.factory))
     return {name: _typed_failures(name, fn) for name, fn in bridges.items()}
 
 
@@ -144,13 +155,13 @@ def _check_prompt(prompt: Any) -> None:
         )
 
 
-def _llm_node(state: RunState, prompt: str) -> TraceNode:
-    node = TraceNode(task=_clip(prompt, TRACE_TEXT_CHARS), depth=state.depth + 1, kind="llm")
+def _llm_node(state: RunState, prompt: str, model: str | None) -> TraceNode:
+    node = TraceNode(task=_clip(prompt, TRACE_TEXT_CHARS), depth=state.depth + 1, kind="llm", model=model)
     state.trace.add_subcall(node)
     return node
 
 
-class _CallUsage(UsageTracker):
+class CallUsage(UsageTracker):
     """Records one call's usage for its trace node and forwards it to the run's tracker."""
 
     def __init__(self, outer: UsageTracker | None):
@@ -173,7 +184,7 @@ class _Recorder:
     """Times one sub-LM call and writes its answer (or error), tokens and cost on its trace node."""
 
     def __init__(self, node: TraceNode):
-        self.node, self.usage, self.t0 = node, _CallUsage(dspy.settings.usage_tracker), time.perf_counter()
+        self.node, self.usage, self.t0 = node, CallUsage(dspy.settings.usage_tracker), time.perf_counter()
 
     def done(self, response: Any) -> str:
         text = lm_text(response)
@@ -226,14 +237,13 @@ async def _complete(lm: Any, prompt: str, node: TraceNode, pool: ThreadPoolExecu
     return await asyncio.get_running_loop().run_in_executor(pool, ctx.run, _call_sync, lm, prompt, node)
 
 
-async def _complete_all(state: RunState, prompts: list[str]) -> list[str]:
-    lm = state.sub_lm()
+async def _complete_all(state: RunState, prompts: list[str], lm: Any, label: str) -> list[str]:
     workers = max(1, min(state.config.child.max_concurrency, len(prompts)))
     sem = asyncio.Semaphore(workers)
     pool = None if lm_is_async(lm) else ThreadPoolExecutor(workers, thread_name_prefix="dspy-rlm-llm")
 
     async def one(prompt: str) -> str:
-        node = _llm_node(state, prompt)
+        node = _llm_node(state, prompt, label)
         replayed = _replayed(state, prompt, node)
         if replayed is not None:
             return replayed
@@ -374,9 +384,10 @@ async def _downgraded(state: RunState, task: str, ctx: Any, reason: str) -> str:
         state.trace.warn(f"rlm_query answered by fallback: no budget left ({exc.limit})")
         return text
     state.trace.warn(f"rlm_query downgraded to llm_query: {reason}")
-    node = _llm_node(state, prompt)
+    lm, label = state.sub_lm()
+    node = _llm_node(state, prompt, label)
     node.warn(f"downgraded from rlm_query: {reason}")
-    return await _complete(state.sub_lm(), prompt, node)
+    return await _complete(lm, prompt, node)
 
 
 # -- user tools -----------------------------------------------------------------------------------

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from dspy_rlm import routing
 from dspy_rlm.budget import Limits
 from dspy_rlm.context import SizeConfig
 
@@ -90,6 +91,9 @@ class RunConfig:
     repl: REPLSettings = field(default_factory=REPLSettings)
     tools: tuple[Tool, ...] = field(default=(), metadata={"arg": None})
     sub_lm: dspy.LM | None = None
+    sub_lms: Mapping[str, Any] | None = None  # named sub-LMs for llm_query(prompt, model=name): routing.py
+    sub_lm_by_depth: Sequence[Any] | None = None  # the sub-LM of a call made at depth d: routing.py
+    sub_agents: bool | None = None  # dspy's sandbox facade in the REPL (None: as the profile says): facade.py
     action_adapter: dspy.Adapter | None = None
     extract_adapter: dspy.Adapter | Literal["auto"] | None = "auto"
     recovery: bool = True
@@ -113,6 +117,11 @@ class RunConfig:
             raise ValueError(f"max_fix_attempts must be an integer >= 1; got {self.max_fix_attempts!r}")
         if not isinstance(self.repl.max_output_chars, int) or self.repl.max_output_chars < 1:
             raise ValueError(f"max_output_chars must be an integer >= 1; got {self.repl.max_output_chars!r}")
+        routing.check(self.sub_lms, self.sub_lm_by_depth)
+
+    def lm_for(self, depth: int, model: str | None = None) -> tuple[Any, str | None]:
+        """``(lm, label)`` of a sub-call made at ``depth`` (``lm`` None: the configured LM); see routing.py."""
+        return routing.pick(self.sub_lms, self.sub_lm_by_depth, self.sub_lm, depth, model)
 
     @property
     def tool_map(self) -> dict[str, Tool]:

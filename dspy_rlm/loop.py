@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import dspy
 from dspy.primitives.repl_types import REPLHistory
 
+from dspy_rlm import routing
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, StopReason
 from dspy_rlm.calls import call_predictor, deadline_config
@@ -31,6 +32,8 @@ from dspy_rlm.config import RunConfig
 from dspy_rlm.context import ExternalizedContext
 from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.extract import run_extraction
+from dspy_rlm.facade import CONSTRUCT_TOOL
+from dspy_rlm.facade import setup_code as facade_setup
 from dspy_rlm.prediction import result_prediction, run_info
 from dspy_rlm.profiles.base import PolicyRun, RunView, StepView
 from dspy_rlm.profiles.resolve import resolve_policy
@@ -106,6 +109,8 @@ class Run:
                     loop=asyncio.get_running_loop(),
                     checkpoint=self.ckpt,
                     spawn=self._run_child,
+                    sub_agents=self._sub_agents(policy),
+                    factory=self.factory,
                 )
                 self.repl, owned = backends.make_repl(
                     self.config.repl, self.output_names, make_bridges(state), self.interpreter, self.factory
@@ -139,6 +144,11 @@ class Run:
                 self._repl_pool.shutdown(wait=False)
         return self._prediction(result, tracker, time.perf_counter() - t0)
 
+    def _sub_agents(self, policy: PolicyRun) -> bool:
+        """dspy's sandbox facade: as ``sub_agents=`` says, else offered by the default profile only."""
+        wanted = self.config.sub_agents
+        return policy.name == "default" if wanted is None else wanted
+
     def _start_policy(self) -> PolicyRun:
         lm = getattr(self.predictors.action, "lm", None) or dspy.settings.lm
         policy = resolve_policy(self.config.policy, lm)
@@ -164,6 +174,10 @@ class Run:
     def _start_repl(self) -> None:
         self.repl.load_inputs(self.repl_inputs)
         self.repl.start()
+        if CONSTRUCT_TOOL in self.repl.tools:  # dspy's sandbox facade (facade.py)
+            result = self.repl.run(facade_setup())
+            if not result.ok:
+                self.trace.warn(f"dspy sub-agents unavailable in this REPL: {result.error}")
         if self.resumed is not None and self.resumed.variables and VARIABLES in self.repl.capabilities:
             reply = self.repl.load_variables(self.resumed.variables)
             for name, why in reply.get("failed", {}).items():
@@ -338,10 +352,11 @@ class Run:
         cfg = self.config
         budget = self.budget.child(cfg.child.child_share, n_siblings, cfg.child.iters(cfg.limits.max_iters))
         child_cfg, preds = child_predictors(cfg, budget.depth, context is not None, self.execution_instructions)
-        node = TraceNode(task=task, depth=budget.depth)
+        lm, label = cfg.lm_for(self.budget.depth)  # the child's steps run on the LM of the depth that spawns it
+        node = TraceNode(task=task, depth=budget.depth, model=label or routing.label(dspy.settings.lm))
         self.trace.add_subcall(node)
         inputs = {"task": task} if context is None else {"context": context, "task": task}
-        lm_ctx = dspy.context(lm=cfg.sub_lm) if cfg.sub_lm is not None else contextlib.nullcontext()
+        lm_ctx = dspy.context(lm=lm) if lm is not None else contextlib.nullcontext()
         with lm_ctx:  # children use the parent's backend kind (a call-time factory included)
             pred = await Run(
                 child_cfg,

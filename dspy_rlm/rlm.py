@@ -77,6 +77,15 @@ class RLM(dspy.Module):
         verbose: Log each iteration and its REPL output at INFO level (what dspy.RLM logs).
         tools: A list of functions or ``dspy.Tool`` objects callable from the REPL.
         sub_lm: LM for ``llm_query`` and sub-RLMs (defaults to the configured LM).
+        sub_lms: Named sub-LMs, ``{"fast": lm1, "strong": lm2}``: the model calls
+            ``llm_query(prompt, model="fast")``; calls, tokens and cost per model are in
+            ``pred.trace.totals()["by_model"]`` (see :mod:`dspy_rlm.routing`).
+        sub_lm_by_depth: The sub-LM of a call made at each depth, e.g. ``["strong", "fast"]`` (names of
+            ``sub_lms`` or LMs; the last one holds for deeper calls). Sub-RLMs inherit the routing.
+        sub_agents: dspy's sandbox facade: the model's code may ``import dspy`` and build ``dspy.Predict``,
+            ``ChainOfThought``, ``ReActV2`` or ``RLM`` sub-agents that run on the host on the sub-LM, charged
+            to the budget and traced (see :mod:`dspy_rlm.facade`). ``None``: as the profile says (on in
+            ``default``, off in ``small``).
         interpreter_factory: Zero-argument callable returning a REPL backend (our ``SubprocessREPL`` when
             unset, or ``dspy.settings.interpreter_factory``). Anything with DSPy's CodeInterpreter shape works.
         interpreter: A REPL instance owned by the caller (dspy 3.1-3.2); never shut down by us.

@@ -16,7 +16,7 @@ from typing import Optional
 import dspy
 from dspy.primitives.repl_types import REPLHistory
 
-from dspy_rlm import prompts
+from dspy_rlm import facade, prompts, routing
 from dspy_rlm.config import RunConfig
 from dspy_rlm.names import hidden_extras
 
@@ -63,6 +63,8 @@ def build_signatures(
             final_help=prompts.FINAL_HELP_SINGLE if len(names) == 1 else prompts.FINAL_HELP_MULTI,
         )
         + tool_docs(config)
+        + routing.prompt_docs(config.sub_lms)
+        + (facade.SUB_AGENT_INSTRUCTIONS if config.sub_agents is not False else "")
         + hidden_note(hidden)
     )
     action = (

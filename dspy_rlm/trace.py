@@ -52,6 +52,7 @@ class TraceNode:
     depth: int = 0
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     kind: str = "rlm"  # rlm | llm (an rlm_query downgraded to a plain sub-LM call) | fallback
+    model: str | None = None  # the LM a sub-call ran on (a sub_lms name, else its model string)
     started_at: float = field(default_factory=time.time)
     duration_s: float = 0.0
     iterations: list[IterationRecord] = field(default_factory=list)
@@ -96,6 +97,25 @@ class TraceNode:
         out["iterations"] = sum(len(node.iterations) for node in self.walk())
         out["nodes"] = sum(1 for _ in self.walk())
         out["max_depth"] = self.max_depth()
+        out["by_model"] = self.by_model()
+        return out
+
+    def by_model(self) -> dict[str, dict[str, Any]]:
+        """Sub-LM calls, tokens and cost per model (plain sub-LM calls and sub-RLM steps, from the tree)."""
+        out: dict[str, dict[str, Any]] = {}
+        for node in self.walk():
+            if node is self or node.model is None or node.kind == "fallback":
+                continue
+            row = out.setdefault(node.model, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0})
+            if node.kind == "rlm":  # its own steps only: its sub-calls are nodes of their own
+                own = [n for n in node.subcalls if n.kind != "fallback"]
+                row["calls"] += node.usage.get("lm_calls_total", 0) - sum(n.usage.get("lm_calls_total", 0) for n in own)
+                for key in ("prompt_tokens", "completion_tokens", "cost"):
+                    row[key] += node.usage.get(key, 0) - sum(n.usage.get(key, 0) for n in own)
+                continue
+            row["calls"] += node.usage.get("llm_calls", 0)
+            for key in ("prompt_tokens", "completion_tokens", "cost"):
+                row[key] += node.usage.get(key, 0)
         return out
 
     # -- serialization ----------------------------------------------------------------------------

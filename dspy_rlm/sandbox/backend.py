@@ -55,6 +55,7 @@ from typing import Any
 from dspy_rlm.errors import tool_failure
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
 from dspy_rlm.sandbox import launch
+from dspy_rlm.sandbox.errors import SandboxUnavailable, WorkerDied, unavailable_message
 
 logger = logging.getLogger(__name__)
 
@@ -70,16 +71,8 @@ _READY_TIMEOUT_S = 120.0
 ISOLATION_MODES = ("auto", "landlock", "none")
 
 
-class WorkerDied(RuntimeError):
-    """The worker process ended unexpectedly."""
-
-
 FULL_LEVEL = "userns+pidns+mountns+netns+newroot+nobody"
 _SAID: set[str] = set()  # levels below the full one already named in the log (once per process)
-
-
-class SandboxUnavailable(WorkerDied):
-    """No sandbox level works here and running unsandboxed was not asked for (``isolation="none"``)."""
 
 
 class SubprocessREPL:
@@ -260,8 +253,6 @@ class SubprocessREPL:
         info["notes"] = [*(f"level {f} failed" for f in failed), *info.get("notes", [])]
         if info.get("isolation", "none") == "none" and self.isolation_mode != "none":
             self._finish(kill=True)
-            from dspy_rlm.sandbox.choose import unavailable_message
-
             raise SandboxUnavailable(unavailable_message(info))
         level = info.get("isolation", "none")
         if self.isolation_mode == "auto" and level not in (FULL_LEVEL, *_SAID) and not self.allow_network:

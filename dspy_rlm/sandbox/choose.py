@@ -15,7 +15,8 @@ import logging
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+
+from dspy_rlm.sandbox.errors import SandboxUnavailable, unavailable_message
 
 logger = logging.getLogger(__name__)
 
@@ -74,19 +75,4 @@ def choose() -> Choice:
     if deno_executable() is not None:
         logger.warning("dspy-rlm sandbox: %s: the model's code runs in dspy's Deno/Pyodide interpreter", why)
         return Choice("deno", why)
-    from dspy_rlm.sandbox.backend import SandboxUnavailable
-
     raise SandboxUnavailable(unavailable_message({"notes": [why, "Deno is not installed"]}))
-
-
-def unavailable_message(info: dict[str, Any]) -> str:
-    """Why no sandbox level works here (``info["notes"]``), and the ways out."""
-    why = "; ".join(info.get("notes") or []) or "the kernel refused user namespaces and Landlock"
-    return (
-        f"no sandbox is available here for the model's code ({why}). Ways out: allow unprivileged user "
-        "namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu >= 23.10 "
-        "kernel.apparmor_restrict_unprivileged_userns=0; in Docker run with a seccomp profile that allows "
-        "unshare), use a kernel with Landlock (Linux >= 5.13), install Deno (pip install deno) so that "
-        "RLM falls back to dspy's Deno/Pyodide interpreter, or pass SubprocessREPL(isolation='none') / "
-        "RLM(..., repl='unsandboxed') to accept running the model's code with your own rights"
-    )
