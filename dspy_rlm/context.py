@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dspy_rlm import serializable
+
 KB, MB = 1024, 1024 * 1024
 MIN_CHUNK_BYTES = 1 * KB  # auto_chunk never cuts smaller pieces (unless chunk_threshold itself is smaller)
 FULL_VALUE_CHARS = 600  # inputs at most this long are shown whole (the query, options, ...)
@@ -342,6 +344,8 @@ def size_in_bytes(value: Any, _depth: int = 0) -> int:
         return sum(len(value[i : i + MB].encode("utf-8", "surrogatepass")) for i in range(0, len(value), MB))
     if isinstance(value, (bytes, bytearray, memoryview)):
         return len(value)
+    if serializable.is_serializable(value):  # its payload is made once, when the REPL starts
+        return len(value.rlm_preview())
     if _depth > 4:
         return sys.getsizeof(value)
     if isinstance(value, dict):
@@ -353,6 +357,8 @@ def size_in_bytes(value: Any, _depth: int = 0) -> int:
 
 def preview_text(value: Any, chars: int) -> str:
     """Head and tail of a value's text, never materializing a big value whole."""
+    if serializable.is_serializable(value):
+        return serializable.preview(value, chars)
     if isinstance(value, str):
         text = value if len(value) <= FULL_VALUE_CHARS else None
         if text is not None:

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import dspy
 from dspy.primitives.repl_types import REPLHistory
 
-from dspy_rlm import routing
+from dspy_rlm import routing, serializable
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, StopReason
 from dspy_rlm.calls import call_predictor, deadline_config
@@ -172,8 +172,13 @@ class Run:
             await self._repl_ready
 
     def _start_repl(self) -> None:
-        self.repl.load_inputs(self.repl_inputs)
+        bound, rebuild = serializable.split(self.repl_inputs)  # SandboxSerializable inputs: serializable.py
+        self.repl.load_inputs(bound)
         self.repl.start()
+        if rebuild:
+            result = self.repl.run(rebuild)
+            if not result.ok:
+                raise RuntimeError(f"a SandboxSerializable input could not be rebuilt in the REPL: {result.error}")
         if CONSTRUCT_TOOL in self.repl.tools:  # dspy's sandbox facade (facade.py)
             result = self.repl.run(facade_setup())
             if not result.ok:
