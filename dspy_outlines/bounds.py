@@ -195,7 +195,8 @@ def bound_list_schema(schema: dict[str, Any], bound: ListBound, defs: dict[str, 
 
 def _field_schema(info: Any) -> dict[str, Any] | None:
     """The JSON schema of an output field, its own constraints (``Field(max_length=...)``) included."""
-    annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    # Any: a runtime-built Annotated[...] is a type form mypy cannot see through (TypeAdapter takes any form)
+    annotation: Any = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
     try:
         return pydantic.TypeAdapter(annotation).json_schema()
     except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticInvalidForJsonSchema, TypeError):
