@@ -41,6 +41,11 @@ def services_port(text: str, service: str) -> int | None:
     return None
 
 
+def line_count(text: str) -> int:
+    """Lines as ``wc -l`` counts them (361 for /etc/services), plus an unended last line (the generated log)."""
+    return text.count("\n") + (bool(text) and not text.endswith("\n"))
+
+
 def demo_task(demo: str, lines: int) -> tuple[str, str, str, object]:
     """``(document, query, signature, expected answer)`` of a demo (the log demo where the file is missing)."""
     if demo == "file" and os.path.isfile(SERVICES):
@@ -102,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
 
     document, query, signature, expected = demo_task(args.demo, args.lines)
     source = SERVICES if signature.endswith("int") else "a generated server log"
-    print(f"document: {source}, {len(document):,} characters, {document.count(chr(10)) + 1:,} lines")
+    print(f"document: {source}, {len(document):,} characters, {line_count(document):,} lines")
     print(f"query:    {query}")
     t0 = time.perf_counter()
     lm = make_lm(args.lm, args.max_tokens)
