@@ -3,14 +3,17 @@ transformers' "PyTorch was not found" notice is dropped, its other records are n
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
 
 
 def _stderr(code: str) -> str:
+    # mlx_lm sets TRANSFORMERS_NO_ADVISORY_WARNINGS=1 in os.environ when a test imports it: not in the child
+    env = {k: v for k, v in os.environ.items() if k != "TRANSFORMERS_NO_ADVISORY_WARNINGS"}
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300, check=True
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300, check=True, env=env
     )
     return proc.stderr
 
