@@ -20,6 +20,7 @@ Run (seconds to a minute on a 2-core CPU after the model loads; no network):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import sys
@@ -96,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=96, help="completion tokens per LM call")
     parser.add_argument("--max-time", type=float, default=60.0, help="seconds before the loop stops and extracts")
     parser.add_argument("--html", default=None, help="trace HTML path (default: a temp file)")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the live progress line on stderr (default: only when stderr is a terminal)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -131,7 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         extract_adapter=adapter,
         action_adapter=action_adapter,
     )
-    with progress_display() as callback, dspy.context(lm=lm, callbacks=[callback]):
+    # Progress is for a person watching: on a terminal only, unless asked; piped, stderr stays empty.
+    show_progress = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = progress_display() if show_progress else contextlib.nullcontext(None)
+    with progress as callback, dspy.context(lm=lm, callbacks=[callback] if callback else []):
         pred = rlm(context=document, query=query)
 
     result = pred.result
