@@ -9,10 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python="${PYTHON:-python3}"
-lock="$(bash scripts/setup.sh --lock-path)"
 "$python" -m venv --clear .venv-lock
 # shellcheck disable=SC1091
 . .venv-lock/bin/activate
+lock="$(bash scripts/setup.sh --lock-path)"  # named for the venv's Python, the one setup.sh will see
 python -m pip install -q -U pip
 SETUP_UNLOCKED=1 bash scripts/setup.sh mlx,dev
 mkdir -p "$(dirname "$lock")"
