@@ -25,34 +25,34 @@ never a repaired value. Once the deadline has passed, no further tier is tried.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import threading
 import time
-from collections.abc import Generator, Sequence
-from functools import partial
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
-from dspy.adapters.base import Adapter
 from dspy.adapters.chat_adapter import ChatAdapter
-from dspy.adapters.json_adapter import JSONAdapter
 from dspy.adapters.types.tool import ToolCalls
 from dspy.clients.base_lm import BaseLM
 from dspy.signatures.signature import Signature
 from dspy.utils.callback import BaseCallback
 from dspy.utils.exceptions import AdapterParseError
 
+from dspy_outlines import truncation
 from dspy_outlines.constraints import TruncatedOutputError, check_term_constraints
 from dspy_outlines.contract import accepts_constraint, current_deadline
 from dspy_outlines.dspy_internal import DSPyVersionError, dspy_internal, dspy_internal_module
 from dspy_outlines.routing import TierRouter
-from dspy_outlines.tier3 import ConstrainedTier, constraint_mode
+from dspy_outlines.tiers import MAX_NESTING, JSONTier, checked_parse, get_tier, tier_names
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["TIERS", "ConstrainedGenerationUnavailableError", "OutlinesAdapter"]
+__all__ = ["MAX_NESTING", "TIERS", "ConstrainedGenerationUnavailableError", "OutlinesAdapter"]
 
+#: The built-in tiers, the default ladder (:mod:`dspy_outlines.tiers` registers them; ``register_tier`` adds more).
 TIERS = ("tier1", "tier2", "tier3")
-_Route = Generator[str, Any, list[dict[str, Any]]]
+_JSONTier = JSONTier  # the name tests and fuzzers import
 
 
 class ConstrainedGenerationUnavailableError(RuntimeError):
@@ -72,53 +72,6 @@ def accepts_outlines_constraint(lm: BaseLM) -> bool:
     """Whether ``lm`` (or the DSPy engine it was built with) runs Outlines-constrained generation
     (:func:`dspy_outlines.contract.accepts_constraint`)."""
     return accepts_constraint(lm)
-
-
-#: A tier-1/2 completion whose brackets nest deeper than this is a parse error (one linear scan), before DSPy's
-#: parsers and json-repair recurse into it (found by fuzzing: '[' * 100_000 escaped as RecursionError, and
-#: 100,000 braces took 90 s in json-repair and a recursive regex).
-MAX_NESTING = 512
-
-
-def _nesting(text: str) -> int:
-    depth = deepest = 0
-    for char in text:
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth = max(depth - 1, 0)
-    return deepest
-
-
-def _checked_parse(parse: Any, signature: type[Signature], completion: str) -> dict[str, Any]:
-    """``parse(signature, completion)`` where anything but a result is an :class:`AdapterParseError`, so the
-    next tier is tried (a ValueError / RecursionError out of DSPy's parsers or json-repair is not a bug)."""
-    if _nesting(completion) > MAX_NESTING:
-        raise AdapterParseError(
-            adapter_name="OutlinesAdapter",
-            signature=signature,
-            lm_response=completion,
-            message=f"The completion nests brackets deeper than {MAX_NESTING}; it is not parsed.",
-        )
-    try:
-        return parse(signature, completion)
-    except AdapterParseError:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise AdapterParseError(
-            adapter_name="OutlinesAdapter",
-            signature=signature,
-            lm_response=completion,
-            message=f"The completion could not be parsed ({type(exc).__name__}: {exc}).",
-        ) from exc
-
-
-class _JSONTier(JSONAdapter):
-    """Tier 2: JSONAdapter's prompt and json-repair parsing; called without ``response_format``."""
-
-    def parse(self, signature, completion):
-        return _checked_parse(super().parse, signature, completion)
 
 
 class OutlinesAdapter(ChatAdapter):
@@ -166,10 +119,14 @@ class OutlinesAdapter(ChatAdapter):
         auto = tiers == "auto"
         if auto:
             tiers = TIERS
-        unknown = [tier for tier in tiers if tier not in TIERS] if not isinstance(tiers, str) else [tiers]
+        known = tier_names()
+        unknown = [tier for tier in tiers if tier not in known] if not isinstance(tiers, str) else [tiers]
         if unknown or not tiers:
-            raise ValueError(f"tiers must be 'auto' or a non-empty subset of {TIERS}, in order; got {tiers!r}.")
-        self.tiers = tuple(tier for tier in TIERS if tier in tiers)
+            raise ValueError(
+                f"tiers must be 'auto' or a non-empty subset of {known} (dspy_outlines.tiers.register_tier adds "
+                f"more), tried in that order; got {tiers!r}."
+            )
+        self.tiers = tuple(tier for tier in known if tier in tiers)
         self.router = TierRouter(skip_after=skip_after, reprobe_every=reprobe_every, auto=auto)
         super().__init__(
             callbacks=callbacks,
@@ -184,14 +141,19 @@ class OutlinesAdapter(ChatAdapter):
     # -- metrics -------------------------------------------------------------------------------
 
     def parse(self, signature, completion):
-        """Tier 1: ChatAdapter's parse, any failure an :class:`AdapterParseError` (see :func:`_checked_parse`)."""
-        return _checked_parse(super().parse, signature, completion)
+        """Tier 1: ChatAdapter's parse, any failure an :class:`AdapterParseError` (see :func:`checked_parse`)."""
+        return checked_parse(super().parse, signature, completion)
+
+    def _call_postprocess(self, processed_signature, original_signature, outputs, lm, lm_kwargs):
+        truncation.note(lm, outputs)  # Tier 1's call was cut: counted in its metrics, parsed or not
+        return super()._call_postprocess(processed_signature, original_signature, outputs, lm, lm_kwargs)
 
     def reset_metrics(self) -> None:
         """Set all per-tier counters and latency totals to zero."""
         with self._lock:
             self._metrics = {
-                tier: {"success": 0, "failure": 0, "truncated": 0, "skipped": 0, "latency_s": 0.0} for tier in TIERS
+                tier: {"success": 0, "failure": 0, "truncated": 0, "skipped": 0, "latency_s": 0.0}
+                for tier in dict.fromkeys((*TIERS, *self.tiers))
             }
 
     @property
@@ -200,22 +162,24 @@ class OutlinesAdapter(ChatAdapter):
 
         ``{"tier1": {"success": n, "failure": n, "truncated": n, "skipped": n, "latency_s": seconds},
         "tier2": ..., "tier3": ..., "routing": {...}}``, plus flat keys ``tier1_success``, ``tier1_failures``,
-        ``tier1_skipped``, ``tier1_latency_s`` (and so on) and ``tier3_truncated``. ``truncated`` failures
-        (output cut at ``max_tokens`` or the deadline) are also counted in ``failure``; ``skipped`` counts
+        ``tier1_truncated``, ``tier1_skipped``, ``tier1_latency_s`` (and so on). ``truncated`` counts attempts
+        whose LM output was cut at ``max_tokens`` or the deadline: at Tier 3 always a failure (also counted in
+        ``failure``: a cut value is never repaired), at Tiers 1 and 2 parsed or not (DSPy's "LM response was
+        truncated" warning; read from the LM's history, so not counted with history off); ``skipped`` counts
         calls routed past the tier. ``routing`` is the per-LM state (:meth:`TierRouter.snapshot`). A tier's
         latency total covers its successful and failed attempts.
         """
         with self._lock:
             snapshot: dict[str, Any] = {tier: dict(counts) for tier, counts in self._metrics.items()}
-        for tier in TIERS:
+        for tier in list(snapshot):
             for key, flat in (
                 ("success", "success"),
                 ("failure", "failures"),
+                ("truncated", "truncated"),
                 ("skipped", "skipped"),
                 ("latency_s", "latency_s"),
             ):
                 snapshot[f"{tier}_{flat}"] = snapshot[tier][key]
-        snapshot["tier3_truncated"] = snapshot["tier3"]["truncated"]
         snapshot["routing"] = self.router.snapshot()
         return snapshot
 
@@ -240,68 +204,7 @@ class OutlinesAdapter(ChatAdapter):
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    # -- routing (written once, driven by __call__ and acall) ----------------------------------
-
-    def _route(self, lm: BaseLM, signature: type[Signature], progress: Any, deadline: Any = None) -> _Route:
-        """Yield each tier to try; receive its completions (or have its error thrown in)."""
-        tiers = [tier for tier in self.tiers if tier != "tier3" or not _has_tool_calls(signature)]
-        if not tiers:
-            raise ValueError(
-                f"Signature {signature.__name__} has dspy.ToolCalls outputs, which constrained generation "
-                "(tier3) cannot produce; use tiers=('tier1', 'tier2', 'tier3') or ('tier1', 'tier2')."
-            )
-        runnable = [tier for tier in tiers if tier != "tier3" or self._can_constrain(lm)]
-        planned = self.router.plan(lm, tiers, runnable, accepts_outlines_constraint(lm))
-        self._record_skips(tiers[: len(tiers) - len(planned)])
-        last_error: AdapterParseError | None = None
-        for tier in planned:
-            if last_error is not None and deadline is not None and time.monotonic() >= deadline:
-                logger.debug("OutlinesAdapter: the call's deadline passed; not trying %s", tier)
-                break
-            if tier == "tier3" and not self._can_constrain(lm):
-                raise ConstrainedGenerationUnavailableError(_unavailable_message(lm)) from last_error
-            started = time.perf_counter()
-            try:
-                completions = yield tier
-                for completion in completions:  # DSPy parses Regex-annotated fields as plain str
-                    check_term_constraints(signature, completion)
-            except AdapterParseError as exc:
-                self._record(tier, False, started, truncated=isinstance(exc, TruncatedOutputError))
-                self.router.record(lm, tier, parsed=False)
-                if progress is not None and progress.emitted:  # the user already saw streamed output
-                    raise
-                logger.debug("OutlinesAdapter %s failed to parse: %s", tier, exc)
-                last_error = exc
-                continue
-            except Exception:
-                self._record(tier, False, started)
-                raise  # ContextWindowExceededError, provider errors, bugs: no other tier can help
-            self._record(tier, True, started)
-            self.router.record(lm, tier, parsed=True)
-            return completions
-        assert last_error is not None
-        raise last_error
-
-    @staticmethod
-    def _can_constrain(lm: BaseLM) -> bool:
-        return accepts_outlines_constraint(lm) or bool(getattr(lm, "supports_response_schema", False))
-
-    def _tier_call(self, tier: str, lm: BaseLM, is_async: bool):
-        """The unbound adapter pipeline for ``tier``, bound to the adapter object that runs it."""
-        if tier == "tier1":  # ChatAdapter's own pipeline, our fallback switched off
-            return partial(ChatAdapter.acall if is_async else ChatAdapter.__call__, self)
-        options = {
-            "callbacks": self.callbacks,
-            "use_native_function_calling": self.use_native_function_calling,
-            "parallel_tool_calls": self.parallel_tool_calls,
-        }
-        if tier == "tier2":
-            return partial(Adapter.acall if is_async else Adapter.__call__, _JSONTier(**options))
-        constrained = ConstrainedTier(constraint_mode(lm), **options)
-        if constrained.mode == "request":  # DSPy 3.5's contract: a Request in, a Response out
-            return constrained.acall_request if is_async else constrained.call_request
-        # Adapter's base pipeline: JSONAdapter.__call__ would add response_format (a constraint).
-        return partial(Adapter.acall if is_async else Adapter.__call__, constrained)
+    # -- the tiers: one async core, a thin sync wrapper -----------------------------------------------
 
     def __call__(
         self,
@@ -311,20 +214,7 @@ class OutlinesAdapter(ChatAdapter):
         demos: list[dict[str, Any]],
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
-        with _fallback_scope() as progress:
-            route = self._route(lm, signature, progress, current_deadline())
-            tier = next(route)
-            while True:
-                try:
-                    result = self._tier_call(tier, lm, False)(lm, dict(lm_kwargs), signature, demos, inputs)
-                except Exception as exc:  # noqa: BLE001 - handed to the router, which decides per type
-                    advance = partial(route.throw, exc)
-                else:
-                    advance = partial(route.send, result)
-                try:
-                    tier = advance()
-                except StopIteration as done:
-                    return done.value
+        return _run_sync(self._run_tiers(lm, lm_kwargs, signature, demos, inputs, is_async=False))
 
     async def acall(
         self,
@@ -334,20 +224,82 @@ class OutlinesAdapter(ChatAdapter):
         demos: list[dict[str, Any]],
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
+        return await self._run_tiers(lm, lm_kwargs, signature, demos, inputs, is_async=True)
+
+    async def _run_tiers(
+        self,
+        lm: BaseLM,
+        lm_kwargs: dict[str, Any],
+        signature: type[Signature],
+        demos: list[dict[str, Any]],
+        inputs: dict[str, Any],
+        is_async: bool,
+    ) -> list[dict[str, Any]]:
+        """Try each planned tier until one parses. On the sync path every tier call is synchronous, so nothing
+        here suspends and :func:`_run_sync` runs it to the end in one step."""
         with _fallback_scope() as progress:
-            route = self._route(lm, signature, progress, current_deadline())
-            tier = next(route)
-            while True:
-                try:
-                    result = await self._tier_call(tier, lm, True)(lm, dict(lm_kwargs), signature, demos, inputs)
-                except Exception as exc:  # noqa: BLE001 - handed to the router, which decides per type
-                    advance = partial(route.throw, exc)
-                else:
-                    advance = partial(route.send, result)
-                try:
-                    tier = advance()
-                except StopIteration as done:
-                    return done.value
+            deadline, planned = current_deadline(), self._plan(lm, signature)
+            last_error: AdapterParseError | None = None
+            for name in planned:
+                if last_error is not None and deadline is not None and time.monotonic() >= deadline:
+                    logger.debug("OutlinesAdapter: the call's deadline passed; not trying %s", name)
+                    break
+                if get_tier(name).constrained and not self._can_constrain(lm):
+                    raise ConstrainedGenerationUnavailableError(_unavailable_message(lm)) from last_error
+                started = time.perf_counter()
+                with truncation.attempt() as attempt:
+                    try:
+                        completions = get_tier(name).factory(self, lm, is_async)(
+                            lm, dict(lm_kwargs), signature, demos, inputs
+                        )
+                        if inspect.isawaitable(completions):
+                            completions = await completions
+                        for completion in completions:  # DSPy parses Regex-annotated fields as plain str
+                            check_term_constraints(signature, completion)
+                    except AdapterParseError as exc:
+                        cut = attempt.truncated or isinstance(exc, TruncatedOutputError)
+                        self._record(name, False, started, truncated=cut)
+                        self.router.record(lm, name, parsed=False)
+                        if progress is not None and progress.emitted:  # the user already saw streamed output
+                            raise
+                        logger.debug("OutlinesAdapter %s failed to parse: %s", name, exc)
+                        last_error = exc
+                        continue
+                    except Exception:
+                        self._record(name, False, started, truncated=attempt.truncated)
+                        raise  # ContextWindowExceededError, provider errors, bugs: no other tier can help
+                self._record(name, True, started, truncated=attempt.truncated)
+                self.router.record(lm, name, parsed=True)
+                return completions
+            assert last_error is not None
+            raise last_error
+
+    def _plan(self, lm: BaseLM, signature: type[Signature]) -> list[str]:
+        """The tiers to try for this call (the router's plan); the ones routed past are counted as skipped."""
+        tiers = [tier for tier in self.tiers if not get_tier(tier).constrained or not _has_tool_calls(signature)]
+        if not tiers:
+            raise ValueError(
+                f"Signature {signature.__name__} has dspy.ToolCalls outputs, which constrained generation "
+                "(tier3) cannot produce; use tiers=('tier1', 'tier2', 'tier3') or ('tier1', 'tier2')."
+            )
+        runnable = [tier for tier in tiers if not get_tier(tier).constrained or self._can_constrain(lm)]
+        planned = self.router.plan(lm, tiers, runnable, accepts_outlines_constraint(lm))
+        self._record_skips(tiers[: len(tiers) - len(planned)])
+        return list(planned)
+
+    @staticmethod
+    def _can_constrain(lm: BaseLM) -> bool:
+        return accepts_outlines_constraint(lm) or bool(getattr(lm, "supports_response_schema", False))
+
+
+def _run_sync(core: Coroutine[Any, Any, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Run the adapter's async core on the sync path, where no tier call awaits anything (one step, no loop)."""
+    try:
+        core.send(None)
+    except StopIteration as done:
+        return done.value
+    core.close()
+    raise RuntimeError("OutlinesAdapter's sync path suspended: a tier returned an awaitable to a sync call")
 
 
 def _has_tool_calls(signature: type[Signature]) -> bool:

@@ -38,7 +38,15 @@ from dspy_outlines.constraints import OUTPUT_REGEX_ATTR, OutputConstraint, build
 if TYPE_CHECKING:
     from dspy import Signature
 
-__all__ = ["OTHER_FIELD_CHARS", "Budget", "ListBound", "bound_list_schema", "bounded_constraint", "budget"]
+__all__ = [
+    "OTHER_FIELD_CHARS",
+    "Budget",
+    "ListBound",
+    "bound_list_schema",
+    "bounded_constraint",
+    "bounded_output_type",
+    "budget",
+]
 
 #: Characters reserved for an output field Tier 3 cannot bound (a number, a nested model...) in a JSON object.
 OTHER_FIELD_CHARS = 16
@@ -195,7 +203,8 @@ def bound_list_schema(schema: dict[str, Any], bound: ListBound, defs: dict[str, 
 
 def _field_schema(info: Any) -> dict[str, Any] | None:
     """The JSON schema of an output field, its own constraints (``Field(max_length=...)``) included."""
-    annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    # Any: a runtime-built Annotated[...] is a type form mypy cannot see through (TypeAdapter takes any form)
+    annotation: Any = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
     try:
         return pydantic.TypeAdapter(annotation).json_schema()
     except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticInvalidForJsonSchema, TypeError):
@@ -294,3 +303,38 @@ def bounded_constraint(signature: Any, max_tokens: int | None) -> OutputConstrai
             bounded["properties"][name] = {**field, "title": bounded["properties"][name].get("title", name)}
             bounded.setdefault("$defs", {}).update(schema.get("$defs", {}))
     return replace(constraint, output_type=JsonSchema(json.dumps(bounded)), advice=advice)
+
+
+def _output_type_schema(output_type: Any) -> dict[str, Any] | None:
+    """The JSON schema of an output type given to ``OutlinesLM.generate``, or ``None`` (Regex, CFG, choices...)."""
+    from outlines.types.dsl import JsonSchema
+
+    if isinstance(output_type, JsonSchema):
+        schema = json.loads(output_type.schema)
+        return schema if isinstance(schema, dict) else None
+    if isinstance(output_type, dict):
+        return output_type
+    if isinstance(output_type, str) or not hasattr(output_type, "__origin__"):
+        return None  # only list[...] / set[...] forms can be lists of scalars
+    try:
+        return pydantic.TypeAdapter(output_type).json_schema()
+    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticInvalidForJsonSchema, TypeError):
+        return None
+
+
+def bounded_output_type(output_type: Any, max_tokens: int) -> tuple[Any, str]:
+    """``output_type`` bounded to close within ``max_tokens`` as Tier 3 bounds a list field, and the advice for a
+    value cut all the same (for :meth:`dspy_outlines.OutlinesLM.generate`).
+
+    A list of scalars (``list[str]``, ``set[int]``, a JSON schema of one) gets ``maxItems`` and a bound per item
+    (:func:`bound_list_schema`) and comes back as an Outlines ``JsonSchema``; any other type comes back as it is.
+    """
+    schema = _output_type_schema(output_type)
+    shape = None if schema is None else _list_of(schema, schema.get("$defs", {}))
+    if schema is None or shape is None:
+        return output_type, "raise max_tokens, or give the output type a length bound"
+    from outlines.types import JsonSchema
+
+    bound = _split(max(max_tokens - 1, 0), shape)
+    plan = Budget(max_tokens, None, (("output", bound),), 1 + _min_chars(shape))
+    return JsonSchema(json.dumps(bound_list_schema(schema, bound, schema.get("$defs")))), _advice(plan)

@@ -26,7 +26,7 @@ import functools
 import json
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import pydantic
 from dspy.adapters.utils import parse_value
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OUTPUT_REGEX_ATTR",
     "TRUNCATING_FINISH_REASONS",
+    "ConstraintKey",
     "OutputConstraint",
     "TruncatedOutputError",
     "build_constraint",
@@ -387,22 +388,37 @@ def with_output_regex(signature: type[Signature], pattern: str) -> type[Signatur
     return copy
 
 
-def constraint_key(output_type: Any) -> tuple[str, str]:
-    """A stable, hashable key for an output type: ``(kind, definition)``.
+class ConstraintKey(NamedTuple):
+    """What a constraint is, as the processors build it: ``kind`` is ``"json"`` (``definition``: the JSON schema
+    string), ``"regex"`` (the regex) or ``"cfg"`` (the grammar). Computed once from an output type
+    (:func:`constraint_key`); a request carries it (as JSON, :mod:`dspy_outlines.contract`) to the engine, which
+    builds its processor from it as it is."""
 
-    ``kind`` is ``"json"`` (definition: the JSON schema string), ``"regex"`` (the regex) or
-    ``"cfg"`` (the grammar). Equal keys mean the same logits processor can be reused. Keys of
-    hashable types (classes, ``Literal[...]``) are memoized: a JSON schema is computed once.
+    kind: str
+    definition: str
+
+
+#: The kinds of a :class:`ConstraintKey`.
+CONSTRAINT_KINDS = ("regex", "json", "cfg")
+
+
+def constraint_key(output_type: Any) -> ConstraintKey:
+    """A stable, hashable key for an output type: ``(kind, definition)`` (a :class:`ConstraintKey` is its own).
+
+    Equal keys mean the same logits processor can be reused. Keys of hashable types (classes, ``Literal[...]``)
+    are memoized: a JSON schema is computed once.
 
     Raises:
         TypeError: Outlines does not support the type.
     """
+    if isinstance(output_type, ConstraintKey):
+        return output_type
     from outlines.types.dsl import CFG, Regex
 
     if isinstance(output_type, Regex):
-        return "regex", output_type.pattern
+        return ConstraintKey("regex", output_type.pattern)
     if isinstance(output_type, CFG):
-        return "cfg", output_type.definition
+        return ConstraintKey("cfg", output_type.definition)
     try:
         return _memo_key(output_type)
     except TypeError:  # unhashable (e.g. an outlines Term other than Regex/CFG)
@@ -410,21 +426,21 @@ def constraint_key(output_type: Any) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _memo_key(output_type: Any) -> tuple[str, str]:
+def _memo_key(output_type: Any) -> ConstraintKey:
     return _key(output_type)
 
 
-def _key(output_type: Any) -> tuple[str, str]:
+def _key(output_type: Any) -> ConstraintKey:
     from outlines.types.dsl import CFG, JsonSchema, Regex, python_types_to_terms, to_regex
 
     term = python_types_to_terms(output_type)
     if isinstance(term, CFG):
-        return "cfg", term.definition
+        return ConstraintKey("cfg", term.definition)
     if isinstance(term, JsonSchema):
-        return "json", term.schema
+        return ConstraintKey("json", term.schema)
     if isinstance(term, Regex):
-        return "regex", term.pattern
-    return "regex", to_regex(term)
+        return ConstraintKey("regex", term.pattern)
+    return ConstraintKey("regex", to_regex(term))
 
 
 def check_term_constraints(signature: type[Signature], fields: dict[str, Any]) -> None:

@@ -10,8 +10,10 @@ profiles), so that each name is spelled once:
 * **The constraint travels in the request** (or, for an LM with :data:`CONSTRAINT_KWARGS_METHOD`, as the
   keywords that method returns): ``Request.config.extensions[EXTENSION]`` holds
   ``{"constraint": {"kind": "regex" | "json" | "cfg", "definition": ...}}`` (JSON, so it is part of DSPy's
-  cache key and of its history), built by :func:`constraint_extension` and read back by
-  :func:`output_type_of`. This is the place DSPy 3.4's request contract gives provider-specific settings.
+  cache key and of its history): the :class:`~dspy_outlines.constraints.ConstraintKey`, computed once from the
+  output type by :func:`constraint_extension` and read back as that key by :func:`constraint_key_of`, which the
+  engine builds its processor from (no second trip through an Outlines type). This is the place DSPy 3.4's
+  request contract gives provider-specific settings.
 * **The deadline is an execution control**, like a timeout: not part of the request (DSPy refuses execution
   controls in ``Config.extensions``). A caller sets it for a block with :func:`deadline_scope`; the local
   engine reads :func:`current_deadline` when it generates, and the adapter stops trying tiers once it passed.
@@ -22,7 +24,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dspy_outlines.constraints import ConstraintKey
 
 __all__ = [
     "ACCEPTS_CONSTRAINT",
@@ -33,6 +38,7 @@ __all__ = [
     "IS_LOCAL",
     "accepts_constraint",
     "constraint_extension",
+    "constraint_key_of",
     "current_deadline",
     "deadline_scope",
     "is_local",
@@ -87,24 +93,35 @@ def constraint_extension(output_type: Any) -> dict[str, Any]:
     return {EXTENSION: {"constraint": {"kind": kind, "definition": definition}}}
 
 
-def output_type_of(extensions: dict[str, Any] | None) -> Any:
-    """The Outlines output type a request's ``Config.extensions`` carries, or ``None``.
+def constraint_key_of(extensions: dict[str, Any] | None) -> ConstraintKey | None:
+    """The constraint key a request's ``Config.extensions`` carries, or ``None``.
 
     Raises:
         ValueError: The extension is malformed (an unknown kind, a definition that is not a string).
     """
+    from dspy_outlines.constraints import CONSTRAINT_KINDS, ConstraintKey
+
     spec = ((extensions or {}).get(EXTENSION) or {}).get("constraint")
     if spec is None:
         return None
     kind, definition = spec.get("kind"), spec.get("definition")
-    if not isinstance(definition, str) or kind not in ("regex", "json", "cfg"):
+    if not isinstance(definition, str) or kind not in CONSTRAINT_KINDS:
         raise ValueError(
             f"Config.extensions[{EXTENSION!r}]['constraint'] must be {{'kind': 'regex' | 'json' | 'cfg', "
             f"'definition': str}}; got {spec!r}"
         )
+    return ConstraintKey(kind, definition)
+
+
+def output_type_of(extensions: dict[str, Any] | None) -> Any:
+    """The Outlines output type (``Regex``, ``JsonSchema``, ``CFG``) of the key :func:`constraint_key_of` reads, or
+    ``None``: for a caller that wants Outlines' own type; the local engine takes the key itself."""
+    key = constraint_key_of(extensions)
+    if key is None:
+        return None
     from outlines.types import CFG, JsonSchema, Regex
 
-    return {"regex": Regex, "json": JsonSchema, "cfg": CFG}[kind](definition)
+    return {"regex": Regex, "json": JsonSchema, "cfg": CFG}[key.kind](key.definition)
 
 
 def current_deadline() -> float | None:

@@ -18,6 +18,8 @@ from typing import Any
 
 import dspy
 
+from dspy_outlines.bounds import bounded_output_type
+from dspy_outlines.constraints import TRUNCATING_FINISH_REASONS, TruncatedOutputError
 from dspy_outlines.engines import Engine, GenerationRequest
 from dspy_outlines.engines.mlx import generation_lock
 from dspy_outlines.local_engine import DEFAULT_MAX_TOKENS, AsyncLocalEngine, LocalEngine
@@ -28,6 +30,8 @@ __all__ = ["LocalModelName", "OutlinesLM", "generation_lock"]
 
 #: The provider prefix of a local model's name (``local/SmolLM2-135M-Instruct...``).
 LOCAL_PREFIX = "local/"
+#: What a TruncatedOutputError of :meth:`OutlinesLM.generate` names as expected (the text is the one output).
+_GENERATE_SIGNATURE = dspy.Signature("prompt -> output")
 
 
 class LocalModelName(str):
@@ -193,11 +197,15 @@ class OutlinesLM(dspy.LM):
             temperature: Sampling temperature (default: the LM's; 0.0 is greedy).
 
         Returns:
-            The generated text; under ``output_type`` it matches the type unless ``max_tokens`` cut it.
+            The generated text; under ``output_type`` it is a complete value of the type. A list of scalars is
+            bounded to close within ``max_tokens`` as Tier 3 bounds a list field (:mod:`dspy_outlines.bounds`:
+            ``list[str]`` at 24 tokens is at most 2 items of 6 characters).
 
         Raises:
             TypeError: ``prompt`` is neither a str nor a list of messages, or Outlines does not support
                 ``output_type``.
+            TruncatedOutputError: ``max_tokens`` (or the deadline) cut a constrained value before it closed; the
+                message says what helps. A cut value is never returned.
         """
         if isinstance(prompt, str):
             messages = [{"role": "user", "content": prompt}]
@@ -210,12 +218,20 @@ class OutlinesLM(dspy.LM):
             )
         max_tokens = self.kwargs.get("max_tokens") if max_tokens is None else max_tokens
         temperature = self.kwargs.get("temperature") if temperature is None else temperature
-        request = GenerationRequest(
-            max_tokens=int(max_tokens or DEFAULT_MAX_TOKENS),
-            temperature=float(temperature or 0.0),
-            constraint=output_type,
-        )
-        return self.engine.generate(self.engine.encode(self.render_prompt(messages)), request).text
+        budget = int(max_tokens or DEFAULT_MAX_TOKENS)
+        constraint, advice = (None, "") if output_type is None else bounded_output_type(output_type, budget)
+        request = GenerationRequest(max_tokens=budget, temperature=float(temperature or 0.0), constraint=constraint)
+        completion = self.engine.generate(self.engine.encode(self.render_prompt(messages)), request)
+        if output_type is not None and completion.finish_reason in TRUNCATING_FINISH_REASONS:
+            limit = f"max_tokens={budget}" if completion.finish_reason == "length" else "the deadline"
+            fix = "raise the time budget" if completion.finish_reason == "deadline" else advice
+            raise TruncatedOutputError(
+                adapter_name="OutlinesLM.generate",
+                signature=_GENERATE_SIGNATURE,
+                lm_response=completion.text,
+                message=f"The constrained output was cut at {limit} before its value closed; {fix}.",
+            )
+        return completion.text
 
     def dump_state(self) -> dict[str, Any]:
         """Reconstruction state: the model path (not the weights), the engine, its options and the default

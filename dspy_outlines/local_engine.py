@@ -37,8 +37,8 @@ from dspy_outlines.contract import (
     DEADLINE_FINISH,
     EXTENSION,
     constraint_extension,
+    constraint_key_of,
     current_deadline,
-    output_type_of,
 )
 from dspy_outlines.engines import Engine, GenerationRequest, load_engine
 
@@ -202,7 +202,7 @@ class LocalEngine:
             temperature=config.temperature or 0.0,
             top_p=config.top_p,
             stop=config.stop,
-            constraint=output_type_of(config.extensions),
+            constraint=constraint_key_of(config.extensions),  # the key the adapter computed, as it is
             seed=config.seed,
             deadline=current_deadline(),
         )

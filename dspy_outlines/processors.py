@@ -2,6 +2,9 @@
 
 * **Backends.** ``outlines_core``, ``llguidance`` and ``xgrammar`` (optional: it pulls in torch) are selectable
   with ``backend=``; :data:`DEFAULT_BACKEND` is the fastest here of those without torch.
+  :func:`register_constraint_backend` adds more by name (an object with Outlines' backend methods,
+  ``get_json_schema_logits_processor`` / ``get_regex_logits_processor`` / ``get_cfg_logits_processor``); an
+  unknown name is an error listing the registered ones.
 * **Cache.** Building a processor (outlines_core's regex index over the vocabulary, llguidance's grammar) is
   done once per (tokenizer, backend, constraint key); the tokenizer is the MLX one or Outlines' llama.cpp
   tokenizer (whose processors work on numpy logits: no bitmask patch needed). Each call gets a shallow copy,
@@ -17,14 +20,77 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from dspy_outlines.constraints import close_schema, constraint_key
 from dspy_outlines.cpu_bitmask import outlines_internal
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "available_backends", "cache_info", "clear_cache", "get_logits_processor"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_BACKEND",
+    "ConstraintBackend",
+    "available_backends",
+    "cache_info",
+    "clear_cache",
+    "get_logits_processor",
+    "register_constraint_backend",
+]
 
+#: The built-in backends (:func:`available_backends` lists the registered ones usable here).
 BACKENDS = ("outlines_core", "llguidance", "xgrammar")
+
+
+@runtime_checkable
+class ConstraintBackend(Protocol):
+    """What a backend object provides (Outlines' ``BaseBackend``): a logits processor per kind of constraint."""
+
+    def get_json_schema_logits_processor(self, json_schema: str) -> Any: ...
+
+    def get_regex_logits_processor(self, regex: str) -> Any: ...
+
+    def get_cfg_logits_processor(self, grammar: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class _Backend:
+    factory: Callable[[Any], ConstraintBackend]  # outlines_model -> backend object (built once per vocabulary)
+    requires: str | None = None  # a module that must be importable
+    extra: str = "dspy-rlm[mlx]"  # what to install when it is not
+    json_schema: Callable[[str], str] | None = None  # the schema as this backend should read it
+
+
+_BACKENDS: dict[str, _Backend] = {}
+
+
+def register_constraint_backend(
+    name: str,
+    factory: Callable[[Any], ConstraintBackend],
+    *,
+    requires: str | None = None,
+    extra: str = "dspy-rlm[mlx]",
+    json_schema: Callable[[str], str] | None = None,
+) -> None:
+    """Make ``backend=name`` (``OutlinesLM(backend=...)``, :func:`get_logits_processor`) build its processors with
+    ``factory(outlines_model)`` (called once per vocabulary).
+
+    Args:
+        name: The backend's name.
+        factory: ``outlines_model -> backend object`` (:class:`ConstraintBackend`).
+        requires: A module that must be importable for the backend to be available.
+        extra: What ``pip install`` names when ``requires`` is missing.
+        json_schema: Rewrites a JSON schema before this backend builds it.
+
+    Raises:
+        ValueError: ``name`` is empty or not a string.
+        TypeError: ``factory`` is not callable.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a backend name must be a non-empty string, got {name!r}")
+    if not callable(factory):
+        raise TypeError(f"a backend factory must be callable (outlines_model) -> backend, got {factory!r}")
+    _BACKENDS[name] = _Backend(factory, requires, extra, json_schema)
 
 
 # Measured with `python -m benchmarks.tiers --backends --max-tokens 16` (2-core x86 CPU shared with other
@@ -51,18 +117,23 @@ _stats = {"hits": 0, "misses": 0, "build_s": 0.0}
 
 
 def available_backends() -> list[str]:
-    """The backends usable in this environment (xgrammar only when installed)."""
-    names = ["outlines_core"]
-    names += [name for name in ("llguidance", "xgrammar") if importlib.util.find_spec(name) is not None]
-    return names
+    """The registered backends usable in this environment (xgrammar only when installed)."""
+    return [
+        name
+        for name, spec in _BACKENDS.items()
+        if spec.requires is None or importlib.util.find_spec(spec.requires) is not None
+    ]
 
 
 def _check_backend(name: str | None) -> str:
     name = name or DEFAULT_BACKEND
-    if name not in BACKENDS:
-        raise ValueError(f"Unknown Outlines backend {name!r}; choose one of {', '.join(BACKENDS)}.")
+    if name not in _BACKENDS:
+        raise ValueError(
+            f"Unknown Outlines backend {name!r}; choose one of {', '.join(_BACKENDS)} "
+            "(dspy_outlines.processors.register_constraint_backend adds more)."
+        )
     if name not in available_backends():
-        extra = "dspy-rlm[xgrammar]" if name == "xgrammar" else "dspy-rlm[mlx]"
+        extra = _BACKENDS[name].extra
         raise ImportError(f"The {name} backend is not installed. Install it with: pip install '{extra}'")
     return name
 
@@ -78,10 +149,7 @@ def _backend_object(outlines_model: Any, name: str) -> Any:
     with _lock:
         backend = _backend_objects.setdefault(tokenizer, {}).get(name)
     if backend is None:
-        import outlines.backends
-
-        get_backend = outlines_internal(outlines.backends, "_get_backend")
-        backend = get_backend(name, outlines_model)  # builds the backend's vocabulary once
+        backend = _BACKENDS[name].factory(outlines_model)  # builds the backend's vocabulary once
         with _lock:
             backend = _backend_objects[tokenizer].setdefault(name, backend)
     return backend
@@ -100,11 +168,29 @@ def _llguidance_schema(definition: str) -> str:
     return json.dumps(schema)
 
 
+def _outlines_backend(name: str) -> Callable[[Any], ConstraintBackend]:
+    """The factory of one of Outlines' own backends."""
+
+    def factory(outlines_model: Any) -> ConstraintBackend:
+        import outlines.backends
+
+        backend: ConstraintBackend = outlines_internal(outlines.backends, "_get_backend")(name, outlines_model)
+        return backend
+
+    return factory
+
+
+register_constraint_backend("outlines_core", _outlines_backend("outlines_core"))
+register_constraint_backend(
+    "llguidance", _outlines_backend("llguidance"), requires="llguidance", json_schema=_llguidance_schema
+)
+register_constraint_backend("xgrammar", _outlines_backend("xgrammar"), requires="xgrammar", extra="dspy-rlm[xgrammar]")
+
+
 def _build(backend: Any, name: str, kind: str, definition: str) -> Any:
     if kind == "json":
-        if name == "llguidance":
-            definition = _llguidance_schema(definition)
-        return backend.get_json_schema_logits_processor(definition)
+        rewrite = _BACKENDS[name].json_schema
+        return backend.get_json_schema_logits_processor(rewrite(definition) if rewrite else definition)
     if kind == "cfg":
         return backend.get_cfg_logits_processor(definition)
     return backend.get_regex_logits_processor(definition)

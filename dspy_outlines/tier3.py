@@ -29,7 +29,6 @@ from dspy.signatures.signature import Signature
 
 from dspy_outlines.bounds import bounded_constraint
 from dspy_outlines.constraints import (
-    TRUNCATING_FINISH_REASONS,
     OutputConstraint,
     build_constraint,
     output_model,
@@ -42,6 +41,7 @@ from dspy_outlines.contract import (
     current_deadline,
 )
 from dspy_outlines.dspy_internal import dspy_internal
+from dspy_outlines.truncation import truncated_call
 
 logger = logging.getLogger(__name__)
 
@@ -140,8 +140,7 @@ class ConstrainedTier(JSONAdapter):
         return signature
 
     def _call_postprocess(self, processed_signature, original_signature, outputs, lm, lm_kwargs):
-        reasons = _finish_reasons(lm, outputs)
-        truncated = next((reason for reason in reasons if reason in TRUNCATING_FINISH_REASONS), None)
+        truncated = truncated_call(lm, outputs)
         if truncated is not None:
             text = outputs[0].get("text") if isinstance(outputs[0], dict) else outputs[0]
             self._built().parse(str(text or ""), truncated)
@@ -216,20 +215,3 @@ def _truncation_handled() -> Iterator[None]:
         yield
     finally:
         _handling_truncation.reset(token)
-
-
-def _finish_reasons(lm: BaseLM, outputs: Any) -> list[str | None]:
-    """The finish reasons of the LM call that returned ``outputs`` (``[]`` when history is off).
-
-    DSPy keeps only the text in ``outputs``; the response, with ``choices[i].finish_reason``, is in the LM's
-    history entry for the same call, found by identity of ``outputs`` so concurrent calls cannot be confused.
-    """
-    for entry in reversed((getattr(lm, "history", None) or [])[-64:]):
-        if isinstance(entry, dict) and entry.get("outputs") is outputs:
-            choices = _get(entry.get("response"), "choices") or []
-            return [_get(choice, "finish_reason") for choice in choices]
-    return []
-
-
-def _get(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 from dspy_rlm import routing
 from dspy_rlm.budget import Limits
 from dspy_rlm.context import SizeConfig
+from dspy_rlm.defaults import MAX_OUTPUT_CHARS, REPL_MEMORY_MB, REPL_TIMEOUT_S
 
 if TYPE_CHECKING:
     import dspy
@@ -61,9 +62,9 @@ class REPLSettings:
     ``dspy.settings.interpreter_factory``).
     """
 
-    timeout_s: float | None = field(default=30.0, metadata={"arg": "repl_timeout"})
-    memory_mb: int | None = field(default=4096, metadata={"arg": "repl_memory_mb"})
-    max_output_chars: int = 10_000
+    timeout_s: float | None = field(default=REPL_TIMEOUT_S, metadata={"arg": "repl_timeout"})
+    memory_mb: int | None = field(default=REPL_MEMORY_MB, metadata={"arg": "repl_memory_mb"})
+    max_output_chars: int = MAX_OUTPUT_CHARS
     backend: str | None = field(default=None, metadata={"arg": "repl"})
     factory: Callable[[], REPLLike] | None = field(default=None, metadata={"arg": "interpreter_factory"})
     interpreter: REPLLike | None = None

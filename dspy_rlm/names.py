@@ -19,7 +19,9 @@ from dspy_rlm.library.helpers import HELPER_NAMES
 
 SUBMIT = "SUBMIT"
 FINAL, FINAL_VAR = "FINAL", "FINAL_VAR"
-LLM_BRIDGES = ("llm_query", "llm_query_batched")
+#: The sub-LM bridge the REPL calls (and the namespace executor wires for the helpers).
+LLM_QUERY = "llm_query"
+LLM_BRIDGES = (LLM_QUERY, "llm_query_batched")
 RLM_BRIDGES = ("rlm_query", "batch_rlm_query")
 INPUTS_DICT = "inputs"
 #: dspy 3.4.1's reserved sandbox names, used when the installed dspy does not say.

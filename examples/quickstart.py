@@ -20,6 +20,7 @@ Run (seconds to a minute on a 2-core CPU after the model loads; no network):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import sys
@@ -39,6 +40,11 @@ def services_port(text: str, service: str) -> int | None:
         if len(fields) >= 2 and fields[0] == service:
             return int(fields[1].split("/")[0])
     return None
+
+
+def line_count(text: str) -> int:
+    """Lines as ``wc -l`` counts them (361 for /etc/services), plus an unended last line (the generated log)."""
+    return text.count("\n") + (bool(text) and not text.endswith("\n"))
 
 
 def demo_task(demo: str, lines: int) -> tuple[str, str, str, object]:
@@ -91,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=96, help="completion tokens per LM call")
     parser.add_argument("--max-time", type=float, default=60.0, help="seconds before the loop stops and extracts")
     parser.add_argument("--html", default=None, help="trace HTML path (default: a temp file)")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the live progress line on stderr (default: only when stderr is a terminal)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -102,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     document, query, signature, expected = demo_task(args.demo, args.lines)
     source = SERVICES if signature.endswith("int") else "a generated server log"
-    print(f"document: {source}, {len(document):,} characters, {document.count(chr(10)) + 1:,} lines")
+    print(f"document: {source}, {len(document):,} characters, {line_count(document):,} lines")
     print(f"query:    {query}")
     t0 = time.perf_counter()
     lm = make_lm(args.lm, args.max_tokens)
@@ -126,7 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         extract_adapter=adapter,
         action_adapter=action_adapter,
     )
-    with progress_display() as callback, dspy.context(lm=lm, callbacks=[callback]):
+    # Progress is for a person watching: on a terminal only, unless asked; piped, stderr stays empty.
+    show_progress = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = progress_display() if show_progress else contextlib.nullcontext(None)
+    with progress as callback, dspy.context(lm=lm, callbacks=[callback] if callback else []):
         pred = rlm(context=document, query=query)
 
     result = pred.result

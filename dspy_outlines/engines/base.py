@@ -36,7 +36,8 @@ class GenerationRequest:
         temperature: Sampling temperature (0.0 is greedy).
         top_p: Nucleus sampling mass (``None`` or 0: off).
         stop: Strings that end generation (not included in the text).
-        constraint: An Outlines output type (``Literal``, pydantic model, ``Regex``, ``CFG``...) or ``None``.
+        constraint: An Outlines output type (``Literal``, pydantic model, ``Regex``, ``CFG``...), the
+            :class:`~dspy_outlines.constraints.ConstraintKey` a request carried (taken as it is), or ``None``.
         seed: Sampling seed.
         deadline: A ``time.monotonic()`` instant; generation stops there with ``finish_reason="deadline"``.
     """

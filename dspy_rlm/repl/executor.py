@@ -18,8 +18,9 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from dspy_rlm.defaults import MAX_OUTPUT_CHARS
 from dspy_rlm.library import helpers as _helpers
-from dspy_rlm.names import FINAL, FINAL_VAR, INPUTS_DICT, SUBMIT
+from dspy_rlm.names import FINAL, FINAL_VAR, INPUTS_DICT, LLM_QUERY, SUBMIT
 from dspy_rlm.repl.base import BlockTimeout, FinalSignal
 
 CODE_FILENAME = "<repl>"
@@ -98,14 +99,14 @@ class NamespaceExecutor:
         inputs: dict[str, Any],
         bridges: dict[str, Callable[..., Any]],
         output_fields: list[str],
-        max_output_chars: int = 10_000,
+        max_output_chars: int = MAX_OUTPUT_CHARS,
         helper_style: str = "default",
     ):
         self.output_fields = list(output_fields)
         self.max_output_chars = max_output_chars
         self.inputs = dict(inputs)
         self.namespace: dict[str, Any] = {"__name__": "__repl__", "__builtins__": builtins}
-        llm_query = bridges.get("llm_query")
+        llm_query = bridges.get(LLM_QUERY)
         # Later names win: a user tool or input named like a helper, FINAL or `inputs` hides ours (names.py).
         self.namespace.update(_helpers.make_helpers(llm_query, helper_style))
         self.namespace.update({FINAL: self._final, FINAL_VAR: self._final_var, INPUTS_DICT: self.inputs})

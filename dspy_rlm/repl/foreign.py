@@ -13,7 +13,7 @@ import logging
 import time
 from typing import Any
 
-from dspy_rlm.names import FINAL, FINAL_VAR, SUBMIT
+from dspy_rlm.names import FINAL, FINAL_VAR, LLM_QUERY, SUBMIT
 from dspy_rlm.repl.base import ErrorInfo, ExecResult, FinalAnswer
 
 logger = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class ForeignREPL:
 
             setup += (
                 "\n" + standalone_source() + "\nglobals().update({_k: _f for _k, _f in "
-                f"make_helpers(globals().get('llm_query')).items() if _k not in {sorted(taken)!r}}})\n"
+                f"make_helpers(globals().get({LLM_QUERY!r})).items() if _k not in {sorted(taken)!r}}})\n"
             )
         reserved = ["inputs", FINAL, FINAL_VAR, SUBMIT, *self.tools, *self._inputs]
         setup += f"\n_dspy_rlm_reserved = {json.dumps(reserved)}\n"

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from dspy_rlm.defaults import MAX_OUTPUT_CHARS, REPL_TIMEOUT_S
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, BlockTimeout, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor
 
@@ -41,8 +42,8 @@ class InProcessREPL:
         tools: dict[str, Callable[..., Any]] | None = None,
         output_fields: list[str] | None = None,
         *,
-        timeout_s: float | None = 30.0,
-        max_output_chars: int = 10_000,
+        timeout_s: float | None = REPL_TIMEOUT_S,
+        max_output_chars: int = MAX_OUTPUT_CHARS,
     ):
         self.tools: dict[str, Callable[..., Any]] = dict(tools or {})
         self.output_fields = list(output_fields or [])

@@ -52,6 +52,7 @@ from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
+from dspy_rlm.defaults import MAX_OUTPUT_CHARS, REPL_MEMORY_MB, REPL_TIMEOUT_S
 from dspy_rlm.errors import tool_failure
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
 from dspy_rlm.sandbox import launch
@@ -59,8 +60,8 @@ from dspy_rlm.sandbox.errors import SandboxUnavailable, WorkerDied, unavailable_
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_MEMORY_MB = 4096
+DEFAULT_TIMEOUT_S = REPL_TIMEOUT_S
+DEFAULT_MEMORY_MB = REPL_MEMORY_MB
 DEFAULT_CPU_S_PER_BLOCK = 60.0
 DEFAULT_CPU_S_PER_RUN = 1800.0
 START_METHODS = ("zygote", "fork", "spawn")
@@ -117,7 +118,7 @@ class SubprocessREPL:
         *,
         timeout_s: float | None = DEFAULT_TIMEOUT_S,
         memory_mb: int | None = DEFAULT_MEMORY_MB,
-        max_output_chars: int = 10_000,
+        max_output_chars: int = MAX_OUTPUT_CHARS,
         allow_network: bool = False,
         start_method: str | None = None,
         isolation: str = "auto",

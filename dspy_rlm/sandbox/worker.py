@@ -25,6 +25,7 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
+from dspy_rlm.defaults import MAX_OUTPUT_CHARS
 from dspy_rlm.errors import rebuild
 from dspy_rlm.repl.base import BlockTimeout
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor, restore_stdio
@@ -94,7 +95,7 @@ class Worker:
             inputs,
             bridges,
             config.get("output_fields", []),
-            config.get("max_output_chars", 10_000),
+            config.get("max_output_chars", MAX_OUTPUT_CHARS),
             config.get("helper_style", "default"),
         )
         signal.signal(signal.SIGALRM, self._on_alarm)
