@@ -37,6 +37,8 @@ from dspy_rlm.budget import Budget
 from dspy_rlm.calls import lm_is_async
 from dspy_rlm.config import RunConfig
 from dspy_rlm.errors import BudgetExhausted, item_error, tool_failure
+from dspy_rlm.media import check_lm
+from dspy_rlm.media import messages as media_messages
 from dspy_rlm.trace import TraceNode
 from dspy_rlm.usage import litellm_cost
 
@@ -82,20 +84,29 @@ class RunState:
 def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
     """The host functions for one run, keyed by the name the model calls them by."""
 
-    def llm_query(prompt: str, model: str | None = None) -> str:
-        """Query the sub-LM (or the one named ``model``) with a prompt string; returns its text."""
+    def llm_query(prompt: str, model: str | None = None, media: Any = None) -> str:
+        """Query the sub-LM (or the one named ``model``) with a prompt string, and ``media`` (dspy.Image /
+        dspy.Audio values) if given; returns its text."""
         _check_prompt(prompt)
         lm, label = state.sub_lm(model)
+        request: str | list[dict[str, Any]] = prompt
+        if media:
+            check_lm(lm)
+            request = media_messages(prompt, media)
         state.budget.reserve_llm_calls(1)
         node = _llm_node(state, prompt, label)
-        replayed = _replayed(state, prompt, node)
+        replayed = None if media else _replayed(state, prompt, node)
         if replayed is not None:
             return replayed
         if lm_is_async(lm):  # on the run's loop, next to the caller's other coroutines
-            text = _on_loop(state.loop, _call_async(lm, prompt, node, raise_errors=True))
+            text = _on_loop(state.loop, _call_async(lm, request, node, raise_errors=True))
         else:
-            text = _call_sync(lm, prompt, node, raise_errors=True)
-        return _journaled(state, prompt, text, node)
+            text = _call_sync(lm, request, node, raise_errors=True)
+        return text if media else _journaled(state, prompt, text, node)
+
+    def llm_query_with_media(prompt: str, *media: Any, model: str | None = None) -> str:
+        """``llm_query(prompt, model=model, media=list(media))``."""
+        return llm_query(prompt, model=model, media=list(media))
 
     def llm_query_batched(prompts: list[str], model: str | None = None) -> list[str]:
         """Query the sub-LM with many prompts concurrently; a failed item comes back as '[ERROR] ...'."""
@@ -118,7 +129,7 @@ def make_bridges(state: RunState) -> dict[str, Callable[..., Any]]:
 
     # keyed by their own names, which are names.LLM_BRIDGES and names.RLM_BRIDGES
     bridges: dict[str, Callable[..., Any]] = {
-        f.__name__: f for f in (llm_query, llm_query_batched, rlm_query, batch_rlm_query)
+        f.__name__: f for f in (llm_query, llm_query_batched, llm_query_with_media, rlm_query, batch_rlm_query)
     }
     for name, tool in state.config.tool_map.items():
         bridges[name] = _tool_bridge(tool, state.loop)
@@ -208,23 +219,23 @@ class _Recorder:
         node.usage = {"llm_calls": 1, "lm_calls_total": 1, **self.usage.totals, "elapsed_s": round(node.duration_s, 4)}
 
 
-def _call_sync(lm: Any, prompt: str, node: TraceNode, raise_errors: bool = False) -> str:
-    """One blocking sub-LM call. Returns the text; on failure raises (``raise_errors``) or returns
-    an '[ERROR] <Type>: <message>' text."""
+def _call_sync(lm: Any, prompt: str | list[dict[str, Any]], node: TraceNode, raise_errors: bool = False) -> str:
+    """One blocking sub-LM call (a prompt, or chat messages). Returns the text; on failure raises
+    (``raise_errors``) or returns an '[ERROR] <Type>: <message>' text."""
     rec = _Recorder(node)
     try:
         with dspy.context(usage_tracker=rec.usage):
-            return rec.done(lm(prompt))
+            return rec.done(lm(prompt) if isinstance(prompt, str) else lm(messages=prompt))
     except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
         return rec.failed(exc, raise_errors)
 
 
-async def _call_async(lm: Any, prompt: str, node: TraceNode, raise_errors: bool = False) -> str:
+async def _call_async(lm: Any, prompt: str | list[dict[str, Any]], node: TraceNode, raise_errors: bool = False) -> str:
     """:func:`_call_sync` for LMs with a native ``aforward``."""
     rec = _Recorder(node)
     try:
         with dspy.context(usage_tracker=rec.usage):
-            return rec.done(await lm.acall(prompt))
+            return rec.done(await (lm.acall(prompt) if isinstance(prompt, str) else lm.acall(messages=prompt)))
     except Exception as exc:  # noqa: BLE001 - per-item failure, typed for the model
         return rec.failed(exc, raise_errors)
 

@@ -23,6 +23,7 @@ FINAL, FINAL_VAR = "FINAL", "FINAL_VAR"
 LLM_QUERY = "llm_query"
 LLM_BRIDGES = (LLM_QUERY, "llm_query_batched")
 RLM_BRIDGES = ("rlm_query", "batch_rlm_query")
+MEDIA_BRIDGE = "llm_query_with_media"
 INPUTS_DICT = "inputs"
 #: dspy 3.4.1's reserved sandbox names, used when the installed dspy does not say.
 _DSPY_SANDBOX_NAMES = frozenset({SUBMIT, *LLM_BRIDGES, "print"})
@@ -31,7 +32,7 @@ _DSPY_RESULT_NAMES = frozenset({"trajectory", "final_reasoning"})
 RUNTIME_ARGS = frozenset({"interpreter_factory"})
 
 #: Our names in the REPL beyond dspy's protocol: each gives way to a user tool or input of the same name.
-EXTRA_NAMES: tuple[str, ...] = (FINAL, FINAL_VAR, *RLM_BRIDGES, INPUTS_DICT, *HELPER_NAMES)
+EXTRA_NAMES: tuple[str, ...] = (FINAL, FINAL_VAR, *RLM_BRIDGES, MEDIA_BRIDGE, INPUTS_DICT, *HELPER_NAMES)
 #: What we add to a Prediction next to the outputs, each only where no output field has the name.
 RESULT_EXTRAS = ("result", "trace", "rlm_result", "rlm_trace", "usage")
 

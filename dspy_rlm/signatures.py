@@ -64,6 +64,7 @@ def build_signatures(
         )
         + tool_docs(config)
         + routing.prompt_docs(config.sub_lms)
+        + media_docs(sig)
         + (facade.SUB_AGENT_INSTRUCTIONS if config.sub_agents is not False else "")
         + hidden_note(hidden)
     )
@@ -102,6 +103,21 @@ def hidden_note(hidden: list[str]) -> str:
     if not hidden:
         return ""
     return prompts.HIDDEN_NAMES_NOTE.format(names=", ".join(f"`{n}`" for n in hidden))
+
+
+def media_docs(sig: type[dspy.Signature]) -> str:
+    """The action prompt's line on media inputs (dspy.Image / dspy.Audio), "" when there are none."""
+    kinds = tuple(t for t in (getattr(dspy, "Image", None), getattr(dspy, "Audio", None)) if t is not None)
+    names = [
+        n for n, f in sig.input_fields.items() if isinstance(f.annotation, type) and issubclass(f.annotation, kinds)
+    ]
+    if not names:
+        return ""
+    listed = ", ".join(f"`{n}`" for n in names)
+    return (
+        f"\nMedia inputs ({listed}) are objects in the REPL: send them to a sub-LM with "
+        "`llm_query(prompt, media=[...])`."
+    )
 
 
 def tool_docs(config: RunConfig) -> str:
