@@ -58,6 +58,8 @@ def test_a_predict_sub_agent_answers_and_is_charged_and_traced(repl):
     assert node.kind == "agent" and node.task == "dspy.Predict(question -> answer)"
     assert node.usage["llm_calls"] == 1 and node.outputs == {"answer": "four"}
     assert pred.trace.usage["llm_calls"] == 1
+    # its tokens are the run's too: every call of the scripted LM reports 10 prompt tokens
+    assert node.usage["prompt_tokens"] == 10 and pred.trace.usage["prompt_tokens"] == 10 * len(lm.calls)
     assert "Sub-agents (dspy)" in lm.calls[0].system  # dspy's own guidance in the prompt
 
 
