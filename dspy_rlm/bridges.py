@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import dspy
-from dspy.utils.usage_tracker import UsageTracker
 
 from dspy_rlm import routing
 from dspy_rlm.budget import Budget
@@ -40,7 +39,7 @@ from dspy_rlm.errors import BudgetExhausted, item_error, tool_failure
 from dspy_rlm.media import check_lm
 from dspy_rlm.media import messages as media_messages
 from dspy_rlm.trace import TraceNode
-from dspy_rlm.usage import litellm_cost
+from dspy_rlm.usage import CallUsage
 
 if TYPE_CHECKING:
     from dspy_rlm.checkpoint import Checkpoint
@@ -170,25 +169,6 @@ def _llm_node(state: RunState, prompt: str, model: str | None) -> TraceNode:
     node = TraceNode(task=_clip(prompt, TRACE_TEXT_CHARS), depth=state.depth + 1, kind="llm", model=model)
     state.trace.add_subcall(node)
     return node
-
-
-class CallUsage(UsageTracker):
-    """Records one call's usage for its trace node and forwards it to the run's tracker."""
-
-    def __init__(self, outer: UsageTracker | None):
-        super().__init__()
-        self.outer = outer
-        self.totals = {"prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
-
-    def add_usage(self, lm: str, usage_entry: dict[str, Any]) -> None:
-        prompt = int(usage_entry.get("prompt_tokens") or 0)
-        completion = int(usage_entry.get("completion_tokens") or 0)
-        cost = usage_entry.get("cost")
-        self.totals["prompt_tokens"] += prompt
-        self.totals["completion_tokens"] += completion
-        self.totals["cost"] += float(cost if cost is not None else litellm_cost(lm, prompt, completion))
-        if self.outer is not None:
-            self.outer.add_usage(lm, usage_entry)
 
 
 class _Recorder:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import dspy
 from dspy.primitives.code_interpreter import CodeInterpreterError
@@ -36,9 +36,25 @@ from dspy.primitives.facade import (
 )
 
 from dspy_rlm.trace import TraceNode
+from dspy_rlm.usage import CallUsage
 
 if TYPE_CHECKING:
-    from dspy_rlm.bridges import RunState
+    from dspy_rlm.budget import Budget
+    from dspy_rlm.config import RunConfig
+
+
+class RunState(Protocol):
+    """What the facade needs of a run (``dspy_rlm.bridges.RunState`` has it; not imported: no circle)."""
+
+    config: RunConfig
+    budget: Budget
+    trace: TraceNode
+
+    @property
+    def depth(self) -> int: ...
+
+    def sub_lm(self, model: str | None = None) -> tuple[Any, str]: ...
+
 
 #: The prompt guidance, dspy's own words (appended where the facade is installed).
 try:
@@ -47,6 +63,15 @@ except ImportError:  # pragma: no cover - dspy moved it
     SUB_AGENT_INSTRUCTIONS = ""
 
 NAMES = (CONSTRUCT_TOOL, CALL_TOOL)
+#: The module ``dspy.RLM`` builds in the REPL: ours, set by :mod:`dspy_rlm.rlm` (:func:`use_rlm_class`), so this
+#: module, which the bridges import, never imports the module that imports the bridges.
+_RLM_CLASS: type | None = None
+
+
+def use_rlm_class(cls: type) -> None:
+    """Make ``dspy.RLM`` in the REPL build ``cls`` (``dspy_rlm.RLM``, or a subclass of yours)."""
+    global _RLM_CLASS
+    _RLM_CLASS = cls
 
 
 def setup_code() -> str:
@@ -68,10 +93,8 @@ class _Invocation(FacadeInvocation):
         self.lm_calls += n
 
     def _build_predictor(self, kind: str, signature: Any, kwargs: dict[str, Any] | None) -> Any:
-        if kind != "RLM":
+        if kind != "RLM" or _RLM_CLASS is None:
             return super()._build_predictor(kind, signature, kwargs)
-        from dspy_rlm.rlm import RLM
-
         limits = self.state.config.limits
         if self.state.depth + 1 > limits.max_depth:
             raise CodeInterpreterError(
@@ -83,7 +106,7 @@ class _Invocation(FacadeInvocation):
         extra = {k: self._decode_tools(v) for k, v in (kwargs or {}).items()}
         extra.setdefault("max_iters", self.state.config.child.iters(limits.max_iters))
         extra.setdefault("max_depth", max(0, limits.max_depth - self.state.depth - 1))
-        return RLM(
+        return _RLM_CLASS(
             _resolve_signature(signature, self._custom_types), interpreter_factory=self._interpreter_factory, **extra
         )
 
@@ -98,8 +121,6 @@ def make_tools(state: RunState, factory: Callable[[], Any] | None) -> dict[str, 
         return invocation.construct(kind, signature, attr_name, kwargs)
 
     def call(handle: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
-        from dspy_rlm.bridges import CallUsage
-
         _lm, label = state.sub_lm()
         node = TraceNode(task=kinds.get(handle, handle), depth=state.depth + 1, kind="agent", model=label)
         state.trace.add_subcall(node)

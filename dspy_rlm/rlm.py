@@ -22,6 +22,7 @@ import dspy
 from dspy.adapters.types.tool import Tool
 from dspy.signatures.signature import ensure_signature
 
+from dspy_rlm import facade
 from dspy_rlm.budget import Budget, Limits
 from dspy_rlm.config import SETTINGS, build_config, replace_path
 from dspy_rlm.loop import Run
@@ -355,3 +356,6 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     ctx = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(ctx.run, asyncio.run, coro).result()
+
+
+facade.use_rlm_class(RLM)  # dspy.RLM built by the model's code in the REPL is this one (facade.py)

@@ -59,3 +59,22 @@ def litellm_cost(model: str, prompt: int, completion: int) -> float:
         return float(p) + float(c)
     except Exception:  # noqa: BLE001 - unknown / local models have no price
         return 0.0
+
+
+class CallUsage(UsageTracker):
+    """Records one call's usage for its trace node and forwards it to the run's tracker."""
+
+    def __init__(self, outer: UsageTracker | None):
+        super().__init__()
+        self.outer = outer
+        self.totals = {"prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
+
+    def add_usage(self, lm: str, usage_entry: dict[str, Any]) -> None:
+        prompt = int(usage_entry.get("prompt_tokens") or 0)
+        completion = int(usage_entry.get("completion_tokens") or 0)
+        cost = usage_entry.get("cost")
+        self.totals["prompt_tokens"] += prompt
+        self.totals["completion_tokens"] += completion
+        self.totals["cost"] += float(cost if cost is not None else litellm_cost(lm, prompt, completion))
+        if self.outer is not None:
+            self.outer.add_usage(lm, usage_entry)
