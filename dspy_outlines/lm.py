@@ -22,6 +22,7 @@ from dspy_outlines.bounds import bounded_output_type
 from dspy_outlines.constraints import TRUNCATING_FINISH_REASONS, TruncatedOutputError
 from dspy_outlines.engines import Engine, GenerationRequest
 from dspy_outlines.engines.mlx import generation_lock
+from dspy_outlines.finetune import LocalProvider
 from dspy_outlines.local_engine import DEFAULT_MAX_TOKENS, AsyncLocalEngine, LocalEngine
 
 logger = logging.getLogger(__name__)
@@ -112,14 +113,23 @@ class OutlinesLM(dspy.LM):
         backend: str | None = None,
         engine_options: dict[str, Any] | None = None,
         persist_prefix: bool | str | Path = True,
+        adapter: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
         options = dict(engine_options or {})
+        if adapter is not None:  # a LoRA adapter (dspy_outlines.lora), loaded by the MLX engine
+            if engine == "llamacpp":
+                raise ValueError(
+                    "the llama.cpp engine does not load LoRA adapters yet; use OutlinesLM(..., engine='mlx', "
+                    f"adapter={str(adapter)!r})"
+                )
+            engine, options["adapter"] = "mlx", str(adapter)
         if persist_prefix is not True:
             options["persist_prefix"] = persist_prefix
         if "dequantize" in kwargs:
             options["dequantize"] = kwargs.pop("dequantize")
         kwargs.setdefault("cache", False)
+        kwargs.setdefault("provider", LocalProvider())  # lm.finetune trains locally (dspy_outlines.finetune)
         local = LocalEngine.load(model, engine=engine, backend=backend, **options)
         name = local.model_name if "/" in local.model_name else LOCAL_PREFIX + local.model_name
         super().__init__(
@@ -232,6 +242,38 @@ class OutlinesLM(dspy.LM):
                 message=f"The constrained output was cut at {limit} before its value closed; {fix}.",
             )
         return completion.text
+
+    def finetune(
+        self,
+        train_data: list[dict[str, Any]],
+        train_data_format: Any = None,
+        train_kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        """Train a LoRA adapter on ``train_data`` (DSPy chat format); the job's ``result()`` is a new
+        ``OutlinesLM`` on this base model plus the adapter (see :mod:`dspy_outlines.finetune`)."""
+        from dspy_outlines.finetune import start_job
+
+        if not getattr(self.provider, "finetunable", False):
+            return super().finetune(train_data, train_data_format, train_kwargs)
+        return start_job(self, train_data, train_data_format, train_kwargs or self.train_kwargs)
+
+    def base_model_path(self) -> str:
+        """The model file this LM was loaded from (what an adapter is trained on)."""
+        source = getattr(self.engine, "source", None) or getattr(self.engine, "model_path", None)
+        if not source:
+            raise ValueError("this OutlinesLM was built from loaded weights, not a file: fine-tuning needs the file")
+        return str(source)
+
+    def with_adapter(self, adapter: str | Path) -> OutlinesLM:
+        """A new ``OutlinesLM`` on the same base model and settings, plus ``adapter`` (MLX engine)."""
+        return type(self)(
+            self.base_model_path(),
+            engine="mlx",
+            adapter=adapter,
+            max_tokens=self.kwargs.get("max_tokens", DEFAULT_MAX_TOKENS),
+            temperature=self.kwargs.get("temperature", 0.0),
+            backend=self.backend,
+        )
 
     def dump_state(self) -> dict[str, Any]:
         """Reconstruction state: the model path (not the weights), the engine, its options and the default

@@ -113,6 +113,7 @@ class MLXEngine:
         persist_prefix: PersistSetting = True,
         persist_prefix_mb: float = DEFAULT_STORE_MB,
         jump_forward: bool = True,
+        adapter: str | Path | None = None,
     ) -> None:
         if prefill_chunk is not None and (
             isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk < 1
@@ -130,13 +131,24 @@ class MLXEngine:
             self.model_name, self.source = "local/mlx-model", None
         else:
             path = embedded_model_path() if model is None else Path(model)
-            self.mlx_model, self.tokenizer = load_model(path, dequantize=dequantize)
+            if adapter is not None:  # a private float copy with the LoRA weights merged in
+                from dspy_outlines.lora import check_adapter
+                from dspy_outlines.models import load_private
+
+                check_adapter(adapter, path)  # another base model's adapter: refused before any generation
+                self.mlx_model, self.tokenizer = load_private(path, adapter)
+                dequantize = True
+            else:
+                self.mlx_model, self.tokenizer = load_model(path, dequantize=dequantize)
             self.model_name, self.source = f"local/{Path(path).name}", str(path)
+            if adapter is not None:
+                self.model_name += f"+lora-{Path(adapter).name}"
+        self.adapter = None if adapter is None else str(adapter)
         self.dequantize, self.backend = dequantize, backend
         self.persist_prefix, self.persist_prefix_mb = persist_prefix, persist_prefix_mb
         self.jump_forward = bool(jump_forward)
         if root is not None and self.prefix_cache.enabled and self.source is not None and Path(self.source).is_file():
-            self.prefix_cache.disk = _store(root, Path(self.source), self.mlx_model, persist_prefix_mb)
+            self.prefix_cache.disk = _store(root, Path(self.source), self.mlx_model, persist_prefix_mb, self.adapter)
         self.outlines_model = outlines_mlx_model(self.mlx_model, self.tokenizer, self.model_name)
         # Direct ``lm.model(prompt, output_type)`` calls bypass our generate path, so the CPU
         # token bitmask (Outlines only ships a Metal kernel) must be in place from the start.
@@ -273,11 +285,14 @@ class MLXEngine:
             state["persist_prefix_mb"] = self.persist_prefix_mb
         if not self.jump_forward:
             state["jump_forward"] = False
+        if self.adapter is not None:
+            state["adapter"] = self.adapter
         return state
 
 
-def _store(root: Path, source: Path, mlx_model: Any, max_mb: float) -> PrefixStore:
-    """The on-disk prefix states of ``source`` as loaded here (MLX and mlx-lm versions, weight dtype)."""
+def _store(root: Path, source: Path, mlx_model: Any, max_mb: float, adapter: str | None = None) -> PrefixStore:
+    """The on-disk prefix states of ``source`` as loaded here (MLX and mlx-lm versions, weight dtype, and the
+    adapter's weights: a state computed with one adapter is never reused with another, or with none)."""
     import mlx.core as mx
     from mlx.utils import tree_flatten
 
@@ -287,7 +302,10 @@ def _store(root: Path, source: Path, mlx_model: Any, max_mb: float) -> PrefixSto
     weights = [pair[1] for pair in flat]
     dtype = str(weights[0].dtype).rsplit(".", 1)[-1] if weights else "none"
     library = f"{library_versions('mlx', 'mlx-lm')}-{mx.default_device().type.name}-{dtype}"
-    return PrefixStore(root, engine="mlx", library=library, model=model_fingerprint(source), max_mb=max_mb)
+    model = model_fingerprint(source)
+    if adapter is not None:
+        model += "-lora-" + model_fingerprint(Path(adapter) / "adapters.safetensors")
+    return PrefixStore(root, engine="mlx", library=library, model=model, max_mb=max_mb)
 
 
 class _DeadlineInPrefill(Exception):

@@ -138,6 +138,33 @@ def load_model_with_config(
         return _cache[key]
 
 
+def load_private(path: str | Path | None = None, adapter: str | Path | None = None) -> tuple[Any, Any]:
+    """A float copy of the model that no other LM shares (never cached): for training, or with ``adapter``'s
+    LoRA weights merged into its linear layers (no cost per token) before the CPU decoding fusion."""
+    resolved = _resolve(path)
+    require_mlx()
+    if resolved.is_file():
+        from dspy_outlines.models.gguf import load_gguf
+
+        model, tokenizer, _config = load_gguf(resolved, dequantize=True)
+    else:
+        from dspy_outlines.models.mlx import load_model_dir
+
+        model, tokenizer, _config = load_model_dir(resolved, dequantize=True)
+    if adapter is not None:
+        from mlx.utils import tree_unflatten
+        from mlx_lm.tuner.utils import load_adapters
+
+        load_adapters(model, str(adapter))
+        merged = [(name, module.fuse()) for name, module in model.named_modules() if hasattr(module, "fuse")]
+        if merged:
+            model.update_modules(tree_unflatten(merged))
+        from dspy_outlines.models.fused import fuse_for_cpu
+
+        fuse_for_cpu(model)
+    return model, tokenizer
+
+
 def load_model(path: str | Path | None = None, *, dequantize: bool | None = None) -> tuple[Any, Any]:
     """Load a local model for Outlines / mlx-lm; loads once per ``(path, dequantize)`` per process.
 

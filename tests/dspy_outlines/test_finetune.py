@@ -1,0 +1,131 @@
+"""Local fine-tuning through DSPy: ``OutlinesLM.finetune`` trains a LoRA adapter with mlx-lm's tuner, the job's
+result is an OutlinesLM with the adapter, and bad data, bad settings and foreign adapters are refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dspy_outlines.lora import TrainSettings, check_adapter, check_data
+
+COLORS = [
+    ("sky", "blue"),
+    ("grass", "green"),
+    ("snow", "white"),
+    ("coal", "black"),
+    ("blood", "red"),
+    ("sun", "yellow"),
+    ("plum", "purple"),
+    ("ash", "grey"),
+]
+
+
+def chat(question: str, answer: str) -> dict:
+    return {"messages": [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]}
+
+
+DATA = [chat(f"What color is {thing}? One word.", f"ZORP-{color}") for thing, color in COLORS]
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        ([], "train_data is empty"),
+        ([{"messages": [{"role": "user", "content": "hi"}]}], "train_data[0] is not a chat example"),
+        ([DATA[0], {"prompt": "x", "completion": "y"}], "train_data[1] is not a chat example"),
+        (
+            [chat("q", "a") | {"messages": [{"role": "user", "content": "q"}, {"role": "user", "content": "a"}]}],
+            "train_data[0]",
+        ),
+    ],
+)
+def test_bad_training_data_is_refused_naming_the_example(data, says):
+    with pytest.raises(ValueError, match=says.replace("[", r"\[").replace("]", r"\]")):
+        check_data(data)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [({"epochs": 3}, "unknown train_kwargs"), ({"steps": 0}, "steps"), ({"learning_rate": 0}, "learning_rate")],
+)
+def test_bad_train_kwargs_are_refused(kwargs, says):
+    with pytest.raises(ValueError, match=says):
+        TrainSettings.from_kwargs(kwargs)
+
+
+def test_an_adapter_for_another_base_model_is_refused(tmp_path):
+    from dspy_outlines.models import embedded_model_path
+
+    (tmp_path / "adapter_config.json").write_text(json.dumps({"base_model_fingerprint": "0" * 24, "base_model": "x"}))
+    (tmp_path / "adapters.safetensors").write_bytes(b"")
+    with pytest.raises(ValueError, match="trained for another base model"):
+        check_adapter(tmp_path, embedded_model_path())
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    """A tiny adapter trained on the embedded model (a few steps: proves the path, not the quality)."""
+    from dspy_outlines import OutlinesLM
+
+    out = tmp_path_factory.mktemp("adapter") / "colors"
+    lm = OutlinesLM(max_tokens=8)
+    settings = {
+        "steps": 16,
+        "batch_size": 4,
+        "layers": 4,
+        "rank": 8,
+        "learning_rate": 5e-4,
+        "save_every": 8,
+        "seed": 1,
+        "output_dir": str(out),
+    }
+    job = lm.finetune(DATA, None, settings)
+    result = job.result()
+    if isinstance(result, Exception):
+        raise result
+    return lm, result, out
+
+
+@pytest.mark.real_model
+def test_finetune_trains_an_adapter_whose_loss_falls(tuned):
+    _, _, out = tuned
+    config = json.loads((out / "adapter_config.json").read_text())
+    assert sorted(p.name for p in out.iterdir()) == ["adapter_config.json", "adapters.safetensors"]
+    assert config["steps_done"] == 16 and len(config["losses"]) == 16
+    assert sum(config["losses"][-3:]) / 3 < config["losses"][0] / 2  # it learned the answers' form
+    assert config["base_model_fingerprint"] and config["examples"] == len(DATA)
+    assert (out / "adapters.safetensors").stat().st_size < 10 * 2**20
+
+
+@pytest.mark.real_model
+def test_the_tuned_lm_loads_the_adapter_and_the_base_lm_is_untouched(tuned):
+    lm, result, out = tuned
+    assert result.engine.name == "mlx" and result.engine.adapter == str(out)
+    assert "+lora-" in result.model_name
+    answer = result("What color is sky? One word.")[0]
+    assert answer.startswith("ZORP")  # the adapter's answer form, sixteen steps in
+    assert not lm("What color is sky? One word.")[0].startswith("ZORP")  # the base model learned nothing
+    assert result.dump_state()["engine_options"]["adapter"] == str(out)
+
+
+@pytest.mark.real_model
+def test_the_llamacpp_engine_refuses_an_adapter_with_the_fix(tuned):
+    from dspy_outlines import OutlinesLM
+
+    with pytest.raises(ValueError, match="engine='mlx'"):
+        OutlinesLM(engine="llamacpp", adapter=tuned[2])
+
+
+@pytest.mark.real_model
+def test_the_prefix_store_never_shares_states_across_adapters(tuned, tmp_path):
+    from pathlib import Path
+
+    from dspy_outlines.engines.mlx import _store
+    from dspy_outlines.models import embedded_model_path
+
+    model = tuned[1].engine.mlx_model
+    plain = _store(tmp_path, Path(embedded_model_path()), model, 10)
+    with_adapter = _store(tmp_path, Path(embedded_model_path()), model, 10, str(tuned[2]))
+    assert plain.identity["model"] != with_adapter.identity["model"]
+    assert plain.directory != with_adapter.directory
