@@ -62,6 +62,9 @@ def test_an_unsupported_submit_ends_as_a_labelled_guess():
     # read supports 'bird-3' as the sky's color, so it ends a labelled guess.
     assert pred.result.kind == "extracted" and pred.answer == "bird-3"
     assert "guess" in pred.result.notes and pred.result.confidence < 0.5
+    # final_reasoning says how the run ended: no limit forced an extraction, the SUBMIT was judged a guess
+    assert pred.final_reasoning.startswith("Submitted value kept as Extracted, not supported by what the run read")
+    assert "is a guess" in pred.final_reasoning and "Extract forced" not in pred.final_reasoning
     lm = ScriptedLocalLM(["print(field_of(context, 'amber-falcon', 'owner'))", "SUBMIT(answer='Ines Moreau')"])
     with dspy.context(lm=lm):
         pred = RLM("context, question -> answer", max_iters=3)(
