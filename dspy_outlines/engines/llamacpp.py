@@ -31,6 +31,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from dspy_outlines.contract import stop_requested
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue
 from dspy_outlines.engines.cpu import auto_threads
 from dspy_outlines.engines.cpu import register as register_engine
@@ -171,8 +172,9 @@ class _GuardedProcessor:
 
 
 def _passed(deadline: float | None) -> bool:
-    """Whether ``deadline`` (a ``time.monotonic()`` instant, or ``None`` for none) has passed."""
-    return deadline is not None and time.monotonic() >= deadline
+    """Whether ``deadline`` (a ``time.monotonic()`` instant, or ``None`` for none) has passed, or the caller
+    asked to stop (:func:`dspy_outlines.contract.stop_scope`: an interrupt ends the call as its deadline would)."""
+    return (deadline is not None and time.monotonic() >= deadline) or stop_requested()
 
 
 class LlamaCppEngine:
