@@ -38,6 +38,7 @@ __all__ = [
     "accepts_constraint",
     "constraint_extension",
     "current_deadline",
+    "current_stop",
     "deadline_scope",
     "is_local",
     "output_type_of",
@@ -135,6 +136,11 @@ def deadline_scope(deadline: float | None) -> Iterator[None]:
         yield
     finally:
         _deadline.reset(token)
+
+
+def current_stop() -> threading.Event | None:
+    """The event of the :func:`stop_scope` this context runs in (to check from a thread without this context)."""
+    return _stop.get()
 
 
 def stop_requested() -> bool:
