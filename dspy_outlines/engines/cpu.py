@@ -15,8 +15,8 @@ time and barrier-bound, keeps to half of them. But a prefill thread that must sh
 the others at every barrier: on this 2-core machine with two other jobs running, a 900-token prefill took
 28 s on 2 threads against 8 s on 1, and three model processes at once went from 3.2 s to 16.6 s a step
 (``benchmarks/threads.py``). So the extra prefill threads are taken only on cores that are free at that
-moment (:func:`prefill_threads`, :func:`free_cpus`: the machine's runnable tasks now and its load average,
-less this process's own CPU use).
+moment (:func:`prefill_threads`, :func:`free_cpus`: the machine's busy CPU time since the last prefill, less
+this process's own).
 """
 
 from __future__ import annotations
@@ -122,39 +122,51 @@ def batch_threads(engines: int = 1) -> int:
     return max(1, usable_cpus() // max(1, engines))
 
 
-class _OwnLoad:
-    """This process's own share of the load average: its CPU seconds per wall second since the last look
-    (a look at least 5 s after the one before; ``time.process_time`` counts every thread of the process)."""
+class _OthersBusy:
+    """How many cores the other processes kept busy since the last look: the machine's busy CPU seconds
+    (``/proc/stat``) less this process's own (``time.process_time``, every thread), per wall second. A look
+    within 0.2 s of the one before gives the same figure. Where ``/proc/stat`` is missing (macOS) the 1-minute
+    load average less this process's own CPU share stands in."""
 
-    def __init__(self) -> None:
-        self.wall, self.cpu, self.load = time.monotonic(), time.process_time(), 0.0
+    def __init__(self, stat: Path = Path("/proc/stat")) -> None:
+        self.stat = stat
+        self.last = self._sample()
+        self.figure = 0.0
+
+    def _sample(self) -> tuple[float, float | None, float]:
+        busy = None
+        try:
+            ticks = [int(v) for v in self.stat.read_text().split("\n", 1)[0].split()[1:9]]
+            busy = (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
+        except (OSError, ValueError, IndexError, AttributeError):
+            pass
+        return time.monotonic(), busy, time.process_time()
 
     def __call__(self) -> float:
-        wall, cpu = time.monotonic(), time.process_time()
-        if wall - self.wall >= 5.0:
-            self.load = (cpu - self.cpu) / (wall - self.wall)
-            self.wall, self.cpu = wall, cpu
-        return self.load
+        now = self._sample()
+        wall = now[0] - self.last[0]
+        if wall < 0.2:
+            return self.figure
+        own = (now[2] - self.last[2]) / wall
+        if now[1] is not None and self.last[1] is not None:
+            self.figure = max(0.0, (now[1] - self.last[1]) / wall - own)
+        else:
+            try:
+                self.figure = max(0.0, os.getloadavg()[0] - own)
+            except (AttributeError, OSError):
+                self.figure = float(usable_cpus())  # nothing to tell: assume busy, keep the extra threads off
+        self.last = now
+        return self.figure
 
 
-_own_load = _OwnLoad()
+_others_busy = _OthersBusy()
 
 
-def free_cpus(loadavg: Path = Path("/proc/loadavg")) -> float:
-    """Usable cores that nothing else is using, as far as can be told: the usable cores less the busier of
-    two counts of the other processes' work, the tasks runnable at this instant (4th field of
-    ``/proc/loadavg``, less the caller) and the 1-minute load average less this process's own CPU use
-    (either alone misjudges: an instant misses a job between its bursts, the average lags)."""
-    try:
-        fields = loadavg.read_text().split()
-        average, now = float(fields[0]), int(fields[3].split("/")[0]) - 1
-    except (OSError, ValueError, IndexError):
-        try:
-            average, now = os.getloadavg()[0], 0
-        except (AttributeError, OSError):
-            return 0.0
-    others = max(now, average - _own_load())
-    return max(0.0, usable_cpus() - others)
+def free_cpus() -> float:
+    """Usable cores that the other processes left free since this process last looked (the engine looks
+    before each prefill; the first look covers the model's load). An instant count of runnable tasks misses a
+    job between its bursts, and the load average lags a minute behind: both misjudged the machine here."""
+    return max(0.0, usable_cpus() - _others_busy())
 
 
 def prefill_threads(n_threads: int, n_threads_batch: int) -> int:

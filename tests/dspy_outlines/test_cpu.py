@@ -87,21 +87,31 @@ def test_the_llamacpp_engine_picks_its_threads_and_an_explicit_count_wins(llamac
 
 
 def test_prefill_takes_only_the_cores_free_now(tmp_path, monkeypatch):
-    """Extra prefill threads only on free cores: a prefill thread sharing its core stalls the others (issue 31:
-    28 s against 8 s for a 900-token prefill on 2 threads while two other jobs ran on this 2-core machine)."""
+    """Extra prefill threads only on cores the other processes left free (issue 31: a 900-token prefill took
+    28 s on 2 threads against 8 s on 1 while two other jobs ran on this 2-core machine)."""
     monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: 2)
-    monkeypatch.setattr(cpu, "_own_load", lambda: 0.0)
-    loadavg = tmp_path / "loadavg"
-    loadavg.write_text("0.10 0.20 0.30 1/200 4242\n")  # only the caller runs
-    assert cpu.free_cpus(loadavg) == pytest.approx(1.9)
-    loadavg.write_text("0.10 0.20 0.30 3/200 4242\n")  # two others run now
-    assert cpu.free_cpus(loadavg) == 0
-    loadavg.write_text("3.50 3.20 3.00 1/200 4242\n")  # between their bursts: the load average tells
-    assert cpu.free_cpus(loadavg) == 0
-    monkeypatch.setattr(cpu, "_own_load", lambda: 1.0)  # this process's own work is no other job
-    loadavg.write_text("1.00 0.90 0.50 1/200 4242\n")
-    assert cpu.free_cpus(loadavg) == 2
+    stat = tmp_path / "stat"
+    ticks = cpu.os.sysconf("SC_CLK_TCK")
+
+    def write(busy_s: float) -> None:  # user ticks, idle ticks fixed
+        stat.write_text(f"cpu  {int(busy_s * ticks)} 0 0 1000000 0 0 0 0 0 0\ncpu0 ...\n")
+
+    write(0)
+    clock = {"wall": 100.0, "own": 5.0}
+    monkeypatch.setattr(cpu.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(cpu.time, "process_time", lambda: clock["own"])
+    busy = cpu._OthersBusy(stat)
+    monkeypatch.setattr(cpu, "_others_busy", busy)
+    clock.update(wall=110.0, own=15.0)  # 10 s: this process used one core the whole time, nothing else ran
+    write(10)
+    assert cpu.free_cpus() == pytest.approx(2.0)
+    clock.update(wall=110.1)  # within 0.2 s: the same figure
+    write(50)
+    assert cpu.free_cpus() == pytest.approx(2.0)
+    clock.update(wall=120.0, own=15.0)  # then others kept 1.5 cores busy while this process idled
+    write(10 + 15)
+    assert cpu.free_cpus() == pytest.approx(0.5)
     monkeypatch.setattr(cpu, "free_cpus", lambda: 1.0)
     assert cpu.prefill_threads(1, 2) == 2 and cpu.prefill_threads(1, 1) == 1
-    monkeypatch.setattr(cpu, "free_cpus", lambda: 0.0)
+    monkeypatch.setattr(cpu, "free_cpus", lambda: 0.5)
     assert cpu.prefill_threads(1, 2) == 1
