@@ -26,8 +26,8 @@ Exit codes:
         local model that does not load, a missing optional dependency; or a ``--trace`` / ``--html`` file that
         could not be written after the run (the answer is printed first)
     3   the run ended Failed (no answer could be produced); the reason is printed
-    130 interrupted (Ctrl-C): the LM call in progress stops within a second, the trace, HTML and ``--json``
-        result (``failed``, reason ``interrupted``) are still written
+    130 interrupted (Ctrl-C): a local model's call in progress stops within a second (an API call in flight
+        is waited for), the trace, HTML and ``--json`` result (``failed``, reason ``interrupted``) are written
 ``bench`` returns the benchmark's own exit code; ``view`` returns 0 or 2.
 """
 
