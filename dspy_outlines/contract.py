@@ -17,12 +17,16 @@ profiles), so that each name is spelled once:
 * **The deadline is an execution control**, like a timeout: not part of the request (DSPy refuses execution
   controls in ``Config.extensions``). A caller sets it for a block with :func:`deadline_scope`; the local
   engine reads :func:`current_deadline` when it generates, and the adapter stops trying tiers once it passed.
+* **A stop**, the other execution control: :func:`stop_scope` gives a block an event; once it is set (the
+  caller was interrupted), local generation started in the block ends as at its deadline, within one
+  prefill chunk or one token (:func:`stop_requested`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -40,9 +44,12 @@ __all__ = [
     "constraint_extension",
     "constraint_key_of",
     "current_deadline",
+    "current_stop",
     "deadline_scope",
     "is_local",
     "output_type_of",
+    "stop_requested",
+    "stop_scope",
 ]
 
 #: Capability flag: Tier 3 may hand this LM an Outlines output type (in the request, or as its own kwargs).
@@ -62,6 +69,7 @@ DEADLINE_KWARG = "_deadline"
 DEADLINE_FINISH = "deadline"
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("dspy_outlines_deadline", default=None)
+_stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("dspy_outlines_stop", default=None)
 
 
 def _flag(lm: Any, name: str) -> bool:
@@ -145,3 +153,26 @@ def deadline_scope(deadline: float | None) -> Iterator[None]:
         yield
     finally:
         _deadline.reset(token)
+
+
+def current_stop() -> threading.Event | None:
+    """The event of the :func:`stop_scope` this context runs in (to check from a thread without this context)."""
+    return _stop.get()
+
+
+def stop_requested() -> bool:
+    """Whether the :func:`stop_scope` this context runs in was told to stop."""
+    event = _stop.get()
+    return event is not None and event.is_set()
+
+
+@contextlib.contextmanager
+def stop_scope() -> Iterator[threading.Event]:
+    """Run a block that can be stopped: set the yielded event (from any thread) and local generation started
+    in the block (this thread, and threads or tasks started from it with its context) ends as at a deadline."""
+    event = threading.Event()
+    token = _stop.set(event)
+    try:
+        yield event
+    finally:
+        _stop.reset(token)

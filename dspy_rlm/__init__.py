@@ -34,6 +34,7 @@ _EXPORTS = {
     "SandboxError": "dspy_rlm.errors",
     "CheckpointMismatch": "dspy_rlm.errors",
     "SubRLMFailed": "dspy_rlm.errors",
+    "RunInterrupted": "dspy_rlm.errors",
     "SubprocessREPL": "dspy_rlm.sandbox.backend",
     "SandboxUnavailable": "dspy_rlm.sandbox.errors",
     "InProcessREPL": "dspy_rlm.repl.inprocess",

@@ -84,6 +84,8 @@ class StopReason(str, Enum):
     SANDBOX = "sandbox"  # the sandbox failed and could not recover
     FIX_ATTEMPTS = "fix_attempts"  # the model's fix attempts for a failing step ran out
     LM_ERRORS = "lm_errors"  # the LM failed MAX_CONSECUTIVE_LM_FAILURES times in a row
+    LM_CONFIG = "lm_config"  # the LM is not set up (no API key, an unknown model): no retry would help
+    INTERRUPTED = "interrupted"  # Ctrl-C (KeyboardInterrupt) or the run's task was cancelled
 
     def __str__(self) -> str:
         return str(self.value)

@@ -1,5 +1,6 @@
 """One predictor or LM call of a run, under the run's deadline: native async where the LM has it, else a
-worker thread; the deadline travels as a predictor ``config`` keyword that no LM ever receives."""
+worker thread; the deadline travels as a predictor ``config`` keyword that no LM ever receives. A call
+cancelled (Ctrl-C) stops its local generation at once (:func:`dspy_outlines.contract.stop_scope`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import dspy
 
-from dspy_outlines.contract import DEADLINE_KWARG, deadline_scope
+from dspy_outlines.contract import DEADLINE_KWARG, deadline_scope, stop_scope
 from dspy_outlines.dspy_internal import dspy_internal
 
 
@@ -45,10 +46,27 @@ async def call_predictor(predictor: dspy.Predict, use_async: bool, **kwargs: Any
     (:func:`dspy_outlines.contract.deadline_scope`) and the adapter tries no further tier once it passed.
     """
     lm = getattr(predictor, "lm", None) or dspy.settings.lm  # a user's own predictor may have no .lm
-    with deadline_scope(_split_deadline(kwargs)):
-        if use_async and lm_is_async(lm):
-            return await predictor.acall(**kwargs)
-        return await asyncio.to_thread(predictor, **kwargs)
+    with deadline_scope(_split_deadline(kwargs)), stop_scope() as stop:
+        try:
+            if use_async and lm_is_async(lm):
+                return await predictor.acall(**kwargs)
+            return await asyncio.to_thread(predictor, **kwargs)
+        except asyncio.CancelledError:  # an interrupt: the worker thread's local generation ends now too
+            stop.set()
+            raise
+
+
+def is_configuration_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of dspy's LM errors no retry mends (a missing API key, a mistyped model, no
+    access): the run ends at once instead of trying three times."""
+    from dspy.utils import exceptions as dspy_errors
+
+    terminal = tuple(
+        getattr(dspy_errors, name)
+        for name in ("LMConfigurationError", "LMAuthError", "LMUnsupportedModelError")
+        if hasattr(dspy_errors, name)
+    )
+    return isinstance(exc, terminal)
 
 
 #: The shortest ``timeout=`` given to an API call whose deadline has (nearly) passed.

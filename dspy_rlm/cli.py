@@ -2,9 +2,14 @@
 
 Commands:
     dspy-rlm run --context PATH_OR_DIR --query "..." [--lm MODEL] [--sub-lm MODEL] [--max-iters N]
-                 [--budget-usd X] [--trace out.json] [--html out.html] [--json] [--strict]
+                 [--budget-usd X] [--max-file-mb MB] [--trace out.json] [--html out.html] [--json] [--strict]
     dspy-rlm bench tiers|longcontext|repl [BENCHMARK ARGS...]
     dspy-rlm view trace.json [--out trace.html] [--no-open]
+
+Limits of ``run`` (each refusal is one line, exit 2, before any LM call): the query must not be empty; a context
+file over ``--max-file-mb`` (default 20 MB, after decompression) is refused, and skipped inside a directory; a
+binary file is refused (skipped in a directory). The RLM's own size thresholds (warn 100 KB, chunk 1 MB, total
+10 MB) only warn. ``view`` never overwrites a file it did not write: next to the JSON it picks a free name.
 
 ``run`` answers a query over a file (variable ``context``: str) or a directory (variable ``files``: dict
 of relative path -> text). The answer goes to stdout; progress (iteration, depth, LM calls, tokens,
@@ -16,11 +21,13 @@ or mlx-lm / Hugging Face model directory (``OutlinesLM(path)``), or a LiteLLM mo
 Exit codes:
     0   the run ended Submitted or Extracted (the answer is printed either way; the kind is in the summary)
     1   with ``--strict`` only: the run ended Extracted (a limit was hit, the answer was forced)
-    2   usage error: bad arguments, a missing or unreadable path, an unknown LM or a local model that does not
-        load, a missing optional dependency; or a ``--trace`` / ``--html`` file that could not be written after
-        the run (the answer is printed first)
+    2   usage error: bad arguments (an empty query), a missing, unreadable, binary or too large context, an unknown
+        LM, an API LM that is not configured (no key, a mistyped model: its first call says so, no retry), a
+        local model that does not load, a missing optional dependency; or a ``--trace`` / ``--html`` file that
+        could not be written after the run (the answer is printed first)
     3   the run ended Failed (no answer could be produced); the reason is printed
-    130 interrupted (Ctrl-C)
+    130 interrupted (Ctrl-C): a local model's call in progress stops within a second (an API call in flight
+        is waited for), the trace, HTML and ``--json`` result (``failed``, reason ``interrupted``) are written
 ``bench`` returns the benchmark's own exit code; ``view`` returns 0 or 2.
 """
 
@@ -37,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from dspy_rlm import files
+from dspy_rlm.budget import StopReason
+from dspy_rlm.errors import RunInterrupted
 from dspy_rlm.files import SKIP_DIRS  # noqa: F401 - part of this module's interface (tests, callers)
 
 EXIT_OK, EXIT_EXTRACTED_STRICT, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -159,6 +168,8 @@ def _viewer():
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if not args.query.strip():
+        raise UsageError("--query is empty: ask a question, e.g. --query 'Which port does ssh use?'")
     if args.html:
         _viewer()  # fail before the (slow) run, not after
     _check_output_path(args.trace, "--trace")
@@ -183,15 +194,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_time=args.max_time,
         sub_lm=sub_lm,
     )
+    interrupted = False
     with progress_display(rich=None if not args.quiet else False) as callback:
         callbacks = [] if args.quiet else [callback]
         with dspy.context(lm=lm, callbacks=[*(dspy.settings.callbacks or []), *callbacks]):
-            pred = rlm(**{name: value, "query": args.query})
+            try:
+                pred = rlm(**{name: value, "query": args.query})
+            except RunInterrupted as e:  # Ctrl-C: the run so far (Failed, interrupted) is still written
+                pred, interrupted = e.prediction, True
     paths = _write_outputs(pred, args)
     failed_write = paths.pop("failed", None) is not None
-    _print_result(pred, args, paths)
     kind = pred.result.kind
-    if failed_write:
+    if kind == "failed" and pred.result.limit == StopReason.LM_CONFIG and not args.json:
+        raise UsageError(pred.result.reason)  # a configuration error: one line, exit 2, like a bad --lm name
+    _print_result(pred, args, paths)
+    if interrupted:
+        print("dspy-rlm: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if failed_write or (kind == "failed" and pred.result.limit == StopReason.LM_CONFIG):
         return EXIT_USAGE
     if kind == "failed":
         return EXIT_FAILED
@@ -207,7 +227,7 @@ def _write_outputs(pred: Any, args: argparse.Namespace) -> dict[str, str]:
             pred.trace.to_json(args.trace)
             paths["trace"] = str(args.trace)
         if args.html:
-            paths["html"] = str(_viewer().write_html(pred.trace, args.html))
+            paths["html"] = str(_viewer().write_html(pred.trace, args.html, made_by="run"))
     except OSError as e:
         print(f"dspy-rlm: error: could not write {e.filename or 'an output file'}: {e.strerror or e}", file=sys.stderr)
         paths["failed"] = str(e.filename or "")
@@ -230,7 +250,7 @@ def _print_result(pred: Any, args: argparse.Namespace, paths: dict[str, str]) ->
         )
     elif result.kind != "failed":
         print(pred.answer)
-    if result.kind == "failed":
+    if result.kind == "failed" and result.limit != StopReason.INTERRUPTED:
         print(f"error: the run failed: {result.reason}", file=sys.stderr)
     print(_summary(pred), file=sys.stderr)
     for kind, path in paths.items():
@@ -282,8 +302,16 @@ def cmd_view(args: argparse.Namespace) -> int:
         trace = TraceNode.from_json(src)
     except (ValueError, TypeError, KeyError) as e:
         raise UsageError(f"{args.trace} is not a dspy-rlm trace JSON ({type(e).__name__}: {e})") from e
-    out = Path(args.out) if args.out else src.with_suffix(".html")
-    path = _viewer().write_html(trace, out)
+    viewer = _viewer()
+    if args.out:
+        out = Path(args.out)
+        if out.exists() and not viewer.made_by_view(out):
+            raise UsageError(
+                f"--out {args.out} exists and was not written by dspy-rlm view; remove it or choose another path"
+            )
+    else:
+        out = viewer.free_view_path(src.with_suffix(".html"))
+    path = viewer.write_html(trace, out, made_by=viewer.VIEW_MARK)
     print(path)
     if not args.no_open and sys.stdout.isatty():
         import webbrowser
@@ -298,11 +326,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dspy-rlm",
         description="Recursive Language Models for DSPy.",
         epilog="Exit codes: 0 submitted/extracted, 1 extracted with --strict, "
-        "2 usage error, 3 failed run, 130 interrupted.",
+        "2 usage error (an empty query, a context over --max-file-mb or binary, an LM not configured), "
+        "3 failed run, 130 interrupted (the trace and --json result are still written).",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level, with tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="answer a query over a file or directory")
+    run = sub.add_parser(
+        "run",
+        help="answer a query over a file or directory",
+        description="Answer a query over a text file or a directory of them. Refused, exit 2 before any LM "
+        "call: an empty --query; a --context file over --max-file-mb (default 20 MB, after decompression; "
+        "inside a directory such files are skipped) or binary (skipped in a directory).",
+    )
     run.add_argument(
         "--context", required=True, help="a text file (.gz/.bz2/.xz too), or a directory (becomes `files`)"
     )
@@ -318,7 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-tokens", type=_positive_int, default=256, help="completion tokens per LM call")
     run.add_argument("--max-time", type=_positive_float, default=None, help="wall-time limit in seconds")
     run.add_argument("--budget-usd", type=_positive_float, default=None, help="USD limit for the whole run")
-    run.add_argument("--max-file-mb", type=_positive_float, default=20.0, help="skip / refuse files larger than this")
+    run.add_argument(
+        "--max-file-mb",
+        type=_positive_float,
+        default=20.0,
+        help="refuse a context file larger than this (exit 2); in a directory, skip such files (default 20)",
+    )
     run.add_argument("--trace", default=None, help="write the trace JSON here")
     run.add_argument("--html", default=None, help="write the trace HTML viewer here")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of the bare answer")
@@ -329,9 +369,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("name", choices=sorted(BENCHES))
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)
-    view = sub.add_parser("view", help="write (and open) the HTML viewer for a trace JSON")
+    view = sub.add_parser(
+        "view",
+        help="write (and open) the HTML viewer for a trace JSON",
+        description="Write the HTML viewer of a trace JSON. It never overwrites a file it did not write: next "
+        "to the JSON it takes trace.html, or trace.view.html (trace.view-2.html ...) when that name is taken "
+        "(by run --html, say); an --out that exists and is not its own is refused (exit 2).",
+    )
     view.add_argument("trace")
-    view.add_argument("--out", default=None, help="HTML path (default: next to the JSON)")
+    view.add_argument("--out", default=None, help="HTML path (default: next to the JSON, a free name)")
     view.add_argument("--no-open", action="store_true", help="do not open a browser")
     view.set_defaults(func=cmd_view)
     return parser

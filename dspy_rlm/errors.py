@@ -50,6 +50,15 @@ class SubRLMFailed(RLMError):
     """A sub-RLM ended ``Failed``; ``rlm_query`` returns its text as ``[ERROR] SubRLMFailed: <reason>``."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """A synchronous run stopped by Ctrl-C. Still a ``KeyboardInterrupt``; ``prediction`` is the run as it
+    ended: ``Failed`` (reason ``interrupted``) with its trace and history so far."""
+
+    def __init__(self, prediction: object):
+        super().__init__("interrupted")
+        self.prediction = prediction
+
+
 class UserPredictorError(Exception):
     """Internal: carries an exception raised by a user-supplied predictor out of the run, which re-raises
     ``original`` (never seen by callers)."""

@@ -25,12 +25,12 @@ from dspy.primitives.repl_types import REPLHistory
 from dspy_rlm import routing, serializable
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, StopReason
-from dspy_rlm.calls import call_predictor, deadline_config
+from dspy_rlm.calls import call_predictor, deadline_config, is_configuration_error
 from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
 from dspy_rlm.code_step import run_code
 from dspy_rlm.config import RunConfig
 from dspy_rlm.context import ExternalizedContext
-from dspy_rlm.errors import SubRLMFailed, UserPredictorError, model_error
+from dspy_rlm.errors import RunInterrupted, SubRLMFailed, UserPredictorError, model_error
 from dspy_rlm.extract import run_extraction
 from dspy_rlm.facade import CONSTRUCT_TOOL
 from dspy_rlm.facade import setup_code as facade_setup
@@ -93,6 +93,7 @@ class Run:
         t0 = time.perf_counter()
         tracker = BudgetUsageTracker(self.budget, dspy.settings.usage_tracker)
         owned = False
+        interrupted: BaseException | None = None
         if self.ckpt is not None:  # a mismatching checkpoint is the caller's error: raised, not swallowed
             self.resumed = await asyncio.to_thread(self.ckpt.load)
             if self.resumed is not None:
@@ -125,6 +126,15 @@ class Run:
                     await self.on_repl_thread(save_checkpoint, self, result)
         except UserPredictorError as exc:  # the caller's own code: propagates, as in dspy.RLM
             raise exc.original from None
+        except (asyncio.CancelledError, KeyboardInterrupt) as exc:  # Ctrl-C: the run so far, Failed
+            interrupted = exc
+            result = Failed(
+                reason="interrupted",
+                partial_outputs=self.last_submit,
+                history=[e.model_dump() for e in self.history],
+                limit=StopReason.INTERRUPTED,
+            )
+            self.trace.answer_source = "interrupted"
         except Exception as exc:
             logger.exception("RLM run failed")
             result = Failed(
@@ -142,7 +152,18 @@ class Run:
                     await self.on_repl_thread(self.repl.shutdown)
             if self._repl_pool is not None:
                 self._repl_pool.shutdown(wait=False)
-        return self._prediction(result, tracker, time.perf_counter() - t0)
+        prediction = self._prediction(result, tracker, time.perf_counter() - t0)
+        if interrupted is not None:
+            self._reraise(interrupted, prediction)
+        return prediction
+
+    def _reraise(self, interrupted: BaseException, prediction: dspy.Prediction) -> None:
+        """An interrupt goes on up once the run has ended ``Failed`` (reason ``interrupted``): a synchronous
+        root run raises :class:`RunInterrupted` (a ``KeyboardInterrupt``) carrying that prediction, so a caller
+        such as the CLI still writes the trace; an async run's cancellation stays a ``CancelledError``."""
+        if self.use_async or self.budget.depth > 0:
+            raise interrupted
+        raise RunInterrupted(prediction) from interrupted
 
     def _sub_agents(self, policy: PolicyRun) -> bool:
         """dspy's sandbox facade: as ``sub_agents=`` says, else offered by the default profile only."""
@@ -219,6 +240,8 @@ class Run:
             except UserPredictorError:
                 raise
             except Exception as exc:  # noqa: BLE001 - LM / adapter errors: tell the model, go on
+                if is_configuration_error(exc):  # no retry mends a missing key or a mistyped model
+                    return self._misconfigured(exc)
                 lm_failures += 1
                 record.output = model_error(
                     f"The previous answer could not be used ({type(exc).__name__}: "
@@ -238,6 +261,17 @@ class Run:
             if outcome is not None:
                 return outcome
             await self._checkpoint_iteration()
+
+    def _misconfigured(self, exc: Exception) -> Failed:
+        """The LM is not set up: the run ends ``Failed`` at once, without the extraction that would call the
+        same LM (the CLI exits 2, a configuration error, printing the reason once)."""
+        self.trace.answer_source = "error"
+        return Failed(
+            reason=f"the LM is not configured: {exc}",
+            partial_outputs=self.last_submit,
+            history=[e.model_dump() for e in self.history],
+            limit=StopReason.LM_CONFIG,
+        )
 
     async def _checkpoint_iteration(self) -> None:
         if self.ckpt is not None:

@@ -63,10 +63,22 @@ def result_prediction(
     else:
         outputs = dict(result.outputs)
         last = history.entries[-1].reasoning if history.entries else ""
-        final_reasoning = "Extract forced final output" if isinstance(result, Extracted) else last
+        final_reasoning = _extracted_reasoning(result) if isinstance(result, Extracted) else last
     trace.outputs = outputs
     trajectory = [e.model_dump() for e in history]
     return make_prediction(outputs, trajectory, final_reasoning, RunInfo(result, trace, trace.totals()))
+
+
+#: dspy.RLM's ``final_reasoning`` after its fallback extraction (kept word for word: the drop-in's contract).
+EXTRACT_FORCED = "Extract forced final output"
+
+
+def _extracted_reasoning(result: Extracted) -> str:
+    """How an Extracted run really ended: a limit's fallback extraction (dspy's words), or a SUBMIT the step
+    policy judged a guess (no limit: the run's own value kept, labelled)."""
+    if result.fallback is not None or result.limit is not None:
+        return EXTRACT_FORCED
+    return f"Submitted value kept as Extracted, {result.reason}"
 
 
 def run_info(prediction: Any) -> RunInfo | None:

@@ -2,7 +2,13 @@
 
 ``render_html(trace)`` returns the page; ``write_html(trace, path)`` writes it. The page shows the recursion
 tree (collapsible), each iteration's reasoning, code, output and errors, and the budget as it was spent
-(a per-iteration table with bars for sub-LM calls, tokens, cost and time).
+(a per-iteration table with bars for sub-LM calls, tokens, cost and time). Without JavaScript it still shows
+a static summary written on the server side: the answer, how the run ended, and each step's code and output
+(the script replaces it with the full viewer).
+
+Each page names its writer in ``<meta name="generator">`` (:data:`GENERATOR`, then who asked: ``run``,
+``view``, the API); ``dspy-rlm view`` overwrites only pages it wrote itself (:func:`made_by_view`,
+:func:`free_view_path`).
 
 Safety: the trace is embedded as JSON inside ``<script type="application/json">`` with ``<``, ``>``, ``&``
 and the JS line separators escaped, and the script renders every piece of model text with
@@ -24,6 +30,12 @@ class TraceLike(Protocol):
 
     def to_dict(self) -> dict[str, Any]: ...
 
+
+#: The ``<meta name="generator">`` of every page; :data:`VIEW_MARK` is the one ``dspy-rlm view`` writes.
+GENERATOR = "dspy-rlm trace viewer"
+VIEW_MARK = "view"
+#: Characters of model text shown per field in the static summary (the full text is in the JSON data).
+SUMMARY_CHARS = 600
 
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -54,6 +66,7 @@ table.budget th,table.budget td{border:1px solid var(--line);padding:3px 8px;tex
 table.budget th{background:var(--bg)}.bar{display:inline-block;height:8px;background:var(--acc);border-radius:4px;
 vertical-align:middle;margin-left:6px;min-width:1px}.bar.tok{background:#8250df}.bar.cost{background:var(--warn)}
 .bar.time{background:var(--ok)}.controls button{margin-right:6px}
+#summary ol{padding-left:20px}#summary li{margin:6px 0}
 """
 
 _JS = r"""
@@ -140,6 +153,7 @@ function node(n, open){
   return d;
 }
 
+const summary=document.getElementById('summary'); if(summary) summary.remove();
 const root=document.getElementById('app');
 root.appendChild(el('h1',null,'RLM trace: '+short(trace.task,120)));
 root.appendChild(el('div','sub','result: '+(trace.result_kind||'?')+' \u00b7 answer source: '+(trace.answer_source||'?')
@@ -183,12 +197,55 @@ def embed_json(data: Any) -> str:
     return text
 
 
-def render_html(trace: TraceLike | dict[str, Any] | str | Path, title: str | None = None) -> str:
+def _short(value: Any, limit: int = SUMMARY_CHARS) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=repr, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "\u2026"
+
+
+def static_summary(data: dict[str, Any]) -> str:
+    """The root run as plain HTML, readable without JavaScript: the answer, how it ended, and its steps
+    (reasoning, code, output); every piece of model text escaped."""
+    esc = html.escape
+    outputs = data.get("outputs") or {}
+    answer = "".join(
+        f'<dt>{esc(str(k))}</dt><dd><pre class="out">{esc(_short(v))}</pre></dd>' for k, v in outputs.items()
+    )
+    usage = data.get("usage") or {}
+    steps = []
+    for it in data.get("iterations") or []:
+        parts = [f"<b>step {esc(str(it.get('index', '?')))}</b> ({float(it.get('duration_s') or 0):.2f} s)"]
+        if it.get("reasoning"):
+            parts.append(f'<div class="reasoning">{esc(_short(it["reasoning"]))}</div>')
+        for ex in it.get("code_executions") or []:
+            parts.append(f"<pre>{esc(_short(ex.get('code', '')))}</pre>")
+            if ex.get("stdout"):
+                parts.append(f'<pre class="out">{esc(_short(ex["stdout"]))}</pre>')
+            if ex.get("error"):
+                parts.append(f'<pre class="err">{esc(_short(ex["error"]))}</pre>')
+        if it.get("output") and not it.get("code_executions"):
+            parts.append(f'<pre class="out">{esc(_short(it["output"]))}</pre>')
+        steps.append("<li>" + "".join(parts) + "</li>")
+    ending = f"result: {data.get('result_kind') or '?'} \u00b7 answer source: {data.get('answer_source') or '?'}"
+    warnings = "".join(f'<div class="warn">{esc(_short(w, 300))}</div>' for w in data.get("warnings") or [])
+    return (
+        '<section id="summary">\n'
+        f"<h1>RLM trace: {esc(_short(str(data.get('task', '')), 120))}</h1>\n"
+        f'<div class="sub">{esc(ending)} \u00b7 {len(data.get("iterations") or [])} steps \u00b7 '
+        f"{esc(str(usage.get('lm_calls_total', '?')))} LM calls \u00b7 {float(data.get('duration_s') or 0):.1f} s</div>\n"
+        f'<div class="label">Answer</div><dl>{answer or "<dd>(none)</dd>"}</dl>\n{warnings}'
+        f'<div class="label">Steps</div><ol>{"".join(steps)}</ol>\n'
+        '<p class="sub">A static summary; with JavaScript the page shows the whole recursion tree and budget.</p>\n'
+        "</section>\n"
+    )
+
+
+def render_html(trace: TraceLike | dict[str, Any] | str | Path, title: str | None = None, made_by: str = "api") -> str:
     """The trace as one self-contained HTML page (inline CSS and JS, no network).
 
     Args:
         trace: A :class:`TraceNode` (``pred.trace``), its ``to_dict()``, its JSON text or a JSON file path.
         title: The page title (default: the root task).
+        made_by: Who wrote the page (``run``, ``view``, ``api``), in its ``<meta name="generator">``.
 
     Returns:
         The HTML text.
@@ -197,18 +254,41 @@ def render_html(trace: TraceLike | dict[str, Any] | str | Path, title: str | Non
     title = title or f"RLM trace: {str(data.get('task', ''))[:80]}"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta name="generator" content="{GENERATOR}; {html.escape(made_by)}">\n'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
-        f'<style>{_CSS}</style></head>\n<body>\n<div id="app"></div>\n'
-        "<noscript>This trace viewer needs JavaScript; the raw trace is in the trace-data element.</noscript>\n"
+        f'<style>{_CSS}</style></head>\n<body>\n{static_summary(data)}<div id="app"></div>\n'
         f'<script type="application/json" id="trace-data">{embed_json(data)}</script>\n'
         f"<script>{_JS}</script>\n</body></html>\n"
     )
 
 
-def write_html(trace: TraceLike | dict[str, Any] | str | Path, path: str | Path, title: str | None = None) -> Path:
+def write_html(
+    trace: TraceLike | dict[str, Any] | str | Path, path: str | Path, title: str | None = None, made_by: str = "api"
+) -> Path:
     """Write :func:`render_html` to ``path`` (UTF-8) and return the path."""
     out = Path(path)
-    out.write_text(render_html(trace, title), encoding="utf-8")
+    out.write_text(render_html(trace, title, made_by), encoding="utf-8")
     return out
+
+
+def made_by_view(path: str | Path) -> bool:
+    """Whether ``path`` is a page ``dspy-rlm view`` wrote (its generator mark in the first 1,000 bytes)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1000)
+    except OSError:
+        return False
+    return f'<meta name="generator" content="{GENERATOR}; {VIEW_MARK}">'.encode() in head
+
+
+def free_view_path(path: Path) -> Path:
+    """``path`` if it is free or a page ``view`` wrote, else ``NAME.view.html``, ``NAME.view-2.html`` ... (the
+    first free one): ``view`` never overwrites a page ``run --html`` or anyone else wrote."""
+    candidates = [path, path.with_suffix(".view.html")]
+    candidates += [path.with_suffix(f".view-{n}.html") for n in range(2, 1000)]
+    for candidate in candidates:
+        if not candidate.exists() or made_by_view(candidate):
+            return candidate
+    raise FileExistsError(f"no free name for the viewer next to {path}; give --out")

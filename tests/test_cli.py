@@ -308,3 +308,117 @@ def test_end_to_end_embedded_model(tmp_path):
     assert data["result_kind"] == "submitted" and "profile: small" in data["warnings"]
     first = data["iterations"][0]["code_executions"][0]["code"]
     assert first.startswith(("print(search(", "print(record_of(", "print(field_of(")), first  # a grounded read
+
+
+# -- the newcomer's list (issue 31) -------------------------------------------------------------------
+@pytest.mark.parametrize("query", ["", "   "])
+def test_an_empty_query_is_refused_at_once(tmp_path, capsys, query):
+    doc = tmp_path / "doc.txt"
+    doc.write_text("first line of the file\n")
+    assert cli.main(["run", "--context", str(doc), "--query", query]) == cli.EXIT_USAGE
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip().splitlines() == [
+        "dspy-rlm: error: --query is empty: ask a question, e.g. --query 'Which port does ssh use?'"
+    ]
+
+
+def test_an_api_lm_without_its_key_is_a_configuration_error_exit_2_printed_once(tmp_path):
+    doc = tmp_path / "doc.txt"
+    doc.write_text("hello")
+    env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dspy_rlm.cli",
+            "run",
+            "--context",
+            str(doc),
+            "--query",
+            "x",
+            "--lm",
+            "openai/gpt-4o-mnii",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=ROOT,
+    )
+    assert proc.returncode == cli.EXIT_USAGE, proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.count("To fix:") == 1 and proc.stderr.count("no API key found") == 1, proc.stderr  # once
+    assert "dspy-rlm: error: the LM is not configured" in proc.stderr
+    assert "iteration 2/" not in proc.stderr  # no second try
+
+
+def test_help_says_the_limits_and_refusals():
+    run = cli.build_parser()._subparsers._group_actions[0].choices["run"]
+    text = " ".join(run.format_help().split())
+    assert "over --max-file-mb (default 20 MB" in text and "Refused, exit 2" in text and "empty --query" in text
+    assert "skipped" in text
+
+
+def test_view_never_overwrites_a_page_it_did_not_write(scripted, tmp_path, capsys):
+    ex = scripted.make_examples(1, seed=3)[0]
+    doc, trace, page = tmp_path / "doc.txt", tmp_path / "out.json", tmp_path / "out.html"
+    doc.write_text(ex.context)
+    args = ["run", "--context", str(doc), "--query", ex.query, "--trace", str(trace), "--html", str(page), "-q"]
+    assert cli.main(args) == cli.EXIT_OK
+    written_by_run = page.read_bytes()
+    assert cli.main(["view", str(trace), "--no-open"]) == cli.EXIT_OK
+    assert page.read_bytes() == written_by_run  # run --html's page is left alone
+    viewed = tmp_path / "out.view.html"
+    assert capsys.readouterr().out.strip().splitlines()[-1] == str(viewed) and viewed.exists()
+    assert cli.main(["view", str(trace), "--no-open"]) == cli.EXIT_OK  # its own page: rewritten in place
+    assert sorted(p.name for p in tmp_path.glob("*.html")) == ["out.html", "out.view.html"]
+    mine = tmp_path / "notes.html"
+    mine.write_text("<p>my notes</p>")
+    assert cli.main(["view", str(trace), "--out", str(mine), "--no-open"]) == cli.EXIT_USAGE
+    assert mine.read_text() == "<p>my notes</p>" and "not written by dspy-rlm view" in capsys.readouterr().err
+    assert cli.main(["view", str(trace), "--out", str(viewed), "--no-open"]) == cli.EXIT_OK
+
+
+INTERRUPTIBLE = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "  # a background job ignores it
+    "from dspy_rlm.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(600)
+def test_ctrl_c_stops_the_lm_step_and_still_writes_the_trace_and_json(tmp_path):
+    """SIGINT during the embedded model's first (cold, several-second) step: exit 130 within seconds, with the
+    trace and the --json result (failed, interrupted) written."""
+    import signal
+    import time
+
+    doc, trace = tmp_path / "services.txt", tmp_path / "t.json"
+    doc.write_text(Path("/etc/services").read_text() if Path("/etc/services").exists() else "ssh 22/tcp\n" * 300)
+    env = {**ENV, "XDG_CACHE_HOME": str(tmp_path / "cache")}  # no stored prefix: the first step is slow
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTIBLE, "run", "--context", str(doc), "--query", "Which port does ssh use?"]
+        + ["--trace", str(trace), "--json", "--max-tokens", "96"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    seen = ""
+    while "iteration 1/" not in seen:  # the model is loaded and the first LM step has begun
+        line = proc.stderr.readline()
+        assert line, f"the run ended before its first step: {seen}"
+        seen += line
+    time.sleep(0.5)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    assert proc.returncode == cli.EXIT_INTERRUPTED, seen + err
+    assert took < 5, f"{took:.1f} s from SIGINT to exit"  # the step alone takes longer; ~1-2 s here under load
+    payload = json.loads(out)
+    assert payload["result"]["kind"] == "failed" and payload["result"]["reason"] == "interrupted"
+    assert payload["trace"] == str(trace)
+    assert json.loads(trace.read_text())["result_kind"] == "failed"
+    assert "dspy-rlm: interrupted" in err and "Traceback" not in err

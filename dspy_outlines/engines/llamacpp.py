@@ -13,7 +13,8 @@ constraint forces are taken without a forward pass each and evaluated in one bat
 decodes token by token; the text is the same).
 
 Threads: without ``n_threads`` the engine takes its share of the cores this process may use
-(:mod:`dspy_outlines.engines.cpu`); llama-cpp-python's private attributes are read through
+(:mod:`dspy_outlines.engines.cpu`): half of them to generate, all of them to prefill; llama-cpp-python's
+private attributes are read through
 :func:`~dspy_outlines.engines.llamacpp_internals.llamacpp_internal`.
 
 Deadlines (``GenerationRequest.deadline``) hold in the prefill too (read :data:`PREFILL_CHUNK` tokens at a
@@ -24,15 +25,18 @@ the chunks read stay in the live context, so the same prompt asked again goes on
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dspy_outlines.contract import current_stop, stop_requested
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue
-from dspy_outlines.engines.cpu import auto_threads
+from dspy_outlines.engines.cpu import auto_threads, batch_threads, prefill_threads
 from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.llamacpp_decode import JumpForward
 from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
@@ -57,6 +61,8 @@ DEFAULT_PREFIX_CACHE_MB = 256
 #: Prompt tokens evaluated between two deadline checks (llama.cpp's default ``n_batch`` is 512): a prompt
 #: is cut within one chunk's time of its deadline (~1-2 s for SmolLM2-135M on 2 CPU cores).
 PREFILL_CHUNK = 256
+#: New prompt tokens from which a prefill may take more threads than generation (on cores free then).
+WIDE_PREFILL_TOKENS = 128
 #: The structured backend when none is asked for. Outlines' outlines_core masks numpy logits with a numba
 #: kernel (numba, ~45 MB with llvmlite, and a JIT compile of seconds at the first constrained call of each
 #: process); llguidance masks them natively, and takes CFGs too. ``backend="outlines_core"`` works once
@@ -170,9 +176,31 @@ class _GuardedProcessor:
         return logits
 
 
+@contextlib.contextmanager
+def _abortable(llama: Any) -> Iterator[None]:
+    """llama.cpp aborts a decode in progress (between two graph nodes) once the caller's stop is set
+    (:func:`dspy_outlines.contract.stop_scope`, an interrupt): a prefill chunk, the last one ``Llama.generate``
+    reads, or a token. Measured: 64 generated tokens 0.72-0.73 s with the callback set or not. A deadline keeps
+    to chunk boundaries, so a cut prefill keeps the chunks read."""
+    stop = current_stop()
+    if stop is None:
+        yield
+        return
+    import llama_cpp
+
+    ctx = llamacpp_internal(llama, "_ctx").ctx
+    callback = llama_cpp.ggml_abort_callback(lambda _data: stop.is_set())  # referenced until reset below
+    llama_cpp.llama_set_abort_callback(ctx, callback, None)
+    try:
+        yield
+    finally:
+        llama_cpp.llama_set_abort_callback(ctx, llama_cpp.ggml_abort_callback(), None)
+
+
 def _passed(deadline: float | None) -> bool:
-    """Whether ``deadline`` (a ``time.monotonic()`` instant, or ``None`` for none) has passed."""
-    return deadline is not None and time.monotonic() >= deadline
+    """Whether ``deadline`` (a ``time.monotonic()`` instant, or ``None`` for none) has passed, or the caller
+    asked to stop (:func:`dspy_outlines.contract.stop_scope`: an interrupt ends the call as its deadline would)."""
+    return (deadline is not None and time.monotonic() >= deadline) or stop_requested()
 
 
 class LlamaCppEngine:
@@ -181,7 +209,8 @@ class LlamaCppEngine:
     Args:
         model: ``None`` (the embedded SmolLM2 GGUF) or a ``.gguf`` path.
         n_ctx: Context length in tokens (default: the model's trained context, at most 8192).
-        n_threads: CPU threads (default: this engine's share of the cores this process may use, see
+        n_threads: CPU threads, for generation and prefill alike (default: this engine's share of the cores
+            this process may use, half of them to generate and all of them to prefill, see
             :mod:`dspy_outlines.engines.cpu`; re-balanced when another local engine loads).
         backend: Outlines structured-generation backend for constrained calls (``None``:
             :data:`DEFAULT_BACKEND`).
@@ -258,9 +287,15 @@ class LlamaCppEngine:
             self.n_ctx = n_ctx or default_n_ctx(_gguf_metadata(path))
             self.auto_threads = n_threads is None
             self.n_threads = n_threads or auto_threads(1)
+            self.n_threads_batch = n_threads or batch_threads(1)
+            self._prefill_threads_now = self.n_threads_batch
             self.backend, self.prefix_cache_mb, self.jump_forward = backend, prefix_cache_mb, bool(jump_forward)
             self.llama = Llama(
-                str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
+                str(path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads_batch,
+                verbose=False,
             )
         except ValueError as exc:  # llama.cpp says only "Failed to load model from file": say why
             raise GGUFError(f"llama.cpp could not load {path}: {describe_gguf(path)}") from exc
@@ -278,16 +313,35 @@ class LlamaCppEngine:
         }
         self._prefix = PrefixReuse(self.llama, prefix_cache_mb, store, self._stats)
         shared = register_engine(self)
-        if self.auto_threads and shared != self.n_threads:
-            self.set_threads(shared)
+        if self.auto_threads and shared != (self.n_threads, self.n_threads_batch):
+            self.set_threads(*shared)
 
-    def set_threads(self, n_threads: int) -> None:
-        """Compute on ``n_threads`` threads from the next call on (:mod:`dspy_outlines.engines.cpu`)."""
+    def set_threads(self, n_threads: int, n_threads_batch: int | None = None) -> None:
+        """Generate on ``n_threads`` threads and prefill on ``n_threads_batch`` (``None``: ``n_threads``) from
+        the next call on (:mod:`dspy_outlines.engines.cpu`)."""
         import llama_cpp
 
         with self.lock:
-            self.n_threads = n_threads
-            llama_cpp.llama_set_n_threads(llamacpp_internal(self.llama, "_ctx").ctx, n_threads, n_threads)
+            self.n_threads, self.n_threads_batch = n_threads, n_threads_batch or n_threads
+            self._prefill_threads_now = self.n_threads_batch
+            ctx = llamacpp_internal(self.llama, "_ctx").ctx
+            llama_cpp.llama_set_n_threads(ctx, self.n_threads, self.n_threads_batch)
+
+    def _fit_prefill_threads(self, new_tokens: int) -> None:
+        """Prefill on the engine's share of the cores that are free now (:func:`~dspy_outlines.engines.cpu.
+        prefill_threads`) for a long prefill (:data:`WIDE_PREFILL_TOKENS` new tokens or more); a short one, a
+        later step's few new tokens, stays on ``n_threads``, where a shared core costs least. An explicit
+        ``n_threads`` is kept for both."""
+        if not self.auto_threads or self.n_threads_batch == self.n_threads:
+            return
+        threads = prefill_threads(self.n_threads, self.n_threads_batch) if new_tokens >= WIDE_PREFILL_TOKENS else 0
+        threads = threads or self.n_threads
+        import llama_cpp
+
+        if threads != self._prefill_threads_now:
+            self._prefill_threads_now = threads
+            ctx = llamacpp_internal(self.llama, "_ctx").ctx
+            llama_cpp.llama_set_n_threads(ctx, self.n_threads, threads)
 
     @staticmethod
     def _resolve(model: str | Path | None) -> Path:
@@ -362,7 +416,7 @@ class LlamaCppEngine:
 
             backend = self.backend or DEFAULT_BACKEND
             processor = _GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))
-        with self.lock:
+        with self.lock, _abortable(self.llama):
             return self._generate(prompt_ids, request, processor)
 
     def _generate(self, prompt_ids: list[int], request: GenerationRequest, processor: Any) -> Completion:
@@ -373,6 +427,7 @@ class LlamaCppEngine:
         if _passed(request.deadline):
             return self._finish(prompt_ids, 0, Completion("", 0, "deadline", len(prompt_ids), 0, {"prefill_s": 0.0}))
         cached = self._prefix.prepare(prompt_ids)
+        self._fit_prefill_threads(len(prompt_ids) - cached)
         if not self._prefill(prompt_ids, request.deadline):
             prefill = round(time.perf_counter() - started, 4)
             return self._finish(
@@ -398,28 +453,34 @@ class LlamaCppEngine:
         )
         vocab, budget = llamacpp_internal(llama, "_model").vocab, min(request.max_tokens, self.n_ctx - len(prompt_ids))
         data, used, forced, reason, first_token_s, text = b"", 0, 0, "length", None, ""
-        for token in tokens if budget > 0 else ():
-            if first_token_s is None:
-                first_token_s = time.perf_counter() - started
-            if processor is not None and processor.error is not None:
-                break
-            if llama_cpp.llama_vocab_is_eog(vocab, token):
-                reason = "stop"
-                break
-            used += 1
-            forced = jump.forced if jump is not None else 0
-            data += llama.detokenize([token])
-            if request.stop:
-                text = data.decode("utf-8", errors="ignore")
-                hit = next((s for s in request.stop if s in text), None)
-                if hit is not None:
-                    text, reason = text[: text.index(hit)], "stop"
+        try:
+            for token in tokens if budget > 0 else ():
+                if first_token_s is None:
+                    first_token_s = time.perf_counter() - started
+                if processor is not None and processor.error is not None:
                     break
-            if used >= budget:
-                break
-            if _passed(request.deadline):
-                reason = "deadline"
-                break
+                if llama_cpp.llama_vocab_is_eog(vocab, token):
+                    reason = "stop"
+                    break
+                used += 1
+                forced = jump.forced if jump is not None else 0
+                data += llama.detokenize([token])
+                if request.stop:
+                    text = data.decode("utf-8", errors="ignore")
+                    hit = next((s for s in request.stop if s in text), None)
+                    if hit is not None:
+                        text, reason = text[: text.index(hit)], "stop"
+                        break
+                if used >= budget:
+                    break
+                if _passed(request.deadline):
+                    reason = "deadline"
+                    break
+        except RuntimeError:  # llama_decode aborted (returned 2): the caller stopped (an interrupt)
+            if not stop_requested():
+                raise
+            reason = "deadline"
+            self._prefix.live_prompt_len = min(self._prefix.live_prompt_len, llama.n_tokens)  # what the KV holds
         tokens.close()
         if processor is not None and processor.error is not None:
             self.llama.n_tokens, self._prefix.live_prompt_len = 0, 0  # the context ends in a token no one chose
@@ -455,15 +516,17 @@ class LlamaCppEngine:
 
     def _prefill(self, prompt_ids: list[int], deadline: float | None) -> bool:
         """Evaluate the prompt up to its last chunk, :data:`PREFILL_CHUNK` tokens at a time, checking
-        ``deadline`` between chunks; the last chunk is left to ``Llama.generate`` (its logits give the first
-        token). Returns ``False`` when the deadline passed first: the context keeps the chunks evaluated,
-        and a later call with the same prompt goes on from there."""
+        ``deadline`` and the caller's stop between chunks; the last chunk is left to ``Llama.generate`` (its
+        logits give the first token). A stop also aborts the chunk in progress (:func:`_abortable`: a chunk
+        takes seconds on a busy CPU). Returns ``False`` when the deadline passed or a stop came first: the
+        context keeps the chunks evaluated, and a later call with the same prompt goes on from there."""
         llama = self.llama
-        while len(prompt_ids) - llama.n_tokens > PREFILL_CHUNK:
-            if _passed(deadline):
-                self._prefix.live_prompt_len = llama.n_tokens
-                return False
-            llama.eval(prompt_ids[llama.n_tokens : llama.n_tokens + PREFILL_CHUNK])
+        while len(prompt_ids) - llama.n_tokens > PREFILL_CHUNK and not _passed(deadline):
+            try:
+                llama.eval(prompt_ids[llama.n_tokens : llama.n_tokens + PREFILL_CHUNK])
+            except RuntimeError:  # llama_decode aborted (returned 2): the chunk is dropped from the cache
+                if not stop_requested():
+                    raise
         if _passed(deadline):
             self._prefix.live_prompt_len = llama.n_tokens
             return False

@@ -106,11 +106,13 @@ class PrefixReuse:
 
     def _worth_storing(self, prompt_ids: list[int], live: int, on_disk: int) -> bool:
         """Whether to store the prefix ``live`` this prompt shares with the live context: once per prompt family
-        (prompts sharing :data:`PERSIST_MIN_TOKENS` with a prefix this process stored or loaded), and only
-        when it is that much longer than what the disk already holds for it."""
+        (prompts extending a prefix this process stored or loaded, but for less than :data:`PERSIST_MIN_TOKENS`
+        of it: the growing history of one program), and only when it is that much longer than what the disk
+        already holds for it. Another program's prompt (another signature: it parts from a stored prefix in
+        its first few hundred tokens) is a family of its own: its prefix is stored too."""
         if self.store is None or live < on_disk + PERSIST_MIN_TOKENS:
             return False
-        return all(common_prefix(tokens, prompt_ids) < PERSIST_MIN_TOKENS for tokens in self._families)
+        return all(common_prefix(tokens, prompt_ids) < len(tokens) - PERSIST_MIN_TOKENS for tokens in self._families)
 
     # -- sequence state ---------------------------------------------------------------------------
     def _state_bytes(self) -> bytes:

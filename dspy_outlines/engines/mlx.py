@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dspy_outlines.contract import stop_requested
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest
 from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.mlx_decode import JumpForward, responses
@@ -160,7 +161,7 @@ class MLXEngine:
     #: MLX picks its own CPU threads: :mod:`dspy_outlines.engines.cpu` counts this engine, never resizes it.
     auto_threads = False
 
-    def set_threads(self, n_threads: int) -> None:
+    def set_threads(self, n_threads: int, n_threads_batch: int | None = None) -> None:
         """Not used: MLX sizes its own thread pools (``auto_threads`` is ``False``)."""
 
     # -- prompt ---------------------------------------------------------------------------------
@@ -240,10 +241,8 @@ class MLXEngine:
                 if hit is not None:
                     text, reason = text[: text.index(hit)], "stop"
                     break
-                if (
-                    request.deadline is not None
-                    and time.monotonic() >= request.deadline
-                    and response.finish_reason is None
+                if response.finish_reason is None and (
+                    (request.deadline is not None and time.monotonic() >= request.deadline) or stop_requested()
                 ):
                     reason = "deadline"
                     break
@@ -314,10 +313,11 @@ class _DeadlineInPrefill(Exception):
 
 def _prefill_deadline(deadline: float | None) -> Callable[[int, int], None]:
     """mlx-lm's ``prompt_progress_callback``, called after every prefill chunk: stops the prefill between
-    chunks once ``deadline`` (``time.monotonic()``) has passed, as the llama.cpp engine does."""
+    chunks once ``deadline`` (``time.monotonic()``) has passed or the caller asked to stop
+    (:func:`dspy_outlines.contract.stop_scope`), as the llama.cpp engine does."""
 
     def check(done: int, total: int) -> None:
-        if deadline is not None and done < total and time.monotonic() >= deadline:
+        if done < total and ((deadline is not None and time.monotonic() >= deadline) or stop_requested()):
             raise _DeadlineInPrefill
 
     return check

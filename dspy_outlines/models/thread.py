@@ -11,6 +11,7 @@ exits keeps that cache alive until the process ends, when no thread destructor r
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable
@@ -25,12 +26,13 @@ _start_lock = threading.Lock()
 
 
 def run_on_mlx_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Call ``fn(*args, **kwargs)`` on the MLX thread and return its result (or raise its exception)."""
+    """Call ``fn(*args, **kwargs)`` on the MLX thread, in the caller's context (its stop scope, see
+    :func:`dspy_outlines.contract.stop_scope`), and return its result (or raise its exception)."""
     if _thread and threading.current_thread() is _thread[0]:
         return fn(*args, **kwargs)  # nested call from the MLX thread itself
     _ensure_started()
     future: Future = Future()
-    _queue.put((future, fn, args, kwargs))
+    _queue.put((future, contextvars.copy_context().run, (fn, *args), kwargs))
     return future.result()
 
 

@@ -167,9 +167,10 @@ class MoveBook:
     submits: dict[str, Candidate] = field(default_factory=dict)  # submit code -> its candidate
 
     def __post_init__(self) -> None:
+        self.text_q = " ".join(self.question.values())
         texts = {n: v for n, v in self.data.items() if isinstance(v, str)}
         self.texts = dict(sorted(texts.items(), key=lambda kv: -len(kv[1]))[:2])
-        self.text_q = " ".join(self.question.values())
+        self.texts.update(self._file_texts(2 - len(self.texts)))
         q = " " + " ".join(st.words(self.text_q.casefold())) + " "
         self.cues = {kind for kind, cues in _CUES.items() if any(f" {c.strip()} " in q for c in cues)}
         self.answer_type = next(iter(self.outputs.values()), str)
@@ -189,6 +190,28 @@ class MoveBook:
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: self._drop_descriptors(n, f) for n, f in self.fields.items()}
+
+    def _file_texts(self, room: int) -> dict[str, str]:
+        """Up to ``room`` texts of a directory input (``files``: path -> text), each named by the expression
+        that reads it (``files['ubuntu.csv']``), so the reads and submits of a file apply to a directory too:
+        without them a directory got only ``peek(files)`` moves, and a long, slow, unsupported step after it.
+        The files that hold most of the question's words come first, then the longest."""
+        if room <= 0:
+            return {}
+        files = {
+            f"{name}[{path!r}]": text
+            for name, value in self.data.items()
+            if isinstance(value, dict)
+            for path, text in value.items()
+            if isinstance(path, str) and isinstance(text, str) and text
+        }
+        words = {w for w in st.words(self.text_q.casefold()) if len(w) > 3 and w not in _STOP}
+
+        def rank(item: tuple[str, str]) -> tuple[int, int]:
+            folded = item[1].casefold()
+            return (-sum(w in folded for w in words), -len(item[1]))
+
+        return dict(sorted(files.items(), key=rank)[:room])
 
     def kind(self) -> str:
         """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,

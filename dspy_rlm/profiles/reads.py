@@ -227,4 +227,5 @@ def call_args(code: str) -> list[Any]:
     import ast
 
     call = ast.parse(code).body[0].value.args[0]  # type: ignore[attr-defined]
-    return [a.id if isinstance(a, ast.Name) else ast.literal_eval(a) for a in call.args]  # keywords: not needed
+    # the variable as written: a name, or a directory's file (files['a.csv']); then literals (keywords: not needed)
+    return [ast.unparse(a) if isinstance(a, (ast.Name, ast.Subscript)) else ast.literal_eval(a) for a in call.args]

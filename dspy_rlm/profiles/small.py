@@ -151,6 +151,9 @@ def compact_variables_info(inputs: dict[str, Any], task: dict[str, str] | None =
             lines.append(
                 f"- {name}: text, {len(value):,} chars, {n_lines:,} lines, {_shape(value)}starts {_first_line(value)!r}"
             )
+        elif isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
+            shown = ", ".join(f"{k!r} ({len(v):,} chars)" for k, v in list(value.items())[:8])  # a directory
+            lines.append(f"- {name}: dict of {len(value):,} texts: {shown}{' ...' if len(value) > 8 else ''}")
         elif isinstance(value, (list, tuple, dict)):
             lines.append(f"- {name}: {type(value).__name__} of {len(value):,} items")
         else:

@@ -44,21 +44,27 @@ def test_auto_threads_takes_half_the_cores_split_between_engines(monkeypatch, us
     assert cpu.auto_threads(engines) == threads
 
 
+@pytest.mark.parametrize(("usable", "engines", "threads"), [(2, 1, 2), (8, 1, 8), (8, 3, 2), (3, 1, 3), (1, 4, 1)])
+def test_the_prefill_takes_every_usable_core_split_between_engines(monkeypatch, usable, engines, threads):
+    monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: usable)
+    assert cpu.batch_threads(engines) == threads
+
+
 class _Engine:
     def __init__(self, auto: bool) -> None:
         self.auto_threads, self.threads = auto, None
 
-    def set_threads(self, n_threads: int) -> None:
-        self.threads = n_threads
+    def set_threads(self, n_threads: int, n_threads_batch: int | None = None) -> None:
+        self.threads = (n_threads, n_threads_batch)
 
 
 def test_an_engine_loading_rebalances_the_earlier_ones_but_not_explicit_ones(monkeypatch):
     monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: 16)
     monkeypatch.setattr(cpu, "_users", type(cpu._users)())
     first, explicit, last = _Engine(True), _Engine(False), _Engine(True)
-    assert cpu.register(first) == 8
-    assert cpu.register(explicit) == 4 and first.threads == 4
-    assert cpu.register(last) == 2 and first.threads == 2 and explicit.threads is None
+    assert cpu.register(first) == (8, 16)
+    assert cpu.register(explicit) == (4, 8) and first.threads == (4, 8)
+    assert cpu.register(last) == (2, 5) and first.threads == (2, 5) and explicit.threads is None
 
 
 @pytest.mark.real_model
@@ -68,12 +74,44 @@ def test_the_llamacpp_engine_picks_its_threads_and_an_explicit_count_wins(llamac
     monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: 8)
     monkeypatch.setattr(cpu, "_users", type(cpu._users)())
     auto = OutlinesLM(None, engine="llamacpp", max_tokens=4)
-    assert auto.engine.auto_threads and auto.engine.n_threads == 4
+    assert auto.engine.auto_threads and (auto.engine.n_threads, auto.engine.n_threads_batch) == (4, 8)
     pinned = OutlinesLM(None, engine="llamacpp", max_tokens=4, engine_options={"n_threads": 3})
-    assert pinned.engine.n_threads == 3 and auto.engine.n_threads == 2  # two engines now share the cores
+    assert (pinned.engine.n_threads, pinned.engine.n_threads_batch) == (3, 3)  # an explicit count: both
+    assert (auto.engine.n_threads, auto.engine.n_threads_batch) == (2, 4)  # two engines now share the cores
     assert pinned.engine.dump_state()["engine_options"] == {"n_threads": 3}
     assert "engine_options" not in auto.engine.dump_state()  # the machine's pick is not part of the state
     question = [{"role": "user", "content": "What is the capital of France?"}]
     assert auto.forward(messages=question).choices[0].message.content == (
         pinned.forward(messages=question).choices[0].message.content
     )
+
+
+def test_prefill_takes_only_the_cores_free_now(tmp_path, monkeypatch):
+    """Extra prefill threads only on cores the other processes left free (issue 31: a 900-token prefill took
+    28 s on 2 threads against 8 s on 1 while two other jobs ran on this 2-core machine)."""
+    monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: 2)
+    stat = tmp_path / "stat"
+    ticks = cpu.os.sysconf("SC_CLK_TCK")
+
+    def write(busy_s: float) -> None:  # user ticks, idle ticks fixed
+        stat.write_text(f"cpu  {int(busy_s * ticks)} 0 0 1000000 0 0 0 0 0 0\ncpu0 ...\n")
+
+    write(0)
+    clock = {"wall": 100.0, "own": 5.0}
+    monkeypatch.setattr(cpu.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(cpu.time, "process_time", lambda: clock["own"])
+    busy = cpu._OthersBusy(stat)
+    monkeypatch.setattr(cpu, "_others_busy", busy)
+    clock.update(wall=110.0, own=15.0)  # 10 s: this process used one core the whole time, nothing else ran
+    write(10)
+    assert cpu.free_cpus() == pytest.approx(2.0)
+    clock.update(wall=110.1)  # within 0.2 s: the same figure
+    write(50)
+    assert cpu.free_cpus() == pytest.approx(2.0)
+    clock.update(wall=120.0, own=15.0)  # then others kept 1.5 cores busy while this process idled
+    write(10 + 15)
+    assert cpu.free_cpus() == pytest.approx(0.5)
+    monkeypatch.setattr(cpu, "free_cpus", lambda: 1.0)
+    assert cpu.prefill_threads(1, 2) == 2 and cpu.prefill_threads(1, 1) == 1
+    monkeypatch.setattr(cpu, "free_cpus", lambda: 0.5)
+    assert cpu.prefill_threads(1, 2) == 1

@@ -223,6 +223,27 @@ def test_deadline_cuts_the_prefill_between_chunks_and_keeps_what_was_read(uncach
     assert _text(again) == _text(ask(uncached_lm, messages, max_tokens=8))
 
 
+def test_a_stop_aborts_the_prefill_in_progress_and_the_engine_goes_on(uncached_lm):
+    """An interrupt (a stop_scope's event set from another thread) ends the call within a second, inside the
+    chunk being read (llama.cpp's abort callback), not after it; the next call is as if nothing happened."""
+    import threading
+
+    from dspy_outlines.contract import stop_scope
+
+    lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
+    messages = [{"role": "user", "content": "Stop test. " + "The old bridge spans the river. " * 300 + "Why?"}]
+    ids = lm.engine.encode(lm.render_prompt(messages))
+    with stop_scope() as stop:
+        timer = threading.Timer(0.3, stop.set)
+        timer.start()
+        started = time.monotonic()
+        cut = lm.engine.generate(ids, GenerationRequest(max_tokens=8))
+        took = time.monotonic() - started
+    assert (cut.finish_reason, cut.text, cut.completion_tokens) == ("deadline", "", 0)
+    assert took < 1.3, f"{took:.2f} s"  # 0.3 s, then at most one graph node more
+    assert _text(ask(lm, messages, max_tokens=8)) == _text(ask(uncached_lm, messages, max_tokens=8))
+
+
 def test_stop_strings_end_the_text(llamacpp_lm):
     full = _text(ask(llamacpp_lm, QUESTION, max_tokens=16))
     cut = full.split()[1]

@@ -249,3 +249,18 @@ def test_a_state_llama_cpp_rejects_is_ignored_with_a_warning_and_prefilled(tmp_p
         text, cached = _ask(lm, messages)
     assert "llama.cpp rejected its state" in caplog.text and not list(tmp_path.rglob("*.kv"))
     assert cached == 0 and text == reference["answers"][0][0]
+
+
+def test_another_programs_prefix_is_a_family_of_its_own():
+    """A prefix stored (or loaded) for one program must not keep another program's prompt, which parts from it
+    after a few hundred tokens (another signature, another input name), from being stored: before, it was never
+    stored, and its first step prefilled ~900 tokens in every new process (issue 31)."""
+    from dspy_outlines.engines.llamacpp_prefix import PERSIST_MIN_TOKENS, PrefixReuse
+
+    reuse = object.__new__(PrefixReuse)
+    reuse.store, reuse._families = object(), [tuple(range(1106))]
+    other = list(range(256)) + [-1] * 1000  # shares 256 tokens with the stored prefix
+    assert reuse._worth_storing(other, live=1097, on_disk=256)
+    grown = list(range(1106)) + [-2] * 300  # the same program, its history grown: not stored again
+    assert not reuse._worth_storing(grown, live=1300, on_disk=1106 - PERSIST_MIN_TOKENS)
+    assert not reuse._worth_storing(other, live=256 + PERSIST_MIN_TOKENS - 1, on_disk=256)  # too little to gain

@@ -62,6 +62,9 @@ def test_an_unsupported_submit_ends_as_a_labelled_guess():
     # read supports 'bird-3' as the sky's color, so it ends a labelled guess.
     assert pred.result.kind == "extracted" and pred.answer == "bird-3"
     assert "guess" in pred.result.notes and pred.result.confidence < 0.5
+    # final_reasoning says how the run ended: no limit forced an extraction, the SUBMIT was judged a guess
+    assert pred.final_reasoning.startswith("Submitted value kept as Extracted, not supported by what the run read")
+    assert "is a guess" in pred.final_reasoning and "Extract forced" not in pred.final_reasoning
     lm = ScriptedLocalLM(["print(field_of(context, 'amber-falcon', 'owner'))", "SUBMIT(answer='Ines Moreau')"])
     with dspy.context(lm=lm):
         pred = RLM("context, question -> answer", max_iters=3)(
@@ -141,3 +144,21 @@ def test_a_name_asked_for_drops_the_bracketed_tail():
     b.record_read("print(field_of(context, 'tar', 'Maintainer'))", "")
     submits = {m.candidate.value: m.candidate.supported for m in b.submit_moves() if m.candidate}
     assert submits == {"Ana Ruiz <ana@example.org>": False, "Ana Ruiz": True}
+
+
+def test_a_directory_gets_the_reads_and_submits_of_its_files():
+    """A directory input (``files``: path -> text, as the CLI gives it) is read file by file like a text: before,
+    its only move was ``peek(files)``, and the step after it was long, slow and could submit no supported value
+    (issue 31: one step of 25 s on /usr/share/distro-info/)."""
+    files = {"birds.csv": TABLE, "notes.txt": "nothing about birds\n" * 3}
+    b = MoveBook({"question": "Who is the owner of amber-falcon?"}, {"files": files}, {"answer": str})
+    assert list(b.texts) == ["files['birds.csv']", "files['notes.txt']"]  # the file with the question's words first
+    code = "print(field_of(files['birds.csv'], 'amber-falcon', 'owner'))"
+    assert code in [m.code for m in b.step_moves([], [])]
+    lm = ScriptedLocalLM([code, "SUBMIT(answer='Ines Moreau')"])
+    with dspy.context(lm=lm):
+        pred = RLM("files: dict[str, str], question -> answer", max_iters=3)(
+            files=files, question="Who is the owner of amber-falcon?"
+        )
+    assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
+    assert "'birds.csv' (" in lm.prompts[0][-1]["content"]  # the prompt names the files

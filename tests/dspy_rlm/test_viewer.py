@@ -84,3 +84,45 @@ def test_browser_renders_tree_iterations_and_budget(trace, tmp_path):
     shot = tmp_path / "trace.png"
     _chromium(f"--screenshot={shot}", "--window-size=1200,900", path.as_uri(), tmp_path=tmp_path)
     assert shot.stat().st_size > 10_000
+
+
+def _visible_text(page: str) -> str:
+    """The text a browser without JavaScript shows: everything outside <script> elements."""
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.parts: list[str] = []
+            self.skip = 0
+
+        def handle_starttag(self, tag, attrs):
+            self.skip += tag in ("script", "style")
+
+        def handle_endtag(self, tag):
+            self.skip -= tag in ("script", "style")
+
+        def handle_data(self, data):
+            if not self.skip:
+                self.parts.append(data)
+
+    parser = Text()
+    parser.feed(page)
+    return " ".join(" ".join(parser.parts).split())
+
+
+def test_without_javascript_the_page_shows_the_answer_ending_and_steps(trace):
+    text = _visible_text(render_html(trace))
+    assert "Answer answer" in text and "sub answer" in text  # the answer (model text, escaped)
+    assert f"result: {trace.result_kind}" in text and f"{len(trace.iterations)} steps" in text
+    assert "step 1" in text and "ZeroDivisionError" in text and "batch_rlm_query" in text
+    page = render_html(trace)
+    assert "<script>document.body" not in page.split('id="trace-data"')[0]  # escaped in the summary too
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install chromium)")
+def test_with_javascript_the_viewer_replaces_the_static_summary(trace, tmp_path):
+    # (--dump-dom itself needs JavaScript, so the no-JS view is checked by parsing above)
+    path = write_html(trace, tmp_path / "trace.html")
+    dom = _chromium("--dump-dom", "--virtual-time-budget=5000", path.as_uri(), tmp_path=tmp_path)
+    assert 'id="summary"' not in dom and 'data-rendered="true"' in dom
