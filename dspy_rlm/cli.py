@@ -186,14 +186,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     sig = f"{name}: {'str' if name == 'context' else 'dict[str, str]'}, query: str -> answer: str"
     # A local OutlinesLM takes the small-model profile on its own (profile="auto"), as in the quickstart:
     # constrained, guided action steps; an API model keeps the default profile and its configured adapter.
-    rlm = RLM(
-        sig,
-        max_iters=args.max_iters,
-        max_llm_calls=args.max_llm_calls,
-        max_cost=args.budget_usd,
-        max_time=args.max_time,
-        sub_lm=sub_lm,
-    )
+    from dspy_rlm.sandbox.errors import SandboxUnavailable
+
+    try:
+        rlm = RLM(
+            sig,
+            max_iters=args.max_iters,
+            max_llm_calls=args.max_llm_calls,
+            max_cost=args.budget_usd,
+            max_time=args.max_time,
+            sub_lm=sub_lm,
+        )
+    except SandboxUnavailable as e:  # no sandbox here: the ways out, one line, exit 2
+        raise UsageError(str(e)) from e
     interrupted = False
     with progress_display(rich=None if not args.quiet else False) as callback:
         callbacks = [] if args.quiet else [callback]

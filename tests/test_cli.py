@@ -422,3 +422,19 @@ def test_ctrl_c_stops_the_lm_step_and_still_writes_the_trace_and_json(tmp_path):
     assert payload["trace"] == str(trace)
     assert json.loads(trace.read_text())["result_kind"] == "failed"
     assert "dspy-rlm: interrupted" in err and "Traceback" not in err
+
+
+def test_no_sandbox_is_a_one_line_usage_error_naming_the_ways_out(monkeypatch, tmp_path, capsys):
+    from dspy_rlm.sandbox import choose
+    from dspy_rlm.sandbox.errors import SandboxUnavailable
+
+    def refuse():
+        raise SandboxUnavailable(choose.unavailable_message({"notes": ["user namespaces refused (EPERM)"]}))
+
+    monkeypatch.setattr(choose, "choose", refuse)
+    monkeypatch.setattr(cli, "resolve_lm", lambda name, max_tokens: dspy.utils.DummyLM([{"answer": "x"}]))
+    doc = tmp_path / "doc.txt"
+    doc.write_text("hello")
+    assert cli.main(["run", "--context", str(doc), "--query", "x", "-q"]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "no sandbox is available here" in err and "pip install deno" in err and "Traceback" not in err
