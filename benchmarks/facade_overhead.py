@@ -11,13 +11,17 @@ backend) and ``overhead_ms`` (their difference).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
 import time
 
 import dspy
+
+try:
+    from benchmarks.report import emit
+except ImportError:  # run as a script: benchmarks/ is on sys.path
+    from report import emit  # type: ignore[no-redef]
 from dspy.utils import DummyLM
 
 
@@ -68,11 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         ms = in_repl_ms(name, args.calls)
         out["in_repl_ms"][name] = round(ms, 3)
         out["overhead_ms"][name] = round(ms - base, 3)
-    text = json.dumps(out, indent=2)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text + "\n")
+    emit(out, args.out)
     return 0
 
 

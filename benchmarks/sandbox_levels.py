@@ -28,6 +28,11 @@ import subprocess
 import sys
 import time
 
+try:
+    from benchmarks.report import emit
+except ImportError:  # run as a script: benchmarks/ is on sys.path
+    from report import emit  # type: ignore[no-redef]
+
 LEVELS = ("namespaces", "landlock", "deno", "none")
 BLOCK = "n = len(context)\nprint(context[:20])"
 CONTEXT = ("The quick brown fox jumps over the lazy dog. Invoice 1234 is overdue.\n" * 15000)[:1_000_000]
@@ -103,11 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
         out["levels"][level] = json.loads(lines[-1]) if lines else {"error": proc.stderr.strip()[-400:]}
     out["load_after"] = os.getloadavg()[0]
-    text = json.dumps(out, indent=2)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text + "\n")
+    emit(out, args.out)
     return 0
 
 

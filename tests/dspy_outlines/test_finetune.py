@@ -129,3 +129,52 @@ def test_the_prefix_store_never_shares_states_across_adapters(tuned, tmp_path):
     with_adapter = _store(tmp_path, Path(embedded_model_path()), model, 10, str(tuned[2]))
     assert plain.identity["model"] != with_adapter.identity["model"]
     assert plain.directory != with_adapter.directory
+
+
+@pytest.mark.real_model
+def test_bootstrap_finetune_compiles_a_dspy_program_on_the_embedded_model(tmp_path):
+    """dspy.BootstrapFinetune with no extra argument: the teacher's traces train the student's OutlinesLM, and
+    on questions it never saw the student now answers in the taught form (before: never)."""
+    import re
+
+    import dspy
+    from dspy.teleprompt import BootstrapFinetune
+
+    from dspy_outlines import OutlinesLM
+    from tests.dspy_rlm.scripted_lm import ScriptedLM, fields
+
+    def teach(call):
+        thing = re.search(r"What color is (\w+)\?", call.user).group(1)
+        return fields(answer=f"ZORP-{dict(COLORS + HELD_OUT)[thing]}")
+
+    HELD_OUT = [("lime", "green"), ("milk", "white"), ("night", "black")]
+    trainset = [
+        dspy.Example(question=f"What color is {t}? One word.", answer=f"ZORP-{c}").with_inputs("question")
+        for t, c in COLORS
+    ]
+    student = dspy.Predict("question -> answer")
+    student.set_lm(OutlinesLM(max_tokens=16))
+    teacher = dspy.Predict("question -> answer")
+    teacher.set_lm(ScriptedLM(teach))
+
+    def taught_form(program):
+        return sum(program(question=f"What color is {t}? One word.").answer.startswith("ZORP") for t, _ in HELD_OUT)
+
+    before = taught_form(student)
+    optimizer = BootstrapFinetune(
+        metric=lambda gold, pred, trace=None: gold.answer == pred.answer,
+        train_kwargs={
+            "steps": 24,
+            "batch_size": 4,
+            "layers": 4,
+            "rank": 8,
+            "learning_rate": 5e-4,
+            "seed": 0,
+            "output_dir": str(tmp_path / "adapter"),
+        },
+        num_threads=1,
+    )
+    compiled = optimizer.compile(student, trainset=trainset, teacher=teacher)
+    after = taught_form(compiled)
+    assert compiled.lm.engine.adapter == str(tmp_path / "adapter")
+    assert (before, after) == (0, len(HELD_OUT)), (before, after)
