@@ -50,6 +50,7 @@ class TrainSettings:
     resume: bool = False
     max_time_s: float | None = None  # stop after this long, keeping the last checkpoint
     output_dir: str | None = None  # default: a new directory under the cache
+    progress: bool | None = None  # mlx-lm's progress bar (loss, tokens/s) on stderr; None: when it is a terminal
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -204,6 +205,7 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
         max_seq_length=settings.max_length,
         adapter_file=str(work / WEIGHTS_FILE),
     )
+    console, quiet = _console(settings.progress)
     try:
         callback: Any = progress  # mlx-lm's TrainingCallback shape (not a subclass: mlx_lm is imported lazily)
         mlx_train(
@@ -216,6 +218,8 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
             f"the last checkpoint is in {kept} (train_kwargs resume=True goes on)",
             kept,
         ) from exc
+    finally:
+        console.quiet = quiet
     config.update(losses=progress.losses, train_tokens_per_s=progress.tokens_per_s(), steps_done=settings.steps)
     (work / CONFIG_FILE).write_text(json.dumps(config, indent=2))
     for extra in work.glob("*_adapters.safetensors"):  # mlx-lm's numbered checkpoints: the last one is kept whole
@@ -229,6 +233,19 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
 
 class _TimeUp(RuntimeError):
     pass
+
+
+def _console(show: bool | None) -> tuple[Any, bool]:
+    """mlx-lm's shared console, pointed at stderr and quiet unless the progress is wanted; (it, its old quiet)."""
+    import sys
+
+    from mlx_lm.cli_ui import make_console
+
+    console = make_console()
+    quiet = console.quiet
+    console.file = sys.stderr
+    console.quiet = not (sys.stderr.isatty() if show is None else show)
+    return console, quiet
 
 
 class _Progress:

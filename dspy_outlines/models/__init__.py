@@ -159,6 +159,10 @@ def load_private(path: str | Path | None = None, adapter: str | Path | None = No
         merged = [(name, module.fuse()) for name, module in model.named_modules() if hasattr(module, "fuse")]
         if merged:
             model.update_modules(tree_unflatten(merged))
+        import mlx.core as mx
+
+        # evaluated here: lazy arrays would name this thread's stream, which the generating thread lacks
+        mx.eval(model.parameters())
         from dspy_outlines.models.fused import fuse_for_cpu
 
         fuse_for_cpu(model)

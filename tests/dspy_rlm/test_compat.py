@@ -328,7 +328,7 @@ def test_the_repl_names_are_the_ones_names_py_declares():
 
     config = RLM("context -> answer").config
     bridges = make_bridges(RunState(config, Budget(config.limits), TraceNode(task="t")))
-    assert set(bridges) == {*names.LLM_BRIDGES, *names.RLM_BRIDGES}
+    assert set(bridges) == {*names.LLM_BRIDGES, *names.RLM_BRIDGES, names.MEDIA_BRIDGE}
     namespace = NamespaceExecutor({"context": "x"}, bridges, ["answer"]).namespace
     ours = {n for n in namespace if not n.startswith("__")} - {"context"}
     assert ours == {*names.EXTRA_NAMES, *names.LLM_BRIDGES, names.SUBMIT}
