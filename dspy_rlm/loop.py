@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import dspy
 from dspy.primitives.repl_types import REPLHistory
 
-from dspy_rlm import routing, serializable
+from dspy_rlm import compaction, routing, serializable
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, StopReason
 from dspy_rlm.calls import call_predictor, deadline_config
@@ -87,6 +87,7 @@ class Run:
         self.ckpt = Checkpoint(checkpoint, fingerprint(config.signature, inputs)) if checkpoint is not None else None
         self.resumed: RunSnapshot | None = None
         self.policy: PolicyRun | None = None  # the step policy's state for this run (profiles.base)
+        self.compactor: compaction.Compactor | None = None  # what the prompt shows of the history
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -246,7 +247,7 @@ class Run:
             await self.on_repl_thread(save_checkpoint, self)
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
-        cfg, action_predictor = self.config, self.predictors.action
+        cfg = self.config
         kwargs: dict[str, Any] = {
             "variables_info": self.variables_info,
             "repl_history": self.history,
@@ -264,6 +265,7 @@ class Run:
             codes=[e.code for e in executions],
         )
         policy.prepare(step)
+        kwargs["repl_history"] = self._fit(kwargs)
         key = f"action {record.index}"
         replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
         decided = policy.decide(step) if replayed is None else None
@@ -273,18 +275,7 @@ class Run:
         elif decided is not None:  # the policy took this step itself (a scripted policy)
             reasoning, code = decided
         else:
-            # the user's adapter, else the policy's (Tier 3 alone under the small policy)
-            adapter = self.config.action_adapter if self.config.action_adapter is not None else policy.adapter()
-            ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
-            deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
-            with ctx:
-                if isinstance(action_predictor, dspy.Predict):
-                    action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
-                else:  # the user's own predictor: its exceptions are the caller's (errors.py)
-                    try:
-                        action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
-                    except Exception as exc:
-                        raise UserPredictorError(exc) from exc
+            action = await self._call_action(policy, kwargs)
             reasoning = getattr(action, "reasoning", "") or ""
             code = getattr(action, "code", None)
         if replayed is None:
@@ -297,6 +288,45 @@ class Run:
                 "RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, cfg.limits.max_iters, reasoning, code
             )
         return str(reasoning), "" if code is None else str(code)
+
+    async def _call_action(self, policy: PolicyRun, kwargs: dict[str, Any]) -> Any:
+        """The action LM call; a prompt the LM refuses as too long is compacted harder and tried again."""
+        action_predictor = self.predictors.action
+        # the user's adapter, else the policy's (Tier 3 alone under the small profile)
+        adapter = self.config.action_adapter if self.config.action_adapter is not None else policy.adapter()
+        while True:
+            ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
+            deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
+            try:
+                with ctx:
+                    return await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
+            except Exception as exc:
+                if compaction.is_context_overflow(exc) and self._compactor().refused():
+                    kwargs["repl_history"] = self._fit(kwargs)
+                    continue
+                if isinstance(action_predictor, dspy.Predict):
+                    raise
+                raise UserPredictorError(exc) from exc  # the user's own predictor: its exceptions are the caller's
+
+    def _compactor(self) -> compaction.Compactor:
+        if self.compactor is None:
+            lm = getattr(self.predictors.action, "lm", None) or dspy.settings.lm
+            self.compactor = compaction.for_run(self.config, lm, self.trace.warn)
+        return self.compactor
+
+    def _fit(self, kwargs: dict[str, Any] | None = None) -> REPLHistory:
+        """The history a prompt shows (compaction.py): the action prompt built from ``kwargs``, else the
+        extraction's; the outputs of failed steps and SUBMIT attempts stay verbatim."""
+        comp = self._compactor()
+        sig = getattr(self.predictors.action, "signature", None)
+        failed = [
+            i
+            for i, r in enumerate(self.trace.iterations[: len(self.history)])
+            if any(e.error for e in r.code_executions) or not r.code_executions
+        ]
+        if kwargs is None:
+            return comp.fit(self.history, lambda h: comp.count(self.variables_info + "\n" + h.format()), failed)
+        return comp.fit(self.history, lambda h: comp.count(compaction.prompt_text(kwargs, sig, h)), failed)
 
     def _runtime_rules(self, kwargs: dict[str, Any]) -> None:
         """When this run's REPL describes itself differently from the one the prompt was built for (a call-time
@@ -334,6 +364,7 @@ class Run:
             self.config,
             self.predictors.extract,
             history=self.history,
+            shown=self._fit(),
             variables_info=self.variables_info,
             snapshot=snapshot,
             reason=reason,

@@ -1,0 +1,245 @@
+"""Keeping the action prompt inside the LM's context window: a history processor hook and a default compaction.
+
+``RLM(..., history_processor=fn)``: ``fn(history: REPLHistory) -> REPLHistory`` is applied to the REPL history
+before every action call (the shape dspy issue #10334 / PR #10387 propose). What it returns is the history
+*shown* to the model; the run keeps the full history (the trajectory, checkpoints). A processor that raises or
+returns something other than a ``REPLHistory`` is skipped for that step with a trace warning.
+
+The default compaction (:func:`compact`) runs when the estimated prompt passes ``compact_at`` (85% by default)
+of the LM's context window (:func:`context_window`: ``context_window=``, else a local model's ``n_ctx``, else
+LiteLLM's ``max_input_tokens``). It summarises old steps: their code, the outputs of steps that failed and of
+steps that tried to submit stay verbatim, the other outputs and reasoning of old steps are shortened to their
+head and tail; the last steps stay whole. An LM that still refuses the prompt (``ContextWindowExceededError``:
+LiteLLM's, DSPy's, or a local engine's ``PromptTooLong``) makes the run compact one level harder and retry.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from dspy.primitives.repl_types import REPLEntry, REPLHistory
+
+logger = logging.getLogger(__name__)
+
+#: ``history_processor``'s type: the REPL history in, the history to show the model out.
+HistoryProcessor = Callable[[REPLHistory], REPLHistory]
+
+#: The share of the context window past which the default compaction runs.
+DEFAULT_COMPACT_AT = 0.85
+
+
+@dataclass(frozen=True)
+class Level:
+    """How hard one compaction level shortens: steps kept whole, characters kept of older outputs / reasoning."""
+
+    keep_recent: int
+    output_chars: int
+    reasoning_chars: int
+    merge: bool = False  # the last level: all older steps in one entry (code and errors only)
+
+
+LEVELS = (Level(4, 400, 200), Level(2, 160, 80), Level(1, 60, 0), Level(1, 0, 0, merge=True))
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to its head and tail (``limit`` characters in all), saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    if limit <= 0:
+        return f"[{len(text):,} chars compacted]"
+    head = limit // 2
+    return f"{text[:head]} [... {len(text) - limit:,} chars compacted ...] {text[len(text) - (limit - head) :]}"
+
+
+def compact(history: REPLHistory, level: int = 0, keep: Iterable[int] = ()) -> REPLHistory:
+    """The history with its old steps summarised.
+
+    Args:
+        history: The REPL history.
+        level: An index of :data:`LEVELS` (0: gentlest).
+        keep: Indexes of entries whose output stays verbatim (steps that failed or tried to submit).
+    """
+    lvl = LEVELS[min(level, len(LEVELS) - 1)]
+    entries = list(history.entries)
+    cut = max(len(entries) - lvl.keep_recent, 0)
+    if cut == 0:
+        return history
+    protected = set(keep)
+    old = [
+        REPLEntry(
+            reasoning=shorten(e.reasoning, lvl.reasoning_chars),
+            code=e.code,
+            output=e.output if i in protected or _submits(e.code) else shorten(e.output, lvl.output_chars),
+        )
+        for i, e in enumerate(entries[:cut])
+    ]
+    if lvl.merge:  # the last resort: even kept outputs are cut to their first 300 characters
+        code = "\n".join(f"# step {i + 1}\n{e.code}" for i, e in enumerate(old) if e.code.strip())
+        kept = "\n".join(
+            f"step {i + 1}: {shorten(e.output, 300)}" for i, e in enumerate(old) if i in protected or _submits(e.code)
+        )
+        note = f"Steps 1-{cut} compacted to their code (the variables they set still exist)."
+        old = [REPLEntry(reasoning="", code=code, output=f"{note}\n{kept}".strip())]
+    return REPLHistory(entries=old + entries[cut:], max_output_chars=history.max_output_chars)
+
+
+def _submits(code: str) -> bool:
+    return any(name in code for name in ("SUBMIT", "FINAL"))
+
+
+def context_window(lm: Any, configured: int | None = None) -> int | None:
+    """The LM's context window in tokens: ``configured``, else a local engine's ``n_ctx``, else LiteLLM's
+    ``max_input_tokens`` for the model; None when unknown (no threshold compaction then)."""
+    if configured is not None:
+        return configured
+    engine = getattr(lm, "engine", None)
+    n_ctx = getattr(engine, "n_ctx", None)
+    if isinstance(n_ctx, int) and n_ctx > 0:
+        return n_ctx
+    model = getattr(lm, "model", None)
+    if not isinstance(model, str):
+        return None
+    try:
+        import litellm
+
+        info = litellm.get_model_info(model)
+    except Exception:  # noqa: BLE001 - a model LiteLLM does not know: no window
+        return None
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(window) if window else None
+
+
+def token_counter(lm: Any) -> Callable[[str], int]:
+    """Tokens of a text for ``lm``: its own tokenizer when it has one (``OutlinesLM.count_tokens``), else a
+    conservative estimate of 3 characters a token."""
+    count = getattr(lm, "count_tokens", None)
+    if callable(count):
+        return count
+    return lambda text: len(text) // 3 + 1
+
+
+def is_context_overflow(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says the prompt is longer than the LM's window."""
+    from dspy import lm15
+    from dspy.utils.exceptions import ContextWindowExceededError
+
+    kinds: tuple[type, ...] = (ContextWindowExceededError, lm15.ContextLengthError)
+    try:
+        import litellm
+
+        kinds += (litellm.ContextWindowExceededError,)
+    except Exception:  # noqa: BLE001 - litellm absent or broken: DSPy's types still count
+        pass
+    seen: set[int] = set()
+    node: BaseException | None = exc
+    while node is not None and id(node) not in seen:
+        if isinstance(node, kinds):
+            return True
+        seen.add(id(node))
+        node = node.__cause__ or node.__context__
+    return False
+
+
+class Compactor:
+    """One run's history processing: the user's processor, then the default compaction past the threshold.
+
+    Args:
+        processor: The user's ``history_processor`` (None: none).
+        window: The LM's context window in tokens (None: unknown; only a refused prompt compacts).
+        compact_at: The share of ``window`` past which the default compaction runs.
+        count: Tokens of a text.
+        warn: Records a warning in the run's trace.
+    """
+
+    def __init__(
+        self,
+        processor: HistoryProcessor | None,
+        window: int | None,
+        compact_at: float,
+        count: Callable[[str], int],
+        warn: Callable[[str], None],
+    ):
+        self.processor, self.window, self.compact_at = processor, window, compact_at
+        self.count, self.warn = count, warn
+        self.floor = -1  # the least level every later step compacts at (raised by a refused prompt)
+        self.events: list[dict[str, Any]] = []  # one per compacted step: tokens before / after, level, seconds
+
+    @property
+    def limit(self) -> int | None:
+        return None if self.window is None else int(self.window * self.compact_at)
+
+    def process(self, history: REPLHistory) -> REPLHistory:
+        """The user's processor applied; its exception or a result of the wrong type leaves ``history`` as is."""
+        if self.processor is None:
+            return history
+        try:
+            shown = self.processor(history)
+        except Exception as exc:  # noqa: BLE001 - the user's hook must not end the run
+            self.warn(f"history_processor raised {type(exc).__name__}: {exc}; the unprocessed history was used")
+            return history
+        if not isinstance(shown, REPLHistory):
+            self.warn(
+                f"history_processor returned {type(shown).__name__}, not a REPLHistory; the unprocessed history "
+                "was used (return a REPLHistory, e.g. REPLHistory(entries=[...]))"
+            )
+            return history
+        return shown
+
+    def fit(self, history: REPLHistory, estimate: Callable[[REPLHistory], int], keep: Iterable[int]) -> REPLHistory:
+        """The history to show: processed, then compacted from the floor level up until ``estimate`` of the
+        prompt is under the limit (or the levels run out)."""
+        import time
+
+        shown = self.process(history)
+        limit = self.limit
+        if self.floor < 0 and limit is None:
+            return shown
+        t0 = time.perf_counter()
+        before = estimate(shown)
+        if self.floor < 0 and before <= (limit or 0):
+            return shown
+        keep = list(keep)
+        level, tokens, compacted = max(self.floor, 0), before, shown
+        while True:
+            compacted = compact(shown, level, keep)
+            tokens = estimate(compacted)
+            if (limit is not None and tokens <= limit) or (limit is None and level >= self.floor):
+                break
+            if level >= len(LEVELS) - 1:
+                break
+            level += 1
+        if not self.events or self.events[-1]["level"] != level:
+            self.warn(f"history compacted (level {level}): about {before} -> {tokens} prompt tokens")
+        self.events.append(
+            {"level": level, "tokens_before": before, "tokens_after": tokens, "seconds": time.perf_counter() - t0}
+        )
+        return compacted
+
+    def refused(self) -> bool:
+        """The LM refused a prompt as too long: compact one level harder from now on. False when no harder
+        level is left."""
+        if self.floor >= len(LEVELS) - 1:
+            return False
+        self.floor += 1
+        return True
+
+
+def prompt_text(kwargs: dict[str, Any], signature: Any, history: REPLHistory) -> str:
+    """The text of an action prompt built from ``kwargs`` with ``history`` shown (what :class:`Compactor`
+    counts: instructions, demos and every input; the adapter's field markup is left to the threshold's margin)."""
+    parts = [str(getattr(kwargs.get("signature", signature), "instructions", "") or "")]
+    parts += [str(d) for d in kwargs.get("demos", ()) or ()]
+    for name, value in kwargs.items():
+        if name in ("signature", "demos", "config"):
+            continue
+        parts.append(history.format() if name == "repl_history" else str(value))
+    return "\n".join(parts)
+
+
+def for_run(config: Any, lm: Any, warn: Callable[[str], None]) -> Compactor:
+    """The :class:`Compactor` of a run on ``lm`` configured by ``config`` (a RunConfig)."""
+    window = context_window(lm, config.context_window)
+    return Compactor(config.history_processor, window, config.compact_at, token_counter(lm), warn)
