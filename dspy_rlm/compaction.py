@@ -16,6 +16,7 @@ LiteLLM's, DSPy's, or a local engine's ``PromptTooLong``) makes the run compact 
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -99,17 +100,24 @@ def context_window(lm: Any, configured: int | None = None) -> int | None:
     n_ctx = getattr(engine, "n_ctx", None)
     if isinstance(n_ctx, int) and n_ctx > 0:
         return n_ctx
-    model = getattr(lm, "model", None)
-    if not isinstance(model, str):
+    if not _litellm_model(lm):
         return None
     try:
         import litellm
 
-        info = litellm.get_model_info(model)
-    except Exception:  # noqa: BLE001 - a model LiteLLM does not know: no window
+        info = litellm.model_cost.get(lm.model) or litellm.model_cost.get(lm.model.split("/", 1)[-1]) or {}
+    except Exception:  # noqa: BLE001 - LiteLLM absent or broken: no window
         return None
     window = info.get("max_input_tokens") or info.get("max_tokens")
     return int(window) if window else None
+
+
+def _litellm_model(lm: Any) -> bool:
+    """A ``dspy.LM`` served through LiteLLM (not a custom engine such as OutlinesLM's): only then is LiteLLM,
+    which such an LM imports anyway, asked for the window."""
+    import dspy
+
+    return isinstance(lm, dspy.LM) and isinstance(getattr(lm, "engine", "auto"), str) and isinstance(lm.model, str)
 
 
 def token_counter(lm: Any) -> Callable[[str], int]:
@@ -127,12 +135,9 @@ def is_context_overflow(exc: BaseException) -> bool:
     from dspy.utils.exceptions import ContextWindowExceededError
 
     kinds: tuple[type, ...] = (ContextWindowExceededError, lm15.ContextLengthError)
-    try:
-        import litellm
-
-        kinds += (litellm.ContextWindowExceededError,)
-    except Exception:  # noqa: BLE001 - litellm absent or broken: DSPy's types still count
-        pass
+    litellm = sys.modules.get("litellm")  # imported by whoever raised its error; never imported here (slow)
+    if isinstance(getattr(litellm, "ContextWindowExceededError", None), type):
+        kinds += (litellm.ContextWindowExceededError,)  # type: ignore[union-attr]
     seen: set[int] = set()
     node: BaseException | None = exc
     while node is not None and id(node) not in seen:
@@ -150,6 +155,8 @@ class Compactor:
         processor: The user's ``history_processor`` (None: none).
         window: The LM's context window in tokens (None: unknown; only a refused prompt compacts).
         compact_at: The share of ``window`` past which the default compaction runs.
+        reserve: Tokens the completion needs (the LM's ``max_tokens``): the prompt stays under
+            ``window - reserve`` too.
         count: Tokens of a text.
         warn: Records a warning in the run's trace.
     """
@@ -161,15 +168,28 @@ class Compactor:
         compact_at: float,
         count: Callable[[str], int],
         warn: Callable[[str], None],
+        reserve: int = 0,
     ):
-        self.processor, self.window, self.compact_at = processor, window, compact_at
+        self.processor, self.window, self.compact_at, self.reserve = processor, window, compact_at, reserve
         self.count, self.warn = count, warn
+        self.overhead = 0  # what the adapter's markup adds to the counted text, learnt from the LM's usage
         self.floor = -1  # the least level every later step compacts at (raised by a refused prompt)
         self.events: list[dict[str, Any]] = []  # one per compacted step: tokens before / after, level, seconds
 
     @property
     def limit(self) -> int | None:
-        return None if self.window is None else int(self.window * self.compact_at)
+        """The most prompt tokens a step may send."""
+        if self.window is None:
+            return None
+        return min(int(self.window * self.compact_at), self.window - self.reserve)
+
+    def observe(self, counted: int, actual: int) -> None:
+        """Learn the prompt's markup from one call: ``counted`` tokens of text were ``actual`` prompt tokens."""
+        if actual > 0 and counted > 0:
+            self.overhead = max(self.overhead, actual - counted)
+
+    def measure(self, estimate: Callable[[REPLHistory], int], history: REPLHistory) -> int:
+        return estimate(history) + self.overhead
 
     def process(self, history: REPLHistory) -> REPLHistory:
         """The user's processor applied; its exception or a result of the wrong type leaves ``history`` as is."""
@@ -198,14 +218,14 @@ class Compactor:
         if self.floor < 0 and limit is None:
             return shown
         t0 = time.perf_counter()
-        before = estimate(shown)
+        before = self.measure(estimate, shown)
         if self.floor < 0 and before <= (limit or 0):
             return shown
         keep = list(keep)
         level, tokens, compacted = max(self.floor, 0), before, shown
         while True:
             compacted = compact(shown, level, keep)
-            tokens = estimate(compacted)
+            tokens = self.measure(estimate, compacted)
             if (limit is not None and tokens <= limit) or (limit is None and level >= self.floor):
                 break
             if level >= len(LEVELS) - 1:
@@ -242,4 +262,7 @@ def prompt_text(kwargs: dict[str, Any], signature: Any, history: REPLHistory) ->
 def for_run(config: Any, lm: Any, warn: Callable[[str], None]) -> Compactor:
     """The :class:`Compactor` of a run on ``lm`` configured by ``config`` (a RunConfig)."""
     window = context_window(lm, config.context_window)
-    return Compactor(config.history_processor, window, config.compact_at, token_counter(lm), warn)
+    reserve = (getattr(lm, "kwargs", None) or {}).get("max_tokens") or 0
+    if window is not None:
+        reserve = min(int(reserve), window // 2)
+    return Compactor(config.history_processor, window, config.compact_at, token_counter(lm), warn, int(reserve))

@@ -67,6 +67,8 @@ class Run:
         trace: TraceNode | None = None,
         checkpoint: Any = None,
         execution_instructions: str = "",
+        session: Any = None,
+        notes: str = "",
     ):
         self.config, self.predictors, self.inputs, self.budget = config, predictors, inputs, budget
         self.use_async = use_async
@@ -87,6 +89,8 @@ class Run:
         self.ckpt = Checkpoint(checkpoint, fingerprint(config.signature, inputs)) if checkpoint is not None else None
         self.resumed: RunSnapshot | None = None
         self.policy: PolicyRun | None = None  # the step policy's state for this run (profiles.base)
+        self.session, self.notes = session, notes  # a session.Session's REPL; the prompt's conversation text
+        self.reused = False  # the session's REPL ran an earlier call
         self.compactor: compaction.Compactor | None = None  # what the prompt shows of the history
 
     # -- the run ----------------------------------------------------------------------------------
@@ -113,12 +117,23 @@ class Run:
                     sub_agents=self._sub_agents(policy),
                     factory=self.factory,
                 )
-                self.repl, owned = backends.make_repl(
-                    self.config.repl, self.output_names, make_bridges(state), self.interpreter, self.factory
-                )
+                bridges = make_bridges(state)
+
+                def make() -> tuple[Any, bool]:
+                    return backends.make_repl(
+                        self.config.repl, self.output_names, bridges, self.interpreter, self.factory
+                    )
+
+                if self.session is not None:  # the session owns (and shuts down) its REPL
+                    self.reused, owned = self.session.acquire(make, bridges), False
+                    self.repl = self.session.repl
+                else:
+                    self.repl, owned = make()
                 if HELPER_STYLE in self.repl.capabilities:  # the policy picks how helpers print
                     self.repl.helper_style = policy.helper_style
-                self.variables_info = self._prepare_context() + resume_note(self)
+                self.variables_info = self._prepare_context() + resume_note(self) + self.notes
+                if self.session is not None:  # earlier turns and the variables they left
+                    self.variables_info += await self.on_repl_thread(self.session.note)
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
                 self._repl_ready = asyncio.ensure_future(self.on_repl_thread(self._start_repl))
                 result = await self._loop()
@@ -174,13 +189,18 @@ class Run:
 
     def _start_repl(self) -> None:
         bound, rebuild = serializable.split(self.repl_inputs)  # SandboxSerializable inputs: serializable.py
-        self.repl.load_inputs(bound)
-        self.repl.start()
+        if self.reused:  # a session's later call: new inputs, the model's variables kept
+            self.session.bind(bound)
+        else:
+            self.repl.load_inputs(bound)
+            self.repl.start()
+            for warning in self.session.restore() if self.session is not None else ():
+                self.trace.warn(warning)
         if rebuild:
             result = self.repl.run(rebuild)
             if not result.ok:
                 raise RuntimeError(f"a SandboxSerializable input could not be rebuilt in the REPL: {result.error}")
-        if CONSTRUCT_TOOL in self.repl.tools:  # dspy's sandbox facade (facade.py)
+        if CONSTRUCT_TOOL in self.repl.tools and not self.reused:  # dspy's sandbox facade (facade.py)
             result = self.repl.run(facade_setup())
             if not result.ok:
                 self.trace.warn(f"dspy sub-agents unavailable in this REPL: {result.error}")
@@ -251,7 +271,7 @@ class Run:
         kwargs: dict[str, Any] = {
             "variables_info": self.variables_info,
             "repl_history": self.history,
-            "iteration": f"{record.index}/{cfg.limits.max_iters}",
+            "iteration": f"{record.index}/{self.budget.limits.max_iters}",
             "budget": self.budget.describe(),
         }
         self._runtime_rules(kwargs)
@@ -297,9 +317,12 @@ class Run:
         while True:
             ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
             deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
+            counted, before = self._counted(kwargs), self.budget.spent.prompt_tokens
             try:
                 with ctx:
-                    return await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
+                    action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
+                self._compactor().observe(counted, self.budget.spent.prompt_tokens - before)
+                return action
             except Exception as exc:
                 if compaction.is_context_overflow(exc) and self._compactor().refused():
                     kwargs["repl_history"] = self._fit(kwargs)
@@ -313,6 +336,11 @@ class Run:
             lm = getattr(self.predictors.action, "lm", None) or dspy.settings.lm
             self.compactor = compaction.for_run(self.config, lm, self.trace.warn)
         return self.compactor
+
+    def _counted(self, kwargs: dict[str, Any]) -> int:
+        """Tokens of the action prompt's text as compaction counts them (no markup)."""
+        comp, sig = self._compactor(), getattr(self.predictors.action, "signature", None)
+        return comp.count(compaction.prompt_text(kwargs, sig, kwargs["repl_history"])) if comp.window else 0
 
     def _fit(self, kwargs: dict[str, Any] | None = None) -> REPLHistory:
         """The history a prompt shows (compaction.py): the action prompt built from ``kwargs``, else the
