@@ -55,19 +55,22 @@ def shorten(text: str, limit: int) -> str:
     return f"{text[:head]} [... {len(text) - limit:,} chars compacted ...] {text[len(text) - (limit - head) :]}"
 
 
-def compact(history: REPLHistory, level: int = 0, keep: Iterable[int] = ()) -> REPLHistory:
+def compact(history: REPLHistory, level: int = 0, keep: Iterable[int] = (), dropped: int = 0) -> REPLHistory:
     """The history with its old steps summarised.
 
     Args:
         history: The REPL history.
         level: An index of :data:`LEVELS` (0: gentlest).
         keep: Indexes of entries whose output stays verbatim (steps that failed or tried to submit).
+        dropped: At the last level, how many of the oldest steps are left out altogether (when even their code
+            does not fit).
     """
     lvl = LEVELS[min(level, len(LEVELS) - 1)]
     entries = list(history.entries)
     cut = max(len(entries) - lvl.keep_recent, 0)
     if cut == 0:
         return history
+    dropped = min(dropped, cut) if lvl.merge else 0
     protected = set(keep)
     old = [
         REPLEntry(
@@ -78,11 +81,14 @@ def compact(history: REPLHistory, level: int = 0, keep: Iterable[int] = ()) -> R
         for i, e in enumerate(entries[:cut])
     ]
     if lvl.merge:  # the last resort: even kept outputs are cut to their first 300 characters
-        code = "\n".join(f"# step {i + 1}\n{e.code}" for i, e in enumerate(old) if e.code.strip())
+        rest = list(enumerate(old))[dropped:]
+        code = "\n".join(f"# step {i + 1}\n{e.code}" for i, e in rest if e.code.strip())
         kept = "\n".join(
-            f"step {i + 1}: {shorten(e.output, 300)}" for i, e in enumerate(old) if i in protected or _submits(e.code)
+            f"step {i + 1}: {shorten(e.output, 300)}" for i, e in rest if i in protected or _submits(e.code)
         )
-        note = f"Steps 1-{cut} compacted to their code (the variables they set still exist)."
+        note = f"Steps {dropped + 1}-{cut} compacted to their code (the variables they set still exist)."
+        if dropped:
+            note = f"Steps 1-{dropped} left out. " + note
         old = [REPLEntry(reasoning="", code=code, output=f"{note}\n{kept}".strip())]
     return REPLHistory(entries=old + entries[cut:], max_output_chars=history.max_output_chars)
 
@@ -222,15 +228,18 @@ class Compactor:
         if self.floor < 0 and before <= (limit or 0):
             return shown
         keep = list(keep)
-        level, tokens, compacted = max(self.floor, 0), before, shown
+        last = len(LEVELS) - 1
+        level, tokens, compacted = min(max(self.floor, 0), last), before, shown
         while True:
             compacted = compact(shown, level, keep)
             tokens = self.measure(estimate, compacted)
             if (limit is not None and tokens <= limit) or (limit is None and level >= self.floor):
                 break
-            if level >= len(LEVELS) - 1:
+            if level >= last:
                 break
             level += 1
+        if level == last and (self.floor > last or (limit is not None and tokens > limit)):
+            compacted, tokens = self._drop(shown, keep, estimate, limit)
         if not self.events or self.events[-1]["level"] != level:
             self.warn(f"history compacted (level {level}): about {before} -> {tokens} prompt tokens")
         self.events.append(
@@ -238,10 +247,24 @@ class Compactor:
         )
         return compacted
 
+    def _drop(
+        self, shown: REPLHistory, keep: list[int], estimate: Callable[[REPLHistory], int], limit: int | None
+    ) -> tuple[REPLHistory, int]:
+        """The last level, leaving out the oldest steps until the prompt fits (a quarter more of them for each
+        refusal past the last level)."""
+        n = len(shown)
+        drop = int(n * 0.25 * max(self.floor - (len(LEVELS) - 1), 0))
+        while True:
+            compacted = compact(shown, len(LEVELS) - 1, keep, dropped=drop)
+            tokens = self.measure(estimate, compacted)
+            if (limit is None or tokens <= limit) or drop >= n:
+                return compacted, tokens
+            drop = max(drop * 2, drop + 1)
+
     def refused(self) -> bool:
-        """The LM refused a prompt as too long: compact one level harder from now on. False when no harder
-        level is left."""
-        if self.floor >= len(LEVELS) - 1:
+        """The LM refused a prompt as too long: compact harder from now on. False when nothing is left to
+        leave out."""
+        if self.floor >= len(LEVELS) + 3:  # past the last level: a quarter more of the old steps left out each
             return False
         self.floor += 1
         return True

@@ -52,6 +52,9 @@ def test_compact_keeps_code_errors_and_submit_attempts_and_the_last_steps_whole(
     assert out.entries[-LEVELS[0].keep_recent :] == h.entries[-LEVELS[0].keep_recent :]  # the last steps whole
     merged = compact(h, len(LEVELS) - 1, keep=[1])
     assert len(merged) == 2 and "step_0 = 0" in merged.entries[0].code and "step 2: ERRERR" in merged.entries[0].output
+    dropped = compact(h, len(LEVELS) - 1, keep=[1], dropped=2)  # when even the code does not fit
+    assert "step_0 = 0" not in dropped.entries[0].code and "step_2 = 2" in dropped.entries[0].code
+    assert dropped.entries[0].output.startswith("Steps 1-2 left out. Steps 3-6 compacted to their code")
 
 
 def test_the_default_compaction_starts_at_the_threshold_and_keeps_code_and_errors_verbatim():
