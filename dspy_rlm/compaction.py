@@ -289,3 +289,46 @@ def for_run(config: Any, lm: Any, warn: Callable[[str], None]) -> Compactor:
     if window is not None:
         reserve = min(int(reserve), window // 2)
     return Compactor(config.history_processor, window, config.compact_at, token_counter(lm), warn, int(reserve))
+
+
+class RunFit:
+    """What one run's prompts show of its history (the run loop holds one): the run's :class:`Compactor`,
+    made at the first step for the action LM, fed with the run's history and which steps failed."""
+
+    def __init__(self, run: Any):
+        self.run = run
+        self._compactor: Compactor | None = None
+
+    @property
+    def compactor(self) -> Compactor:
+        if self._compactor is None:
+            import dspy
+
+            run = self.run
+            lm = getattr(run.predictors.action, "lm", None) or dspy.settings.lm
+            self._compactor = for_run(run.config, lm, run.trace.warn)
+        return self._compactor
+
+    def _failed(self) -> list[int]:
+        """Indexes of the history entries whose step failed (an error, or no code ran): kept verbatim."""
+        run = self.run
+        return [
+            i
+            for i, r in enumerate(run.trace.iterations[: len(run.history)])
+            if any(e.error for e in r.code_executions) or not r.code_executions
+        ]
+
+    def counted(self, kwargs: dict[str, Any]) -> int:
+        """Tokens of the action prompt's text as compaction counts them (no markup; 0 without a window)."""
+        comp, sig = self.compactor, getattr(self.run.predictors.action, "signature", None)
+        return comp.count(prompt_text(kwargs, sig, kwargs["repl_history"])) if comp.window else 0
+
+    def action(self, kwargs: dict[str, Any]) -> REPLHistory:
+        """The history the action prompt built from ``kwargs`` shows."""
+        comp, sig = self.compactor, getattr(self.run.predictors.action, "signature", None)
+        return comp.fit(self.run.history, lambda h: comp.count(prompt_text(kwargs, sig, h)), self._failed())
+
+    def extraction(self) -> REPLHistory:
+        """The history the fallback extraction's prompt shows."""
+        comp, info = self.compactor, self.run.variables_info
+        return comp.fit(self.run.history, lambda h: comp.count(info + "\n" + h.format()), self._failed())

@@ -91,7 +91,7 @@ class Run:
         self.policy: PolicyRun | None = None  # the step policy's state for this run (profiles.base)
         self.session, self.notes = session, notes  # a session.Session's REPL; the prompt's conversation text
         self.reused = False  # the session's REPL ran an earlier call
-        self.compactor: compaction.Compactor | None = None  # what the prompt shows of the history
+        self.fit = compaction.RunFit(self)  # what the prompts show of the history
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -118,12 +118,9 @@ class Run:
                     factory=self.factory,
                 )
                 bridges = make_bridges(state)
-
-                def make() -> tuple[Any, bool]:
-                    return backends.make_repl(
-                        self.config.repl, self.output_names, bridges, self.interpreter, self.factory
-                    )
-
+                make = functools.partial(
+                    backends.make_repl, self.config.repl, self.output_names, bridges, self.interpreter, self.factory
+                )
                 if self.session is not None:  # the session owns (and shuts down) its REPL
                     self.reused, owned = self.session.acquire(make, bridges), False
                     self.repl = self.session.repl
@@ -285,7 +282,7 @@ class Run:
             codes=[e.code for e in executions],
         )
         policy.prepare(step)
-        kwargs["repl_history"] = self._fit(kwargs)
+        kwargs["repl_history"] = self.fit.action(kwargs)
         key = f"action {record.index}"
         replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
         decided = policy.decide(step) if replayed is None else None
@@ -317,44 +314,19 @@ class Run:
         while True:
             ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
             deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
-            counted, before = self._counted(kwargs), self.budget.spent.prompt_tokens
+            counted, before = self.fit.counted(kwargs), self.budget.spent.prompt_tokens
             try:
                 with ctx:
                     action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
-                self._compactor().observe(counted, self.budget.spent.prompt_tokens - before)
+                self.fit.compactor.observe(counted, self.budget.spent.prompt_tokens - before)
                 return action
             except Exception as exc:
-                if compaction.is_context_overflow(exc) and self._compactor().refused():
-                    kwargs["repl_history"] = self._fit(kwargs)
+                if compaction.is_context_overflow(exc) and self.fit.compactor.refused():
+                    kwargs["repl_history"] = self.fit.action(kwargs)
                     continue
                 if isinstance(action_predictor, dspy.Predict):
                     raise
                 raise UserPredictorError(exc) from exc  # the user's own predictor: its exceptions are the caller's
-
-    def _compactor(self) -> compaction.Compactor:
-        if self.compactor is None:
-            lm = getattr(self.predictors.action, "lm", None) or dspy.settings.lm
-            self.compactor = compaction.for_run(self.config, lm, self.trace.warn)
-        return self.compactor
-
-    def _counted(self, kwargs: dict[str, Any]) -> int:
-        """Tokens of the action prompt's text as compaction counts them (no markup)."""
-        comp, sig = self._compactor(), getattr(self.predictors.action, "signature", None)
-        return comp.count(compaction.prompt_text(kwargs, sig, kwargs["repl_history"])) if comp.window else 0
-
-    def _fit(self, kwargs: dict[str, Any] | None = None) -> REPLHistory:
-        """The history a prompt shows (compaction.py): the action prompt built from ``kwargs``, else the
-        extraction's; the outputs of failed steps and SUBMIT attempts stay verbatim."""
-        comp = self._compactor()
-        sig = getattr(self.predictors.action, "signature", None)
-        failed = [
-            i
-            for i, r in enumerate(self.trace.iterations[: len(self.history)])
-            if any(e.error for e in r.code_executions) or not r.code_executions
-        ]
-        if kwargs is None:
-            return comp.fit(self.history, lambda h: comp.count(self.variables_info + "\n" + h.format()), failed)
-        return comp.fit(self.history, lambda h: comp.count(compaction.prompt_text(kwargs, sig, h)), failed)
 
     def _runtime_rules(self, kwargs: dict[str, Any]) -> None:
         """When this run's REPL describes itself differently from the one the prompt was built for (a call-time
@@ -392,7 +364,7 @@ class Run:
             self.config,
             self.predictors.extract,
             history=self.history,
-            shown=self._fit(),
+            shown=self.fit.extraction(),
             variables_info=self.variables_info,
             snapshot=snapshot,
             reason=reason,

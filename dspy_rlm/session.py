@@ -215,7 +215,7 @@ class Session:
             asked = "; ".join(f"{k}: {v}" for k, v in turn.inputs.items())
             answered = "; ".join(f"{k}: {v}" for k, v in turn.outputs.items()) or "(no answer)"
             lines.append(f"- turn {i} ({turn.kind}): {asked} -> {answered}")
-        names = self._variables()
+        names = self._variables() or [f"{n} (restored from the session checkpoint)" for n in self._restore]
         lines.append(
             "Variables kept in the REPL from earlier turns: "
             + (", ".join(names) if names else "none")

@@ -106,6 +106,7 @@ def test_a_session_checkpoint_brings_back_turns_and_variables(tmp_path):
             pred = again(query="what did you keep?")
     assert pred.answer == "alpha" and len(again.turns) == 2
     assert "turn 1 (submitted): query: keep alpha -> answer: kept" in script.prompts[-1]
+    assert "notes (restored from the session checkpoint)" in script.prompts[-1]
 
 
 class Chat(dspy.Signature):
