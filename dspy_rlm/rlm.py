@@ -125,6 +125,13 @@ class RLM(dspy.Module):
             variables are written there atomically, and a run started again with the same path (same program
             and inputs) resumes without repeating LM calls already answered (see :mod:`dspy_rlm.checkpoint`).
             Also accepted per call: ``rlm(..., checkpoint=path)``.
+        history_processor: ``fn(REPLHistory) -> REPLHistory``, applied to the history each action prompt
+            shows (the run keeps the whole history); one that raises or returns something else is skipped with
+            a trace warning (see :mod:`dspy_rlm.compaction`).
+        context_window: The LM's context window in tokens (None: a local model's ``n_ctx``, else LiteLLM's).
+        compact_at: Past this share of the window (0.85), old steps are summarised in the prompt.
+
+    ``rlm.session(...)`` runs several calls in one REPL (:mod:`dspy_rlm.session`).
     """
 
     def __init__(
