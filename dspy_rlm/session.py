@@ -112,6 +112,7 @@ class Session:
         self.limits = Limits(**{"max_iters": None, "max_llm_calls": None, **limits})
         self.state = SessionState()
         self.repl: Any = None
+        self.owned = True
         self.closed = False
         self._lock = threading.Lock()  # one call at a time: they share the REPL
         self.ckpt = Checkpoint(checkpoint, _session_fingerprint(rlm)) if checkpoint is not None else None
@@ -183,7 +184,7 @@ class Session:
         """The session's REPL for this call (made by ``make`` on the first call); True when it is already
         running (then this call's host functions replace the last call's)."""
         if self.repl is None:
-            self.repl, _ = make()
+            self.repl, self.owned = make()  # an interpreter instance the caller gave stays the caller's
             return False
         self.repl.tools.update(bridges)
         return True
@@ -262,7 +263,7 @@ class Session:
         """Shut the session's REPL down (idempotent); later calls raise :class:`SessionClosed`."""
         self.closed = True
         repl, self.repl = self.repl, None
-        if repl is not None:
+        if repl is not None and self.owned:
             repl.shutdown()
 
     def __enter__(self) -> Session:
@@ -273,7 +274,7 @@ class Session:
 
     def __del__(self) -> None:  # best effort: never leave a worker behind
         try:
-            if self.repl is not None:
+            if self.repl is not None and self.owned:
                 self.repl.shutdown()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass

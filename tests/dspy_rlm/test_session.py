@@ -125,3 +125,19 @@ def test_a_dspy_history_input_is_shown_as_the_conversation_and_readable_in_the_r
     assert pred.answer == "Paris!"
     assert "Conversation so far (`history`, a list of 1 dicts in the REPL):" in script.prompts[0]
     assert "- turn 1: question: capital of France?; answer: Paris" in script.prompts[0]
+
+
+def test_acall_and_an_interpreter_the_caller_owns_stays_open():
+    import asyncio
+
+    script = Script({1: lambda i: "x = 1\nSUBMIT(answer='a')", 2: lambda i: "SUBMIT(answer=str(x + 1))"})
+    mine = InProcessREPL()
+    module = RLM("query -> answer", profile="default", interpreter=mine)
+
+    async def two_turns(s):
+        return [(await s.acall(query=q)).answer for q in ("one", "two")]
+
+    with dspy.context(lm=script.lm), module.session() as s:
+        answers = asyncio.run(two_turns(s))
+    assert answers == ["a", "2"]
+    assert mine.run("print(x)").stdout.strip() == "1"  # not shut down by the session: the caller's
