@@ -7,9 +7,10 @@ the model made in a turn are there in the next, and the next prompt names them a
 ``Failed`` (or raises) leaves the session usable. Each call has the RLM's own limits; the session's limits
 (``max_iters``, ``max_llm_calls``, ``max_tokens``, ``max_cost``, ``max_time``: seconds spent in calls) hold
 over all its calls: a call gets at most what the session has left, and once a limit is spent a call ends
-``Failed`` at once, naming it. ``rlm.session(checkpoint=path)`` saves the turns, the spending and the model's
+``Failed`` at once, naming it (spent sub-LM calls fail inside the REPL instead, and the turn goes on, as a
+run's ``max_llm_calls`` does). ``rlm.session(checkpoint=path)`` saves the turns, the spending and the model's
 picklable variables after each call (signed, as :mod:`dspy_rlm.checkpoint`); a session opened again on that
-path continues from there.
+path continues from there (the RLM's own per-run ``checkpoint=`` is not used for a session's calls).
 
 An input of type ``dspy.History`` (dspy's conversation: ``messages``, one dict per turn) is shown in the
 prompt as the conversation so far, and is a list of those dicts in the REPL.
