@@ -141,3 +141,14 @@ def test_acall_and_an_interpreter_the_caller_owns_stays_open():
         answers = asyncio.run(two_turns(s))
     assert answers == ["a", "2"]
     assert mine.run("print(x)").stdout.strip() == "1"  # not shut down by the session: the caller's
+
+
+def test_spent_session_sub_lm_calls_fail_inside_the_repl_and_the_turn_goes_on():
+    code = "try:\n    r = llm_query('hi')\nexcept Exception as e:\n    r = type(e).__name__\nSUBMIT(answer=str(r))"
+    script = Script({1: lambda i: code, 2: lambda i: code})
+    respond = script.respond
+    script.lm.respond = lambda call: "sub says hi" if call.role == "llm" else respond(call)
+    with dspy.context(lm=script.lm), rlm().session(max_llm_calls=1) as s:
+        first, second = s(query="one"), s(query="two")
+    assert first.answer == "sub says hi"
+    assert second.answer == "BudgetExhausted" and second.result.kind == "submitted"
