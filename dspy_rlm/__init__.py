@@ -40,6 +40,8 @@ _EXPORTS = {
     "InProcessREPL": "dspy_rlm.repl.inprocess",
     "ForeignREPL": "dspy_rlm.repl.foreign",
     "TraceNode": "dspy_rlm.trace",
+    "Session": "dspy_rlm.session",
+    "SessionClosed": "dspy_rlm.session",
 }
 __all__ = sorted(_EXPORTS)
 

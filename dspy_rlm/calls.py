@@ -5,13 +5,18 @@ cancelled (Ctrl-C) stops its local generation at once (:func:`dspy_outlines.cont
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
-from typing import Any
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import dspy
 
 from dspy_outlines.contract import DEADLINE_KWARG, deadline_scope, stop_scope
 from dspy_outlines.dspy_internal import dspy_internal
+
+T = TypeVar("T")
 
 
 def lm_is_async(lm: Any) -> bool:
@@ -95,3 +100,15 @@ def deadline_config(predictor: Any, deadline: float | None) -> dict[str, Any]:
     lm = getattr(predictor, "lm", None) or dspy.settings.lm
     kwargs = deadline_kwargs(lm, deadline)
     return {"config": kwargs} if kwargs and isinstance(predictor, dspy.Predict) else {}
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from sync code, even where an event loop is already running
+    (Jupyter): then it runs on a fresh loop in a helper thread, with the caller's context."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    ctx = contextvars.copy_context()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(ctx.run, asyncio.run, coro).result()

@@ -118,17 +118,7 @@ class Checkpoint:
         """The saved snapshot (with the journal of the unfinished iteration armed for replay), or None."""
         if not self.path.exists():
             return None
-        try:
-            with self.path.open("rb") as f:
-                self._verify(f)  # nothing is unpickled before the signature checks out
-                snap = pickle.load(f)
-        except CheckpointMismatch:
-            raise
-        except Exception as exc:
-            raise CheckpointMismatch(
-                f"could not read the checkpoint {self.path} ({type(exc).__name__}: {exc}); "
-                "delete it or pass another checkpoint path"
-            ) from exc
+        snap = self._read()
         if not isinstance(snap, RunSnapshot) or snap.version != FORMAT_VERSION:
             raise CheckpointMismatch(
                 f"{self.path} is not a dspy-rlm checkpoint of format {FORMAT_VERSION}; "
@@ -146,12 +136,55 @@ class Checkpoint:
     def save(self, snap: RunSnapshot) -> None:
         """Write the snapshot atomically, then clear the journal (its iteration is now in the snapshot)."""
         snap.fingerprint = self.fingerprint
+        self._write(snap)
+        with self._lock:
+            self._saved_through = snap.iterations_done
+            self._replay.clear()
+            self._pending_iteration = None
+            with contextlib.suppress(OSError):
+                self.journal_path.unlink()
+
+    def save_object(self, obj: Any) -> None:
+        """Write any picklable state (a session's, :mod:`dspy_rlm.session`) signed, with this fingerprint."""
+        self._write(("dspy-rlm object", self.fingerprint, obj))
+
+    def load_object(self) -> Any:
+        """The state :meth:`save_object` wrote, or None without a file; another fingerprint is refused."""
+        if not self.path.exists():
+            return None
+        saved = self._read()
+        if not (isinstance(saved, tuple) and len(saved) == 3 and saved[0] == "dspy-rlm object"):
+            raise CheckpointMismatch(
+                f"{self.path} is not a dspy-rlm session checkpoint; delete it or pass another path"
+            )
+        if saved[1] != self.fingerprint:
+            raise CheckpointMismatch(
+                f"the checkpoint {self.path} was written by a program with another signature; delete it to start "
+                "over, or pass another checkpoint path"
+            )
+        return saved[2]
+
+    def _read(self) -> Any:
+        try:
+            with self.path.open("rb") as f:
+                self._verify(f)  # nothing is unpickled before the signature checks out
+                return pickle.load(f)
+        except CheckpointMismatch:
+            raise
+        except Exception as exc:
+            raise CheckpointMismatch(
+                f"could not read the checkpoint {self.path} ({type(exc).__name__}: {exc}); "
+                "delete it or pass another checkpoint path"
+            ) from exc
+
+    def _write(self, obj: Any) -> None:
+        """Write ``obj`` atomically: magic line, HMAC of the pickle, the pickle."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
         try:
             with os.fdopen(fd, "w+b") as f:
                 f.write(MAGIC + bytes(_MAC_SIZE))  # the signature is written once the pickle is complete
-                pickle.dump(snap, f, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
                 mac = self._mac(f, len(MAGIC) + _MAC_SIZE)
                 f.seek(len(MAGIC))
                 f.write(mac)
@@ -163,12 +196,6 @@ class Checkpoint:
                 os.unlink(tmp)
             raise
         _fsync_dir(self.path.parent)
-        with self._lock:
-            self._saved_through = snap.iterations_done
-            self._replay.clear()
-            self._pending_iteration = None
-            with contextlib.suppress(OSError):
-                self.journal_path.unlink()
 
     # -- the signature ------------------------------------------------------------------------------
     @staticmethod

@@ -105,6 +105,9 @@ class RunConfig:
     grounded_submit: bool | None = None
     verbose: bool = False
     checkpoint: str | os.PathLike | None = None
+    history_processor: Callable[[Any], Any] | None = None  # REPLHistory -> REPLHistory shown: compaction.py
+    context_window: int | None = None  # the LM's window in tokens (None: read from the LM): compaction.py
+    compact_at: float = 0.85  # the share of the window past which old steps are summarised
     depth: int = field(default=0, metadata={"arg": None})
     slots: AdapterSlots = field(default_factory=AdapterSlots, repr=False, metadata={"arg": None})
 
@@ -119,6 +122,22 @@ class RunConfig:
         if not isinstance(self.repl.max_output_chars, int) or self.repl.max_output_chars < 1:
             raise ValueError(f"max_output_chars must be an integer >= 1; got {self.repl.max_output_chars!r}")
         routing.check(self.sub_lms, self.sub_lm_by_depth)
+        if self.history_processor is not None and not callable(self.history_processor):
+            raise TypeError(
+                f"history_processor must be a callable taking a REPLHistory and returning one; got "
+                f"{type(self.history_processor).__name__}"
+            )
+        window = self.context_window
+        if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 256):
+            raise ValueError(f"context_window must be an integer >= 256 (tokens), or None to read it; got {window!r}")
+        if (
+            isinstance(self.compact_at, bool)
+            or not isinstance(self.compact_at, (int, float))
+            or not 0 < self.compact_at <= 1
+        ):
+            raise ValueError(
+                f"compact_at must be a share of the context window in (0, 1], e.g. 0.85; got {self.compact_at!r}"
+            )
 
     def lm_for(self, depth: int, model: str | None = None) -> tuple[Any, str | None]:
         """``(lm, label)`` of a sub-call made at ``depth`` (``lm`` None: the configured LM); see routing.py."""

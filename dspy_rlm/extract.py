@@ -109,13 +109,15 @@ async def run_extraction(
     use_async: bool,
     last_submit: dict[str, Any] | None = None,
     budget: Budget | None = None,
+    shown: Any = None,
 ) -> Extracted | Failed:
     """Call the ``extract`` predictor and type its result. Never raises for LM or parse failures.
 
     With a ``budget`` that has ``max_time``, the LM call gets :meth:`Budget.extraction_deadline` (taken just
     before the call) through ``runtime.deadline_config``: a local generation stops there, an API call gets a
-    timeout. The model's :data:`~dspy_rlm.signatures.NOTES_FIELD` (which outputs it could not determine)
-    becomes ``Extracted.notes``, together with the outputs that came back empty.
+    timeout. ``shown`` is the history the prompt shows (compacted, :mod:`dspy_rlm.compaction`; default
+    ``history``); the result keeps ``history`` whole. The model's :data:`~dspy_rlm.signatures.NOTES_FIELD`
+    (which outputs it could not determine) becomes ``Extracted.notes``, with the outputs that came back empty.
     """
     variables_text = format_variables(snapshot)
     entries = [e.model_dump() for e in history]
@@ -129,7 +131,7 @@ async def run_extraction(
                 predictor,
                 use_async,
                 variables_info=variables_info,
-                repl_history=history,
+                repl_history=history if shown is None else shown,
                 fallback_reason=str(reason),
                 variables=variables_text,
                 **_local_signature(predictor, names),

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import dspy
 from dspy.primitives.repl_types import REPLHistory
 
-from dspy_rlm import routing, serializable
+from dspy_rlm import compaction, routing, serializable
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, StopReason
 from dspy_rlm.calls import call_predictor, deadline_config, is_configuration_error
@@ -67,6 +67,8 @@ class Run:
         trace: TraceNode | None = None,
         checkpoint: Any = None,
         execution_instructions: str = "",
+        session: Any = None,
+        notes: str = "",
     ):
         self.config, self.predictors, self.inputs, self.budget = config, predictors, inputs, budget
         self.use_async = use_async
@@ -87,6 +89,9 @@ class Run:
         self.ckpt = Checkpoint(checkpoint, fingerprint(config.signature, inputs)) if checkpoint is not None else None
         self.resumed: RunSnapshot | None = None
         self.policy: PolicyRun | None = None  # the step policy's state for this run (profiles.base)
+        self.session, self.notes = session, notes  # a session.Session's REPL; the prompt's conversation text
+        self.reused = False  # the session's REPL ran an earlier call
+        self.fit = compaction.RunFit(self)  # what the prompts show of the history
 
     # -- the run ----------------------------------------------------------------------------------
     async def execute(self) -> dspy.Prediction:
@@ -113,12 +118,20 @@ class Run:
                     sub_agents=self._sub_agents(policy),
                     factory=self.factory,
                 )
-                self.repl, owned = backends.make_repl(
-                    self.config.repl, self.output_names, make_bridges(state), self.interpreter, self.factory
+                bridges = make_bridges(state)
+                make = functools.partial(
+                    backends.make_repl, self.config.repl, self.output_names, bridges, self.interpreter, self.factory
                 )
+                if self.session is not None:  # the session owns (and shuts down) its REPL
+                    self.reused, owned = self.session.acquire(make, bridges), False
+                    self.repl = self.session.repl
+                else:
+                    self.repl, owned = make()
                 if HELPER_STYLE in self.repl.capabilities:  # the policy picks how helpers print
                     self.repl.helper_style = policy.helper_style
-                self.variables_info = self._prepare_context() + resume_note(self)
+                self.variables_info = self._prepare_context() + resume_note(self) + self.notes
+                if self.session is not None:  # earlier turns and the variables they left
+                    self.variables_info += await self.on_repl_thread(self.session.note)
                 # The REPL starts while the first action call runs (a sandbox start can take 10-200 ms).
                 self._repl_ready = asyncio.ensure_future(self.on_repl_thread(self._start_repl))
                 result = await self._loop()
@@ -194,13 +207,18 @@ class Run:
 
     def _start_repl(self) -> None:
         bound, rebuild = serializable.split(self.repl_inputs)  # SandboxSerializable inputs: serializable.py
-        self.repl.load_inputs(bound)
-        self.repl.start()
+        if self.reused:  # a session's later call: new inputs, the model's variables kept
+            self.session.bind(bound)
+        else:
+            self.repl.load_inputs(bound)
+            self.repl.start()
+            for warning in self.session.restore() if self.session is not None else ():
+                self.trace.warn(warning)
         if rebuild:
             result = self.repl.run(rebuild)
             if not result.ok:
                 raise RuntimeError(f"a SandboxSerializable input could not be rebuilt in the REPL: {result.error}")
-        if CONSTRUCT_TOOL in self.repl.tools:  # dspy's sandbox facade (facade.py)
+        if CONSTRUCT_TOOL in self.repl.tools and not self.reused:  # dspy's sandbox facade (facade.py)
             result = self.repl.run(facade_setup())
             if not result.ok:
                 self.trace.warn(f"dspy sub-agents unavailable in this REPL: {result.error}")
@@ -280,11 +298,11 @@ class Run:
             await self.on_repl_thread(save_checkpoint, self)
 
     async def _act(self, record: IterationRecord) -> tuple[str, str]:
-        cfg, action_predictor = self.config, self.predictors.action
+        cfg = self.config
         kwargs: dict[str, Any] = {
             "variables_info": self.variables_info,
             "repl_history": self.history,
-            "iteration": f"{record.index}/{cfg.limits.max_iters}",
+            "iteration": f"{record.index}/{self.budget.limits.max_iters}",
             "budget": self.budget.describe(),
         }
         self._runtime_rules(kwargs)
@@ -298,6 +316,7 @@ class Run:
             codes=[e.code for e in executions],
         )
         policy.prepare(step)
+        kwargs["repl_history"] = self.fit.action(kwargs)
         key = f"action {record.index}"
         replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
         decided = policy.decide(step) if replayed is None else None
@@ -307,18 +326,7 @@ class Run:
         elif decided is not None:  # the policy took this step itself (a scripted policy)
             reasoning, code = decided
         else:
-            # the user's adapter, else the policy's (Tier 3 alone under the small policy)
-            adapter = self.config.action_adapter if self.config.action_adapter is not None else policy.adapter()
-            ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
-            deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
-            with ctx:
-                if isinstance(action_predictor, dspy.Predict):
-                    action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
-                else:  # the user's own predictor: its exceptions are the caller's (errors.py)
-                    try:
-                        action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
-                    except Exception as exc:
-                        raise UserPredictorError(exc) from exc
+            action = await self._call_action(policy, kwargs)
             reasoning = getattr(action, "reasoning", "") or ""
             code = getattr(action, "code", None)
         if replayed is None:
@@ -331,6 +339,28 @@ class Run:
                 "RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, cfg.limits.max_iters, reasoning, code
             )
         return str(reasoning), "" if code is None else str(code)
+
+    async def _call_action(self, policy: PolicyRun, kwargs: dict[str, Any]) -> Any:
+        """The action LM call; a prompt the LM refuses as too long is compacted harder and tried again."""
+        action_predictor = self.predictors.action
+        # the user's adapter, else the policy's (Tier 3 alone under the small profile)
+        adapter = self.config.action_adapter if self.config.action_adapter is not None else policy.adapter()
+        while True:
+            ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
+            deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
+            counted, before = self.fit.counted(kwargs), self.budget.spent.prompt_tokens
+            try:
+                with ctx:
+                    action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
+                self.fit.compactor.observe(counted, self.budget.spent.prompt_tokens - before)
+                return action
+            except Exception as exc:
+                if compaction.is_context_overflow(exc) and self.fit.compactor.refused():
+                    kwargs["repl_history"] = self.fit.action(kwargs)
+                    continue
+                if isinstance(action_predictor, dspy.Predict):
+                    raise
+                raise UserPredictorError(exc) from exc  # the user's own predictor: its exceptions are the caller's
 
     def _runtime_rules(self, kwargs: dict[str, Any]) -> None:
         """When this run's REPL describes itself differently from the one the prompt was built for (a call-time
@@ -368,6 +398,7 @@ class Run:
             self.config,
             self.predictors.extract,
             history=self.history,
+            shown=self.fit.extraction(),
             variables_info=self.variables_info,
             snapshot=snapshot,
             reason=reason,

@@ -8,15 +8,12 @@ first positional argument, 3.4's ``interpreter_factory=``), validation, the ``ge
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import functools
 import keyword
 import logging
 import os
-from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import dspy
 from dspy.adapters.types.tool import Tool
@@ -24,6 +21,7 @@ from dspy.signatures.signature import ensure_signature
 
 from dspy_rlm import facade
 from dspy_rlm.budget import Budget, Limits
+from dspy_rlm.calls import run_sync
 from dspy_rlm.config import SETTINGS, build_config, replace_path
 from dspy_rlm.loop import Run
 from dspy_rlm.names import RUNTIME_ARGS, is_protocol_name, protocol_names, result_names
@@ -31,10 +29,12 @@ from dspy_rlm.profiles import Profile
 from dspy_rlm.profiles.base import StepPolicy
 from dspy_rlm.profiles.resolve import check_policy
 from dspy_rlm.repl import backends
+from dspy_rlm.session import Session, conversation, refused
 from dspy_rlm.signatures import Predictors, build_signatures
 
+__all__ = ["RLM", "run_sync"]
+
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
 def _with_outputs(signature: type[dspy.Signature]) -> type[dspy.Signature]:
@@ -126,6 +126,13 @@ class RLM(dspy.Module):
             variables are written there atomically, and a run started again with the same path (same program
             and inputs) resumes without repeating LM calls already answered (see :mod:`dspy_rlm.checkpoint`).
             Also accepted per call: ``rlm(..., checkpoint=path)``.
+        history_processor: ``fn(REPLHistory) -> REPLHistory``, applied to the history each action prompt
+            shows (the run keeps the whole history); one that raises or returns something else is skipped with
+            a trace warning (see :mod:`dspy_rlm.compaction`).
+        context_window: The LM's context window in tokens (None: a local model's ``n_ctx``, else LiteLLM's).
+        compact_at: Past this share of the window (0.85), old steps are summarised in the prompt.
+
+    ``rlm.session(...)`` runs several calls in one REPL (:mod:`dspy_rlm.session`).
     """
 
     def __init__(
@@ -325,17 +332,46 @@ class RLM(dspy.Module):
         backends.check_factory(factory)
         backends.check_interpreter(interpreter)
         config = self.config
-        budget = Budget(config.limits)
+        inputs, notes = conversation(config.signature, inputs)  # dspy.History inputs (session.py)
         return await Run(
             config,
             self.run_predictors(),
             inputs,
-            budget,
+            Budget(config.limits),
             use_async=use_async,
             interpreter=interpreter,
             factory=factory,
             checkpoint=checkpoint if checkpoint is not None else config.checkpoint,
             execution_instructions=self._execution_instructions,
+            notes=notes,
+        ).execute()
+
+    # -- sessions ---------------------------------------------------------------------------------
+    def session(self, *, checkpoint: str | os.PathLike | None = None, **limits: Any) -> Session:
+        """A multi-turn session: ``with rlm.session(max_cost=1.0) as s: s(query=...); s(query=...)``. Its calls
+        share one REPL (the model's variables persist; each prompt gives the earlier turns); ``limits``
+        (``max_iters``, ``max_llm_calls``, ``max_tokens``, ``max_cost``, ``max_time``) hold over all its calls,
+        on top of each call's own. See :mod:`dspy_rlm.session`."""
+        return Session(self, limits, checkpoint)
+
+    async def run_turn(self, session: Session, inputs: dict[str, Any], use_async: bool = True) -> dspy.Prediction:
+        """One call of ``session`` (``Session.__call__`` / ``acall`` call this)."""
+        self._validate_inputs(inputs)
+        self._check_lm()
+        config = self.config
+        limits = session.call_limits(config.limits)
+        if isinstance(limits, str):  # the session's budget is spent: typed, no LM call
+            return refused(config, inputs, limits)
+        inputs, notes = conversation(config.signature, inputs)
+        return await Run(
+            config,
+            self.run_predictors(),
+            inputs,
+            Budget(limits),
+            use_async=use_async,
+            execution_instructions=self._execution_instructions,
+            session=session,
+            notes=notes,
         ).execute()
 
 
@@ -344,18 +380,6 @@ for _name, (_path, _) in SETTINGS.items():
     setattr(RLM, _name, _setting(*_path))
 setattr(RLM, "signature", _setting("signature"))  # noqa: B010 - set like the settings above
 setattr(RLM, "profile", _setting("policy"))  # noqa: B010 - the earlier name of ``policy``
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from sync code, even where an event loop is already running
-    (Jupyter): then it runs on a fresh loop in a helper thread, with the caller's context."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    ctx = contextvars.copy_context()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(ctx.run, asyncio.run, coro).result()
 
 
 facade.use_rlm_class(RLM)  # dspy.RLM built by the model's code in the REPL is this one (facade.py)

@@ -9,10 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
+from dspy import lm15
+
 if TYPE_CHECKING:
     from outlines.models.base import Model as OutlinesModel
 
-__all__ = ["Completion", "Engine", "EngineState", "GenerationRequest", "JSONValue", "OutputType"]
+__all__ = ["Completion", "Engine", "EngineState", "GenerationRequest", "JSONValue", "OutputType", "PromptTooLong"]
+
+
+class PromptTooLong(lm15.ContextLengthError, ValueError):
+    """The prompt has more tokens than the engine's context (``n_ctx``) holds.
+
+    DSPy's engine contract error for it (``dspy.lm15.ContextLengthError``, which ``dspy.LM`` turns into
+    ``dspy.ContextWindowExceededError``), and a ``ValueError`` as it was before.
+    """
+
+    def __init__(self, message: str, *, tokens: int, window: int):
+        super().__init__(message)
+        self.tokens, self.window = tokens, window
+
 
 #: What Outlines accepts as an output type: a Python type (``int``, a pydantic model, an ``Enum``), a typing
 #: form (``Literal["a", "b"]``, which the type system sees as a plain object), an Outlines term (``Regex``,

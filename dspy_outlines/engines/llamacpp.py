@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from dspy_outlines.contract import current_stop, stop_requested
-from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue
+from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue, PromptTooLong
 from dspy_outlines.engines.cpu import auto_threads, batch_threads, prefill_threads
 from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.llamacpp_decode import JumpForward
@@ -406,9 +406,11 @@ class LlamaCppEngine:
         if not prompt_ids:
             raise ValueError("The prompt is empty (0 tokens); pass at least one token.")
         if len(prompt_ids) >= self.n_ctx:
-            raise ValueError(
+            raise PromptTooLong(
                 f"The prompt has {len(prompt_ids)} tokens, more than the context of {self.n_ctx} "
-                "allows; pass a larger engine_options={'n_ctx': ...} or a shorter prompt."
+                "allows; pass a larger engine_options={'n_ctx': ...} or a shorter prompt.",
+                tokens=len(prompt_ids),
+                window=self.n_ctx,
             )
         processor = None
         if request.constraint is not None:

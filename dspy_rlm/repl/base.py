@@ -98,6 +98,7 @@ def to_dspy_result(result: ExecResult) -> Any:
 
 #: Optional capabilities a REPL declares in its ``capabilities`` attribute (dispatch reads them, never hasattr).
 VARIABLES = "variables"  # dump_variables() / load_variables(blobs): checkpoints restore the model's variables
+REBIND = "rebind_inputs"  # rebind_inputs(inputs): a session's next call binds new inputs, keeping the variables
 HELPER_STYLE = "helper_style"  # honours ``helper_style`` ("default" / "lines") for how helpers print
 
 
@@ -131,3 +132,10 @@ class RestoresVariables(Protocol):
     def dump_variables(self) -> dict[str, Any]: ...
 
     def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class RebindsInputs(Protocol):
+    """The :data:`REBIND` capability (sessions, :mod:`dspy_rlm.session`)."""
+
+    def rebind_inputs(self, inputs: dict[str, Any]) -> None: ...

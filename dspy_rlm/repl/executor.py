@@ -104,6 +104,7 @@ class NamespaceExecutor:
     ):
         self.output_fields = list(output_fields)
         self.max_output_chars = max_output_chars
+        self.helper_style = helper_style
         self.inputs = dict(inputs)
         self.namespace: dict[str, Any] = {"__name__": "__repl__", "__builtins__": builtins}
         llm_query = bridges.get(LLM_QUERY)
@@ -283,6 +284,20 @@ class NamespaceExecutor:
             except Exception as exc:  # noqa: BLE001
                 failed[name] = f"could not be restored ({type(exc).__name__}: {exc})"
         return {"restored": restored, "failed": failed}
+
+    def rebind_inputs(self, inputs: dict[str, Any], bridges: dict[str, Callable[..., Any]] | None = None) -> None:
+        """A session's next call: bind its inputs (and, in process, its host functions) in place of the last
+        call's, keeping every variable the model made."""
+        if bridges:
+            fresh = {**_helpers.make_helpers(bridges.get(LLM_QUERY), self.helper_style), **bridges}
+            self.namespace.update({k: v for k, v in fresh.items() if k in self.reserved})
+        for name, old in self.inputs.items():  # an input the model did not rebind gives way to the new one
+            if name not in inputs and self.namespace.get(name, _MISSING) is old:
+                del self.namespace[name]
+        self.inputs.clear()
+        self.inputs.update(inputs)
+        self.namespace.update(inputs)
+        self.reserved = self.reserved | frozenset(inputs)
 
     def set_variables(self, variables: dict[str, Any]) -> None:
         """DSPy-style per-call variables: bind them (by reference) before a block."""

@@ -17,7 +17,16 @@ from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.defaults import MAX_OUTPUT_CHARS, REPL_TIMEOUT_S
-from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, BlockTimeout, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
+from dspy_rlm.repl.base import (
+    HELPER_STYLE,
+    REBIND,
+    VARIABLES,
+    BlockTimeout,
+    ErrorInfo,
+    ExecResult,
+    FinalAnswer,
+    to_dspy_result,
+)
 from dspy_rlm.repl.executor import CappedWriter, NamespaceExecutor
 
 
@@ -31,7 +40,7 @@ class InProcessREPL:
         max_output_chars: Cap on captured output per block (only ``print`` output is captured).
     """
 
-    capabilities = frozenset({VARIABLES, HELPER_STYLE})
+    capabilities = frozenset({VARIABLES, HELPER_STYLE, REBIND})
     execution_instructions = (
         "Code runs in a persistent in-process Python namespace: state persists between blocks and the input "
         "variables are already loaded."
@@ -66,6 +75,7 @@ class InProcessREPL:
             )
             # print() is rebound per namespace, so concurrent runs in threads never mix their output.
             self._executor.namespace["print"] = functools.partial(self._print)
+            self._executor.reserved |= {"print"}  # ours, not a variable of the model
 
     def _print(self, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("file") is None and self._writer is not None:
@@ -117,6 +127,12 @@ class InProcessREPL:
     def dump_variables(self) -> dict[str, Any]:
         """The model's variables, pickled one by one (see ``NamespaceExecutor.dump_variables``)."""
         return self._executor.dump_variables() if self._executor else {"blobs": {}, "skipped": {}}
+
+    def rebind_inputs(self, inputs: dict[str, Any]) -> None:
+        """A session's next call: its inputs and host functions replace the last call's (variables kept)."""
+        self._inputs = dict(inputs)
+        if self._executor is not None:
+            self._executor.rebind_inputs(self._inputs, dict(self.tools))
 
     def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]:
         self.start()

@@ -54,7 +54,7 @@ from typing import Any
 
 from dspy_rlm.defaults import MAX_OUTPUT_CHARS, REPL_MEMORY_MB, REPL_TIMEOUT_S
 from dspy_rlm.errors import tool_failure
-from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
+from dspy_rlm.repl.base import HELPER_STYLE, REBIND, VARIABLES, ErrorInfo, ExecResult, FinalAnswer, to_dspy_result
 from dspy_rlm.sandbox import launch
 from dspy_rlm.sandbox.errors import SandboxUnavailable, WorkerDied, unavailable_message
 
@@ -104,7 +104,7 @@ class SubprocessREPL:
             killed and restarted). ``None``: no limit.
     """
 
-    capabilities = frozenset({VARIABLES, HELPER_STYLE})
+    capabilities = frozenset({VARIABLES, HELPER_STYLE, REBIND})
     execution_instructions = (
         "Code runs in a persistent, sandboxed CPython worker process: state persists between blocks, "
         "each block has a time limit, there is no network, the file system is read-only except the "
@@ -465,6 +465,13 @@ class SubprocessREPL:
             if self._conn is None:
                 return {"blobs": {}, "skipped": {}}
             return self._round_trip(("dump",))
+
+    def rebind_inputs(self, inputs: dict[str, Any]) -> None:
+        """A session's next call: its inputs replace the last call's in the running worker (variables kept)."""
+        with self._lock:
+            self._inputs = dict(inputs)
+            if self._conn is not None:
+                self._round_trip(("rebind", self._inputs))
 
     def load_variables(self, blobs: dict[str, bytes]) -> dict[str, Any]:
         """Bind variables saved by :meth:`dump_variables` in the worker (starting it if needed)."""

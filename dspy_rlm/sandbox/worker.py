@@ -185,6 +185,9 @@ class Worker:
             elif op == "set":
                 self.executor.set_variables(msg[1])
                 self.conn.send(("ok", None))
+            elif op == "rebind":
+                self.executor.rebind_inputs(msg[1])
+                self.conn.send(("ok", None))
             elif op == "shutdown":
                 return
 

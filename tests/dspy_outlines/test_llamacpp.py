@@ -343,3 +343,15 @@ def test_bad_options_and_prompts_get_clear_errors(llamacpp_lm, tmp_path):
         OutlinesLM(tmp_path / "missing.gguf", engine="llamacpp")
     with pytest.raises(ValueError, match="context"):
         llamacpp_lm.engine.generate([1] * (llamacpp_lm.engine.n_ctx + 1), GenerationRequest(max_tokens=4))
+
+
+def test_a_prompt_past_the_context_is_dspys_context_window_error(llamacpp_lm):
+    from dspy_outlines.engines.base import PromptTooLong
+
+    n_ctx = llamacpp_lm.engine.n_ctx
+    with pytest.raises(PromptTooLong) as raised:  # the engine's own: a ValueError, and DSPy's engine contract error
+        llamacpp_lm.engine.generate([1] * (n_ctx + 1), GenerationRequest(max_tokens=4))
+    assert isinstance(raised.value, ValueError) and isinstance(raised.value, dspy.lm15.ContextLengthError)
+    assert (raised.value.tokens, raised.value.window) == (n_ctx + 1, n_ctx)
+    with pytest.raises(dspy.ContextWindowExceededError, match="more than the context"):  # through dspy.LM
+        llamacpp_lm("word " * (n_ctx + 10))

@@ -4,6 +4,7 @@ import pytest
 from dspy.primitives.code_interpreter import CodeExecutionError, FinalOutput
 from dspy.primitives.local_interpreter import LocalInterpreter
 
+from dspy_rlm.repl.base import REBIND
 from dspy_rlm.repl.foreign import ForeignREPL
 from dspy_rlm.repl.inprocess import InProcessREPL
 from dspy_rlm.sandbox.backend import SubprocessREPL
@@ -68,6 +69,17 @@ class TestREPLContract:
     def test_helpers_are_available(self, repl):
         res = repl.run("print(count_matches(context, 'a'))")
         assert res.ok and res.stdout.strip() == "5"
+
+    def test_a_sessions_next_inputs_keep_the_variables(self, repl):
+        """Sessions (session.py): the next call's inputs replace the last call's; the model's variables stay."""
+        assert repl.run("kept = query + '!'").ok
+        if REBIND in repl.capabilities:
+            repl.rebind_inputs({"context": "new text", "query": "next?"})
+        else:  # a foreign interpreter takes the inputs with every block
+            repl.load_inputs({"context": "new text", "query": "next?"})
+        res = repl.run("print(kept, query, context, inputs['query'] if 'inputs' in globals() else query)")
+        assert res.ok and res.stdout.strip() == "what?! next? new text next?"
+        assert "query" not in repl.snapshot()  # still an input, not a variable of the model
 
 
 @pytest.mark.parametrize("name", [n for n in BACKENDS if n != "dspy-local"])
