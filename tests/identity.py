@@ -94,15 +94,20 @@ def _others_can_enter(path: Path) -> bool:
 
 
 def _closed_ancestors(paths: list[Path]) -> list[tuple[str, list[str]]]:
-    """For each directory on the way to ``paths`` that others cannot enter: (it, what inside must be reached)."""
+    """Each directory on the way to ``paths`` (or one of them) that others cannot enter, outermost first, with
+    what inside it must be reached: the next step on the way, or everything in a closed directory that is
+    itself needed (a checkout cloned into ``mktemp -d``, 0700, under ``/root``, 0700)."""
     need: dict[Path, set[str]] = {}
     for path in paths:
         path = path.resolve()
-        for parent in reversed(path.parents):
-            if parent != Path("/") and not _others_can_enter(parent):
+        for parent in [*reversed(path.parents), path]:
+            if parent == Path("/") or not parent.is_dir() or _others_can_enter(parent):
+                continue
+            if parent == path:
+                need.setdefault(parent, set()).update(os.listdir(parent))
+            else:
                 need.setdefault(parent, set()).add(str(path.relative_to(parent)).split(os.sep)[0])
-                break
-    return [(str(d), sorted(rels)) for d, rels in need.items()]
+    return [(str(d), sorted(need[d])) for d in sorted(need, key=lambda d: len(d.parts))]
 
 
 def reachable_paths() -> list[Path]:
