@@ -27,9 +27,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dspy_outlines.lora_files import CONFIG_FILE, WEIGHTS_FILE, check_adapter, fingerprint_of
+
 logger = logging.getLogger(__name__)
 
-CONFIG_FILE, WEIGHTS_FILE = "adapter_config.json", "adapters.safetensors"
+__all__ = ["TrainSettings", "TrainingStopped", "check_adapter", "check_data", "train"]
+
 FORMAT = "dspy-outlines-lora-1"
 
 
@@ -103,31 +106,6 @@ def check_data(train_data: Any) -> list[list[dict[str, str]]]:
             )
         out.append([{"role": m["role"], "content": m["content"]} for m in messages])
     return out
-
-
-def fingerprint_of(model_path: str | Path) -> str:
-    from dspy_outlines.models.prefix_store import model_fingerprint
-
-    return str(model_fingerprint(model_path))
-
-
-def check_adapter(adapter_dir: str | Path, model_path: str | Path) -> dict[str, Any]:
-    """The adapter's config, after checking it was trained on ``model_path``'s model (raises otherwise)."""
-    path = Path(adapter_dir)
-    try:
-        config = json.loads((path / CONFIG_FILE).read_text())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path} is no LoRA adapter directory ({CONFIG_FILE}: {exc})") from exc
-    if not (path / WEIGHTS_FILE).is_file():
-        raise ValueError(f"{path} has no {WEIGHTS_FILE}: the adapter is incomplete")
-    trained_on = config.get("base_model_fingerprint")
-    here = fingerprint_of(model_path)
-    if trained_on is not None and trained_on != here:
-        raise ValueError(
-            f"the adapter {path} was trained for another base model (fingerprint {trained_on}, this model "
-            f"{here}: {model_path}); load it on the model it names ({config.get('base_model', '?')})"
-        )
-    return config
 
 
 def _examples(conversations: list[list[dict[str, str]]], engine: Any, max_length: int) -> list[tuple[list[int], int]]:

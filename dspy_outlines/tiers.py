@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from dspy.adapters.base import Adapter
 from dspy.adapters.chat_adapter import ChatAdapter
@@ -22,9 +22,6 @@ from dspy.signatures.signature import Signature
 from dspy.utils.exceptions import AdapterParseError
 
 from dspy_outlines import truncation
-
-if TYPE_CHECKING:
-    from dspy_outlines.adapter import OutlinesAdapter
 
 __all__ = ["MAX_NESTING", "JSONTier", "Tier", "TierCall", "checked_parse", "get_tier", "register_tier", "tier_names"]
 
@@ -46,7 +43,8 @@ class TierCall(Protocol):
 
 
 #: ``factory(adapter, lm, is_async) -> TierCall``: the tier's pipeline for one call of ``adapter`` on ``lm``.
-TierFactory = Callable[["OutlinesAdapter", BaseLM, bool], TierCall]
+#: (the adapter is an ``OutlinesAdapter``, typed as the ChatAdapter it is, so this module never imports adapter.py)
+TierFactory = Callable[[ChatAdapter, BaseLM, bool], TierCall]
 
 
 @dataclass(frozen=True)
@@ -153,7 +151,7 @@ class JSONTier(JSONAdapter):
         return super()._call_postprocess(processed_signature, original_signature, outputs, lm, lm_kwargs)
 
 
-def _options(adapter: OutlinesAdapter) -> dict[str, Any]:
+def _options(adapter: ChatAdapter) -> dict[str, Any]:
     return {
         "callbacks": adapter.callbacks,
         "use_native_function_calling": adapter.use_native_function_calling,
@@ -161,16 +159,16 @@ def _options(adapter: OutlinesAdapter) -> dict[str, Any]:
     }
 
 
-def _tier1(adapter: OutlinesAdapter, lm: BaseLM, is_async: bool) -> TierCall:
+def _tier1(adapter: ChatAdapter, lm: BaseLM, is_async: bool) -> TierCall:
     """ChatAdapter's own pipeline, run on the adapter (its parse; DSPy's JSON fallback switched off)."""
     return partial(ChatAdapter.acall if is_async else ChatAdapter.__call__, adapter)
 
 
-def _tier2(adapter: OutlinesAdapter, lm: BaseLM, is_async: bool) -> TierCall:
+def _tier2(adapter: ChatAdapter, lm: BaseLM, is_async: bool) -> TierCall:
     return partial(Adapter.acall if is_async else Adapter.__call__, JSONTier(**_options(adapter)))
 
 
-def _tier3(adapter: OutlinesAdapter, lm: BaseLM, is_async: bool) -> TierCall:
+def _tier3(adapter: ChatAdapter, lm: BaseLM, is_async: bool) -> TierCall:
     from dspy_outlines.tier3 import ConstrainedTier, constraint_mode
 
     constrained = ConstrainedTier(constraint_mode(lm), **_options(adapter))

@@ -133,7 +133,7 @@ class MLXEngine:
         else:
             path = embedded_model_path() if model is None else Path(model)
             if adapter is not None:  # a private float copy with the LoRA weights merged in
-                from dspy_outlines.lora import check_adapter
+                from dspy_outlines.lora_files import check_adapter
                 from dspy_outlines.models import load_private
 
                 check_adapter(adapter, path)  # another base model's adapter: refused before any generation

@@ -9,6 +9,7 @@ to the interpreter cannot be interrupted), and there is no memory cap.
 
 from __future__ import annotations
 
+import builtins
 import ctypes
 import functools
 import threading
@@ -80,7 +81,7 @@ class InProcessREPL:
     def _print(self, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("file") is None and self._writer is not None:
             kwargs["file"] = self._writer
-        print(*args, **kwargs)
+        builtins.print(*args, **kwargs)  # the model's own print, into its captured output
 
     def shutdown(self) -> None:
         self._executor = None
