@@ -58,6 +58,8 @@ class Question:
     output_type: str  # "str" | "int" | "bool"
     gold: Gold
     alternatives: list[Gold] = field(default_factory=list)
+    family: str | None = None  # the phrasing family (benchmarks.corpus.grammar), for corpus questions
+    family_seen: bool | None = None  # whether training questions use that family
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -61,9 +61,10 @@ def source_questions(source: Source, text: str, seed: int) -> list[Question]:
 
 
 def build_dataset(split: str = "all", seed: int = DEFAULT_SEED) -> Dataset:
-    """Every question of the split (``dev``, ``test`` or ``all``); sources missing here are noted, not fatal."""
+    """Every question of the split (``dev``, ``test_v1`` or ``all``, both); sources missing here are noted, not
+    fatal. The fresh test split is :func:`benchmarks.corpus.build.build`."""
     if split not in (*SPLITS, "all"):
-        raise ValueError(f"split must be one of dev, test, all; got {split!r}")
+        raise ValueError(f"split must be one of dev, test_v1, all; got {split!r}")
     data = Dataset([], {})
     for source in SOURCES:
         if split != "all" and source.split != split:

@@ -68,9 +68,21 @@ def baselines(questions: list[Question], contexts: dict[str, str]) -> dict[str, 
     return out
 
 
+def by_family(records: list[dict[str, Any]], questions: list[Question]) -> dict[str, Any]:
+    """Rates for questions in phrasing families training uses (``seen``) and held out of it (``unseen``)."""
+    seen = {q.id: q.family_seen for q in questions if q.family_seen is not None}
+    groups = {"seen": [r for r in records if seen.get(r["id"]) is True]}
+    groups["unseen"] = [r for r in records if seen.get(r["id"]) is False]
+    return {k: rates(v) for k, v in groups.items() if v}
+
+
 def summarize(records: list[dict[str, Any]], questions: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
     methods = sorted({r["method"] for r in records})
     per_method = {m: method_summary([r for r in records if r["method"] == m]) for m in methods}
+    for m, summary in per_method.items():
+        families = by_family([r for r in records if r["method"] == m], questions)
+        if families:
+            summary["by_family"] = families
     model = per_method.get("model")
     random_policy = per_method.get("random")
     overall = {

@@ -40,9 +40,9 @@ def test_dataset_size_kinds_and_phrasings(data):
 
 def test_split_is_by_source_and_every_kind_is_in_both(data):
     dev = {q.source for q in data.questions if q.split == "dev"}
-    test = {q.source for q in data.questions if q.split == "test"}
+    test = {q.source for q in data.questions if q.split == "test_v1"}
     assert dev and test and not dev & test
-    for split in ("dev", "test"):
+    for split in ("dev", "test_v1"):
         kinds = {q.kind for q in data.questions if q.split == split}
         assert kinds == set(KINDS), f"{split} lacks {set(KINDS) - kinds}"
     only_dev = build_dataset("dev")
@@ -65,7 +65,7 @@ def test_string_gold_occurs_in_its_source(data):
 
 
 def test_yes_no_has_both_answers_and_counts_are_plausible(data):
-    for split in ("dev", "test"):
+    for split in ("dev", "test_v1"):
         answers = [q.gold for q in data.questions if q.kind == "yes_no" and q.split == split]
         assert True in answers and False in answers
     assert all(0 <= q.gold <= 10_000 for q in data.questions if q.kind == "count")
