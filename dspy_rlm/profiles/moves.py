@@ -30,11 +30,11 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
-from dspy_rlm.profiles.reads import call_args, evaluate, field_holding_key, field_stems, literal, norm, parts, printed
+from dspy_rlm.profiles.reads import evaluate, field_holding_key, field_stems, literal, norm, parts, printed
+from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, YES_NO_START
 
-__all__ = ["Candidate", "Move", "MoveBook", "moves_pattern"]
+__all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
 MAX_KEYS = 6
 """At most this many question phrases are offered as keys."""
@@ -42,54 +42,6 @@ MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 MAX_CANDIDATES = 40
 
-_CUES = {
-    "count": (
-        "how many",
-        "the number of",
-        "total number of",
-        "count ",
-        "count the",
-        "how often",
-    ),  # not "port number of"
-    "most_common": (
-        "most common",
-        "most frequent",
-        "most often",
-        "most popular",
-        "most used",
-        "appears most",
-        "by the most",
-        "by most",
-    ),
-    "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
-    "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
-}
-_YES_NO_START = (
-    "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
-)  # fmt: skip
-_CUE_WORDS = frozenset(w for cues in _CUES.values() for c in cues for w in c.split()) | {"many", "common"}
-_ENGLISH = frozenset(
-    {
-        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
-        "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
-        "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having",
-        "he",
-        "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me",
-        "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out",
-        "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
-        "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
-        "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
-        "yes", "also", "per", "via", "one", "ones", "there's", "what's", "it's", "give", "tell", "show", "say",
-        "find", "please",
-    }
-)  # fmt: skip
-"""English stop words: never a key phrase's first or last word."""
-_STOP = guided.FUNCTION_WORDS | _ENGLISH | _CUE_WORDS | {
-    "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
-    "named", "called",
-}  # fmt: skip
-_RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
-"""Words after which a question describes a record ("the package whose description is ...")."""
 _QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d')
 _SEP = '", "code": "'
 _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
@@ -97,15 +49,35 @@ _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 
 @dataclass(frozen=True)
 class Move:
-    """One move: the sentence said and the code run (both exactly as the regex admits them)."""
+    """One move, as data: its kind, the sentence said, and for a read the helper called on a variable with its
+    arguments (``code`` is rendered from them, never parsed back); for a submit the candidate submitted.
+
+    Attributes:
+        kind: ``search``, ``record``, ``field``, ``exists``, ``count``, ``count_where``, ``key_of``,
+            ``most_common``, ``max``, ``min``, ``peek`` or ``submit``.
+        reasoning: The sentence the model writes with it.
+        code: The line run in the REPL (exactly as the regex admits it).
+        candidate: A submit's value and whether the reads support it.
+        helper: A read's helper (``field_of``); ``var``: the variable as written (``context``,
+            ``files['a.csv']``); ``args``: the helper's arguments after the variable.
+    """
 
     kind: str
     reasoning: str
     code: str
-    candidate: Candidate | None = None  # for a submit move
+    candidate: Candidate | None = None
+    helper: str = ""
+    var: str = ""
+    args: tuple[Any, ...] = ()
 
     def pattern(self) -> str:
         return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
+
+
+def read(kind: str, reasoning: str, helper: str, var: str, *args: Any, ignore_case: bool = False) -> Move:
+    """A read move: ``print(helper(var, *args))`` rendered from its parts."""
+    shown = ", ".join([var, *(literal(a) for a in args)]) + (", ignore_case=True" if ignore_case else "")
+    return Move(kind, reasoning, f"print({helper}({shown}))", helper=helper, var=var, args=args)
 
 
 def _counted_nouns(said: list[str]) -> set[str]:
@@ -118,7 +90,7 @@ def _counted_nouns(said: list[str]) -> set[str]:
         j = i + 2 if w == "number" else i + 1
         while j < len(said) and said[j] in ("the", "all"):
             j += 1
-        while j < len(said) and said[j] not in _STOP and len(out) < 2:
+        while j < len(said) and said[j] not in STOP and len(out) < 2:
             out.add(said[j])
             j += 1
     return out
@@ -172,15 +144,15 @@ class MoveBook:
         self.texts = dict(sorted(texts.items(), key=lambda kv: -len(kv[1]))[:2])
         self.texts.update(self._file_texts(2 - len(self.texts)))
         q = " " + " ".join(st.words(self.text_q.casefold())) + " "
-        self.cues = {kind for kind, cues in _CUES.items() if any(f" {c.strip()} " in q for c in cues)}
+        self.cues = {kind for kind, cues in CUES.items() if any(f" {c.strip()} " in q for c in cues)}
         self.answer_type = next(iter(self.outputs.values()), str)
         first = q.split()[0] if q.split() else ""
-        if self.answer_type is bool or first in _YES_NO_START:
+        if self.answer_type is bool or first in YES_NO_START:
             self.cues.add("yes_no")
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         asked = _QUOTED.sub(" ", self.text_q)  # words inside a quoted value name no field
         entity = _counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
-        content = [w for w in parts(asked) if w.casefold() not in _STOP and w.casefold() not in entity]
+        content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
@@ -205,7 +177,7 @@ class MoveBook:
             for path, text in value.items()
             if isinstance(path, str) and isinstance(text, str) and text
         }
-        words = {w for w in st.words(self.text_q.casefold()) if len(w) > 3 and w not in _STOP}
+        words = {w for w in st.words(self.text_q.casefold()) if len(w) > 3 and w not in STOP}
 
         def rank(item: tuple[str, str]) -> tuple[int, int]:
             folded = item[1].casefold()
@@ -245,8 +217,8 @@ class MoveBook:
         said = list(st.words(self.text_q.casefold()))
         desc: set[str] = set()
         for i, w in enumerate(said):
-            if w in _RELATIVE:
-                before = [b for b in said[max(0, i - 3) : i] if b not in _STOP][-2:]
+            if w in RELATIVE:
+                before = [b for b in said[max(0, i - 3) : i] if b not in STOP][-2:]
                 desc |= {st.stem(b) for b in before} | (
                     {"=" + before[0][0].upper() + before[1][0].upper()} if len(before) == 2 else set()
                 )
@@ -280,10 +252,10 @@ class MoveBook:
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
                 words = [t.group() for t in tokens[i : i + n]]
-                if words[0].casefold() in _STOP or words[-1].casefold() in _STOP:
+                if words[0].casefold() in STOP or words[-1].casefold() in STOP:
                     continue
                 only_field_words = all(
-                    w.casefold() in _STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
+                    w.casefold() in STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
                 )
                 inside = any(a <= first.start() and last.end() <= b for a, b in spans)
                 if inside and not (n == 1 and _ID_LIKE.search(words[0])):
@@ -354,7 +326,7 @@ class MoveBook:
         moves = reads + submits
         if not moves:
             var = next(iter(self.texts), next(iter(self.data), "context"))
-            moves = [Move("peek", "I will look at the data.", f"print(peek({var}, 0, 2000))")]
+            moves = [read("peek", "I will look at the data.", "peek", var, 0, 2000)]
         return moves
 
     def read_moves(self) -> list[Move]:
@@ -366,39 +338,36 @@ class MoveBook:
                 if ranking and not (k.is_key or k.is_value or self.cues & {"count", "yes_no"}):
                     continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
                 kr = repr(k.text)
-                moves.append(
-                    Move("search", f"I will search for {kr}.", f"print(search({var}, {kr}, ignore_case=True))")
-                )
-                moves.append(Move("record", f"I will read the record of {kr}.", f"print(record_of({var}, {kr}))"))
+                moves.append(read("search", f"I will search for {kr}.", "search", var, k.text, ignore_case=True))
+                moves.append(read("record", f"I will read the record of {kr}.", "record_of", var, k.text))
                 for f in self.fields[var]:
                     if self._field_is_key(var, k, f):
                         continue  # the key is this field's value: reading it repeats the question
-                    moves.append(Move("field", f"I will read the {f} of {kr}.", f"print(field_of({var}, {kr}, {f!r}))"))
+                    moves.append(read("field", f"I will read the {f} of {kr}.", "field_of", var, k.text, f))
                 if "yes_no" in self.cues:
-                    moves.append(Move("exists", f"I will check whether {kr} exists.", f"print(exists({var}, {kr}))"))
+                    moves.append(read("exists", f"I will check whether {kr} exists.", "exists", var, k.text))
                 if "count" in self.cues:
-                    moves.append(
-                        Move("count", f"I will count the records with {kr}.", f"print(count_records({var}, {kr}))")
-                    )
+                    moves.append(read("count", f"I will count the records with {kr}.", "count_records", var, k.text))
                     for f in fields:
                         moves.append(
-                            Move(
+                            read(
                                 "count_where",
                                 f"I will count the records whose {f} is {kr}.",
-                                f"print(count_where({var}, {f!r}, {kr}))",
+                                "count_where",
+                                var,
+                                f,
+                                k.text,
                             )
                         )
                 if k.is_value and not k.is_key:
-                    moves.append(Move("key_of", f"I will find the record holding {kr}.", f"print(key_of({var}, {kr}))"))
+                    moves.append(read("key_of", f"I will find the record holding {kr}.", "key_of", var, k.text))
             if "most_common" in self.cues:
                 for f in self._ranked_fields(var, False):
-                    moves.append(
-                        Move("most_common", f"I will find the most common {f}.", f"print(most_common({var}, {f!r}))")
-                    )
+                    moves.append(read("most_common", f"I will find the most common {f}.", "most_common", var, f))
             for cue, fn, word in (("max", "max_of", "largest"), ("min", "min_of", "smallest")):
                 if cue in self.cues:
                     for f in self._ranked_fields(var, True):
-                        moves.append(Move(cue, f"I will find the {word} {f}.", f"print({fn}({var}, {f!r}))"))
+                        moves.append(read(cue, f"I will find the {word} {f}.", fn, var, f))
         return moves
 
     def read_candidates(self) -> list[Candidate]:
@@ -447,10 +416,9 @@ class MoveBook:
             return
         self.reads[code] = evaluate(self, move, stdout)
 
-    def key_of_code(self, move: Move) -> tuple[str, _Key | None]:
-        args = call_args(move.code)
-        var = str(args[0])
-        for k in self.keys.get(var, []):
-            if k.text in args[1:]:
-                return var, k
-        return var, None
+    def key_of(self, move: Move) -> tuple[str, _Key | None]:
+        """The variable a read reads, and the question's key phrase it reads by (None for rankings)."""
+        for k in self.keys.get(move.var, []):
+            if k.text in move.args:
+                return move.var, k
+        return move.var, None

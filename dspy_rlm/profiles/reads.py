@@ -18,8 +18,6 @@ from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 
 __all__ = [
-    "call_args",
-    "call_name",
     "evaluate",
     "field_holding_key",
     "field_stems",
@@ -33,7 +31,7 @@ __all__ = [
 def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
     """What the grammar's read ``move`` produced, each value with whether it is supported (computed on the
     host with the same helpers the REPL runs)."""
-    var, key = book.key_of_code(move)
+    var, key = book.key_of(move)
     text = book.texts.get(var)
     if text is None:
         return []
@@ -41,8 +39,8 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
     why_rec = "the record matches the question's key" if specific else "the key matches several records"
     if move.kind == "search":
         return printed(book, stdout, key, var)
-    args = call_args(move.code)
-    result = getattr(lookup, call_name(move.code))(text, *args[1:])
+    args = (var, *move.args)  # the move's data: its variable, then the helper's arguments
+    result = getattr(lookup, move.helper)(text, *move.args)
     if move.kind == "record":
         if not isinstance(result, st.Record):
             return []
@@ -217,15 +215,3 @@ def field_holding_key(s: st.Structure) -> str | None:
 
 def literal(value: Any) -> str:
     return repr(value)
-
-
-def call_name(code: str) -> str:
-    return code[len("print(") :].split("(", 1)[0]
-
-
-def call_args(code: str) -> list[Any]:
-    import ast
-
-    call = ast.parse(code).body[0].value.args[0]  # type: ignore[attr-defined]
-    # the variable as written: a name, or a directory's file (files['a.csv']); then literals (keywords: not needed)
-    return [ast.unparse(a) if isinstance(a, (ast.Name, ast.Subscript)) else ast.literal_eval(a) for a in call.args]

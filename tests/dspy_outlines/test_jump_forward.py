@@ -3,20 +3,25 @@ pass each, and greedy outputs stay byte-identical to token-by-token decoding."""
 
 from __future__ import annotations
 
-import dspy
 import pytest
 from outlines.types import Regex
 
 from dspy_outlines.engines import GenerationRequest
 from dspy_outlines.lm import OutlinesLM
-from dspy_rlm.profiles.guided import guided_output_pattern
+from dspy_rlm.profiles.moves import moves_pattern, read
 from tests.dspy_outlines.test_llamacpp import CONSTRAINTS
 
 pytestmark = pytest.mark.real_model
 
 # The small-model profile's guided action: a JSON object whose keys, quotes and code template are fixed.
 GUIDED = Regex(
-    guided_output_pattern(dspy.Signature("context, query -> answer"), ["context"], ["ERROR", "incident"], [], [])
+    moves_pattern(
+        [
+            read("search", f"I will search for {w!r}.", "search", "context", w, ignore_case=True)
+            for w in ("ERROR", "incident")
+        ]
+        + [read("record", "I will read the record of 'ERROR'.", "record_of", "context", "ERROR")]
+    )
 )
 CASES = {
     **{kind: (output_type, prompt, max_tokens) for kind, (output_type, prompt, max_tokens, _) in CONSTRAINTS.items()},

@@ -1,0 +1,105 @@
+"""The words the small policy's moves know, in one place: function and stop words, and the cue phrases that
+mark a question's kind (count, most common, largest, smallest, yes/no).
+
+This is general English, never a word of a benchmark file. The cues are *features*: they decide which moves are
+offered and what the scripted baseline picks; the model chooses among the offered moves
+(:mod:`dspy_rlm.profiles.moves`).
+"""
+
+from __future__ import annotations
+
+FUNCTION_WORDS = frozenset(
+    {
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "when",
+        "why",
+        "how",
+        "the",
+        "does",
+        "did",
+        "was",
+        "were",
+        "are",
+        "is",
+        "isn",
+        "for",
+        "and",
+        "with",
+        "from",
+        "that",
+        "this",
+        "these",
+        "those",
+        "have",
+        "has",
+        "had",
+        "give",
+        "tell",
+        "find",
+        "into",
+        "onto",
+        "about",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "them",
+        "its",
+    }
+)
+"""English function words: never a search word nor the key of a stated value."""
+
+CUES = {
+    "count": (
+        "how many",
+        "the number of",
+        "total number of",
+        "count ",
+        "count the",
+        "how often",
+    ),  # not "port number of"
+    "most_common": (
+        "most common",
+        "most frequent",
+        "most often",
+        "most popular",
+        "most used",
+        "appears most",
+        "by the most",
+        "by most",
+    ),
+    "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
+    "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
+}
+YES_NO_START = (
+    "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
+)  # fmt: skip
+CUE_WORDS = frozenset(w for cues in CUES.values() for c in cues for w in c.split()) | {"many", "common"}
+ENGLISH = frozenset(
+    {
+        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
+        "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
+        "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having",
+        "he",
+        "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me",
+        "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out",
+        "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
+        "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
+        "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+        "yes", "also", "per", "via", "one", "ones", "there's", "what's", "it's", "give", "tell", "show", "say",
+        "find", "please",
+    }
+)  # fmt: skip
+"""English stop words: never a key phrase's first or last word."""
+STOP = FUNCTION_WORDS | ENGLISH | CUE_WORDS | {
+    "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
+    "named", "called",
+}  # fmt: skip
+RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
+"""Words after which a question describes a record ("the package whose description is ...")."""

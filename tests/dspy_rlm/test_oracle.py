@@ -1,0 +1,72 @@
+"""The oracle teacher (issue 28, item 2): the shortest supported move sequence, acted out, and seen by DSPy."""
+
+from __future__ import annotations
+
+import dspy
+import pytest
+
+from dspy_rlm import RLM
+from dspy_rlm.profiles.moves import MoveBook
+from dspy_rlm.profiles.oracle import OracleLM, OraclePolicy, matches, plan
+
+TABLE = "name,os,cores,owner\n" + "\n".join(
+    f"host-{i},{'Debian' if i % 3 else 'Fedora'},{i * 4},Owner Number{i}" for i in range(1, 31)
+)
+
+
+def _book(question: str, out: type = str) -> MoveBook:
+    return MoveBook({"question": question}, {"context": TABLE}, {"answer": out})
+
+
+@pytest.mark.parametrize(
+    ("question", "gold", "out"),
+    [
+        ("What is the owner of host-7?", "Owner Number7", str),
+        ("How many hosts have the os Fedora?", 10, int),
+        ("Is there a host called host-12?", True, bool),
+    ],
+)
+def test_plan_finds_a_supported_submit_of_the_gold(question, gold, out):
+    book = _book(question, out)
+    found = plan(book, gold)
+    assert found.covered and found.moves[-1].kind == "submit"
+    assert matches(found.moves[-1].candidate.value, gold)
+    assert 2 <= len(found.moves) <= 4 and not book.reads  # the book is left as it was
+
+
+def test_an_unreachable_gold_is_reported_not_invented():
+    found = plan(_book("What is the owner of host-7?"), "Somebody Else")
+    assert not found.covered and not found.moves and found.why == "gold never read"
+
+
+def test_matches_by_type():
+    assert matches("owner number7 ", "Owner Number7") and matches("1,024", 1024) and matches("yes", True)
+    assert not matches("no", True) and not matches("10", 11) and matches("b", "a", ["b"])
+
+
+def test_the_policy_acts_the_plan_out_without_an_lm_call():
+    question = "What is the owner of host-7?"
+    policy = OraclePolicy({question: "Owner Number7"})
+    with dspy.context(lm=OracleLM()):
+        pred = RLM("context, question -> answer", policy=policy, max_iters=4)(context=TABLE, question=question)
+    assert pred.result.kind == "submitted" and pred.answer == "Owner Number7"
+
+
+def test_through_the_lm_dspy_traces_the_oracles_moves_and_bootstrap_turns_them_into_demos():
+    questions = {f"What is the owner of host-{i}?": f"Owner Number{i}" for i in (3, 5, 8)}
+    trainset = [
+        dspy.Example(context=TABLE, question=q, answer=a).with_inputs("context", "question")
+        for q, a in questions.items()
+    ]
+    teacher = RLM("context, question -> answer", policy=OraclePolicy(questions, through_lm=True), max_iters=4)
+    student = RLM("context, question -> answer", max_iters=4)
+
+    def metric(example, pred, trace=None):
+        return pred.result.kind == "submitted" and pred.answer == example.answer
+
+    optimizer = dspy.BootstrapFewShot(metric=metric, max_bootstrapped_demos=2, max_labeled_demos=0)
+    with dspy.context(lm=OracleLM()):
+        compiled = optimizer.compile(student, teacher=teacher, trainset=trainset)
+    demos = compiled.generate_action.demos
+    assert len(demos) == 2
+    assert all("record_of(context" in d.code or "field_of(context" in d.code or "SUBMIT(" in d.code for d in demos)
