@@ -32,6 +32,7 @@ class SmallPolicyRun(BasePolicyRun):
     def __init__(self, name: str, profile: Profile, run: RunView) -> None:
         super().__init__(name, profile, run)
         self._book: MoveBook | None = None  # profiles.moves: built at the first step
+        self.kind_demos: dict[str, list[Any]] | None = None  # None: the shipped demos (small_program.json)
         self.moves: list[Move] = []  # this step's moves
 
     def variables_info(self, context: ExternalizedContext) -> str:
@@ -57,7 +58,12 @@ class SmallPolicyRun(BasePolicyRun):
                 kwargs["signature"] = self.guided_signature(kwargs["signature"], step)
         if self.profile.shipped_demos and not getattr(action, "demos", None):
             book = self._book  # the grammar's moves: the demos of this kind of question
-            kwargs["demos"] = list((kind_demos(book.kind()) if book is not None else ()) or load_demos())
+            kind = book.kind() if book is not None else None
+            own = self.kind_demos  # the policy's own demos by kind (benchmarks/learn_policy.py compiles them)
+            if own is not None:
+                kwargs["demos"] = list(own.get(kind, ()) if kind else ())
+            else:
+                kwargs["demos"] = list((kind_demos(kind) if kind else ()) or load_demos())
         kwargs["budget"] = f"{step.steps_left} steps left" if step.steps_left is not None else "no step limit"
 
     def guided_signature(self, signature: Any, step: StepView) -> Any:
@@ -123,17 +129,22 @@ class SmallPolicy:
     Args:
         profile: Its switches (:data:`dspy_rlm.profiles.SMALL` by default; e.g. ``guided_code=False`` keeps
             the static one-line code pattern).
+        kind_demos: The action demos by the kind of question the moves see (``MoveBook.kind()``) instead of the
+            shipped ones; ``{}`` runs without demos. Demos set on the RLM's ``generate_action`` still win.
     """
 
     name = "small"
 
-    def __init__(self, profile: Profile | None = None) -> None:
+    def __init__(self, profile: Profile | None = None, kind_demos: dict[str, list[Any]] | None = None) -> None:
         from dspy_rlm.profiles import SMALL
 
         self.profile = profile or SMALL
+        self.kind_demos = kind_demos
 
     def start(self, run: RunView) -> SmallPolicyRun:
-        return SmallPolicyRun(self.name, self.profile, run)
+        started = SmallPolicyRun(self.name, self.profile, run)
+        started.kind_demos = getattr(self, "kind_demos", None)
+        return started
 
     def __repr__(self) -> str:
         return f"SmallPolicy({self.profile!r})"

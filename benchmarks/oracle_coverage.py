@@ -1,0 +1,85 @@
+"""How much of a split the small policy's moves can solve: the oracle teacher's coverage (issue 28, item 2).
+
+    python -m benchmarks.oracle_coverage --split train --limit 1000 --out benchmarks/results/oracle_coverage_train.json
+
+For each question, :func:`dspy_rlm.profiles.oracle.plan` searches the moves (breadth-first, up to 3 reads) for
+a sequence whose SUBMIT is the gold with support. Covered questions are what a perfect chooser over these
+moves reaches; the rest are reported by why (``gold never read``: no move reads it; ``gold read without
+support``: a read shows it but the support rules do not back it). No LM is called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections import Counter, defaultdict
+from typing import Any
+
+from benchmarks.real_files.core import Question
+from benchmarks.report import emit
+from dspy_rlm.profiles.moves import MoveBook
+from dspy_rlm.profiles.oracle import plan
+
+TYPES = {"str": str, "int": int, "bool": bool}
+
+
+def questions(split: str, limit: int | None, seed: int) -> tuple[list[Question], dict[str, str]]:
+    from benchmarks.real_files.__main__ import limited
+
+    if split in ("train", "test"):
+        from benchmarks.corpus.build import build
+
+        data = build(split)
+    else:
+        from benchmarks.real_files.dataset import build_dataset
+
+        data = build_dataset(split)
+    return limited(data.questions, limit, seed), data.contexts
+
+
+def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
+    why: Counter[str] = Counter()
+    kinds: dict[str, Counter[str]] = defaultdict(Counter)
+    lengths: Counter[int] = Counter()
+    per_question = {}
+    start = time.perf_counter()
+    for q in qs:
+        book = MoveBook({"question": q.question}, {"context": contexts[q.source]}, {"answer": TYPES[q.output_type]})
+        found = plan(book, q.gold, q.alternatives)
+        key = "covered" if found.covered else found.why
+        why[key] += 1
+        kinds[q.kind][key] += 1
+        per_question[q.id] = found.covered
+        if found.covered:
+            lengths[len(found.moves)] += 1
+    n = len(qs)
+    return {
+        "n": n,
+        "covered_pct": round(100 * why["covered"] / max(1, n), 1),
+        "why": dict(why),
+        "by_kind": {
+            k: {"n": sum(c.values()), "covered_pct": round(100 * c["covered"] / sum(c.values()), 1)} | dict(c)
+            for k, c in sorted(kinds.items())
+        },  # fmt: skip
+        "moves_in_plan": dict(sorted(lengths.items())),
+        "seconds": round(time.perf_counter() - start, 1),
+        "covered_ids": per_question,
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.oracle_coverage", description=__doc__.split("\n\n")[0])
+    p.add_argument("--split", choices=("train", "dev", "test_v1", "test"), default="train")
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--seed", type=int, default=28)
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    qs, contexts = questions(args.split, args.limit, args.seed)
+    result = {"split": args.split, "limit": args.limit, "load": list(os.getloadavg()), **coverage(qs, contexts)}
+    emit(result, args.out)
+    return result
+
+
+if __name__ == "__main__":
+    main()
