@@ -38,6 +38,11 @@ def questions(split: str, limit: int | None, seed: int) -> tuple[list[Question],
     return limited(data.questions, limit, seed), data.contexts
 
 
+def _rates(c: Counter[str]) -> dict[str, Any]:
+    n = sum(c.values())
+    return {"n": n, "covered_pct": round(100 * c["covered"] / n, 1), **c}
+
+
 def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
     why: Counter[str] = Counter()
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
@@ -58,10 +63,7 @@ def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
         "n": n,
         "covered_pct": round(100 * why["covered"] / max(1, n), 1),
         "why": dict(why),
-        "by_kind": {
-            k: {"n": sum(c.values()), "covered_pct": round(100 * c["covered"] / sum(c.values()), 1)} | dict(c)
-            for k, c in sorted(kinds.items())
-        },  # fmt: skip
+        "by_kind": {k: _rates(c) for k, c in sorted(kinds.items())},
         "moves_in_plan": dict(sorted(lengths.items())),
         "seconds": round(time.perf_counter() - start, 1),
         "covered_ids": per_question,

@@ -258,6 +258,16 @@ def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
     return (_share(n, len(rows)) if 2 <= mode <= 8 and prose < 0.2 else 0.0), False
 
 
+def _header_row(rows: list[tuple[int, str]], width: int, sep: re.Pattern) -> bool:
+    """The first row names the columns: it has the usual width, reads as names, and most later rows do not
+    (a number, an address, a date in some cell): a names-only table keeps its first row as data."""
+    cells = [c for c in sep.split(rows[0][1].strip()) if c]
+    if len(cells) != width or not _header_like(cells):
+        return False
+    later = [[c for c in sep.split(part.strip()) if c] for _, part in rows[1:200]]
+    return _share(sum(1 for r in later if not _header_like(r)), len(later)) >= 0.8
+
+
 def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
     """Cells split on ``sep``; from the ``width``-th on, the rest of the line is one cell (aliases...)."""
     return [c for c in sep.split(line.strip(), maxsplit=width - 1) if c]
@@ -284,6 +294,9 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
         comment = next(ln for ln in reversed(lines[:first]) if is_comment(ln))
         cells = comment.strip().lstrip("#").split()
         header = cells if len(cells) == width and _header_like(cells) else None
+    if header is None and len(rows) > 2 and _header_row(rows, width, sep):
+        header = [c for c in sep.split(rows[0][1].strip()) if c]
+        rows = rows[1:]
     out, names = _table_records(rows, header, width, lambda s: _split_rest(s, width, sep))
     for i, _, fields, _key, _t in out:
         if comments.get(i):

@@ -1,18 +1,21 @@
 """The structure of a text input: which format it is, its records and their fields.
 
-``detect(text)`` recognizes, in this order: JSON lines, markdown tables, delimited tables (TSV, CSV, pipes,
-semicolons, colon-separated like /etc/passwd), INI sections, blank-line-separated ``Key: value`` stanzas
-(Debian control files, DEP-5 copyright, METADATA headers), YAML-like indentation, ``NAME=value``
-assignments, markdown lists, whitespace-aligned tables (/etc/services), prose; anything else is ``lines``.
-A format wins when it explains most meaningful lines of a sample (the first 2,000 lines); the whole text is
-then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records hold 5-22x their text in memory, measured
-on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars`` says when the cap cut it.
+``detect(text)`` recognizes, in this order: JSON lines, a JSON document of records, markdown tables, delimited
+tables (TSV, CSV, pipes, semicolons, colon-separated like /etc/passwd), ``key=value`` lines, INI sections, blank-
+line-separated ``Key: value`` stanzas (Debian control files, DEP-5 copyright, METADATA headers), YAML-like
+indentation, ``NAME=value`` assignments, markdown lists, whitespace-aligned tables (/etc/services), prose; anything
+else is ``lines``. A format wins when it explains most meaningful lines of a sample (the first 2,000 lines); the
+whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records hold 5-22x their text in memory,
+measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars`` says when the cap cut it.
 Records per kind (the record's ``key`` in brackets):
 
 - table: one per data row [first column]; fields named by the header row, a commented header
   (``#code<TAB>name``) or ``col1..colN``; a whitespace table's last column takes the rest of the line, and
   a trailing ``# comment`` becomes the field ``comment``.
 - jsonl: one per line [an id/name/key/title field, else the first string]; nested objects as ``a.b``.
+- json: a whole JSON document, one record per object of its array (or object) of objects, at the top or one
+  level down [the member's name in an object of objects, else as jsonl], spanning the object's own lines.
+- logfmt: one per line of ``key=value`` pairs [an id/name/key/title field, else the first value].
 - stanzas: one per block [its first field's value]; continuation lines belong to the field above.
 - ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
   ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form
@@ -51,6 +54,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     parse_prose,
     parse_whitespace_table,
 )
+from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
 from dspy_rlm.library.kvformats import (
     looks_assignments,
     looks_ini,
@@ -65,6 +69,8 @@ from dspy_rlm.library.kvformats import (
 KINDS = (
     "table",
     "jsonl",
+    "json",
+    "logfmt",
     "stanzas",
     "ini",
     "yaml",
@@ -281,12 +287,15 @@ def _detect(text: str) -> Structure:
     sample = lines[:_SAMPLE_LINES]
     if looks_jsonl(sample) >= 0.8:
         return _build("jsonl", lines, parse_jsonl(lines), None)
+    if looks_json_document(text):
+        return _build("json", lines, parse_json_document(text), None)
     if looks_markdown_table(sample) >= 0.6:
         return _build("markdown_table", lines, *parse_markdown_table(lines))
     score, delim = looks_delimited(sample)
     if score >= 0.85:
         return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])
     for kind, looks, parse, threshold in (
+        ("logfmt", looks_logfmt, parse_logfmt, 0.8),
         ("ini", looks_ini, parse_ini, 0.8),
         ("stanzas", looks_stanzas, parse_stanzas, 0.5),
         ("yaml", looks_yaml, parse_yaml, 0.85),

@@ -381,3 +381,39 @@ def test_records_found_by_one_pass_are_the_records_containing_the_word(text, dat
     ]
     assert [r.index for r in records(text, word, limit=10**6)] == every
     assert count_records(text, word) == len(every) and exists(text, word) == bool(every)
+
+
+# -- a JSON document of records, key=value lines, a whitespace table's header row (issue 28) ---------------------
+def test_a_json_array_of_objects_is_records_spanning_their_own_lines():
+
+    text = json.dumps([{"id": f"h{i}", "os": "Debian", "cores": i} for i in range(5)], indent=2)
+    s = detect(text)
+    assert s.kind == "json" and len(s.records) == 5 and s.field_names == ("id", "os", "cores")
+    r = s.records[2]
+    assert r.key == "h2" and r.get("cores") == "2" and '"id": "h2"' in r.text and '"h3"' not in r.text
+
+
+def test_an_object_of_objects_one_level_down_is_keyed_by_member_names():
+
+    text = json.dumps({"version": 3, "items": {f"k{i}": {"name": f"N {i}", "size": i} for i in range(4)}}, indent=1)
+    s = detect(text)
+    assert s.kind == "json" and [r.key for r in s.records] == ["k0", "k1", "k2", "k3"]
+    assert s.records[1].get("name") == "N 1"
+
+
+def test_a_json_document_without_records_is_not_json_records():
+    assert detect('{"a": 1, "b": {"c": 2}}').kind != "json"
+
+
+def test_logfmt_lines_are_records_of_their_pairs():
+    text = "\n".join(f'user=u{i} level=info msg="took {i} ms" status={200 + i}' for i in range(6))
+    s = detect(text)
+    assert s.kind == "logfmt" and s.records[3].get("msg") == "took 3 ms" and s.records[3].key == "u3"
+
+
+def test_a_whitespace_table_header_row_names_the_columns_but_a_names_only_table_keeps_its_first_row():
+    rows = [f"host-{i}    10.0.0.{i}    Debian {i % 2}    {i * 4}" for i in range(6)]
+    s = detect("\n".join(["hostname  address    os          cores", *rows]))
+    assert s.field_names[:4] == ("hostname", "address", "os", "cores") and len(s.records) == 6
+    names = detect("\n".join(["POSIX    C", "en_US    en_US.UTF-8", "de_DE    de_DE.UTF-8", "fr_FR    fr_FR.UTF-8"]))
+    assert names.records[0].key == "POSIX"
