@@ -102,11 +102,20 @@ def score_answer(metric: str, answer: Any, gold: Any) -> float:
 
 
 def score_niah(answer: Any, gold: list[str]) -> float:
-    """RULER's string-match score: the share of gold strings that occur in the answer."""
+    """The whole answer against the needles (issue 28: not RULER's containment, which credits an answer that
+    pastes a whole line or lists every candidate): the answer's items (a list's elements, or its text split on
+    commas, semicolons, new lines and " and ") normalized, then the gold items found among them over the larger
+    of the two counts. One needle: 1.0 only when the answer is exactly it."""
     if not gold:
         return 1.0
-    text = _as_text(answer)
-    return sum(1 for g in gold if str(g) in text) / len(gold)
+    if isinstance(answer, (list, tuple, set)):
+        items = [normalize_label(a) for a in answer]
+    else:
+        items = [normalize_label(p) for p in re.split(r"[,;\n]|\s+and\s+", _as_text(answer))]
+    items = [i for i in items if i]
+    wanted = {normalize_label(g) for g in gold}
+    found = len(wanted & set(items))
+    return found / max(len(wanted), len(set(items))) if items else 0.0
 
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")

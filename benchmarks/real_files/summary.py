@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -29,12 +30,35 @@ def rates(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+BINS = (0.0, 0.3, 0.6, 0.8, 0.95, 1.0001)
+"""Confidence bins of the reliability table (the last holds 1.0: a Submitted run)."""
+
+
+def reliability(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Confidence bins against observed accuracy, and the expected calibration error (ECE: the bins' gaps
+    weighted by their share of runs). A run's confidence is its result's (Submitted 1.0, Failed 0.0)."""
+    rows = []
+    gap = 0.0
+    for lo, hi in itertools.pairwise(BINS):
+        inside = [r for r in records if lo <= float(r.get("confidence") or 0.0) < hi]
+        if not inside:
+            continue
+        conf = sum(float(r.get("confidence") or 0.0) for r in inside) / len(inside)
+        acc = sum(bool(r["correct"]) for r in inside) / len(inside)
+        gap += len(inside) * abs(conf - acc)
+        rows.append(
+            {"bin": [lo, min(hi, 1.0)], "n": len(inside), "mean_confidence": round(conf, 3), "accuracy": round(acc, 3)}
+        )
+    return {"bins": rows, "ece": round(gap / len(records), 3) if records else None}
+
+
 def method_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_kind[r["kind"]].append(r)
     out = rates(records)
     out["by_kind"] = {k: rates(by_kind[k]) for k in KINDS if by_kind[k]}
+    out["calibration"] = reliability(records)
     return out
 
 

@@ -154,8 +154,11 @@ def test_pairs_gold_answers_recomputed_from_the_text():
 
 
 def test_niah_scorer_is_share_of_gold_found():
-    assert score_niah("The number is 1234567.", ["1234567"]) == 1.0
+    assert score_niah("1234567.", ["1234567"]) == 1.0
+    assert score_niah("The number is 1234567.", ["1234567"]) == 0.0  # the whole answer, not containment
     assert score_niah("1234567", ["1234567", "7654321"]) == 0.5
+    assert score_niah("7654321 and 1234567", ["1234567", "7654321"]) == 1.0
+    assert score_niah(["1234567", "1", "2", "3"], ["1234567"]) == 0.25  # listing candidates is no answer
     assert score_niah("none", ["1234567"]) == 0.0
     assert score_niah(None, ["1"]) == 0.0
 
