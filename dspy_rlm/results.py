@@ -17,18 +17,15 @@ class Submitted:
     llm_calls: int  # sub-LM calls (llm_query prompts, sub-RLM steps): what dspy's max_llm_calls counts
     source: str = "submit"  # submit | final_direct | final_var
     lm_calls: int = 0  # every LM call of the run (action steps, sub-LM calls, extraction): the CLI's "LM calls"
+    confidence: float = 1.0  # a policy that calibrates its endings (the small policy) sets it; 1.0 otherwise
 
     kind = "submitted"
-
-    @property
-    def confidence(self) -> float:
-        return 1.0
 
     def was_extracted(self) -> bool:
         return False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **asdict(self), "confidence": self.confidence}
+        return {"kind": self.kind, **asdict(self)}
 
 
 @dataclass

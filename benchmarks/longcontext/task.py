@@ -2,7 +2,7 @@
 
 Scorers follow the papers the suites come from:
 
-* S-NIAH (RULER): the share of gold strings that appear in the answer.
+* S-NIAH (RULER's task): the whole answer against the needles (not RULER's containment; see score_niah).
 * OOLONG numeric questions: ``0.75 ** |error|``; label / month questions: exact match after light
   normalization (case, quotes, surrounding punctuation, an ``Answer:`` / ``Label:`` prefix).
 * OOLONG-Pairs: F1 between the set of unordered id pairs in the answer and the gold set.

@@ -90,7 +90,13 @@ def evaluate(book: Any, move: Any, stdout: str) -> list[Candidate]:
         ok = key is not None and key.is_value
         return [Candidate(str(result), "count", ok, "counted" if ok else "counted a word, not a field value")]
     if move.kind == "exists":
-        ok = (not result and key is not None and key.records == 0) or (bool(result) and specific)
+        # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
+        # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
+        named = any(k.is_key or k.is_value for k in book.keys.get(var, []) if k is not key)
+        if result:
+            ok = key is not None and (key.is_key or key.is_value)
+        else:
+            ok = key is not None and key.records == 0 and not named
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
     if move.kind == "key_of":
         key_field = field_holding_key(book.structs[var])
@@ -145,8 +151,17 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         linked = re.escape(key.text) + r"[\s:=]*(?:(?:is|are|was|were)\s+)?" + re.escape(value)
         return not fielded and key is not None and re.search(linked, stdout, re.IGNORECASE) is not None
 
+    def whole(value: str) -> bool:  # the token is a field's whole value, not a word of a longer one
+        fields = record.fields if isinstance(record, st.Record) else ()
+        return any(norm(v) == norm(value) for _, v in fields)
+
     out = [
-        Candidate(v, w, specific and (w.casefold() not in own or asked(v) or follows_key(v)), "stated after the key")
+        Candidate(
+            v,
+            w,
+            specific and (w.casefold() not in own or asked(v) or follows_key(v)),
+            "stated after the key, a whole value" if whole(v) else "stated after the key",
+        )
         for w, v in pairs
     ]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]

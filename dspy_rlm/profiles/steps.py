@@ -102,10 +102,32 @@ class SmallPolicyRun(BasePolicyRun):
         if candidate is None:
             candidate = self._book.judge(dict(result.outputs))
         if candidate.supported:
-            return result
+            return self.calibrated(result, candidate)
         note = f"the submitted value {candidate.value!r} is a guess: {candidate.why}"
         return Extracted(
             dict(result.outputs), confidence=0.25, reason=f"not supported by what the run read: {note}", notes=note
+        )
+
+    def calibrated(self, result: Submitted, candidate: Any) -> Submitted | Extracted:
+        """A supported SUBMIT with the confidence its support class earned (profiles.calibration); below the
+        fitted threshold it ends ``Extracted`` with that confidence and a note."""
+        from dataclasses import replace
+
+        from dspy_rlm.profiles.calibration import data_shape, load_calibration, support_class
+        from dspy_rlm.results import Extracted
+
+        calibration = load_calibration()
+        cls = support_class(candidate, self.book().answer_type, data_shape(self.book()))
+        confidence = calibration.confidence(cls)
+        if confidence >= calibration.threshold:
+            return replace(result, confidence=confidence)
+        note = (
+            f"the submitted value {candidate.value!r} is supported ({candidate.why}), but values supported this way "
+            f"were right {confidence:.0%} of the time where the answer was known (Submitted needs "
+            f"{calibration.threshold:.0%})"
+        )
+        return Extracted(
+            dict(result.outputs), confidence=confidence, reason=f"below the calibrated threshold: {note}", notes=note
         )
 
     def adapter(self) -> dspy.Adapter | None:

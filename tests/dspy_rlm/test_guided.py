@@ -68,6 +68,11 @@ def test_pairs_focus_on_the_word_the_question_asks_for():
     assert guided.question_words(question) == ["incident", "opened", "ERROR", "line"]  # no function words
 
 
+def _calibrated_end(result) -> bool:
+    """Submitted, or Extracted because values supported this way fall below the calibrated threshold."""
+    return result.kind == "submitted" or (result.kind == "extracted" and "calibrated threshold" in result.reason)
+
+
 # -- the loop hands each step its own constraint ------------------------------------------------------------
 class ConstraintCheckingLM(dspy.BaseLM):
     """A local-looking LM that replies with scripted action steps and checks each against the constraint the
@@ -115,7 +120,7 @@ def test_the_loop_offers_the_printed_value_and_nothing_unseen(fmt):
     )
     with dspy.context(lm=lm):
         pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
-    assert pred.result.kind == "submitted" and pred.answer == gold
+    assert pred.answer == gold and _calibrated_end(pred.result)
     first, second = lm.patterns
     assert "SUBMIT" not in first  # nothing printed yet
     assert re.escape(gold) in second and not re.fullmatch(
@@ -141,4 +146,4 @@ def test_the_teachers_steps_are_guided_moves_in_every_format():
     with dspy.context(lm=CheckedPolicy()):
         for task in generate(4096, len(FORMATS), seed=12):
             pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
-            assert pred.result.kind == "submitted" and pred.answer == task.gold[0], pred.trajectory
+            assert pred.answer == task.gold[0] and _calibrated_end(pred.result), pred.trajectory

@@ -136,7 +136,8 @@ def test_teacher_solves_every_format_under_the_small_profile():
     with dspy.context(lm=lm):
         for task in generate(4096, len(FORMATS), seed=5):
             pred = rlm(context=task.context, query=task.query)
-            assert pred.result.kind == "submitted", pred.trajectory
+            result = pred.result  # Submitted, or Extracted where this support falls below the calibrated threshold
+            assert result.kind == "submitted" or "calibrated threshold" in result.reason, pred.trajectory
             assert pred.answer == task.gold[0]
             assert [e["code"].split("(")[0] for e in pred.trajectory] == ["print", "SUBMIT"]
             assert pred.trajectory[0]["output"].startswith("line ")

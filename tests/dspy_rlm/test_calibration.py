@@ -1,0 +1,62 @@
+"""Calibrated endings (issue 28, item 5): a supported SUBMIT carries its support class's fitted confidence and
+ends Submitted only at or above the fitted threshold."""
+
+from __future__ import annotations
+
+import dspy
+from dspy.utils import DummyLM
+
+from benchmarks.calibrate import threshold
+from dspy_rlm import RLM
+from dspy_rlm.profiles.calibration import Calibration, load_calibration, support_class
+from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.oracle import OraclePolicy
+
+TABLE = "name,os,cores\n" + "\n".join(f"host-{i},{'Debian' if i % 3 else 'Fedora'},{i * 4}" for i in range(1, 31))
+
+
+def test_support_class_names_no_data():
+    cls = support_class(Candidate("Debian", "os", True, "the record matches the question's key"), str)
+    assert cls == "str|field|the record matches the question's key|table"
+    assert support_class(Candidate(12, "count", True, "counted"), int, "jsonl") == "int|count|counted|jsonl"
+
+
+def test_threshold_reaches_the_precision_and_never_admits_a_mostly_wrong_class():
+    cal = Calibration({"a": [99, 100], "b": [90, 100], "c": [0, 5]})
+    t = threshold(cal)
+    assert cal.confidence("b") <= t <= cal.confidence("a")  # a+b together: 94.5%, below 95%
+    assert threshold(Calibration({"a": [990, 1000], "c": [3, 5]})) == Calibration({"a": [990, 1000]}).confidence("a")
+
+
+def test_the_shipped_calibration_ends_a_well_supported_lookup_submitted_with_its_confidence():
+    question = "What is the os of host-7?"
+    with dspy.context(lm=DummyLM([{"answer": "x"}] * 10)):
+        pred = RLM("context, question -> answer", policy=OraclePolicy({question: "Debian"}), max_iters=4)(
+            context=TABLE, question=question
+        )
+    cal = load_calibration()
+    assert pred.rlm_result.kind == "submitted" and pred.answer == "Debian"
+    assert cal.threshold <= pred.rlm_result.confidence < 1.0
+
+
+def test_a_supported_value_below_the_threshold_ends_extracted_with_a_note(monkeypatch):
+    from dspy_rlm.profiles import calibration
+
+    cls = "str|field|the record matches the question's key|table"
+    low = Calibration({cls: [1, 10]}, threshold=0.9)
+    monkeypatch.setattr(calibration, "load_calibration", lambda: low)
+    question = "What is the os of host-7?"
+    with dspy.context(lm=DummyLM([{"answer": "x"}] * 10)):
+        pred = RLM("context, question -> answer", policy=OraclePolicy({question: "Debian"}), max_iters=4)(
+            context=TABLE, question=question
+        )
+    result = pred.rlm_result
+    assert result.kind == "extracted" and pred.answer == "Debian"
+    assert result.confidence == low.confidence(cls)
+    assert "calibrated threshold" in result.reason and result.notes
+
+
+def test_an_unseen_structure_backs_off_to_the_class_over_every_structure():
+    cal = Calibration({"int|count|counted|table": [9, 10], "int|count|counted|json": [10, 10]})
+    assert cal.confidence("int|count|counted|yaml") == round(20 / 22, 3)
+    assert cal.confidence("bool|answer|checked|yaml") == cal.unseen
