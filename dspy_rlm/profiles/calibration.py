@@ -37,8 +37,10 @@ def support_class(candidate: Candidate, answer_type: Any, shape: str = "table") 
 
 
 def data_shape(book: Any) -> str:
-    """The detected structure kind of the (first, longest) text the run reads: ``table``, ``jsonl``, ``lines``..."""
-    return next((s.kind for s in book.structs.values()), "lines")
+    """The detected structure kind of the (first, longest) text the run reads: ``table``, ``jsonl``, ``lines``...;
+    ``lines`` past the parser's cap (the records cover only the head: the reads there are line searches)."""
+    s = next(iter(book.structs.values()), None)
+    return "lines" if s is None or s.parsed_chars is not None else s.kind
 
 
 @dataclass(frozen=True)

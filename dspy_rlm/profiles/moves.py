@@ -120,6 +120,7 @@ class _Key:
     records: int
     is_key: bool  # equals a record's key
     is_value: bool  # equals a whole field value
+    beyond: bool = False  # found only past the parsed head of a huge text (only search() reads it)
 
 
 @dataclass
@@ -241,6 +242,7 @@ class MoveBook:
         field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
         found: list[_Key] = []
         absent: list[_Key] = []
+        beyond: list[_Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
         for m in _QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
             phrase = (m.group(1) or m.group(2)).strip()
@@ -269,6 +271,16 @@ class MoveBook:
                     continue
                 present = phrase.casefold() in folded
                 hits = [r for r in s.records if lookup._has(r, phrase)] if s.records and present else []
+                tail = s.parsed_chars
+                if (
+                    not hits
+                    and tail is not None
+                    and (n >= 2 or _ID_LIKE.search(phrase))
+                    and text.find(phrase, tail) >= 0
+                ):
+                    beyond.append(_Key(phrase, 1, False, False, beyond=True))  # past the parsed head of a huge text
+                    spans.append((first.start(), last.end()))
+                    continue
                 if not hits:
                     if "yes_no" in self.cues and n == 1 and not only_field_words:
                         absent.append(_Key(phrase, 0, False, False))  # "is X listed?": X may be absent
@@ -283,7 +295,7 @@ class MoveBook:
         if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):
             # the question names a record (its key or a whole value): common words are no keys beside it
             usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
-        return (usable[:MAX_KEYS] + absent[:2])[: MAX_KEYS + 1]
+        return (usable[:MAX_KEYS] + beyond[:2] + absent[:2])[: MAX_KEYS + 1]
 
     def named_fields(self, var: str) -> list[str]:
         """Fields whose name shares a stem with the question, the key's own field included."""
@@ -339,6 +351,8 @@ class MoveBook:
                     continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
                 kr = repr(k.text)
                 moves.append(read("search", f"I will search for {kr}.", "search", var, k.text, ignore_case=True))
+                if k.beyond:
+                    continue  # past the parsed records: only the search streams there
                 moves.append(read("record", f"I will read the record of {kr}.", "record_of", var, k.text))
                 for f in self.fields[var]:
                     if self._field_is_key(var, k, f):
