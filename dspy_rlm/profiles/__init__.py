@@ -38,7 +38,9 @@ class Profile:
         grounded_submit: A submitted value seen nowhere gets one verification step before it is accepted.
         helper_style: ``"lines"`` prints search results as ``line N: text`` rows; ``"default"`` as dicts.
         guided_code: With ``constrained_action``, hold ``code`` each step to grounded moves (search for a word of
-            the question, SUBMIT a printed value: :mod:`dspy_rlm.profiles.guided`) instead of the static pattern.
+            the question, SUBMIT a printed value: :mod:`dspy_rlm.profiles.moves`) instead of the static pattern.
+        all_moves: Offer every counting, ranking and existence move the output type admits, not only those the
+            question's cue words ask for.
     """
 
     name: str
@@ -48,6 +50,7 @@ class Profile:
     grounded_submit: bool = False
     helper_style: str = "default"
     guided_code: bool = False
+    all_moves: bool = False
 
 
 DEFAULT = Profile("default")

@@ -114,6 +114,15 @@ def moves_pattern(moves: list[Move]) -> str:
     return '\\{"reasoning": "(' + "|".join(m.pattern() for m in moves) + ')"\\}'
 
 
+_TYPE_OFFERS: dict[Any, set[str]] = {
+    bool: {"yes_no"},
+    int: {"count", "max", "min"},
+    float: {"count", "max", "min"},
+    str: {"most_common", "max", "min"},
+}
+"""With ``all_moves``: the counting, ranking and existence moves each output type admits."""
+
+
 @dataclass
 class _Key:
     text: str
@@ -131,11 +140,14 @@ class MoveBook:
         question: The inputs that state the task.
         data: The inputs that hold data.
         outputs: The signature's output fields (name -> annotation).
+        all_moves: Offer every counting, ranking and existence move the output type admits, not only those the
+            question's cue words ask for (the model chooses among them).
     """
 
     question: dict[str, str]
     data: dict[str, Any]
     outputs: dict[str, Any]
+    all_moves: bool = False  # offer every counting / ranking / existence move the output type admits
     reads: dict[str, list[Candidate]] = field(default_factory=dict)  # read code -> its candidates
     submits: dict[str, Candidate] = field(default_factory=dict)  # submit code -> its candidate
 
@@ -150,6 +162,9 @@ class MoveBook:
         first = q.split()[0] if q.split() else ""
         if self.answer_type is bool or first in YES_NO_START:
             self.cues.add("yes_no")
+        # the counting, ranking and existence moves offered: those the question's cue words ask for, and with
+        # all_moves every one the output type admits (the model chooses; measured on dev: no coverage gained)
+        self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         asked = _QUOTED.sub(" ", self.text_q)  # words inside a quoted value name no field
         entity = _counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
@@ -344,10 +359,10 @@ class MoveBook:
     def read_moves(self) -> list[Move]:
         moves: list[Move] = []
         for var, keys in self.keys.items():
-            ranking = bool(self.cues & {"most_common", "max", "min"})
+            ranking = bool(self.offered & {"most_common", "max", "min"})
             fields = self.fields[var] or (self._ranked_fields(var, False) if ranking else [])
             for k in keys:
-                if ranking and not (k.is_key or k.is_value or self.cues & {"count", "yes_no"}):
+                if ranking and not (k.is_key or k.is_value or self.offered & {"count", "yes_no"}):
                     continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
                 kr = repr(k.text)
                 moves.append(read("search", f"I will search for {kr}.", "search", var, k.text, ignore_case=True))
@@ -358,9 +373,9 @@ class MoveBook:
                     if self._field_is_key(var, k, f):
                         continue  # the key is this field's value: reading it repeats the question
                     moves.append(read("field", f"I will read the {f} of {kr}.", "field_of", var, k.text, f))
-                if "yes_no" in self.cues:
+                if "yes_no" in self.offered:
                     moves.append(read("exists", f"I will check whether {kr} exists.", "exists", var, k.text))
-                if "count" in self.cues:
+                if "count" in self.offered:
                     moves.append(read("count", f"I will count the records with {kr}.", "count_records", var, k.text))
                     for f in fields:
                         moves.append(
@@ -375,11 +390,11 @@ class MoveBook:
                         )
                 if k.is_value and not k.is_key:
                     moves.append(read("key_of", f"I will find the record holding {kr}.", "key_of", var, k.text))
-            if "most_common" in self.cues:
+            if "most_common" in self.offered:
                 for f in self._ranked_fields(var, False):
                     moves.append(read("most_common", f"I will find the most common {f}.", "most_common", var, f))
             for cue, fn, word in (("max", "max_of", "largest"), ("min", "min_of", "smallest")):
-                if cue in self.cues:
+                if cue in self.offered:
                     for f in self._ranked_fields(var, True):
                         moves.append(read(cue, f"I will find the {word} {f}.", fn, var, f))
         return moves

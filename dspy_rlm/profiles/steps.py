@@ -87,7 +87,7 @@ class SmallPolicyRun(BasePolicyRun):
             from dspy_rlm.profiles.moves import MoveBook
 
             outputs = {n: f.annotation for n, f in self.run.config.signature.output_fields.items()}
-            self._book = MoveBook(self.question, self.data, outputs)
+            self._book = MoveBook(self.question, self.data, outputs, all_moves=self.profile.all_moves)
         return self._book
 
     def settle(self, result: Submitted, codes: list[str], stdouts: list[str]) -> Submitted | Extracted:

@@ -70,3 +70,10 @@ def test_through_the_lm_dspy_traces_the_oracles_moves_and_bootstrap_turns_them_i
     demos = compiled.generate_action.demos
     assert len(demos) == 2
     assert all("record_of(context" in d.code or "field_of(context" in d.code or "SUBMIT(" in d.code for d in demos)
+
+
+def test_all_moves_offers_what_the_output_type_admits_without_cue_words():
+    question = "Tell me the hosts running Fedora, as a number."  # no cue word of counting
+    cued = {m.kind for m in MoveBook({"question": question}, {"context": TABLE}, {"answer": int}).read_moves()}
+    every = MoveBook({"question": question}, {"context": TABLE}, {"answer": int}, all_moves=True).read_moves()
+    assert "count" not in cued and {"count", "max", "min"} <= {m.kind for m in every}
