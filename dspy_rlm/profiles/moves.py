@@ -23,7 +23,6 @@ for. A SUBMIT of an unsupported value ends the run ``Extracted`` with low confid
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,9 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
-from dspy_rlm.profiles.reads import evaluate, field_holding_key, field_stems, literal, norm, parts, printed
+from dspy_rlm.profiles.kinds import KINDS, evaluate
+from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
+from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts, printed
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
@@ -43,41 +44,7 @@ MAX_KEY_RECORDS = 50
 MAX_CANDIDATES = 40
 
 _QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d')
-_SEP = '", "code": "'
 _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
-
-
-@dataclass(frozen=True)
-class Move:
-    """One move, as data: its kind, the sentence said, and for a read the helper called on a variable with its
-    arguments (``code`` is rendered from them, never parsed back); for a submit the candidate submitted.
-
-    Attributes:
-        kind: ``search``, ``record``, ``field``, ``exists``, ``count``, ``count_where``, ``key_of``,
-            ``most_common``, ``max``, ``min``, ``peek`` or ``submit``.
-        reasoning: The sentence the model writes with it.
-        code: The line run in the REPL (exactly as the regex admits it).
-        candidate: A submit's value and whether the reads support it.
-        helper: A read's helper (``field_of``); ``var``: the variable as written (``context``,
-            ``files['a.csv']``); ``args``: the helper's arguments after the variable.
-    """
-
-    kind: str
-    reasoning: str
-    code: str
-    candidate: Candidate | None = None
-    helper: str = ""
-    var: str = ""
-    args: tuple[Any, ...] = ()
-
-    def pattern(self) -> str:
-        return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
-
-
-def read(kind: str, reasoning: str, helper: str, var: str, *args: Any, ignore_case: bool = False) -> Move:
-    """A read move: ``print(helper(var, *args))`` rendered from its parts."""
-    shown = ", ".join([var, *(literal(a) for a in args)]) + (", ignore_case=True" if ignore_case else "")
-    return Move(kind, reasoning, f"print({helper}({shown}))", helper=helper, var=var, args=args)
 
 
 def _counted_nouns(said: list[str]) -> set[str]:
@@ -102,16 +69,6 @@ def _key(phrase: str, hits: list[st.Record]) -> _Key:
     is_key = any(norm(r.key) == said for r in hits)
     is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
     return _Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
-
-
-def _json_regex(text: str) -> str:
-    """The regex for ``text`` as it stands inside a JSON string."""
-    return re.escape(json.dumps(text, ensure_ascii=False)[1:-1])
-
-
-def moves_pattern(moves: list[Move]) -> str:
-    """The regex over the action's JSON object ``{"reasoning": ..., "code": ...}`` admitting ``moves``."""
-    return '\\{"reasoning": "(' + "|".join(m.pattern() for m in moves) + ')"\\}'
 
 
 _TYPE_OFFERS: dict[Any, set[str]] = {
@@ -286,13 +243,8 @@ class MoveBook:
                     continue
                 present = phrase.casefold() in folded
                 hits = [r for r in s.records if lookup._has(r, phrase)] if s.records and present else []
-                tail = s.parsed_chars
-                if (
-                    not hits
-                    and tail is not None
-                    and (n >= 2 or _ID_LIKE.search(phrase))
-                    and text.find(phrase, tail) >= 0
-                ):
+                cap = s.parsed_chars
+                if not hits and cap is not None and (n >= 2 or _ID_LIKE.search(phrase)) and text.find(phrase, cap) >= 0:
                     beyond.append(_Key(phrase, 1, False, False, beyond=True))  # past the parsed head of a huge text
                     spans.append((first.start(), last.end()))
                     continue
@@ -357,47 +309,26 @@ class MoveBook:
         return moves
 
     def read_moves(self) -> list[Move]:
+        """Every registered kind's moves (:mod:`dspy_rlm.profiles.kinds`), per key phrase then per variable."""
         moves: list[Move] = []
+        per_key = [k for k in KINDS.values() if k.per_key]
         for var, keys in self.keys.items():
             ranking = bool(self.offered & {"most_common", "max", "min"})
-            fields = self.fields[var] or (self._ranked_fields(var, False) if ranking else [])
-            for k in keys:
-                if ranking and not (k.is_key or k.is_value or self.offered & {"count", "yes_no"}):
+            for key in keys:
+                if ranking and not (key.is_key or key.is_value or self.offered & {"count", "yes_no"}):
                     continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
-                kr = repr(k.text)
-                moves.append(read("search", f"I will search for {kr}.", "search", var, k.text, ignore_case=True))
-                if k.beyond:
-                    continue  # past the parsed records: only the search streams there
-                moves.append(read("record", f"I will read the record of {kr}.", "record_of", var, k.text))
-                for f in self.fields[var]:
-                    if self._field_is_key(var, k, f):
-                        continue  # the key is this field's value: reading it repeats the question
-                    moves.append(read("field", f"I will read the {f} of {kr}.", "field_of", var, k.text, f))
-                if "yes_no" in self.offered:
-                    moves.append(read("exists", f"I will check whether {kr} exists.", "exists", var, k.text))
-                if "count" in self.offered:
-                    moves.append(read("count", f"I will count the records with {kr}.", "count_records", var, k.text))
-                    for f in fields:
-                        moves.append(
-                            read(
-                                "count_where",
-                                f"I will count the records whose {f} is {kr}.",
-                                "count_where",
-                                var,
-                                f,
-                                k.text,
-                            )
-                        )
-                if k.is_value and not k.is_key:
-                    moves.append(read("key_of", f"I will find the record holding {kr}.", "key_of", var, k.text))
-            if "most_common" in self.offered:
-                for f in self._ranked_fields(var, False):
-                    moves.append(read("most_common", f"I will find the most common {f}.", "most_common", var, f))
-            for cue, fn, word in (("max", "max_of", "largest"), ("min", "min_of", "smallest")):
-                if cue in self.offered:
-                    for f in self._ranked_fields(var, True):
-                        moves.append(read(cue, f"I will find the {word} {f}.", fn, var, f))
+                for kind in per_key[:1] if key.beyond else per_key:  # past the parsed records: only the search
+                    moves += kind.offer(self, var, key)
+            for kind in KINDS.values():
+                if not kind.per_key:
+                    moves += kind.offer(self, var, None)
         return moves
+
+    def counted_fields(self, var: str) -> list[str]:
+        """The fields ``count_where`` counts in: those the question names, else (when it also ranks) the fields
+        whose values repeat."""
+        ranking = bool(self.offered & {"most_common", "max", "min"})
+        return self.fields[var] or (self._ranked_fields(var, False) if ranking else [])
 
     def read_candidates(self) -> list[Candidate]:
         """Every value the reads produced, the latest read first (a value once, as first seen)."""

@@ -77,3 +77,33 @@ def test_all_moves_offers_what_the_output_type_admits_without_cue_words():
     cued = {m.kind for m in MoveBook({"question": question}, {"context": TABLE}, {"answer": int}).read_moves()}
     every = MoveBook({"question": question}, {"context": TABLE}, {"answer": int}, all_moves=True).read_moves()
     assert "count" not in cued and {"count", "max", "min"} <= {m.kind for m in every}
+
+
+def test_a_new_move_kind_is_one_registered_object():
+    from dspy_rlm.profiles import kinds
+    from dspy_rlm.profiles.candidates import Candidate
+    from dspy_rlm.profiles.move import read
+
+    class Length:
+        name, per_key = "length", False
+
+        def offer(self, book, var, key):
+            return [read("length", "I will measure the data.", "count_records", var, "host")]
+
+        def evaluate(self, book, move, stdout, key, result):
+            return [Candidate(str(result), "count", True, "counted")]
+
+    kinds.register(Length())
+    try:
+        book = MoveBook({"question": "How big is it?"}, {"context": TABLE}, {"answer": int})
+        assert "length" in {m.kind for m in book.read_moves()}
+        found = plan(book, 30)
+        assert found.covered and found.moves[0].kind == "length"
+    finally:
+        kinds.KINDS.pop("length")
+    try:
+        kinds.register(object())
+    except TypeError as e:
+        assert "offer()" in str(e)
+    else:
+        raise AssertionError("an object without offer/evaluate was registered")

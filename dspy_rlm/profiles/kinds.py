@@ -1,0 +1,277 @@
+"""The registry of move kinds: each kind of read is one object that says how it is offered (for which key
+phrases, fields and questions), what sentence demonstrates it, and what its result supports. Adding a kind is
+one class and one :func:`register` call; :class:`~dspy_rlm.profiles.moves.MoveBook` offers the registered kinds
+in registration order and :func:`evaluate` dispatches on a move's kind.
+
+Every read runs the REPL's own helper (:mod:`dspy_rlm.library.lookup`) on the host, so values are exact. A value
+is *supported* when the record it came from matches the question's key phrase and the field holding it is the
+one asked for, or when it is the result of the count / ranking / existence the question asks for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.candidates import INT_RX, Candidate
+from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.reads import _holds_key, _other_asked, _past_key, field_holding_key, norm, printed
+
+__all__ = ["KINDS", "MoveKind", "evaluate", "register"]
+
+
+@runtime_checkable
+class MoveKind(Protocol):
+    """One kind of read.
+
+    Attributes:
+        name: The move's kind (``Move.kind``).
+        per_key: Offered for each key phrase of the question (else once per variable).
+    """
+
+    name: str
+    per_key: bool
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        """This kind's moves for ``key`` (a question phrase found in ``var``; None for a per-variable kind)."""
+        ...
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        """What the move's ``result`` (the helper's return value; ``stdout`` as printed) supports."""
+        ...
+
+
+KINDS: dict[str, MoveKind] = {}
+
+
+def register(kind: MoveKind) -> MoveKind:
+    """Add ``kind`` to the registry (offered after the kinds registered before it)."""
+    if not isinstance(kind, MoveKind):
+        raise TypeError(f"a move kind needs name, per_key, offer() and evaluate(), got {kind!r}")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
+    """What the read ``move`` produced, each value with whether it is supported."""
+    kind = KINDS.get(move.kind)
+    var, key = book.key_of(move)
+    text = book.texts.get(var)
+    if kind is None or text is None:
+        return []
+    result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
+    return kind.evaluate(book, move, stdout, key, result)
+
+
+def _specific(key: Any) -> bool:
+    return key is not None and (key.is_key or key.records <= 3)
+
+
+def _why(key: Any) -> str:
+    return "the record matches the question's key" if _specific(key) else "the key matches several records"
+
+
+class _Kind:
+    name = ""
+    per_key = True
+
+    def __repr__(self) -> str:
+        return f"<move kind {self.name}>"
+
+
+class Search(_Kind):
+    name = "search"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        return [read("search", f"I will search for {key.text!r}.", "search", var, key.text, ignore_case=True)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        return printed(book, stdout, key, move.var)
+
+
+class Record(_Kind):
+    name = "record"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        return [read("record", f"I will read the record of {key.text!r}.", "record_of", var, key.text)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, st.Record):
+            return []
+        var, specific, why_rec = move.var, _specific(key), _why(key)
+        out = []
+        said = " ".join(key.text.casefold().split()) if key is not None else None
+        numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
+        one_number = book.answer_type in (int, float) and len(numeric) == 1  # no doubt which field is meant
+        for fname, value in result.fields:
+            if said is not None and " ".join(value.casefold().split()) == said:
+                continue  # the question's own key: no answer
+            asked = fname in book.fields.get(var, [])
+            ok = specific and (asked or len(result.fields) <= 2 or (one_number and fname in numeric))
+            if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
+                out += _past_key(value, key.text, fname, ok and len(result.fields) <= 2, why_rec)
+                continue
+            # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
+            loose = (book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(value.split()) > 3
+            parts = [c for c in printed(book, value, key) if c.supported] if loose else []
+            if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
+                out += parts
+                continue
+            out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
+        if result.key:
+            reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
+            out.append(Candidate(result.key, "key", reverse and specific, "reverse lookup" if reverse else "key"))
+        if not result.fields:
+            out += printed(book, result.text, key)
+        return out
+
+
+class Field(_Kind):
+    name = "field"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        return [
+            read("field", f"I will read the {f} of {key.text!r}.", "field_of", var, key.text, f)
+            for f in book.fields[var]
+            if not book._field_is_key(var, key, f)  # the key is this field's value: reading it repeats the question
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        field = str(move.args[1])
+        if not isinstance(result, str) or (key is not None and norm(result) == norm(key.text)):
+            return []
+        if key is not None and _holds_key(result, key.text, False):
+            return _past_key(result, key.text, field, False, _why(key))
+        loose = book.structs[move.var].kind in ("lines", "prose") or len(field.split()) > 2
+        parts = [c for c in printed(book, result, key) if c.supported] if loose and len(result.split()) > 3 else []
+        # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
+        return parts or [Candidate(result, field, _specific(key), _why(key))]
+
+
+class Exists(_Kind):
+    name = "exists"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "yes_no" not in book.offered:
+            return []
+        return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
+        # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
+        named = any(k.is_key or k.is_value for k in book.keys.get(move.var, []) if k is not key)
+        if result:
+            ok = key is not None and (key.is_key or key.is_value)
+        else:
+            ok = key is not None and key.records == 0 and not named
+        return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
+
+
+class Count(_Kind):
+    name = "count"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered:
+            return []
+        return [read("count", f"I will count the records with {key.text!r}.", "count_records", var, key.text)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        ok = key is not None and key.is_value
+        return [Candidate(str(result), "count", ok, "counted" if ok else "counted a word, not a field value")]
+
+
+class CountWhere(_Kind):
+    name = "count_where"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered:
+            return []
+        kr = repr(key.text)
+        return [
+            read("count_where", f"I will count the records whose {f} is {kr}.", "count_where", var, f, key.text)
+            for f in book.counted_fields(var)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        asked_field = move.args[0] in book.fields.get(move.var, [])
+        ok = (asked_field or (key is not None and key.is_value)) and bool(result)
+        why = "counted" if ok else "no record has that value there" if not result else "a field not named"
+        return [Candidate(str(result), "count", ok, why)]
+
+
+class KeyOf(_Kind):
+    name = "key_of"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if not (key.is_value and not key.is_key):
+            return []
+        return [read("key_of", f"I will find the record holding {key.text!r}.", "key_of", var, key.text)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        key_field = field_holding_key(book.structs[move.var])
+        named = key_field is None or key_field in book.named_fields(move.var)
+        other = _other_asked(book, move.var, key)
+        ok = _specific(key) and named and not other
+        why = _why(key) if ok else f"the question asks for {other[0]!r}" if other else f"{key_field!r} is not named"
+        return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
+
+
+class MostCommon(_Kind):
+    name = "most_common"
+    per_key = False
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "most_common" not in book.offered:
+            return []
+        return [
+            read("most_common", f"I will find the most common {f}.", "most_common", var, f)
+            for f in book._ranked_fields(var, False)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        field = move.args[0]
+        asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
+        why = "ranked" if asked else "ranked a field the question does not name"
+        return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
+
+
+class Extreme(_Kind):
+    per_key = False
+
+    def __init__(self, name: str, helper: str, word: str) -> None:
+        self.name, self.helper, self.word = name, helper, word
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if self.name not in book.offered:
+            return []
+        return [
+            read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f)
+            for f in book._ranked_fields(var, True)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, tuple):
+            return []
+        field = move.args[0]
+        names = book.named_fields(move.var)
+        asked = field in names  # ranking the key's own field is asked too
+        why_rank = "ranked" if asked else "ranked a field the question does not name"
+        record = getattr(result, "record", None)
+        others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
+            Candidate(v, f, asked and f in names, why_rank if f in names else "a field the question does not name")
+            for f, v in (record.fields if isinstance(record, st.Record) else ())
+            if f != field and v != result[0]
+        ]
+        number = book.answer_type in (int, float)  # a number asks for the ranked value, a text for the record
+        ranked = [
+            Candidate(result[0], "key", asked and not number, why_rank),
+            Candidate(result[1], f"{self.word} {field}", asked and number, why_rank),
+        ]
+        return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
+
+
+for _kind in (Search(), Record(), Field(), Exists(), Count(), CountWhere(), KeyOf(), MostCommon()):
+    register(_kind)
+register(Extreme("max", "max_of", "largest"))
+register(Extreme("min", "min_of", "smallest"))
