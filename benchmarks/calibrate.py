@@ -7,8 +7,8 @@ For each question of the dev split (``benchmarks/real_files``) and a seeded samp
 offer runs on the host, each alone; every *supported* value the submit moves then offer -- what any chooser could
 submit -- counts once per question in each support class it shows
 (:func:`dspy_rlm.profiles.calibration.support_class`), right or wrong. The threshold is the lowest class confidence
-at which the supported values at or above it are right 95% of the time (no class below 0.75 is admitted). No LM is
-called.
+at which the supported values at or above it are right 95% of the time (no class right at most half the time is
+admitted). No LM is called.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from dspy_rlm.profiles.oracle import host_reader, matches
 
 TYPES = {"str": str, "int": int, "bool": bool}
 PRECISION = 0.95
-FLOOR = 0.75
-"""No class right less than three times in four ends Submitted, whatever the others carry."""
+FLOOR = 0.5
+"""No class right at most half the time ends Submitted, whatever the others carry (0.75 was tried: it ended the
+quickstart's log lookups Extracted, a class right 69% of the time, for no precision the aggregate needed)."""
 
 
 def observe(questions: list[Any], contexts: dict[str, str], counts: dict[str, list[int]]) -> None:
@@ -60,7 +61,7 @@ def threshold(calibration: Calibration, precision: float = PRECISION) -> float:
     right = seen = 0
     best = 1.0
     for cls in ranked:
-        if calibration.confidence(cls) < FLOOR:
+        if calibration.confidence(cls) <= FLOOR:
             break
         right += calibration.counts[cls][0]
         seen += calibration.counts[cls][1]

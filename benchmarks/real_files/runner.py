@@ -56,8 +56,20 @@ def _scripted_moves() -> Method:
     return Method(lm=_embedded_model(), rlm_kwargs={"policy": ScriptedMovePolicy()})
 
 
+def _no_demos() -> Method:
+    """The model zero-shot: the small policy with no demos at all."""
+    from dspy_rlm.profiles.steps import SmallPolicy
+
+    return Method(lm=_embedded_model(), rlm_kwargs={"policy": SmallPolicy(kind_demos={})})
+
+
 MethodFactory = Callable[[], Any]
-METHODS: dict[str, MethodFactory] = {"model": _embedded_model, "random": _random_moves, "scripted": _scripted_moves}
+METHODS: dict[str, MethodFactory] = {
+    "model": _embedded_model,
+    "no_demos": _no_demos,
+    "random": _random_moves,
+    "scripted": _scripted_moves,
+}
 
 
 def make_method(name: str) -> Method:
