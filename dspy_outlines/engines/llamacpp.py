@@ -163,6 +163,11 @@ class LlamaCppEngine:
         jump_forward: In greedy constrained calls, take the tokens the constraint forces without a forward
             pass each and evaluate them in one batch (:mod:`~dspy_outlines.engines.llamacpp_decode`); the
             text is the same either way.
+        adapter: A LoRA adapter directory written by ``lm.finetune`` (:mod:`dspy_outlines.lora`), trained on
+            this model; refused before loading when it was trained on another one.
+        adapter_mode: ``"lora"`` (a GGUF LoRA adapter beside the model) or ``"fused"`` (a copy of the model
+            with the adapter merged in); see :mod:`~dspy_outlines.engines.llamacpp_adapter`.
+        adapter_cache: Where the adapter's llama.cpp form is written once (default: the user's cache).
 
     Raises:
         FileNotFoundError: The model file does not exist.
@@ -182,6 +187,9 @@ class LlamaCppEngine:
         persist_prefix: PersistSetting = True,
         persist_prefix_mb: float = DEFAULT_STORE_MB,
         jump_forward: bool = True,
+        adapter: str | Path | None = None,
+        adapter_mode: str | None = None,
+        adapter_cache: str | Path | None = None,
         **unknown: Any,
     ) -> None:
         from llama_cpp import Llama
@@ -190,7 +198,8 @@ class LlamaCppEngine:
             raise ValueError(
                 f"engine='llamacpp' has no option {', '.join(map(repr, unknown))} (MLX engine options "
                 "such as dequantize need engine='mlx'); its options are n_ctx, n_threads, backend, "
-                "prefix_cache_mb, persist_prefix, persist_prefix_mb and jump_forward."
+                "prefix_cache_mb, persist_prefix, persist_prefix_mb, jump_forward, adapter, adapter_mode and "
+                "adapter_cache."
             )
 
         path = self._resolve(model)
@@ -210,18 +219,28 @@ class LlamaCppEngine:
             ("persist_prefix", persist_prefix, True),
             ("persist_prefix_mb", persist_prefix_mb, DEFAULT_STORE_MB),
             ("jump_forward", jump_forward, True),
+            ("adapter", adapter, None),
+            ("adapter_mode", adapter_mode, None),
+            ("adapter_cache", adapter_cache, None),
         )
         for name, setting, default in extras:
             if setting != default:
                 self._options[name] = setting if isinstance(setting, (bool, int, float)) else str(setting)
+        prepared = None
+        if adapter is not None:  # checked and converted before anything loads
+            from dspy_outlines.engines.llamacpp_adapter import prepare_adapter
+
+            prepared = prepare_adapter(adapter, path, adapter_mode, adapter_cache)
+            self.model_name += f"+lora-{Path(adapter).name}"
+        self.adapter = None if adapter is None else str(adapter)
         root = store_directory(persist_prefix)
         store = None
         if root is not None and prefix_cache_mb > 0:
-            store = PrefixStore(
+            store = PrefixStore(  # keyed by the adapter's weights too: no state is shared across adapters
                 root,
                 engine=self.name,
                 library=library_version(),
-                model=model_fingerprint(path),
+                model=model_fingerprint(path) + (f"-lora-{prepared.key}-{prepared.mode}" if prepared else ""),
                 max_mb=persist_prefix_mb,
             )
         try:
@@ -232,13 +251,20 @@ class LlamaCppEngine:
             self._prefill_threads_now = self.n_threads_batch
             self.backend, self.prefix_cache_mb, self.jump_forward = backend, prefix_cache_mb, bool(jump_forward)
             self.llama = Llama(
-                str(path),
+                str(prepared.model_path if prepared is not None else path),
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
                 n_threads_batch=self.n_threads_batch,
+                lora_path=str(prepared.lora_path) if prepared is not None and prepared.lora_path else None,
                 verbose=False,
             )
         except ValueError as exc:  # llama.cpp says only "Failed to load model from file": say why
+            if prepared is not None:
+                where = prepared.lora_path or prepared.model_path
+                raise GGUFError(
+                    f"llama.cpp could not load {path} with the adapter {adapter} ({where}; delete that file to have "
+                    f"it written again): {describe_gguf(path)}"
+                ) from exc
             raise GGUFError(f"llama.cpp could not load {path}: {describe_gguf(path)}") from exc
         check_llama(self.llama)
         atexit.register(_close_at_exit, weakref.ref(self.llama))
