@@ -25,16 +25,14 @@ the chunks read stay in the live context, so the same prompt asked again goes on
 from __future__ import annotations
 
 import atexit
-import contextlib
 import logging
 import threading
 import time
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.contract import current_stop, stop_requested
+from dspy_outlines.contract import stop_requested
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue, PromptTooLong
 from dspy_outlines.engines.cpu import auto_threads, batch_threads, prefill_threads
 from dspy_outlines.engines.cpu import register as register_engine
@@ -42,6 +40,8 @@ from dspy_outlines.engines.llamacpp_decode import JumpForward
 from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
 from dspy_outlines.engines.llamacpp_outlines import DEFAULT_BACKEND, outlines_llamacpp_model
 from dspy_outlines.engines.llamacpp_prefix import SAVE_MIN_TOKENS, PrefixReuse, library_version
+from dspy_outlines.engines.llamacpp_stop import GuardedProcessor, abortable
+from dspy_outlines.engines.llamacpp_stop import passed as _passed  # module-level: tests patch it here
 from dspy_outlines.models import embedded_model_path
 from dspy_outlines.models.gguf_header import GGUFError, describe_gguf
 from dspy_outlines.models.prefix_store import (
@@ -97,51 +97,6 @@ def default_n_ctx(metadata: dict[str, str]) -> int:
     except ValueError:
         trained = 0
     return min(trained, DEFAULT_N_CTX) if trained > 0 else DEFAULT_N_CTX
-
-
-class _GuardedProcessor:
-    """A logits processor whose exceptions are kept, not lost: llama.cpp calls it through a ctypes callback,
-    where an exception is printed and dropped and generation would go on unconstrained."""
-
-    def __init__(self, processor: Any) -> None:
-        self.processor = processor
-        self.error: Exception | None = None
-
-    def __call__(self, input_ids: Any, logits: Any) -> Any:
-        if self.error is None:
-            try:
-                return self.processor(input_ids, logits)
-            except Exception as e:  # noqa: BLE001 - re-raised by the engine once llama.cpp returns
-                self.error = e
-        logits[:] = float("-inf")
-        return logits
-
-
-@contextlib.contextmanager
-def _abortable(llama: Any) -> Iterator[None]:
-    """llama.cpp aborts a decode in progress (between two graph nodes) once the caller's stop is set
-    (:func:`dspy_outlines.contract.stop_scope`, an interrupt): a prefill chunk, the last one ``Llama.generate``
-    reads, or a token. Measured: 64 generated tokens 0.72-0.73 s with the callback set or not. A deadline keeps
-    to chunk boundaries, so a cut prefill keeps the chunks read."""
-    stop = current_stop()
-    if stop is None:
-        yield
-        return
-    import llama_cpp
-
-    ctx = llamacpp_internal(llama, "_ctx").ctx
-    callback = llama_cpp.ggml_abort_callback(lambda _data: stop.is_set())  # referenced until reset below
-    llama_cpp.llama_set_abort_callback(ctx, callback, None)
-    try:
-        yield
-    finally:
-        llama_cpp.llama_set_abort_callback(ctx, llama_cpp.ggml_abort_callback(), None)
-
-
-def _passed(deadline: float | None) -> bool:
-    """Whether ``deadline`` (a ``time.monotonic()`` instant, or ``None`` for none) has passed, or the caller
-    asked to stop (:func:`dspy_outlines.contract.stop_scope`: an interrupt ends the call as its deadline would)."""
-    return (deadline is not None and time.monotonic() >= deadline) or stop_requested()
 
 
 class LlamaCppEngine:
@@ -384,8 +339,8 @@ class LlamaCppEngine:
             from dspy_outlines.processors import get_logits_processor
 
             backend = self.backend or DEFAULT_BACKEND
-            processor = _GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))
-        with self.lock, _abortable(self.llama):
+            processor = GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))
+        with self.lock, abortable(self.llama):
             return self._generate(prompt_ids, request, processor)
 
     def _generate(self, prompt_ids: list[int], request: GenerationRequest, processor: Any) -> Completion:
@@ -486,7 +441,7 @@ class LlamaCppEngine:
     def _prefill(self, prompt_ids: list[int], deadline: float | None) -> bool:
         """Evaluate the prompt up to its last chunk, :data:`PREFILL_CHUNK` tokens at a time, checking
         ``deadline`` and the caller's stop between chunks; the last chunk is left to ``Llama.generate`` (its
-        logits give the first token). A stop also aborts the chunk in progress (:func:`_abortable`: a chunk
+        logits give the first token). A stop also aborts the chunk in progress (``abortable``: a chunk
         takes seconds on a busy CPU). Returns ``False`` when the deadline passed or a stop came first: the
         context keeps the chunks evaluated, and a later call with the same prompt goes on from there."""
         llama = self.llama
