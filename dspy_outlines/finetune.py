@@ -6,7 +6,8 @@ see :mod:`dspy_outlines.lora`) and its job's result is a new ``OutlinesLM`` on t
 it calls ``lm.finetune(train_data, TrainDataFormat.CHAT, train_kwargs)`` and waits for ``job.result()``.
 ``train_kwargs`` keys are :class:`~dspy_outlines.lora.TrainSettings`' fields (``steps``, ``batch_size``,
 ``max_length``, ``rank``, ``layers``, ``learning_rate``, ``seed``, ``save_every``, ``resume``, ``max_time_s``,
-``output_dir``). The tuned model runs on the MLX engine (which loads the adapter directly).
+``output_dir``). The tuned model runs on the engine of the LM that trained it: MLX merges the adapter into
+its float weights, llama.cpp runs a GGUF form of it (:mod:`dspy_outlines.engines.llamacpp_adapter`).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class LocalProvider(Provider):
 
 
 def start_job(lm: Any, train_data: list[dict[str, Any]], train_data_format: Any, train_kwargs: Any) -> TrainingJob:
-    """``lm.finetune``: a thread trains; the job's result is ``OutlinesLM(base, engine="mlx", adapter=...)``."""
+    """``lm.finetune``: a thread trains; the job's result is ``OutlinesLM(base, engine=<lm's>, adapter=...)``."""
     source = lm.base_model_path()
     job: TrainingJob = lm.provider.TrainingJob(
         model=source, train_data=train_data, train_data_format=train_data_format, train_kwargs=train_kwargs

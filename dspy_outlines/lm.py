@@ -87,6 +87,9 @@ class OutlinesLM(dspy.LM):
         persist_prefix: Keep the KV state of the prompts' shared prefix on disk, so the next process restores
             it instead of prefilling it: ``True`` (``~/.cache/dspy-outlines/prefix-states``), ``False``, or a
             directory (see :mod:`dspy_outlines.models.prefix_store`).
+        adapter: A LoRA adapter directory from :meth:`finetune`, trained on this model: the MLX engine merges it
+            into its weights, the llama.cpp engine runs its GGUF form (``engine_options`` ``adapter_mode``:
+            ``"fused"`` or ``"lora"``, ``adapter_cache``: see :mod:`dspy_outlines.engines.llamacpp_adapter`).
         **kwargs: Forwarded to ``dspy.LM`` (``cache`` defaults to ``False``; ``dequantize=`` is taken out
             first and given to the engine).
 
@@ -117,13 +120,8 @@ class OutlinesLM(dspy.LM):
         **kwargs: Any,
     ) -> None:
         options = dict(engine_options or {})
-        if adapter is not None:  # a LoRA adapter (dspy_outlines.lora), loaded by the MLX engine
-            if engine == "llamacpp":
-                raise ValueError(
-                    "the llama.cpp engine does not load LoRA adapters yet; use OutlinesLM(..., engine='mlx', "
-                    f"adapter={str(adapter)!r})"
-                )
-            engine, options["adapter"] = "mlx", str(adapter)
+        if adapter is not None:  # a LoRA adapter (dspy_outlines.lora): merged on MLX, converted on llama.cpp
+            options["adapter"] = str(adapter)
         if persist_prefix is not True:
             options["persist_prefix"] = persist_prefix
         if "dequantize" in kwargs:
@@ -265,10 +263,10 @@ class OutlinesLM(dspy.LM):
         return str(source)
 
     def with_adapter(self, adapter: str | Path) -> OutlinesLM:
-        """A new ``OutlinesLM`` on the same base model and settings, plus ``adapter`` (MLX engine)."""
+        """A new ``OutlinesLM`` on the same base model, engine and settings, plus ``adapter``."""
         return type(self)(
             self.base_model_path(),
-            engine="mlx",
+            engine=self.engine.name,
             adapter=adapter,
             max_tokens=self.kwargs.get("max_tokens", DEFAULT_MAX_TOKENS),
             temperature=self.kwargs.get("temperature", 0.0),

@@ -26,9 +26,15 @@ def check_adapter(adapter_dir: str | Path, model_path: str | Path) -> dict[str, 
     try:
         config = json.loads((path / CONFIG_FILE).read_text())
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{path} is no LoRA adapter directory ({CONFIG_FILE}: {exc})") from exc
+        raise ValueError(
+            f"{path} is no LoRA adapter directory ({CONFIG_FILE}: {exc}); pass the directory lm.finetune wrote "
+            f"(it holds {CONFIG_FILE} and {WEIGHTS_FILE}), or train one with lm.finetune"
+        ) from exc
     if not (path / WEIGHTS_FILE).is_file():
-        raise ValueError(f"{path} has no {WEIGHTS_FILE}: the adapter is incomplete")
+        raise ValueError(
+            f"{path} has no {WEIGHTS_FILE}: the adapter is incomplete; train it again (lm.finetune, resume=True "
+            "goes on from its last checkpoint)"
+        )
     trained_on = config.get("base_model_fingerprint")
     here = fingerprint_of(model_path)
     if trained_on is not None and trained_on != here:

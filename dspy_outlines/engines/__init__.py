@@ -117,7 +117,8 @@ def load_engine(name: str | None, model: str | Path | tuple[Any, Any] | None, **
             loaded pair or a model directory.
         model: ``None`` (the embedded SmolLM2 GGUF), a path, or (MLX only) a loaded ``(model, tokenizer)``.
         **options: Engine options (MLX: ``dequantize``, ``prefill_chunk``; llama.cpp: ``n_ctx``, ``n_threads``;
-            both: ``backend``, ``prefix_cache_mb``, ``persist_prefix``, ``persist_prefix_mb``, ``jump_forward``).
+            both: ``backend``, ``prefix_cache_mb``, ``persist_prefix``, ``persist_prefix_mb``, ``jump_forward``,
+            ``adapter``; llama.cpp also ``adapter_mode``, ``adapter_cache``).
     """
     resolved = resolve_engine(name)
     if name in (None, "auto") and (isinstance(model, tuple) or (model is not None and Path(model).is_dir())):

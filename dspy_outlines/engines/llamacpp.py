@@ -25,22 +25,23 @@ the chunks read stay in the live context, so the same prompt asked again goes on
 from __future__ import annotations
 
 import atexit
-import contextlib
 import logging
 import threading
 import time
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dspy_outlines.contract import current_stop, stop_requested
+from dspy_outlines.contract import stop_requested
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue, PromptTooLong
 from dspy_outlines.engines.cpu import auto_threads, batch_threads, prefill_threads
 from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.llamacpp_decode import JumpForward
 from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
+from dspy_outlines.engines.llamacpp_outlines import DEFAULT_BACKEND, outlines_llamacpp_model
 from dspy_outlines.engines.llamacpp_prefix import SAVE_MIN_TOKENS, PrefixReuse, library_version
+from dspy_outlines.engines.llamacpp_stop import GuardedProcessor, abortable
+from dspy_outlines.engines.llamacpp_stop import passed as _passed  # module-level: tests patch it here
 from dspy_outlines.models import embedded_model_path
 from dspy_outlines.models.gguf_header import GGUFError, describe_gguf
 from dspy_outlines.models.prefix_store import (
@@ -63,66 +64,6 @@ DEFAULT_PREFIX_CACHE_MB = 256
 PREFILL_CHUNK = 256
 #: New prompt tokens from which a prefill may take more threads than generation (on cores free then).
 WIDE_PREFILL_TOKENS = 128
-#: The structured backend when none is asked for. Outlines' outlines_core masks numpy logits with a numba
-#: kernel (numba, ~45 MB with llvmlite, and a JIT compile of seconds at the first constrained call of each
-#: process); llguidance masks them natively, and takes CFGs too. ``backend="outlines_core"`` works once
-#: numba is installed.
-DEFAULT_BACKEND = "llguidance"
-
-_shared_class: list[type] = []
-
-
-def outlines_llamacpp_model(llama: Any, lock: threading.RLock, name: str, backend: str | None = None) -> Any:
-    """``outlines.from_llamacpp(llama)``, shared by reference when deep-copied and serialized by ``lock``.
-
-    DSPy deep-copies the request (which includes ``lm.model``) on every call; a ``Llama`` holds native
-    pointers, so the Outlines model returns itself from ``__deepcopy__``. Direct ``lm.model(...)`` calls
-    take the engine's lock, so they never interleave with the engine's own generations, and use ``backend``
-    (default :data:`DEFAULT_BACKEND`) unless they name one.
-    """
-    if not _shared_class:
-        from outlines.models.llamacpp import LlamaCpp
-
-        class SharedLlamaCpp(LlamaCpp):
-            """An Outlines ``LlamaCpp`` shared by reference when copied, generating under a lock."""
-
-            model_name = "llamacpp"
-            default_backend = DEFAULT_BACKEND
-            lock: threading.RLock
-
-            def __deepcopy__(self, memo: dict) -> SharedLlamaCpp:
-                return self
-
-            def __call__(
-                self, model_input: Any, output_type: Any = None, backend: str | None = None, **kwargs: Any
-            ) -> Any:
-                return super().__call__(model_input, output_type, backend or self.default_backend, **kwargs)
-
-            def stream(
-                self, model_input: Any, output_type: Any = None, backend: str | None = None, **kwargs: Any
-            ) -> Any:
-                return super().stream(model_input, output_type, backend or self.default_backend, **kwargs)
-
-            def generate(self, model_input: Any, output_type: Any = None, **kwargs: Any) -> str:
-                with self.lock:
-                    return super().generate(model_input, output_type, **kwargs)
-
-            def generate_stream(self, model_input: Any, output_type: Any = None, **kwargs: Any) -> Any:
-                with self.lock:
-                    yield from super().generate_stream(model_input, output_type, **kwargs)
-
-            def __repr__(self) -> str:
-                return f"<Outlines LlamaCpp {self.model_name}>"
-
-            def __str__(self) -> str:
-                # DSPy reports usage under str(lm.model): the name keeps it a local model's ("local/..."),
-                # which dspy_rlm prices at 0 without importing litellm (seconds at a process's first call).
-                return self.model_name
-
-        _shared_class.append(SharedLlamaCpp)
-    model = _shared_class[0](llama)
-    model.lock, model.model_name, model.default_backend = lock, name, backend or DEFAULT_BACKEND
-    return model
 
 
 def _close_at_exit(ref: weakref.ref) -> None:
@@ -158,51 +99,6 @@ def default_n_ctx(metadata: dict[str, str]) -> int:
     return min(trained, DEFAULT_N_CTX) if trained > 0 else DEFAULT_N_CTX
 
 
-class _GuardedProcessor:
-    """A logits processor whose exceptions are kept, not lost: llama.cpp calls it through a ctypes callback,
-    where an exception is printed and dropped and generation would go on unconstrained."""
-
-    def __init__(self, processor: Any) -> None:
-        self.processor = processor
-        self.error: Exception | None = None
-
-    def __call__(self, input_ids: Any, logits: Any) -> Any:
-        if self.error is None:
-            try:
-                return self.processor(input_ids, logits)
-            except Exception as e:  # noqa: BLE001 - re-raised by the engine once llama.cpp returns
-                self.error = e
-        logits[:] = float("-inf")
-        return logits
-
-
-@contextlib.contextmanager
-def _abortable(llama: Any) -> Iterator[None]:
-    """llama.cpp aborts a decode in progress (between two graph nodes) once the caller's stop is set
-    (:func:`dspy_outlines.contract.stop_scope`, an interrupt): a prefill chunk, the last one ``Llama.generate``
-    reads, or a token. Measured: 64 generated tokens 0.72-0.73 s with the callback set or not. A deadline keeps
-    to chunk boundaries, so a cut prefill keeps the chunks read."""
-    stop = current_stop()
-    if stop is None:
-        yield
-        return
-    import llama_cpp
-
-    ctx = llamacpp_internal(llama, "_ctx").ctx
-    callback = llama_cpp.ggml_abort_callback(lambda _data: stop.is_set())  # referenced until reset below
-    llama_cpp.llama_set_abort_callback(ctx, callback, None)
-    try:
-        yield
-    finally:
-        llama_cpp.llama_set_abort_callback(ctx, llama_cpp.ggml_abort_callback(), None)
-
-
-def _passed(deadline: float | None) -> bool:
-    """Whether ``deadline`` (a ``time.monotonic()`` instant, or ``None`` for none) has passed, or the caller
-    asked to stop (:func:`dspy_outlines.contract.stop_scope`: an interrupt ends the call as its deadline would)."""
-    return (deadline is not None and time.monotonic() >= deadline) or stop_requested()
-
-
 class LlamaCppEngine:
     """llama-cpp-python generation with Outlines constraints and a prefix KV cache.
 
@@ -222,6 +118,11 @@ class LlamaCppEngine:
         jump_forward: In greedy constrained calls, take the tokens the constraint forces without a forward
             pass each and evaluate them in one batch (:mod:`~dspy_outlines.engines.llamacpp_decode`); the
             text is the same either way.
+        adapter: A LoRA adapter directory written by ``lm.finetune`` (:mod:`dspy_outlines.lora`), trained on
+            this model; refused before loading when it was trained on another one.
+        adapter_mode: ``"lora"`` (a GGUF LoRA adapter beside the model) or ``"fused"`` (a copy of the model
+            with the adapter merged in); see :mod:`~dspy_outlines.engines.llamacpp_adapter`.
+        adapter_cache: Where the adapter's llama.cpp form is written once (default: the user's cache).
 
     Raises:
         FileNotFoundError: The model file does not exist.
@@ -241,6 +142,9 @@ class LlamaCppEngine:
         persist_prefix: PersistSetting = True,
         persist_prefix_mb: float = DEFAULT_STORE_MB,
         jump_forward: bool = True,
+        adapter: str | Path | None = None,
+        adapter_mode: str | None = None,
+        adapter_cache: str | Path | None = None,
         **unknown: Any,
     ) -> None:
         from llama_cpp import Llama
@@ -249,7 +153,8 @@ class LlamaCppEngine:
             raise ValueError(
                 f"engine='llamacpp' has no option {', '.join(map(repr, unknown))} (MLX engine options "
                 "such as dequantize need engine='mlx'); its options are n_ctx, n_threads, backend, "
-                "prefix_cache_mb, persist_prefix, persist_prefix_mb and jump_forward."
+                "prefix_cache_mb, persist_prefix, persist_prefix_mb, jump_forward, adapter, adapter_mode and "
+                "adapter_cache."
             )
 
         path = self._resolve(model)
@@ -269,18 +174,28 @@ class LlamaCppEngine:
             ("persist_prefix", persist_prefix, True),
             ("persist_prefix_mb", persist_prefix_mb, DEFAULT_STORE_MB),
             ("jump_forward", jump_forward, True),
+            ("adapter", adapter, None),
+            ("adapter_mode", adapter_mode, None),
+            ("adapter_cache", adapter_cache, None),
         )
         for name, setting, default in extras:
             if setting != default:
                 self._options[name] = setting if isinstance(setting, (bool, int, float)) else str(setting)
+        prepared = None
+        if adapter is not None:  # checked and converted before anything loads
+            from dspy_outlines.engines.llamacpp_adapter import prepare_adapter
+
+            prepared = prepare_adapter(adapter, path, adapter_mode, adapter_cache)
+            self.model_name += f"+lora-{Path(adapter).name}"
+        self.adapter = None if adapter is None else str(adapter)
         root = store_directory(persist_prefix)
         store = None
         if root is not None and prefix_cache_mb > 0:
-            store = PrefixStore(
+            store = PrefixStore(  # keyed by the adapter's weights too: no state is shared across adapters
                 root,
                 engine=self.name,
                 library=library_version(),
-                model=model_fingerprint(path),
+                model=model_fingerprint(path) + (f"-lora-{prepared.key}-{prepared.mode}" if prepared else ""),
                 max_mb=persist_prefix_mb,
             )
         try:
@@ -291,13 +206,20 @@ class LlamaCppEngine:
             self._prefill_threads_now = self.n_threads_batch
             self.backend, self.prefix_cache_mb, self.jump_forward = backend, prefix_cache_mb, bool(jump_forward)
             self.llama = Llama(
-                str(path),
+                str(prepared.model_path if prepared is not None else path),
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
                 n_threads_batch=self.n_threads_batch,
+                lora_path=str(prepared.lora_path) if prepared is not None and prepared.lora_path else None,
                 verbose=False,
             )
         except ValueError as exc:  # llama.cpp says only "Failed to load model from file": say why
+            if prepared is not None:
+                where = prepared.lora_path or prepared.model_path
+                raise GGUFError(
+                    f"llama.cpp could not load {path} with the adapter {adapter} ({where}; delete that file to have "
+                    f"it written again): {describe_gguf(path)}"
+                ) from exc
             raise GGUFError(f"llama.cpp could not load {path}: {describe_gguf(path)}") from exc
         check_llama(self.llama)
         atexit.register(_close_at_exit, weakref.ref(self.llama))
@@ -417,8 +339,8 @@ class LlamaCppEngine:
             from dspy_outlines.processors import get_logits_processor
 
             backend = self.backend or DEFAULT_BACKEND
-            processor = _GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))
-        with self.lock, _abortable(self.llama):
+            processor = GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))
+        with self.lock, abortable(self.llama):
             return self._generate(prompt_ids, request, processor)
 
     def _generate(self, prompt_ids: list[int], request: GenerationRequest, processor: Any) -> Completion:
@@ -519,7 +441,7 @@ class LlamaCppEngine:
     def _prefill(self, prompt_ids: list[int], deadline: float | None) -> bool:
         """Evaluate the prompt up to its last chunk, :data:`PREFILL_CHUNK` tokens at a time, checking
         ``deadline`` and the caller's stop between chunks; the last chunk is left to ``Llama.generate`` (its
-        logits give the first token). A stop also aborts the chunk in progress (:func:`_abortable`: a chunk
+        logits give the first token). A stop also aborts the chunk in progress (``abortable``: a chunk
         takes seconds on a busy CPU). Returns ``False`` when the deadline passed or a stop came first: the
         context keeps the chunks evaluated, and a later call with the same prompt goes on from there."""
         llama = self.llama

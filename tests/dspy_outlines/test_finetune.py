@@ -101,7 +101,7 @@ def test_finetune_trains_an_adapter_whose_loss_falls(tuned):
 @pytest.mark.real_model
 def test_the_tuned_lm_loads_the_adapter_and_the_base_lm_is_untouched(tuned):
     lm, result, out = tuned
-    assert result.engine.name == "mlx" and result.engine.adapter == str(out)
+    assert result.engine.name == lm.engine.name and result.engine.adapter == str(out)  # the LM's own engine
     assert "+lora-" in result.model_name
     answer = result("What color is sky? One word.")[0]
     assert answer.startswith("ZORP")  # the adapter's answer form, sixteen steps in
@@ -110,21 +110,30 @@ def test_the_tuned_lm_loads_the_adapter_and_the_base_lm_is_untouched(tuned):
 
 
 @pytest.mark.real_model
-def test_the_llamacpp_engine_refuses_an_adapter_with_the_fix(tuned):
+@pytest.mark.parametrize(("engine", "mode"), [("mlx", None), ("llamacpp", "fused"), ("llamacpp", "lora")])
+def test_both_engines_load_the_tiny_adapter_and_answer_in_its_form(tuned, tmp_path, engine, mode):
+    """The CI tiny-training check: the adapter trained above (16 steps, its loss falling) loads on the MLX engine
+    (merged into the weights) and on llama.cpp (a fused GGUF, a GGUF LoRA), and each answers in its form."""
     from dspy_outlines import OutlinesLM
+    from tests.dspy_outlines.conftest import _llamacpp_skip_reason
 
-    with pytest.raises(ValueError, match="engine='mlx'"):
-        OutlinesLM(engine="llamacpp", adapter=tuned[2])
+    if engine == "llamacpp" and (reason := _llamacpp_skip_reason()):
+        pytest.skip(reason)
+    options = {} if mode is None else {"adapter_mode": mode, "adapter_cache": str(tmp_path)}
+    tuned_lm = OutlinesLM(engine=engine, adapter=tuned[2], max_tokens=8, engine_options=options)
+    assert tuned_lm.engine.name == engine and "+lora-" in tuned_lm.model_name
+    answers = [tuned_lm(f"What color is {thing}? One word.")[0] for thing in ("sky", "grass")]
+    assert all(answer.startswith("ZORP") for answer in answers), answers  # the adapter's answer form
 
 
 @pytest.mark.real_model
-def test_the_prefix_store_never_shares_states_across_adapters(tuned, tmp_path):
+def test_the_prefix_store_never_shares_states_across_adapters(tuned, tmp_path, embedded_model):
     from pathlib import Path
 
     from dspy_outlines.engines.mlx import _store
     from dspy_outlines.models import embedded_model_path
 
-    model = tuned[1].engine.mlx_model
+    model = embedded_model[0]  # the MLX engine's store (the llama.cpp one: test_llamacpp_adapter.py)
     plain = _store(tmp_path, Path(embedded_model_path()), model, 10)
     with_adapter = _store(tmp_path, Path(embedded_model_path()), model, 10, str(tuned[2]))
     assert plain.identity["model"] != with_adapter.identity["model"]
