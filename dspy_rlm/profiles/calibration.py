@@ -26,6 +26,8 @@ __all__ = ["CALIBRATION_PATH", "Calibration", "data_shape", "load_calibration", 
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 _GENERIC_LABELS = ("key", "count", "answer")
+IN_SENTENCE = "stated after the key in a sentence"
+"""Why a token of a field that is a sentence ("the vault access code is 31337.") is supported."""
 
 
 def support_class(candidate: Candidate, answer_type: Any, shape: str = "table") -> str:
@@ -33,7 +35,10 @@ def support_class(candidate: Candidate, answer_type: Any, shape: str = "table") 
     supported and the detected structure of the data read (a value stated after the key is a sentence's in a log
     line, but the next column's in a table). A field's own name is data, so every field is ``field``."""
     label = candidate.label if candidate.label in _GENERIC_LABELS else "ranked" if " " in candidate.label else "field"
-    return f"{getattr(answer_type, '__name__', str(answer_type))}|{label}|{candidate.why}|{shape}"
+    why = candidate.why
+    if why == IN_SENTENCE:  # a field that is a sentence reads as a line of text
+        why, shape = "stated after the key", "lines"
+    return f"{getattr(answer_type, '__name__', str(answer_type))}|{label}|{why}|{shape}"
 
 
 def data_shape(book: Any) -> str:
@@ -59,12 +64,19 @@ class Calibration:
 
     def confidence(self, cls: str) -> float:
         """The class's smoothed precision; a structure never seen backs off to the class over every structure
-        (``str|field|counted|*``), and a class never seen at all is :attr:`unseen`."""
+        (``int|count|counted|*``), then over every output type too (``*|count|counted|*``); a class never seen
+        at all is :attr:`unseen`."""
         right, seen = self.counts.get(cls, (0, 0))
-        if not seen:
-            stem = cls.rsplit("|", 1)[0] + "|"
-            pooled = [c for name, c in self.counts.items() if name.startswith(stem)]
-            right, seen = sum(c[0] for c in pooled), sum(c[1] for c in pooled)
+        if not seen:  # back off: any structure, then any output type too
+            kind, why = cls.split("|")[1:3] if cls.count("|") >= 3 else ("", "")
+            for same in (
+                lambda n: n.rsplit("|", 1)[0] == cls.rsplit("|", 1)[0],
+                lambda n: n.split("|")[1:3] == [kind, why],
+            ):
+                pooled = [c for name, c in self.counts.items() if same(name)]
+                right, seen = sum(c[0] for c in pooled), sum(c[1] for c in pooled)
+                if seen:
+                    break
         return round((right + 1) / (seen + 2), 3) if seen else self.unseen
 
     def to_dict(self) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import _holds_key, _other_asked, _past_key, field_holding_key, norm, printed
@@ -62,6 +63,11 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
         return []
     result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
     return kind.evaluate(book, move, stdout, key, result)
+
+
+def _in_sentence(found: list[Candidate]) -> list[Candidate]:
+    """The supported tokens of a field that is a sentence, said so (a class of its own for calibration)."""
+    return [Candidate(c.value, c.label, True, IN_SENTENCE) for c in found if c.supported]
 
 
 def _specific(key: Any) -> bool:
@@ -114,7 +120,7 @@ class Record(_Kind):
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
             loose = (book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(value.split()) > 3
-            parts = [c for c in printed(book, value, key) if c.supported] if loose else []
+            parts = _in_sentence(printed(book, value, key)) if loose else []
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
                 continue
@@ -144,7 +150,7 @@ class Field(_Kind):
         if key is not None and _holds_key(result, key.text, False):
             return _past_key(result, key.text, field, False, _why(key))
         loose = book.structs[move.var].kind in ("lines", "prose") or len(field.split()) > 2
-        parts = [c for c in printed(book, result, key) if c.supported] if loose and len(result.split()) > 3 else []
+        parts = _in_sentence(printed(book, result, key)) if loose and len(result.split()) > 3 else []
         # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
         return parts or [Candidate(result, field, _specific(key), _why(key))]
 
