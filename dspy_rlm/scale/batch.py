@@ -123,9 +123,12 @@ class _Collector:
         self.bar = tqdm(total=n, desc="rlm batch", unit="item", disable=not progress, dynamic_ncols=True)
 
     def add(self, item: ItemResult) -> bool:
-        """Keep one finished item; return whether more items may start."""
-        self._traces(item)
+        """Keep one finished item; return whether more items may start.
+
+        The item is kept before its traces are written, so a Ctrl-C that lands while they are written (or as soon
+        as one is on disk) never loses a finished item."""
         self.items[item.index] = item
+        self._traces(item)
         add_usage(self.spent, item.usage)
         if item.error is not None:
             logger.info("batch item %d: %s: %s", item.index, item.error.type, item.error.message[:200])
@@ -144,13 +147,16 @@ class _Collector:
             return
         import json
 
-        for k, trace in enumerate(item.traces):
-            suffix = "" if len(item.traces) == 1 else f".{k}"
+        traces = item.traces
+        for k, trace in enumerate(traces):
+            suffix = "" if len(traces) == 1 else f".{k}"
             path = self.trace_dir / f"item-{item.index:05d}{suffix}.json"
             data = trace if isinstance(trace, dict) else trace.to_dict()
-            path.write_text(json.dumps(data, default=repr), encoding="utf-8")
+            partial = path.with_name(path.name + ".partial")  # a trace file on disk is always whole
+            partial.write_text(json.dumps(data, default=repr), encoding="utf-8")
+            partial.replace(path)
             item.trace_paths.append(str(path))
-        item.traces = []
+        item.traces = []  # cleared once all are on disk: an interrupt midway leaves the rest in memory
 
     def skip_unstarted(self) -> None:
         """Give every example that never started (the budget was spent) its error record."""

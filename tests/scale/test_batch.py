@@ -119,3 +119,26 @@ def test_an_unpicklable_program_is_refused_before_ray_starts():
 def test_budget_checks_its_numbers():
     assert BatchBudget(max_tokens=30).exhausted({"prompt_tokens": 20, "completion_tokens": 10}) == "max_tokens=30"
     assert BatchBudget(max_cost=1.0).exhausted({"cost": 0.5}) is None
+
+
+def test_a_ctrl_c_while_traces_are_written_keeps_the_item_and_its_traces(tmp_path, monkeypatch):
+    from dspy_rlm.scale.batch import _Collector
+    from dspy_rlm.scale.results import ItemResult
+
+    collector = _Collector(2, None, tmp_path, progress=False)
+    traces = [{"kind": "first"}, {"kind": "second"}]
+    real_replace = type(tmp_path).replace
+
+    def interrupted_on_the_second(self, target):  # Ctrl-C lands after the first trace file is on disk
+        if str(target).endswith(".1.json"):
+            raise KeyboardInterrupt
+        return real_replace(self, target)
+
+    monkeypatch.setattr(type(tmp_path), "replace", interrupted_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        collector.add(ItemResult(0, traces=list(traces)))
+    item = collector.batch("threads", 0.0, interrupted=True)[0]
+    assert item.index == 0 and item.trace_paths == [str(tmp_path / "item-00000.0.json")]
+    assert item.traces == traces  # what is not on disk yet stays in memory
+    assert json.loads((tmp_path / "item-00000.0.json").read_text()) == traces[0]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".json") == ["item-00000.0.json"]
