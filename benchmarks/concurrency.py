@@ -35,13 +35,10 @@ from typing import Any
 
 import dspy
 
+from dspy_outlines.replies import chat_reply
 from dspy_rlm import RLM
 
 DELAY_S = 0.2
-
-
-class _Obj(dict):
-    __getattr__ = dict.__getitem__
 
 
 class SleepLM(dspy.BaseLM):
@@ -51,11 +48,9 @@ class SleepLM(dspy.BaseLM):
         super().__init__("scripted/sleep", cache=False)
         self.respond, self.delay = respond, delay
 
-    def _response(self, prompt: str | None, messages: list[dict] | None) -> _Obj:
+    def _response(self, prompt: str | None, messages: list[dict] | None) -> Any:
         text = self.respond(messages or [{"role": "user", "content": prompt or ""}])
-        usage = _Obj(prompt_tokens=10, completion_tokens=5, total_tokens=15, cost=0.0)
-        choice = _Obj(index=0, message=_Obj(role="assistant", content=text), finish_reason="stop")
-        return _Obj(choices=[choice], usage=usage, model="scripted", _hidden_params={"response_cost": 0.0})
+        return chat_reply("scripted", text, prompt_tokens=10, completion_tokens=5, cost=0.0)
 
     def forward(self, prompt=None, messages=None, **kwargs):
         time.sleep(self.delay)

@@ -88,7 +88,7 @@ def train_one(name: str, rank: int, layers: int, batch: int, max_length: int, st
         "steps": steps,
         "train_s": config["train_s"],
         "train_tokens_per_s": round(seen / config["train_s"], 1),
-        "loss_tokens_per_s": config["train_tokens_per_s"],
+        "loss_tokens_per_s": config["loss_tokens_per_s"],
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "adapter_bytes": (path / "adapters.safetensors").stat().st_size,
         "loss_first": config["losses"][0],

@@ -31,16 +31,10 @@ from typing import Any
 
 import dspy
 
+from dspy_outlines.replies import chat_reply
+
 DELAY_S = 0.2
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class _Obj(dict):
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(name) from e
 
 
 class SleepSubmitLM(dspy.BaseLM):
@@ -56,9 +50,7 @@ class SleepSubmitLM(dspy.BaseLM):
             "[[ ## reasoning ## ]]\nsubmit\n\n[[ ## code ## ]]\n```python\nSUBMIT(answer=question[::-1])\n```"
             "\n\n[[ ## completed ## ]]"
         )
-        usage = _Obj(prompt_tokens=100, completion_tokens=20, total_tokens=120)
-        choice = _Obj(index=0, message=_Obj(role="assistant", content=text), finish_reason="stop")
-        return _Obj(choices=[choice], usage=usage, model=self.model, _hidden_params={"response_cost": 0.0})
+        return chat_reply(self.model, text, prompt_tokens=100, completion_tokens=20, cost=0.0)
 
 
 class NoOp(dspy.Module):

@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["LocalModelName", "OutlinesLM", "generation_lock"]
 
+#: ``OutlinesLM(adapter=DEFAULT_ADAPTER)`` (the default): no adapter in the LM itself, but a program that ships
+#: one for this model may run its own steps with it (``dspy_rlm``'s small policy on the embedded model).
+DEFAULT_ADAPTER = "default"
 #: The provider prefix of a local model's name (``local/SmolLM2-135M-Instruct...``).
 LOCAL_PREFIX = "local/"
 #: What a TruncatedOutputError of :meth:`OutlinesLM.generate` names as expected (the text is the one output).
@@ -90,6 +93,9 @@ class OutlinesLM(dspy.LM):
         adapter: A LoRA adapter directory from :meth:`finetune`, trained on this model: the MLX engine merges it
             into its weights, the llama.cpp engine runs its GGUF form (``engine_options`` ``adapter_mode``:
             ``"fused"`` or ``"lora"``, ``adapter_cache``: see :mod:`dspy_outlines.engines.llamacpp_adapter`).
+            ``"default"`` (:data:`DEFAULT_ADAPTER`): none in this LM, but a program that ships an adapter for
+            this model runs its own steps with it (``dspy_rlm``'s small policy on the embedded model, see
+            :attr:`adapter_setting`); ``None``: no adapter anywhere.
         **kwargs: Forwarded to ``dspy.LM`` (``cache`` defaults to ``False``; ``dequantize=`` is taken out
             first and given to the engine).
 
@@ -116,11 +122,12 @@ class OutlinesLM(dspy.LM):
         backend: str | None = None,
         engine_options: dict[str, Any] | None = None,
         persist_prefix: bool | str | Path = True,
-        adapter: str | Path | None = None,
+        adapter: str | Path | None = DEFAULT_ADAPTER,
         **kwargs: Any,
     ) -> None:
         options = dict(engine_options or {})
-        if adapter is not None:  # a LoRA adapter (dspy_outlines.lora): merged on MLX, converted on llama.cpp
+        # a LoRA adapter (dspy_outlines.lora): merged on MLX, converted on llama.cpp
+        if adapter is not None and adapter != DEFAULT_ADAPTER:
             options["adapter"] = str(adapter)
         if persist_prefix is not True:
             options["persist_prefix"] = persist_prefix
@@ -141,6 +148,10 @@ class OutlinesLM(dspy.LM):
         self.model = LocalModelName(name, local.local.outlines_model)
         self.model_name = local.model_name
         self.backend = backend
+        #: The adapter this LM runs (a directory), or ``"default"`` / ``None`` when it runs none (see ``adapter``).
+        self.adapter_setting: str | None = (
+            str(options["adapter"]) if options.get("adapter") else None if adapter is None else DEFAULT_ADAPTER
+        )
 
     @property
     def dspy_engine(self) -> LocalEngine:
@@ -263,7 +274,9 @@ class OutlinesLM(dspy.LM):
         return str(source)
 
     def with_adapter(self, adapter: str | Path) -> OutlinesLM:
-        """A new ``OutlinesLM`` on the same base model, engine and settings, plus ``adapter``."""
+        """A new ``OutlinesLM`` on the same base model, engine, engine options and settings, plus ``adapter``."""
+        options = dict(self.dump_state().get("engine_options") or {})
+        options.pop("adapter", None)
         return type(self)(
             self.base_model_path(),
             engine=self.engine.name,
@@ -271,6 +284,7 @@ class OutlinesLM(dspy.LM):
             max_tokens=self.kwargs.get("max_tokens", DEFAULT_MAX_TOKENS),
             temperature=self.kwargs.get("temperature", 0.0),
             backend=self.backend,
+            engine_options=options,
         )
 
     def dump_state(self) -> dict[str, Any]:
@@ -286,6 +300,8 @@ class OutlinesLM(dspy.LM):
             options.update(nested)
         if options:
             state["engine_options"] = options
+        if getattr(self, "adapter_setting", DEFAULT_ADAPTER) is None:
+            state["adapter"] = None  # "no shipped adapter either" survives a save and load
         return state
 
     @classmethod

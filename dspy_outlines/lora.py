@@ -198,7 +198,8 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
         ) from exc
     finally:
         console.quiet = quiet
-    config.update(losses=progress.losses, train_tokens_per_s=progress.tokens_per_s(), steps_done=settings.steps)
+    # the answer tokens (those the loss is taken on) per second; every token of the batches: benchmarks/finetune.py
+    config.update(losses=progress.losses, loss_tokens_per_s=progress.tokens_per_s(), steps_done=settings.steps)
     config.update(train_s=round(time.perf_counter() - progress.t0, 3))  # the steps alone: no model load
     (work / CONFIG_FILE).write_text(json.dumps(config, indent=2))
     for extra in work.glob("*_adapters.safetensors"):  # mlx-lm's numbered checkpoints: the last one is kept whole

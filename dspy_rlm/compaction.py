@@ -276,7 +276,7 @@ def prompt_text(kwargs: dict[str, Any], signature: Any, history: REPLHistory) ->
     parts = [str(getattr(kwargs.get("signature", signature), "instructions", "") or "")]
     parts += [str(d) for d in kwargs.get("demos", ()) or ()]
     for name, value in kwargs.items():
-        if name in ("signature", "demos", "config"):
+        if name in ("signature", "demos", "config", "lm"):
             continue
         parts.append(history.format() if name == "repl_history" else str(value))
     return "\n".join(parts)

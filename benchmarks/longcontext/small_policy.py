@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
-import uuid
 from typing import Any
 
 import dspy
+
+from dspy_outlines.replies import chat_reply
 
 _QUERY = re.compile(r"- query: (['\"])(.*?)\1\s*$", re.MULTILINE)
 _KEY = re.compile(r"\b([a-z]+[-_][a-z]+(?:_pin)?)\b")
@@ -105,27 +105,5 @@ class SmallPolicyLM(dspy.BaseLM):
             text = json.dumps(policy_step(_field(user, "variables_info"), _field(user, "repl_history")))
         else:
             text = json.dumps({"answer": "unknown"})
-        usage = {
-            "prompt_tokens": sum(len(str(m["content"])) for m in messages) // 4,
-            "completion_tokens": len(text) // 4,
-        }
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        choice = _Response(index=0, message=_Response(role="assistant", content=text), finish_reason="stop")
-        return _Response(
-            id=f"policy-{uuid.uuid4().hex[:8]}",
-            created=int(time.time()),
-            model=self.model,
-            choices=[choice],
-            usage=_Response(**usage),
-            _hidden_params={"response_cost": 0.0},
-        )
-
-
-class _Response(dict):
-    """An OpenAI-shaped response readable as attributes and as a dict, as DSPy reads it."""
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(name) from e
+        prompt_tokens = sum(len(str(m["content"])) for m in messages) // 4
+        return chat_reply(self.model, text, prompt_tokens=prompt_tokens, completion_tokens=len(text) // 4, cost=0.0)

@@ -33,13 +33,19 @@ class Method:
     rlm_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
-def _embedded_model() -> Any:
-    """The embedded model; ``REAL_FILES_THREADS=N`` sets llama.cpp's threads (1 on a machine busy with other
-    work: spinning threads of several processes slow every step many times over)."""
+def _embedded_model(**kwargs: Any) -> Any:
+    """The embedded model (the small policy runs its steps on the shipped adapter, :mod:`dspy_rlm.profiles.tuned`,
+    when the package ships one); ``REAL_FILES_THREADS=N`` sets llama.cpp's threads (1 on a machine busy with
+    other work: spinning threads of several processes slow every step many times over)."""
     from dspy_outlines import OutlinesLM
 
     threads = os.environ.get("REAL_FILES_THREADS")
-    return OutlinesLM(engine_options={"n_threads": int(threads)} if threads else {})
+    return OutlinesLM(engine_options={"n_threads": int(threads)} if threads else {}, **kwargs)
+
+
+def _base_model() -> Any:
+    """The embedded model without the shipped adapter (``OutlinesLM(adapter=None)``): the shipped demos alone."""
+    return _embedded_model(adapter=None)
 
 
 def _random_moves() -> Method:
@@ -66,6 +72,7 @@ def _no_demos() -> Method:
 MethodFactory = Callable[[], Any]
 METHODS: dict[str, MethodFactory] = {
     "model": _embedded_model,
+    "model_base": _base_model,
     "no_demos": _no_demos,
     "random": _random_moves,
     "scripted": _scripted_moves,

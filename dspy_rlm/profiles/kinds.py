@@ -140,7 +140,7 @@ class Field(_Kind):
         return [
             read("field", f"I will read the {f} of {key.text!r}.", "field_of", var, key.text, f)
             for f in book.fields[var]
-            if not book._field_is_key(var, key, f)  # the key is this field's value: reading it repeats the question
+            if not book.field_is_key(var, key, f)  # the key is this field's value: reading it repeats the question
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -232,7 +232,7 @@ class MostCommon(_Kind):
             return []
         return [
             read("most_common", f"I will find the most common {f}.", "most_common", var, f)
-            for f in book._ranked_fields(var, False)
+            for f in book.ranked_fields(var, False)
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -253,7 +253,7 @@ class Extreme(_Kind):
             return []
         return [
             read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f)
-            for f in book._ranked_fields(var, True)
+            for f in book.ranked_fields(var, True)
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:

@@ -268,12 +268,13 @@ class MoveBook:
         """Fields whose name shares a stem with the question, the key's own field included."""
         return [f for f in self.structs[var].field_names if field_stems(f) & self.q_stems]
 
-    def _field_is_key(self, var: str, key: _Key, field: str) -> bool:
+    def field_is_key(self, var: str, key: _Key, field: str) -> bool:
+        """Whether ``field`` of the record ``key`` finds holds the key itself (reading it repeats the question)."""
         record = lookup.record_of(self.texts[var], key.text)
         value = record.get(field) if isinstance(record, st.Record) else None
         return value is not None and (norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)))
 
-    def _ranked_fields(self, var: str, numeric: bool) -> list[str]:
+    def ranked_fields(self, var: str, numeric: bool) -> list[str]:
         """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
         mostly hold a number, for most common those whose values repeat. The fields the question names (the
         key's own field included: "the most common country code" ranks the codes) come alone when any fits."""
@@ -328,7 +329,7 @@ class MoveBook:
         """The fields ``count_where`` counts in: those the question names, else (when it also ranks) the fields
         whose values repeat."""
         ranking = bool(self.offered & {"most_common", "max", "min"})
-        return self.fields[var] or (self._ranked_fields(var, False) if ranking else [])
+        return self.fields[var] or (self.ranked_fields(var, False) if ranking else [])
 
     def read_candidates(self) -> list[Candidate]:
         """Every value the reads produced, the latest read first (a value once, as first seen)."""

@@ -19,14 +19,13 @@ import contextlib
 import contextvars
 import io
 import json
-import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import dspy
 
+from dspy_outlines.replies import chat_reply
 from dspy_rlm.profiles import Profile
 from dspy_rlm.profiles.base import RunView, StepView
 from dspy_rlm.profiles.moves import Move, MoveBook
@@ -174,12 +173,19 @@ class OraclePolicy(SmallPolicy):
             or a ``(gold, alternatives)`` pair.
         through_lm: Let the action predictor ask an :class:`OracleLM` for the move (so DSPy traces it) instead
             of taking the step without an LM call.
+        profile, kind_demos: As :class:`SmallPolicy`'s: the prompts the action predictor sees are the student's.
     """
 
     name = "oracle"
 
-    def __init__(self, answers: Mapping[str, Any], through_lm: bool = False, profile: Profile | None = None) -> None:
-        super().__init__(profile)
+    def __init__(
+        self,
+        answers: Mapping[str, Any],
+        through_lm: bool = False,
+        profile: Profile | None = None,
+        kind_demos: dict[str, list[Any]] | None = None,
+    ) -> None:
+        super().__init__(profile, kind_demos)
         self.answers = dict(answers)
         self.through_lm = through_lm
 
@@ -196,7 +202,9 @@ class OraclePolicy(SmallPolicy):
         return (found[0], found[1]) if isinstance(found, tuple) else (found, ())
 
     def start(self, run: RunView) -> SmallPolicyRun:
-        return _OracleRun(self.name, self.profile, run, self)
+        started = _OracleRun(self.name, self.profile, run, self)
+        started.kind_demos = self.kind_demos  # the student's prompts, demos included (``{}``: none)
+        return started
 
 
 class OracleLM(dspy.BaseLM):
@@ -207,28 +215,22 @@ class OracleLM(dspy.BaseLM):
     accepts_outlines_constraint = True
     is_local = True
 
-    def __init__(self) -> None:
+    def __init__(self, record: bool = False) -> None:
         super().__init__(model="local/oracle", model_type="chat", temperature=0.0, max_tokens=256, cache=False)
+        self.record = record
+        self.conversations: list[dict[str, Any]] = []
+        """With ``record=True``: each action step answered, as DSPy chat-format training data (``{"messages":
+        [..., {"role": "assistant", "content": reply}]}``): the prompt the student sees and the oracle's move."""
 
     def constraint_kwargs(self, output_type: Any) -> dict[str, Any]:
         return {"_outlines_constraint": output_type}
 
     def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
         move = _FORCED.get()
-        text = json.dumps({"reasoning": move.reasoning, "code": move.code}) if move is not None else "{}"
-        return _reply(self.model, text)
-
-
-class _Reply(dict):  # an OpenAI-shaped response, readable as attributes and as a dict (as DSPy reads it)
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(name) from e
-
-
-def _reply(model: str, text: str) -> Any:
-    usage = _Reply(prompt_tokens=0, completion_tokens=0, total_tokens=0)
-    message = _Reply(role="assistant", content=text, tool_calls=None)
-    choice = _Reply(index=0, message=message, finish_reason="stop", logprobs=None)
-    return _Reply(id=uuid.uuid4().hex, created=int(time.time()), model=model, usage=usage, choices=[choice])
+        if move is None:
+            return chat_reply(self.model, "{}")
+        # exactly as the step's constraint admits it (moves_pattern: compact separators, text not escaped)
+        text = json.dumps({"reasoning": move.reasoning, "code": move.code}, ensure_ascii=False)
+        if self.record and messages:
+            self.conversations.append({"messages": [*messages, {"role": "assistant", "content": text}]})
+        return chat_reply(self.model, text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dspy_rlm.profiles import PROFILES, Profile, resolve_profile
+from dspy_rlm.profiles import PROFILES, SMALL, SMALL_TUNED, Profile, resolve_profile
 from dspy_rlm.profiles.base import StepPolicy
 from dspy_rlm.profiles.default import DefaultPolicy
 from dspy_rlm.profiles.steps import SmallPolicy
@@ -31,7 +31,8 @@ def check_policy(setting: Any) -> None:
 def resolve_policy(setting: Any, lm: Any) -> Any:
     """The :class:`~dspy_rlm.profiles.base.StepPolicy` a run uses: the object itself, or the built-in policy of
     a profile (:class:`~dspy_rlm.profiles.steps.SmallPolicy` when it has ``compact_prompt``, else
-    :class:`~dspy_rlm.profiles.default.DefaultPolicy`).
+    :class:`~dspy_rlm.profiles.default.DefaultPolicy`). The small profile on the embedded model with the
+    adapter the package ships (:mod:`dspy_rlm.profiles.tuned`) runs its action steps on that adapter.
 
     Args:
         setting: A profile name, a :class:`Profile` or a StepPolicy.
@@ -40,4 +41,10 @@ def resolve_policy(setting: Any, lm: Any) -> Any:
     if not isinstance(setting, (str, Profile)):
         return setting
     profile = resolve_profile(setting, lm)
+    if profile is SMALL:  # the embedded model with the shipped adapter runs the prompt it was trained on
+        from dspy_rlm.profiles.tuned import tuned_lm
+
+        tuned = tuned_lm(lm)
+        if tuned is not None:
+            return SmallPolicy(SMALL_TUNED, lm=tuned)
     return SmallPolicy(profile) if profile.compact_prompt else DefaultPolicy(profile)

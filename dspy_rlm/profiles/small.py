@@ -64,6 +64,22 @@ def instructions(signature: type[dspy.Signature], tools: dict[str, Any]) -> str:
     return f"{task}\n\n{text}" if task else text
 
 
+TERSE_INSTRUCTIONS = (
+    "Answer the query with one line of Python a step over the REPL variables {inputs}; then SUBMIT({outputs})."
+)
+"""The one-line action instructions of ``Profile.terse_prompt`` (a model whose weights learned the moves)."""
+
+
+def terse_instructions(signature: type[dspy.Signature]) -> str:
+    """:data:`TERSE_INSTRUCTIONS` for ``signature`` (with the task's own instructions first)."""
+    inputs = ", ".join(signature.input_fields)
+    outputs = ", ".join(f"{n}=..." for n in signature.output_fields)
+    text = TERSE_INSTRUCTIONS.format(inputs=inputs, outputs=outputs)
+    own = signature.instructions or ""
+    task = own if own and not own.startswith("Given the") else ""
+    return f"{task}\n\n{text}" if task else text
+
+
 # -- the code constraint ------------------------------------------------------------------------------------
 # A JSON-string-safe Python subset on one line: it starts with a name followed by `(` (a call: print(...),
 # SUBMIT(...), search(...)) or ` = ` (an assignment); more statements follow after `; `. No double quote,
@@ -86,14 +102,15 @@ REASONING_PATTERN = r"[A-Za-z0-9 ,.:;'()_-]{1,120}"
 
 @lru_cache(maxsize=64)
 def small_action_signature(
-    signature: type[dspy.Signature], tool_names: tuple[str, ...] = (), constrained: bool = True
+    signature: type[dspy.Signature], tool_names: tuple[str, ...] = (), constrained: bool = True, terse: bool = False
 ) -> type[dspy.Signature]:
     """The action signature of the small profile: the same fields as the default one (so demos, traces and
-    optimizers see the same program), compact instructions, and with ``constrained`` the ``reasoning`` and
-    ``code`` fields held to :data:`REASONING_PATTERN` / :data:`CODE_PATTERN` at Tier 3."""
+    optimizers see the same program), compact instructions (with ``terse``, :data:`TERSE_INSTRUCTIONS`), and
+    with ``constrained`` the ``reasoning`` and ``code`` fields held to :data:`REASONING_PATTERN` /
+    :data:`CODE_PATTERN` at Tier 3."""
     from dspy.primitives.repl_types import REPLHistory
 
-    text = instructions(signature, dict.fromkeys(tool_names))
+    text = terse_instructions(signature) if terse else instructions(signature, dict.fromkeys(tool_names))
     if constrained:
         from outlines.types import Regex
 

@@ -34,6 +34,7 @@ class SmallPolicyRun(BasePolicyRun):
         self._book: MoveBook | None = None  # profiles.moves: built at the first step
         self.kind_demos: dict[str, list[Any]] | None = None  # None: the shipped demos (small_program.json)
         self.moves: list[Move] = []  # this step's moves
+        self.action_lm: Any = None  # the LM of the action steps when not the run's (SmallPolicy(lm=...))
 
     def variables_info(self, context: ExternalizedContext) -> str:
         from dspy_rlm.profiles.small import compact_variables_info
@@ -52,7 +53,10 @@ class SmallPolicyRun(BasePolicyRun):
         if sig is not None and sig.instructions == predictors.default_action_instructions:
             guided = self.profile.guided_code and self.profile.constrained_action
             kwargs["signature"] = small_action_signature(
-                _signature_key(config), tuple(config.tool_map), self.profile.constrained_action and not guided
+                _signature_key(config),
+                tuple(config.tool_map),
+                self.profile.constrained_action and not guided,
+                terse=self.profile.terse_prompt,
             )
             if guided:
                 kwargs["signature"] = self.guided_signature(kwargs["signature"], step)
@@ -65,6 +69,8 @@ class SmallPolicyRun(BasePolicyRun):
             else:
                 kwargs["demos"] = list((kind_demos(kind) if kind else ()) or load_demos())
         kwargs["budget"] = f"{step.steps_left} steps left" if step.steps_left is not None else "no step limit"
+        if self.action_lm is not None:
+            kwargs["lm"] = self.action_lm
 
     def guided_signature(self, signature: Any, step: StepView) -> Any:
         """The small action signature held, as a whole, to this step's grounded moves (profiles.moves)."""
@@ -153,19 +159,25 @@ class SmallPolicy:
             the static one-line code pattern).
         kind_demos: The action demos by the kind of question the moves see (``MoveBook.kind()``) instead of the
             shipped ones; ``{}`` runs without demos. Demos set on the RLM's ``generate_action`` still win.
+        lm: The LM the action steps run on instead of the run's (the embedded model plus the shipped adapter:
+            :func:`dspy_rlm.profiles.tuned.tuned_lm`); extraction and sub-calls keep the run's LM.
     """
 
     name = "small"
 
-    def __init__(self, profile: Profile | None = None, kind_demos: dict[str, list[Any]] | None = None) -> None:
+    def __init__(
+        self, profile: Profile | None = None, kind_demos: dict[str, list[Any]] | None = None, lm: Any = None
+    ) -> None:
         from dspy_rlm.profiles import SMALL
 
         self.profile = profile or SMALL
         self.kind_demos = kind_demos
+        self.lm = lm
 
     def start(self, run: RunView) -> SmallPolicyRun:
         started = SmallPolicyRun(self.name, self.profile, run)
         started.kind_demos = getattr(self, "kind_demos", None)
+        started.action_lm = getattr(self, "lm", None)
         return started
 
     def __repr__(self) -> str:

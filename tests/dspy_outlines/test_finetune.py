@@ -189,3 +189,42 @@ def test_bootstrap_finetune_compiles_a_dspy_program_on_the_embedded_model(tmp_pa
     after = taught_form(compiled)
     assert compiled.lm.engine.adapter == str(tmp_path / "adapter")
     assert (before, after) == (0, len(HELD_OUT)), (before, after)
+
+
+@pytest.mark.real_model
+def test_the_small_policy_runs_its_steps_on_a_shipped_adapter_only_where_it_applies(tuned, monkeypatch, tmp_path):
+    """``RLM(profile="auto")`` on ``OutlinesLM()`` (adapter left at "default") runs its action steps on the model
+    plus the adapter the package ships, with the prompt it was trained on; ``adapter=None``, an adapter of the
+    user's and a package without one leave the run on the LM as given."""
+    import dspy
+
+    from dspy_outlines import OutlinesLM
+    from dspy_rlm import RLM
+    from dspy_rlm.profiles import SMALL, SMALL_TUNED
+    from dspy_rlm.profiles import tuned as shipped
+    from dspy_rlm.profiles.resolve import resolve_policy
+
+    def ships(path):
+        monkeypatch.setattr(shipped, "ADAPTER_DIR", path)
+        shipped._trained_on.cache_clear()
+        shipped._TUNED.clear()
+
+    base = OutlinesLM(max_tokens=8)
+    ships(tmp_path / "none")  # the package ships no adapter
+    assert shipped.tuned_lm(base) is None and resolve_policy("auto", base).profile is SMALL
+
+    ships(tuned[2])
+    policy = resolve_policy("auto", base)
+    assert policy.profile is SMALL_TUNED and policy.lm.engine.adapter == str(tuned[2])
+    assert shipped.tuned_lm(base) is policy.lm  # built once per base LM
+    assert shipped.tuned_lm(OutlinesLM(adapter=None, max_tokens=8)) is None  # turned off
+    assert shipped.tuned_lm(OutlinesLM(adapter=tuned[2], max_tokens=8)) is None  # the user's own adapter
+    assert resolve_policy("small", OutlinesLM(adapter=None, max_tokens=8)).profile is SMALL
+    assert OutlinesLM(adapter=None).dump_state()["adapter"] is None  # "off" survives save and load
+
+    with dspy.context(lm=base):
+        pred = RLM("context, question -> answer", max_iters=2)(context="a,b\n1,2", question="What is b of 1?")
+    steps = [c for c in policy.lm.history if c.get("messages")]
+    assert pred.result.kind in ("submitted", "extracted", "failed")  # ends typed, whatever the tiny adapter says
+    assert steps, "the action steps ran on the tuned LM"
+    assert "one line of Python a step" in steps[-1]["messages"][0]["content"]  # the terse prompt it was trained on

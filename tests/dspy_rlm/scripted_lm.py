@@ -18,18 +18,7 @@ from typing import Any
 
 import dspy
 
-
-class Reply(dict):
-    """An OpenAI-shaped response readable as attributes (``AttributeError`` when missing) and as a dict."""
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(name) from e
-
-
-_Obj = Reply
+from dspy_outlines.replies import Reply, chat_reply
 
 
 @dataclass
@@ -96,19 +85,14 @@ class ScriptedLM(dspy.BaseLM):
         self.calls: list[Call] = []
         self._lock = threading.Lock()
 
-    def _response(self, prompt: str | None, messages: list[dict] | None) -> _Obj:
+    def _response(self, prompt: str | None, messages: list[dict] | None) -> Reply:
         call = Call(messages or [{"role": "user", "content": prompt or ""}])
         with self._lock:
             self.calls.append(call)
         text = self.respond(call)
-        usage = _Obj(
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            total_tokens=self.prompt_tokens + self.completion_tokens,
-            cost=self.cost,
+        return chat_reply(
+            self.model, text, prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cost=self.cost
         )
-        choice = _Obj(index=0, message=_Obj(role="assistant", content=text), finish_reason="stop")
-        return _Obj(choices=[choice], usage=usage, model=self.model, _hidden_params={"response_cost": self.cost})
 
     def forward(self, prompt=None, messages=None, **kwargs):
         if self.delay:

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-import time
-import uuid
 
 import dspy
 import pytest
 
 from benchmarks.longcontext.needles import generate_task
+from dspy_outlines.replies import chat_reply
 from dspy_rlm import RLM
 from dspy_rlm.profiles import guided
-
-from .scripted_lm import Reply as _Reply
 
 QUESTION = {"query": "Which incident ID was opened when job calm-island failed?"}
 LINE = "line 7: 2024-05-17 14:02:51 ERROR mailer: job calm-island failed, opened incident INC-3820"
@@ -95,14 +92,7 @@ class ConstraintCheckingLM(dspy.BaseLM):
         text = _json(*self.steps.pop(0))
         if not re.fullmatch(pattern, text):
             raise AssertionError(f"{text} is outside this step's constraint")
-        usage = _Reply(prompt_tokens=10, completion_tokens=5, total_tokens=15)
-        return _Reply(
-            id=uuid.uuid4().hex,
-            created=int(time.time()),
-            model=self.model,
-            usage=usage,
-            choices=[_Reply(index=0, message=_Reply(role="assistant", content=text), finish_reason="stop")],
-        )
+        return chat_reply(self.model, text, prompt_tokens=10, completion_tokens=5)
 
 
 @pytest.mark.parametrize("fmt", ["log", "jsonl", "config"])

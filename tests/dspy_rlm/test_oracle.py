@@ -107,3 +107,38 @@ def test_a_new_move_kind_is_one_registered_object():
         assert "offer()" in str(e)
     else:
         raise AssertionError("an object without offer/evaluate was registered")
+
+
+def test_recorded_conversations_are_the_students_prompts_and_the_moves_within_the_constraint():
+    import json
+    import re
+
+    from dspy_rlm.profiles import SMALL_TUNED
+    from dspy_rlm.profiles.small import TERSE_INSTRUCTIONS
+
+    question = "What is the owner of host-7?"
+    lm = OracleLM(record=True)
+    policy = OraclePolicy({question: "Owner Number7"}, through_lm=True, profile=SMALL_TUNED, kind_demos={})
+    with dspy.context(lm=lm):
+        pred = RLM("context, question -> answer", policy=policy, max_iters=4)(context=TABLE, question=question)
+    assert pred.result.kind == "submitted" and pred.answer == "Owner Number7"
+    assert 2 <= len(lm.conversations) <= 4  # one per action step
+    for conversation in lm.conversations:
+        messages = conversation["messages"]
+        assert [m["role"] for m in messages] == ["system", "user", "assistant"]  # no demos: one turn
+        assert TERSE_INSTRUCTIONS.split("{")[0] in messages[0]["content"]
+        assert "record_of(var, word)" not in messages[0]["content"]  # the terse prompt leaves the helpers out
+        move = json.loads(messages[-1]["content"])
+        assert set(move) == {"reasoning", "code"}
+    assert json.loads(lm.conversations[-1]["messages"][-1]["content"])["code"] == "SUBMIT(answer='Owner Number7')"
+    assert re.search(r"Owner Number7", lm.conversations[-1]["messages"][1]["content"])  # the read came back
+
+
+def test_the_terse_prompt_is_shorter_than_the_compact_one():
+    from dspy_rlm.profiles.small import small_action_signature
+
+    sig = dspy.Signature("context, question -> answer")
+    compact = small_action_signature(sig, ()).instructions
+    terse = small_action_signature(sig, (), terse=True).instructions
+    assert "SUBMIT(answer=...)" in terse and "context, question" in terse
+    assert len(terse) * 5 < len(compact)

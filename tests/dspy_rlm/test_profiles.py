@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import json
 import re
-import time
-import uuid
 
 import dspy
 import pytest
 
 from benchmarks.longcontext.needles import FORMATS, generate, generate_task
 from benchmarks.longcontext.small_policy import SmallPolicyLM, policy_step
+from dspy_outlines.replies import chat_reply
 from dspy_rlm import RLM
 from dspy_rlm.library.helpers import make_helpers
 from dspy_rlm.profiles import DEFAULT, SMALL, resolve_profile
 from dspy_rlm.profiles.grounding import ungrounded_values
 from dspy_rlm.profiles.small import CODE_PATTERN, REASONING_PATTERN, compact_variables_info, small_action_signature
-
-from .scripted_lm import Reply as _Reply
 
 
 class ScriptedLocalLM(dspy.BaseLM):
@@ -48,15 +45,7 @@ class ScriptedLocalLM(dspy.BaseLM):
             text = json.dumps({"reasoning": "Scripted step.", "code": code})
         else:
             text = json.dumps({"answer": "unknown"})
-        message = _Reply(role="assistant", content=text)
-        usage = _Reply(prompt_tokens=10, completion_tokens=5, total_tokens=15)
-        return _Reply(
-            id=uuid.uuid4().hex,
-            created=int(time.time()),
-            model=self.model,
-            usage=usage,
-            choices=[_Reply(index=0, message=message, finish_reason="stop")],
-        )
+        return chat_reply(self.model, text, prompt_tokens=10, completion_tokens=5)
 
 
 def test_auto_picks_small_for_local_lms_and_default_otherwise():
