@@ -37,14 +37,14 @@ def shipped_adapter() -> Path | None:
     return ADAPTER_DIR if ok else None
 
 
-@lru_cache(maxsize=1)
-def _trained_on() -> str | None:
+@lru_cache(maxsize=8)
+def _trained_on(adapter_dir: str) -> str | None:
     from dspy_outlines.lora_files import CONFIG_FILE
 
-    path = shipped_adapter()
-    if path is None:
+    try:
+        return json.loads((Path(adapter_dir) / CONFIG_FILE).read_text()).get("base_model_fingerprint")
+    except (OSError, ValueError):
         return None
-    return json.loads((path / CONFIG_FILE).read_text()).get("base_model_fingerprint")
 
 
 @lru_cache(maxsize=8)
@@ -58,20 +58,30 @@ def _fingerprint(model_path: str) -> str | None:
 
 
 def tuned_lm(lm: Any) -> Any | None:
-    """``lm`` plus the shipped adapter when it applies (see the module doc), else ``None``."""
+    """``lm`` plus the shipped adapter when it applies (see the module doc), else ``None``. An adapter that
+    does not load is logged and left out: the run goes on with ``lm`` as given."""
     from dspy_outlines.lm import DEFAULT_ADAPTER
 
-    if getattr(lm, "adapter_setting", None) != DEFAULT_ADAPTER or _trained_on() is None:
+    if getattr(lm, "adapter_setting", None) != DEFAULT_ADAPTER:
+        return None
+    path = shipped_adapter()
+    if path is None:
         return None
     try:
         base = lm.base_model_path()
     except (AttributeError, ValueError):
         return None
-    if _fingerprint(base) != _trained_on():
+    trained_on = _trained_on(str(path))
+    if trained_on is None or _fingerprint(base) != trained_on:
         return None
     with _LOCK:
-        tuned = _TUNED.get(lm)
-        if tuned is None:
-            tuned = lm.with_adapter(ADAPTER_DIR)
-            _TUNED[lm] = tuned
+        kept = _TUNED.get(lm)
+        if kept is not None and kept[0] == path:
+            return kept[1]
+        try:
+            tuned = lm.with_adapter(path)
+        except Exception as exc:  # noqa: BLE001 - a damaged shipped adapter must not fail the user's runs
+            logger.warning("the small policy's adapter %s did not load (%s); the run uses the LM as given", path, exc)
+            return None
+        _TUNED[lm] = (path, tuned)
     return tuned

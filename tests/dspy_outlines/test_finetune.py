@@ -206,7 +206,6 @@ def test_the_small_policy_runs_its_steps_on_a_shipped_adapter_only_where_it_appl
 
     def ships(path):
         monkeypatch.setattr(shipped, "ADAPTER_DIR", path)
-        shipped._trained_on.cache_clear()
         shipped._TUNED.clear()
 
     base = OutlinesLM(max_tokens=8)
@@ -228,3 +227,11 @@ def test_the_small_policy_runs_its_steps_on_a_shipped_adapter_only_where_it_appl
     assert pred.result.kind in ("submitted", "extracted", "failed")  # ends typed, whatever the tiny adapter says
     assert steps, "the action steps ran on the tuned LM"
     assert "one line of Python a step" in steps[-1]["messages"][0]["content"]  # the terse prompt it was trained on
+
+    broken = tmp_path / "broken"  # a shipped adapter that does not load: logged, and the run uses the LM given
+    broken.mkdir()
+    (broken / "adapter_config.json").write_text((tuned[2] / "adapter_config.json").read_text())
+    (broken / "adapters.safetensors").write_bytes(b"not weights")
+    ships(broken)
+    assert shipped.tuned_lm(OutlinesLM(max_tokens=8)) is None
+    assert resolve_policy("auto", OutlinesLM(max_tokens=8)).profile is SMALL
