@@ -107,10 +107,13 @@ def compile_kind(examples: list[dspy.Example], optimizer: str, seed: int, max_it
     return [{k: d[k] for k in DEMO_KEYS if k in d} | {"augmented": True} for d in compiled.generate_action.demos]
 
 
-def evaluate(programs: dict[str, SmallPolicy], dev: list[Question], contexts: dict[str, str], max_iters: int) -> dict:
+def evaluate(
+    programs: dict[str, SmallPolicy], dev: list[Question], contexts: dict[str, str], max_iters: int, lm: Any = None
+) -> dict:
+    """Each policy on the dev questions, on ``lm`` (the embedded model by default): the headline figures."""
     from benchmarks.real_files.runner import Method, _embedded_model, run_question
 
-    lm = _embedded_model()
+    lm = lm if lm is not None else _embedded_model()
     out: dict[str, Any] = {}
     for name, policy in programs.items():
         records = [run_question(q, contexts[q.source], name, Method(lm, {"policy": policy}), max_iters) for q in dev]

@@ -175,7 +175,6 @@ def train(data: list[dict[str, Any]], args: argparse.Namespace, result: dict[str
 def measure(adapter: Path, args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.real_files.__main__ import limited
     from benchmarks.real_files.dataset import build_dataset
-    from benchmarks.real_files.runner import Method, run_question
     from dspy_outlines import OutlinesLM
     from dspy_rlm.profiles.steps import SmallPolicy
 
@@ -183,22 +182,8 @@ def measure(adapter: Path, args: argparse.Namespace) -> dict[str, Any]:
     dev = limited(data.questions, args.dev, args.seed)
     baselines = {"shipped": SmallPolicy(), "no_demos": SmallPolicy(kind_demos={})}
     out = {} if args.no_baselines else evaluate(baselines, dev, data.contexts, args.max_iters)
-    tuned = OutlinesLM(adapter=adapter)
-    records = [
-        run_question(
-            q, data.contexts[q.source], "tuned", Method(tuned, {"policy": SmallPolicy(SMALL_TUNED)}), args.max_iters
-        )
-        for q in dev
-    ]
-    sub = [r for r in records if r["result_kind"] == "submitted"]
-    out["tuned_no_demos"] = {
-        "n": len(records),
-        "submitted_solved_pct": round(100 * sum(r["correct"] for r in sub) / max(1, len(records)), 1),
-        "solved_pct": round(100 * sum(r["correct"] for r in records) / max(1, len(records)), 1),
-        "submitted_precision_pct": round(100 * sum(r["correct"] for r in sub) / max(1, len(sub)), 1),
-        "mean_seconds": round(sum(r["seconds"] for r in records) / max(1, len(records)), 2),
-    }
-    return out
+    tuned = {"tuned_no_demos": SmallPolicy(SMALL_TUNED)}
+    return out | evaluate(tuned, dev, data.contexts, args.max_iters, lm=OutlinesLM(adapter=adapter))
 
 
 def ship(adapter: Path, result: dict[str, Any]) -> None:

@@ -224,8 +224,7 @@ def test_the_small_policy_runs_its_steps_on_a_shipped_adapter_only_where_it_appl
     with dspy.context(lm=base):
         pred = RLM("context, question -> answer", max_iters=2)(context="a,b\n1,2", question="What is b of 1?")
     steps = [c for c in policy.lm.history if c.get("messages")]
-    assert pred.result.kind in ("submitted", "extracted", "failed")  # ends typed, whatever the tiny adapter says
-    assert steps, "the action steps ran on the tuned LM"
+    assert steps and pred.result is not None, "the action steps ran on the tuned LM"
     assert "one line of Python a step" in steps[-1]["messages"][0]["content"]  # the terse prompt it was trained on
 
     broken = tmp_path / "broken"  # a shipped adapter that does not load: logged, and the run uses the LM given
