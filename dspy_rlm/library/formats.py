@@ -268,9 +268,16 @@ def _header_row(rows: list[tuple[int, str]], width: int, sep: re.Pattern) -> boo
     return _share(sum(1 for r in later if not _header_like(r)), len(later)) >= 0.8
 
 
+_KV_MARK = re.compile(r"[:=](?:\s|$)")
+
+
 def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
-    """Cells split on ``sep``; from the ``width``-th on, the rest of the line is one cell (aliases...)."""
-    return [c for c in sep.split(line.strip(), maxsplit=width - 1) if c]
+    """Cells split on ``sep``; from the ``width``-th on, the rest of the line is one cell (aliases...). A row of
+    an aligned table written with single spaces (``afs3-fileserver 7000/udp``) is split on them instead."""
+    cells = [c for c in sep.split(line.strip(), maxsplit=width - 1) if c]
+    if len(cells) == 1 and width > 1 and sep is ALIGNED and not _KV_MARK.search(line):  # "key: value" is no row
+        cells = line.split(maxsplit=width - 1)
+    return cells
 
 
 def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
@@ -291,9 +298,10 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     first = rows[0][0]
     header = _comment_header(lines, first, width, lambda s: [c for c in sep.split(s) if c])
     if header is None and any(is_comment(lines[j]) for j in range(first)):
-        comment = next(ln for ln in reversed(lines[:first]) if is_comment(ln))
-        cells = comment.strip().lstrip("#").split()
-        header = cells if len(cells) == width and _header_like(cells) else None
+        k = next(j for j in range(first - 1, -1, -1) if is_comment(lines[j]))
+        cells = lines[k].strip().lstrip("#").split()
+        prose = k > 0 and is_comment(lines[k - 1]) and bool(lines[k - 1].strip().lstrip("#").strip())
+        header = cells if len(cells) == width and _header_like(cells) and not prose else None  # not a sentence's end
     if header is None and len(rows) > 2 and _header_row(rows, width, sep):
         header = [c for c in sep.split(rows[0][1].strip()) if c]
         rows = rows[1:]

@@ -255,6 +255,56 @@ def count_where(var: Any, field: Any, value: Any) -> int:
     return sum(1 for r in s.records if _same(r.get(name) or "", v))
 
 
+_TESTS = ("starts", "ends", "contains", "part", "<", "<=", ">", ">=", "empty")
+_PARTS = re.compile(r"\s*[/,;|]\s*")
+
+
+def parts_of(value: str) -> list[str]:
+    """The parts of a compound value, split at ``/ , ; |`` (``'53/udp'`` -> ``['53', 'udp']``)."""
+    return [p for p in _PARTS.split(value.strip()) if p]
+
+
+def passes(value: str | None, test: str, arg: str = "") -> bool:
+    """Whether a field ``value`` passes :func:`count_if`'s ``test`` against ``arg``."""
+    v = (value or "").strip()
+    if test == "empty":
+        return not v
+    if not v:
+        return False
+    if test in ("<", "<=", ">", ">="):
+        n, limit = _number(v), _number(arg)
+        if n is None or limit is None:
+            return False
+        return {"<": n < limit, "<=": n <= limit, ">": n > limit, ">=": n >= limit}[test]
+    a, f = " ".join(arg.casefold().split()), " ".join(v.casefold().split())
+    if test == "starts":
+        return f.startswith(a)
+    if test == "ends":
+        return f.endswith(a)
+    if test == "part":
+        return any(_same(p, arg) for p in parts_of(v))
+    return re.search(rf"(?<!\w){re.escape(a)}(?!\w)", f) is not None  # contains: the whole word(s), as written
+
+
+def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
+    """Records whose field passes test: starts, ends, contains, part, <, >, empty.
+
+    Args: var, a text; field; test; value: what the field 'starts' / 'ends' with, the word(s) it 'contains'
+    (whole words as written, no other word forms),
+    one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US'), or the number it is '<' '<=' '>' '>=' (the first
+    number in the field); none for 'empty' (missing or blank). Case-insensitive."""
+    s = _structure("count_if", var)
+    name = _field("count_if", s, field)
+    if test not in _TESTS:
+        raise ValueError(f"count_if(): test must be one of {', '.join(map(repr, _TESTS))}; got {test!r}")
+    if test == "empty":
+        return sum(1 for r in s.records if passes(r.get(name), "empty"))
+    arg = _check_word("count_if", value, "value")
+    if test in ("<", "<=", ">", ">=") and _number(arg) is None:
+        raise TypeError(f"count_if(): a {test!r} test needs a number, got {value!r}")
+    return sum(1 for r in s.records if passes(r.get(name), test, arg))
+
+
 def most_common(var: Any, field: Any) -> str | Nothing:
     """The most common value of field.
 
@@ -316,6 +366,7 @@ STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {
     "field_of": field_of,
     "count_records": count_records,
     "count_where": count_where,
+    "count_if": count_if,
     "most_common": most_common,
     "max_of": max_of,
     "min_of": min_of,

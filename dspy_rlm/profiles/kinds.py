@@ -10,6 +10,7 @@ one asked for, or when it is the result of the count / ranking / existence the q
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol, runtime_checkable
 
 from dspy_rlm.library import lookup
@@ -17,7 +18,16 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import _holds_key, _other_asked, _past_key, field_holding_key, norm, printed
+from dspy_rlm.profiles.reads import (
+    _holds_key,
+    _other_asked,
+    _past_key,
+    field_holding_key,
+    field_stems,
+    norm,
+    printed,
+)
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, ENGLISH, TESTS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -206,6 +216,74 @@ class CountWhere(_Kind):
         return [Candidate(str(result), "count", ok, why)]
 
 
+_SAID = {"starts": "starts with", "ends": "ends with", "contains": "contains", "part": "has the part"}
+_SAID.update({"<": "is below", ">": "is above"})
+_EDGE = "?.,;:!\"'()"
+SCAN = 2000
+"""Records a counting test is tried on to find the fields it applies to (the count itself reads all)."""
+
+
+def _operands(book: Any, var: str) -> list[tuple[str, str]]:
+    """(test, operand) pairs the question states: the word after a test phrase ("starting with G", "below
+    100"), and each key phrase found in the data as a part of a field or a word in it."""
+    out: list[tuple[str, str]] = []
+    for test, phrases in TESTS.items():
+        for phrase in phrases:
+            for m in re.finditer(rf"(?<!\w){re.escape(phrase)}\s+(\S+)", book.text_q, re.IGNORECASE):
+                arg = m.group(1).strip(_EDGE)
+                if arg and (test not in ("<", ">") or lookup._number(arg) is not None):
+                    out.append((test, arg.rstrip("/") or arg))
+    out += [("key", k.text) for k in book.keys.get(var, []) if k.records and not k.beyond]
+    return list(dict.fromkeys(out))
+
+
+def _holders(book: Any, var: str, test: str, arg: str) -> list[str]:
+    """The fields in which some of the first records pass ``test`` against ``arg``; a number is compared only in
+    fields that mostly hold one ("below 100" does not test a name that holds a digit)."""
+    records = book.structs[var].records[:SCAN]
+    out = []
+    for f in book.structs[var].field_names[:12]:
+        values = [v for v in (r.get(f) for r in records) if v and v.strip()]
+        if test in ("<", ">") and sum(lookup._number(v) is not None for v in values) < 0.5 * max(1, len(values)):
+            continue
+        if any(lookup.passes(v, test, arg) for v in values):
+            out.append(f)
+    return out
+
+
+def _loose_fields(book: Any, var: str) -> set[str]:
+    """Fields named by any content word of the question, the counted noun included ("how many countries have
+    a name ..." names the field "name of country")."""
+    said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in ENGLISH and w not in CUE_WORDS}
+    return {f for f in book.structs[var].field_names if field_stems(f) & said}
+
+
+class CountIf(_Kind):
+    name = "count_if"
+    per_key = False
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered or book.structs[var].kind in ("lines", "prose"):
+            return []
+        moves = []
+        for test, arg in _operands(book, var):
+            if test == "key":  # a phrase of the data: a whole part of a field where it is one, else a word in it
+                test = "part" if _holders(book, var, "part", arg) else "contains"
+            for f in _holders(book, var, test, arg):
+                said = f"I will count the records whose {f} {_SAID[test]} {arg!r}."
+                moves.append(read("count_if", said, "count_if", var, f, test, arg))
+        return moves
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        field, test, arg = move.args
+        # no other field could be meant: the only field where the stated test holds, or where the phrase is a
+        # whole part of a value ("udp" in "53/udp"); a word inside a sentence of one field is no such evidence
+        only = test != "contains" and _holders(book, move.var, test, arg) == [field]
+        ok = bool(result) and (field in _loose_fields(book, move.var) or only)
+        why = "counted" if ok else "no record passes" if not result else "a field not named"
+        return [Candidate(str(result), "count", ok, why)]
+
+
 class KeyOf(_Kind):
     name = "key_of"
 
@@ -277,7 +355,7 @@ class Extreme(_Kind):
         return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
 
 
-for _kind in (Search(), Record(), Field(), Exists(), Count(), CountWhere(), KeyOf(), MostCommon()):
+for _kind in (Search(), Record(), Field(), Exists(), Count(), CountWhere(), CountIf(), KeyOf(), MostCommon()):
     register(_kind)
 register(Extreme("max", "max_of", "largest"))
 register(Extreme("min", "min_of", "smallest"))

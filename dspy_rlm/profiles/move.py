@@ -23,7 +23,8 @@ class Move:
     arguments (``code`` is rendered from them, never parsed back); for a submit the candidate submitted.
 
     Attributes:
-        kind: ``search``, ``record``, ``field``, ``exists``, ``count``, ``count_where``, ``key_of``,
+        kind: ``search``, ``record``, ``field``, ``exists``, ``count``, ``count_where``, ``count_if``,
+            ``key_of``,
             ``most_common``, ``max``, ``min``, ``peek`` or ``submit``.
         reasoning: The sentence the model writes with it.
         code: The line run in the REPL (exactly as the regex admits it).

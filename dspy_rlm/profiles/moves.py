@@ -5,11 +5,13 @@ sentence tied to one line of code. Every word, field and value a move names come
 from the data's detected structure (:mod:`dspy_rlm.library.structure`), never from the shape of a benchmark:
 
 * reads -- ``search(V, 'K')``, ``record_of(V, 'K')``, ``field_of(V, 'K', 'F')``, ``count_records(V, 'K')``,
-  ``count_where(V, 'F', 'K')``, ``most_common(V, 'F')``, ``max_of`` / ``min_of(V, 'F')``, ``exists(V, 'K')``,
-  ``key_of(V, 'K')``, where ``K`` is a phrase of the question found in the data (longest first; a record's
-  key or a field's whole value ranks first) and ``F`` a field whose name shares a stem with a word of the
-  question. Counting, ranking and existence moves are offered when the question asks for them (``how
-  many``, ``most common``, ``largest``, a yes/no question) or the output type does (``int``, ``bool``).
+  ``count_where(V, 'F', 'K')``, ``count_if(V, 'F', test, 'K')``, ``most_common(V, 'F')``,
+  ``max_of`` / ``min_of(V, 'F')``, ``exists(V, 'K')``, ``key_of(V, 'K')``, where ``K`` is a phrase of the
+  question found in the data (longest first; a record's key or a field's whole value ranks first) and ``F`` a
+  field whose name shares a stem with a word of the question. Counting, ranking and existence moves are
+  offered when the question asks for them (``how many``, ``most common``, ``largest``, a yes/no question) or
+  the output type does (``int``, ``bool``); ``count_if`` tests a field as the question states (``starting
+  with G``, ``below 100``, a phrase that is a whole part of a value).
 * submits -- ``SUBMIT(answer=...)`` with a value a read produced: a whole field value (several words,
   punctuation, non-ASCII), a record key, a count, a number as printed (normalized for ``int``), True/False.
   The host computes each read's result itself with the same helpers, so values are exact, not re-tokenized.
@@ -212,6 +214,7 @@ class MoveBook:
         folded = text.casefold() if len(text) < 20_000_000 else text
         tokens = list(re.finditer(st._WORD, self.text_q))
         field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
+        named_cf = {f.casefold() for f in s.field_names}
         found: list[_Key] = []
         absent: list[_Key] = []
         beyond: list[_Key] = []  # found only past the parsed head of a huge text: search() reads it
@@ -239,6 +242,9 @@ class MoveBook:
                 if tail and tail in ")]" and "(["[")]".index(tail)] in self.text_q[first.start() : end]:
                     end += 1  # "Central - ND (Mercer)": the bracket belongs to the phrase
                 phrase = self.text_q[first.start() : end]
+                head, colon, rest = phrase.partition(":")
+                if colon and rest.strip() and head.strip().casefold() in named_cf:
+                    phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
                 if len(phrase) < 2:
                     continue
                 present = phrase.casefold() in folded

@@ -27,7 +27,7 @@ __all__ = ["RandomMovePolicy", "ScriptedMovePolicy"]
 
 _READ_ORDER = {
     "yes_no": ("exists",),
-    "count": ("count_where", "count"),
+    "count": ("count_where", "count_if", "count"),
     "most_common": ("most_common",),
     "max": ("max",),
     "min": ("min",),
@@ -69,7 +69,7 @@ class _ScriptedRun(_DecidingRun):
         order = [k for cue, kinds in _READ_ORDER.items() if cue in cues for k in kinds] + list(_DEFAULT_ORDER)
         for kind in order:
             found = [m for m in moves if m.kind == kind]
-            if found and kind in ("count", "count_where"):  # what is counted: the phrase most records hold
+            if found and kind in ("count", "count_where", "count_if"):  # what is counted: the phrase most records hold
                 keys = sorted((k for ks in self.book().keys.values() for k in ks), key=lambda k: -k.records)
                 ranked = [m for k in keys for m in found if repr(k.text) in m.code]
                 return ranked[0] if ranked else found[0]

@@ -32,7 +32,8 @@ Functions (var is a text input; word is a word or phrase of the query; field is 
 - search(var, 'text'): the lines of var that contain 'text', printed as 'line N: ...'.
 - record_of(var, word): the record (row, stanza, section) holding word, one 'Field: value' per line.
 - field_of(var, word, field): the value of field in that record.
-- count_records(var, word), count_where(var, field, value): how many records match.
+- count_records(var, word), count_where(var, field, value), count_if(var, field, test, value): how many \
+records match (test: 'starts', 'ends', 'contains', 'part', '<', '>').
 - most_common(var, field), max_of(var, field), min_of(var, field): rank a field's values.
 - exists(var, word): True or False. key_of(var, value): the key of the record holding value.
 - peek(var, start, end): the slice var[start:end]. llm_query('prompt'): ask a helper model.

@@ -77,6 +77,13 @@ CUES = {
     "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
     "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
 }
+TESTS = {
+    "starts": ("starting with", "starts with", "start with", "beginning with", "begins with", "begin with"),
+    "ends": ("ending in", "ending with", "ends in", "ends with", "end in", "end with"),
+    "<": ("below", "under", "less than", "lower than", "smaller than", "fewer than"),
+    ">": ("above", "over", "more than", "greater than", "higher than", "larger than", "exceeding"),
+}
+"""Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
 YES_NO_START = (
     "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
 )  # fmt: skip
