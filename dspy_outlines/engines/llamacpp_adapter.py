@@ -26,6 +26,7 @@ import os
 import re
 import struct
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,33 @@ class PreparedAdapter:
     mode: str
 
 
+CACHE_BUDGET_MB = 2048
+"""The llama.cpp adapter cache keeps the most recently used files that fit in this many MB (a fused file is the
+size of the model: about 117 MB for the embedded one); ``DSPY_OUTLINES_ADAPTER_CACHE_MB`` overrides it."""
+_CACHED = re.compile(r".+-[0-9a-f]{16}-[0-9a-f]{12}-(?:lora|fused-\w+)-\d+\.gguf")
+
+
+def prune_cache(directory: Path, keep: Path | None = None, budget_mb: float | None = None) -> list[Path]:
+    """Remove this module's files from ``directory``, least recently used first, until the rest fit in the
+    budget (``keep`` always stays; files of other names are never touched). Returns what was removed."""
+    if budget_mb is None:
+        budget_mb = float(os.environ.get("DSPY_OUTLINES_ADAPTER_CACHE_MB", CACHE_BUDGET_MB))
+    files = []
+    for f in directory.glob("*.gguf"):
+        with contextlib.suppress(OSError):
+            if _CACHED.fullmatch(f.name):
+                st = f.stat()
+                files.append((f == keep, max(st.st_atime_ns, st.st_mtime_ns), st.st_size, f))
+    used, removed = 0, []
+    for kept, _, size, f in sorted(files, reverse=True):  # keep first, then the newest
+        used += size
+        if used > budget_mb * 2**20 and not kept:
+            with contextlib.suppress(OSError):
+                f.unlink()
+                removed.append(f)
+    return removed
+
+
 def cache_directory(cache: str | Path | None) -> Path:
     if cache is not None:
         return Path(cache).expanduser()
@@ -102,6 +130,10 @@ def prepare_adapter(
         pairs = _lora_pairs(_read_safetensors(raw, weights), config, weights)
         layout = read_layout(base)
         _write_atomic(target, adapter, lambda fh: _write(fh, mode, pairs, layout, base, config))
+        prune_cache(target.parent, keep=target)
+    else:
+        with contextlib.suppress(OSError):  # used now: pruned last (the access time; the file is not rewritten)
+            os.utime(target, ns=(time.time_ns(), target.stat().st_mtime_ns))
     if mode == "fused":
         return PreparedAdapter(target, None, key, mode)
     return PreparedAdapter(base, target, key, mode)

@@ -181,6 +181,27 @@ def test_the_cache_is_written_once_and_keyed_by_the_adapter_and_mode(tmp_path):
         prepare_adapter(tmp_path / "one", embedded_model_path(), "merged", cache)
 
 
+def test_the_cache_keeps_the_most_recently_used_files_within_its_budget(tmp_path):
+    for name in ("a", "b", "c"):
+        make_adapter(tmp_path / name, seed=ord(name))
+    cache = tmp_path / "cache"
+    stranger = cache / "notes.gguf"
+    a = prepare_adapter(tmp_path / "a", embedded_model_path(), "lora", cache).lora_path
+    stranger.write_bytes(b"x" * 4096)
+    size_mb = a.stat().st_size / 2**20
+    os.environ["DSPY_OUTLINES_ADAPTER_CACHE_MB"] = str(2.5 * size_mb)  # room for two adapters
+    try:
+        b = prepare_adapter(tmp_path / "b", embedded_model_path(), "lora", cache).lora_path
+        os.utime(b, ns=(1, 1))  # b long unused; a is used again now
+        os.utime(a, ns=(2, 2))
+        assert prepare_adapter(tmp_path / "a", embedded_model_path(), "lora", cache).lora_path == a
+        c = prepare_adapter(tmp_path / "c", embedded_model_path(), "lora", cache).lora_path
+    finally:
+        del os.environ["DSPY_OUTLINES_ADAPTER_CACHE_MB"]
+    assert a.is_file() and c.is_file() and not b.exists()  # the least recently used went
+    assert stranger.is_file()  # a file of another name is never touched
+
+
 # -- the real embedded model -----------------------------------------------------------------------
 
 SYSTEM = " ".join(f"Rule {i}: answer in short plain words and never use lists." for i in range(16))
