@@ -54,6 +54,7 @@ class TrainSettings:
     max_time_s: float | None = None  # stop after this long, keeping the last checkpoint
     output_dir: str | None = None  # default: a new directory under the cache
     progress: bool | None = None  # mlx-lm's progress bar (loss, tokens/s) on stderr; None: when it is a terminal
+    answer_logits_only: bool = True  # project only the answer positions to the vocabulary (window_loss): same loss
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -186,8 +187,17 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
     console, quiet = _console(settings.progress)
     try:
         callback: Any = progress  # mlx-lm's TrainingCallback shape (not a subclass: mlx_lm is imported lazily)
+        extra: dict[str, Any] = {}
+        if settings.answer_logits_only and _windowed(model):  # the answer positions' logits: same loss, faster
+            extra["loss"] = window_loss(max(len(t) - offset for t, offset in examples) + 1)
         mlx_train(
-            model, optim.Adam(learning_rate=settings.learning_rate), examples, None, args, training_callback=callback
+            model,
+            optim.Adam(learning_rate=settings.learning_rate),
+            examples,
+            None,
+            args,
+            training_callback=callback,
+            **extra,
         )
     except (MemoryError, _TimeUp) as exc:
         kept = work if (work / WEIGHTS_FILE).is_file() else None
@@ -209,6 +219,37 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
         shutil.rmtree(target)
     os.replace(work, target)  # whole or not at all: a later run never loads a half-written adapter
     return target
+
+
+def window_loss(window: int) -> Any:
+    """mlx-lm's loss (mean cross-entropy over the answer tokens), with the vocabulary projection taken only over
+    the last ``window`` positions of each example instead of every position: the prompt's logits are never
+    computed. ``window`` must cover the longest answer (:func:`train` passes exactly that), so the loss and its
+    gradient equal mlx-lm's ``default_loss``; the projection and softmax over 49,152 tokens at each of ~500
+    prompt positions was the largest single cost of a step (benchmarks/finetune.py measures the gain)."""
+    import mlx.core as mx
+    import mlx.nn as nn
+
+    def loss(model: Any, batch: Any, lengths: Any) -> Any:
+        inputs, targets = batch[:, :-1], batch[:, 1:]
+        hidden = model.model(inputs)
+        # target index i is token i + 1; an example's answer is its tokens offset .. length - 1
+        raw = lengths[:, 1:] - window + mx.arange(window)[None, :]
+        idx = mx.clip(raw, 0, targets.shape[1] - 1)
+        picked = mx.take_along_axis(hidden, idx[..., None], axis=1)
+        head = model.model.embed_tokens.as_linear if model.args.tie_word_embeddings else model.lm_head
+        logits = head(picked)
+        mask = mx.logical_and(mx.logical_and(raw >= 0, raw + 1 >= lengths[:, 0:1]), raw + 1 <= lengths[:, 1:])
+        ce = nn.losses.cross_entropy(logits, mx.take_along_axis(targets, idx, axis=1)) * mask
+        ntoks = mask.sum()
+        return ce.astype(mx.float32).sum() / ntoks, ntoks
+
+    return loss
+
+
+def _windowed(model: Any) -> bool:
+    """The model exposes its body (``model.model``) and head as mlx-lm's llama-family models do."""
+    return hasattr(model, "model") and hasattr(model, "args") and hasattr(model.model, "embed_tokens")
 
 
 class _TimeUp(RuntimeError):

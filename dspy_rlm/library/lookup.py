@@ -318,28 +318,33 @@ def most_common(var: Any, field: Any) -> str | Nothing:
     return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen
 
 
-def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
+def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any = "number") -> KeyValue | Nothing:
     s = _structure(fn, var)
     name = _field(fn, s, field)
-    scored = [(n, r) for r in s.records if (v := r.get(name)) is not None and (n := _number(v)) is not None]
+    if by not in ("number", "length"):
+        raise ValueError(f"{fn}(): by must be 'number' or 'length', got {by!r}")
+    if by == "length":
+        scored = [(len(" ".join(v.split())), r) for r in s.records if (v := r.get(name)) and v.strip()]
+    else:
+        scored = [(n, r) for r in s.records if (v := r.get(name)) is not None and (n := _number(v)) is not None]
     if not scored:
-        return Nothing(f"no record has a number in the field {name!r}")
+        return Nothing(f"no record has a {'value' if by == 'length' else 'number'} in the field {name!r}")
     _, best = pick(scored, key=lambda pair: pair[0])
     return KeyValue(best.key, best.get(name) or "", best)
 
 
-def max_of(var: Any, field: Any) -> KeyValue | Nothing:
-    """The record with the largest number in field: KEY: VALUE.
+def max_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
+    """The record with the largest number in field (by='length': longest value): KEY: VALUE.
 
     Returns: a (key, value) tuple printed 'KEY: VALUE'; .record is the whole record. Records whose field
-    holds no number are skipped; '1,234' reads as 1234.
+    holds no number are skipped; '1,234' reads as 1234. by='length' ranks by the value's length in characters.
     """
-    return _extreme("max_of", var, field, max)
+    return _extreme("max_of", var, field, max, by)
 
 
-def min_of(var: Any, field: Any) -> KeyValue | Nothing:
-    """The record with the smallest number in field: KEY: VALUE."""
-    return _extreme("min_of", var, field, min)
+def min_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
+    """The record with the smallest number in field (by='length': shortest): KEY: VALUE."""
+    return _extreme("min_of", var, field, min, by)
 
 
 def exists(var: Any, word: Any) -> bool:

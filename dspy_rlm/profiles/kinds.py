@@ -27,7 +27,7 @@ from dspy_rlm.profiles.reads import (
     norm,
     printed,
 )
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, ENGLISH, TESTS
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUE_WORDS, ENGLISH, TESTS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -355,7 +355,31 @@ class Extreme(_Kind):
         return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
 
 
+class ByLength(Extreme):
+    """``max_of`` / ``min_of(..., by='length')``: the record whose named field is longest / shortest, offered
+    when the question ranks by length ("the longest name")."""
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        said = set(st.words(book.text_q.casefold()))
+        if self.name.split("_")[0] not in book.offered or not said & set(BY_LENGTH):
+            return []
+        return [
+            read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length")
+            for f in book.structs[var].field_names
+            if f in _loose_fields(book, var)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, tuple):
+            return []
+        asked = move.args[0] in _loose_fields(book, move.var)
+        why = "ranked" if asked else "ranked a field the question does not name"
+        return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]
+
+
 for _kind in (Search(), Record(), Field(), Exists(), Count(), CountWhere(), CountIf(), KeyOf(), MostCommon()):
     register(_kind)
 register(Extreme("max", "max_of", "largest"))
 register(Extreme("min", "min_of", "smallest"))
+register(ByLength("max_length", "max_of", "longest"))
+register(ByLength("min_length", "min_of", "shortest"))

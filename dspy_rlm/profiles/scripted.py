@@ -29,8 +29,8 @@ _READ_ORDER = {
     "yes_no": ("exists",),
     "count": ("count_where", "count_if", "count"),
     "most_common": ("most_common",),
-    "max": ("max",),
-    "min": ("min",),
+    "max": ("max_length", "max"),
+    "min": ("min_length", "min"),
 }
 _DEFAULT_ORDER = ("field", "key_of", "record", "search", "peek")
 

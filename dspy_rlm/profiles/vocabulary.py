@@ -84,6 +84,8 @@ TESTS = {
     ">": ("above", "over", "more than", "greater than", "higher than", "larger than", "exceeding"),
 }
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
+BY_LENGTH = ("longest", "shortest")
+"""Ranking words that rank a text by its length (``max_of(..., by='length')``), not a number."""
 YES_NO_START = (
     "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
 )  # fmt: skip

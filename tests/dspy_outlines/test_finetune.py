@@ -234,3 +234,41 @@ def test_the_small_policy_runs_its_steps_on_a_shipped_adapter_only_where_it_appl
     ships(broken)
     assert shipped.tuned_lm(OutlinesLM(max_tokens=8)) is None
     assert resolve_policy("auto", OutlinesLM(max_tokens=8)).profile is SMALL
+
+
+def test_the_windowed_loss_equals_mlx_lms_loss_and_its_gradient():
+    """The answer positions' logits only (``window_loss``): the same loss and LoRA gradient as mlx-lm's
+    ``default_loss`` on a tiny llama, prompts of different lengths padded in one batch."""
+    from dspy_outlines.models.blas import ensure_fast_blas
+
+    ensure_fast_blas()
+    import mlx.core as mx
+    import mlx.nn as nn
+    from mlx.utils import tree_flatten
+    from mlx_lm.models import llama
+    from mlx_lm.tuner.trainer import default_loss
+    from mlx_lm.tuner.utils import linear_to_lora_layers
+
+    from dspy_outlines.lora import window_loss
+
+    mx.random.seed(3)
+    args = llama.ModelArgs(
+        model_type="llama", hidden_size=32, num_hidden_layers=2, intermediate_size=64, num_attention_heads=4,
+        rms_norm_eps=1e-5, vocab_size=97, num_key_value_heads=2, tie_word_embeddings=True,
+    )  # fmt: skip
+    model = llama.Model(args)
+    model.freeze()
+    linear_to_lora_layers(model, 2, {"rank": 4, "scale": 10.0, "dropout": 0.0, "keys": ["self_attn.q_proj"]})
+    examples = [(list(range(5, 5 + n)), off) for n, off in ((20, 14), (12, 9), (17, 15))]
+    width = 1 + max(len(t) for t, _ in examples)
+    batch = mx.array([t + [0] * (width - len(t)) for t, _ in examples])
+    lengths = mx.array([[off, len(t)] for t, off in examples])
+    window = max(len(t) - off for t, off in examples) + 1
+    want, want_grad = nn.value_and_grad(model, default_loss)(model, batch, lengths)
+    got, got_grad = nn.value_and_grad(model, window_loss(window))(model, batch, lengths)
+    assert abs(want[0].item() - got[0].item()) < 1e-5 and want[1].item() == got[1].item() == 14
+    flat_want, flat_got = dict(tree_flatten(want_grad)), dict(tree_flatten(got_grad))
+    assert flat_want.keys() == flat_got.keys() and flat_want
+    assert all(mx.allclose(flat_want[k], flat_got[k], atol=1e-5).item() for k in flat_want)
+    assert any(mx.abs(flat_want[k]).max().item() > 0 for k in flat_want)
+    assert window_loss(window - 2)(model, batch, lengths)[1].item() == 12  # too short a window drops tokens

@@ -1,6 +1,7 @@
 """Counting records by a test on a field (``count_if``: prefix, suffix, whole word, part of a compound value,
-number below / above), the moves that offer it and what they support; a question's ``Field: value`` phrase;
-and two whitespace-table parses that counting depends on (texts written here, not benchmark files)."""
+number below / above) and ranking a text by its length (``max_of(..., by="length")``): the helpers, the moves
+that offer them and what they support; a question's ``Field: value`` phrase; and two whitespace-table parses
+that counting depends on (texts written here, not benchmark files)."""
 
 from __future__ import annotations
 
@@ -117,3 +118,17 @@ def test_the_last_line_of_a_comment_paragraph_is_no_header():
     )
     assert st.detect(text).field_names == ("col1", "col2")
     assert st.detect("# name value\n" + text.split("\n", 2)[2]).field_names == ("name", "value")
+
+
+def test_max_of_by_length_ranks_a_text_field_and_is_offered_for_longest():
+    assert tuple(H["max_of"](PEOPLE, "name", "length"))[:2] == ("5", "Linus Torvalds")
+    assert tuple(H["min_of"](PEOPLE, "city", by="length"))[:2] == ("1", "London")
+    with pytest.raises(ValueError, match="by must be"):
+        H["max_of"](PEOPLE, "name", "size")
+    b = MoveBook({"question": "Which person has the longest name?"}, {"context": PEOPLE}, {"answer": str})
+    code = "print(max_of(context, 'name', 'length'))"
+    assert code in [m.code for m in b.read_moves()]
+    b.record_read(code, "5: Linus Torvalds")
+    assert [(c.value, c.supported) for c in b.reads[code]] == [("5", True), ("Linus Torvalds", True)]
+    plain = MoveBook({"question": "Which person has the largest id?"}, {"context": PEOPLE}, {"answer": str})
+    assert not any(m.kind == "max_length" for m in plain.read_moves())  # no length word: no length ranking
