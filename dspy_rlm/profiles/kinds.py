@@ -27,7 +27,7 @@ from dspy_rlm.profiles.reads import (
     norm,
     printed,
 )
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUE_WORDS, ENGLISH, TESTS
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUE_WORDS, ENGLISH, FIRST_LINE, TESTS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -162,7 +162,14 @@ class Field(_Kind):
         loose = book.structs[move.var].kind in ("lines", "prose") or len(field.split()) > 2
         parts = _in_sentence(printed(book, result, key)) if loose and len(result.split()) > 3 else []
         # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
-        return parts or [Candidate(result, field, _specific(key), _why(key))]
+        if parts:
+            return parts
+        whole = Candidate(result, field, _specific(key), _why(key))
+        first = result.strip().split("\n", 1)[0].strip()
+        if "\n" not in result.strip() or not first:
+            return [whole]
+        line = Candidate(first, f"{field} (first line)", whole.supported, whole.why)  # a package's short description
+        return [line, whole] if set(st.words(book.text_q.casefold())) & set(FIRST_LINE) else [whole, line]
 
 
 class Exists(_Kind):

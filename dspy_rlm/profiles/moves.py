@@ -35,7 +35,7 @@ from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts, printed
-from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, YES_NO_START
+from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, WHOLE, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -63,6 +63,11 @@ def _counted_nouns(said: list[str]) -> set[str]:
             out.add(said[j])
             j += 1
     return out
+
+
+def _stop(word: str) -> bool:
+    """A stop word, unless written in capitals (``AS``, ``IN``, ``NO``: a code, not the English word)."""
+    return word.casefold() in STOP and not (len(word) >= 2 and word.isupper())
 
 
 def _key(phrase: str, hits: list[st.Record]) -> _Key:
@@ -129,8 +134,10 @@ class MoveBook:
         entity = _counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
+        self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
         said = st.words(self.text_q.casefold())
-        self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
+        # "the maintainer's name": no e-mail tail ("Name the ..." is a verb; "the full name" keeps it)
+        self.asks_name = "name" in said[1:] and not WHOLE & set(said)
         # a field named by its initials: "time zone" names "TZ"
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}
         self._rank_cache: dict[tuple[str, bool], list[str]] = {}
@@ -229,7 +236,7 @@ class MoveBook:
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
                 words = [t.group() for t in tokens[i : i + n]]
-                if words[0].casefold() in STOP or words[-1].casefold() in STOP:
+                if _stop(words[0]) or _stop(words[-1]):
                     continue
                 only_field_words = all(
                     w.casefold() in STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words

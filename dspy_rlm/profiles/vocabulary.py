@@ -84,6 +84,12 @@ TESTS = {
     ">": ("above", "over", "more than", "greater than", "higher than", "larger than", "exceeding"),
 }
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
+SYNONYMS = (frozenset({"description", "comment", "comments", "note", "notes", "remark", "remarks"}),)
+"""Words that name the same field: a question's "description" names a table's trailing ``# comment``."""
+FIRST_LINE = ("short", "brief", "synopsis", "summary", "one-line")
+"""Words that ask for the first line of a multi-line value (a package's short description)."""
+WHOLE = frozenset({"full", "complete", "whole", "entire", "exact"})
+"""Words that ask for a value whole: "the complete country name" keeps its bracketed tail."""
 BY_LENGTH = ("longest", "shortest")
 """Ranking words that rank a text by its length (``max_of(..., by='length')``), not a number."""
 YES_NO_START = (
