@@ -187,9 +187,9 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
     console, quiet = _console(settings.progress)
     try:
         callback: Any = progress  # mlx-lm's TrainingCallback shape (not a subclass: mlx_lm is imported lazily)
-        extra: dict[str, Any] = {}
+        loss_kw: dict[str, Any] = {}
         if settings.answer_logits_only and _windowed(model):  # the answer positions' logits: same loss, faster
-            extra["loss"] = window_loss(max(len(t) - offset for t, offset in examples) + 1)
+            loss_kw["loss"] = window_loss(max(len(t) - offset for t, offset in examples) + 1)
         mlx_train(
             model,
             optim.Adam(learning_rate=settings.learning_rate),
@@ -197,7 +197,7 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
             None,
             args,
             training_callback=callback,
-            **extra,
+            **loss_kw,
         )
     except (MemoryError, _TimeUp) as exc:
         kept = work if (work / WEIGHTS_FILE).is_file() else None

@@ -95,6 +95,70 @@ def parse_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
     return out, list(names)
 
 
+# -- commented stanzas: "# Key: value" header lines over a body (certificate bundles, annotated dumps) --------
+_COMMENT_KV = re.compile(r"[ \t]*#[ \t]*(.*)$")
+_ID_NAMES = ("name", "label", "title", "id", "key")
+
+
+def _commented_fields(lines: list[str], a: int, b: int) -> list[tuple[str, str]]:
+    """The leading ``# Key: value`` lines of a block, as fields (none when fewer than two)."""
+    fields = []
+    for i in range(a, b + 1):
+        m = _COMMENT_KV.match(lines[i])
+        kv = STANZA_KEY.match(m.group(1).rstrip("\r")) if m else None
+        if not kv or not (kv.group(2) or "").strip():
+            break
+        name, value = kv.group(1), unquote((kv.group(2) or "").strip())
+        fields += [(name, value), *inline_pairs(name, value)]
+    return fields if len(fields) >= 2 else []
+
+
+_PAIR = re.compile(r"(?:^|\s)([A-Z]{1,3})=")
+
+
+def inline_pairs(name: str, value: str) -> list[tuple[str, str]]:
+    """A value written as short upper-case ``KEY=value`` pairs (a distinguished name: ``CN=Root CA O=Acme``)
+    as fields of their own, ``Issuer CN`` and ``Issuer O``; none for any other value."""
+    marks = list(_PAIR.finditer(value))
+    if len(marks) < 2 or marks[0].start() != 0:
+        return []
+    ends = [m.start() for m in marks[1:]] + [len(value)]
+    return [(f"{name} {m.group(1)}", value[m.end() : end].strip()) for m, end in zip(marks, ends)]
+
+
+def looks_commented_stanzas(sample: list[str]) -> float:
+    """Blocks that each open with two or more ``# Key: value`` lines, most of them with a body after."""
+    spans = blocks(sample)
+    headed = [(a, b) for a, b in spans if _commented_fields(sample, a, b)]
+    if len(headed) < 2:
+        return 0.0
+    bodies = sum(1 for a, b in headed if b - a + 1 > len(_commented_fields(sample, a, b)))
+    return _share(len(headed), len(spans)) if bodies * 2 >= len(headed) else 0.0
+
+
+def parse_commented_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """One record per block: its ``# Key: value`` lines as fields, the block's text whole. The key is the field
+    that names each record: an identifier-like name (``Label``, ``Name``) whose values are all distinct, else
+    the first field whose values are, else the first field."""
+    parsed = [(a, b, _commented_fields(lines, a, b)) for a, b in blocks(lines)]
+    names: dict[str, None] = {}
+    for _, _, fields in parsed:
+        names.update(dict.fromkeys(n for n, _ in fields))
+    headed = [dict(f) for _, _, f in parsed if f]
+
+    def distinct(name: str) -> bool:
+        values = [f.get(name) for f in headed]
+        return None not in values and len(set(values)) == len(values)
+
+    unique = [n for n in names if distinct(n)]
+    ids = [n for n in unique if n.casefold() in _ID_NAMES]
+    key = (ids or unique or list(names) or [""])[0]
+    out: list[Raw] = [
+        (a, b, fields, dict(fields).get(key, fields[0][1] if fields else ""), None) for a, b, fields in parsed
+    ]
+    return out, list(names)
+
+
 # -- INI sections: one record per section, its keys as fields ----------------------------------------------
 def looks_ini(sample: list[str]) -> float:
     """Share of the unindented lines that are ``[section]`` or ``key = value`` (indented lines continue a

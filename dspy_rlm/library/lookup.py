@@ -323,6 +323,7 @@ def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any = 
     name = _field(fn, s, field)
     if by not in ("number", "length"):
         raise ValueError(f"{fn}(): by must be 'number' or 'length', got {by!r}")
+    scored: list[tuple[float, Record]]
     if by == "length":
         scored = [(len(" ".join(v.split())), r) for r in s.records if (v := r.get(name)) and v.strip()]
     else:

@@ -57,10 +57,12 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
 from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
 from dspy_rlm.library.kvformats import (
     looks_assignments,
+    looks_commented_stanzas,
     looks_ini,
     looks_stanzas,
     looks_yaml,
     parse_assignments,
+    parse_commented_stanzas,
     parse_ini,
     parse_stanzas,
     parse_yaml,
@@ -298,6 +300,7 @@ def _detect(text: str) -> Structure:
         ("logfmt", looks_logfmt, parse_logfmt, 0.8),
         ("ini", looks_ini, parse_ini, 0.8),
         ("stanzas", looks_stanzas, parse_stanzas, 0.5),
+        ("stanzas", looks_commented_stanzas, parse_commented_stanzas, 0.6),
         ("yaml", looks_yaml, parse_yaml, 0.85),
         ("assignments", looks_assignments, parse_assignments, 0.8),
     ):

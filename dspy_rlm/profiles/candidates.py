@@ -35,7 +35,8 @@ def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> l
     """The candidates as values of the output's type (numbers parsed, booleans, literals, lists).
 
     A text value with a bracketed tail (``Craig Small <csmall@debian.org>``) is offered whole and as its name;
-    when the question asks for a name (``asks_name``) the name alone is the supported one, else the whole.
+    when the question asks for a name (``asks_name``) and the tail is an address, the name alone is the supported
+    one, else the whole (a qualifier such as ``Samoa (American)`` belongs to the name).
     """
     if annotation is bool:
         said = {c.value for c in cands if isinstance(c.value, bool) and c.supported}
@@ -66,7 +67,9 @@ def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> l
                 if not short or short == text:
                     out.append(Candidate(text, c.label, c.supported, c.why))
                     continue
-                whole, named = (c.supported and not asks_name), (c.supported and asks_name)
+                # an address after a name is not part of it; a bracketed qualifier ("Samoa (American)") is
+                address = any(m in text[len(short) :] for m in ("@", "://", "<"))
+                whole, named = (c.supported and not (asks_name and address)), (c.supported and asks_name and address)
                 out.append(Candidate(text, c.label, whole, c.why if whole else "the question asks for the name"))
                 out.append(Candidate(short, f"{c.label} name", named, c.why if named else "the whole value is asked"))
     return out

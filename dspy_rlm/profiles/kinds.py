@@ -25,6 +25,7 @@ from dspy_rlm.profiles.reads import (
     field_holding_key,
     field_stems,
     norm,
+    only_the_record_asked,
     printed,
 )
 from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUE_WORDS, ENGLISH, FIRST_LINE, TESTS
@@ -81,7 +82,7 @@ def _in_sentence(found: list[Candidate]) -> list[Candidate]:
 
 
 def _specific(key: Any) -> bool:
-    return key is not None and (key.is_key or key.records <= 3)
+    return key is not None and (key.is_key or (key.records <= 3 and not key.inner))
 
 
 def _why(key: Any) -> str:
@@ -119,7 +120,8 @@ class Record(_Kind):
         out = []
         said = " ".join(key.text.casefold().split()) if key is not None else None
         numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
-        one_number = book.answer_type in (int, float) and len(numeric) == 1  # no doubt which field is meant
+        # no doubt which field is meant (unless a count is asked: a field's number is no count)
+        one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
@@ -200,8 +202,21 @@ class Count(_Kind):
         return [read("count", f"I will count the records with {key.text!r}.", "count_records", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        ok = key is not None and key.is_value
-        return [Candidate(str(result), "count", ok, "counted" if ok else "counted a word, not a field value")]
+        ok = key is not None and key.is_value and _always_whole(book, move.var, key.text)
+        why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
+        return [Candidate(str(result), "count", ok, why)]
+
+
+def _always_whole(book: Any, var: str, phrase: str) -> bool:
+    """Whether every record holding ``phrase`` holds it as a whole value or a whole part of one (``US`` in
+    ``CA,US``), so counting the records that contain it counts the value."""
+    said = norm(phrase)
+    for r in book.structs[var].records:
+        if lookup._has(r, phrase) and not any(
+            norm(v) == said or any(norm(p) == said for p in lookup.parts_of(v)) for _, v in r.fields
+        ):
+            return False
+    return True
 
 
 class CountWhere(_Kind):
@@ -301,7 +316,9 @@ class KeyOf(_Kind):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         key_field = field_holding_key(book.structs[move.var])
-        named = key_field is None or key_field in book.named_fields(move.var)
+        named = (
+            key_field is None or key_field in book.named_fields(move.var) or only_the_record_asked(book, move.var, key)
+        )
         other = _other_asked(book, move.var, key)
         ok = _specific(key) and named and not other
         why = _why(key) if ok else f"the question asks for {other[0]!r}" if other else f"{key_field!r} is not named"

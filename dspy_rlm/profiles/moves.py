@@ -66,8 +66,8 @@ def _counted_nouns(said: list[str]) -> set[str]:
 
 
 def _stop(word: str) -> bool:
-    """A stop word, unless written in capitals (``AS``, ``IN``, ``NO``: a code, not the English word)."""
-    return word.casefold() in STOP and not (len(word) >= 2 and word.isupper())
+    """A stop word or a "whole" modifier, unless written in capitals (``AS``, ``IN``, ``NO``: a code)."""
+    return (word.casefold() in STOP or word.casefold() in WHOLE) and not (len(word) >= 2 and word.isupper())
 
 
 def _key(phrase: str, hits: list[st.Record]) -> _Key:
@@ -94,6 +94,7 @@ class _Key:
     is_key: bool  # equals a record's key
     is_value: bool  # equals a whole field value
     beyond: bool = False  # found only past the parsed head of a huge text (only search() reads it)
+    inner: bool = False  # inside a longer phrase of the question found in fewer records ("R5" of "GDCA R5 ROOT")
 
 
 @dataclass
@@ -136,10 +137,10 @@ class MoveBook:
         self.q_stems = {st.stem(w) for w in content}
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
         said = st.words(self.text_q.casefold())
-        # "the maintainer's name": no e-mail tail ("Name the ..." is a verb; "the full name" keeps it)
-        self.asks_name = "name" in said[1:] and not WHOLE & set(said)
+        self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
         # a field named by its initials: "time zone" names "TZ"
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}
+        self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
         self._rank_cache: dict[tuple[str, bool], list[str]] = {}
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
@@ -185,13 +186,33 @@ class MoveBook:
         if s.kind in ("lines", "prose"):
             return []  # a "key: value" shape on some lines names no field of the data
         key_field = field_holding_key(s)
+        return [f for f in self._ranked_names(s.field_names) if f != key_field][:3]
+
+    def _ranked_names(self, names: Any) -> list[str]:
+        """The field names the question says, best first, less one whose said words all lie inside those of a
+        field said whole ("MD5 Fingerprint" beside "SHA1 Fingerprint", "Issuer" beside "Issuer O")."""
         scored = []
-        for name in s.field_names:
-            parts = field_stems(name)
-            shared = len(parts & self.q_stems)
-            if name != key_field and shared:
-                scored.append((-shared / len(parts), -shared, name))
-        return [name for *_, name in sorted(scored)[:3]]
+        for name in names:
+            said = {st.stem(p) for p in self._named_parts(name)}
+            if said:
+                scored.append((-len(said) / len(parts(name) or [name]), -len(said), name, said))
+        whole = [r[3] for r in scored if r[0] == -1.0]
+        kept = [r for r in scored if not any(r[3] < w for w in whole)]
+        return [r[2] for r in sorted(kept, key=lambda r: r[:3])]
+
+    def _named_parts(self, name: str) -> set[str]:
+        """The parts of a field's name the question says: by stem, by the initials of consecutive words (``TZ``
+        for "time zone") or, for a short capital part of a longer name, by a word's initial (``O`` of
+        ``Issuer O`` for "organization")."""
+        words = parts(name) or [name]
+        if "=" + name in field_stems(name) and "=" + name in self.q_stems:
+            return {name}
+        short = len(words) > 1
+        return {
+            p
+            for p in words
+            if st.stem(p) in self.q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in self.q_stems)
+        }
 
     def _drop_descriptors(self, var: str, fields: list[str]) -> list[str]:
         """Fields named only to describe the record ("the time zone whose comment is X: its country code?")
@@ -266,10 +287,16 @@ class MoveBook:
                         absent.append(_Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
                 made = _key(phrase, hits)
+                if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
+                    continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
                 if only_field_words and n == 1 and not made.is_key and len(hits) > 3:
                     continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
                 found.append(made)
                 spans.append((first.start(), last.end()))
+        for k in found:  # a part of a longer phrase found in fewer records names no record of its own
+            k.inner = not (k.is_key or k.is_value) and any(
+                k.text != o.text and k.text.casefold() in o.text.casefold() and k.records > o.records for o in found
+            )
         usable = [k for k in found if k.records <= MAX_KEY_RECORDS or "count" in self.cues]
         usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
         if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):
@@ -278,8 +305,9 @@ class MoveBook:
         return (usable[:MAX_KEYS] + beyond[:2] + absent[:2])[: MAX_KEYS + 1]
 
     def named_fields(self, var: str) -> list[str]:
-        """Fields whose name shares a stem with the question, the key's own field included."""
-        return [f for f in self.structs[var].field_names if field_stems(f) & self.q_stems]
+        """Fields the question names (as :meth:`_ranked_names`), the key's own field included, in file order."""
+        said = set(self._ranked_names(self.structs[var].field_names))
+        return [f for f in self.structs[var].field_names if f in said]
 
     def field_is_key(self, var: str, key: _Key, field: str) -> bool:
         """Whether ``field`` of the record ``key`` finds holds the key itself (reading it repeats the question)."""

@@ -15,6 +15,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.vocabulary import STOP
 
 __all__ = [
     "field_holding_key",
@@ -32,7 +33,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     after the whole key phrase ("the vault access code is 31337", not "CA Disig Root R2 O=Disig a.s.")."""
     values = guided.output_values([stdout], book.question, book.data)
     pairs = guided.focus_pairs(guided.stated_pairs([stdout], book.question, values), book.question)
-    specific = key is not None and (key.is_key or key.records <= 3)
+    specific = key is not None and (key.is_key or (key.records <= 3 and not key.inner))
     s = book.structs[var] if var is not None else None
     fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
     own = set(st.words(key.text.casefold())) if key is not None else set()  # "CA Disig ... O=Disig a.s."
@@ -73,6 +74,20 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
     said = norm(key.text)
     holders = {f for f, v in record.fields if said in (norm(v), norm(v.split("\n", 1)[0]))}
     return [f for f in book.fields.get(var, []) if f not in holders]
+
+
+def only_the_record_asked(book: Any, var: str, key: Any) -> bool:
+    """Whether the question names nothing but the record: past its stop words, the key's own words and the
+    name of the field holding the key, at most one word is left (the record's noun: "Name the certificate
+    whose Serial is N"). Then the record's key is what it asks, though its field is not named."""
+    record = lookup.record_of(book.texts[var], key.text) if key is not None else None
+    if not isinstance(record, st.Record):
+        return False
+    said = norm(key.text)
+    holders = {st.stem(w) for f, v in record.fields if said == norm(v) for w in parts(f)}
+    keyed = {st.stem(w) for w in parts(key.text)}
+    rest = {st.stem(w) for w in parts(book.text_q) if w.casefold() not in STOP} - keyed - holders
+    return len(rest) <= 1
 
 
 def _holds_key(value: str, key: str, is_record_key: bool) -> bool:

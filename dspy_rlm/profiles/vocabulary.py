@@ -89,7 +89,8 @@ SYNONYMS = (frozenset({"description", "comment", "comments", "note", "notes", "r
 FIRST_LINE = ("short", "brief", "synopsis", "summary", "one-line")
 """Words that ask for the first line of a multi-line value (a package's short description)."""
 WHOLE = frozenset({"full", "complete", "whole", "entire", "exact"})
-"""Words that ask for a value whole: "the complete country name" keeps its bracketed tail."""
+"""Words that ask for a value whole ("the complete description"): never a key phrase's edge, though they may
+name a field (``full_name``)."""
 BY_LENGTH = ("longest", "shortest")
 """Ranking words that rank a text by its length (``max_of(..., by='length')``), not a number."""
 YES_NO_START = (
