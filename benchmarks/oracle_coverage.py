@@ -5,7 +5,8 @@
 For each question, :func:`dspy_rlm.profiles.oracle.plan` searches the moves (breadth-first, up to 3 reads) for
 a sequence whose SUBMIT is the gold with support. Covered questions are what a perfect chooser over these
 moves reaches; the rest are reported by why (``gold never read``: no move reads it; ``gold read without
-support``: a read shows it but the support rules do not back it). No LM is called.
+support``: a read shows it but the support rules do not back it). ``supported_wrong_pct``: the questions where a
+single read makes a wrong value *supported* (where a policy could end ``Submitted`` and wrong). No LM is called.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from benchmarks.real_files.core import Question
 from benchmarks.report import emit
 from dspy_rlm.profiles.moves import MoveBook
-from dspy_rlm.profiles.oracle import plan
+from dspy_rlm.profiles.oracle import host_reader, matches, plan
 
 TYPES = {"str": str, "int": int, "bool": bool}
 
@@ -43,8 +44,21 @@ def _rates(c: Counter[str]) -> dict[str, Any]:
     return {"n": n, "covered_pct": round(100 * c["covered"] / n, 1), **c}
 
 
+def exposed(book: MoveBook, gold: Any, alternatives: Any, reader: Any) -> bool:
+    """Whether some single read makes the grammar offer a *supported* SUBMIT of a wrong value: a question where a
+    policy could end ``Submitted`` and wrong after one read (the support rules' precision risk)."""
+    for move in book.read_moves():
+        book.reads = {}
+        book.record_read(move.code, reader(move))
+        for s in book.submit_moves():
+            if s.candidate is not None and s.candidate.supported and not matches(s.candidate.value, gold, alternatives):
+                return True
+    return False
+
+
 def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
     why: Counter[str] = Counter()
+    wrong: Counter[str] = Counter()
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
     lengths: Counter[int] = Counter()
     per_question = {}
@@ -56,6 +70,7 @@ def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
         why[key] += 1
         kinds[q.kind][key] += 1
         per_question[q.id] = found.covered
+        wrong[q.kind] += exposed(book, q.gold, q.alternatives, host_reader(book.data))
         if found.covered:
             lengths[len(found.moves)] += 1
     n = len(qs)
@@ -64,6 +79,8 @@ def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
         "covered_pct": round(100 * why["covered"] / max(1, n), 1),
         "why": dict(why),
         "by_kind": {k: _rates(c) for k, c in sorted(kinds.items())},
+        "supported_wrong_pct": round(100 * sum(wrong.values()) / max(1, n), 1),
+        "supported_wrong_by_kind": dict(sorted(wrong.items())),
         "moves_in_plan": dict(sorted(lengths.items())),
         "seconds": round(time.perf_counter() - start, 1),
         "covered_ids": per_question,

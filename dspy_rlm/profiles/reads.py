@@ -52,11 +52,21 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         fields = record.fields if isinstance(record, st.Record) else ()
         return any(norm(v) == norm(value) for _, v in fields)
 
+    def labelled(word: str, value: str) -> bool:  # "codename stone-stone-64.": a question word labels the token
+        fields = record.fields if isinstance(record, st.Record) else ()  # inside one value, not a column's name
+        said = re.compile(rf"(?<!\w){re.escape(word)}\W+{re.escape(value)}(?!\w)", re.IGNORECASE)
+        return word.casefold() not in own and any(
+            said.search(v) and st.stem(word.casefold()) not in field_stems(f) for f, v in fields
+        )
+
+    # in fielded data a token is supported as a whole value ("Dapper Drake", not "Drake"), or labelled
     out = [
         Candidate(
             v,
             w,
-            specific and (w.casefold() not in own or asked(v) or follows_key(v)),
+            specific
+            and (w.casefold() not in own or asked(v) or follows_key(v))
+            and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v)),
             "stated after the key, a whole value" if whole(v) else "stated after the key",
         )
         for w, v in pairs

@@ -142,3 +142,17 @@ def test_the_terse_prompt_is_shorter_than_the_compact_one():
     terse = small_action_signature(sig, (), terse=True).instructions
     assert "SUBMIT(answer=...)" in terse and "context, question" in terse
     assert len(terse) * 5 < len(compact)
+
+
+def test_coverage_reports_the_questions_where_a_read_supports_a_wrong_value():
+    from benchmarks.oracle_coverage import coverage
+    from benchmarks.real_files.core import Question
+
+    def q(i: int, question: str, gold: str) -> Question:
+        return Question(f"t-{i}", "table", "test", "lookup", "plain", question, "str", gold)
+
+    # the second gold is not in the data: the owner read for it is supported, and wrong
+    qs = [q(0, "What is the owner of host-7?", "Owner Number7"), q(1, "What is the owner of host-7?", "Nobody")]
+    found = coverage(qs, {"table": TABLE})
+    assert found["covered_ids"] == {"t-0": True, "t-1": False}
+    assert found["supported_wrong_by_kind"] == {"lookup": 1} and found["supported_wrong_pct"] == 50.0
