@@ -10,25 +10,24 @@ one asked for, or when it is the result of the count / ranking / existence the q
 
 from __future__ import annotations
 
-import re
 from typing import Any, Protocol, runtime_checkable
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
+from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import (
     _holds_key,
     _other_asked,
     _past_key,
     field_holding_key,
-    field_stems,
     norm,
     only_the_record_asked,
     printed,
 )
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUE_WORDS, ENGLISH, FIRST_LINE, TESTS
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, FIRST_LINE
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -202,21 +201,9 @@ class Count(_Kind):
         return [read("count", f"I will count the records with {key.text!r}.", "count_records", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        ok = key is not None and key.is_value and _always_whole(book, move.var, key.text)
+        ok = key is not None and key.is_value and always_whole(book, move.var, key.text)
         why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
         return [Candidate(str(result), "count", ok, why)]
-
-
-def _always_whole(book: Any, var: str, phrase: str) -> bool:
-    """Whether every record holding ``phrase`` holds it as a whole value or a whole part of one (``US`` in
-    ``CA,US``), so counting the records that contain it counts the value."""
-    said = norm(phrase)
-    for r in book.structs[var].records:
-        if lookup._has(r, phrase) and not any(
-            norm(v) == said or any(norm(p) == said for p in lookup.parts_of(v)) for _, v in r.fields
-        ):
-            return False
-    return True
 
 
 class CountWhere(_Kind):
@@ -238,48 +225,6 @@ class CountWhere(_Kind):
         return [Candidate(str(result), "count", ok, why)]
 
 
-_SAID = {"starts": "starts with", "ends": "ends with", "contains": "contains", "part": "has the part"}
-_SAID.update({"<": "is below", ">": "is above"})
-_EDGE = "?.,;:!\"'()"
-SCAN = 2000
-"""Records a counting test is tried on to find the fields it applies to (the count itself reads all)."""
-
-
-def _operands(book: Any, var: str) -> list[tuple[str, str]]:
-    """(test, operand) pairs the question states: the word after a test phrase ("starting with G", "below
-    100"), and each key phrase found in the data as a part of a field or a word in it."""
-    out: list[tuple[str, str]] = []
-    for test, phrases in TESTS.items():
-        for phrase in phrases:
-            for m in re.finditer(rf"(?<!\w){re.escape(phrase)}\s+(\S+)", book.text_q, re.IGNORECASE):
-                arg = m.group(1).strip(_EDGE)
-                if arg and (test not in ("<", ">") or lookup._number(arg) is not None):
-                    out.append((test, arg.rstrip("/") or arg))
-    out += [("key", k.text) for k in book.keys.get(var, []) if k.records and not k.beyond]
-    return list(dict.fromkeys(out))
-
-
-def _holders(book: Any, var: str, test: str, arg: str) -> list[str]:
-    """The fields in which some of the first records pass ``test`` against ``arg``; a number is compared only in
-    fields that mostly hold one ("below 100" does not test a name that holds a digit)."""
-    records = book.structs[var].records[:SCAN]
-    out = []
-    for f in book.structs[var].field_names[:12]:
-        values = [v for v in (r.get(f) for r in records) if v and v.strip()]
-        if test in ("<", ">") and sum(lookup._number(v) is not None for v in values) < 0.5 * max(1, len(values)):
-            continue
-        if any(lookup.passes(v, test, arg) for v in values):
-            out.append(f)
-    return out
-
-
-def _loose_fields(book: Any, var: str) -> set[str]:
-    """Fields named by any content word of the question, the counted noun included ("how many countries have
-    a name ..." names the field "name of country")."""
-    said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in ENGLISH and w not in CUE_WORDS}
-    return {f for f in book.structs[var].field_names if field_stems(f) & said}
-
-
 class CountIf(_Kind):
     name = "count_if"
     per_key = False
@@ -288,11 +233,11 @@ class CountIf(_Kind):
         if "count" not in book.offered or book.structs[var].kind in ("lines", "prose"):
             return []
         moves = []
-        for test, arg in _operands(book, var):
+        for test, arg in operands(book, var):
             if test == "key":  # a phrase of the data: a whole part of a field where it is one, else a word in it
-                test = "part" if _holders(book, var, "part", arg) else "contains"
-            for f in _holders(book, var, test, arg):
-                said = f"I will count the records whose {f} {_SAID[test]} {arg!r}."
+                test = "part" if holders(book, var, "part", arg) else "contains"
+            for f in holders(book, var, test, arg):
+                said = f"I will count the records whose {f} {SAID[test]} {arg!r}."
                 moves.append(read("count_if", said, "count_if", var, f, test, arg))
         return moves
 
@@ -300,8 +245,8 @@ class CountIf(_Kind):
         field, test, arg = move.args
         # no other field could be meant: the only field where the stated test holds, or where the phrase is a
         # whole part of a value ("udp" in "53/udp"); a word inside a sentence of one field is no such evidence
-        only = test != "contains" and _holders(book, move.var, test, arg) == [field]
-        ok = bool(result) and (field in _loose_fields(book, move.var) or only)
+        only = test != "contains" and holders(book, move.var, test, arg) == [field]
+        ok = bool(result) and (field in loose_fields(book, move.var) or only)
         why = "counted" if ok else "no record passes" if not result else "a field not named"
         return [Candidate(str(result), "count", ok, why)]
 
@@ -390,13 +335,13 @@ class ByLength(Extreme):
         return [
             read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length")
             for f in book.structs[var].field_names
-            if f in _loose_fields(book, var)
+            if f in loose_fields(book, var)
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, tuple):
             return []
-        asked = move.args[0] in _loose_fields(book, move.var)
+        asked = move.args[0] in loose_fields(book, move.var)
         why = "ranked" if asked else "ranked a field the question does not name"
         return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]
 

@@ -34,8 +34,9 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
+from dspy_rlm.profiles.phrases import Key, counted_nouns, is_stop, make_key
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts, printed
-from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, WHOLE, YES_NO_START
+from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -49,35 +50,6 @@ _QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d')
 _ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 
 
-def _counted_nouns(said: list[str]) -> set[str]:
-    """The words naming what is counted or ranked over (``how many time zones``, ``the number of packages``,
-    ``Of all the countries``): the records themselves, not a field of them."""
-    out: set[str] = set()
-    for i, w in enumerate(said):
-        if not (w == "many" or (w == "number" and said[i + 1 : i + 2] == ["of"]) or (i == 0 and w == "of")):
-            continue
-        j = i + 2 if w == "number" else i + 1
-        while j < len(said) and said[j] in ("the", "all"):
-            j += 1
-        while j < len(said) and said[j] not in STOP and len(out) < 2:
-            out.add(said[j])
-            j += 1
-    return out
-
-
-def _stop(word: str) -> bool:
-    """A stop word or a "whole" modifier, unless written in capitals (``AS``, ``IN``, ``NO``: a code)."""
-    return (word.casefold() in STOP or word.casefold() in WHOLE) and not (len(word) >= 2 and word.isupper())
-
-
-def _key(phrase: str, hits: list[st.Record]) -> _Key:
-    """A phrase of the question found in ``hits``: is it a record's key, a field's whole value?"""
-    said = norm(phrase)
-    is_key = any(norm(r.key) == said for r in hits)
-    is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
-    return _Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
-
-
 _TYPE_OFFERS: dict[Any, set[str]] = {
     bool: {"yes_no"},
     int: {"count", "max", "min"},
@@ -85,16 +57,6 @@ _TYPE_OFFERS: dict[Any, set[str]] = {
     str: {"most_common", "max", "min"},
 }
 """With ``all_moves``: the counting, ranking and existence moves each output type admits."""
-
-
-@dataclass
-class _Key:
-    text: str
-    records: int
-    is_key: bool  # equals a record's key
-    is_value: bool  # equals a whole field value
-    beyond: bool = False  # found only past the parsed head of a huge text (only search() reads it)
-    inner: bool = False  # inside a longer phrase of the question found in fewer records ("R5" of "GDCA R5 ROOT")
 
 
 @dataclass
@@ -132,7 +94,7 @@ class MoveBook:
         self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         asked = _QUOTED.sub(" ", self.text_q)  # words inside a quoted value name no field
-        entity = _counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
+        entity = counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
@@ -237,27 +199,27 @@ class MoveBook:
             return fields
         return [f for f in fields if not (field_stems(f) & desc)]
 
-    def _keys(self, var: str) -> list[_Key]:
+    def _keys(self, var: str) -> list[Key]:
         text, s = self.texts[var], self.structs[var]
         folded = text.casefold() if len(text) < 20_000_000 else text
         tokens = list(re.finditer(st._WORD, self.text_q))
         field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
         named_cf = {f.casefold() for f in s.field_names}
-        found: list[_Key] = []
-        absent: list[_Key] = []
-        beyond: list[_Key] = []  # found only past the parsed head of a huge text: search() reads it
+        found: list[Key] = []
+        absent: list[Key] = []
+        beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
         for m in _QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
             phrase = (m.group(1) or m.group(2)).strip()
             hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
             if len(phrase) >= 2 and hits:
-                found.append(_key(phrase, hits))
+                found.append(make_key(phrase, hits))
                 spans.append(m.span())
         for n in (4, 3, 2, 1):
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
                 words = [t.group() for t in tokens[i : i + n]]
-                if _stop(words[0]) or _stop(words[-1]):
+                if is_stop(words[0]) or is_stop(words[-1]):
                     continue
                 only_field_words = all(
                     w.casefold() in STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
@@ -279,14 +241,14 @@ class MoveBook:
                 hits = [r for r in s.records if lookup._has(r, phrase)] if s.records and present else []
                 cap = s.parsed_chars
                 if not hits and cap is not None and (n >= 2 or _ID_LIKE.search(phrase)) and text.find(phrase, cap) >= 0:
-                    beyond.append(_Key(phrase, 1, False, False, beyond=True))  # past the parsed head of a huge text
+                    beyond.append(Key(phrase, 1, False, False, beyond=True))  # past the parsed head of a huge text
                     spans.append((first.start(), last.end()))
                     continue
                 if not hits:
                     if "yes_no" in self.cues and n == 1 and not only_field_words:
-                        absent.append(_Key(phrase, 0, False, False))  # "is X listed?": X may be absent
+                        absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
-                made = _key(phrase, hits)
+                made = make_key(phrase, hits)
                 if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
                     continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
                 if only_field_words and n == 1 and not made.is_key and len(hits) > 3:
@@ -309,7 +271,7 @@ class MoveBook:
         said = set(self._ranked_names(self.structs[var].field_names))
         return [f for f in self.structs[var].field_names if f in said]
 
-    def field_is_key(self, var: str, key: _Key, field: str) -> bool:
+    def field_is_key(self, var: str, key: Key, field: str) -> bool:
         """Whether ``field`` of the record ``key`` finds holds the key itself (reading it repeats the question)."""
         record = lookup.record_of(self.texts[var], key.text)
         value = record.get(field) if isinstance(record, st.Record) else None
@@ -418,7 +380,7 @@ class MoveBook:
             return
         self.reads[code] = evaluate(self, move, stdout)
 
-    def key_of(self, move: Move) -> tuple[str, _Key | None]:
+    def key_of(self, move: Move) -> tuple[str, Key | None]:
         """The variable a read reads, and the question's key phrase it reads by (None for rankings)."""
         for k in self.keys.get(move.var, []):
             if k.text in move.args:

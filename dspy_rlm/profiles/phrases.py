@@ -1,0 +1,54 @@
+"""The phrases of a question as the moves see them: a key phrase found in the data (:class:`Key`: a record's key,
+a field's whole value, how many records hold it), the nouns a count or ranking is over, and which words are
+stop words at a phrase's edge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.reads import norm
+from dspy_rlm.profiles.vocabulary import STOP, WHOLE
+
+__all__ = ["Key", "counted_nouns", "is_stop", "make_key"]
+
+
+@dataclass
+class Key:
+    """A phrase of the question found in the data, and what it is there."""
+
+    text: str
+    records: int
+    is_key: bool  # equals a record's key
+    is_value: bool  # equals a whole field value
+    beyond: bool = False  # found only past the parsed head of a huge text (only search() reads it)
+    inner: bool = False  # inside a longer phrase of the question found in fewer records ("R5" of "GDCA R5 ROOT")
+
+
+def counted_nouns(said: list[str]) -> set[str]:
+    """The words naming what is counted or ranked over (``how many time zones``, ``the number of packages``,
+    ``Of all the countries``): the records themselves, not a field of them."""
+    out: set[str] = set()
+    for i, w in enumerate(said):
+        if not (w == "many" or (w == "number" and said[i + 1 : i + 2] == ["of"]) or (i == 0 and w == "of")):
+            continue
+        j = i + 2 if w == "number" else i + 1
+        while j < len(said) and said[j] in ("the", "all"):
+            j += 1
+        while j < len(said) and said[j] not in STOP and len(out) < 2:
+            out.add(said[j])
+            j += 1
+    return out
+
+
+def is_stop(word: str) -> bool:
+    """A stop word or a "whole" modifier, unless written in capitals (``AS``, ``IN``, ``NO``: a code)."""
+    return (word.casefold() in STOP or word.casefold() in WHOLE) and not (len(word) >= 2 and word.isupper())
+
+
+def make_key(phrase: str, hits: list[st.Record]) -> Key:
+    """A phrase of the question found in ``hits``: is it a record's key, a field's whole value?"""
+    said = norm(phrase)
+    is_key = any(norm(r.key) == said for r in hits)
+    is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
+    return Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
