@@ -129,10 +129,10 @@ def inline_pairs(name: str, value: str) -> list[tuple[str, str]]:
 def looks_commented_stanzas(sample: list[str]) -> float:
     """Blocks that each open with two or more ``# Key: value`` lines, most of them with a body after."""
     spans = blocks(sample)
-    headed = [(a, b) for a, b in spans if _commented_fields(sample, a, b)]
+    headed = [(a, b, n) for a, b in spans if (n := len(_commented_fields(sample, a, b)))]
     if len(headed) < 2:
         return 0.0
-    bodies = sum(1 for a, b in headed if b - a + 1 > len(_commented_fields(sample, a, b)))
+    bodies = sum(1 for a, b, n in headed if b - a + 1 > n)
     return _share(len(headed), len(spans)) if bodies * 2 >= len(headed) else 0.0
 
 

@@ -290,9 +290,9 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     """Records whose field passes test: starts, ends, contains, part, <, >, empty.
 
     Args: var, a text; field; test; value: what the field 'starts' / 'ends' with, the word(s) it 'contains'
-    (whole words as written, no other word forms),
-    one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US'), or the number it is '<' '<=' '>' '>=' (the first
-    number in the field); none for 'empty' (missing or blank). Case-insensitive."""
+    (whole words as written, no other word forms), one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US'), or
+    the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank).
+    Case-insensitive."""
     s = _structure("count_if", var)
     name = _field("count_if", s, field)
     if test not in _TESTS:

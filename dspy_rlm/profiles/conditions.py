@@ -41,6 +41,9 @@ def operands(book: Any, var: str) -> list[tuple[str, str]]:
 def holders(book: Any, var: str, test: str, arg: str) -> list[str]:
     """The fields in which some of the first records pass ``test`` against ``arg``; a number is compared only in
     fields that mostly hold one ("below 100" does not test a name that holds a digit)."""
+    memo = ("holders", var, test, arg)
+    if memo in book.memo:
+        return list(book.memo[memo])
     records = book.structs[var].records[:SCAN]
     out = []
     for f in book.structs[var].field_names[:12]:
@@ -49,14 +52,17 @@ def holders(book: Any, var: str, test: str, arg: str) -> list[str]:
             continue
         if any(lookup.passes(v, test, arg) for v in values):
             out.append(f)
-    return out
+    book.memo[memo] = out
+    return list(out)
 
 
 def loose_fields(book: Any, var: str) -> set[str]:
     """Fields named by any content word of the question, the counted noun included ("how many countries have
     a name ..." names the field "name of country")."""
-    said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in ENGLISH and w not in CUE_WORDS}
-    return {f for f in book.structs[var].field_names if field_stems(f) & said}
+    if ("loose", var) not in book.memo:
+        said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in ENGLISH and w not in CUE_WORDS}
+        book.memo[("loose", var)] = {f for f in book.structs[var].field_names if field_stems(f) & said}
+    return set(book.memo[("loose", var)])
 
 
 def always_whole(book: Any, var: str, phrase: str) -> bool:

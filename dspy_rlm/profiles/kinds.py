@@ -328,9 +328,13 @@ class ByLength(Extreme):
     """``max_of`` / ``min_of(..., by='length')``: the record whose named field is longest / shortest, offered
     when the question ranks by length ("the longest name")."""
 
+    def __init__(self, name: str, helper: str, word: str, cue: str) -> None:
+        super().__init__(name, helper, word)
+        self.cue = cue  # the ranking cue it answers: "max" or "min"
+
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         said = set(st.words(book.text_q.casefold()))
-        if self.name.split("_")[0] not in book.offered or not said & set(BY_LENGTH):
+        if self.cue not in book.offered or not said & set(BY_LENGTH):
             return []
         return [
             read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length")
@@ -350,5 +354,5 @@ for _kind in (Search(), Record(), Field(), Exists(), Count(), CountWhere(), Coun
     register(_kind)
 register(Extreme("max", "max_of", "largest"))
 register(Extreme("min", "min_of", "smallest"))
-register(ByLength("max_length", "max_of", "longest"))
-register(ByLength("min_length", "min_of", "shortest"))
+register(ByLength("max_length", "max_of", "longest", "max"))
+register(ByLength("min_length", "min_of", "shortest", "min"))

@@ -103,7 +103,9 @@ class MoveBook:
         # a field named by its initials: "time zone" names "TZ"
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}
         self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
-        self._rank_cache: dict[tuple[str, bool], list[str]] = {}
+        # derived once per run (the question and the data do not change): read_moves() runs every step and, in
+        # the oracle's search, once per sequence tried
+        self.memo: dict[tuple[Any, ...], Any] = {}
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: self._drop_descriptors(n, f) for n, f in self.fields.items()}
@@ -268,8 +270,10 @@ class MoveBook:
 
     def named_fields(self, var: str) -> list[str]:
         """Fields the question names (as :meth:`_ranked_names`), the key's own field included, in file order."""
-        said = set(self._ranked_names(self.structs[var].field_names))
-        return [f for f in self.structs[var].field_names if f in said]
+        if ("named", var) not in self.memo:
+            said = set(self._ranked_names(self.structs[var].field_names))
+            self.memo[("named", var)] = [f for f in self.structs[var].field_names if f in said]
+        return list(self.memo[("named", var)])
 
     def field_is_key(self, var: str, key: Key, field: str) -> bool:
         """Whether ``field`` of the record ``key`` finds holds the key itself (reading it repeats the question)."""
@@ -281,7 +285,7 @@ class MoveBook:
         """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
         mostly hold a number, for most common those whose values repeat. The fields the question names (the
         key's own field included: "the most common country code" ranks the codes) come alone when any fits."""
-        cached = self._rank_cache.get((var, numeric))
+        cached = self.memo.get(("ranked", var, numeric))
         if cached is not None:
             return cached
         s = self.structs[var]
@@ -297,7 +301,7 @@ class MoveBook:
                 stats.append((name not in named, -share if numeric else distinct, name))
         stats.sort()
         fields = [n for asked, _, n in stats if not asked] or [n for *_, n in stats[:6]]
-        self._rank_cache[(var, numeric)] = fields
+        self.memo[("ranked", var, numeric)] = fields
         return fields
 
     # -- the moves of a step ----------------------------------------------------------------------
