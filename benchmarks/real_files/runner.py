@@ -62,6 +62,23 @@ def _scripted_moves() -> Method:
     return Method(lm=_embedded_model(), rlm_kwargs={"policy": ScriptedMovePolicy()})
 
 
+def _ranked_moves() -> Method:
+    """The learned ranker's best move each step (no LM for the action): the chooser the oracle taught."""
+    from dspy_rlm.profiles.scripted import RankedMovePolicy
+
+    return Method(lm=_embedded_model(), rlm_kwargs={"policy": RankedMovePolicy()})
+
+
+def _model_unranked() -> Method:
+    """The model choosing among every grounded move (the small policy before the ranker cut them)."""
+    from dataclasses import replace
+
+    from dspy_rlm.profiles import SMALL
+    from dspy_rlm.profiles.steps import SmallPolicy
+
+    return Method(lm=_embedded_model(), rlm_kwargs={"policy": SmallPolicy(replace(SMALL, ranked_moves=0))})
+
+
 def _no_demos() -> Method:
     """The model zero-shot: the small policy with no demos at all."""
     from dspy_rlm.profiles.steps import SmallPolicy
@@ -74,7 +91,9 @@ METHODS: dict[str, MethodFactory] = {
     "model": _embedded_model,
     "model_base": _base_model,
     "no_demos": _no_demos,
+    "model_unranked": _model_unranked,
     "random": _random_moves,
+    "ranked": _ranked_moves,
     "scripted": _scripted_moves,
 }
 

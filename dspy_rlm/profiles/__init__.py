@@ -44,6 +44,10 @@ class Profile:
         terse_prompt: With ``compact_prompt``, the action instructions cut to one line (the helpers and how to
             use them left out): for a model whose weights learned the moves (the small policy's adapter); the
             prompt is about 400 tokens shorter.
+        ranked_moves: With ``guided_code``, the model chooses among at most this many moves, the best the learned
+            ranker (:mod:`dspy_rlm.profiles.ranker`) scores within ``rank_margin`` of its best; a step with one
+            such move is taken without an LM call. 0: every move is offered to the model.
+        rank_margin: How far below the ranker's best score a move may be and still be offered.
     """
 
     name: str
@@ -55,6 +59,8 @@ class Profile:
     guided_code: bool = False
     all_moves: bool = False
     terse_prompt: bool = False
+    ranked_moves: int = 0
+    rank_margin: float = 0.15
 
 
 DEFAULT = Profile("default")
@@ -66,6 +72,7 @@ SMALL = Profile(
     grounded_submit=True,
     helper_style="lines",
     guided_code=True,
+    ranked_moves=3,
 )
 SMALL_TUNED = replace(SMALL, shipped_demos=False, terse_prompt=True)
 """The small profile for a model tuned on the moves (the shipped adapter): no demos, one-line instructions."""

@@ -140,6 +140,8 @@ _FORCED: contextvars.ContextVar[Move | None] = contextvars.ContextVar("oracle_mo
 
 
 class _OracleRun(SmallPolicyRun):
+    uses_ranker = False  # its move must be offered, ranked or not
+
     def __init__(self, name: str, profile: Profile, run: RunView, policy: OraclePolicy) -> None:
         super().__init__(name, profile, run)
         self.policy = policy

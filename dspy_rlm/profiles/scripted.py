@@ -2,6 +2,7 @@
 action): the yardsticks a model is measured against.
 
 * :class:`RandomMovePolicy` picks uniformly among the moves each step admits: what the grammar alone is worth.
+* :class:`RankedMovePolicy` takes the learned ranker's best move (weights fit on the training corpus).
 * :class:`ScriptedMovePolicy` picks by fixed rules from the question's wording (a yes/no question checks
   existence, "how many" counts, "most common" / "largest" rank, a value of the data asks for its key, a
   named field is read), then submits the first supported value: the ceiling of the grammar for a policy
@@ -23,7 +24,7 @@ from dspy_rlm.profiles.steps import SmallPolicy, SmallPolicyRun
 if TYPE_CHECKING:
     from dspy_rlm.profiles.moves import Move
 
-__all__ = ["RandomMovePolicy", "ScriptedMovePolicy"]
+__all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy"]
 
 _READ_ORDER = {
     "yes_no": ("exists",),
@@ -37,6 +38,8 @@ _DEFAULT_ORDER = ("field", "key_of", "record", "search", "peek")
 
 class _DecidingRun(SmallPolicyRun):
     """A small-policy run whose steps are chosen by :meth:`choose` instead of the LM."""
+
+    uses_ranker = False  # it chooses among every move itself
 
     def decide(self, step: StepView) -> tuple[str, str] | None:
         moves = self.moves or self.step_moves(step)
@@ -78,6 +81,16 @@ class _ScriptedRun(_DecidingRun):
         return submits[0] if submits else moves[0]
 
 
+class _RankedRun(_DecidingRun):
+    def choose(self, moves: list[Move]) -> Move:
+        from dspy_rlm.profiles.ranker import load_ranker
+
+        ranker = load_ranker()
+        if ranker is None:
+            raise RuntimeError("no move ranker is shipped (python -m benchmarks.train_ranker --write)")
+        return ranker.rank(self.book(), moves)[0]
+
+
 class RandomMovePolicy(SmallPolicy):
     """Each step, a move drawn uniformly from the grammar's moves (seeded: runs repeat).
 
@@ -102,3 +115,13 @@ class ScriptedMovePolicy(SmallPolicy):
 
     def start(self, run: RunView) -> SmallPolicyRun:
         return _ScriptedRun(self.name, self.profile, run)
+
+
+class RankedMovePolicy(SmallPolicy):
+    """Each step, the move the learned ranker (:mod:`dspy_rlm.profiles.ranker`) scores best: the chooser fit on
+    the training corpus by the oracle, with no LM call for the action."""
+
+    name = "ranked-moves"
+
+    def start(self, run: RunView) -> SmallPolicyRun:
+        return _RankedRun(self.name, self.profile, run)

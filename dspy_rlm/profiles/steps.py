@@ -28,6 +28,7 @@ class SmallPolicyRun(BasePolicyRun):
     """The small policy's state for one run: the search words and token counts of the inputs, computed once."""
 
     helper_style = "lines"
+    uses_ranker = True  # the learned ranker cuts the moves the LM chooses among (a deciding policy sees them all)
 
     def __init__(self, name: str, profile: Profile, run: RunView) -> None:
         super().__init__(name, profile, run)
@@ -47,6 +48,7 @@ class SmallPolicyRun(BasePolicyRun):
         from dspy_rlm.profiles.small import kind_demos, load_demos, small_action_signature
 
         predictors, config = self.run.predictors, self.run.config
+        self.moves = []  # set again below when this step's moves are the grammar's
         action = predictors.action
         sig = getattr(action, "signature", None)
         kwargs = step.kwargs
@@ -77,8 +79,31 @@ class SmallPolicyRun(BasePolicyRun):
         from dspy_outlines.constraints import with_output_regex
         from dspy_rlm.profiles.moves import moves_pattern
 
-        self.moves = self.step_moves(step)
+        self.moves = self.ranked(self.step_moves(step))
         return with_output_regex(signature, moves_pattern(self.moves))
+
+    def ranked(self, moves: list[Move]) -> list[Move]:
+        """The moves the model chooses among: with ``Profile.ranked_moves``, the learned ranker's best (at most
+        that many, within ``rank_margin`` of the best score), best first; else all of them."""
+        k = self.profile.ranked_moves
+        if not (k and self.uses_ranker and len(moves) > 1):
+            return moves
+        from dspy_rlm.profiles.ranker import load_ranker
+
+        ranker = load_ranker()
+        if ranker is None:
+            return moves
+        book = self.book()
+        scores = ranker.score(book, moves)
+        best = max(scores)
+        order = sorted(range(len(moves)), key=lambda i: (-scores[i], i))
+        return [moves[i] for i in order if scores[i] >= best - self.profile.rank_margin][:k]
+
+    def decide(self, step: StepView) -> tuple[str, str] | None:
+        """A step the ranker left one move for is taken without asking the model."""
+        if self.profile.ranked_moves and self.uses_ranker and len(self.moves) == 1:
+            return self.moves[0].reasoning, self.moves[0].code
+        return None
 
     def step_moves(self, step: StepView) -> list[Move]:
         """This step's moves, after taking in what the reads so far printed."""

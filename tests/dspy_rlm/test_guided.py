@@ -18,6 +18,8 @@ from dspy_outlines.replies import chat_reply
 from dspy_rlm import RLM
 from dspy_rlm.profiles import guided
 
+from .test_profiles import UNRANKED
+
 QUESTION = {"query": "Which incident ID was opened when job calm-island failed?"}
 LINE = "line 7: 2024-05-17 14:02:51 ERROR mailer: job calm-island failed, opened incident INC-3820"
 
@@ -109,7 +111,7 @@ def test_the_loop_offers_the_printed_value_and_nothing_unseen(fmt):
         ]
     )
     with dspy.context(lm=lm):
-        pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
+        pred = RLM("context, query -> answer", max_iters=3, profile=UNRANKED)(context=task.context, query=task.query)
     assert pred.answer == gold and _calibrated_end(pred.result)
     first, second = lm.patterns
     assert "SUBMIT" not in first  # nothing printed yet
@@ -135,5 +137,7 @@ def test_the_teachers_steps_are_guided_moves_in_every_format():
 
     with dspy.context(lm=CheckedPolicy()):
         for task in generate(4096, len(FORMATS), seed=12):
-            pred = RLM("context, query -> answer", max_iters=3)(context=task.context, query=task.query)
+            pred = RLM("context, query -> answer", max_iters=3, profile=UNRANKED)(
+                context=task.context, query=task.query
+            )
             assert pred.answer == task.gold[0] and _calibrated_end(pred.result), pred.trajectory

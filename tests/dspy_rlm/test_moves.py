@@ -9,7 +9,7 @@ from dspy_rlm import RLM
 from dspy_rlm.profiles.moves import MoveBook
 from dspy_rlm.profiles.scripted import RandomMovePolicy, ScriptedMovePolicy
 
-from .test_profiles import ScriptedLocalLM
+from .test_profiles import UNRANKED, ScriptedLocalLM
 
 TABLE = 'name,owner,color,weight\namber-falcon,Ines Moreau,red,"1,250"\nbrisk-heron,Tom Okafor,blue,830\n' + "".join(
     f"bird-{i},Owner {i % 7},{['red', 'blue', 'green'][i % 3]},{100 + i}\n" for i in range(40)
@@ -57,7 +57,9 @@ def test_an_unsupported_submit_ends_as_a_labelled_guess():
     """Reading the record of a common word and submitting a value from it is a guess: Extracted, not Submitted."""
     lm = ScriptedLocalLM(["print(record_of(context, 'Owner 3'))", "SUBMIT(answer='bird-3')"])
     with dspy.context(lm=lm):
-        pred = RLM("context, question -> answer", max_iters=3)(context=TABLE, question="Which color is the sky?")
+        pred = RLM("context, question -> answer", max_iters=3, profile=UNRANKED)(
+            context=TABLE, question="Which color is the sky?"
+        )
     # A SUBMIT the grammar never offered (this scripted LM ignores the constraint) is judged by its value: no
     # read supports 'bird-3' as the sky's color, so it ends a labelled guess.
     assert pred.result.kind == "extracted" and pred.answer == "bird-3"
@@ -67,13 +69,13 @@ def test_an_unsupported_submit_ends_as_a_labelled_guess():
     assert "is a guess" in pred.final_reasoning and "Extract forced" not in pred.final_reasoning
     lm = ScriptedLocalLM(["print(field_of(context, 'amber-falcon', 'owner'))", "SUBMIT(answer='Ines Moreau')"])
     with dspy.context(lm=lm):
-        pred = RLM("context, question -> answer", max_iters=3)(
+        pred = RLM("context, question -> answer", max_iters=3, profile=UNRANKED)(
             context=TABLE, question="Who is the owner of amber-falcon?"
         )
     assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
     lm = ScriptedLocalLM(["print(record_of(context, 'amber-falcon'))", "SUBMIT(answer='red')"])
     with dspy.context(lm=lm):
-        pred = RLM("context, question -> answer", max_iters=3)(
+        pred = RLM("context, question -> answer", max_iters=3, profile=UNRANKED)(
             context=TABLE, question="Who is the owner of amber-falcon?"
         )
     assert pred.result.kind == "extracted" and pred.answer == "red"  # a field the question does not name

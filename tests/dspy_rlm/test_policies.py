@@ -12,7 +12,7 @@ from dspy_rlm.profiles.default import BasePolicyRun, DefaultPolicy
 from dspy_rlm.profiles.resolve import resolve_policy
 from dspy_rlm.profiles.steps import SmallPolicy
 
-from .test_profiles import ScriptedLocalLM
+from .test_profiles import UNRANKED, ScriptedLocalLM
 
 SMALL_TEXT = "Answer the query by writing Python in a REPL"  # the small policy's compact instructions
 
@@ -38,7 +38,7 @@ def test_a_sub_rlm_under_the_small_profile_uses_the_small_policy():
     lm = ScriptedLocalLM(codes)
     context = "line one\nthe code word is heron\nline three"
     with dspy.context(lm=lm):
-        pred = RLM("context, query -> answer", max_iters=4, max_depth=1, grounded_submit=False)(
+        pred = RLM("context, query -> answer", max_iters=4, max_depth=1, grounded_submit=False, profile=UNRANKED)(
             context=context, query="What is the code word?"
         )
     assert pred.answer == "heron"
@@ -124,7 +124,7 @@ def test_a_short_context_is_data_and_a_long_question_is_the_task():
     """A 70-character context is still data: its value is offered to the model, not taken for the question."""
     lm = ScriptedLocalLM(["print(search(context, 'incident'))", "SUBMIT(answer='INC-4821')"])
     with dspy.context(lm=lm):
-        pred = RLM("context, query -> answer", max_iters=3)(
+        pred = RLM("context, query -> answer", max_iters=3, profile=UNRANKED)(
             context="2024-05-17 ERROR payment-gateway: opened incident INC-4821", query="What is the error id?"
         )
     assert pred.answer == "INC-4821"  # the value reached the answer (its kind says whether it was supported)

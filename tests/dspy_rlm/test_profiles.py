@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import dspy
 import pytest
@@ -20,6 +21,10 @@ from dspy_rlm.library.helpers import make_helpers
 from dspy_rlm.profiles import DEFAULT, SMALL, resolve_profile
 from dspy_rlm.profiles.grounding import ungrounded_values
 from dspy_rlm.profiles.small import CODE_PATTERN, REASONING_PATTERN, compact_variables_info, small_action_signature
+
+UNRANKED = replace(SMALL, ranked_moves=0)
+"""The small profile with every grounded move offered to the LM: for scripted LMs that pick (or leave) the moves
+themselves (the ranker would take a step left with one move without asking them)."""
 
 
 class ScriptedLocalLM(dspy.BaseLM):
@@ -121,7 +126,7 @@ def test_search_prints_lines_in_the_lines_style():
 
 def test_teacher_solves_every_format_under_the_small_profile():
     lm = SmallPolicyLM()
-    rlm = RLM("context, query -> answer", max_iters=4)
+    rlm = RLM("context, query -> answer", max_iters=4, profile=UNRANKED)
     with dspy.context(lm=lm):
         for task in generate(4096, len(FORMATS), seed=5):
             pred = rlm(context=task.context, query=task.query)

@@ -1,0 +1,105 @@
+"""The learned move ranker (profiles/ranker.py): its features, its scores, the file it ships in, and how the small
+policy uses it (the model chooses among the ranker's best moves; a step left with one move takes no LM call)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import dspy
+
+from dspy_rlm import RLM
+from dspy_rlm.profiles import SMALL
+from dspy_rlm.profiles.moves import MoveBook
+from dspy_rlm.profiles.ranker import MoveRanker, load_ranker, move_features, question_terms
+from dspy_rlm.profiles.scripted import RankedMovePolicy
+from dspy_rlm.profiles.steps import SmallPolicy
+
+from .test_moves import TABLE, book
+from .test_profiles import ScriptedLocalLM
+
+
+def test_features_describe_the_move_in_general_terms_and_leave_the_key_out_of_the_words():
+    b = book("How many birds have the color blue?", int)
+    assert "blue" not in question_terms(b) and "many" in question_terms(b) and "how_many" in question_terms(b)
+    moves = b.step_moves([], [])
+    count = next(m for m in moves if m.kind == "count_where")
+    f = move_features(b, count, moves)
+    assert f["k=count_where"] == 1.0 and f["k=count_where|cue=count"] == 1.0 and f["k=count_where|type=int"] == 1.0
+    assert f["k=count_where|key_is_value=True"] == 1.0 and f["k=count_where|field_said=True"] == 1.0
+    b.record_read(count.code, "14")
+    after = b.step_moves([count.code], ["14"])
+    submit = next(m for m in after if m.kind == "submit")
+    g = move_features(b, submit, after)
+    assert g["sub|supported=True"] == 1.0 and 0.0 < g["sub|confidence"] <= 1.0
+
+
+def test_the_ranker_orders_moves_by_their_weights_and_keeps_the_offered_order_on_ties():
+    b = book("Who is the owner of amber-falcon?")
+    moves = b.step_moves([], [])
+    prefer_record = MoveRanker({"k=record": 2.0, "k=field": -1.0})
+    ranked = prefer_record.rank(b, moves)
+    assert ranked[0].kind == "record" and ranked[-1].kind == "field"
+    assert [m.code for m in MoveRanker({}).rank(b, moves)] == [m.code for m in moves]
+    scores = prefer_record.score(b, moves)
+    assert all(0.0 < s < 1.0 for s in scores)
+
+
+def test_a_ranker_file_round_trips_and_a_broken_one_is_no_ranker(tmp_path):
+    path = tmp_path / "ranker.json"
+    MoveRanker({"k=field": 1.5}, -0.5, {"seed": 1}).save(path)
+    loaded = load_ranker(str(path))
+    assert loaded is not None and loaded.weights == {"k=field": 1.5} and loaded.bias == -0.5
+    assert not list(tmp_path.glob("*.tmp"))  # written to a temporary name, then renamed
+    path.write_text("{not json")
+    assert load_ranker.__wrapped__(str(path)) is None
+    (tmp_path / "weights.json").write_text(json.dumps({"weights": [1, 2]}))
+    assert load_ranker.__wrapped__(str(tmp_path / "weights.json")) is None
+
+
+def test_the_shipped_ranker_was_fit_on_the_training_corpus_and_reads_a_field_when_one_is_asked():
+    ranker = load_ranker()
+    assert ranker is not None and ranker.meta["questions"] >= 1000 and "train" in ranker.meta["data"]
+    b = book("Who is the owner of amber-falcon?")
+    best = ranker.rank(b, b.step_moves([], []))[0]
+    assert best.kind in ("field", "record") and "amber-falcon" in best.code
+
+
+def test_the_ranked_policy_ends_submitted_without_an_action_call():
+    lm = ScriptedLocalLM([])  # the extraction's LM only
+    with dspy.context(lm=lm):
+        pred = RLM("context, question -> answer", max_iters=3, policy=RankedMovePolicy())(
+            context=TABLE, question="Who is the owner of amber-falcon?"
+        )
+    assert all("`code`" not in p[0]["content"] for p in lm.prompts)
+    assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
+
+
+def test_the_model_chooses_among_the_rankers_best_moves_only():
+    """With ``ranked_moves=k`` the step's constraint offers at most k moves; a step left with one is taken
+    without an LM call; with 0 the model sees every move."""
+    run_of = {}
+
+    class Spy(SmallPolicy):
+        def start(self, run):
+            run_of["run"] = started = super().start(run)
+            return started
+
+    lm = ScriptedLocalLM(["print(record_of(context, 'amber-falcon'))", "SUBMIT(answer='Ines Moreau')"])
+    policy = Spy(replace(SMALL, ranked_moves=2, rank_margin=1.0))
+    with dspy.context(lm=lm):
+        RLM("context, question -> answer", max_iters=3, policy=policy)(
+            context=TABLE, question="Who is the owner of amber-falcon?"
+        )
+    run = run_of["run"]
+    everything = MoveBook({"question": "Who is the owner of amber-falcon?"}, {"context": TABLE}, {"answer": str})
+    assert len(everything.step_moves([], [])) > 2
+    assert 1 <= len(run.moves) <= 2  # the last step's offered moves, cut by the ranker
+    one = Spy(replace(SMALL, ranked_moves=1))
+    lm = ScriptedLocalLM([])
+    with dspy.context(lm=lm):
+        pred = RLM("context, question -> answer", max_iters=3, policy=one)(
+            context=TABLE, question="Who is the owner of amber-falcon?"
+        )
+    assert all("`code`" not in p[0]["content"] for p in lm.prompts)  # one move a step: the LM is never asked
+    assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
