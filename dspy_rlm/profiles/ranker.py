@@ -16,6 +16,7 @@ cut the moves its model chooses among (:attr:`~dspy_rlm.profiles.Profile.ranked_
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass, field
@@ -51,7 +52,7 @@ def question_terms(book: MoveBook) -> list[str]:
     said = [w for w in st.words(book.text_q.casefold()) if not any(c.isdigit() for c in w)]
     plain = [w if w not in keyed else "_key_" for w in said]
     terms = {w for w in plain if w != "_key_"}
-    terms |= {f"{a}_{b}" for a, b in zip(plain, plain[1:], strict=False) if "_key_" not in (a, b)}
+    terms |= {f"{a}_{b}" for a, b in itertools.pairwise(plain) if "_key_" not in (a, b)}
     return sorted(terms)
 
 
