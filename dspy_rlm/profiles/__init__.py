@@ -72,7 +72,8 @@ SMALL = Profile(
     grounded_submit=True,
     helper_style="lines",
     guided_code=True,
-    ranked_moves=3,
+    ranked_moves=2,
+    rank_margin=0.05,
 )
 SMALL_TUNED = replace(SMALL, shipped_demos=False, terse_prompt=True)
 """The small profile for a model tuned on the moves (the shipped adapter): no demos, one-line instructions."""
