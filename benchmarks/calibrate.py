@@ -9,6 +9,13 @@ submit -- counts once per question in each support class it shows
 (:func:`dspy_rlm.profiles.calibration.support_class`), right or wrong. The threshold is the lowest class confidence
 at which the supported values at or above it are right 95% of the time (no class right at most half the time is
 admitted). No LM is called.
+
+    python -m benchmarks.calibrate --chooser --write        # the chooser fit, on top of the shipped classes
+
+``--chooser`` acts out the learned move ranker (:mod:`dspy_rlm.profiles.ranker`) on questions it was not fit on
+(the held-back fifth of the training files, the dev split, needle lookups) and fits, on the SUBMITs it ends with,
+a logistic combination of the class precision and the ranker's probability of that SUBMIT, its own 95%-precision
+threshold, and the accuracy of an unsupported SUBMIT (:meth:`Calibration.combined`).
 """
 
 from __future__ import annotations
@@ -109,6 +116,80 @@ def fit(train: int, seed: int, needles_n: int = 120) -> tuple[Calibration, dict[
     return made, info
 
 
+def chooser_endings(
+    questions: list[Any], contexts: dict[str, str], max_steps: int = 4
+) -> list[tuple[bool, float, float, bool]]:
+    """The ranked chooser acted out on each question: ``(supported, class precision, ranker probability, right)``
+    for each run that ends in a SUBMIT."""
+    from dspy_rlm.profiles.calibration import load_calibration
+    from dspy_rlm.profiles.ranker import load_ranker
+
+    ranker, calibration = load_ranker(), load_calibration()
+    assert ranker is not None, "no move ranker shipped: python -m benchmarks.train_ranker --write"
+    out = []
+    for q in questions:
+        book = MoveBook({"question": q.question}, {"context": contexts[q.source]}, {"answer": TYPES[q.output_type]})
+        reader = host_reader(book.data)
+        done: list[str] = []
+        outs: list[str] = []
+        for _ in range(max_steps):
+            moves = book.step_moves(done, [o for o in outs if o])
+            scores = ranker.score(book, moves)
+            best = max(range(len(moves)), key=lambda i: (scores[i], -i))
+            move = moves[best]
+            if move.kind == "submit" and move.candidate is not None:
+                c = move.candidate
+                conf = calibration.confidence(support_class(c, book.answer_type, data_shape(book)))
+                out.append((c.supported, conf, scores[best], matches(c.value, q.gold, q.alternatives)))
+                break
+            outs.append(reader(move))
+            book.record_read(move.code, outs[-1])
+            done.append(move.code)
+    return out
+
+
+def fit_chooser(endings: list[tuple[bool, float, float, bool]], seed: int) -> dict[str, Any]:
+    """The logistic combination, its threshold (the lowest combined confidence at which the supported endings at
+    or above it are right :data:`PRECISION` of the time, never below :data:`FLOOR`) and the unsupported accuracy."""
+    from sklearn.linear_model import LogisticRegression
+
+    from dspy_rlm.profiles.calibration import _logit, combine
+
+    backed = [e for e in endings if e[0]]
+    x = [[_logit(conf), _logit(p)] for _, conf, p, _ in backed]
+    y = [int(ok) for *_, ok in backed]
+    model = LogisticRegression(C=1.0, random_state=seed).fit(x, y)
+    chooser = {"weights": [round(float(w), 4) for w in model.coef_[0]], "bias": round(float(model.intercept_[0]), 4)}
+    scored = sorted(((combine(chooser, conf, p), ok) for _, conf, p, ok in backed), reverse=True)
+    right = seen = 0
+    cut = 1.0
+    for conf, ok in scored:
+        if conf <= FLOOR:
+            break
+        right, seen = right + ok, seen + 1
+        if right / seen >= PRECISION:
+            cut = conf
+    loose = [e for e in endings if not e[0]]
+    unsupported = round((sum(e[3] for e in loose) + 1) / (len(loose) + 2), 3)
+    return {**chooser, "threshold": cut, "unsupported": unsupported, "endings": len(endings), "supported": len(backed)}
+
+
+def chooser_fit(seed: int, train: int, needles_n: int = 120) -> tuple[dict[str, Any], dict[str, Any]]:
+    from benchmarks.corpus.build import build
+    from benchmarks.real_files.__main__ import limited
+    from benchmarks.real_files.dataset import build_dataset
+    from benchmarks.train_ranker import held_back
+
+    corpus = build("train")
+    back = limited([q for q in corpus.questions if held_back(q.source, seed)], train, seed)
+    dev = build_dataset("dev")
+    needles = needle_questions(needles_n)
+    endings = chooser_endings(back, corpus.contexts) + chooser_endings(dev.questions, dev.contexts)
+    endings += chooser_endings(needles, {q.source: q.context for q in needles})
+    info = {"chooser_train_questions": len(back), "chooser_dev_questions": len(dev.questions), "needles": len(needles)}
+    return fit_chooser(endings, seed), info
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     import json
 
@@ -117,8 +198,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--seed", type=int, default=28)
     p.add_argument("--out", default=None)
     p.add_argument("--write", action="store_true", help="ship it as dspy_rlm/profiles/calibration.json")
+    p.add_argument("--chooser", action="store_true", help="fit the chooser combination on the shipped classes")
     args = p.parse_args(argv)
     start = time.perf_counter()
+    if args.chooser:
+        import json as _json
+
+        chooser, info = chooser_fit(args.seed, args.train)
+        result = {"chooser": chooser, **info, "seconds": round(time.perf_counter() - start, 1)}
+        result["load"] = list(os.getloadavg())
+        if args.write:
+            state = _json.loads(CALIBRATION_PATH.read_text())
+            state["chooser"] = {k: chooser[k] for k in ("weights", "bias", "threshold", "unsupported")}
+            state["chooser_fitted_by"] = (
+                f"python -m benchmarks.calibrate --chooser --train {args.train} --seed {args.seed} --write"
+            )
+            tmp = CALIBRATION_PATH.with_suffix(".json.tmp")
+            tmp.write_text(_json.dumps(state, indent=1, sort_keys=True) + "\n")
+            tmp.replace(CALIBRATION_PATH)
+        emit(result, args.out)
+        return result
     calibration, info = fit(args.train, args.seed)
     classes = {
         cls: {"right": r, "seen": n, "confidence": calibration.confidence(cls)}

@@ -8,13 +8,19 @@ record's key, a field, a count, an answer) and why the reads support it (``the r
 supported value any chooser could have submitted, right or wrong), smoothed (``(right + 1) / (seen + 2)``). A run
 ends ``Submitted`` only when its confidence reaches the fitted threshold (the lowest at which the fitting data's
 precision is 95% or more); below it, ``Extracted`` with its confidence and a note. An unsupported value keeps the
-flat 0.25 guess. Not yet combined with the model's own probability of its choice: the engines do not return log-
-probabilities of the constrained action.
+flat 0.25 guess.
+
+With a *chooser fit* (``python -m benchmarks.calibrate --chooser``), the confidence also weighs how sure the
+chooser was of the SUBMIT it made: the learned move ranker's probability of that move
+(:mod:`dspy_rlm.profiles.ranker`), combined with the class's precision by a logistic fit on the endings the ranked
+chooser reaches where the answers are known (held-back training files, dev, needles), with its own threshold for
+95% precision, and the observed accuracy of an unsupported SUBMIT in place of the flat 0.25.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +28,7 @@ from typing import Any
 
 from dspy_rlm.profiles.candidates import Candidate
 
-__all__ = ["CALIBRATION_PATH", "Calibration", "data_shape", "load_calibration", "support_class"]
+__all__ = ["CALIBRATION_PATH", "Calibration", "combine", "data_shape", "load_calibration", "support_class"]
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 _GENERIC_LABELS = ("key", "count", "answer")
@@ -61,6 +67,9 @@ class Calibration:
     counts: dict[str, list[int]] = field(default_factory=dict)
     threshold: float = 0.0
     unseen: float = 0.5
+    chooser: dict[str, Any] | None = None
+    """The chooser fit: ``weights`` (on the logits of the class precision and the ranker's probability),
+    ``bias``, ``threshold`` and ``unsupported`` (the confidence of an unsupported SUBMIT)."""
 
     def confidence(self, cls: str) -> float:
         """The class's smoothed precision; a structure never seen backs off to the class over every structure
@@ -79,8 +88,37 @@ class Calibration:
                     break
         return round((right + 1) / (seen + 2), 3) if seen else self.unseen
 
+    def combined(self, cls: str, choice: float | None) -> float:
+        """The confidence of a supported value of class ``cls`` the chooser submitted with probability ``choice``
+        (``None``: no ranker scored it): the chooser fit's logistic combination, else the class's precision."""
+        base = self.confidence(cls)
+        if self.chooser is None or choice is None:
+            return base
+        return combine(self.chooser, base, choice)
+
+    def cutoff(self, choice: float | None) -> float:
+        """The confidence a Submitted ending needs: the chooser fit's threshold where it applies."""
+        return float(self.chooser["threshold"]) if self.chooser is not None and choice is not None else self.threshold
+
+    def unsupported(self) -> float:
+        """The confidence of a SUBMIT the reads do not support."""
+        return float(self.chooser["unsupported"]) if self.chooser is not None else 0.25
+
     def to_dict(self) -> dict[str, Any]:
-        return {"counts": self.counts, "threshold": self.threshold, "unseen": self.unseen}
+        out = {"counts": self.counts, "threshold": self.threshold, "unseen": self.unseen}
+        return out | ({"chooser": self.chooser} if self.chooser is not None else {})
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def combine(chooser: dict[str, Any], precision: float, choice: float) -> float:
+    """The chooser fit's confidence for a class precision and the ranker's probability of the choice."""
+    a, b = chooser["weights"]
+    z = a * _logit(precision) + b * _logit(choice) + chooser["bias"]
+    return round(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))), 3)
 
 
 @lru_cache(maxsize=4)
@@ -90,6 +128,10 @@ def load_calibration(path: str = str(CALIBRATION_PATH)) -> Calibration:
     if not file.is_file():
         return Calibration(unseen=1.0)
     state = json.loads(file.read_text())
+    chooser = state.get("chooser")
     return Calibration(
-        dict(state.get("counts", {})), float(state.get("threshold", 0.0)), float(state.get("unseen", 0.5))
+        dict(state.get("counts", {})),
+        float(state.get("threshold", 0.0)),
+        float(state.get("unseen", 0.5)),
+        chooser if isinstance(chooser, dict) else None,
     )

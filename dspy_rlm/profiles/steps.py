@@ -133,15 +133,33 @@ class SmallPolicyRun(BasePolicyRun):
         if candidate is None:
             candidate = self._book.judge(dict(result.outputs))
         if candidate.supported:
-            return self.calibrated(result, candidate)
+            return self.calibrated(result, candidate, self.choice_probability(codes, stdouts))
+        from dspy_rlm.profiles.calibration import load_calibration
+
         note = f"the submitted value {candidate.value!r} is a guess: {candidate.why}"
         return Extracted(
-            dict(result.outputs), confidence=0.25, reason=f"not supported by what the run read: {note}", notes=note
+            dict(result.outputs),
+            confidence=load_calibration().unsupported(),
+            reason=f"not supported by what the run read: {note}",
+            notes=note,
         )
 
-    def calibrated(self, result: Submitted, candidate: Any) -> Submitted | Extracted:
-        """A supported SUBMIT with the confidence its support class earned (profiles.calibration); below the
-        fitted threshold it ends ``Extracted`` with that confidence and a note."""
+    def choice_probability(self, codes: list[str], stdouts: list[str]) -> float | None:
+        """The learned ranker's probability of the last move (the SUBMIT) among the moves its step offered;
+        ``None`` without a ranker or when that step did not offer it."""
+        from dspy_rlm.profiles.ranker import load_ranker
+
+        ranker = load_ranker()
+        if ranker is None or not codes or self._book is None:
+            return None
+        book = self._book
+        moves = book.step_moves(codes[:-1], [s for s in stdouts[:-1] if s])
+        return next((p for m, p in zip(moves, ranker.score(book, moves), strict=True) if m.code == codes[-1]), None)
+
+    def calibrated(self, result: Submitted, candidate: Any, choice: float | None = None) -> Submitted | Extracted:
+        """A supported SUBMIT with the confidence its support class earned, combined with how sure the chooser
+        was of it (``choice``, profiles.calibration); below the fitted threshold it ends ``Extracted`` with that
+        confidence and a note."""
         from dataclasses import replace
 
         from dspy_rlm.profiles.calibration import data_shape, load_calibration, support_class
@@ -149,13 +167,13 @@ class SmallPolicyRun(BasePolicyRun):
 
         calibration = load_calibration()
         cls = support_class(candidate, self.book().answer_type, data_shape(self.book()))
-        confidence = calibration.confidence(cls)
-        if confidence >= calibration.threshold:
+        confidence = calibration.combined(cls, choice)
+        cutoff = calibration.cutoff(choice)
+        if confidence >= cutoff:
             return replace(result, confidence=confidence)
         note = (
-            f"the submitted value {candidate.value!r} is supported ({candidate.why}), but values supported this way "
-            f"were right {confidence:.0%} of the time where the answer was known (Submitted needs "
-            f"{calibration.threshold:.0%})"
+            f"the submitted value {candidate.value!r} is supported ({candidate.why}), but submits like it "
+            f"were right {confidence:.0%} of the time where the answer was known (Submitted needs {cutoff:.0%})"
         )
         return Extracted(
             dict(result.outputs), confidence=confidence, reason=f"below the calibrated threshold: {note}", notes=note
