@@ -43,15 +43,9 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     _line_kv,
     looks_delimited,
     looks_jsonl,
-    looks_markdown_list,
-    looks_markdown_table,
-    looks_prose,
     looks_whitespace_table,
     parse_delimited,
     parse_jsonl,
-    parse_markdown_list,
-    parse_markdown_table,
-    parse_prose,
     parse_whitespace_table,
 )
 from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
@@ -66,6 +60,14 @@ from dspy_rlm.library.kvformats import (
     parse_ini,
     parse_stanzas,
     parse_yaml,
+)
+from dspy_rlm.library.mdformats import (
+    looks_markdown_list,
+    looks_markdown_table,
+    looks_prose,
+    parse_markdown_list,
+    parse_markdown_table,
+    parse_prose,
 )
 
 KINDS = (

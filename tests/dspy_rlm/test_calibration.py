@@ -60,3 +60,40 @@ def test_an_unseen_structure_backs_off_to_the_class_over_every_structure():
     cal = Calibration({"int|count|counted|table": [9, 10], "int|count|counted|json": [10, 10]})
     assert cal.confidence("int|count|counted|yaml") == round(20 / 22, 3)
     assert cal.confidence("bool|answer|checked|yaml") == cal.unseen
+
+
+def test_the_chooser_fit_weighs_the_rankers_probability_beside_the_class_precision(tmp_path):
+    import json
+
+    cls = "str|field|the record matches the question's key|table"
+    plain = Calibration({cls: [8, 10]}, threshold=0.7)
+    assert plain.combined(cls, 0.9) == plain.confidence(cls) and plain.cutoff(0.9) == 0.7
+    assert plain.unsupported() == 0.25
+    fit = Calibration(
+        {cls: [8, 10]}, 0.7, chooser={"weights": [1.0, 1.0], "bias": 0.0, "threshold": 0.6, "unsupported": 0.1}
+    )
+    assert fit.combined(cls, 0.5) == plain.confidence(cls)  # an undecided chooser adds nothing
+    assert fit.combined(cls, 0.99) > fit.combined(cls, 0.5) > fit.combined(cls, 0.01)
+    assert fit.combined(cls, None) == plain.confidence(cls) and fit.cutoff(None) == 0.7  # no ranker scored it
+    assert fit.cutoff(0.9) == 0.6 and fit.unsupported() == 0.1
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(fit.to_dict()))
+    assert load_calibration.__wrapped__(str(path)) == fit
+
+
+def test_fit_chooser_keeps_the_precision_above_its_threshold():
+    from benchmarks.calibrate import FLOOR, PRECISION, fit_chooser
+    from dspy_rlm.profiles.calibration import combine
+
+    endings = [(True, 0.9, 0.99, True)] * 95 + [(True, 0.9, 0.99, False)] * 2 + [(True, 0.6, 0.3, False)] * 30
+    endings += [(True, 0.6, 0.3, True)] * 10 + [(False, 0.0, 0.01, False)] * 18 + [(False, 0.0, 0.01, True)] * 2
+    fit = fit_chooser(endings, seed=0)
+    assert fit["threshold"] > FLOOR and fit["unsupported"] == round(3 / 22, 3)
+    kept = [ok for s, conf, p, ok in endings if s and combine(fit, conf, p) >= fit["threshold"]]
+    assert kept and sum(kept) / len(kept) >= PRECISION
+    assert combine(fit, 0.9, 0.99) > combine(fit, 0.6, 0.3)
+
+
+def test_the_shipped_calibration_has_a_chooser_fit():
+    chooser = load_calibration().chooser
+    assert chooser is not None and 0.5 <= chooser["threshold"] <= 1.0 and 0.0 < chooser["unsupported"] < 0.5

@@ -103,3 +103,28 @@ def test_the_model_chooses_among_the_rankers_best_moves_only():
         )
     assert all("`code`" not in p[0]["content"] for p in lm.prompts)  # one move a step: the LM is never asked
     assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
+
+
+def test_the_oracle_labels_train_a_ranker_that_solves_what_it_was_taught():
+    """benchmarks.train_ranker end to end on a table written here: the oracle labels each step's moves, a
+    logistic regression fit on them picks a right move, and acting it out ends in the gold."""
+    import random
+
+    from benchmarks.real_files.core import Question
+    from benchmarks.train_ranker import act, fit, label, ranked
+    from dspy_rlm.profiles.oracle import host_reader, matches
+
+    owners = {f"bird-{i}": f"Owner {i % 7}" for i in range(40)}
+    qs = [
+        Question(f"q{i}", "t", "train", "lookup", "p", f"Who is the owner of {name}?", "str", owner)
+        for i, (name, owner) in enumerate(list(owners.items())[:12])
+    ]
+    rows = []
+    for i, q in enumerate(qs[:8]):
+        rows += label(q, TABLE, random.Random(i), i)
+    assert rows and {y for *_, y in rows} == {0, 1}
+    ranker = fit(rows, c=1.0, seed=0)
+    for q in qs[8:]:  # questions it was not fit on
+        b = book(q.question)
+        ending, value, _ = act(b, ranked(ranker), host_reader(b.data))
+        assert ending == "submitted" and matches(value, q.gold), (q.question, ending, value)

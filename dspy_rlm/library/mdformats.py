@@ -1,0 +1,182 @@
+"""Markdown tables and lists, and prose, as records behind :func:`dspy_rlm.library.structure.detect`: the
+``looks_*`` / ``parse_*`` pairs of :mod:`dspy_rlm.library.formats` for text written for people (a ``| a | b |``
+table, a bulleted or numbered list, paragraphs of sentences). Stdlib only:
+:func:`dspy_rlm.library.helpers.standalone_source` inlines it.
+"""
+
+import re
+from typing import Any
+
+from dspy_rlm.library.formats import Raw, _cells, _line_kv, _share, _unique, meaningful
+
+LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)$")
+MD_SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+SENTENCE_END = re.compile(r"""[.!?]["')\]]*\s+(?=["'(\[]?[^\W_])""")
+ABBREVIATIONS = frozenset(
+    [
+        "e.g",
+        "i.e",
+        "etc",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "vs",
+        "st",
+        "no",
+        "fig",
+        "cf",
+        "approx",
+        "inc",
+        "ltd",
+        "jr",
+        "sr",
+        "al",
+    ]
+)
+
+
+def looks_markdown_table(sample: list[str]) -> float:
+    rows = meaningful(sample, comments=False)
+    if not any(MD_SEPARATOR.match(r) and "-" in r for r in rows):
+        return 0.0
+    return _share(sum(1 for r in rows if r.strip().startswith("|") or r.count("|") >= 2), len(rows))
+
+
+def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: list[str] = []
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if MD_SEPARATOR.match(s) and "-" in s and i > 0 and "|" in lines[i - 1]:
+            header = _unique([c or f"col{k + 1}" for k, c in enumerate(_cells(lines[i - 1].strip(), "|"))])
+            names += [n for n in header if n not in names]
+            if out and out[-1][0] == i - 1:
+                out.pop()  # the header row, read as a line before the separator was seen
+        elif header and "|" in s:
+            cells = _cells(s, "|")
+            out.append((i, i, [(header[k], c) for k, c in enumerate(cells) if c and k < len(header)], cells[0], None))
+        elif s:
+            header = None
+            out.append((i, i, _line_kv(s), "", None))
+    return out, names
+
+
+def looks_markdown_list(sample: list[str]) -> float:
+    rows = [r for r in meaningful(sample, comments=False) if not r.lstrip().startswith("#")]
+    items = sum(1 for r in rows if LIST_ITEM.match(r))
+    return _share(items, len(rows)) if items >= 2 else 0.0
+
+
+def _item_key(body: str) -> str:
+    for sep in (": ", " - ", " — ", " – "):
+        head = body.split(sep, 1)[0]
+        if head != body and len(head.split()) <= 6:
+            return head.strip("*_` ")
+    return " ".join(body.split()[:3]).strip("*_`")
+
+
+def parse_markdown_list(lines: list[str]) -> list[Raw]:
+    out: list[Raw] = []
+    current: list[Any] | None = None  # [first, last, indent, body]
+    for i, line in enumerate([*lines, ""]):
+        m = LIST_ITEM.match(line)
+        cont = current is not None and line.strip() and not m and len(line) - len(line.lstrip()) > current[2]
+        if cont and current is not None:
+            current[1] = i
+            continue
+        if current is not None:
+            body = current[3]
+            m2 = re.match(r"\**([^:*]{1,60}?)\**:[ \t]+(\S.*)$", body)
+            fields = [(m2.group(1).strip(), m2.group(2).strip())] if m2 else []
+            out.append((current[0], current[1], fields, _item_key(body), None))
+            current = None
+        if m:
+            current = [i, i, len(m.group(1)), m.group(2).strip()]
+        elif line.strip() and i < len(lines):
+            out.append((i, i, [], "", None))
+    return out
+
+
+# -- prose ----------------------------------------------------------------------------------------------------
+def code_lines(lines: list[str]) -> set[int]:
+    """Indexes of the lines inside markdown code fences (``` or ~~~), the fences included."""
+    out, fence = set(), ""
+    for i, line in enumerate(lines):
+        s = line.lstrip()
+        if fence:
+            out.add(i)
+            fence = "" if s.startswith(fence) else fence
+        elif s.startswith(("```", "~~~")):
+            out.add(i)
+            fence = s[:3]
+    return out
+
+
+def looks_prose(sample: list[str]) -> float:
+    """Share of the text lines (not code, headings, list items, table rows) with 6+ words, when the text
+    ends sentences (a terminator per 8 lines or more; a log's lines do not end sentences)."""
+    code = code_lines(sample)
+    rows = [
+        r
+        for i, r in enumerate(sample)
+        if r.strip() and i not in code and not LIST_ITEM.match(r) and not r.lstrip().startswith(("#", "|"))
+    ]
+    if not rows:
+        return 0.0
+    wordy = sum(1 for r in rows if len(r.split()) >= 6)
+    ends = sum(len(SENTENCE_END.findall(r)) + bool(re.search(r"[.!?][\"')\]]*$", r.rstrip())) for r in rows)
+    return _share(wordy, len(rows)) if ends * 8 >= len(rows) else 0.0
+
+
+def _sentences(text: str, base: int) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        before = text[start : m.start()].rsplit(None, 1)
+        word = before[-1].lower().rstrip(".") if before else ""
+        if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            continue
+        spans.append((base + start, base + m.start() + 1))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((base + start, base + len(text.rstrip())))
+    return spans
+
+
+def parse_prose(lines: list[str], text: str) -> list[Raw]:
+    """One record per sentence of each paragraph; headings and list items are records of their own."""
+    out: list[Raw] = []
+    offsets, pos = [], 0
+    for ln in lines:
+        offsets.append(pos)
+        pos += len(ln) + 1
+    i, n, code = 0, len(lines), code_lines(lines)
+
+    def own_line(k: int) -> bool:  # headings, list items, table rows and code are records of their own
+        return k in code or lines[k].lstrip().startswith(("#", "|")) or bool(LIST_ITEM.match(lines[k]))
+
+    while i < n:
+        s = lines[i].strip()
+        if not s:
+            i += 1
+            continue
+        if own_line(i):
+            item = LIST_ITEM.match(lines[i]) if i not in code else None
+            out.append((i, i, _line_kv(item.group(2).strip("*_ ")) if item else [], "", None))
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and lines[j + 1].strip() and not own_line(j + 1):
+            j += 1
+        lo, hi = offsets[i], offsets[j] + len(lines[j])
+        line = i
+        for a, b in _sentences(text[lo:hi], lo):
+            while line < j and offsets[line + 1] <= a:
+                line += 1
+            last = line
+            while last < j and offsets[last + 1] < b:
+                last += 1
+            out.append((line, last, [], "", text[a:b].strip()))
+        i = j + 1
+    return out
