@@ -45,8 +45,9 @@ class Profile:
             use them left out): for a model whose weights learned the moves (the small policy's adapter); the
             prompt is about 400 tokens shorter.
         ranked_moves: With ``guided_code``, the model chooses among at most this many moves, the best the learned
-            ranker (:mod:`dspy_rlm.profiles.ranker`) scores within ``rank_margin`` of its best; a step with one
-            such move is taken without an LM call. 0: every move is offered to the model.
+            ranker (:mod:`dspy_rlm.profiles.ranker`) scores within ``rank_margin`` of its best (the model is asked
+            even when one move is left: its trace, progress and metrics stay those of a model's step; the
+            ranker alone, with no LM call, is ``RankedMovePolicy``). 0: every move is offered to the model.
         rank_margin: How far below the ranker's best score a move may be and still be offered.
     """
 

@@ -99,12 +99,6 @@ class SmallPolicyRun(BasePolicyRun):
         order = sorted(range(len(moves)), key=lambda i: (-scores[i], i))
         return [moves[i] for i in order if scores[i] >= best - self.profile.rank_margin][:k]
 
-    def decide(self, step: StepView) -> tuple[str, str] | None:
-        """A step the ranker left one move for is taken without asking the model."""
-        if self.profile.ranked_moves and self.uses_ranker and len(self.moves) == 1:
-            return self.moves[0].reasoning, self.moves[0].code
-        return None
-
     def step_moves(self, step: StepView) -> list[Move]:
         """This step's moves, after taking in what the reads so far printed."""
         book = self.book()

@@ -221,6 +221,9 @@ def test_the_small_policy_runs_its_steps_on_a_shipped_adapter_only_where_it_appl
     assert resolve_policy("small", OutlinesLM(adapter=None, max_tokens=8)).profile is SMALL
     assert OutlinesLM(adapter=None).dump_state()["adapter"] is None  # "off" survives save and load
 
+    from dspy_rlm.profiles import ranker
+
+    monkeypatch.setattr(ranker, "load_ranker", lambda *a, **k: None)  # every move offered: the LM takes each step
     with dspy.context(lm=base):
         pred = RLM("context, question -> answer", max_iters=2)(context="a,b\n1,2", question="What is b of 1?")
     steps = [c for c in policy.lm.history if c.get("messages")]

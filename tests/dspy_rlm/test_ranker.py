@@ -1,5 +1,5 @@
 """The learned move ranker (profiles/ranker.py): its features, its scores, the file it ships in, and how the small
-policy uses it (the model chooses among the ranker's best moves; a step left with one move takes no LM call)."""
+policy uses it (the model chooses among the ranker's best moves)."""
 
 from __future__ import annotations
 
@@ -76,8 +76,8 @@ def test_the_ranked_policy_ends_submitted_without_an_action_call():
 
 
 def test_the_model_chooses_among_the_rankers_best_moves_only():
-    """With ``ranked_moves=k`` the step's constraint offers at most k moves; a step left with one is taken
-    without an LM call; with 0 the model sees every move."""
+    """With ``ranked_moves=k`` the step's constraint offers at most k moves, best first; the model is still asked
+    (its trace and metrics stay a model's); with 0 it sees every move."""
     run_of = {}
 
     class Spy(SmallPolicy):
@@ -85,24 +85,24 @@ def test_the_model_chooses_among_the_rankers_best_moves_only():
             run_of["run"] = started = super().start(run)
             return started
 
-    lm = ScriptedLocalLM(["print(record_of(context, 'amber-falcon'))", "SUBMIT(answer='Ines Moreau')"])
-    policy = Spy(replace(SMALL, ranked_moves=2, rank_margin=1.0))
-    with dspy.context(lm=lm):
-        RLM("context, question -> answer", max_iters=3, policy=policy)(
-            context=TABLE, question="Who is the owner of amber-falcon?"
+    question = "Who is the owner of amber-falcon?"
+    everything = MoveBook({"question": question}, {"context": TABLE}, {"answer": str}).step_moves([], [])
+    assert len(everything) > 2
+    for k, expected in ((2, 2), (1, 1), (0, len(everything))):
+        lm = ScriptedLocalLM(["print(1)"])
+        with dspy.context(lm=lm):
+            RLM(
+                "context, question -> answer", max_iters=1, policy=Spy(replace(SMALL, ranked_moves=k, rank_margin=1.0))
+            )(context=TABLE, question=question)
+        assert len(run_of["run"].moves) == expected  # the first step's offered moves
+        assert any("`code`" in p[0]["content"] for p in lm.prompts)  # the model was asked
+    best = load_ranker().rank(MoveBook({"question": question}, {"context": TABLE}, {"answer": str}), everything)[0]
+    run_of.clear()
+    with dspy.context(lm=ScriptedLocalLM(["print(1)"])):
+        RLM("context, question -> answer", max_iters=1, policy=Spy(replace(SMALL, ranked_moves=1)))(
+            context=TABLE, question=question
         )
-    run = run_of["run"]
-    everything = MoveBook({"question": "Who is the owner of amber-falcon?"}, {"context": TABLE}, {"answer": str})
-    assert len(everything.step_moves([], [])) > 2
-    assert 1 <= len(run.moves) <= 2  # the last step's offered moves, cut by the ranker
-    one = Spy(replace(SMALL, ranked_moves=1))
-    lm = ScriptedLocalLM([])
-    with dspy.context(lm=lm):
-        pred = RLM("context, question -> answer", max_iters=3, policy=one)(
-            context=TABLE, question="Who is the owner of amber-falcon?"
-        )
-    assert all("`code`" not in p[0]["content"] for p in lm.prompts)  # one move a step: the LM is never asked
-    assert pred.result.kind == "submitted" and pred.answer == "Ines Moreau"
+    assert run_of["run"].moves[0].code == best.code
 
 
 def test_the_oracle_labels_train_a_ranker_that_solves_what_it_was_taught():
