@@ -121,6 +121,7 @@ def chooser_endings(
 ) -> list[tuple[bool, float, float, bool]]:
     """The ranked chooser acted out on each question: ``(supported, class precision, ranker probability, right)``
     for each run that ends in a SUBMIT."""
+    from benchmarks.train_ranker import play, ranked
     from dspy_rlm.profiles.calibration import load_calibration
     from dspy_rlm.profiles.ranker import load_ranker
 
@@ -129,22 +130,13 @@ def chooser_endings(
     out = []
     for q in questions:
         book = MoveBook({"question": q.question}, {"context": contexts[q.source]}, {"answer": TYPES[q.output_type]})
-        reader = host_reader(book.data)
-        done: list[str] = []
-        outs: list[str] = []
-        for _ in range(max_steps):
-            moves = book.step_moves(done, [o for o in outs if o])
-            scores = ranker.score(book, moves)
-            best = max(range(len(moves)), key=lambda i: (scores[i], -i))
-            move = moves[best]
-            if move.kind == "submit" and move.candidate is not None:
-                c = move.candidate
-                conf = calibration.confidence(support_class(c, book.answer_type, data_shape(book)))
-                out.append((c.supported, conf, scores[best], matches(c.value, q.gold, q.alternatives)))
-                break
-            outs.append(reader(move))
-            book.record_read(move.code, outs[-1])
-            done.append(move.code)
+        move, moves = play(book, ranked(ranker), host_reader(book.data), max_steps)
+        if move is None or move.candidate is None:
+            continue
+        c = move.candidate
+        conf = calibration.confidence(support_class(c, book.answer_type, data_shape(book)))
+        choice = ranker.score(book, moves)[moves.index(move)]
+        out.append((c.supported, conf, choice, matches(c.value, q.gold, q.alternatives)))
     return out
 
 
@@ -202,19 +194,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = p.parse_args(argv)
     start = time.perf_counter()
     if args.chooser:
-        import json as _json
-
         chooser, info = chooser_fit(args.seed, args.train)
         result = {"chooser": chooser, **info, "seconds": round(time.perf_counter() - start, 1)}
         result["load"] = list(os.getloadavg())
         if args.write:
-            state = _json.loads(CALIBRATION_PATH.read_text())
+            state = json.loads(CALIBRATION_PATH.read_text())
             state["chooser"] = {k: chooser[k] for k in ("weights", "bias", "threshold", "unsupported")}
             state["chooser_fitted_by"] = (
                 f"python -m benchmarks.calibrate --chooser --train {args.train} --seed {args.seed} --write"
             )
             tmp = CALIBRATION_PATH.with_suffix(".json.tmp")
-            tmp.write_text(_json.dumps(state, indent=1, sort_keys=True) + "\n")
+            tmp.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
             tmp.replace(CALIBRATION_PATH)
         emit(result, args.out)
         return result

@@ -31,8 +31,8 @@ from dspy_rlm.profiles.calibration import data_shape, load_calibration, support_
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.moves import MoveBook
 from dspy_rlm.profiles.oracle import host_reader, matches, plan
-from dspy_rlm.profiles.ranker import RANKER_PATH, MoveRanker, _state, move_features
-from dspy_rlm.profiles.scripted import _ScriptedRun
+from dspy_rlm.profiles.ranker import RANKER_PATH, MoveRanker, move_features, step_state
+from dspy_rlm.profiles.scripted import scripted_choice
 
 TYPES = {"str": str, "int": int, "bool": bool}
 Row = tuple[int, dict[str, float], int]  # (state id, features, label)
@@ -86,7 +86,7 @@ def _state_rows(
     book.reads = {}
     for m, out in done:
         book.record_read(m.code, out)
-    state = _state(book, moves)
+    state = step_state(book, moves)
     return [(sid, move_features(book, m, moves, state), int(m.code in good)) for m in moves], moves
 
 
@@ -109,9 +109,9 @@ def label(q: Question, context: str, rng: random.Random, sid: int) -> list[Row]:
 Chooser = Callable[[MoveBook, list[Move]], Move]
 
 
-def act(book: MoveBook, choose: Chooser, reader: Any, max_steps: int = 4) -> tuple[str, Any, float]:
-    """Run a chooser as the small policy would (reads on the host): ``(ending, value, confidence)`` with ending
-    ``submitted`` (supported, calibrated confidence at the threshold), ``extracted`` or ``none`` (no SUBMIT)."""
+def play(book: MoveBook, choose: Chooser, reader: Any, max_steps: int = 4) -> tuple[Move | None, list[Move]]:
+    """Run a chooser as the small policy would, reads on the host: its SUBMIT (None when it made none in
+    ``max_steps``) and the moves of the step it submitted in."""
     book.reads = {}
     done: list[str] = []
     outs: list[str] = []
@@ -119,22 +119,30 @@ def act(book: MoveBook, choose: Chooser, reader: Any, max_steps: int = 4) -> tup
         moves = book.step_moves(done, [o for o in outs if o])
         move = choose(book, moves)
         if move.kind == "submit":
-            c = move.candidate
-            if c is None or not c.supported:
-                return "extracted", c.value if c else None, 0.25
-            cal = load_calibration()
-            conf = cal.confidence(support_class(c, book.answer_type, data_shape(book)))
-            return ("submitted" if conf >= cal.threshold else "extracted"), c.value, conf
+            return move, moves
         out = reader(move)
         book.record_read(move.code, out)
         done.append(move.code)
         outs.append(out)
-    return "none", None, 0.0
+    return None, []
 
 
-def scripted(book: MoveBook, moves: list[Move]) -> Move:
-    shim = type("Shim", (), {"book": lambda self: book})()
-    return _ScriptedRun.choose(shim, moves)  # type: ignore[arg-type]
+def act(book: MoveBook, choose: Chooser, reader: Any, max_steps: int = 4) -> tuple[str, Any, float]:
+    """:func:`play`'s ending: ``(ending, value, confidence)`` with ending ``submitted`` (supported, its support
+    class's confidence at the class threshold), ``extracted`` or ``none`` (no SUBMIT). The chooser fit of the
+    calibration is left out: these are the figures the ranker was chosen by."""
+    move, _ = play(book, choose, reader, max_steps)
+    if move is None:
+        return "none", None, 0.0
+    c = move.candidate
+    if c is None or not c.supported:
+        return "extracted", c.value if c else None, 0.25
+    cal = load_calibration()
+    conf = cal.confidence(support_class(c, book.answer_type, data_shape(book)))
+    return ("submitted" if conf >= cal.threshold else "extracted"), c.value, conf
+
+
+scripted: Chooser = scripted_choice
 
 
 def ranked(ranker: MoveRanker) -> Chooser:

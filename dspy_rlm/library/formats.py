@@ -285,6 +285,3 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
         if comments.get(i):
             fields.append(("comment", comments[i]))
     return out, names + (["comment"] if any(comments.values()) else [])
-
-
-# -- markdown -----------------------------------------------------------------------------------------------

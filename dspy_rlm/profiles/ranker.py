@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from dspy_rlm.profiles.move import Move
     from dspy_rlm.profiles.moves import MoveBook
 
-__all__ = ["RANKER_PATH", "MoveRanker", "load_ranker", "move_features", "question_terms"]
+__all__ = ["RANKER_PATH", "MoveRanker", "load_ranker", "move_features", "question_terms", "step_state"]
 
 RANKER_PATH = Path(__file__).with_name("move_ranker.json")
 
@@ -61,7 +61,7 @@ def _field_of(book: MoveBook, move: Move) -> str | None:
     return next((a for a in move.args if isinstance(a, str) and a in names), None)
 
 
-def _state(book: MoveBook, moves: list[Move]) -> dict[str, Any]:
+def step_state(book: MoveBook, moves: list[Move]) -> dict[str, Any]:
     """What every move of a step shares (computed once per step)."""
     memo = book.memo.get(("ranker-static",))
     if memo is None:
@@ -86,7 +86,7 @@ def move_features(
     book: MoveBook, move: Move, moves: list[Move], state: dict[str, Any] | None = None
 ) -> dict[str, float]:
     """The features of ``move`` among this step's ``moves`` (binary ones at 1.0, a few numbers)."""
-    s = state if state is not None else _state(book, moves)
+    s = state if state is not None else step_state(book, moves)
     k = move.kind
     f: dict[str, float] = {f"k={k}": 1.0, f"k={k}|reads={_bucket(s['reads'], (0, 1, 2))}": 1.0}
     f[f"k={k}|type={s['type']}"] = 1.0
@@ -158,7 +158,7 @@ class MoveRanker:
 
     def score(self, book: MoveBook, moves: list[Move]) -> list[float]:
         """Each move's probability of being a move the oracle takes from here."""
-        state = _state(book, moves)
+        state = step_state(book, moves)
         out = []
         for move in moves:
             z = self.bias + sum(

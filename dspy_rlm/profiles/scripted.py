@@ -22,9 +22,9 @@ from dspy_rlm.profiles.base import RunView, StepView
 from dspy_rlm.profiles.steps import SmallPolicy, SmallPolicyRun
 
 if TYPE_CHECKING:
-    from dspy_rlm.profiles.moves import Move
+    from dspy_rlm.profiles.moves import Move, MoveBook
 
-__all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy"]
+__all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy", "scripted_choice"]
 
 _READ_ORDER = {
     "yes_no": ("exists",),
@@ -59,26 +59,30 @@ class _RandomRun(_DecidingRun):
         return self.rng.choice(moves)
 
 
+def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
+    """The move the fixed rules pick among ``moves`` (see the module doc)."""
+    submits = [m for m in moves if m.kind == "submit"]
+    supported = [m for m in submits if m.candidate is not None and m.candidate.supported]
+    if supported:
+        return supported[0]
+    reads = sum(m.kind != "submit" for m in moves)
+    if submits and ((book.reads and len(book.reads) >= 2) or not reads):
+        return submits[0]  # nothing supported after two reads: the first value, which ends as a guess
+    order = [k for cue, kinds in _READ_ORDER.items() if cue in book.cues for k in kinds] + list(_DEFAULT_ORDER)
+    for kind in order:
+        found = [m for m in moves if m.kind == kind]
+        if found and kind in ("count", "count_where", "count_if"):  # what is counted: the phrase most records hold
+            keys = sorted((k for ks in book.keys.values() for k in ks), key=lambda k: -k.records)
+            ranked = [m for k in keys for m in found if repr(k.text) in m.code]
+            return ranked[0] if ranked else found[0]
+        if found:
+            return found[0]
+    return submits[0] if submits else moves[0]
+
+
 class _ScriptedRun(_DecidingRun):
     def choose(self, moves: list[Move]) -> Move:
-        submits = [m for m in moves if m.kind == "submit"]
-        supported = [m for m in submits if m.candidate is not None and m.candidate.supported]
-        if supported:
-            return supported[0]
-        reads = sum(m.kind != "submit" for m in moves)
-        if submits and ((self.book().reads and len(self.book().reads) >= 2) or not reads):
-            return submits[0]  # nothing supported after two reads: the first value, which ends as a guess
-        cues = self.book().cues
-        order = [k for cue, kinds in _READ_ORDER.items() if cue in cues for k in kinds] + list(_DEFAULT_ORDER)
-        for kind in order:
-            found = [m for m in moves if m.kind == kind]
-            if found and kind in ("count", "count_where", "count_if"):  # what is counted: the phrase most records hold
-                keys = sorted((k for ks in self.book().keys.values() for k in ks), key=lambda k: -k.records)
-                ranked = [m for k in keys for m in found if repr(k.text) in m.code]
-                return ranked[0] if ranked else found[0]
-            if found:
-                return found[0]
-        return submits[0] if submits else moves[0]
+        return scripted_choice(self.book(), moves)
 
 
 class _RankedRun(_DecidingRun):
