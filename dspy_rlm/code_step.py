@@ -111,6 +111,15 @@ def settle(run: LoopState, result: Submitted) -> Submitted | Extracted:
     return settled
 
 
+def rescore(run: LoopState, result: Extracted) -> Extracted:
+    """A forced ending on the policy's confidence scale, where the policy has one (its optional ``rescore``)."""
+    rescore_fn = getattr(run.policy, "rescore", None)
+    if rescore_fn is None:
+        return result
+    executions = [e for r in run.trace.iterations for e in r.code_executions]
+    return rescore_fn(result, [e.code for e in executions], [e.stdout for e in executions])
+
+
 async def text_final(run: LoopState, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:
     """FINAL(...) / FINAL_VAR(name) written as text outside code (not when a user tool or input has the name)."""
     if parsed.final_var and FINAL_VAR not in run.user_names:

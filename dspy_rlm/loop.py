@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import dspy
 from dspy.primitives.repl_types import REPLHistory
 
-from dspy_rlm import compaction, routing, serializable
+from dspy_rlm import code_step, compaction, routing, serializable
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, StopReason
 from dspy_rlm.calls import call_predictor, deadline_config, is_configuration_error
@@ -407,7 +407,7 @@ class Run:
             budget=self.budget,
         )
         self.trace.answer_source = "forced" if isinstance(result, Extracted) else "error"
-        return result
+        return code_step.rescore(self, result) if isinstance(result, Extracted) else result
 
     def snapshot(self) -> dict[str, str]:
         try:

@@ -18,6 +18,7 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
     detect,
     match_lines,
     matches,
+    one_line_records,
 )
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
@@ -139,7 +140,8 @@ def _containing(fn: str, var: Any, word: str) -> list[Record]:
             _STARTS.pop(old, None)
         cached = _STARTS[id(s)] = (s, [r.line for r in s.records])
     starts, found = cached[1], {}
-    for line in match_lines(word, text):
+    head = text if s.parsed_chars is None else text[: s.parsed_chars]  # records cover only a huge text's head
+    for line in match_lines(word, head):
         k = bisect.bisect_right(starts, line) - 1
         spanning = []
         while k >= 0 and s.records[k].end_line >= line:  # sentences can share a line: every one of them
@@ -244,8 +246,25 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
 
 
 def count_records(var: Any, word: Any) -> int:
-    """How many records contain word."""
-    return len(_containing("count_records", var, _check_word("count_records", word)))
+    """How many records contain word.
+
+    In a huge text whose records are lines, every line past the parsed head is counted too (one regex pass)."""
+    w = _check_word("count_records", word)
+    text = _text("count_records", var)
+    s = detect(text)
+    if s.parsed_chars is not None and s.records and one_line_records(s):
+        return sum(1 for n in match_lines(w, text) if n >= s.records[0].line)
+    return len(_containing("count_records", var, w))
+
+
+def reads_whole(var: Any, helper: str) -> bool:
+    """Whether ``helper`` over ``var`` reads all of it: yes unless the text is huge (parsed only in its head,
+    :data:`~dspy_rlm.library.structure.MAX_PARSE_CHARS`), where only the streaming helpers do (``search``,
+    ``exists``, and ``count_records`` over records that are lines)."""
+    s = detect(_text(helper, var))
+    if s.parsed_chars is None or helper in ("search", "exists"):
+        return True
+    return helper == "count_records" and one_line_records(s)
 
 
 def count_where(var: Any, field: Any, value: Any) -> int:
@@ -349,8 +368,15 @@ def min_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
 
 
 def exists(var: Any, word: Any) -> bool:
-    """Does any record contain word? True/False."""
-    return bool(_containing("exists", var, _check_word("exists", word)))
+    """Does any record contain word? True/False.
+
+    In a huge text, the part past the parsed head is searched too."""
+    w = _check_word("exists", word)
+    if _containing("exists", var, w):
+        return True
+    text = _text("exists", var)
+    cap = detect(text).parsed_chars
+    return cap is not None and bool(match_lines(w, text, cap))
 
 
 def key_of(var: Any, value: Any) -> str | None:

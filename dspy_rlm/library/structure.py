@@ -232,15 +232,16 @@ def _verified(m: re.Match, checks: tuple[tuple[str, str], ...]) -> bool:
     return all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True))
 
 
-def match_lines(word: str, text: str) -> list[int]:
-    """The 1-based numbers of the lines of ``text`` where ``word`` matches (as :func:`matches`), each once.
-    One regex pass over the text: how the lookups find their records without testing every record."""
+def match_lines(word: str, text: str, start: int = 0) -> list[int]:
+    """The 1-based numbers of the lines of ``text`` where ``word`` matches (as :func:`matches`), each once, from
+    the offset ``start`` on. One regex pass over the text: how the lookups find their records without testing
+    every record."""
     rx, checks = _needle(word)
     if rx is None:
         return []
     out: list[int] = []
-    last, line = 0, 1
-    for m in rx.finditer(text):
+    last, line = start, 1 + text.count("\n", 0, start)
+    for m in rx.finditer(text, start):
         if checks and not _verified(m, checks):
             continue
         line += text.count("\n", last, m.start())
@@ -248,6 +249,11 @@ def match_lines(word: str, text: str) -> list[int]:
         if not out or out[-1] != line:
             out.append(line)
     return out
+
+
+def one_line_records(s: Structure) -> bool:
+    """Whether each record of ``s`` is one line (as far as its first thousand records show)."""
+    return all(r.end_line == r.line for r in s.records[:1000])
 
 
 # -- detection ----------------------------------------------------------------------------------------------

@@ -62,6 +62,10 @@ class PolicyRun(Protocol):
     Attributes:
         name: The policy's name, recorded in the trace.
         helper_style: How REPL helpers print (``"default"`` Python values, ``"lines"`` ``line N: text`` rows).
+
+    A run may also have ``rescore(result: Extracted, codes, stdouts) -> Extracted`` (optional): the confidence of
+    a forced ending (a limit hit, the answer extracted) on the policy's own scale, as the small policy's
+    calibrated SUBMITs have.
     """
 
     name: str

@@ -39,6 +39,10 @@ class MoveKind(Protocol):
     Attributes:
         name: The move's kind (``Move.kind``).
         per_key: Offered for each key phrase of the question (else once per variable).
+
+    A kind may also set ``every_record = True`` (optional): its result depends on every record (a count, a
+    ranking), so over a huge text parsed only in its head it supports nothing unless its helper streams
+    (:func:`dspy_rlm.library.lookup.reads_whole`).
     """
 
     name: str
@@ -72,7 +76,12 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     if kind is None or text is None:
         return []
     result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
-    return kind.evaluate(book, move, stdout, key, result)
+    found = kind.evaluate(book, move, stdout, key, result)
+    if getattr(kind, "every_record", False) and not lookup.reads_whole(text, move.helper):
+        cap = book.structs[var].parsed_chars  # a count or a ranking of a huge text's head is no answer for it all
+        why = f"read only the first {cap:,} characters of the text"
+        found = [Candidate(c.value, c.label, False, why) for c in found]
+    return found
 
 
 def _in_sentence(found: list[Candidate]) -> list[Candidate]:
@@ -91,6 +100,7 @@ def _why(key: Any) -> str:
 class _Kind:
     name = ""
     per_key = True
+    every_record = False  # its result depends on every record (a count, a ranking), not on one record found
 
     def __repr__(self) -> str:
         return f"<move kind {self.name}>"
@@ -184,9 +194,10 @@ class Exists(_Kind):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
         # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
-        named = any(k.is_key or k.is_value for k in book.keys.get(move.var, []) if k is not key)
-        if result:
-            ok = key is not None and (key.is_key or key.is_value)
+        others = [k for k in book.keys.get(move.var, []) if k is not key]
+        named = any(k.is_key or k.is_value for k in others)
+        if result:  # and no other phrase of the question is absent ("did job X fail?": "job" is, X is not)
+            ok = key is not None and (key.is_key or key.is_value) and not any(k.records == 0 for k in others)
         else:
             ok = key is not None and key.records == 0 and not named
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
@@ -194,6 +205,7 @@ class Exists(_Kind):
 
 class Count(_Kind):
     name = "count"
+    every_record = True
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "count" not in book.offered:
@@ -208,6 +220,7 @@ class Count(_Kind):
 
 class CountWhere(_Kind):
     name = "count_where"
+    every_record = True
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "count" not in book.offered:
@@ -227,6 +240,7 @@ class CountWhere(_Kind):
 
 class CountIf(_Kind):
     name = "count_if"
+    every_record = True
     per_key = False
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
@@ -272,6 +286,7 @@ class KeyOf(_Kind):
 
 class MostCommon(_Kind):
     name = "most_common"
+    every_record = True
     per_key = False
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
@@ -291,6 +306,7 @@ class MostCommon(_Kind):
 
 class Extreme(_Kind):
     per_key = False
+    every_record = True
 
     def __init__(self, name: str, helper: str, word: str) -> None:
         self.name, self.helper, self.word = name, helper, word

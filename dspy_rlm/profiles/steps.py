@@ -138,6 +138,58 @@ class SmallPolicyRun(BasePolicyRun):
             notes=note,
         )
 
+    def rescore(self, result: Extracted, codes: list[str], stdouts: list[str]) -> Extracted:
+        """A forced ending (a limit was hit and the answer extracted) on the scale of a SUBMIT's confidence.
+
+        A value the reads support gets its support class's calibrated precision. A value they do not support (a
+        small model's extraction is often a sentence about the limit) gives way to the best supported value the
+        reads produced, as the ranker orders the submits (with one output field); with none, it keeps the accuracy
+        of an unsupported SUBMIT (not the extraction's own 0.5 base, which rated a guess above a right answer)."""
+        from dataclasses import replace
+
+        from dspy_rlm.profiles.calibration import data_shape, load_calibration, support_class
+
+        if self._book is None or not result.outputs:
+            return result
+        book = self._book
+        for code, stdout in zip(codes, stdouts, strict=False):
+            book.record_read(code, stdout or "")
+        candidate, choice = book.judge(dict(result.outputs)), None
+        outputs, said = dict(result.outputs), f"the extracted value {next(iter(result.outputs.values()))!r}"
+        if not candidate.supported and len(outputs) == 1:
+            best = self._best_submit(codes, stdouts)
+            if best is not None:
+                (backed, choice), name = best, next(iter(outputs))
+                said = f"{said} is not supported; the reads support {backed.value!r} ({backed.why})"
+                candidate, outputs = backed, {name: backed.value}
+        calibration = load_calibration()
+        if candidate.supported:
+            cls = support_class(candidate, book.answer_type, data_shape(book))
+            confidence = calibration.combined(cls, choice)
+            note = said if choice is not None else f"{said} is supported ({candidate.why})"
+        else:
+            confidence, note = calibration.unsupported(), f"{said} is a guess: {candidate.why}"
+        return replace(
+            result, outputs=outputs, confidence=confidence, notes="; ".join(filter(None, (result.notes, note)))
+        )
+
+    def _best_submit(self, codes: list[str], stdouts: list[str]) -> tuple[Any, float | None] | None:
+        """The supported value of the SUBMIT move the ranker scores best after these reads (the first without a
+        ranker), with the ranker's probability."""
+        from dspy_rlm.profiles.ranker import load_ranker
+
+        book = self.book()
+        moves = book.step_moves(codes, [s for s in stdouts if s])
+        backed = [i for i, m in enumerate(moves) if m.kind == "submit" and m.candidate and m.candidate.supported]
+        if not backed:
+            return None
+        ranker = load_ranker()
+        if ranker is None:
+            return moves[backed[0]].candidate, None
+        scores = ranker.score(book, moves)  # scored among everything the step offers, as the chooser saw them
+        i = max(backed, key=lambda j: (scores[j], -j))
+        return moves[i].candidate, scores[i]
+
     def choice_probability(self, codes: list[str], stdouts: list[str]) -> float | None:
         """The learned ranker's probability of the last move (the SUBMIT) among the moves its step offered;
         ``None`` without a ranker or when that step did not offer it."""
