@@ -26,13 +26,30 @@ import functools
 import json
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic
 from dspy.adapters.utils import parse_value
 from dspy.utils.exceptions import AdapterParseError
 
+from dspy_outlines.constraint_keys import (  # noqa: F401 - the names it held before the split stay here
+    CONSTRAINT_KINDS,
+    ConstraintKey,
+    _key,
+    _memo_key,
+    constraint_key,
+)
 from dspy_outlines.schema import close_schema
+from dspy_outlines.strict_json import (  # noqa: F401 - the names it held before the split stay here
+    _LENIENT_JSON,
+    _SCALARS,
+    TRUNCATING_FINISH_REASONS,
+    TruncatedOutputError,
+    _ends_early,
+    _json_shaped,
+    _load_json_object,
+    _strict_json,
+)
 
 if TYPE_CHECKING:
     from dspy import Signature
@@ -62,16 +79,6 @@ __all__ = [
 #: the same). Local constrained generation (Tier 3) uses it instead of the fields' JSON schema; the text
 #: is still read back as the JSON object of the fields. Set it with :func:`with_output_regex`.
 OUTPUT_REGEX_ATTR = "__outlines_output_regex__"
-
-#: Finish reasons of a generation that was cut before its value was complete.
-TRUNCATING_FINISH_REASONS = frozenset({"length", "deadline"})
-
-
-class TruncatedOutputError(AdapterParseError):
-    """Constrained generation was cut (``max_tokens`` or the deadline) before the value was complete.
-
-    A truncated value is never completed or repaired: it is a Tier-3 failure, counted as ``truncated``.
-    """
 
 
 # Any text with at least one non-blank character: the constraint for a single free-text field.
@@ -235,75 +242,6 @@ class OutputConstraint:
         return parse_fields(self.signature, values, text)
 
 
-_SCALARS = (str, int, float, bool)
-
-
-def _json_shaped(annotation: Any) -> bool:
-    """Whether a single field's constrained text is JSON (list, dict, model...), not a bare scalar or choice."""
-    import enum
-    import typing
-
-    if annotation in _SCALARS or typing.get_origin(annotation) is typing.Literal:
-        return False
-    return not (isinstance(annotation, type) and issubclass(annotation, enum.Enum))
-
-
-def _strict_json(signature: type[Signature], text: str, advice: str | None = None) -> Any:
-    """``json.loads(text)``; JSON that ends early is a truncation, other bad JSON a parse error."""
-    try:
-        return json.loads(text, strict=False)  # Outlines' JSON strings may hold raw newlines
-    except RecursionError as exc:  # '[' * 100_000: nested deeper than the decoder's recursion limit
-        raise AdapterParseError(
-            adapter_name="OutlinesAdapter",
-            signature=signature,
-            lm_response=text,
-            message="The constrained output nests deeper than the JSON decoder allows; it is not repaired.",
-        ) from exc
-    except json.JSONDecodeError as exc:
-        error = TruncatedOutputError if _ends_early(text, exc.pos) else AdapterParseError
-        fix = advice or "raise max_tokens"
-        what = (
-            f"ends before the value is complete (cut at max_tokens?); it is not repaired: {fix}"
-            if error is TruncatedOutputError
-            else f"is not valid JSON ({exc.msg} at character {exc.pos}); it is not repaired"
-        )
-        raise error(
-            adapter_name="OutlinesAdapter",
-            signature=signature,
-            lm_response=text,
-            message=f"The constrained output {what}.",
-        ) from exc
-
-
-_LENIENT_JSON = json.JSONDecoder(strict=False)  # like json.loads(..., strict=False): raw newlines in strings
-
-
-def _ends_early(text: str, pos: int) -> bool:
-    """Whether JSON that failed to decode at ``pos`` is cut short: the error is at the end of the text,
-    or at a string that never closes."""
-    if pos >= len(text.rstrip()):
-        return True
-    if text[pos] != '"':
-        return False
-    try:
-        _LENIENT_JSON.raw_decode(text, pos)  # the string that starts at pos, alone
-    except json.JSONDecodeError:
-        return True
-    return False
-
-
-def _load_json_object(signature: type[Signature], text: str, advice: str | None = None) -> dict[str, Any]:
-    loaded = _strict_json(signature, text, advice)
-    if not isinstance(loaded, dict):
-        raise AdapterParseError(
-            adapter_name="OutlinesAdapter",
-            signature=signature,
-            lm_response=text,
-            message=f"The constrained output is not a JSON object (got {type(loaded).__name__}).",
-        )
-    return loaded
-
-
 def parse_fields(signature: type[Signature], values: dict[str, Any], lm_response: str) -> dict[str, Any]:
     """Validate raw values against the signature's output fields, like DSPy's ``parse_value``.
 
@@ -386,61 +324,6 @@ def with_output_regex(signature: type[Signature], pattern: str) -> type[Signatur
     copy = signature.with_instructions(signature.instructions)
     setattr(copy, OUTPUT_REGEX_ATTR, pattern)
     return copy
-
-
-class ConstraintKey(NamedTuple):
-    """What a constraint is, as the processors build it: ``kind`` is ``"json"`` (``definition``: the JSON schema
-    string), ``"regex"`` (the regex) or ``"cfg"`` (the grammar). Computed once from an output type
-    (:func:`constraint_key`); a request carries it (as JSON, :mod:`dspy_outlines.contract`) to the engine, which
-    builds its processor from it as it is."""
-
-    kind: str
-    definition: str
-
-
-#: The kinds of a :class:`ConstraintKey`.
-CONSTRAINT_KINDS = ("regex", "json", "cfg")
-
-
-def constraint_key(output_type: Any) -> ConstraintKey:
-    """A stable, hashable key for an output type: ``(kind, definition)`` (a :class:`ConstraintKey` is its own).
-
-    Equal keys mean the same logits processor can be reused. Keys of hashable types (classes, ``Literal[...]``)
-    are memoized: a JSON schema is computed once.
-
-    Raises:
-        TypeError: Outlines does not support the type.
-    """
-    if isinstance(output_type, ConstraintKey):
-        return output_type
-    from outlines.types.dsl import CFG, Regex
-
-    if isinstance(output_type, Regex):
-        return ConstraintKey("regex", output_type.pattern)
-    if isinstance(output_type, CFG):
-        return ConstraintKey("cfg", output_type.definition)
-    try:
-        return _memo_key(output_type)
-    except TypeError:  # unhashable (e.g. an outlines Term other than Regex/CFG)
-        return _key(output_type)
-
-
-@functools.lru_cache(maxsize=1024)
-def _memo_key(output_type: Any) -> ConstraintKey:
-    return _key(output_type)
-
-
-def _key(output_type: Any) -> ConstraintKey:
-    from outlines.types.dsl import CFG, JsonSchema, Regex, python_types_to_terms, to_regex
-
-    term = python_types_to_terms(output_type)
-    if isinstance(term, CFG):
-        return ConstraintKey("cfg", term.definition)
-    if isinstance(term, JsonSchema):
-        return ConstraintKey("json", term.schema)
-    if isinstance(term, Regex):
-        return ConstraintKey("regex", term.pattern)
-    return ConstraintKey("regex", to_regex(term))
 
 
 def check_term_constraints(signature: type[Signature], fields: dict[str, Any]) -> None:

@@ -48,13 +48,19 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from typing import Any
 
+from dspy_rlm.budget_report import BudgetReport, Spent, _left  # noqa: F401 - _left: kept importable here
 from dspy_rlm.errors import BudgetExhausted
 from dspy_rlm.limits import Limits
+from dspy_rlm.stops import (  # noqa: F401 - LIMIT_NAMES, _fmt: kept importable here
+    LIMIT_ARGS,
+    LIMIT_NAMES,
+    FallbackReason,
+    StopReason,
+    _fmt,
+)
 
-LIMIT_NAMES = ("iterations", "llm_calls", "tokens", "cost", "time", "depth")
 #: The fallback extraction's reserved slice of ``max_time``: at least this many seconds ...
 EXTRACTION_RESERVE_MIN_S = 10.0
 #: ... or this share of ``max_time`` when larger ...
@@ -72,80 +78,8 @@ def extraction_reserve(max_time: float) -> float:
     return min(max(EXTRACTION_RESERVE_MIN_S, EXTRACTION_RESERVE_SHARE * max_time), EXTRACTION_RESERVE_CAP * max_time)
 
 
-class StopReason(str, Enum):
-    """Why a run stopped before the model submitted: a budget limit, or a failure that ends the run."""
-
-    ITERATIONS = "iterations"
-    LLM_CALLS = "llm_calls"
-    TOKENS = "tokens"
-    COST = "cost"
-    TIME = "time"
-    DEPTH = "depth"
-    SANDBOX = "sandbox"  # the sandbox failed and could not recover
-    FIX_ATTEMPTS = "fix_attempts"  # the model's fix attempts for a failing step ran out
-    LM_ERRORS = "lm_errors"  # the LM failed MAX_CONSECUTIVE_LM_FAILURES times in a row
-    LM_CONFIG = "lm_config"  # the LM is not set up (no API key, an unknown model): no retry would help
-    INTERRUPTED = "interrupted"  # Ctrl-C (KeyboardInterrupt) or the run's task was cancelled
-
-    def __str__(self) -> str:
-        return str(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self.value), spec)
-
-    @property
-    def is_budget(self) -> bool:
-        """A limit of the budget (the answer is then *forced*, in the seed's words)."""
-        return self.value in LIMIT_NAMES
-
-
-#: Each budget limit's constructor argument.
-LIMIT_ARGS = {
-    StopReason.ITERATIONS: "max_iters",
-    StopReason.LLM_CALLS: "max_llm_calls",
-    StopReason.TOKENS: "max_tokens",
-    StopReason.COST: "max_cost",
-    StopReason.TIME: "max_time",
-    StopReason.DEPTH: "max_depth",
-}
-
-
-@dataclass(frozen=True)
-class FallbackReason:
-    """Why a run went to fallback extraction, typed: the stop reason and, for a limit, used vs allowed."""
-
-    stop: StopReason
-    used: float | None = None
-    allowed: float | None = None
-    detail: str = ""
-
-    def __str__(self) -> str:
-        if self.stop.is_budget:
-            arg = LIMIT_ARGS[self.stop]
-            text = f"reached the {self.stop.value} limit ({arg}={_fmt(self.allowed)}, used {_fmt(self.used)})"
-            return f"{text}: {self.detail}" if self.detail else text
-        return self.detail or self.stop.value
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"stop": self.stop.value, "used": self.used, "allowed": self.allowed, "detail": self.detail}
-
-
 @dataclass
-class Spent:
-    iterations: int = 0
-    llm_calls: int = 0
-    lm_calls_total: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-@dataclass
-class Budget:
+class Budget(BudgetReport):
     """One run's budget. Create the root with ``Budget(limits)``; children with :meth:`child`."""
 
     limits: Limits = field(default_factory=Limits)
@@ -366,105 +300,3 @@ class Budget:
             }[stop.value]
             allowed = getattr(lim, LIMIT_ARGS[stop])
         return FallbackReason(stop, used=used, allowed=allowed, detail=detail)
-
-    # -- reporting --------------------------------------------------------------------------------
-    def remaining(self) -> dict[str, Any]:
-        """What is left of each limit (None = unlimited), taking ancestors into account."""
-        with self._lock:
-            out: dict[str, Any] = {}
-            for node in self.chain():
-                lim, sp = node.limits, node.spent
-                vals = {
-                    "llm_calls": None if lim.max_llm_calls is None else lim.max_llm_calls - sp.llm_calls,
-                    "tokens": None if lim.max_tokens is None else lim.max_tokens - sp.tokens,
-                    "cost": None if lim.max_cost is None else lim.max_cost - sp.cost,
-                    "time": None if lim.max_time is None else lim.max_time - node.elapsed(),
-                }
-                for k, v in vals.items():
-                    if v is not None:
-                        v = max(v, 0)
-                        out[k] = v if out.get(k) is None else min(out[k], v)
-                    else:
-                        out.setdefault(k, None)
-            lim = self.limits
-            out["iterations"] = None if lim.max_iters is None else max(lim.max_iters - self.spent.iterations, 0)
-            out["depth"] = lim.max_depth - self.depth
-            return out
-
-    def describe(self) -> str:
-        """What remains, in one line for the model's prompt (a sub-RLM's line adds its allocation and what
-        its parent has left)."""
-        with self._lock:
-            r, sp = self.remaining(), self.spent
-            line = (
-                f"iterations: {sp.iterations} used, {_left(r, 'iterations')}; sub-LM calls: "
-                f"{_left(r, 'llm_calls')}; tokens: {_left(r, 'tokens')}; cost: {_left(r, 'cost', '$')}; "
-                f"time: {_left(r, 'time', unit=' s')}; depth {self.depth} of max {self.limits.max_depth}"
-            )
-            if self.parent is None:
-                return line
-            lim, pr = self.limits, self.parent.remaining()
-            allocated = ", ".join(
-                f"{name} {_fmt(value, prefix, unit)}"
-                for name, value, prefix, unit in (
-                    ("iterations", lim.max_iters, "", ""),
-                    ("sub-LM calls", lim.max_llm_calls, "", ""),
-                    ("tokens", lim.max_tokens, "", ""),
-                    ("cost", lim.max_cost, "$", ""),
-                    ("time", lim.max_time, "", " s"),
-                )
-                if value is not None
-            )
-            parent = "; ".join(
-                f"{name} {_left(pr, key, prefix, unit)}"
-                for name, key, prefix, unit in (
-                    ("sub-LM calls", "llm_calls", "", ""),
-                    ("tokens", "tokens", "", ""),
-                    ("cost", "cost", "$", ""),
-                    ("time", "time", "", " s"),
-                )
-            )
-            return f"{line}\nallocated to you by the parent: {allocated or 'no limits'}\nthe parent has left: {parent}"
-
-    def to_dict(self) -> dict[str, Any]:
-        with self._lock:
-            sp = self.spent
-            return {
-                "depth": self.depth,
-                "elapsed_s": round(self.elapsed(), 4),
-                "iterations": sp.iterations,
-                "llm_calls": sp.llm_calls,
-                "lm_calls_total": sp.lm_calls_total,
-                "prompt_tokens": sp.prompt_tokens,
-                "completion_tokens": sp.completion_tokens,
-                "cost": round(sp.cost, 6),
-                "limits": dict(self.limits.__dict__),
-                "remaining": self.remaining(),
-            }
-
-    def snapshot(self) -> dict[str, Any]:
-        """What remains (as :meth:`remaining`) plus ``spent``: this run's counters so far, for the trace."""
-        with self._lock:
-            out = self.remaining()
-            sp = self.spent
-            out["spent"] = {
-                "iterations": sp.iterations,
-                "llm_calls": sp.llm_calls,
-                "lm_calls_total": sp.lm_calls_total,
-                "tokens": sp.tokens,
-                "cost": round(sp.cost, 6),
-                "elapsed_s": round(self.elapsed(), 4),
-            }
-            return out
-
-
-def _fmt(value: Any, prefix: str = "", unit: str = "") -> str:
-    if not isinstance(value, float):
-        return f"{prefix}{value}{unit}"
-    text = f"{value:.4f}" if prefix == "$" else f"{value:.3g}"
-    return f"{prefix}{text}{unit}"
-
-
-def _left(remaining: dict[str, Any], key: str, prefix: str = "", unit: str = "") -> str:
-    value = remaining.get(key)
-    return "unlimited" if value is None else f"{_fmt(value, prefix, unit)} left"

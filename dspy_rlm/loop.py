@@ -25,7 +25,7 @@ from dspy.primitives.repl_types import REPLHistory
 from dspy_rlm import code_step, compaction, routing, serializable
 from dspy_rlm.bridges import RunState, make_bridges
 from dspy_rlm.budget import Budget, StopReason
-from dspy_rlm.calls import call_predictor, deadline_config, is_configuration_error
+from dspy_rlm.calls import is_configuration_error
 from dspy_rlm.checkpoint import Checkpoint, RunSnapshot, fingerprint
 from dspy_rlm.code_step import run_code
 from dspy_rlm.config import RunConfig
@@ -34,15 +34,15 @@ from dspy_rlm.errors import RunInterrupted, SubRLMFailed, UserPredictorError, mo
 from dspy_rlm.extract import run_extraction
 from dspy_rlm.facade import CONSTRUCT_TOOL
 from dspy_rlm.facade import setup_code as facade_setup
+from dspy_rlm.loop_action import ActionStep
 from dspy_rlm.prediction import result_prediction, run_info
-from dspy_rlm.profiles.base import PolicyRun, RunView, StepView
-from dspy_rlm.profiles.resolve import resolve_policy
+from dspy_rlm.profiles.base import PolicyRun
 from dspy_rlm.recovery import RecoveryTracker
 from dspy_rlm.repl import backends
 from dspy_rlm.repl.base import HELPER_STYLE, VARIABLES
 from dspy_rlm.results import Extracted, Failed, Submitted
 from dspy_rlm.resume import restore, resume_note, save_checkpoint
-from dspy_rlm.signatures import Predictors, child_predictors, execution_rules
+from dspy_rlm.signatures import Predictors, child_predictors
 from dspy_rlm.trace import IterationRecord, TraceNode
 from dspy_rlm.usage import BudgetUsageTracker
 
@@ -51,7 +51,7 @@ T = TypeVar("T")
 MAX_CONSECUTIVE_LM_FAILURES = 3
 
 
-class Run:
+class Run(ActionStep):
     """State and steps of one run. Create, then ``await execute()``."""
 
     def __init__(
@@ -183,14 +183,6 @@ class Run:
         wanted = self.config.sub_agents
         return policy.name == "default" if wanted is None else wanted
 
-    def _start_policy(self) -> PolicyRun:
-        lm = getattr(self.predictors.action, "lm", None) or dspy.settings.lm
-        policy = resolve_policy(self.config.policy, lm)
-        self.policy = policy.start(RunView(self.config, self.predictors, self.inputs, self.trace, lm))
-        if self.policy.name != "default":
-            self.trace.warn(f"profile: {self.policy.name}")
-        return self.policy
-
     async def on_repl_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a blocking REPL operation on this run's own thread, never the event loop's default executor:
         a block waiting in ``llm_query`` holds its thread, and an async LM's call may need the default
@@ -296,83 +288,6 @@ class Run:
             with contextlib.suppress(Exception):
                 await self.ready()
             await self.on_repl_thread(save_checkpoint, self)
-
-    async def _act(self, record: IterationRecord) -> tuple[str, str]:
-        cfg = self.config
-        kwargs: dict[str, Any] = {
-            "variables_info": self.variables_info,
-            "repl_history": self.history,
-            "iteration": f"{record.index}/{self.budget.limits.max_iters}",
-            "budget": self.budget.describe(),
-        }
-        self._runtime_rules(kwargs)
-        policy = self.policy or self._start_policy()
-        executions = [e for r in self.trace.iterations for e in r.code_executions]
-        step = StepView(
-            index=record.index,
-            steps_left=self.budget.remaining().get("iterations"),
-            kwargs=kwargs,
-            stdouts=[e.stdout for e in executions],
-            codes=[e.code for e in executions],
-        )
-        policy.prepare(step)
-        kwargs["repl_history"] = self.fit.action(kwargs)
-        key = f"action {record.index}"
-        replayed = self.ckpt.replay("action", key) if self.ckpt is not None else None
-        decided = policy.decide(step) if replayed is None else None
-        t0 = time.perf_counter()
-        if replayed is not None:  # the crashed process had this answer already
-            reasoning, code = replayed["reasoning"], replayed["code"]
-        elif decided is not None:  # the policy took this step itself (a scripted policy)
-            reasoning, code = decided
-        else:
-            action = await self._call_action(policy, kwargs)
-            reasoning = getattr(action, "reasoning", "") or ""
-            code = getattr(action, "code", None)
-        if replayed is None:
-            record.lm_duration_s = time.perf_counter() - t0
-            if self.ckpt is not None:
-                self.ckpt.record("action", key, {"reasoning": str(reasoning), "code": code}, record.index)
-        record.reasoning = str(reasoning)
-        if cfg.verbose:
-            logger.info(
-                "RLM iteration %s/%s\nReasoning: %s\nCode:\n%s", record.index, cfg.limits.max_iters, reasoning, code
-            )
-        return str(reasoning), "" if code is None else str(code)
-
-    async def _call_action(self, policy: PolicyRun, kwargs: dict[str, Any]) -> Any:
-        """The action LM call; a prompt the LM refuses as too long is compacted harder and tried again."""
-        action_predictor = self.predictors.action
-        # the user's adapter, else the policy's (Tier 3 alone under the small profile)
-        adapter = self.config.action_adapter if self.config.action_adapter is not None else policy.adapter()
-        while True:
-            ctx = dspy.context(adapter=adapter) if adapter is not None else contextlib.nullcontext()
-            deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
-            counted, before = self.fit.counted(kwargs), self.budget.spent.prompt_tokens
-            try:
-                with ctx:
-                    action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
-                self.fit.compactor.observe(counted, self.budget.spent.prompt_tokens - before)
-                return action
-            except Exception as exc:
-                if compaction.is_context_overflow(exc) and self.fit.compactor.refused():
-                    kwargs["repl_history"] = self.fit.action(kwargs)
-                    continue
-                if isinstance(action_predictor, dspy.Predict):
-                    raise
-                raise UserPredictorError(exc) from exc  # the user's own predictor: its exceptions are the caller's
-
-    def _runtime_rules(self, kwargs: dict[str, Any]) -> None:
-        """When this run's REPL describes itself differently from the one the prompt was built for (a call-time
-        interpreter or factory), the action prompt gets this REPL's ``Execution environment`` text."""
-        source = self.interpreter if self.interpreter is not None else self.factory  # given at call time
-        now = self.execution_instructions if source is None else backends.execution_instructions(source)
-        sig = getattr(self.predictors.action, "signature", None)
-        if now == self.execution_instructions or sig is None:
-            return
-        old, new = execution_rules(self.execution_instructions), execution_rules(now)
-        text = sig.instructions.replace(old, new, 1) if old and old in sig.instructions else sig.instructions + new
-        kwargs["signature"] = sig.with_instructions(text)
 
     # -- endings ---------------------------------------------------------------------------------
     async def end_with(

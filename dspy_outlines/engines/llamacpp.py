@@ -38,11 +38,18 @@ from dspy_outlines.engines.cpu import auto_threads, batch_threads, prefill_threa
 from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.llamacpp_decode import JumpForward
 from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
+from dspy_outlines.engines.llamacpp_load import (
+    DEFAULT_N_CTX,
+    _close_at_exit,
+    _gguf_metadata,
+    default_n_ctx,
+    resolve_gguf_path,
+)
 from dspy_outlines.engines.llamacpp_outlines import DEFAULT_BACKEND, outlines_llamacpp_model
 from dspy_outlines.engines.llamacpp_prefix import SAVE_MIN_TOKENS, PrefixReuse, library_version
+from dspy_outlines.engines.llamacpp_prompt import ChatPrompt
 from dspy_outlines.engines.llamacpp_stop import GuardedProcessor, abortable
 from dspy_outlines.engines.llamacpp_stop import passed as _passed  # module-level: tests patch it here
-from dspy_outlines.models import embedded_model_path
 from dspy_outlines.models.gguf_header import GGUFError, describe_gguf
 from dspy_outlines.models.prefix_store import (
     DEFAULT_STORE_MB,
@@ -56,8 +63,6 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_BACKEND", "DEFAULT_N_CTX", "PREFILL_CHUNK", "SAVE_MIN_TOKENS", "LlamaCppEngine"]
 
-#: Context length when the model's trained context is unknown, and the cap on the default.
-DEFAULT_N_CTX = 8192
 DEFAULT_PREFIX_CACHE_MB = 256
 #: Prompt tokens evaluated between two deadline checks (llama.cpp's default ``n_batch`` is 512): a prompt
 #: is cut within one chunk's time of its deadline (~1-2 s for SmolLM2-135M on 2 CPU cores).
@@ -66,40 +71,7 @@ PREFILL_CHUNK = 256
 WIDE_PREFILL_TOKENS = 128
 
 
-def _close_at_exit(ref: weakref.ref) -> None:
-    """Free a still-open ``Llama`` while the interpreter is whole: left to ``Llama.__del__`` at shutdown, it runs
-    after llama_cpp's module globals are gone and prints ``TypeError: 'NoneType' object is not callable``."""
-    llama = ref()
-    if llama is not None:
-        llama.close()
-
-
-def _gguf_metadata(path: Path) -> dict[str, str]:
-    """GGUF metadata (string values) read with the vocabulary only: no weights, no context."""
-    import llama_cpp
-    import llama_cpp._internals
-
-    LlamaModel = llamacpp_internal(llama_cpp._internals, "LlamaModel")
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = LlamaModel(path_model=str(path), params=params, verbose=False)
-    try:
-        return dict(model.metadata())
-    finally:
-        model.close()
-
-
-def default_n_ctx(metadata: dict[str, str]) -> int:
-    """The model's trained context length, capped at :data:`DEFAULT_N_CTX` (or that when unknown)."""
-    arch = metadata.get("general.architecture", "llama")
-    try:
-        trained = int(metadata.get(f"{arch}.context_length", 0))
-    except ValueError:
-        trained = 0
-    return min(trained, DEFAULT_N_CTX) if trained > 0 else DEFAULT_N_CTX
-
-
-class LlamaCppEngine:
+class LlamaCppEngine(ChatPrompt):
     """llama-cpp-python generation with Outlines constraints and a prefix KV cache.
 
     Args:
@@ -265,62 +237,7 @@ class LlamaCppEngine:
             ctx = llamacpp_internal(self.llama, "_ctx").ctx
             llama_cpp.llama_set_n_threads(ctx, self.n_threads, threads)
 
-    @staticmethod
-    def _resolve(model: str | Path | None) -> Path:
-        if model is None:
-            return embedded_model_path().resolve()
-        if not isinstance(model, (str, Path)):
-            raise TypeError(
-                f"engine='llamacpp' takes a .gguf path or None, not {type(model).__name__}; "
-                "a loaded (model, tokenizer) pair needs engine='mlx'."
-            )
-        path = Path(model).expanduser()
-        if path.is_dir():
-            raise ValueError(
-                f"{path} is a directory; engine='llamacpp' loads .gguf files only. Load an mlx-lm / "
-                "Hugging Face model directory with engine='mlx'."
-            )
-        if not path.is_file():
-            raise FileNotFoundError(
-                f"Model file {path} does not exist. Pass a .gguf file, or None for the "
-                "embedded SmolLM2 model (models are never downloaded)."
-            )
-        if path.suffix.lower() != ".gguf":
-            raise ValueError(
-                f"Model file {path} is not a .gguf file; engine='llamacpp' loads GGUF files only "
-                "(use engine='mlx' for an mlx-lm / Hugging Face directory)."
-            )
-        return path.resolve()
-
-    # -- prompt ---------------------------------------------------------------------------------
-    def _chat_formatter(self) -> Any:
-        template = self.llama.metadata.get("tokenizer.chat_template")
-        if not template:
-            return None
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-        def token_text(token_id: int) -> str:
-            return llamacpp_internal(self.llama, "_model").token_get_text(token_id) if token_id >= 0 else ""
-
-        return Jinja2ChatFormatter(
-            template, eos_token=token_text(self.llama.token_eos()), bos_token=token_text(self.llama.token_bos())
-        )
-
-    def render_prompt(self, messages: list[dict[str, str]]) -> str:
-        if self._formatter is None:
-            return "\n\n".join(m["content"] for m in messages) + "\n\n"
-        try:
-            return self._formatter(messages=messages).prompt
-        except Exception as e:  # some templates reject the system role: fold it into the user turn
-            if not messages or messages[0]["role"] != "system" or len(messages) < 2:
-                raise
-            logger.debug("Chat template rejected the system role (%s); merging it into the user turn", e)
-            merged = [{"role": messages[1]["role"], "content": f"{messages[0]['content']}\n\n{messages[1]['content']}"}]
-            return self._formatter(messages=merged + messages[2:]).prompt
-
-    def encode(self, text: str) -> list[int]:
-        # The chat template writes its own special tokens (<|im_start|>...): parse them, add no BOS.
-        return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+    _resolve = staticmethod(resolve_gguf_path)
 
     # -- generation -----------------------------------------------------------------------------
     def generate(self, prompt_ids: list[int], request: GenerationRequest) -> Completion:

@@ -8,7 +8,7 @@ from typing import Literal
 
 import pytest
 
-from dspy_outlines import constraints
+from dspy_outlines import constraint_keys
 from dspy_outlines.constraints import ConstraintKey, constraint_key
 from dspy_outlines.contract import EXTENSION, constraint_key_of
 from dspy_outlines.lm import OutlinesLM
@@ -30,7 +30,7 @@ def test_the_engine_receives_the_key_the_request_carries(monkeypatch):
     lm = OutlinesLM(max_tokens=4)
     request = local_request(lm.model, "a or b?", Literal["a", "b"], max_tokens=4)
     computed = []
-    monkeypatch.setattr(constraints, "_key", lambda output_type: computed.append(output_type))  # no more keying
+    monkeypatch.setattr(constraint_keys, "_key", lambda output_type: computed.append(output_type))  # no more keying
     assert lm(request).text == "a"
     (generation,) = engine.requests
     assert generation.constraint == constraint_key_of(request.config.extensions)
