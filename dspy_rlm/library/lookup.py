@@ -257,16 +257,6 @@ def count_records(var: Any, word: Any) -> int:
     return len(_containing("count_records", var, w))
 
 
-def reads_whole(var: Any, helper: str) -> bool:
-    """Whether ``helper`` over ``var`` reads all of it: yes unless the text is huge (parsed only in its head,
-    :data:`~dspy_rlm.library.structure.MAX_PARSE_CHARS`), where only the streaming helpers do (``search``,
-    ``exists``, and ``count_records`` over records that are lines)."""
-    s = detect(_text(helper, var))
-    if s.parsed_chars is None or helper in ("search", "exists"):
-        return True
-    return helper == "count_records" and one_line_records(s)
-
-
 def count_where(var: Any, field: Any, value: Any) -> int:
     """How many records have field == value (case-insensitive)."""
     s = _structure("count_where", var)

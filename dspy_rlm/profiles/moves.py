@@ -34,7 +34,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
-from dspy_rlm.profiles.phrases import Key, counted_nouns, is_stop, make_key
+from dspy_rlm.profiles.phrases import ID_LIKE, Key, counted_nouns, found_beyond, holding, is_stop, make_key
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts, printed
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
 
@@ -47,24 +47,6 @@ MAX_KEY_RECORDS = 50
 MAX_CANDIDATES = 40
 
 _QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d')
-_ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
-
-
-def _holding(text: str, s: st.Structure, phrase: str) -> list[st.Record]:
-    """The parsed records holding ``phrase``: each tested, or in a huge text (parsed only in its head, hundreds of
-    thousands of records) the records one regex pass over the head finds."""
-    if s.parsed_chars is None:
-        return [r for r in s.records if lookup._has(r, phrase)]
-    return lookup.containing(text, phrase)
-
-
-def _beyond(text: str, phrase: str, cap: int, n: int) -> bool:
-    """Whether a question phrase found in no parsed record is a key past the parsed head of a huge text: it
-    occurs there, as written, and (a single word that is not ID-like) nowhere in the head: a word absent from
-    millions of characters and then present names what the question is about."""
-    if text.find(phrase, cap) < 0:
-        return False
-    return n >= 2 or bool(_ID_LIKE.search(phrase)) or text.find(phrase, 0, cap) < 0
 
 
 _TYPE_OFFERS: dict[Any, set[str]] = {
@@ -244,7 +226,7 @@ class MoveBook:
                     w.casefold() in STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
                 )
                 inside = any(a <= first.start() and last.end() <= b for a, b in spans)
-                if inside and not (n == 1 and _ID_LIKE.search(words[0])):
+                if inside and not (n == 1 and ID_LIKE.search(words[0])):
                     continue  # inside a longer phrase already found (an ID-like word is still offered alone)
                 end = last.end()
                 tail = self.text_q[end : end + 1]
@@ -258,8 +240,8 @@ class MoveBook:
                     continue
                 present = phrase.casefold() in folded
                 cap = s.parsed_chars
-                hits = _holding(text, s, phrase) if s.records and present else []
-                if not hits and cap is not None and _beyond(text, phrase, cap, n):
+                hits = holding(text, s, phrase) if s.records and present else []
+                if not hits and cap is not None and found_beyond(text, phrase, cap, n):
                     beyond.append(Key(phrase, 1, False, False, beyond=True))  # past the parsed head of a huge text
                     spans.append((first.start(), last.end()))
                     continue
@@ -283,7 +265,7 @@ class MoveBook:
         if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):
             # the question names a record (its key or a whole value): common words are no keys beside it
             usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
-        beyond.sort(key=lambda k: (" " not in k.text, not _ID_LIKE.search(k.text)))  # phrases, IDs, then words
+        beyond.sort(key=lambda k: (" " not in k.text, not ID_LIKE.search(k.text)))  # phrases, IDs, then words
         return (usable[:MAX_KEYS] + beyond[:2] + absent[:2])[: MAX_KEYS + 1]
 
     def named_fields(self, var: str) -> list[str]:

@@ -4,13 +4,18 @@ stop words at a phrase's edge."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.vocabulary import STOP, WHOLE
 
-__all__ = ["Key", "counted_nouns", "is_stop", "make_key"]
+__all__ = ["ID_LIKE", "Key", "counted_nouns", "found_beyond", "holding", "is_stop", "make_key"]
+
+ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
+"""A word with a digit or joined by punctuation (``INC-4821``, ``calm-island``): an identifier."""
 
 
 @dataclass
@@ -52,3 +57,20 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     is_key = any(norm(r.key) == said for r in hits)
     is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
     return Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
+
+
+def holding(text: str, s: st.Structure, phrase: str) -> list[st.Record]:
+    """The parsed records holding ``phrase``: each tested, or in a huge text (parsed only in its head, hundreds of
+    thousands of records) the records one regex pass over the head finds."""
+    if s.parsed_chars is None:
+        return [r for r in s.records if lookup._has(r, phrase)]
+    return lookup.containing(text, phrase)
+
+
+def found_beyond(text: str, phrase: str, cap: int, n: int) -> bool:
+    """Whether a question phrase found in no parsed record is a key past the parsed head of a huge text: it
+    occurs there, as written, and (a single word that is not ID-like) nowhere in the head: a word absent from
+    millions of characters and then present names what the question is about."""
+    if text.find(phrase, cap) < 0:
+        return False
+    return n >= 2 or bool(ID_LIKE.search(phrase)) or text.find(phrase, 0, cap) < 0

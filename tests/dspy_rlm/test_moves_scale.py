@@ -68,10 +68,10 @@ def test_streaming_helpers_read_past_the_cap(monkeypatch):
     assert structure.detect(text).parsed_chars is not None
     assert lookup.count_records(text, "ERROR") == 3  # every line, not only the parsed head's (none there)
     assert lookup.exists(text, "calm-island") and not lookup.exists(text, "sunny-dune")
-    assert lookup.reads_whole(text, "count_records") and not lookup.reads_whole(text, "count_where")
+    assert structure.reads_whole(text, "count_records") and not structure.reads_whole(text, "count_where")
     monkeypatch.setattr(structure, "MAX_PARSE_CHARS", 16_000_000)
     whole = "\n".join(rows) + "\n"  # a new text object: detected again, uncapped
-    assert lookup.count_records(whole, "ERROR") == 3 and lookup.reads_whole(whole, "count_where")
+    assert lookup.count_records(whole, "ERROR") == 3 and structure.reads_whole(whole, "count_where")
 
 
 def test_a_count_or_ranking_of_the_head_alone_supports_nothing(monkeypatch):
