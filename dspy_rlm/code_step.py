@@ -16,7 +16,7 @@ from dspy_rlm.names import FINAL, FINAL_VAR
 from dspy_rlm.outputs import coerce_outputs
 from dspy_rlm.protocol import final_fields, parse_response
 from dspy_rlm.repl.base import ExecResult, FinalAnswer
-from dspy_rlm.results import Extracted, Submitted
+from dspy_rlm.results import Extracted, Failed, Submitted
 from dspy_rlm.trace import CodeExecution, IterationRecord
 
 logger = logging.getLogger("dspy_rlm.loop")  # one log for the run, as dspy.RLM has
@@ -111,13 +111,20 @@ def settle(run: LoopState, result: Submitted) -> Submitted | Extracted:
     return settled
 
 
-def rescore(run: LoopState, result: Extracted) -> Extracted:
-    """A forced ending on the policy's confidence scale, where the policy has one (its optional ``rescore``)."""
+def rescore(run: LoopState, result: Extracted | Failed) -> Extracted | Failed:
+    """A forced ending on the policy's confidence scale, where the policy has one (its optional ``rescore``). A
+    failed extraction becomes ``Extracted`` when the policy finds a value its reads support."""
     rescore_fn = getattr(run.policy, "rescore", None)
     if rescore_fn is None:
         return result
     executions = [e for r in run.trace.iterations for e in r.code_executions]
-    return rescore_fn(result, [e.code for e in executions], [e.stdout for e in executions])
+    codes, stdouts = [e.code for e in executions], [e.stdout for e in executions]
+    if isinstance(result, Extracted):
+        return rescore_fn(result, codes, stdouts)
+    names = list(run.config.signature.output_fields)
+    empty = Extracted(dict.fromkeys(names), 0.0, result.reason, limit=result.limit, fallback=result.fallback)
+    found = rescore_fn(empty, codes, stdouts)
+    return found if any(v is not None for v in found.outputs.values()) else result
 
 
 async def text_final(run: LoopState, parsed: Any, record: IterationRecord, outputs: list[str]) -> FinalAnswer | None:

@@ -321,8 +321,9 @@ class Run(ActionStep):
             last_submit=self.last_submit,
             budget=self.budget,
         )
+        result = code_step.rescore(self, result)  # on the policy's confidence scale
         self.trace.answer_source = "forced" if isinstance(result, Extracted) else "error"
-        return code_step.rescore(self, result) if isinstance(result, Extracted) else result
+        return result
 
     def snapshot(self) -> dict[str, str]:
         try:

@@ -202,7 +202,8 @@ class MoveBook:
 
     def _keys(self, var: str) -> list[Key]:
         text, s = self.texts[var], self.structs[var]
-        folded = text.casefold() if len(text) < 20_000_000 else text
+        # the parsed records hold only a huge text's head: a phrase of them is in the head, folded as they match
+        folded = (text if s.parsed_chars is None else text[: s.parsed_chars]).casefold()
         tokens = list(re.finditer(st._WORD, self.text_q))
         field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
         named_cf = {f.casefold() for f in s.field_names}
@@ -265,8 +266,12 @@ class MoveBook:
         if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):
             # the question names a record (its key or a whole value): common words are no keys beside it
             usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
-        beyond.sort(key=lambda k: (" " not in k.text, not ID_LIKE.search(k.text)))  # phrases, IDs, then words
-        return (usable[:MAX_KEYS] + beyond[:2] + absent[:2])[: MAX_KEYS + 1]
+        beyond.sort(key=lambda k: (not ID_LIKE.search(k.text), " " not in k.text))  # IDs, phrases, then words
+        strong = [k for k in usable if k.is_key or k.is_value]  # a record named in the head comes first; then
+        ordered = strong + beyond[:2] + usable[len(strong) :]  # what only the tail holds, before loose words
+        if "count" not in self.cues and any(ID_LIKE.search(k.text) for k in beyond):
+            ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys
+        return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
 
     def named_fields(self, var: str) -> list[str]:
         """Fields the question names (as :meth:`_ranked_names`), the key's own field included, in file order."""
