@@ -228,5 +228,16 @@ def standalone_source() -> str:
 
     here = Path(__file__).parent
     imports = re.compile(r"^from dspy_rlm\.[\w.]+ import (?:\(.*?^\)|[^\n]*)\n", re.MULTILINE | re.DOTALL)
-    names = ("textkit", "formats", "kvformats", "jsonformats", "mdformats", "structure", "lookup", "search", "helpers")
+    names = (
+        "textkit",
+        "formats",
+        "kvformats",
+        "jsonformats",
+        "mdformats",
+        "structure",
+        "tail",
+        "lookup",
+        "search",
+        "helpers",
+    )
     return "\n\n".join(imports.sub("", (here / f"{n}.py").read_text(encoding="utf-8")) for n in names)

@@ -18,8 +18,8 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
     detect,
     match_lines,
     matches,
-    one_line_records,
 )
+from dspy_rlm.library.tail import one_line_records, records_past_head  # inlined after structure.py
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 
@@ -132,8 +132,8 @@ def _containing(fn: str, var: Any, word: str) -> list[Record]:
     records spanning those lines (JSON lines, whose values are decoded, are tested record by record)."""
     text = _text(fn, var)
     s = detect(text)
-    if s.kind == "jsonl" and ("\\u" in text or "\\/" in text):
-        return [r for r in s.records if _has(r, word)]  # escaped values: test the decoded ones
+    if s.kind == "jsonl" and ("\\u" in text or "\\/" in text):  # escaped values: test the decoded ones
+        return [r for r in s.records if _has(r, word)] or records_past_head(text, s, word)
     cached = _STARTS.get(id(s))
     if cached is None or cached[0] is not s:
         for old in list(_STARTS)[: max(0, len(_STARTS) - 15)]:
@@ -150,7 +150,7 @@ def _containing(fn: str, var: Any, word: str) -> list[Record]:
         for r in spanning:
             if len(spanning) == 1 or _has(r, word) or len(r.text) >= RECORD_TEXT_CHARS:
                 found[r.index] = r
-    return sorted(found.values(), key=lambda r: r.index)
+    return sorted(found.values(), key=lambda r: r.index) or records_past_head(text, s, word)
 
 
 def _check_word(fn: str, word: Any, what: str = "word") -> str:

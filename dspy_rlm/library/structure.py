@@ -251,21 +251,6 @@ def match_lines(word: str, text: str, start: int = 0) -> list[int]:
     return out
 
 
-def one_line_records(s: Structure) -> bool:
-    """Whether each record of ``s`` is one line (as far as its first thousand records show)."""
-    return all(r.end_line == r.line for r in s.records[:1000])
-
-
-def reads_whole(text: str, helper: str) -> bool:
-    """Whether the lookup ``helper`` over ``text`` reads all of it: yes unless the text is huge (parsed only in its
-    head, :data:`MAX_PARSE_CHARS`), where only the streaming helpers do (``search``, ``exists``, and
-    ``count_records`` over records that are lines)."""
-    s = detect(text)
-    if s.parsed_chars is None or helper in ("search", "exists"):
-        return True
-    return helper == "count_records" and one_line_records(s)
-
-
 # -- detection ----------------------------------------------------------------------------------------------
 _CACHE: dict[int, tuple[str, Structure]] = {}
 _CACHE_SIZE = 16

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands
@@ -42,7 +43,7 @@ class MoveKind(Protocol):
 
     A kind may also set ``every_record = True`` (optional): its result depends on every record (a count, a
     ranking), so over a huge text parsed only in its head it supports nothing unless its helper streams
-    (:func:`dspy_rlm.library.structure.reads_whole`).
+    (:func:`dspy_rlm.library.tail.reads_whole`).
     """
 
     name: str
@@ -77,7 +78,7 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
         return []
     result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
     found = kind.evaluate(book, move, stdout, key, result)
-    if getattr(kind, "every_record", False) and not st.reads_whole(text, move.helper):
+    if getattr(kind, "every_record", False) and not reads_whole(text, move.helper):
         cap = book.structs[var].parsed_chars  # a count or a ranking of a huge text's head is no answer for it all
         why = f"read only the first {cap:,} characters of the text"
         found = [Candidate(c.value, c.label, False, why) for c in found]

@@ -34,7 +34,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
-from dspy_rlm.profiles.phrases import ID_LIKE, Key, counted_nouns, found_beyond, holding, is_stop, make_key
+from dspy_rlm.profiles.phrases import ID_LIKE, Key, beyond_key, counted_nouns, found_beyond, holding, is_stop, make_key
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts, printed
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
 
@@ -243,7 +243,7 @@ class MoveBook:
                 cap = s.parsed_chars
                 hits = holding(text, s, phrase) if s.records and present else []
                 if not hits and cap is not None and found_beyond(text, phrase, cap, n):
-                    beyond.append(Key(phrase, 1, False, False, beyond=True))  # past the parsed head of a huge text
+                    beyond.append(beyond_key(text, phrase))
                     spans.append((first.start(), last.end()))
                     continue
                 if not hits:
@@ -330,7 +330,8 @@ class MoveBook:
             for key in keys:
                 if ranking and not (key.is_key or key.is_value or self.offered & {"count", "yes_no"}):
                     continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
-                for kind in per_key[:1] if key.beyond else per_key:  # past the parsed records: only the search
+                loose = key.beyond and not key.is_key  # past the head: every read where it keys a parsed line
+                for kind in per_key[:1] if loose else per_key:
                     moves += kind.offer(self, var, key)
             for kind in KINDS.values():
                 if not kind.per_key:

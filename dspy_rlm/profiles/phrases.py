@@ -12,7 +12,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.vocabulary import STOP, WHOLE
 
-__all__ = ["ID_LIKE", "Key", "counted_nouns", "found_beyond", "holding", "is_stop", "make_key"]
+__all__ = ["ID_LIKE", "Key", "beyond_key", "counted_nouns", "found_beyond", "holding", "is_stop", "make_key"]
 
 ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 """A word with a digit or joined by punctuation (``INC-4821``, ``calm-island``): an identifier."""
@@ -26,7 +26,8 @@ class Key:
     records: int
     is_key: bool  # equals a record's key
     is_value: bool  # equals a whole field value
-    beyond: bool = False  # found only past the parsed head of a huge text (only search() reads it)
+    beyond: bool = False  # found only past the parsed head of a huge text (search() reads it; the record reads
+    # too where a line past the head, parsed as the head's records are, has it as its key)
     inner: bool = False  # inside a longer phrase of the question found in fewer records ("R5" of "GDCA R5 ROOT")
 
 
@@ -74,3 +75,12 @@ def found_beyond(text: str, phrase: str, cap: int, n: int) -> bool:
     if text.find(phrase, cap) < 0:
         return False
     return n >= 2 or bool(ID_LIKE.search(phrase)) or text.find(phrase, 0, cap) < 0
+
+
+def beyond_key(text: str, phrase: str) -> Key:
+    """A key found only past the parsed head: what the lines holding it there are, parsed as the head's records
+    are (a record's key, a whole value), where the records are lines."""
+    past = lookup.containing(text, phrase)
+    made = make_key(phrase, past) if past else Key(phrase, 1, False, False)
+    made.beyond = True
+    return made

@@ -11,7 +11,7 @@ from dspy.utils import DummyLM
 
 from dspy_outlines.replies import chat_reply
 from dspy_rlm import RLM
-from dspy_rlm.library import lookup, structure
+from dspy_rlm.library import lookup, structure, tail
 from dspy_rlm.profiles.calibration import load_calibration
 from dspy_rlm.profiles.kinds import evaluate
 from dspy_rlm.profiles.moves import MoveBook
@@ -35,7 +35,9 @@ def test_a_phrase_past_the_parse_cap_is_offered_as_a_search(monkeypatch):
     assert book.structs["context"].parsed_chars is not None
     codes = [m.code for m in book.read_moves()]
     assert "print(search(context, 'calm-island', ignore_case=True))" in codes
-    assert not any("record_of(context, 'calm-island')" in c for c in codes)
+    assert not any("record_of(context, 'calm-island')" in c for c in codes)  # a value of a log line, not its key
+    record = lookup.record_of(text, "calm-island")
+    assert record.line == 29_001 and "INC-3820" in record.text
     with dspy.context(lm=DummyLM([{"answer": "unknown"}] * 10)):
         pred = RLM("context, question -> answer", policy=ScriptedMovePolicy(), max_iters=4)(
             context=text, question=question
@@ -68,10 +70,10 @@ def test_streaming_helpers_read_past_the_cap(monkeypatch):
     assert structure.detect(text).parsed_chars is not None
     assert lookup.count_records(text, "ERROR") == 3  # every line, not only the parsed head's (none there)
     assert lookup.exists(text, "calm-island") and not lookup.exists(text, "sunny-dune")
-    assert structure.reads_whole(text, "count_records") and not structure.reads_whole(text, "count_where")
+    assert tail.reads_whole(text, "count_records") and not tail.reads_whole(text, "count_where")
     monkeypatch.setattr(structure, "MAX_PARSE_CHARS", 16_000_000)
     whole = "\n".join(rows) + "\n"  # a new text object: detected again, uncapped
-    assert lookup.count_records(whole, "ERROR") == 3 and structure.reads_whole(whole, "count_where")
+    assert lookup.count_records(whole, "ERROR") == 3 and tail.reads_whole(whole, "count_where")
 
 
 def test_a_count_or_ranking_of_the_head_alone_supports_nothing(monkeypatch):
@@ -137,3 +139,47 @@ def test_the_embedded_model_reads_past_the_cap_and_never_vouches_for_a_count_of_
             context=table, question="How many items have the color red?"
         )
     assert pred.rlm_result.kind != "submitted" or pred.answer == 13_334  # a count of the head alone is no answer
+
+
+def test_a_table_row_past_the_cap_is_read_as_a_record_with_the_header_fields(monkeypatch):
+    monkeypatch.setattr(structure, "MAX_PARSE_CHARS", 200_000)
+    rows = [f"node-{i:06d}\t{1024 + i % 50_000}\tauth\tonline" for i in range(40_000)]
+    rows[35_000] = "osprey-gateway\t36213\tledger\tdegraded"
+    text = "host\tport\towner\tstatus\n" + "\n".join(rows)
+    assert structure.detect(text).parsed_chars is not None
+    assert lookup.field_of(text, "osprey-gateway", "port") == "36213"
+    assert lookup.key_of(text, "osprey-gateway") == "osprey-gateway"
+    assert not lookup.record_of(text, "kestrel-gateway")  # absent everywhere: Nothing
+    book = MoveBook({"question": "What port does host osprey-gateway use?"}, {"context": text}, {"answer": int})
+    key = next(k for k in book.keys["context"] if k.text == "osprey-gateway")
+    assert key.beyond and key.is_key
+    with dspy.context(lm=DummyLM([{"answer": "unknown"}] * 10)):
+        pred = RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=text, question="What port does host osprey-gateway use?"
+        )
+    assert pred.answer == 36213 and pred.rlm_result.kind == "submitted"
+
+
+class _ExtractionFails(ConstraintCheckingLM):
+    """The scripted action steps, then an extraction whose LM call fails."""
+
+    def forward(self, prompt=None, messages=None, **kwargs):
+        if self.steps:
+            return super().forward(prompt, messages, **kwargs)
+        raise RuntimeError("the engine died")
+
+
+def test_a_failed_extraction_still_ends_with_the_supported_value_the_reads_produced():
+    text = _log(2_000, 1_500)
+    step = ("I will search for 'calm-island'.", "print(search(context, 'calm-island', ignore_case=True))")
+    with dspy.context(lm=_ExtractionFails([step])):
+        pred = RLM("context, question -> answer", max_iters=1, profile=UNRANKED)(
+            context=text, question="Which incident was opened when job calm-island failed?"
+        )
+    assert pred.rlm_result.kind == "extracted" and pred.answer == "INC-3820"
+    assert "extraction failed" in pred.rlm_result.reason and pred.trace.answer_source == "forced"
+    with dspy.context(lm=_ExtractionFails([])):  # nothing read: the failure stands
+        pred = RLM("context, question -> answer", max_iters=1, profile=UNRANKED)(
+            context=text, question="Which incident was opened when job calm-island failed?"
+        )
+    assert pred.rlm_result.kind == "failed"
