@@ -19,6 +19,7 @@ from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.phrases import ID_LIKE
 from dspy_rlm.profiles.reads import (
     _holds_key,
     _other_asked,
@@ -197,8 +198,9 @@ class Exists(_Kind):
         # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
         others = [k for k in book.keys.get(move.var, []) if k is not key]
         named = any(k.is_key or k.is_value for k in others)
-        if result:  # and no other phrase of the question is absent ("did job X fail?": "job" is, X is not)
-            ok = key is not None and (key.is_key or key.is_value) and not any(k.records == 0 for k in others)
+        missing = any(k.records == 0 and ID_LIKE.search(k.text) for k in others)  # an identifier named is absent
+        if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
+            ok = key is not None and (key.is_key or key.is_value) and not missing
         else:
             ok = key is not None and key.records == 0 and not named
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
