@@ -34,6 +34,7 @@ Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inline
 import functools
 import gc
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -236,19 +237,25 @@ def match_lines(word: str, text: str, start: int = 0) -> list[int]:
     """The 1-based numbers of the lines of ``text`` where ``word`` matches (as :func:`matches`), each once, from
     the offset ``start`` on. One regex pass over the text: how the lookups find their records without testing
     every record."""
+    out: list[int] = []
+    for line, _ in line_matches(word, text, start):
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def line_matches(word: str, text: str, start: int = 0) -> Iterator[tuple[int, re.Match]]:
+    """Each match of ``word`` (as :func:`matches`) from the offset ``start`` on, with its 1-based line number."""
     rx, checks = _needle(word)
     if rx is None:
-        return []
-    out: list[int] = []
+        return
     last, line = start, 1 + text.count("\n", 0, start)
     for m in rx.finditer(text, start):
         if checks and not _verified(m, checks):
             continue
         line += text.count("\n", last, m.start())
         last = m.start()
-        if not out or out[-1] != line:
-            out.append(line)
-    return out
+        yield line, m
 
 
 # -- detection ----------------------------------------------------------------------------------------------

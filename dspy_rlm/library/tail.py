@@ -11,9 +11,8 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
     Record,
     Structure,
     _detect,
-    _needle,
-    _verified,
     detect,
+    line_matches,
 )
 
 CONTEXT_RECORDS = 20
@@ -38,16 +37,8 @@ def reads_whole(text: str, helper: str) -> bool:
 def matching_lines(word: str, text: str, start: int = 0, limit: int = 3) -> list[tuple[int, str]]:
     """``(1-based line number, line)`` of the first ``limit`` lines from offset ``start`` on where ``word``
     matches (as :func:`~dspy_rlm.library.structure.matches`)."""
-    rx, checks = _needle(word)
     out: list[tuple[int, str]] = []
-    if rx is None:
-        return out
-    last, line = start, 1 + text.count("\n", 0, start)
-    for m in rx.finditer(text, start):
-        if checks and not _verified(m, checks):
-            continue
-        line += text.count("\n", last, m.start())
-        last = m.start()
+    for line, m in line_matches(word, text, start):
         if out and out[-1][0] == line:
             continue
         a, b = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
