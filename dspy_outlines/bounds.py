@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic
 
-from dspy_outlines.constraints import OUTPUT_REGEX_ATTR, OutputConstraint, build_constraint, is_free_text
+from dspy_outlines.constraints import (
+    OUTPUT_REGEX_ATTR,
+    OutputConstraint,
+    build_constraint,
+    field_output_type,
+    is_free_text,
+)
 
 if TYPE_CHECKING:
     from dspy import Signature
@@ -327,8 +333,11 @@ def bounded_output_type(output_type: Any, max_tokens: int) -> tuple[Any, str]:
     value cut all the same (for :meth:`dspy_outlines.OutlinesLM.generate`).
 
     A list of scalars (``list[str]``, ``set[int]``, a JSON schema of one) gets ``maxItems`` and a bound per item
-    (:func:`bound_list_schema`) and comes back as an Outlines ``JsonSchema``; any other type comes back as it is.
+    (:func:`bound_list_schema`) and comes back as an Outlines ``JsonSchema``; ``int`` and ``float`` become their
+    19-digit regex (:func:`dspy_outlines.constraints.field_output_type`); any other type comes back as it is.
     """
+    if output_type is int or output_type is float:
+        return field_output_type(output_type), "raise max_tokens"
     schema = _output_type_schema(output_type)
     shape = None if schema is None else _list_of(schema, schema.get("$defs", {}))
     if schema is None or shape is None:

@@ -13,7 +13,8 @@ annotation of the single output field  Outlines output type                     
 =====================================  ==========================================  ===================
 ``str``                                :data:`PLAIN_TEXT` (any non-blank text)      ``Paris``
 ``Literal[...]`` / ``Enum``            the annotation (a choice)                   ``positive``
-``int`` / ``float`` / ``bool``         the annotation (a number / ``True|False``)  ``42``
+``int`` / ``float``                    a number of at most 19 digits               ``42``
+``bool``                               the annotation (``True|False``)              ``True``
 ``outlines.types.Regex``               the regex (also as ``Annotated[str, ...]``)  ``ABC-123``
 ``outlines.types.CFG``                 the grammar (also as ``Annotated[str, ...]``)  ``1+2*3``
 pydantic model, ``list``, ``dict``...  the annotation (JSON)                       ``{"a": 1}``
@@ -85,6 +86,14 @@ OUTPUT_REGEX_ATTR = "__outlines_output_regex__"
 PLAIN_TEXT_PATTERN = r"\s*\S[\s\S]*"
 
 
+#: A number as Outlines writes it, with at most 19 digits before the point (an int64's width): an unbounded
+#: ``[0-9]*`` let a small model write digits until ``max_tokens`` (the embedded 135M model did, 8 s a call).
+INT_PATTERN = r"[+-]?(0|[1-9][0-9]{0,18})"
+FLOAT_PATTERN = INT_PATTERN + r"(\.[0-9]{1,17})?([eE][+-]?[0-9]{1,3})?"
+#: The most digits an integer field of a JSON object is given (``maxDigits``, as :data:`INT_PATTERN`).
+INT_FIELD_DIGITS = 19
+
+
 def plain_text(max_chars: int | None = None) -> Any:
     """The Outlines constraint for one free-text ``str`` field: any non-blank text (at most ``max_chars``
     characters, starting at a non-blank one, when given)."""
@@ -136,6 +145,10 @@ def field_output_type(annotation: Any, metadata: Any = (), max_chars: int | None
         return term
     if annotation is str:
         return plain_text(max_chars)
+    if annotation is int or annotation is float:
+        from outlines.types import Regex
+
+        return Regex(INT_PATTERN if annotation is int else FLOAT_PATTERN)
     return annotation
 
 
@@ -149,6 +162,8 @@ def _json_annotation(annotation: Any, metadata: Any = (), max_chars: int | None 
     term = _term_of(annotation, metadata)
     if annotation is str and max_chars is not None and term is None:
         return Annotated[str, pydantic.Field(max_length=max(max_chars, 1))]
+    if annotation is int and term is None:
+        return Annotated[int, pydantic.Field(json_schema_extra={"maxDigits": INT_FIELD_DIGITS})]
     if term is None:
         return annotation
     from outlines.types.dsl import Regex  # already loaded: ``term`` is one of its terms

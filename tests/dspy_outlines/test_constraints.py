@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 import re
 from typing import Annotated, Literal
 
@@ -230,3 +231,19 @@ def test_close_schema_leaves_non_schema_positions_alone():
 def test_no_output_fields_is_a_clear_error():
     with pytest.raises(ValueError, match="no output fields"):
         build_constraint(dspy.Signature({"q": (str, dspy.InputField())}))
+
+
+@pytest.mark.parametrize("annotation", [int, float])
+def test_a_number_closes_after_19_digits(annotation):
+    """An unbounded ``[0-9]*`` let the embedded model write digits until max_tokens (8 s, then an error)."""
+    _, pattern = constraint_key(build_constraint(single(annotation)).output_type)
+    assert re.fullmatch(pattern, "-" + "9" * 19) and not re.fullmatch(pattern, "1" * 20)
+    assert build_constraint(single(annotation)).parse("1" * 19) == {"out": annotation("1" * 19)}
+    assert not re.fullmatch(pattern, "01")  # the number as Outlines writes it: no leading zero
+
+
+def test_an_integer_field_of_a_json_object_has_max_digits():
+    sig = dspy.Signature("q -> sentiment: Literal['pos', 'neg'], stars: int")
+    _, schema = constraint_key(build_constraint(sig).output_type)
+    assert json.loads(schema)["properties"]["stars"]["maxDigits"] == 19
+    assert build_constraint(sig).parse('{"sentiment": "pos", "stars": 4}') == {"sentiment": "pos", "stars": 4}

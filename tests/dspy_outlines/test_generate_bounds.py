@@ -69,3 +69,11 @@ def test_the_embedded_model_lists_three_colors_closed_or_raises(llamacpp_lm):
     else:
         values = json.loads(text)  # a closed JSON list, never '["blue", "red", ..., "red-blue",'
         assert isinstance(values, list) and 1 <= len(values) <= 2 and all(len(v) <= 6 for v in values)
+
+
+@pytest.mark.real_model
+def test_the_embedded_model_closes_an_integer(llamacpp_lm):
+    """The number regex allows 19 digits at most, so the model's run of digits ends in a value, never a cut."""
+    lm = llamacpp_lm.copy(max_tokens=64)
+    text = lm.generate("How many hosts are down? web1 up, web2 down, db1 down. Answer with a number.", int)
+    assert text.lstrip("+-").isdigit() and len(text.lstrip("+-")) <= 19
