@@ -25,9 +25,11 @@ from dspy_rlm.profiles.reads import (
     _other_asked,
     _past_key,
     field_holding_key,
+    keys_identify,
     norm,
     only_the_record_asked,
     printed,
+    unnamed,
 )
 from dspy_rlm.profiles.vocabulary import BY_LENGTH, FIRST_LINE
 
@@ -142,7 +144,9 @@ class Record(_Kind):
                 out += _past_key(value, key.text, fname, ok and len(result.fields) <= 2, why_rec)
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
-            loose = (book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2) and len(value.split()) > 3
+            loose = (book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2 or unnamed(fname)) and len(
+                value.split()
+            ) > 3
             parts = _in_sentence(printed(book, value, key)) if loose else []
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
@@ -150,6 +154,7 @@ class Record(_Kind):
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
+            reverse = reverse and keys_identify(book, var)
             out.append(Candidate(result.key, "key", reverse and specific, "reverse lookup" if reverse else "key"))
         if not result.fields:
             out += printed(book, result.text, key)
@@ -272,7 +277,7 @@ class KeyOf(_Kind):
     name = "key_of"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if not (key.is_value and not key.is_key):
+        if not (key.is_value and not key.is_key) or not keys_identify(book, var):
             return []
         return [read("key_of", f"I will find the record holding {key.text!r}.", "key_of", var, key.text)]
 

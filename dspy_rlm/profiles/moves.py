@@ -34,8 +34,19 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
-from dspy_rlm.profiles.phrases import ID_LIKE, Key, beyond_key, counted_nouns, found_beyond, holding, is_stop, make_key
-from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts, printed
+from dspy_rlm.profiles.phrases import (
+    ID_LIKE,
+    Key,
+    beyond_key,
+    counted_nouns,
+    found_beyond,
+    holding,
+    is_stop,
+    is_stop_value,
+    make_key,
+    may_be_value,
+)
+from dspy_rlm.profiles.reads import field_holding_key, field_stems, file_texts, norm, parts, printed
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
@@ -81,7 +92,7 @@ class MoveBook:
         self.text_q = " ".join(self.question.values())
         texts = {n: v for n, v in self.data.items() if isinstance(v, str)}
         self.texts = dict(sorted(texts.items(), key=lambda kv: -len(kv[1]))[:2])
-        self.texts.update(self._file_texts(2 - len(self.texts)))
+        self.texts.update(file_texts(self.data, self.text_q, 2 - len(self.texts)))
         q = " " + " ".join(st.words(self.text_q.casefold())) + " "
         self.cues = {kind for kind, cues in CUES.items() if any(f" {c.strip()} " in q for c in cues)}
         self.answer_type = next(iter(self.outputs.values()), str)
@@ -108,28 +119,6 @@ class MoveBook:
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: self._drop_descriptors(n, f) for n, f in self.fields.items()}
-
-    def _file_texts(self, room: int) -> dict[str, str]:
-        """Up to ``room`` texts of a directory input (``files``: path -> text), each named by the expression
-        that reads it (``files['ubuntu.csv']``), so the reads and submits of a file apply to a directory too:
-        without them a directory got only ``peek(files)`` moves, and a long, slow, unsupported step after it.
-        The files that hold most of the question's words come first, then the longest."""
-        if room <= 0:
-            return {}
-        files = {
-            f"{name}[{path!r}]": text
-            for name, value in self.data.items()
-            if isinstance(value, dict)
-            for path, text in value.items()
-            if isinstance(path, str) and isinstance(text, str) and text
-        }
-        words = {w for w in st.words(self.text_q.casefold()) if len(w) > 3 and w not in STOP}
-
-        def rank(item: tuple[str, str]) -> tuple[int, int]:
-            folded = item[1].casefold()
-            return (-sum(w in folded for w in words), -len(item[1]))
-
-        return dict(sorted(files.items(), key=rank)[:room])
 
     def kind(self) -> str:
         """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
@@ -221,7 +210,9 @@ class MoveBook:
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
                 words = [t.group() for t in tokens[i : i + n]]
-                if is_stop(words[0]) or is_stop(words[-1]):
+                # a stop word alone ("down", "off", "no") is a key only where it is a field's whole value
+                stop_word = n == 1 and is_stop(words[0])
+                if (is_stop(words[0]) or is_stop(words[-1])) and not (stop_word and may_be_value(words[0])):
                     continue
                 only_field_words = all(
                     w.casefold() in STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
@@ -242,6 +233,8 @@ class MoveBook:
                 present = phrase.casefold() in folded
                 cap = s.parsed_chars
                 hits = holding(text, s, phrase) if s.records and present else []
+                if stop_word and not is_stop_value(phrase, hits):
+                    continue
                 if not hits and cap is not None and found_beyond(text, phrase, cap, n):
                     beyond.append(beyond_key(text, phrase))
                     spans.append((first.start(), last.end()))
@@ -253,7 +246,7 @@ class MoveBook:
                 made = make_key(phrase, hits)
                 if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
                     continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
-                if only_field_words and n == 1 and not made.is_key and len(hits) > 3:
+                if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word:
                     continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
                 found.append(made)
                 spans.append((first.start(), last.end()))

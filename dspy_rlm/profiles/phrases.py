@@ -10,9 +10,20 @@ from dataclasses import dataclass
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import norm
-from dspy_rlm.profiles.vocabulary import STOP, WHOLE
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, FUNCTION_WORDS, STOP, WHOLE, YES_NO_START
 
-__all__ = ["ID_LIKE", "Key", "beyond_key", "counted_nouns", "found_beyond", "holding", "is_stop", "make_key"]
+__all__ = [
+    "ID_LIKE",
+    "Key",
+    "beyond_key",
+    "counted_nouns",
+    "found_beyond",
+    "holding",
+    "is_stop",
+    "is_stop_value",
+    "make_key",
+    "may_be_value",
+]
 
 ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 """A word with a digit or joined by punctuation (``INC-4821``, ``calm-island``): an identifier."""
@@ -50,6 +61,25 @@ def counted_nouns(said: list[str]) -> set[str]:
 def is_stop(word: str) -> bool:
     """A stop word or a "whole" modifier, unless written in capitals (``AS``, ``IN``, ``NO``: a code)."""
     return (word.casefold() in STOP or word.casefold() in WHOLE) and not (len(word) >= 2 and word.isupper())
+
+
+def may_be_value(word: str) -> bool:
+    """Whether a stop word may name a value of the data ("how many hosts are *down*", "lights *off*"): a word of
+    two letters or more that is no function word, no cue of a question's kind and no yes/no opener. It is a key
+    only where some field's whole value is that word (:meth:`dspy_rlm.profiles.moves.MoveBook._keys`)."""
+    w = word.casefold()
+    return len(w) >= 2 and w not in FUNCTION_WORDS and w not in CUE_WORDS and w not in YES_NO_START
+
+
+def is_stop_value(word: str, hits: list[st.Record]) -> bool:
+    """Whether a stop word of the question is a whole field value of ``hits``: as written, or in another case
+    but not a code in capitals ("known as France" names no record keyed ``AS``)."""
+    said = word.strip().casefold()
+    return any(
+        v.strip() == word.strip() or (v.strip().casefold() == said and not v.strip().isupper())
+        for r in hits
+        for _, v in r.fields
+    )
 
 
 def make_key(phrase: str, hits: list[st.Record]) -> Key:

@@ -147,3 +147,40 @@ def field_holding_key(s: st.Structure) -> str | None:
             if r.key and value == r.key:
                 return name
     return None
+
+
+def keys_identify(book: Any, var: str) -> bool:
+    """Whether the records' keys name them: at least half of them distinct. A log read as a table is keyed by
+    its first column, a date most lines share, and "the record holding X" is then no answer (memoized)."""
+    if ("keys_identify", var) not in book.memo:
+        keys = [r.key for r in book.structs[var].records if r.key]
+        book.memo[("keys_identify", var)] = len(keys) < 5 or len(set(keys)) * 2 >= len(keys)
+    return bool(book.memo[("keys_identify", var)])
+
+
+def unnamed(name: str) -> bool:
+    """A column the parser named (``col7`` of a table with no header): a log line's message, not a field."""
+    return re.fullmatch(r"col\d+", name) is not None
+
+
+def file_texts(data: dict[str, Any], question: str, room: int) -> dict[str, str]:
+    """Up to ``room`` texts of a directory input (``files``: path -> text), each named by the expression that
+    reads it (``files['ubuntu.csv']``), so the reads and submits of a file apply to a directory too: without them
+    a directory got only ``peek(files)`` moves, and a long, slow, unsupported step after it. The files that hold
+    most of the question's words come first, then the longest."""
+    if room <= 0:
+        return {}
+    files = {
+        f"{name}[{path!r}]": text
+        for name, value in data.items()
+        if isinstance(value, dict)
+        for path, text in value.items()
+        if isinstance(path, str) and isinstance(text, str) and text
+    }
+    words = {w for w in st.words(question.casefold()) if len(w) > 3 and w not in STOP}
+
+    def rank(item: tuple[str, str]) -> tuple[int, int]:
+        folded = item[1].casefold()
+        return (-sum(w in folded for w in words), -len(item[1]))
+
+    return dict(sorted(files.items(), key=rank)[:room])
