@@ -19,7 +19,7 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
     match_lines,
     matches,
 )
-from dspy_rlm.library.tail import one_line_records, records_past_head  # inlined after structure.py
+from dspy_rlm.library.tail import one_line_records, records_past_head, remembered  # inlined after structure.py
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 
@@ -129,9 +129,14 @@ _STARTS: dict[int, tuple[Structure, list[int]]] = {}
 
 def _containing(fn: str, var: Any, word: str) -> list[Record]:
     """The records containing ``word``, in order: one regex pass over the text finds the lines, then the
-    records spanning those lines (JSON lines, whose values are decoded, are tested record by record)."""
+    records spanning those lines (JSON lines, whose values are decoded, are tested record by record); a huge
+    text's, once per word (:func:`~dspy_rlm.library.tail.remembered`: each pass reads 100 MB or more)."""
     text = _text(fn, var)
     s = detect(text)
+    return _find(text, s, word) if s.parsed_chars is None else remembered(s, word, lambda: _find(text, s, word))
+
+
+def _find(text: str, s: Structure, word: str) -> list[Record]:
     if s.kind == "jsonl" and ("\\u" in text or "\\/" in text):  # escaped values: test the decoded ones
         return [r for r in s.records if _has(r, word)] or records_past_head(text, s, word)
     cached = _STARTS.get(id(s))
@@ -380,18 +385,5 @@ def key_of(var: Any, value: Any) -> str | None:
     return None
 
 
-STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {
-    "structure": structure,
-    "records": records,
-    "fields": fields,
-    "record_of": record_of,
-    "field_of": field_of,
-    "count_records": count_records,
-    "count_where": count_where,
-    "count_if": count_if,
-    "most_common": most_common,
-    "max_of": max_of,
-    "min_of": min_of,
-    "exists": exists,
-    "key_of": key_of,
-}
+_HELPERS = (structure, records, fields, record_of, field_of, count_records, count_where, count_if, most_common)
+STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (*_HELPERS, max_of, min_of, exists, key_of)}

@@ -12,7 +12,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from dspy_rlm.library.textkit import _CONTAINERS, _check_int, _type_error  # inlined by standalone_source()
+from dspy_rlm.library.textkit import (  # inlined by standalone_source()
+    _CONTAINERS,
+    _check_int,
+    _type_error,
+    find_from_lowered,
+    lowered,
+)
 
 __all__ = ["SearchHits", "count_matches", "peek", "search", "search_context"]
 
@@ -58,6 +64,8 @@ class _Matcher:
             while i != -1:
                 yield i, i + n
                 i = text.find(literal, i + n)
+        elif self.ignore_case and not self.regex and isinstance(text, str) and (low := lowered(text)) is not None:
+            yield from (m.span() for m in find_from_lowered(rx, self.pattern, text, low))
         elif self.anchor and isinstance(text, str) and _sparse(text, self.anchor[0]):
             yield from _anchored_spans(text, rx, *self.anchor)
         else:

@@ -70,6 +70,7 @@ from dspy_rlm.library.mdformats import (
     parse_markdown_table,
     parse_prose,
 )
+from dspy_rlm.library.textkit import find_from_lowered, lowered  # inlined first
 
 KINDS = (
     "table",
@@ -250,12 +251,20 @@ def line_matches(word: str, text: str, start: int = 0) -> Iterator[tuple[int, re
     if rx is None:
         return
     last, line = start, 1 + text.count("\n", 0, start)
-    for m in rx.finditer(text, start):
+    for m in _finditer(rx, word, text, start):
         if checks and not _verified(m, checks):
             continue
         line += text.count("\n", last, m.start())
         last = m.start()
         yield line, m
+
+
+def _finditer(rx: re.Pattern, word: str, text: str, start: int) -> Iterator[re.Match]:
+    """``rx.finditer(text, start)``; over a huge text, only where its lowered copy holds the match's lead."""
+    tokens = words(word)
+    lead = (_prefix(tokens[0], stem(tokens[0])) if tokens[0].isalpha() else tokens[0]) if tokens else word.strip()
+    low = lowered(text, start) if lead else None
+    return rx.finditer(text, start) if low is None else find_from_lowered(rx, lead, text, low, start)
 
 
 # -- detection ----------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ records, so the parser sees the same format). Which lookups read the whole text,
 Stdlib-only; :func:`dspy_rlm.library.helpers.standalone_source` inlines it after ``structure.py``.
 """
 
+from collections.abc import Callable
+
 from dspy_rlm.library.structure import (  # standalone_source() inlines structure.py before this file
     Record,
     Structure,
@@ -17,6 +19,20 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
 
 CONTEXT_RECORDS = 20
 """The head's first records parsed before a line past the head, so the parser sees its format."""
+_FOUND: dict = {}  # (id(structure), word) -> (structure, records): held, so the id is never another's
+_FOUND_SIZE = 64
+
+
+def remembered(s: Structure, word: str, find: Callable[[], list[Record]]) -> list[Record]:
+    """``find()``, the records of a huge text (structure ``s``) holding ``word``, computed once per text and word:
+    a run reads one key with several helpers (``record_of``, ``field_of``, ``key_of``), each a pass over the whole
+    text before."""
+    hit = _FOUND.get((id(s), word))
+    if hit is None or hit[0] is not s:
+        while len(_FOUND) >= _FOUND_SIZE:
+            _FOUND.pop(next(iter(_FOUND)))
+        hit = _FOUND[(id(s), word)] = (s, find())
+    return list(hit[1])
 
 
 def one_line_records(s: Structure) -> bool:
