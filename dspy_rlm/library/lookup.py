@@ -6,6 +6,7 @@ Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inline
 """
 
 import bisect
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -19,7 +20,13 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
     match_lines,
     matches,
 )
-from dspy_rlm.library.tail import one_line_records, records_past_head, remembered  # inlined after structure.py
+from dspy_rlm.library.tail import (  # inlined after structure.py
+    STREAMED_TESTS,
+    one_line_records,
+    records_beyond,
+    records_past_head,
+    remembered,
+)
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 
@@ -263,10 +270,13 @@ def count_records(var: Any, word: Any) -> int:
 
 
 def count_where(var: Any, field: Any, value: Any) -> int:
-    """How many records have field == value (case-insensitive)."""
+    """How many records have field == value (case-insensitive).
+
+    Past a huge text's parsed head too, where its records are lines (those holding value are parsed)."""
     s = _structure("count_where", var)
     name, v = _field("count_where", s, field), _check_word("count_where", value, "value")
-    return sum(1 for r in s.records if _same(r.get(name) or "", v))
+    rest = records_beyond(_text("count_where", var), s, v)
+    return sum(1 for r in itertools.chain(s.records, rest) if _same(r.get(name) or "", v))
 
 
 _TESTS = ("starts", "ends", "contains", "part", "<", "<=", ">", ">=", "empty")
@@ -306,7 +316,7 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     Args: var, a text; field; test; value: what the field 'starts' / 'ends' with, the word(s) it 'contains'
     (whole words as written, no other word forms), one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US'), or
     the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank).
-    Case-insensitive."""
+    Case-insensitive; 'part' and 'contains' count past a huge text's parsed head too (as count_where)."""
     s = _structure("count_if", var)
     name = _field("count_if", s, field)
     if test not in _TESTS:
@@ -316,7 +326,8 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     arg = _check_word("count_if", value, "value")
     if test in ("<", "<=", ">", ">=") and _number(arg) is None:
         raise TypeError(f"count_if(): a {test!r} test needs a number, got {value!r}")
-    return sum(1 for r in s.records if passes(r.get(name), test, arg))
+    rest = records_beyond(_text("count_if", var), s, arg) if test in STREAMED_TESTS else ()
+    return sum(1 for r in itertools.chain(s.records, rest) if passes(r.get(name), test, arg))
 
 
 def most_common(var: Any, field: Any) -> str | Nothing:

@@ -92,8 +92,12 @@ _SHOW_VALUE_CHARS = 300
 _SAMPLE_LINES = 2_000
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[\s_-]+", "", name.casefold())
+_NAME_GAPS = re.compile(r"[\s_-]+")
+
+
+@functools.lru_cache(maxsize=2048)
+def _norm(name: str) -> str:  # memoized: Record.get normalizes every field name it passes, millions of times
+    return _NAME_GAPS.sub("", name.casefold())
 
 
 @dataclass(frozen=True, repr=False, slots=True)

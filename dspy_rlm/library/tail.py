@@ -7,7 +7,8 @@ records, so the parser sees the same format). Which lookups read the whole text,
 Stdlib-only; :func:`dspy_rlm.library.helpers.standalone_source` inlines it after ``structure.py``.
 """
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterator
 
 from dspy_rlm.library.structure import (  # standalone_source() inlines structure.py before this file
     Record,
@@ -19,6 +20,8 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
 
 CONTEXT_RECORDS = 20
 """The head's first records parsed before a line past the head, so the parser sees its format."""
+BATCH_LINES = 5000
+"""Lines past the head parsed at once (the parser reads about 5 MB/s)."""
 _FOUND: dict = {}  # (id(structure), word) -> (structure, records): held, so the id is never another's
 _FOUND_SIZE = 64
 
@@ -40,45 +43,73 @@ def one_line_records(s: Structure) -> bool:
     return all(r.end_line == r.line for r in s.records[:1000])
 
 
-def reads_whole(text: str, helper: str) -> bool:
-    """Whether the lookup ``helper`` over ``text`` reads all of it: yes unless the text is huge (parsed only in its
-    head), where only the streaming helpers do (``search``, ``exists``, and ``count_records`` over records that
-    are lines)."""
+STREAMED_TESTS = ("part", "contains")
+"""The tests of ``count_if`` that hold only where the line holds the value as a word: they stream."""
+
+
+def reads_whole(text: str, helper: str, args: tuple = ()) -> bool:
+    """Whether the lookup ``helper(text, *args)`` reads all of the text: yes unless the text is huge (parsed only in
+    its head), where only the streaming helpers do: ``search``, ``exists``, and over records that are lines
+    ``count_records``, ``count_where`` and ``count_if`` with a ``part`` / ``contains`` test (each reads the lines
+    holding its value)."""
     s = detect(text)
     if s.parsed_chars is None or helper in ("search", "exists"):
         return True
-    return helper == "count_records" and one_line_records(s)
+    streamed = helper in ("count_records", "count_where") or (
+        helper == "count_if" and len(args) > 1 and args[1] in STREAMED_TESTS
+    )
+    return streamed and one_line_records(s)
+
+
+def lines_holding(word: str, text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(1-based line number, line)`` of each line from offset ``start`` on where ``word`` matches (as
+    :func:`~dspy_rlm.library.structure.matches`), each once."""
+    last = 0
+    for line, m in line_matches(word, text, start):
+        if line != last:
+            a, b = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+            yield line, text[a : b if b >= 0 else len(text)]
+            last = line
 
 
 def matching_lines(word: str, text: str, start: int = 0, limit: int = 3) -> list[tuple[int, str]]:
-    """``(1-based line number, line)`` of the first ``limit`` lines from offset ``start`` on where ``word``
-    matches (as :func:`~dspy_rlm.library.structure.matches`)."""
-    out: list[tuple[int, str]] = []
-    for line, m in line_matches(word, text, start):
-        if out and out[-1][0] == line:
-            continue
-        a, b = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
-        out.append((line, text[a : b if b >= 0 else len(text)]))
-        if len(out) >= limit:
-            break
-    return out
+    """The first ``limit`` of :func:`lines_holding`."""
+    return list(itertools.islice(lines_holding(word, text, start), limit))
+
+
+def _context(text: str, s: Structure) -> str:
+    """The head's header and first records: parsed before lines past the head, so the parser sees their format."""
+    header_end = 0
+    for _ in range(s.records[0].line - 1):  # the lines before the first record: a table's header
+        header_end = text.find("\n", header_end) + 1
+    return text[:header_end] + "\n".join(r.text for r in s.records[:CONTEXT_RECORDS])
+
+
+def _parsed(context: str, s: Structure, rows: list[tuple[int, str]]) -> list[Record]:
+    """``rows`` (line number, line) past the head, each parsed as a record of ``s``: all at once when the parser
+    reads them as one record a line, else one by one (a line it does not read as a record is left out)."""
+    first = s.records[0].line
+    parsed = _detect(context + "\n" + "\n".join(line for _, line in rows))
+    got = parsed.records[-len(rows) :] if parsed.kind == s.kind and len(parsed.records) >= len(rows) else []
+    if len(rows) > 1 and not all(r.text.strip() == line.strip() for r, (_, line) in zip(got, rows, strict=False)):
+        return [r for row in rows for r in _parsed(context, s, [row])]
+    if len(got) != len(rows) or got[-1].text.strip() != rows[-1][1].strip():
+        return []
+    return [Record(n - first, n, n, r.text, r.fields, r.key) for r, (n, _) in zip(got, rows, strict=True)]
+
+
+def records_beyond(text: str, s: Structure, word: str, limit: int | None = None) -> Iterator[Record]:
+    """The records past the parsed head of ``text`` (structure ``s``) whose line holds ``word``, parsed
+    :data:`BATCH_LINES` at a time: none unless the text was cut and its records are lines."""
+    if s.parsed_chars is None or not s.records or not one_line_records(s):
+        return
+    context, rows = _context(text, s), lines_holding(word, text, s.parsed_chars)
+    while batch := list(itertools.islice(rows, BATCH_LINES if limit is None else min(limit, BATCH_LINES))):
+        yield from _parsed(context, s, batch)
+        if limit is not None and (limit := limit - len(batch)) <= 0:
+            return
 
 
 def records_past_head(text: str, s: Structure, word: str, limit: int = 3) -> list[Record]:
-    """The records past the parsed head of ``text`` (structure ``s``) whose line holds ``word``: none unless the
-    text was cut and its records are lines."""
-    if s.parsed_chars is None or not s.records or not one_line_records(s):
-        return []
-    first = s.records[0].line
-    header_end = 0
-    for _ in range(first - 1):  # the lines before the first record: a table's header
-        header_end = text.find("\n", header_end) + 1
-    context = text[:header_end] + "\n".join(r.text for r in s.records[:CONTEXT_RECORDS])
-    out = []
-    for number, line in matching_lines(word, text, s.parsed_chars, limit):
-        parsed = _detect(f"{context}\n{line}")
-        if parsed.kind != s.kind or not parsed.records or parsed.records[-1].text.strip() != line.strip():
-            continue
-        r = parsed.records[-1]
-        out.append(Record(number - first, number, number, r.text, r.fields, r.key))
-    return out
+    """The first ``limit`` of :func:`records_beyond` (their lines, at most; a line that is no record is left out)."""
+    return list(records_beyond(text, s, word, limit))

@@ -81,7 +81,7 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
         return []
     result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
     found = kind.evaluate(book, move, stdout, key, result)
-    if getattr(kind, "every_record", False) and not reads_whole(text, move.helper):
+    if getattr(kind, "every_record", False) and not reads_whole(text, move.helper, move.args):
         cap = book.structs[var].parsed_chars  # a count or a ranking of a huge text's head is no answer for it all
         why = f"read only the first {cap:,} characters of the text"
         found = [Candidate(c.value, c.label, False, why) for c in found]

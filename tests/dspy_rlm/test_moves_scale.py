@@ -70,20 +70,32 @@ def test_streaming_helpers_read_past_the_cap(monkeypatch):
     assert structure.detect(text).parsed_chars is not None
     assert lookup.count_records(text, "ERROR") == 3  # every line, not only the parsed head's (none there)
     assert lookup.exists(text, "calm-island") and not lookup.exists(text, "sunny-dune")
-    assert tail.reads_whole(text, "count_records") and not tail.reads_whole(text, "count_where")
+    assert tail.reads_whole(text, "count_records") and tail.reads_whole(text, "count_where")
+    assert tail.reads_whole(text, "count_if", ("col3", "part", "ERROR"))
+    assert not tail.reads_whole(text, "count_if", ("col3", "starts", "E")) and not tail.reads_whole(text, "max_of")
     monkeypatch.setattr(structure, "MAX_PARSE_CHARS", 16_000_000)
     whole = "\n".join(rows) + "\n"  # a new text object: detected again, uncapped
     assert lookup.count_records(whole, "ERROR") == 3 and tail.reads_whole(whole, "count_where")
 
 
-def test_a_count_or_ranking_of_the_head_alone_supports_nothing(monkeypatch):
+def test_a_count_by_value_streams_and_a_ranking_of_the_head_alone_supports_nothing(monkeypatch):
     monkeypatch.setattr(structure, "MAX_PARSE_CHARS", 200_000)
     colors = ["red", "green", "blue"]
-    text = "name\tcolor\n" + "\n".join(f"item-{i}\t{colors[i % 3]}" for i in range(40_000))
+    rows = [f"item-{i}\t{colors[i % 3]}\t{i}" for i in range(40_000)]
+    rows[39_000] = "item-39000\tred\t999999"  # the largest number, past the head
+    text = "name\tcolor\tsize\n" + "\n".join(rows)
+    assert lookup.count_where(text, "color", "red") == 13_334  # every row: 3,154 of them are in the head
+    assert lookup.count_if(text, "color", "part", "red") == 13_334
+    assert lookup.count_if(text, "name", "starts", "item-39") < 1_000  # a prefix does not stream: the head's count
     book = MoveBook({"question": "How many items have the color red?"}, {"context": text}, {"answer": int})
     counts = [m for m in book.read_moves() if m.kind in ("count_where", "count_if")]
     assert counts
     for move in counts:
+        assert [(c.value, c.supported) for c in evaluate(book, move, "")] == [("13334", True)]
+    book = MoveBook({"question": "Which item has the largest size?"}, {"context": text}, {"answer": str})
+    ranks = [m for m in book.read_moves() if m.kind == "max"]
+    assert ranks
+    for move in ranks:
         found = evaluate(book, move, "")
         assert found and not any(c.supported for c in found)
         assert all("read only the first" in c.why for c in found)
