@@ -46,7 +46,9 @@ class MoveKind(Protocol):
 
     A kind may also set ``every_record = True`` (optional): its result depends on every record (a count, a
     ranking), so over a huge text parsed only in its head it supports nothing unless its helper streams
-    (:func:`dspy_rlm.library.tail.reads_whole`).
+    (:func:`dspy_rlm.library.tail.reads_whole`); and ``streams = True`` (optional): its helper reads the whole
+    text however large, so it is offered for a key found only past a huge text's head (``search``, ``exists``,
+    ``count_records``).
     """
 
     name: str
@@ -105,6 +107,7 @@ class _Kind:
     name = ""
     per_key = True
     every_record = False  # its result depends on every record (a count, a ranking), not on one record found
+    streams = False  # reads the whole text however large: offered for a key found only past a huge text's head
 
     def __repr__(self) -> str:
         return f"<move kind {self.name}>"
@@ -112,6 +115,7 @@ class _Kind:
 
 class Search(_Kind):
     name = "search"
+    streams = True
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         return [read("search", f"I will search for {key.text!r}.", "search", var, key.text, ignore_case=True)]
@@ -192,6 +196,7 @@ class Field(_Kind):
 
 class Exists(_Kind):
     name = "exists"
+    streams = True
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "yes_no" not in book.offered:
@@ -206,14 +211,17 @@ class Exists(_Kind):
         missing = any(k.records == 0 and ID_LIKE.search(k.text) for k in others)  # an identifier named is absent
         if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
             ok = key is not None and (key.is_key or key.is_value) and not missing
-        else:
-            ok = key is not None and key.records == 0 and not named
+        else:  # an identifier absent from the whole text, where no other identifier names a record
+            asked_id = key is not None and bool(ID_LIKE.search(key.text))
+            named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
+            ok = key is not None and key.records == 0 and (not named or (asked_id and not named_id))
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
 
 
 class Count(_Kind):
     name = "count"
     every_record = True
+    streams = True
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "count" not in book.offered:

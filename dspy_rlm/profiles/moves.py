@@ -264,6 +264,8 @@ class MoveBook:
         ordered = strong + beyond[:2] + usable[len(strong) :]  # what only the tail holds, before loose words
         if "count" not in self.cues and any(ID_LIKE.search(k.text) for k in beyond):
             ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys
+        if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
+            return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
         return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
 
     def named_fields(self, var: str) -> list[str]:
@@ -323,8 +325,9 @@ class MoveBook:
             for key in keys:
                 if ranking and not (key.is_key or key.is_value or self.offered & {"count", "yes_no"}):
                     continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
-                loose = key.beyond and not key.is_key  # past the head: every read where it keys a parsed line
-                for kind in per_key[:1] if loose else per_key:
+                loose = key.beyond and not key.is_key  # past the head: every read where it keys a parsed line,
+                for kind in [k for k in per_key if getattr(k, "streams", False)] if loose else per_key:  # else those
+                    # that read the whole text (search, exists, count_records)
                     moves += kind.offer(self, var, key)
             for kind in KINDS.values():
                 if not kind.per_key:

@@ -195,3 +195,24 @@ def test_a_failed_extraction_still_ends_with_the_supported_value_the_reads_produ
             context=text, question="Which incident was opened when job calm-island failed?"
         )
     assert pred.rlm_result.kind == "failed"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("Did job calm-island fail?", True), ("Did job quiet-lagoon fail?", False)],
+)
+def test_a_yes_or_no_about_an_identifier_past_the_cap_is_checked_over_the_whole_text(monkeypatch, question, answer):
+    """A key found only past the head gets the moves that read the whole text (exists, count_records), not only
+    the search; an identifier absent from the whole text is the one asked about, so its check comes first."""
+    monkeypatch.setattr(structure, "MAX_PARSE_CHARS", 200_000)
+    rows = _log(30_000, 29_000).split("\n")
+    rows[10] = "2024-05-17 09:00:00 ERROR mailer: job brisk-harbor failed, opened incident INC-1000"  # in the head
+    text = "\n".join(rows)
+    book = MoveBook({"question": question}, {"context": text}, {"answer": bool})
+    first = book.keys["context"][0]
+    assert ("-" in first.text) and any(m.kind == "exists" and m.args[0] == first.text for m in book.read_moves())
+    with dspy.context(lm=DummyLM([{"answer": "unknown"}] * 10)):
+        pred = RLM("context, question -> answer: bool", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=text, question=question
+        )
+    assert pred.answer is answer and pred.rlm_result.kind == "submitted"
