@@ -278,6 +278,9 @@ def lowered(text: str, start: int = 0) -> str | None:
 def find_from_lowered(rx: re.Pattern, lead: str, text: str, low: str, start: int = 0) -> Iterator[re.Match]:
     """``rx.finditer(text, start)`` where each match starts with ``lead`` (any case): the lowered text ``low``
     finds the candidates, ``rx.match`` tests each."""
+    if len(lead.lower()) != len(lead):  # "İ" lowers to two characters, yet the regex matches one: no shortcut
+        yield from rx.finditer(text, start)
+        return
     lead = lead.lower()
     at = low.find(lead, start)
     while at >= 0:

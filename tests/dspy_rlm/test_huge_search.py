@@ -4,6 +4,7 @@ exactly the regex pass's, and a huge text's records holding a word are computed 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -55,3 +56,12 @@ def test_a_case_blind_search_of_a_huge_text_finds_what_the_regex_finds(monkeypat
     monkeypatch.setattr(textkit, "LOWERED_CHARS", 0)
     got = [(h["line"], h["offset"]) for h in search.search(text, pattern, ignore_case=True, max_results=10**6)]
     assert got == expected and expected
+
+
+def test_a_lead_whose_lower_case_is_longer_is_searched_by_the_regex(monkeypatch):
+    monkeypatch.setattr(textkit, "LOWERED_CHARS", 0)
+    text = "istanbul\nISTANBUL"  # the regex matches both; the lowered lead "i̇stanbul" is in neither
+    expected = [m.span() for m in re.finditer("İstanbul", text, re.IGNORECASE)]
+    assert [
+        (h["offset"], h["offset"] + len(h["match"])) for h in search.search(text, "İstanbul", ignore_case=True)
+    ] == (expected)
