@@ -27,6 +27,7 @@ from dspy_rlm.library.tail import (  # inlined after structure.py
     records_past_head,
     remembered,
 )
+from dspy_rlm.library.textkit import held  # inlined first
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 
@@ -131,7 +132,7 @@ def _structure(fn: str, var: Any) -> Structure:
     return detect(_text(fn, var))
 
 
-_STARTS: dict[int, tuple[Structure, list[int]]] = {}
+_STARTS: dict = {}  # (id(structure), None) -> (structure, its records' first lines), by textkit.held
 
 
 def _containing(fn: str, var: Any, word: str) -> list[Record]:
@@ -146,12 +147,7 @@ def _containing(fn: str, var: Any, word: str) -> list[Record]:
 def _find(text: str, s: Structure, word: str) -> list[Record]:
     if s.kind == "jsonl" and ("\\u" in text or "\\/" in text):  # escaped values: test the decoded ones
         return [r for r in s.records if _has(r, word)] or records_past_head(text, s, word)
-    cached = _STARTS.get(id(s))
-    if cached is None or cached[0] is not s:
-        for old in list(_STARTS)[: max(0, len(_STARTS) - 15)]:
-            _STARTS.pop(old, None)
-        cached = _STARTS[id(s)] = (s, [r.line for r in s.records])
-    starts, found = cached[1], {}
+    starts, found = held(_STARTS, s, None, lambda: [r.line for r in s.records], 16), {}
     head = text if s.parsed_chars is None else text[: s.parsed_chars]  # records cover only a huge text's head
     for line in match_lines(word, head):
         k = bisect.bisect_right(starts, line) - 1

@@ -17,12 +17,13 @@ from dspy_rlm.library.structure import (  # standalone_source() inlines structur
     detect,
     line_matches,
 )
+from dspy_rlm.library.textkit import held  # inlined first
 
 CONTEXT_RECORDS = 20
 """The head's first records parsed before a line past the head, so the parser sees its format."""
 BATCH_LINES = 5000
 """Lines past the head parsed at once (the parser reads about 5 MB/s)."""
-_FOUND: dict = {}  # (id(structure), word) -> (structure, records): held, so the id is never another's
+_FOUND: dict = {}  # (id(structure), word) -> (structure, records), by textkit.held
 _FOUND_SIZE = 64
 
 
@@ -30,12 +31,7 @@ def remembered(s: Structure, word: str, find: Callable[[], list[Record]]) -> lis
     """``find()``, the records of a huge text (structure ``s``) holding ``word``, computed once per text and word:
     a run reads one key with several helpers (``record_of``, ``field_of``, ``key_of``), each a pass over the whole
     text before."""
-    hit = _FOUND.get((id(s), word))
-    if hit is None or hit[0] is not s:
-        while len(_FOUND) >= _FOUND_SIZE:
-            _FOUND.pop(next(iter(_FOUND)))
-        hit = _FOUND[(id(s), word)] = (s, find())
-    return list(hit[1])
+    return list(held(_FOUND, s, word, find, _FOUND_SIZE))
 
 
 def one_line_records(s: Structure) -> bool:
@@ -70,11 +66,6 @@ def lines_holding(word: str, text: str, start: int = 0) -> Iterator[tuple[int, s
             a, b = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
             yield line, text[a : b if b >= 0 else len(text)]
             last = line
-
-
-def matching_lines(word: str, text: str, start: int = 0, limit: int = 3) -> list[tuple[int, str]]:
-    """The first ``limit`` of :func:`lines_holding`."""
-    return list(itertools.islice(lines_holding(word, text, start), limit))
 
 
 def _context(text: str, s: Structure) -> str:

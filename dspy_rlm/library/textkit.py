@@ -256,7 +256,18 @@ def extract_sections(text: str, level: int | None = None) -> list[dict[str, Any]
     return sections
 
 
-_LOWERED: list[tuple[str, str]] = []  # (a huge text, its lower case): one, the last searched
+def held(cache: dict, owner: Any, key: Any, compute: Any, size: int) -> Any:
+    """``compute()``, memoized in ``cache`` under ``(id(owner), key)`` for as long as ``owner`` is the object held
+    with it (holding it, its id is never another object's); at most ``size`` entries, the oldest dropped first."""
+    hit = cache.get((id(owner), key))
+    if hit is None or hit[0] is not owner:
+        while len(cache) >= size:
+            cache.pop(next(iter(cache)))
+        hit = cache[(id(owner), key)] = (owner, compute())
+    return hit[1]
+
+
+_LOWERED: dict = {}  # (id(a huge text), None) -> (the text, its lower case): one, the last searched
 LOWERED_CHARS = 8_000_000
 """A text searched case-blind past this many characters is lowered once, and a search finds its candidates with
 ``str.find`` before a regex tests each: a case-blind regex pass over 190 MB took 1.4 s, and one question over a
@@ -268,10 +279,7 @@ def lowered(text: str, start: int = 0) -> str | None:
     :data:`LOWERED_CHARS` characters, or a text whose lower case has another length ("İ": offsets would differ)."""
     if len(text) - start < LOWERED_CHARS:
         return None
-    if not (_LOWERED and _LOWERED[0][0] is text):
-        _LOWERED.clear()
-        _LOWERED.append((text, text.lower()))
-    low = _LOWERED[0][1]
+    low = held(_LOWERED, text, None, text.lower, 1)
     return low if len(low) == len(text) else None
 
 

@@ -148,9 +148,8 @@ class Record(_Kind):
                 out += _past_key(value, key.text, fname, ok and len(result.fields) <= 2, why_rec)
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
-            loose = (book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2 or unnamed(fname)) and len(
-                value.split()
-            ) > 3
+            sentence_field = book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2 or unnamed(fname)
+            loose = sentence_field and len(value.split()) > 3
             parts = _in_sentence(printed(book, value, key)) if loose else []
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
