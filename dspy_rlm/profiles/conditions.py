@@ -11,10 +11,11 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.phrases import holding
 from dspy_rlm.profiles.reads import field_stems, norm
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, ENGLISH, TESTS
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, ENGLISH, STOP, TESTS
 
-__all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands"]
+__all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated"]
 
 
 SAID = {"starts": "starts with", "ends": "ends with", "contains": "contains", "part": "has the part"}
@@ -75,3 +76,39 @@ def always_whole(book: Any, var: str, phrase: str) -> bool:
         ):
             return False
     return True
+
+
+def _says(value: str, word: str) -> bool:
+    """Whether a field value, or a whole part of one, is ``word``, or one word of the same stem (failed: fail)."""
+    for v in [value, *lookup.parts_of(value)]:
+        said = norm(v)
+        if said == word or (" " not in said and st.stem(said) == st.stem(word)):
+            return True
+    return False
+
+
+def _fields_saying(record: Any, word: str) -> set[str]:
+    return {f for f, v in [("", record.key or ""), *record.fields] if v and _says(v, word)}
+
+
+def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
+    """What a yes/no question states of the record its key names, beside naming it ("did job X fail?", "is X
+    ok?"): each other word of the question that is some record's whole value (``failed``, ``ok``). Returns
+    (met, differs): whether one record holding the key also holds every such word, and whether, for a word it
+    does not hold, each record holding the key has another value in the fields that word fills elsewhere."""
+    s = book.structs[var]
+    mine = {norm(w) for w in st.words(key.text)}
+    named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
+    asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine]
+    asked = [w for w in asked if w not in STOP and w not in ENGLISH and w not in CUE_WORDS and st.stem(w) not in named]
+    held = holding(book.texts[var], s, key.text)[:50]
+    if not asked or not held:
+        return True, False
+    filled = {w: set().union(*(_fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
+    conditions = [w for w in asked if filled[w]]
+    met = any(all(_fields_saying(r, w) for w in conditions) for r in held)
+    differs = any(
+        not any(_fields_saying(r, w) for r in held) and all(any(r.get(f) for f in filled[w] if f) for r in held)
+        for w in conditions
+    )
+    return met, differs

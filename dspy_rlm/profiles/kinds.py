@@ -17,9 +17,9 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
-from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands
+from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands, stated
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.phrases import ID_LIKE
+from dspy_rlm.profiles.phrases import ID_LIKE, near_spelled
 from dspy_rlm.profiles.reads import (
     _holds_key,
     _other_asked,
@@ -210,10 +210,15 @@ class Exists(_Kind):
         missing = any(k.records == 0 and ID_LIKE.search(k.text) for k in others)  # an identifier named is absent
         if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
             ok = key is not None and (key.is_key or key.is_value) and not missing
+            met, differs = stated(book, move.var, key) if ok else (True, False)
+            if not met:  # "did job X fail?": X is listed, and its record says "ok" where others say "failed"
+                return [Candidate(False, "answer", differs, "its record holds another value")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
             asked_id = key is not None and bool(ID_LIKE.search(key.text))
             named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
             ok = key is not None and key.records == 0 and (not named or (asked_id and not named_id))
+            if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
+                return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
 
 

@@ -45,6 +45,7 @@ from dspy_rlm.profiles.phrases import (
     is_stop_value,
     make_key,
     may_be_value,
+    spelled_as,
 )
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, file_texts, norm, parts, printed
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
@@ -230,6 +231,8 @@ class MoveBook:
                     phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
                 if len(phrase) < 2:
                     continue
+                if n == 1 and ID_LIKE.search(phrase) and phrase.casefold() not in folded:
+                    phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written
                 present = phrase.casefold() in folded
                 cap = s.parsed_chars
                 hits = holding(text, s, phrase) if s.records and present else []

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.vocabulary import CUE_WORDS, FUNCTION_WORDS, STOP, WHOLE, YES_NO_START
@@ -23,6 +24,8 @@ __all__ = [
     "is_stop_value",
     "make_key",
     "may_be_value",
+    "near_spelled",
+    "spelled_as",
 ]
 
 ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
@@ -105,6 +108,45 @@ def found_beyond(text: str, phrase: str, cap: int, n: int) -> bool:
     if text.find(phrase, cap) < 0:
         return False
     return n >= 2 or bool(ID_LIKE.search(phrase)) or text.find(phrase, 0, cap) < 0
+
+
+_ID_PARTS = re.compile(r"[^\W\d_]+|\d+")  # an identifier's runs of letters and of digits
+_JOIN = r"[\W_]{0,2}"  # how else its parts may be joined: other punctuation, a space, nothing
+
+
+def _edge(part: str, before: bool) -> str:
+    """A boundary that keeps a part whole: no digit beside a run of digits, no letter beside a run of letters."""
+    cls = r"\d" if part[0].isdigit() else r"[^\W\d_]"
+    return rf"(?<!{cls})" if before else rf"(?!{cls})"
+
+
+def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
+    """How ``text`` spells an identifier it does not hold as written: its parts joined otherwise (``quiet_lagoon``
+    or ``quiet lagoon`` for ``quiet-lagoon``, ``INC4821`` for ``INC-4821``); with ``cut``, also a dotted version
+    cut short (``3.11`` for ``3.11.2``). ``None`` where it is not there."""
+    parts = _ID_PARTS.findall(word)
+    if len(parts) < 2:
+        return None
+    shapes = [parts]
+    if cut and len(parts) >= 3 and re.fullmatch(r"\d+(?:\.\d+)+", word):
+        shapes.append(parts[:-1])  # a dash-joined date is no version
+    low = textkit.lowered(text)
+    for shape in shapes:
+        body = re.escape(shape[0]) + "".join(
+            (r"[-./:_]" if a.isdigit() and b.isdigit() else _JOIN) + re.escape(b) for a, b in pairwise(shape)
+        )  # numbers join by one mark: "3, 11" is no spelling of 3.11
+        rx = re.compile(_edge(shape[0], True) + body + _edge(shape[-1], False), re.IGNORECASE)
+        found = textkit.find_from_lowered(rx, shape[0], text, low) if low is not None else rx.finditer(text)
+        m = next(iter(found), None)
+        if m is not None:
+            return m.group()
+    return None
+
+
+def near_spelled(text: str, word: str) -> bool:
+    """Whether an identifier absent from ``text`` as written is there spelled another way (:func:`spelled_as`,
+    a version cut short included), so its absence says nothing."""
+    return spelled_as(text, word, cut=True) is not None
 
 
 def beyond_key(text: str, phrase: str) -> Key:
