@@ -11,9 +11,9 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.phrases import holding
+from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, ENGLISH, STOP, TESTS
+from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, STOP, TESTS
 
 __all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated"]
 
@@ -81,7 +81,7 @@ def always_whole(book: Any, var: str, phrase: str) -> bool:
 def _says(value: str, word: str) -> bool:
     """Whether a field value, or a whole part of one, is ``word``, or one word of the same stem (failed: fail)."""
     for v in [value, *lookup.parts_of(value)]:
-        said = norm(v)
+        said = norm(v).strip(_EDGE + "/")  # "/bin/bash" is said "bin/bash" by a word split
         if said == word or (" " not in said and st.stem(said) == st.stem(word)):
             return True
     return False
@@ -100,15 +100,30 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     mine = {norm(w) for w in st.words(key.text)}
     named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
     asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine]
-    asked = [w for w in asked if w not in STOP and w not in ENGLISH and w not in CUE_WORDS and st.stem(w) not in named]
+    asked = [w for w in asked if (w not in STOP or may_be_value(w)) and w not in ANSWER_WORDS]  # "all": a value
+    stems = {st.stem(w) for w in asked if w not in STOP}
+    fields = [f for f in s.field_names if field_stems(f) & stems]  # "is X essential?": X's record has the field
+    asked = [w for w in asked if st.stem(w) not in named]
     held = holding(book.texts[var], s, key.text)[:50]
-    if not asked or not held:
+    said_key = norm(key.text)  # the records the key names: by their key, else by a whole value, else any holding it
+    held = [r for r in held if norm(r.key) == said_key] or [r for r in held if _fields_saying(r, said_key)] or held
+    if not held or not all(any(r.get(f) for r in held) for f in fields):
+        return not held, False
+    if not asked:
         return True, False
     filled = {w: set().union(*(_fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
-    conditions = [w for w in asked if filled[w]]
+    written = {norm(w): w for w in st.words(book.text_q)}  # a stop word ("all", "on") only as a whole value in
+    conditions = [  # its case or a lower one: "in" is no condition of a table of codes that holds IN
+        w for w in asked if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
+    ]
     met = any(all(_fields_saying(r, w) for w in conditions) for r in held)
+    told = {norm(w) for w in st.words(book.text_q)}  # a value the question says itself is no other value
+
+    def other(value: str | None) -> bool:
+        return bool(value) and not any(_says(value, t) for t in told)
+
     differs = any(
-        not any(_fields_saying(r, w) for r in held) and all(any(r.get(f) for f in filled[w] if f) for r in held)
+        not any(_fields_saying(r, w) for r in held) and all(any(other(r.get(f)) for f in filled[w] if f) for r in held)
         for w in conditions
     )
     return met, differs

@@ -111,12 +111,13 @@ def found_beyond(text: str, phrase: str, cap: int, n: int) -> bool:
 
 
 _ID_PARTS = re.compile(r"[^\W\d_]+|\d+")  # an identifier's runs of letters and of digits
-_JOIN = r"[\W_]{0,2}"  # how else its parts may be joined: other punctuation, a space, nothing
+_JOIN = r"[-_. ]?"  # how else its parts may be joined: another mark, a space, nothing (not "/" or "+": base64)
 
 
 def _edge(part: str, before: bool) -> str:
-    """A boundary that keeps a part whole: no digit beside a run of digits, no letter beside a run of letters."""
-    cls = r"\d" if part[0].isdigit() else r"[^\W\d_]"
+    """A boundary that keeps a part whole: no digit beside a run of digits, no letter or digit beside a run of
+    letters, no "/" or "+" (inside base64, any short identifier is spelled somewhere)."""
+    cls = r"[\d/+]" if part[0].isdigit() else r"[^\W_]|[/+]"  # v3.11 is 3.11; x3 in a blob is no X3
     return rf"(?<!{cls})" if before else rf"(?!{cls})"
 
 
@@ -133,7 +134,7 @@ def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
     low = textkit.lowered(text)
     for shape in shapes:
         body = re.escape(shape[0]) + "".join(
-            (r"[-./:_]" if a.isdigit() and b.isdigit() else _JOIN) + re.escape(b) for a, b in pairwise(shape)
+            (r"[-.:_]" if a.isdigit() and b.isdigit() else _JOIN) + re.escape(b) for a, b in pairwise(shape)
         )  # numbers join by one mark: "3, 11" is no spelling of 3.11
         rx = re.compile(_edge(shape[0], True) + body + _edge(shape[-1], False), re.IGNORECASE)
         found = textkit.find_from_lowered(rx, shape[0], text, low) if low is not None else rx.finditer(text)

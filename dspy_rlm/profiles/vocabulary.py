@@ -96,6 +96,8 @@ BY_LENGTH = ("longest", "shortest")
 YES_NO_START = (
     "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
 )  # fmt: skip
+ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
+"""Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
 CUE_WORDS = frozenset(w for cues in CUES.values() for c in cues for w in c.split()) | {"many", "common"}
 ENGLISH = frozenset(
     {

@@ -33,6 +33,8 @@ def test_spellings_of_an_identifier():
     assert not near_spelled(text, "2024-01-05")  # a date's month is not the date
     assert not near_spelled(text, "3.12")  # "3, 12" is no spelling of a number
     assert not near_spelled(text, "quiet-lagoons") and not near_spelled(text, "INC-482")
+    assert not near_spelled("pL/QlwVKvOoYKAKQv+R4CSFx09F9HdkWsKlhPdAKACL8x3vLCWRF\n", "X3")  # base64 spells anything
+    assert spelled_as("runs python3.11 now", "3.11.4") is None and near_spelled("runs python3.11 now", "3.11.4")
 
 
 @pytest.mark.parametrize(
@@ -72,3 +74,23 @@ def test_the_embedded_model_does_not_vouch_for_a_job_that_did_not_fail():
     with dspy.context(lm=OutlinesLM(max_tokens=96)):
         pred = RLM("context, question -> answer: bool", max_iters=4)(context=LOG, question="Did job green_hill fail?")
     assert pred.answer is False or pred.rlm_result.kind != "submitted"
+
+
+STANZAS = "\n\n".join(
+    f"Package: {name}\n" + ("Essential: yes\n" if i % 3 == 0 else "") + f"Architecture: {'all' if i % 2 else 'amd64'}"
+    f"\nVersion: 1.{i}"
+    for i, name in enumerate(["bash", "apt", "tar", "gzip", "sed", "grep", "less", "nano"])
+)
+
+
+def test_a_stop_word_value_and_a_field_the_record_lacks():
+    # "all" is an English stop word, and here the whole Architecture of half the packages
+    pred = _ask("Is the architecture of bash all?", STANZAS)
+    assert (pred.answer, pred.rlm_result.kind) == (False, "submitted")
+    pred = _ask("Is the architecture of apt all?", STANZAS)
+    assert (pred.answer, pred.rlm_result.kind) == (True, "submitted")
+    # apt's stanza has no Essential field at all: listed, yet no "yes" is vouched for
+    pred = _ask("Is apt an essential package?", STANZAS)
+    assert not (pred.rlm_result.kind == "submitted" and pred.answer is True)
+    pred = _ask("Is the version of tar 1.2? Answer yes or no.", STANZAS)  # "yes", "no": words of the answer
+    assert (pred.answer, pred.rlm_result.kind) == (True, "submitted")
