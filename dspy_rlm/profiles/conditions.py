@@ -120,7 +120,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     told = {norm(w) for w in st.words(book.text_q)}  # a value the question says itself is no other value
 
     def other(value: str | None) -> bool:
-        return bool(value) and not any(_says(value, t) for t in told)
+        return value is not None and value != "" and not any(_says(value, t) for t in told)
 
     differs = any(
         not any(_fields_saying(r, w) for r in held) and all(any(other(r.get(f)) for f in filled[w] if f) for r in held)
