@@ -13,9 +13,9 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm
-from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, STOP, TESTS
+from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, STOP, TESTS, UNREAD
 
-__all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated"]
+__all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated", "unread_test"]
 
 
 SAID = {"starts": "starts with", "ends": "ends with", "contains": "contains", "part": "has the part"}
@@ -127,3 +127,16 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         for w in conditions
     )
     return met, differs
+
+
+def unread_test(book: Any) -> str | None:
+    """The first negation or test of :data:`UNREAD` the question says outside its key phrases, else None."""
+    if "unread" not in book.memo:
+        q = book.text_q.casefold()
+        for var in book.keys:
+            for k in book.keys[var]:
+                q = q.replace(k.text.casefold(), " ")
+        rx = {w: "n't" if w == "n't" else rf"(?<![\w']){re.escape(w)}(?!\w)" for w in UNREAD}  # isn't, don't
+        said = (w for w in UNREAD if re.search(rx[w], q))
+        book.memo["unread"] = next(said, None)
+    return book.memo["unread"]

@@ -17,7 +17,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
-from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands, stated
+from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands, stated, unread_test
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import ID_LIKE, near_spelled
 from dspy_rlm.profiles.reads import (
@@ -83,6 +83,9 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
         return []
     result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
     found = kind.evaluate(book, move, stdout, key, result)
+    unread = unread_test(book)
+    if unread:  # "how many packages do not have priority optional": count_where counts those that do
+        found = [Candidate(c.value, c.label, False, f"no read tests the question's {unread!r}") for c in found]
     if getattr(kind, "every_record", False) and not reads_whole(text, move.helper, move.args):
         cap = book.structs[var].parsed_chars  # a count or a ranking of a huge text's head is no answer for it all
         why = f"read only the first {cap:,} characters of the text"

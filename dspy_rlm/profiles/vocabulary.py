@@ -96,6 +96,13 @@ BY_LENGTH = ("longest", "shortest")
 YES_NO_START = (
     "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
 )  # fmt: skip
+UNREAD = (
+    "not", "never", "without", "except", "excluding", "other than", "n't", "or more", "or less", "or fewer",
+    "or greater", "or higher", "or lower", "or above", "or below", "or over", "or under", "at least", "at most",
+    "no more than", "no less than", "no fewer than", "between",
+)  # fmt: skip
+"""Negations and tests no read applies ("how many packages are *not* essential", "a UID of 100 *or more*"): a
+question that says one vouches for no value a read produced, unless a key phrase found in the data holds it."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
 """Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
 CUE_WORDS = frozenset(w for cues in CUES.values() for c in cues for w in c.split()) | {"many", "common"}

@@ -1,0 +1,54 @@
+"""A negation or a test no read applies ("how many packages do *not* have priority optional", "a UID of 100 *or
+more*") vouches for nothing a read produced: count_where counted the packages that *do* (666 of 737) and the run
+ended Submitted, wrong. The run now ends Extracted; the same question without the negation is still Submitted."""
+
+from __future__ import annotations
+
+import dspy
+import pytest
+from dspy.utils import DummyLM
+
+from dspy_rlm import RLM
+from dspy_rlm.profiles.conditions import unread_test
+from dspy_rlm.profiles.moves import MoveBook
+from dspy_rlm.profiles.scripted import ScriptedMovePolicy
+
+STANZAS = "\n\n".join(
+    f"Package: pkg{i}\nPriority: {'optional' if i % 4 else 'required'}\nInstalled-Size: {100 * i}" for i in range(1, 41)
+)
+ROWS = "name,state\n" + "\n".join(f"opt{i},{'not set' if i % 3 == 0 else 'set'}" for i in range(1, 31))
+
+
+def _ask(question: str, context: str = STANZAS) -> dspy.Prediction:
+    with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
+        return RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=context, question=question
+        )
+
+
+def test_the_question_without_a_negation_is_submitted():
+    pred = _ask("How many packages have priority optional?")
+    assert (pred.answer, pred.rlm_result.kind) == (30, "submitted")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many packages do not have priority optional?",
+        "How many packages don't have priority optional?",
+        "Count the packages with a priority other than optional.",
+        "How many packages have an installed size of 3000 or more?",
+        "How many packages have an installed size of at least 3000?",
+    ],
+)
+def test_a_negation_or_an_unread_test_ends_extracted(question):
+    assert _ask(question).rlm_result.kind != "submitted"
+
+
+def test_a_negation_inside_a_key_phrase_is_the_value():
+    book = MoveBook({"question": 'How many options are "not set"?'}, {"context": ROWS}, {"answer": int})
+    assert unread_test(book) is None  # the quoted "not set" is a whole value of the data
+    book = MoveBook({"question": "How many options are not set?"}, {"context": ROWS}, {"answer": int})
+    assert unread_test(book) == "not"  # unquoted, "not" is no key's edge: set is counted, 30 where 10 are meant
+    book = MoveBook({"question": "How many options are not opt3?"}, {"context": ROWS}, {"answer": int})
+    assert unread_test(book) == "not"
