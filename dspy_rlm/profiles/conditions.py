@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import field_stems, norm
+from dspy_rlm.profiles.reads import field_stems, norm, unnamed
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, STOP, TESTS, UNREAD
 
 __all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated", "unread_test"]
@@ -78,6 +78,10 @@ def always_whole(book: Any, var: str, phrase: str) -> bool:
     return True
 
 
+def _parts(word: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+|\d+", word)  # quiet-lagoon and quiet_lagoon: one identifier
+
+
 def _says(value: str, word: str) -> bool:
     """Whether a field value, or a whole part of one, is ``word``, or one word of the same stem (failed: fail)."""
     for v in [value, *lookup.parts_of(value)]:
@@ -111,12 +115,18 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         return not held, False
     if not asked:
         return True, False
+    text, key_parts = book.texts[var], [p.casefold() for p in _parts(key.text)]
+    unsaid = [w for w in asked if w not in STOP and [p.casefold() for p in _parts(w)] != key_parts]
+    # "is the ID ubuntu?": ubuntu is nowhere in the data, yet the question says it of ID: no yes
+    # (where the fields have names: a header-less table never says "UID" or "shell")
+    named_fields = bool(s.field_names) and not any(unnamed(f) for f in s.field_names)
+    nowhere = named_fields and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
     filled = {w: set().union(*(_fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
     written = {norm(w): w for w in st.words(book.text_q)}  # a stop word ("all", "on") only as a whole value in
     conditions = [  # its case or a lower one: "in" is no condition of a table of codes that holds IN
         w for w in asked if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
     ]
-    met = any(all(_fields_saying(r, w) for w in conditions) for r in held)
+    met = not nowhere and any(all(_fields_saying(r, w) for w in conditions) for r in held)
     told = {norm(w) for w in st.words(book.text_q)}  # a value the question says itself is no other value
 
     def other(value: str | None) -> bool:

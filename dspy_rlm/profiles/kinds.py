@@ -146,9 +146,12 @@ class Record(_Kind):
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
             asked = fname in book.fields.get(var, [])
-            ok = specific and (asked or len(result.fields) <= 2 or (one_number and fname in numeric))
+            # col2, KEY=value (no name the question could say), or a name a word of the question says; a field
+            nameless = unnamed(fname) or fname == result.key or fname in loose_fields(book, var)
+            few = len(result.fields) <= 2 and nameless  # no word of the question names ("dependsOn") is no answer
+            ok = specific and (asked or few or (one_number and fname in numeric))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
-                out += _past_key(value, key.text, fname, ok and len(result.fields) <= 2, why_rec)
+                out += _past_key(value, key.text, fname, ok and few, why_rec)
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
             sentence_field = book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2 or unnamed(fname)

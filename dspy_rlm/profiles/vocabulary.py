@@ -118,7 +118,7 @@ ENGLISH = frozenset(
         "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
         "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
         "yes", "also", "per", "via", "one", "ones", "there's", "what's", "it's", "give", "tell", "show", "say",
-        "find", "please",
+        "find", "please", "whether",
     }
 )  # fmt: skip
 """English stop words: never a key phrase's first or last word."""

@@ -94,3 +94,15 @@ def test_a_stop_word_value_and_a_field_the_record_lacks():
     assert not (pred.rlm_result.kind == "submitted" and pred.answer is True)
     pred = _ask("Is the version of tar 1.2? Answer yes or no.", STANZAS)  # "yes", "no": words of the answer
     assert (pred.answer, pred.rlm_result.kind) == (True, "submitted")
+
+
+OS_RELEASE = (
+    'NAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\nID=debian\nHOME_URL="https://x.org/"\n'
+)
+
+
+def test_a_value_the_data_never_says_vouches_for_no_yes():
+    pred = _ask("Is the ID ubuntu?", OS_RELEASE)  # ID is there; ubuntu is nowhere in the data
+    assert not (pred.rlm_result.kind == "submitted" and pred.answer is True)
+    pred = _ask("Is the ID debian?", OS_RELEASE)
+    assert (pred.answer, pred.rlm_result.kind) == (True, "submitted")

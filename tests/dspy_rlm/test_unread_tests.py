@@ -4,6 +4,8 @@ ended Submitted, wrong. The run now ends Extracted; the same question without th
 
 from __future__ import annotations
 
+import json
+
 import dspy
 import pytest
 from dspy.utils import DummyLM
@@ -52,3 +54,24 @@ def test_a_negation_inside_a_key_phrase_is_the_value():
     assert unread_test(book) == "not"  # unquoted, "not" is no key's edge: set is counted, 30 where 10 are meant
     book = MoveBook({"question": "How many options are not opt3?"}, {"context": ROWS}, {"answer": int})
     assert unread_test(book) == "not"
+
+
+DEPS = json.dumps(
+    {
+        "dependencies": [
+            {"ref": f"registry+https://crates.io#crate{i}@1.{i}.0", "dependsOn": [f"registry+https://crates.io#c{i}"]}
+            for i in range(12)
+        ]
+    },
+    indent=2,
+)
+
+
+def test_a_named_field_no_word_of_the_question_names_is_no_answer():
+    # a record of two named fields, one holding the key: "What version of crate3 is used?" is no question about
+    # its dependsOn, which the two-field rule (meant for KEY=value and col1 col2) vouched for
+    with dspy.context(lm=DummyLM([{"answer": "x"}] * 10)):
+        pred = RLM("context, question -> answer: str", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=DEPS, question="What version of crate3 is used?"
+        )
+    assert pred.rlm_result.kind != "submitted"
