@@ -162,7 +162,7 @@ def _header_like(cells: list[str]) -> bool:
         all(cells)
         and len(set(cells)) == len(cells)
         and not any(NUMBER_CELL.fullmatch(c) for c in cells)
-        and all(len(c) <= 40 and (c[0].isalpha() or c[0] in "_\"'") for c in cells)
+        and all(len(c) <= 40 and (c[0].isalpha() or c[0] in "_\"'^$%@#&") for c in cells)  # ^GSPC: an index
     )
 
 

@@ -126,7 +126,11 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     conditions = [  # its case or a lower one: "in" is no condition of a table of codes that holds IN
         w for w in asked if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
     ]
-    met = not nowhere and any(all(_fields_saying(r, w) for w in conditions) for r in held)
+    # "was AAPL above 1 on 2000-01-01?": a test the question states of the record, which no exists() reads
+    tested = any(
+        re.search(rf"(?<!\w){re.escape(p)}(?!\w)", book.text_q, re.IGNORECASE) for ps in TESTS.values() for p in ps
+    )
+    met = not nowhere and not tested and any(all(_fields_saying(r, w) for w in conditions) for r in held)
     told = {norm(w) for w in st.words(book.text_q)}  # a value the question says itself is no other value
 
     def other(value: str | None) -> bool:

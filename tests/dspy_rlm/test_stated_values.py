@@ -106,3 +106,16 @@ def test_a_value_the_data_never_says_vouches_for_no_yes():
     assert not (pred.rlm_result.kind == "submitted" and pred.answer is True)
     pred = _ask("Is the ID debian?", OS_RELEASE)
     assert (pred.answer, pred.rlm_result.kind) == (True, "submitted")
+
+
+PRICES = "# Data source: a made-up feed\nDate,IBM,AAPL,^GSPC\n" + "\n".join(
+    f"2000-0{m}-01,{100 + m}.5,0.{m}9,{1400 + m}.25" for m in range(1, 10)
+)
+
+
+def test_a_header_after_a_comment_and_a_test_the_question_states():
+    from dspy_rlm.library import structure as st
+
+    assert st.detect(PRICES).field_names == ("Date", "IBM", "AAPL", "^GSPC")  # ^GSPC: a header cell
+    pred = _ask("Was AAPL above 1 on 2000-03-01?", PRICES)  # no read compares: no yes vouched for
+    assert not (pred.rlm_result.kind == "submitted" and pred.answer is True)
