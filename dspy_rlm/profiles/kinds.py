@@ -350,9 +350,11 @@ class Extreme(_Kind):
             return []
         field = move.args[0]
         names = book.named_fields(move.var)
-        asked = field in names  # ranking the key's own field is asked too
-        why_rank = "ranked" if asked else "ranked a field the question does not name"
         record = getattr(result, "record", None)
+        own = isinstance(record, st.Record) and record.get(field) == record.key  # the key's own field is asked,
+        rival = own and any(f in names for f in book.ranked_fields(move.var, True) if f != field)  # unless another
+        asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
+        why_rank = "ranked" if asked else "ranked a field the question does not name"
         others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
             Candidate(v, f, asked and f in names, why_rank if f in names else "a field the question does not name")
             for f, v in (record.fields if isinstance(record, st.Record) else ())

@@ -75,3 +75,18 @@ def test_a_named_field_no_word_of_the_question_names_is_no_answer():
             context=DEPS, question="What version of crate3 is used?"
         )
     assert pred.rlm_result.kind != "submitted"
+
+
+PRICES = "Date,IBM,AAPL\n" + "\n".join(f"20{y:02d}-01-01,{[50, 90, 70, 60][y % 4]}.5,{y}.25" for y in range(1, 13))
+
+
+def test_the_key_field_is_not_what_is_ranked_when_the_question_names_another():
+    # max_of over the Date column (the records' key) gave the latest date, supported (the model chose it and
+    # Submitted it); IBM is what the question ranks
+    from dspy_rlm.profiles import kinds
+
+    book = MoveBook({"question": "On which date was IBM's price the highest?"}, {"context": PRICES}, {"answer": str})
+    by_move = {m.args[0]: m for m in book.read_moves() if m.helper == "max_of"}
+    assert {"Date", "IBM"} <= set(by_move)
+    assert not any(c.supported for c in kinds.evaluate(book, by_move["Date"], ""))
+    assert [c.value for c in kinds.evaluate(book, by_move["IBM"], "") if c.supported][:1] == ["2001-01-01"]
