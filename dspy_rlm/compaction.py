@@ -93,6 +93,22 @@ def compact(history: REPLHistory, level: int = 0, keep: Iterable[int] = (), drop
     return REPLHistory(entries=old + entries[cut:], max_output_chars=history.max_output_chars)
 
 
+def repeated(history: REPLHistory) -> REPLHistory:
+    """The history with a step that repeats an earlier one (the same code, the same output) shown by reference:
+    a small model that peeks at the same span four times sent the extraction its output four times."""
+    seen: dict[tuple[str, str], int] = {}
+    entries = []
+    for i, e in enumerate(history.entries):
+        first = seen.setdefault((e.code, e.output), i)
+        same = first != i and len(e.output) > 80
+        entries.append(
+            REPLEntry(reasoning=e.reasoning, code=e.code, output=f"(the same output as step {first + 1})")
+            if same
+            else e
+        )
+    return REPLHistory(entries=entries, max_output_chars=history.max_output_chars)
+
+
 def _submits(code: str) -> bool:
     return any(name in code for name in ("SUBMIT", "FINAL"))
 
@@ -326,9 +342,11 @@ class RunFit:
     def action(self, kwargs: dict[str, Any]) -> REPLHistory:
         """The history the action prompt built from ``kwargs`` shows."""
         comp, sig = self.compactor, getattr(self.run.predictors.action, "signature", None)
-        return comp.fit(self.run.history, lambda h: comp.count(prompt_text(kwargs, sig, h)), self._failed())
+        shown = repeated(self.run.history)
+        return comp.fit(shown, lambda h: comp.count(prompt_text(kwargs, sig, h)), self._failed())
 
     def extraction(self) -> REPLHistory:
         """The history the fallback extraction's prompt shows."""
         comp, info = self.compactor, self.run.variables_info
-        return comp.fit(self.run.history, lambda h: comp.count(info + "\n" + h.format()), self._failed())
+        shown = repeated(self.run.history)  # the same peek four times is shown once
+        return comp.fit(shown, lambda h: comp.count(info + "\n" + h.format()), self._failed())

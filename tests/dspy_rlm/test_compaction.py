@@ -11,7 +11,9 @@ from dspy_rlm import RLM, InProcessREPL
 from dspy_rlm.compaction import LEVELS, compact, is_context_overflow
 from tests.dspy_rlm.scripted_lm import ScriptedLM, action, fields
 
-BIG = "print('x' * 3000)"
+
+def big(i: int) -> str:
+    return f"print('{i}' + 'x' * 3000)"  # a long output, another at each step (a repeated one is shown once)
 
 
 def run(code_for, respond_extra=None, **kwargs):
@@ -58,7 +60,7 @@ def test_compact_keeps_code_errors_and_submit_attempts_and_the_last_steps_whole(
 
 
 def test_the_default_compaction_starts_at_the_threshold_and_keeps_code_and_errors_verbatim():
-    codes = {1: "print('first step')", 2: "1/0", **dict.fromkeys(range(3, 12), BIG)}
+    codes = {1: "print('first step')", 2: "1/0", **{i: big(i) for i in range(3, 12)}}
     pred, prompts = run(lambda i: codes.get(i, "SUBMIT(answer='done')"), max_iters=14, context_window=6000)
     assert pred.answer == "done" and pred.result.kind == "submitted"
     assert all(len(p) // 3 < 6000 for p in prompts)  # the estimate the scripted LM is counted with
@@ -71,7 +73,7 @@ def test_the_default_compaction_starts_at_the_threshold_and_keeps_code_and_error
 
 
 def test_no_window_no_compaction():
-    pred, prompts = run(lambda i: BIG if i < 6 else "SUBMIT(answer='done')", max_iters=8)
+    pred, prompts = run(lambda i: big(i) if i < 6 else "SUBMIT(answer='done')", max_iters=8)
     assert pred.answer == "done" and not any("chars compacted" in p for p in prompts)
 
 
@@ -80,7 +82,7 @@ def test_a_prompt_the_lm_refuses_as_too_long_is_compacted_and_retried():
         if len(call.user) > 12_000:
             raise dspy.ContextWindowExceededError(model="scripted", message="prompt too long")
 
-    pred, _ = run(lambda i: BIG if i < 8 else "SUBMIT(answer='done')", too_long, max_iters=10)
+    pred, _ = run(lambda i: big(i) if i < 8 else "SUBMIT(answer='done')", too_long, max_iters=10)
     assert pred.answer == "done" and pred.result.kind == "submitted"
     assert any(w.startswith("history compacted") for w in pred.trace.warnings)
     assert (
@@ -124,3 +126,22 @@ def test_settings_are_validated():
         RLM("q -> a", context_window=10)
     with pytest.raises(ValueError, match="compact_at must be a share"):
         RLM("q -> a", compact_at=1.5)
+
+
+def test_a_repeated_step_is_shown_by_reference():
+    from dspy.primitives.repl_types import REPLEntry, REPLHistory
+
+    from dspy_rlm.compaction import repeated
+
+    page = "x" * 500
+    h = REPLHistory(
+        entries=[
+            REPLEntry(reasoning="look", code="print(peek(t, 0, 500))", output=page),
+            REPLEntry(reasoning="look", code="print(peek(t, 0, 500))", output=page),
+            REPLEntry(reasoning="count", code="print(len(t))", output="12"),
+            REPLEntry(reasoning="count", code="print(len(t))", output="12"),  # short: shown as it is
+        ]
+    )
+    shown = repeated(h)
+    assert [e.output for e in shown.entries] == [page, "(the same output as step 1)", "12", "12"]
+    assert [e.code for e in shown.entries] == [e.code for e in h.entries] and len(h.entries[1].output) == 500
