@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import field_stems, norm, unnamed
+from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, STOP, TESTS, UNREAD
 
 __all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated", "unread_test"]
@@ -95,6 +95,16 @@ def _fields_saying(record: Any, word: str) -> set[str]:
     return {f for f, v in [("", record.key or ""), *record.fields] if v and _says(v, word)}
 
 
+def _noun(book: Any, var: str, key: Any) -> str | None:
+    """The word naming what the key is ("a *model* called K", "the *language* K", "job K"): the last word before
+    the key that is no stop word, when it is a word of letters. It classifies the record; it states nothing."""
+    at = book.text_q.casefold().find(key.text.casefold())
+    before = [norm(w) for w in st.words(book.text_q[: max(at, 0)])]
+    content = [w for w in before if w not in STOP]
+    keyed = {norm(w) for k in book.keys.get(var, []) for w in st.words(k.text)}
+    return content[-1] if content and content[-1].isalpha() and content[-1] not in keyed else None  # not bash
+
+
 def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     """What a yes/no question states of the record its key names, beside naming it ("did job X fail?", "is X
     ok?"): each other word of the question that is some record's whole value (``failed``, ``ok``). Returns
@@ -103,10 +113,14 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     s = book.structs[var]
     mine = {norm(w) for w in st.words(key.text)}
     named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
-    asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine]
-    asked = [w for w in asked if (w not in STOP or may_be_value(w)) and w not in ANSWER_WORDS]  # "all": a value
+    noun = _noun(book, var, key)
+    asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine and w != noun]
+    written = {norm(w): w for w in st.words(book.text_q)}  # as the question writes it: "IT" may be a code
+    asked = [w for w in asked if (w not in STOP or may_be_value(written[w])) and w not in ANSWER_WORDS]  # "all"
     stems = {st.stem(w) for w in asked if w not in STOP}
-    fields = [f for f in s.field_names if field_stems(f) & stems]  # "is X essential?": X's record has the field
+    fields = [
+        f for f in s.field_names if field_stems(f) <= stems
+    ]  # said whole: "is X essential?" (not successor_model)
     asked = [w for w in asked if st.stem(w) not in named]
     held = holding(book.texts[var], s, key.text)[:50]
     said_key = norm(key.text)  # the records the key names: by their key, else by a whole value, else any holding it
@@ -118,13 +132,15 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     text, key_parts = book.texts[var], [p.casefold() for p in _parts(key.text)]
     unsaid = [w for w in asked if w not in STOP and [p.casefold() for p in _parts(w)] != key_parts]
     # "is the ID ubuntu?": ubuntu is nowhere in the data, yet the question says it of ID: no yes
-    # (where the fields have names: a header-less table never says "UID" or "shell")
-    named_fields = bool(s.field_names) and not any(unnamed(f) for f in s.field_names)
-    nowhere = named_fields and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
+    # (only where the key names a setting, KEY=value: elsewhere "confirm", "present" are the question's own words)
+    setting = all(len(r.fields) == 1 and r.fields[0][0] == r.key for r in held)
+    nowhere = setting and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
     filled = {w: set().union(*(_fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
-    written = {norm(w): w for w in st.words(book.text_q)}  # a stop word ("all", "on") only as a whole value in
-    conditions = [  # its case or a lower one: "in" is no condition of a table of codes that holds IN
-        w for w in asked if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
+    conditions = [  # a stop word ("all", "on") only as a whole value in its case or a lower one: "in" is no
+        # condition of a table of codes that holds IN
+        w
+        for w in asked
+        if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
     ]
     # "was AAPL above 1 on 2000-01-01?": a test the question states of the record, which no exists() reads
     tested = any(

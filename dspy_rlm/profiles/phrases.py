@@ -11,7 +11,7 @@ from itertools import pairwise
 from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import norm
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, FUNCTION_WORDS, STOP, WHOLE, YES_NO_START
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, FUNCTION_WORDS, PRONOUNS, STOP, WHOLE, YES_NO_START
 
 __all__ = [
     "ID_LIKE",
@@ -71,7 +71,8 @@ def may_be_value(word: str) -> bool:
     two letters or more that is no function word, no cue of a question's kind and no yes/no opener. It is a key
     only where some field's whole value is that word (:meth:`dspy_rlm.profiles.moves.MoveBook._keys`)."""
     w = word.casefold()
-    return len(w) >= 2 and w not in FUNCTION_WORDS and w not in CUE_WORDS and w not in YES_NO_START
+    pronoun = w in PRONOUNS and not word.isupper()  # "is it listed?" names no record keyed "it"
+    return len(w) >= 2 and w not in FUNCTION_WORDS and w not in CUE_WORDS and w not in YES_NO_START and not pronoun
 
 
 def is_stop_value(word: str, hits: list[st.Record]) -> bool:

@@ -119,3 +119,25 @@ def test_a_header_after_a_comment_and_a_test_the_question_states():
     assert st.detect(PRICES).field_names == ("Date", "IBM", "AAPL", "^GSPC")  # ^GSPC: a header cell
     pred = _ask("Was AAPL above 1 on 2000-03-01?", PRICES)  # no read compares: no yes vouched for
     assert not (pred.rlm_result.kind == "submitted" and pred.answer is True)
+
+
+LANGS = "\n".join(
+    ["["]
+    + [
+        f'  {{"alpha_2": "{a}", "alpha_3": "{b}", "name": "{n}"}},'
+        for a, b, n in [("it", "ita", "Italian"), ("de", "deu", "German"), ("fr", "fra", "French")]
+    ]
+    + [
+        f'  {{"alpha_3": "{b}", "name": "{n}", "successor_model": "x"}},'
+        for b, n in [("tlh", "Klingon"), ("jbo", "Lojban")]
+    ]
+    + ['  {"alpha_3": "kon", "name": "Kongo"}', "]"]
+)
+
+
+def test_a_pronoun_a_classifying_noun_and_part_of_a_field_name_state_nothing():
+    # "it" is Italian's alpha_2 here, yet "is it in the file?" asks about tlh; "model" is one word of the field
+    # successor_model, not the field
+    for question in ("The language tlh - is it in the file?", "Is there a model called tlh?"):
+        pred = _ask(question, LANGS)
+        assert (pred.answer, pred.rlm_result.kind) == (True, "submitted"), question
