@@ -11,7 +11,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
+from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, STOP, TESTS, UNREAD
 
@@ -78,10 +78,6 @@ def always_whole(book: Any, var: str, phrase: str) -> bool:
     return True
 
 
-def _parts(word: str) -> list[str]:
-    return re.findall(r"[^\W\d_]+|\d+", word)  # quiet-lagoon and quiet_lagoon: one identifier
-
-
 def _says(value: str, word: str) -> bool:
     """Whether a field value, or a whole part of one, is ``word``, or one word of the same stem (failed: fail)."""
     for v in [value, *lookup.parts_of(value)]:
@@ -118,9 +114,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     written = {norm(w): w for w in st.words(book.text_q)}  # as the question writes it: "IT" may be a code
     asked = [w for w in asked if (w not in STOP or may_be_value(written[w])) and w not in ANSWER_WORDS]  # "all"
     stems = {st.stem(w) for w in asked if w not in STOP}
-    fields = [
-        f for f in s.field_names if field_stems(f) <= stems
-    ]  # said whole: "is X essential?" (not successor_model)
+    fields = [f for f in s.field_names if field_stems(f) <= stems]  # said whole: "is X essential?", not "model"
     asked = [w for w in asked if st.stem(w) not in named]
     held = holding(book.texts[var], s, key.text)[:50]
     said_key = norm(key.text)  # the records the key names: by their key, else by a whole value, else any holding it
@@ -129,8 +123,8 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         return not held, False
     if not asked:
         return True, False
-    text, key_parts = book.texts[var], [p.casefold() for p in _parts(key.text)]
-    unsaid = [w for w in asked if w not in STOP and [p.casefold() for p in _parts(w)] != key_parts]
+    text, key_parts = book.texts[var], [p.casefold() for p in id_parts(key.text)]
+    unsaid = [w for w in asked if w not in STOP and [p.casefold() for p in id_parts(w)] != key_parts]
     # "is the ID ubuntu?": ubuntu is nowhere in the data, yet the question says it of ID: no yes
     # (only where the key names a setting, KEY=value: elsewhere "confirm", "present" are the question's own words)
     setting = all(len(r.fields) == 1 and r.fields[0][0] == r.key for r in held)
@@ -147,10 +141,9 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         re.search(rf"(?<!\w){re.escape(p)}(?!\w)", book.text_q, re.IGNORECASE) for ps in TESTS.values() for p in ps
     )
     met = not nowhere and not tested and any(all(_fields_saying(r, w) for w in conditions) for r in held)
-    told = {norm(w) for w in st.words(book.text_q)}  # a value the question says itself is no other value
 
-    def other(value: str | None) -> bool:
-        return value is not None and value != "" and not any(_says(value, t) for t in told)
+    def other(value: str | None) -> bool:  # a value the question says itself is no other value
+        return value is not None and value != "" and not any(_says(value, t) for t in written)
 
     differs = any(
         not any(_fields_saying(r, w) for r in held) and all(any(other(r.get(f)) for f in filled[w] if f) for r in held)

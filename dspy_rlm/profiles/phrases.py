@@ -20,6 +20,7 @@ __all__ = [
     "counted_nouns",
     "found_beyond",
     "holding",
+    "id_parts",
     "is_stop",
     "is_stop_value",
     "make_key",
@@ -115,6 +116,11 @@ _ID_PARTS = re.compile(r"[^\W\d_]+|\d+")  # an identifier's runs of letters and 
 _JOIN = r"[-_. ]?"  # how else its parts may be joined: another mark, a space, nothing (not "/" or "+": base64)
 
 
+def id_parts(word: str) -> list[str]:
+    """An identifier's runs of letters and of digits: ``quiet-lagoon`` and ``quiet_lagoon`` have the same."""
+    return _ID_PARTS.findall(word)
+
+
 def _edge(part: str, before: bool) -> str:
     """A boundary that keeps a part whole: no digit beside a run of digits, no letter or digit beside a run of
     letters, no "/" or "+" (inside base64, any short identifier is spelled somewhere)."""
@@ -126,7 +132,7 @@ def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
     """How ``text`` spells an identifier it does not hold as written: its parts joined otherwise (``quiet_lagoon``
     or ``quiet lagoon`` for ``quiet-lagoon``, ``INC4821`` for ``INC-4821``); with ``cut``, also a dotted version
     cut short (``3.11`` for ``3.11.2``). ``None`` where it is not there."""
-    parts = _ID_PARTS.findall(word)
+    parts = id_parts(word)
     if len(parts) < 2:
         return None
     shapes = [parts]
