@@ -31,7 +31,7 @@ from dspy_rlm.profiles.base import RunView, StepView
 from dspy_rlm.profiles.moves import Move, MoveBook
 from dspy_rlm.profiles.steps import SmallPolicy, SmallPolicyRun
 
-__all__ = ["OracleLM", "OraclePolicy", "Plan", "matches", "plan"]
+__all__ = ["OracleLM", "OraclePolicy", "Plan", "first_reads", "matches", "plan"]
 
 
 @dataclass
@@ -132,6 +132,30 @@ def plan(
         return result
     finally:
         book.reads = saved
+
+
+def first_reads(
+    book: MoveBook, gold: Any, alternatives: Sequence[Any] = (), reader: Callable[[Move], str] | None = None
+) -> tuple[set[str], int]:
+    """The first reads on a one-read path to the gold (their code: after it the grammar offers a supported SUBMIT
+    of ``gold``), and how many reads the first step offers. ``book`` is left as it was found."""
+    reader = reader or host_reader(book.data)
+    saved = dict(book.reads)
+    good: set[str] = set()
+    moves = book.read_moves()
+    try:
+        for move in moves:
+            book.reads = dict(saved)
+            book.record_read(move.code, reader(move))
+            offered = book.submit_moves()
+            if any(
+                s.candidate and s.candidate.supported and matches(s.candidate.value, gold, alternatives)
+                for s in offered
+            ):
+                good.add(move.code)
+    finally:
+        book.reads = saved
+    return good, len(moves)
 
 
 # -- acting the plan out ------------------------------------------------------------------------------------

@@ -156,3 +156,34 @@ def test_coverage_reports_the_questions_where_a_read_supports_a_wrong_value():
     found = coverage(qs, {"table": TABLE})
     assert found["covered_ids"] == {"t-0": True, "t-1": False}
     assert found["supported_wrong_by_kind"] == {"lookup": 1} and found["supported_wrong_pct"] == 50.0
+
+
+def test_first_reads_are_the_reads_on_a_one_read_path_to_the_gold():
+    from dspy_rlm.profiles.oracle import first_reads
+
+    book = _book("What is the owner of host-7?")
+    good, offered = first_reads(book, "Owner Number7")
+    assert good and offered >= len(good) and not book.reads  # the book is left as it was
+    assert all("host-7" in code for code in good)
+    assert first_reads(book, "Somebody Else")[0] == set()
+
+
+def test_headroom_crosses_a_runs_endings_with_the_oracles_coverage():
+    from benchmarks.choice_headroom import cross
+
+    def r(i: str, kind: str, ending: str, correct: bool) -> dict:
+        return {"id": i, "kind": kind, "result_kind": ending, "correct": correct}
+
+    records = [
+        r("a", "lookup", "submitted", True),
+        r("b", "lookup", "extracted", True),  # covered, right below the threshold: headroom
+        r("c", "count", "submitted", False),  # covered, wrong: headroom
+        r("d", "count", "extracted", True),  # not covered: no chooser over these moves reaches it
+    ]
+    out = cross(records, {"a": True, "b": True, "c": True, "d": False})
+    assert out["all"]["n"] == 4 and out["all"]["covered"] == 3 and out["all"]["headroom_pct"] == 50.0
+    assert out["all"]["covered_endings"] == {
+        "submitted_right": 1, "extracted_right": 1, "submitted_wrong": 1, "other": 0
+    }  # fmt: skip
+    assert out["all"]["uncovered_endings"]["extracted_right"] == 1
+    assert out["by_kind"]["count"]["headroom_pct"] == 50.0 and out["by_kind"]["lookup"]["headroom_pct"] == 50.0
