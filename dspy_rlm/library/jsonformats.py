@@ -65,18 +65,19 @@ def looks_json_document(text: str) -> bool:
 
 
 def _container(text: str) -> list[tuple[Any, Any, int, int]] | None:
-    """The members of the records' container: the document itself, or its largest member holding records."""
+    """The members of the records' container: the document itself, or its member holding records that spans the
+    most text (a CycloneDX SBOM's few large ``components`` over its many short ``dependencies`` links)."""
     top = _members(text, _skip(text, 0))
     if top is None:
         return None
     if _records_of(top):
         return top
-    best = None
-    for _name, value, begin, _end in top:
+    best, span = None, -1
+    for _name, value, begin, end in top:
         if isinstance(value, (list, dict)) and len(value) >= _MIN_RECORDS:
             inner = _members(text, begin)
-            if inner is not None and _records_of(inner) and (best is None or len(inner) > len(best)):
-                best = inner
+            if inner is not None and _records_of(inner) and end - begin > span:
+                best, span = inner, end - begin
     return best
 
 
