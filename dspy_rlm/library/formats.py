@@ -175,7 +175,16 @@ def _comment_header(lines: list[str], first: int, width: int, split: Any) -> lis
         return None
     cells = split(lines[j].strip().lstrip("#;").strip())
     fits = len(cells) >= 2 and width - 1 <= len(cells) <= width + 1 and len(set(cells)) == len(cells)
-    return cells if fits and all(c and len(c) <= 60 and not NUMBER_CELL.fullmatch(c) for c in cells) else None
+    return cells if fits and all(_name_cell(c) for c in cells) else None
+
+
+_DATA_IN_CELL = re.compile(r"\w{1,20}: |\b(?=[0-9A-F]*\d)[0-9A-F]{4,}|\d{3,}")
+"""What a column name does not hold: a ``label: value`` or a long number (``# @missing: 0000..10FFFF; No_Block``
+is a comment that says a default row, not the columns' names)."""
+
+
+def _name_cell(cell: str) -> bool:
+    return bool(cell) and len(cell) <= 60 and not NUMBER_CELL.fullmatch(cell) and not _DATA_IN_CELL.search(cell)
 
 
 def _unique(names: list[str]) -> list[str]:

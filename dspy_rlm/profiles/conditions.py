@@ -13,7 +13,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm
-from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, STOP, TESTS, UNREAD
+from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, FALSE_FLAGS, STOP, TESTS, UNREAD
 
 __all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated", "unread_test"]
 
@@ -55,6 +55,22 @@ def holders(book: Any, var: str, test: str, arg: str) -> list[str]:
             out.append(f)
     book.memo[memo] = out
     return list(out)
+
+
+def said_inside(book: Any, phrase: str) -> bool:
+    """Whether the question asks for ``phrase`` inside a value, not as one: "have 'Cyrillic' *in their name*",
+    "names *containing* Cyrillic" (a count of the records whose field contains it)."""
+    p = rf"['\"]?{re.escape(phrase)}['\"]?"
+    before = rf"(?<!\w)(?:contain|includ)\w*\s+(?:the\s+(?:word|text|string)\s+)?{p}"
+    after = rf"{p}\s+(?:in|within|inside)\s+(?:the|their|its)\s+\w+"
+    return bool(re.search(before, book.text_q, re.IGNORECASE) or re.search(after, book.text_q, re.IGNORECASE))
+
+
+def names_field(book: Any, var: str, field: str) -> bool:
+    """Whether ``field`` holds names, not sentences: most of its values are at most three words (a phrase in a
+    name is what the question counts; a word in a note may be said of anything)."""
+    values = [v for v in (r.get(field) for r in book.structs[var].records[:SCAN]) if v]
+    return bool(values) and sum(len(v.split()) <= 3 for v in values) >= 0.8 * len(values)
 
 
 def loose_fields(book: Any, var: str) -> set[str]:
@@ -121,6 +137,9 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     held = [r for r in held if norm(r.key) == said_key] or [r for r in held if _fields_saying(r, said_key)] or held
     if not held or not all(any(r.get(f) for r in held) for f in fields):
         return not held, False
+    flags = [norm(r.get(f) or "") for f in fields for r in held if r.get(f)]  # "does X run in a terminal?": its
+    if flags and all(v in FALSE_FLAGS and v not in written for v in flags):  # Terminal field says false
+        return False, True
     if not asked:
         return True, False
     text, key_parts = book.texts[var], [p.casefold() for p in id_parts(key.text)]
@@ -145,8 +164,12 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     def other(value: str | None) -> bool:  # a value the question says itself is no other value
         return value is not None and value != "" and not any(_says(value, t) for t in written)
 
+    def inside(r: Any, w: str) -> bool:  # "255 215   0  gold" split as "255 215" | "0": 215 is there, as a word
+        return any(re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", v, re.IGNORECASE) for _, v in r.fields)
+
     differs = any(
-        not any(_fields_saying(r, w) for r in held) and all(any(other(r.get(f)) for f in filled[w] if f) for r in held)
+        not any(_fields_saying(r, w) or inside(r, w) for r in held)
+        and all(any(other(r.get(f)) for f in filled[w] if f) for r in held)
         for w in conditions
     )
     return met, differs

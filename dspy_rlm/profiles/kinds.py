@@ -1,7 +1,8 @@
-"""The registry of move kinds: each kind of read is one object that says how it is offered (for which key
-phrases, fields and questions), what sentence demonstrates it, and what its result supports. Adding a kind is
-one class and one :func:`register` call; :class:`~dspy_rlm.profiles.moves.MoveBook` offers the registered kinds
-in registration order and :func:`evaluate` dispatches on a move's kind.
+"""The move kinds: each kind of read is one object that says how it is offered (for which key phrases, fields
+and questions), what sentence demonstrates it, and what its result supports. Adding a kind is one class and one
+:func:`register` call (the protocol and registry: :mod:`~dspy_rlm.profiles.kind_registry`; the ranking kinds:
+:mod:`~dspy_rlm.profiles.rankings`); :class:`~dspy_rlm.profiles.moves.MoveBook` offers the registered kinds in
+registration order and :func:`evaluate` dispatches on a move's kind.
 
 Every read runs the REPL's own helper (:mod:`dspy_rlm.library.lookup`) on the host, so values are exact. A value
 is *supported* when the record it came from matches the question's key phrase and the field holding it is the
@@ -10,16 +11,28 @@ one asked for, or when it is the result of the count / ranking / existence the q
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
-from dspy_rlm.profiles.conditions import SAID, always_whole, holders, loose_fields, operands, stated, unread_test
+from dspy_rlm.profiles.conditions import (
+    SAID,
+    always_whole,
+    holders,
+    loose_fields,
+    names_field,
+    operands,
+    said_inside,
+    stated,
+    unread_test,
+)
+from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.phrases import ID_LIKE, near_spelled
+from dspy_rlm.profiles.phrases import ID_LIKE, holding, near_spelled
+from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
     _holds_key,
     _other_asked,
@@ -31,47 +44,9 @@ from dspy_rlm.profiles.reads import (
     printed,
     unnamed,
 )
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, FIRST_LINE
+from dspy_rlm.profiles.vocabulary import FIRST_LINE
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
-
-
-@runtime_checkable
-class MoveKind(Protocol):
-    """One kind of read.
-
-    Attributes:
-        name: The move's kind (``Move.kind``).
-        per_key: Offered for each key phrase of the question (else once per variable).
-
-    A kind may also set ``every_record = True`` (optional): its result depends on every record (a count, a
-    ranking), so over a huge text parsed only in its head it supports nothing unless its helper streams
-    (:func:`dspy_rlm.library.tail.reads_whole`); and ``streams = True`` (optional): its helper reads the whole
-    text however large, so it is offered for a key found only past a huge text's head (``search``, ``exists``,
-    ``count_records``).
-    """
-
-    name: str
-    per_key: bool
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        """This kind's moves for ``key`` (a question phrase found in ``var``; None for a per-variable kind)."""
-        ...
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        """What the move's ``result`` (the helper's return value; ``stdout`` as printed) supports."""
-        ...
-
-
-KINDS: dict[str, MoveKind] = {}
-
-
-def register(kind: MoveKind) -> MoveKind:
-    """Add ``kind`` to the registry (offered after the kinds registered before it)."""
-    if not isinstance(kind, MoveKind):
-        raise TypeError(f"a move kind needs name, per_key, offer() and evaluate(), got {kind!r}")
-    KINDS[kind.name] = kind
-    return kind
 
 
 def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
@@ -98,25 +73,29 @@ def _in_sentence(found: list[Candidate]) -> list[Candidate]:
     return [Candidate(c.value, c.label, True, IN_SENTENCE) for c in found if c.supported]
 
 
-def _specific(key: Any) -> bool:
-    return key is not None and (key.is_key or (key.records <= 3 and not key.inner))
+def _specific(key: Any, book: Any = None, var: str = "") -> bool:
+    """The key names one record: it is a record's key (one record's, where another key phrase of the question
+    could tell several apart: "the RuntimeLibrary whose value is X"), or a phrase of at most three records."""
+    if key is None or not (key.is_key or (key.records <= 3 and not key.inner)):
+        return False
+    return book is None or not key.is_key or not _shared_key(book, var, key)
 
 
-def _why(key: Any) -> str:
-    return "the record matches the question's key" if _specific(key) else "the key matches several records"
+def _shared_key(book: Any, var: str, key: Any) -> bool:
+    memo = ("shared key", var, key.text)
+    if memo not in book.memo:
+        said = norm(key.text)
+        named = sum(norm(r.key) == said for r in holding(book.texts[var], book.structs[var], key.text)[:50]) > 1
+        others = any(k.is_key or k.is_value for k in book.keys.get(var, []) if k is not key and k.records)
+        book.memo[memo] = named and others
+    return bool(book.memo[memo])
 
 
-class _Kind:
-    name = ""
-    per_key = True
-    every_record = False  # its result depends on every record (a count, a ranking), not on one record found
-    streams = False  # reads the whole text however large: offered for a key found only past a huge text's head
-
-    def __repr__(self) -> str:
-        return f"<move kind {self.name}>"
+def _why(key: Any, book: Any = None, var: str = "") -> str:
+    return "the record matches the question's key" if _specific(key, book, var) else "the key matches several records"
 
 
-class Search(_Kind):
+class Search(KindBase):
     name = "search"
     streams = True
 
@@ -127,7 +106,7 @@ class Search(_Kind):
         return printed(book, stdout, key, move.var)
 
 
-class Record(_Kind):
+class Record(KindBase):
     name = "record"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
@@ -136,7 +115,8 @@ class Record(_Kind):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, st.Record):
             return []
-        var, specific, why_rec = move.var, _specific(key), _why(key)
+        var = move.var
+        specific, why_rec = _specific(key, book, var), _why(key, book, var)
         out = []
         said = " ".join(key.text.casefold().split()) if key is not None else None
         numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
@@ -171,7 +151,7 @@ class Record(_Kind):
         return out
 
 
-class Field(_Kind):
+class Field(KindBase):
     name = "field"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
@@ -192,7 +172,7 @@ class Field(_Kind):
         # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
         if parts:
             return parts
-        whole = Candidate(result, field, _specific(key), _why(key))
+        whole = Candidate(result, field, _specific(key, book, move.var), _why(key, book, move.var))
         first = result.strip().split("\n", 1)[0].strip()
         if "\n" not in result.strip() or not first:
             return [whole]
@@ -200,7 +180,7 @@ class Field(_Kind):
         return [line, whole] if set(st.words(book.text_q.casefold())) & set(FIRST_LINE) else [whole, line]
 
 
-class Exists(_Kind):
+class Exists(KindBase):
     name = "exists"
     streams = True
 
@@ -219,6 +199,8 @@ class Exists(_Kind):
             ok = key is not None and (key.is_key or key.is_value) and not missing
             met, differs = stated(book, move.var, key) if ok else (True, False)
             if not met:  # "did job X fail?": X is listed, and its record says "ok" where others say "failed"
+                # -- unless the statement holds of the record another key phrase names ("is gold 255 215 0?")
+                differs = differs and not any(stated(book, move.var, k)[0] for k in others if k.is_key or k.is_value)
                 return [Candidate(False, "answer", differs, "its record holds another value")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
             asked_id = key is not None and bool(ID_LIKE.search(key.text))
@@ -229,7 +211,7 @@ class Exists(_Kind):
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
 
 
-class Count(_Kind):
+class Count(KindBase):
     name = "count"
     every_record = True
     streams = True
@@ -245,7 +227,7 @@ class Count(_Kind):
         return [Candidate(str(result), "count", ok, why)]
 
 
-class CountWhere(_Kind):
+class CountWhere(KindBase):
     name = "count_where"
     every_record = True
 
@@ -265,7 +247,7 @@ class CountWhere(_Kind):
         return [Candidate(str(result), "count", ok, why)]
 
 
-class CountIf(_Kind):
+class CountIf(KindBase):
     name = "count_if"
     every_record = True
     per_key = False
@@ -275,8 +257,9 @@ class CountIf(_Kind):
             return []
         moves = []
         for test, arg in operands(book, var):
-            if test == "key":  # a phrase of the data: a whole part of a field where it is one, else a word in it
-                test = "part" if holders(book, var, "part", arg) else "contains"
+            if test == "key":  # a phrase of the data: a whole part of a field where it is one (unless the question
+                inside = said_inside(book, arg)  # asks for it inside a value), else a word in it
+                test = "part" if holders(book, var, "part", arg) and not inside else "contains"
             for f in holders(book, var, test, arg):
                 said = f"I will count the records whose {f} {SAID[test]} {arg!r}."
                 moves.append(read("count_if", said, "count_if", var, f, test, arg))
@@ -286,13 +269,15 @@ class CountIf(_Kind):
         field, test, arg = move.args
         # no other field could be meant: the only field where the stated test holds, or where the phrase is a
         # whole part of a value ("udp" in "53/udp"); a word inside a sentence of one field is no such evidence
-        only = test != "contains" and holders(book, move.var, test, arg) == [field]
+        # "have 'Cyrillic' in their name": asked inside a name (not a word of a note: that may be said of anything)
+        inside = test == "contains" and said_inside(book, arg) and names_field(book, move.var, field)
+        only = (test != "contains" or inside) and holders(book, move.var, test, arg) == [field]
         ok = bool(result) and (field in loose_fields(book, move.var) or only)
         why = "counted" if ok else "no record passes" if not result else "a field not named"
         return [Candidate(str(result), "count", ok, why)]
 
 
-class KeyOf(_Kind):
+class KeyOf(KindBase):
     name = "key_of"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
@@ -309,90 +294,6 @@ class KeyOf(_Kind):
         ok = _specific(key) and named and not other
         why = _why(key) if ok else f"the question asks for {other[0]!r}" if other else f"{key_field!r} is not named"
         return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
-
-
-class MostCommon(_Kind):
-    name = "most_common"
-    every_record = True
-    per_key = False
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "most_common" not in book.offered:
-            return []
-        return [
-            read("most_common", f"I will find the most common {f}.", "most_common", var, f)
-            for f in book.ranked_fields(var, False)
-        ]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        field = move.args[0]
-        asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
-        why = "ranked" if asked else "ranked a field the question does not name"
-        return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
-
-
-class Extreme(_Kind):
-    per_key = False
-    every_record = True
-
-    def __init__(self, name: str, helper: str, word: str) -> None:
-        self.name, self.helper, self.word = name, helper, word
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if self.name not in book.offered:
-            return []
-        return [
-            read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f)
-            for f in book.ranked_fields(var, True)
-        ]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        if not isinstance(result, tuple):
-            return []
-        field = move.args[0]
-        names = book.named_fields(move.var)
-        record = getattr(result, "record", None)
-        own = isinstance(record, st.Record) and record.get(field) == record.key  # the key's own field is asked,
-        rival = own and any(f in names for f in book.ranked_fields(move.var, True) if f != field)  # unless another
-        asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
-        why_rank = "ranked" if asked else "ranked a field the question does not name"
-        others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
-            Candidate(v, f, asked and f in names, why_rank if f in names else "a field the question does not name")
-            for f, v in (record.fields if isinstance(record, st.Record) else ())
-            if f != field and v != result[0]
-        ]
-        number = book.answer_type in (int, float)  # a number asks for the ranked value, a text for the record
-        ranked = [
-            Candidate(result[0], "key", asked and not number, why_rank),
-            Candidate(result[1], f"{self.word} {field}", asked and number, why_rank),
-        ]
-        return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
-
-
-class ByLength(Extreme):
-    """``max_of`` / ``min_of(..., by='length')``: the record whose named field is longest / shortest, offered
-    when the question ranks by length ("the longest name")."""
-
-    def __init__(self, name: str, helper: str, word: str, cue: str) -> None:
-        super().__init__(name, helper, word)
-        self.cue = cue  # the ranking cue it answers: "max" or "min"
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        said = set(st.words(book.text_q.casefold()))
-        if self.cue not in book.offered or not said & set(BY_LENGTH):
-            return []
-        return [
-            read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length")
-            for f in book.structs[var].field_names
-            if f in loose_fields(book, var)
-        ]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        if not isinstance(result, tuple):
-            return []
-        asked = move.args[0] in loose_fields(book, move.var)
-        why = "ranked" if asked else "ranked a field the question does not name"
-        return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]
 
 
 for _kind in (Search(), Record(), Field(), Exists(), Count(), CountWhere(), CountIf(), KeyOf(), MostCommon()):

@@ -108,6 +108,9 @@ UNREAD = (
 question that says one vouches for no value a read produced, unless a key phrase found in the data holds it."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
 """Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
+FALSE_FLAGS = frozenset({"false", "no", "off", "disabled"})
+"""A field's whole value that says its name does not hold ("Terminal=false"): a yes/no question naming that field
+of the record is answered no ("does X run in a terminal?")."""
 CUE_WORDS = frozenset(w for cues in CUES.values() for c in cues for w in c.split()) | {"many", "common"}
 ENGLISH = frozenset(
     {

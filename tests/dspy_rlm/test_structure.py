@@ -403,10 +403,13 @@ def test_an_object_of_objects_one_level_down_is_keyed_by_member_names():
 
 def test_of_two_arrays_of_records_the_one_holding_most_of_the_text_is_the_records():
     # an SBOM's shape: a few large component records, many short dependency links after them
-    components = [{"name": f"crate{i}", "version": f"1.{i}.0", "purl": f"pkg:cargo/crate{i}@1.{i}.0",
-                   "description": f"The crate number {i}, a library", "sha256": f"{i}" * 64} for i in range(6)]  # fmt: skip
+    components = [
+        {"name": f"crate{i}", "version": f"1.{i}.0", "purl": f"pkg:cargo/crate{i}@1.{i}.0", "sha256": f"{i}" * 64}
+        for i in range(6)
+    ]
     links = [{"ref": f"crate{i % 6}", "dependsOn": []} for i in range(20)]
-    s = detect(json.dumps({"bomFormat": "CycloneDX", "components": components, "dependencies": links}, indent=1))
+    document = {"bomFormat": "CycloneDX", "components": components, "dependencies": links}
+    s = detect(json.dumps(document, indent=1))
     assert s.kind == "json" and len(s.records) == 6 and s.records[2].get("version") == "1.2.0"
 
 

@@ -1,0 +1,100 @@
+"""The ranking kinds of read: the most common value of a field, the record with the largest / smallest value of a
+numeric field, and by the length of a field's value ("the longest name"). Registered by
+:mod:`dspy_rlm.profiles.kinds`, after the lookups and counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.conditions import loose_fields
+from dspy_rlm.profiles.kind_registry import KindBase
+from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.vocabulary import BY_LENGTH
+
+__all__ = ["ByLength", "Extreme", "MostCommon"]
+
+
+class MostCommon(KindBase):
+    name = "most_common"
+    every_record = True
+    per_key = False
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "most_common" not in book.offered:
+            return []
+        return [
+            read("most_common", f"I will find the most common {f}.", "most_common", var, f)
+            for f in book.ranked_fields(var, False)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        field = move.args[0]
+        asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
+        why = "ranked" if asked else "ranked a field the question does not name"
+        return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
+
+
+class Extreme(KindBase):
+    per_key = False
+    every_record = True
+
+    def __init__(self, name: str, helper: str, word: str) -> None:
+        self.name, self.helper, self.word = name, helper, word
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if self.name not in book.offered:
+            return []
+        return [
+            read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f)
+            for f in book.ranked_fields(var, True)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, tuple):
+            return []
+        field = move.args[0]
+        names = book.named_fields(move.var)
+        record = getattr(result, "record", None)
+        own = isinstance(record, st.Record) and record.get(field) == record.key  # the key's own field is asked,
+        rival = own and any(f in names for f in book.ranked_fields(move.var, True) if f != field)  # unless another
+        asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
+        why_rank = "ranked" if asked else "ranked a field the question does not name"
+        others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
+            Candidate(v, f, asked and f in names, why_rank if f in names else "a field the question does not name")
+            for f, v in (record.fields if isinstance(record, st.Record) else ())
+            if f != field and v != result[0]
+        ]
+        number = book.answer_type in (int, float)  # a number asks for the ranked value, a text for the record
+        ranked = [
+            Candidate(result[0], "key", asked and not number, why_rank),
+            Candidate(result[1], f"{self.word} {field}", asked and number, why_rank),
+        ]
+        return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
+
+
+class ByLength(Extreme):
+    """``max_of`` / ``min_of(..., by='length')``: the record whose named field is longest / shortest, offered
+    when the question ranks by length ("the longest name")."""
+
+    def __init__(self, name: str, helper: str, word: str, cue: str) -> None:
+        super().__init__(name, helper, word)
+        self.cue = cue  # the ranking cue it answers: "max" or "min"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        said = set(st.words(book.text_q.casefold()))
+        if self.cue not in book.offered or not said & set(BY_LENGTH):
+            return []
+        return [
+            read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length")
+            for f in book.structs[var].field_names
+            if f in loose_fields(book, var)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, tuple):
+            return []
+        asked = move.args[0] in loose_fields(book, move.var)
+        why = "ranked" if asked else "ranked a field the question does not name"
+        return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]

@@ -1,0 +1,93 @@
+"""Wrong answers the probe cases (``benchmarks/asked/probe.json``: real files no benchmark used, questions by
+someone who never saw the code) ended ``Submitted``, each rebuilt here on a small file of its shape:
+
+* a yes/no question naming a field whose value says false ("does the launcher run in a terminal?");
+* a statement true of the record another key phrase names ("is gold 255 215 0?": 215 is also a record's key);
+* a count of the records that have a phrase *in their name* (contains, not equals);
+* a key several records share, where another phrase of the question tells them apart;
+* a comment line saying a default row (``# @missing: 0000..10FFFF; No_Block``) read as the columns' names.
+"""
+
+from __future__ import annotations
+
+import json
+
+import dspy
+from dspy.utils import DummyLM
+
+from dspy_rlm import RLM
+from dspy_rlm.library.structure import detect
+from dspy_rlm.profiles.scripted import ScriptedMovePolicy
+
+DESKTOP = (
+    "[Desktop Entry]\nName=Orbit Browser\nExec=/usr/bin/orbit %U\nTerminal=false\nStartupNotify=true\nIcon=orbit\n"
+)
+COLOURS = "code,shade,name\n215,7,DebianRed\n100,215,gold\n" + "\n".join(
+    f"{i},{i % 9},grey{i}" for i in range(300, 340)
+)
+BLOCKS = "# Blocks\n#\n# @missing: 0000..10FFFF; No_Block\n\n" + "\n".join(
+    f"{0x100 * i:04X}..{0x100 * i + 0xFF:04X}; {name}"
+    for i, name in enumerate(
+        ["Basic Latin", "Cyrillic", "Cyrillic Supplement", "Greek", "Cyrillic Extended-A", "Arabic", "Thai", "Lao"]
+    )
+)
+FLAGS = json.dumps(
+    [
+        {"name": "Optimization", "switch": "O1", "value": "MinSpace"},
+        {"name": "RuntimeLibrary", "switch": "MT", "value": "MultiThreaded"},
+        {"name": "RuntimeLibrary", "switch": "MTd", "value": "MultiThreadedDebug"},
+        {"name": "RuntimeLibrary", "switch": "MD", "value": "MultiThreadedDLL"},
+        {"name": "RuntimeLibrary", "switch": "MDd", "value": "MultiThreadedDebugDLL"},
+        {"name": "WarningLevel", "switch": "W4", "value": "Level4"},
+    ],
+    indent=2,
+)
+
+
+def _ask(question: str, context: str, out: str) -> tuple:
+    with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
+        pred = RLM(f"context, question -> answer: {out}", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=context, question=question
+        )
+    return pred.answer, pred.rlm_result.kind
+
+
+def test_a_named_field_that_says_false_answers_no():
+    assert _ask("Does the Orbit launcher run in a terminal?", DESKTOP, "bool") == (False, "submitted")
+    assert _ask("Is Terminal false for Orbit?", DESKTOP, "bool") == (True, "submitted")  # the question says it
+
+
+def test_no_no_where_the_statement_holds_of_the_record_another_key_phrase_names():
+    from dspy_rlm.profiles.moves import MoveBook
+    from dspy_rlm.profiles.oracle import host_reader
+
+    book = MoveBook({"question": "Is the shade of gold 215?"}, {"context": COLOURS}, {"answer": bool})
+    read, checked = host_reader(book.data), []
+    for move in book.read_moves():  # whichever phrase a chooser checks, 215 or gold: no supported "no"
+        book.reads = {}
+        book.record_read(move.code, read(move))
+        supported = [s.candidate.value for s in book.submit_moves() if s.candidate and s.candidate.supported]
+        assert False not in supported, move.code
+        checked += [move.code] if move.kind == "exists" else []
+    assert "print(exists(context, '215'))" in checked
+
+
+def test_a_phrase_in_their_name_counts_the_records_containing_it():
+    assert _ask("How many blocks have 'Cyrillic' in their name?", BLOCKS, "int") == (3, "submitted")
+    assert _ask("How many blocks have names containing Cyrillic?", BLOCKS, "int") == (3, "submitted")
+    assert _ask("How many blocks are named Cyrillic?", BLOCKS, "int") == (1, "submitted")
+
+
+def test_a_key_several_records_share_is_told_apart_by_the_questions_other_phrase():
+    assert _ask("Which switch selects the RuntimeLibrary value MultiThreadedDebugDLL?", FLAGS, "str") == (
+        "MDd",
+        "submitted",
+    )
+    assert _ask("Which switch does Optimization use?", FLAGS, "str") == ("O1", "submitted")  # a key of one record
+
+
+def test_a_comment_saying_a_default_row_is_no_header():
+    s = detect(BLOCKS)
+    assert s.field_names == ("col1", "col2") and s.records[1].get("col2") == "Cyrillic"
+    zone = "# tz table\n#codes\tcoordinates\tTZ\n" + "\n".join(f"A{i}\t+{i}0\tZone/{i}" for i in range(5))
+    assert detect(zone).field_names[:3] == ("codes", "coordinates", "TZ")
