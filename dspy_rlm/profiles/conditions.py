@@ -13,7 +13,16 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm
-from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, CUE_WORDS, ENGLISH, FALSE_FLAGS, STOP, TESTS, UNREAD
+from dspy_rlm.profiles.vocabulary import (
+    ANSWER_WORDS,
+    CUE_WORDS,
+    ENGLISH,
+    FALSE_FLAGS,
+    MOST_OF,
+    STOP,
+    TESTS,
+    UNREAD,
+)
 
 __all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated", "unread_test"]
 
@@ -71,6 +80,24 @@ def names_field(book: Any, var: str, field: str) -> bool:
     name is what the question counts; a word in a note may be said of anything)."""
     values = [v for v in (r.get(field) for r in book.structs[var].records[:SCAN]) if v]
     return bool(values) and sum(len(v.split()) <= 3 for v in values) >= 0.8 * len(values)
+
+
+def most_of(book: Any) -> str | None:
+    """The ranking "which X has the most Y" asks, where no cue word says it: ``most_common`` where Y names no
+    field (it counts the records: "the most glob patterns"), ``max`` where Y names a field that holds numbers
+    ("the most cores"); None where Y names another field (a list: "the most dependencies" is no value's count)
+    or the question says a cue already."""
+    m = MOST_OF.search(book.text_q)
+    if m is None or book.cues & {"most_common", "max", "min", "count"} or m.group(1).casefold() in CUE_WORDS:
+        return None
+    said = st.stem(m.group(1).casefold())
+    for s in book.structs.values():
+        for f in s.field_names[:12]:
+            if said in field_stems(f):
+                values = [v for v in (r.get(f) for r in s.records[:SCAN]) if v and v.strip()]
+                numbers = sum(lookup._number(v) is not None for v in values)
+                return "max" if values and numbers >= 0.8 * len(values) else None
+    return "most_common"
 
 
 def loose_fields(book: Any, var: str) -> set[str]:

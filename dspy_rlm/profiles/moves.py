@@ -32,6 +32,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
+from dspy_rlm.profiles.conditions import most_of
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
 from dspy_rlm.profiles.phrases import (
@@ -117,6 +118,8 @@ class MoveBook:
         # derived once per run (the question and the data do not change): read_moves() runs every step and, in
         # the oracle's search, once per sequence tried
         self.memo: dict[tuple[Any, ...], Any] = {}
+        extra = {r for r in [most_of(self)] if r}  # "which MIME type has the most glob patterns": no cue word says it
+        self.cues, self.offered = self.cues | extra, self.offered | extra
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: self._drop_descriptors(n, f) for n, f in self.fields.items()}

@@ -8,6 +8,8 @@ offered and what the scripted baseline picks; the model chooses among the offere
 
 from __future__ import annotations
 
+import re
+
 FUNCTION_WORDS = frozenset(
     {
         "what",
@@ -80,6 +82,12 @@ CUES = {
     "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
     "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
 }
+MOST_OF = re.compile(
+    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?)\s+the\s+most\s+([a-z][\w-]*)",
+    re.IGNORECASE,
+)
+"""A ranking by how many records each value has ("which MIME type *has the most* glob patterns"): the word after
+"the most" names what is counted -- the records (a most-common read), or a numeric field (a largest read)."""
 TESTS = {
     "starts": ("starting with", "starts with", "start with", "beginning with", "begins with", "begin with"),
     "ends": ("ending in", "ending with", "ends in", "ends with", "end in", "end with"),

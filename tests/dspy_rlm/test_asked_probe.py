@@ -91,3 +91,21 @@ def test_a_comment_saying_a_default_row_is_no_header():
     assert s.field_names == ("col1", "col2") and s.records[1].get("col2") == "Cyrillic"
     zone = "# tz table\n#codes\tcoordinates\tTZ\n" + "\n".join(f"A{i}\t+{i}0\tZone/{i}" for i in range(5))
     assert detect(zone).field_names[:3] == ("codes", "coordinates", "TZ")
+
+
+def test_which_x_has_the_most_y_ranks_by_what_y_names():
+    from dspy_rlm.profiles.moves import MoveBook
+
+    oses, lists = ["Debian", "Fedora", "Debian", "Arch"], ['"a, b"', "c"]
+    rows = [f"h{i},{oses[i % 4]},{i * 2},{lists[i % 2]}" for i in range(1, 13)]
+    hosts = "host,os,cores,packages\n" + "\n".join(rows)
+
+    def ranking(question: str) -> set[str]:
+        book = MoveBook({"question": question}, {"context": hosts}, {"answer": str})
+        return book.cues & {"most_common", "max"}
+
+    assert ranking("Which os has the most entries?") == {"most_common"}  # the records are counted
+    assert ranking("Which host has the most cores?") == {"max"}  # a field of numbers
+    assert ranking("Which host has the most packages?") == set()  # a list: no value's count, no number
+    assert _ask("Which os has the most entries?", hosts, "str") == ("Debian", "submitted")
+    assert _ask("Which host has the most cores?", hosts, "str") == ("h12", "submitted")
