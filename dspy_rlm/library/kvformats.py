@@ -72,6 +72,9 @@ def looks_stanzas(sample: list[str]) -> float:
     kv = [p for p in parsed if p and not _yamlish(sample, p) and 2 * sum(1 for f in p if f[3]) >= len(p)]
     if not kv or (parsed[0] and _yamlish(sample, parsed[0])):
         return 0.0
+    held = sum(b - a + 1 for (a, b), p in zip(spans, parsed, strict=True) if p)
+    if all(len(p) == 1 for p in kv) and held < sum(b - a + 1 for a, b in spans) / 2:
+        return 0.0  # one "Section: X" line over each block of other lines: section marks, not records
     names = [f[2] for f in kv[0]]
     capitalized = _share(sum(1 for n in names if n[:1].isupper()), len(names))
     firsts = [p[0][2] for p in kv]

@@ -109,3 +109,18 @@ def test_which_x_has_the_most_y_ranks_by_what_y_names():
     assert ranking("Which host has the most packages?") == set()  # a list: no value's count, no number
     assert _ask("Which os has the most entries?", hosts, "str") == ("Debian", "submitted")
     assert _ask("Which host has the most cores?", hosts, "str") == ("h12", "submitted")
+
+
+def test_section_lines_over_a_table_are_no_stanzas():
+    codes = [("00000", "S", "successful_completion"), ("01000", "W", "warning"), ("01003", "W", "null_eliminated")]
+    codes += [(f"40P0{i}", "E", f"rollback_{i}") for i in range(6)]
+
+    def section(k: int, chunk: list) -> str:
+        rows = "\n".join(f"{code}    {level}    ERRCODE_{name.upper()}    {name}" for code, level, name in chunk)
+        return f"Section: Class {chunk[0][0][:2]} - Group {k}\n\n{rows}"
+
+    body = "\n\n".join(section(k, chunk) for k, chunk in enumerate([codes[:1], codes[1:3], codes[3:]]))
+    s = detect("# error codes\n\n" + body)
+    assert s.kind != "stanzas" and any(r.get("col1") == "40P03" and r.get("col4") == "rollback_3" for r in s.records)
+    stanzas = "Package: a\nVersion: 1\n\nPackage: b\nVersion: 2\n\nPackage: c\nVersion: 3\n"
+    assert detect(stanzas).kind == "stanzas"  # records of several fields are stanzas still
