@@ -253,13 +253,19 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
     return r.get(_check_word("field_of", field, "field")) if isinstance(r, Record) else None
 
 
-def count_records(var: Any, word: Any) -> int:
-    """How many records contain word.
+def count_records(var: Any, word: Any = None) -> int:
+    """How many records contain word (or all records).
 
-    In a huge text whose records are lines, every line past the parsed head is counted too (one regex pass)."""
-    w = _check_word("count_records", word)
+    In a huge text whose records are lines, every line past the parsed head is counted too (one regex pass; with
+    no word, each non-blank line that is no comment)."""
     text = _text("count_records", var)
     s = detect(text)
+    if word is None:
+        if s.parsed_chars is not None and s.records and one_line_records(s):
+            rest = text[s.parsed_chars :].splitlines()[1:]  # the line the cap cut is counted in the head
+            return len(s.records) + sum(1 for ln in rest if ln.strip() and not ln.lstrip().startswith(("#", ";")))
+        return len(s.records)
+    w = _check_word("count_records", word)
     if s.parsed_chars is not None and s.records and one_line_records(s):
         return sum(1 for n in match_lines(w, text) if n >= s.records[0].line)
     return len(_containing("count_records", var, w))

@@ -43,16 +43,20 @@ STREAMED_TESTS = ("part", "contains")
 """The tests of ``count_if`` that hold only where the line holds the value as a word: they stream."""
 
 
-def reads_whole(text: str, helper: str, args: tuple = ()) -> bool:
+def reads_whole(text: str, helper: str, args: tuple | None = None) -> bool:
     """Whether the lookup ``helper(text, *args)`` reads all of the text: yes unless the text is huge (parsed only in
     its head), where only the streaming helpers do: ``search``, ``exists``, and over records that are lines
-    ``count_records``, ``count_where`` and ``count_if`` with a ``part`` / ``contains`` test (each reads the lines
-    holding its value)."""
+    ``count_records`` with a word, ``count_where`` and ``count_if`` with a ``part`` / ``contains`` test (each reads
+    the lines holding its value). ``count_records`` with no word (``args == ()``) counts lines past the head as a
+    best effort: no. ``args=None``: the helper as it reads with its usual arguments."""
     s = detect(text)
     if s.parsed_chars is None or helper in ("search", "exists"):
         return True
-    streamed = helper in ("count_records", "count_where") or (
-        helper == "count_if" and len(args) > 1 and args[1] in STREAMED_TESTS
+    given = () if args is None else args
+    streamed = (
+        (helper == "count_records" and (args is None or bool(args)))
+        or helper == "count_where"
+        or (helper == "count_if" and len(given) > 1 and given[1] in STREAMED_TESTS)
     )
     return streamed and one_line_records(s)
 

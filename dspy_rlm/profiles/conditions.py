@@ -11,8 +11,8 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import field_stems, norm
+from dspy_rlm.profiles.phrases import counted_nouns, holding, id_parts, is_stop_value, may_be_value
+from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm
 from dspy_rlm.profiles.vocabulary import (
     ANSWER_WORDS,
     CUE_WORDS,
@@ -21,7 +21,9 @@ from dspy_rlm.profiles.vocabulary import (
     MOST_OF,
     STOP,
     TESTS,
+    TEXT_UNITS,
     UNREAD,
+    WHOLE_SET,
 )
 
 __all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated", "unread_test"]
@@ -213,3 +215,27 @@ def unread_test(book: Any) -> str | None:
         said = (w for w in UNREAD if re.search(rx[w], q))
         book.memo["unread"] = next(said, None)
     return book.memo["unread"]
+
+
+def counts_every_record(book: Any, var: str) -> bool:
+    """A count with no condition ("how many packages are listed?", "how many entries in total?"): past stop words,
+    cue words and words naming the records as a whole, only the counted noun is left; it is no value of the data
+    ("how many models" where some records' type is model), names no field but the records' key ("how many
+    maintainers" counts distinct values), and is no unit of the text ("how many lines")."""
+    said = st.words(book.text_q.casefold())
+    nouns = counted_nouns(said)
+    rest = [w for w in said if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
+    if rest or nouns & TEXT_UNITS or unread_test(book):
+        return False
+    s = book.structs[var]
+    records = s.records[:SCAN]
+    written = [w for w in st.words(book.text_q) if w.casefold() in STOP and w.casefold() not in WHOLE_SET]
+    if any(may_be_value(w) and is_stop_value(w, records) for w in written):  # "how many hosts are down?"
+        return False
+    key_field = field_holding_key(s)
+    stems = {st.stem(n) for n in nouns}
+    if key_field is not None and stems & field_stems(key_field):
+        return True  # "how many packages" over records keyed by Package
+    if any(stems & field_stems(f) for f in s.field_names):
+        return False
+    return sum(any(_says(v, n) for n in nouns for _, v in r.fields) for r in records) < 2

@@ -21,6 +21,7 @@ from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import (
     SAID,
     always_whole,
+    counts_every_record,
     holders,
     loose_fields,
     names_field,
@@ -277,6 +278,22 @@ class CountIf(KindBase):
         return [Candidate(str(result), "count", ok, why)]
 
 
+class CountAll(KindBase):
+    """``count_records(V)``: how many records there are, offered for a count that states no condition."""
+
+    name = "count_all"
+    per_key = False
+    every_record = True
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered or not counts_every_record(book, var):
+            return []
+        return [read("count_all", "I will count every record.", "count_records", var)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        return [Candidate(str(result), "count", True, "counted every record")] if isinstance(result, int) else []
+
+
 class KeyOf(KindBase):
     name = "key_of"
 
@@ -296,7 +313,18 @@ class KeyOf(KindBase):
         return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
 
 
-for _kind in (Search(), Record(), Field(), Exists(), Count(), CountWhere(), CountIf(), KeyOf(), MostCommon()):
+for _kind in (
+    Search(),
+    Record(),
+    Field(),
+    Exists(),
+    Count(),
+    CountWhere(),
+    CountIf(),
+    CountAll(),
+    KeyOf(),
+    MostCommon(),
+):
     register(_kind)
 register(Extreme("max", "max_of", "largest"))
 register(Extreme("min", "min_of", "smallest"))

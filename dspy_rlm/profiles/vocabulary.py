@@ -82,6 +82,15 @@ CUES = {
     "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
     "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
 }
+WHOLE_SET = frozenset(
+    {"total", "altogether", "overall", "in", "all", "records", "rows", "entries", "items", "file", "list", "table",
+     "data", "dataset", "there", "listed", "contain", "contains", "included", "present", "defined", "described",
+     "stored", "known", "here", "exist", "exists", "have", "has", "does", "do", "are", "is"}
+)  # fmt: skip
+"""Words of a count that name the records as a whole ("how many entries are *listed in the file* *in total*?"): a
+count whose other words are these, stop words and the counted noun counts every record."""
+TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characters", "char", "chars", "word", "words"})
+"""Units of the text, not its records: "how many lines" counts no records."""
 MOST_OF = re.compile(
     r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?)\s+the\s+most\s+([a-z][\w-]*)",
     re.IGNORECASE,
