@@ -48,7 +48,7 @@ from dspy_rlm.profiles.phrases import (
     may_be_value,
     spelled_as,
 )
-from dspy_rlm.profiles.reads import field_holding_key, field_stems, file_texts, norm, parts, printed
+from dspy_rlm.profiles.reads import agent_stems, field_holding_key, field_stems, file_texts, norm, parts, printed
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
@@ -110,10 +110,10 @@ class MoveBook:
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
+        self.q_stems |= agent_stems(self.q_stems)  # "who maintains X": the Maintainer field
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
-        # a field named by its initials: "time zone" names "TZ"
-        self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}
+        self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}  # "time zone": TZ
         self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
         # derived once per run (the question and the data do not change): read_moves() runs every step and, in
         # the oracle's search, once per sequence tried

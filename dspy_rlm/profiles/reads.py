@@ -18,6 +18,7 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.vocabulary import STOP
 
 __all__ = [
+    "agent_stems",
     "field_holding_key",
     "field_stems",
     "norm",
@@ -129,6 +130,12 @@ def norm(text: str) -> str:
 def parts(text: str) -> list[str]:
     """The alphanumeric parts of a text (``Installed-Size`` -> ``Installed``, ``Size``), for stems."""
     return re.findall(r"[^\W_]+", text)
+
+
+def agent_stems(stems: set[str]) -> set[str]:
+    """The agent nouns of a question's verbs ("who *maintains* X" names ``Maintainer``, "which package *owns* Q"
+    names ``Owners``): each stem with ``er`` and ``or``."""
+    return {s + end for s in stems if len(s) >= 3 and s.isalpha() for end in ("er", "or")}
 
 
 def field_stems(name: str) -> set[str]:

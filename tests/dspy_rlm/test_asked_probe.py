@@ -124,3 +124,12 @@ def test_section_lines_over_a_table_are_no_stanzas():
     assert s.kind != "stanzas" and any(r.get("col1") == "40P03" and r.get("col4") == "rollback_3" for r in s.records)
     stanzas = "Package: a\nVersion: 1\n\nPackage: b\nVersion: 2\n\nPackage: c\nVersion: 3\n"
     assert detect(stanzas).kind == "stanzas"  # records of several fields are stanzas still
+
+
+def test_a_verb_names_the_field_of_its_agent_noun():
+    packages = "\n\n".join(
+        f"Package: pkg{i}\nVersion: 1.{i}\nMaintainer: Team {i % 4} <t{i % 4}@example.org>\nOwners: group{i}"
+        for i in range(9)
+    )
+    assert _ask("Who maintains pkg6?", packages, "str") == ("Team 2 <t2@example.org>", "submitted")
+    assert _ask("Which group owns pkg5?", packages, "str") == ("group5", "submitted")
