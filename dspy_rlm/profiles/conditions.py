@@ -22,6 +22,7 @@ from dspy_rlm.profiles.vocabulary import (
     STOP,
     TESTS,
     TEXT_UNITS,
+    TRUE_FLAGS,
     UNREAD,
     WHOLE_SET,
 )
@@ -234,8 +235,28 @@ def counts_every_record(book: Any, var: str) -> bool:
         return False
     key_field = field_holding_key(s)
     stems = {st.stem(n) for n in nouns}
+    if any(stems & field_stems(f) for f in s.field_names if f != key_field):  # "how many essential packages"
+        return False
     if key_field is not None and stems & field_stems(key_field):
         return True  # "how many packages" over records keyed by Package
-    if any(stems & field_stems(f) for f in s.field_names):
-        return False
     return sum(any(_says(v, n) for n in nouns for _, v in r.fields) for r in records) < 2
+
+
+def flag_counts(book: Any, var: str) -> list[tuple[str, str]]:
+    """``(field, value)`` for "how many packages are *essential*?": a field the question names whole whose values
+    are flags (``yes`` / ``no``, ``true`` / ``false``; records may lack it), with the value that says it holds,
+    as the data spells it -- where no other word of the question states a condition."""
+    said = st.words(book.text_q.casefold())
+    stems = {st.stem(w) for w in said if w not in STOP}
+    nouns = counted_nouns(said)
+    out = []
+    for f in book.structs[var].field_names[:40]:
+        if not field_stems(f) <= stems:
+            continue
+        values = [v.strip() for v in (r.get(f) for r in book.structs[var].records[:SCAN]) if v and v.strip()]
+        true = [v for v in values if v.casefold() in TRUE_FLAGS]
+        if values and true and sum(v.casefold() in TRUE_FLAGS | FALSE_FLAGS for v in values) >= 0.9 * len(values):
+            rest = [w for w in said if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
+            if all(st.stem(w) in field_stems(f) for w in rest):
+                out.append((f, max(set(true), key=true.count)))
+    return out

@@ -22,6 +22,7 @@ from dspy_rlm.profiles.conditions import (
     SAID,
     always_whole,
     counts_every_record,
+    flag_counts,
     holders,
     loose_fields,
     names_field,
@@ -294,6 +295,25 @@ class CountAll(KindBase):
         return [Candidate(str(result), "count", True, "counted every record")] if isinstance(result, int) else []
 
 
+class CountFlag(KindBase):
+    """``count_where(V, F, 'yes')`` for "how many packages are essential?": a flag field the question names."""
+
+    name = "count_flag"
+    per_key = False
+    every_record = True
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered:
+            return []
+        return [
+            read("count_flag", f"I will count the records whose {f} is {v!r}.", "count_where", var, f, v)
+            for f, v in flag_counts(book, var)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        return [Candidate(str(result), "count", True, "counted")] if isinstance(result, int) else []
+
+
 class KeyOf(KindBase):
     name = "key_of"
 
@@ -322,6 +342,7 @@ for _kind in (
     CountWhere(),
     CountIf(),
     CountAll(),
+    CountFlag(),
     KeyOf(),
     MostCommon(),
 ):

@@ -134,7 +134,8 @@ def parts(text: str) -> list[str]:
 
 def agent_stems(stems: set[str]) -> set[str]:
     """The agent nouns of a question's verbs ("who *maintains* X" names ``Maintainer``, "which package *owns* Q"
-    names ``Owners``): each stem with ``er`` and ``or``."""
+    names ``Owners``): each stem with ``er`` and ``or``. The caller leaves out participles ("owned *by* X" says
+    the owner: the record is asked)."""
     return {s + end for s in stems if len(s) >= 3 and s.isalpha() for end in ("er", "or")}
 
 

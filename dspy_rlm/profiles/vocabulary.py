@@ -125,6 +125,7 @@ UNREAD = (
 question that says one vouches for no value a read produced, unless a key phrase found in the data holds it."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
 """Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
+TRUE_FLAGS = frozenset({"true", "yes", "on", "enabled"})
 FALSE_FLAGS = frozenset({"false", "no", "off", "disabled"})
 """A field's whole value that says its name does not hold ("Terminal=false"): a yes/no question naming that field
 of the record is answered no ("does X run in a terminal?")."""

@@ -60,3 +60,21 @@ def test_count_records_without_a_word_counts_past_the_parse_cap_and_says_it_does
     assert lookup.count_records(MODELS) == 13
     assert not tail.reads_whole(text, "count_records", ())  # a best-effort line count: it supports nothing
     assert tail.reads_whole(text, "count_records", ("up",))
+
+
+def test_a_flag_field_the_question_names_counts_the_records_where_it_holds():
+    flagged = "\n\n".join(
+        f"Package: pkg{i}\nVersion: 1.{i}" + ("\nEssential: yes" if i % 3 == 0 else "") for i in range(12)
+    )
+    for question in ("How many packages are essential?", "How many essential packages are there?"):
+        with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
+            pred = RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=4)(
+                context=flagged, question=question
+            )
+        assert (pred.answer, pred.rlm_result.kind) == (4, "submitted"), question
+    assert not _counts_all("How many essential packages are there?", flagged)  # a field named: no count of all
+    with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
+        pred = RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=flagged, question="How many packages are not essential?"
+        )
+    assert pred.rlm_result.kind != "submitted"  # a negation no read applies
