@@ -260,3 +260,31 @@ def flag_counts(book: Any, var: str) -> list[tuple[str, str]]:
             if all(st.stem(w) in field_stems(f) for w in rest):
                 out.append((f, max(set(true), key=true.count)))
     return out
+
+
+def other_condition(book: Any, var: str, phrase: str) -> str | None:
+    """A condition the question states beside the one a count tests (``phrase``): another phrase that is a whole
+    value of the data ("how many hosts run Debian *in Paris*"), or a flag field it names ("how many packages are
+    *essential* and required"). A count of one condition is no answer to both."""
+    said = norm(phrase)
+    nouns = counted_nouns(st.words(book.text_q.casefold()))
+    for k in book.keys.get(var, []):
+        text = norm(k.text)
+        other = text not in said and said not in text and text not in WHOLE_SET | STOP | nouns
+        if k.is_value and k.records and not k.inner and other:
+            return k.text
+    stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
+    for f in book.structs[var].field_names[:40]:
+        if (
+            field_stems(f) <= stems
+            and _flag_field(book, var, f)
+            and not any(st.stem(w) in field_stems(f) for w in st.words(said))
+        ):
+            return f
+    return None
+
+
+def _flag_field(book: Any, var: str, field: str) -> bool:
+    values = [v.strip().casefold() for v in (r.get(field) for r in book.structs[var].records[:SCAN]) if v]
+    flags = TRUE_FLAGS | FALSE_FLAGS
+    return bool(values) and sum(v in flags for v in values) >= 0.9 * len(values)

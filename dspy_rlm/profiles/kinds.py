@@ -27,6 +27,7 @@ from dspy_rlm.profiles.conditions import (
     loose_fields,
     names_field,
     operands,
+    other_condition,
     said_inside,
     stated,
     unread_test,
@@ -63,11 +64,19 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     unread = unread_test(book)
     if unread:  # "how many packages do not have priority optional": count_where counts those that do
         found = [Candidate(c.value, c.label, False, f"no read tests the question's {unread!r}") for c in found]
+    tested = key.text if key is not None else move.args[-1] if move.kind == "count_if" else None
+    other = other_condition(book, var, str(tested)) if move.kind in _ONE_CONDITION and tested else None
+    if other:  # "how many packages are essential and required": count_where counts the required ones
+        found = [Candidate(c.value, c.label, False, f"the question also says {other!r}") for c in found]
     if getattr(kind, "every_record", False) and not reads_whole(text, move.helper, move.args):
         cap = book.structs[var].parsed_chars  # a count or a ranking of a huge text's head is no answer for it all
         why = f"read only the first {cap:,} characters of the text"
         found = [Candidate(c.value, c.label, False, why) for c in found]
     return found
+
+
+_ONE_CONDITION = ("count", "count_where", "count_if")
+"""The counts that test one condition of the records."""
 
 
 def _in_sentence(found: list[Candidate]) -> list[Candidate]:

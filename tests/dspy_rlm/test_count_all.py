@@ -78,3 +78,20 @@ def test_a_flag_field_the_question_names_counts_the_records_where_it_holds():
             context=flagged, question="How many packages are not essential?"
         )
     assert pred.rlm_result.kind != "submitted"  # a negation no read applies
+
+
+def test_a_count_of_one_condition_is_no_answer_where_the_question_states_two():
+    flagged = "\n\n".join(
+        f"Package: pkg{i}\nPriority: {'required' if i % 2 else 'optional'}" + ("\nEssential: yes" if i % 3 == 0 else "")
+        for i in range(12)
+    )
+
+    def ask(question: str) -> tuple:
+        with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
+            pred = RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=4)(
+                context=flagged, question=question
+            )
+        return pred.answer, pred.rlm_result.kind
+
+    assert ask("How many packages have priority required?") == (6, "submitted")
+    assert ask("How many packages are essential and required?")[1] != "submitted"  # 2 are both; one read: 6 or 4
