@@ -140,7 +140,8 @@ class Record(KindBase):
             # col2, KEY=value (no name the question could say), or a name a word of the question says; a field
             nameless = unnamed(fname) or fname == result.key or fname in loose_fields(book, var)
             whole = key is not None and (key.is_key or key.is_value)  # the record named whole, not "#syn@" in a ref
-            few = len(result.fields) <= 2 and (nameless or whole)  # else a field no question word names is none
+            # else a field no question word names is none; a line of one field holding the key inside a sentence
+            few = (len(result.fields) == 2 and (nameless or whole)) or (len(result.fields) == 1 and whole)
             ok = specific and (asked or few or (one_number and fname in numeric))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
                 out += _past_key(value, key.text, fname, ok and few, why_rec)

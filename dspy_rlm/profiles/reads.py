@@ -15,7 +15,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.vocabulary import STOP
+from dspy_rlm.profiles.vocabulary import PRONOUNS, STOP
 
 __all__ = [
     "agent_stems",
@@ -66,6 +66,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
             v,
             w,
             specific
+            and not (v.casefold() in PRONOUNS and not v.isupper())  # "(errors external to PostgreSQL itself)"
             and (w.casefold() not in own or asked(v) or follows_key(v))
             and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v)),
             "stated after the key, a whole value" if whole(v) else "stated after the key",

@@ -56,9 +56,11 @@ FUNCTION_WORDS = frozenset(
     }
 )
 """English function words: never a search word nor the key of a stated value."""
-PRONOUNS = frozenset({"it", "he", "she", "we", "you", "me", "him", "itself", "they", "them"})
-"""Words that stand for what the question names ("is *it* in the file?"): no value, unless written in capitals
-("IT", "ME": codes)."""
+PRONOUNS = frozenset(
+    {"it", "he", "she", "we", "you", "me", "him", "her", "itself", "himself", "herself", "they", "them", "themselves"}
+)
+"""Words that stand for what a sentence names ("is *it* in the file?", "external to PostgreSQL *itself*"): no
+value, unless written in capitals ("IT", "ME": codes)."""
 
 CUES = {
     "count": (

@@ -133,3 +133,20 @@ def test_a_verb_names_the_field_of_its_agent_noun():
     )
     assert _ask("Who maintains pkg6?", packages, "str") == ("Team 2 <t2@example.org>", "submitted")
     assert _ask("Which group owns pkg5?", packages, "str") == ("group5", "submitted")
+
+
+def test_a_line_holding_a_question_word_inside_a_sentence_vouches_for_nothing():
+    from dspy_rlm.profiles.moves import MoveBook
+    from dspy_rlm.profiles.oracle import host_reader
+
+    codes = "\n".join(f"{4000 + i}    E    ERRCODE_X{i}    cond_{i}" for i in range(30))
+    text = "Section: Class 58 - System Error (errors external to PostgreSQL itself)\n" + codes
+    book = MoveBook(
+        {"question": "What code does PostgreSQL use for the condition cond_7?"}, {"context": text}, {"answer": str}
+    )
+    read, supported = host_reader(book.data), set()
+    for move in book.read_moves():
+        book.reads = {}
+        book.record_read(move.code, read(move))
+        supported |= {str(s.candidate.value) for s in book.submit_moves() if s.candidate and s.candidate.supported}
+    assert "itself" not in supported and not any("System Error" in v for v in supported)
