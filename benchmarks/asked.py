@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import sysconfig
 from collections import defaultdict
@@ -27,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.real_files.core import Question
-from benchmarks.real_files.runner import load_average, make_method, now, run_question
-from benchmarks.yes_no import score
+from benchmarks.real_files.runner import load_average, now
+from benchmarks.yes_no import finish, run_methods, score
 
 TYPES = ("str", "int", "bool")
 
@@ -73,25 +72,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     questions, texts, missing = load_cases(args.cases)
     out: dict[str, Any] = {"command": " ".join(["python -m benchmarks.asked", *(argv or sys.argv[1:])])}
     out.update(started=now(), load_start=load_average(), cases=str(args.cases), missing_files=missing)
-    out["methods"], out["records"] = {}, []
-    for name in args.methods.split(","):
-        method = make_method(name)
-        records = [run_question(q, texts[q.source], name, method, args.max_iters) for q in questions]
-        for q, r in zip(questions, records, strict=True):
-            r.update(question=q.question, gold=q.gold)
-        out["methods"][name] = score(records) | {"by_kind": by_kind(records)}
-        out["records"] += records
-        print(name, json.dumps(out["methods"][name]["submitted_solved_pct"]), file=sys.stderr)
-    out["load_end"] = load_average()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-    out["commit"] = commit.stdout.strip() or None
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
-    if args.log:
-        keep = {k: out[k] for k in ("command", "commit", "started", "load_start", "load_end", "methods")}
-        with args.log.open("a") as f:
-            f.write(json.dumps(keep) + "\n")
+    out["methods"], out["records"] = run_methods(
+        questions, texts, args.methods, args.max_iters, lambda records: score(records) | {"by_kind": by_kind(records)}
+    )
+    finish(out, args.out, args.log, ("command", "commit", "started", "load_start", "load_end", "methods"))
     print(json.dumps({k: out[k] for k in ("methods", "missing_files")}, indent=1))
     return out
 

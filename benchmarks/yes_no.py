@@ -62,6 +62,36 @@ def score(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def run_methods(
+    questions: list[Question], texts: dict[str, str], methods: str, max_iters: int, summarize: Any = score
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Each comma-separated method on every question: its figures (``summarize``) and the records."""
+    figures: dict[str, Any] = {}
+    everything: list[dict[str, Any]] = []
+    for name in methods.split(","):
+        method = make_method(name)
+        records = [run_question(q, texts[q.source], name, method, max_iters) for q in questions]
+        for q, r in zip(questions, records, strict=True):
+            r.update(question=q.question, gold=q.gold)
+        figures[name] = summarize(records)
+        everything += records
+        print(name, json.dumps(figures[name]), file=sys.stderr)
+    return figures, everything
+
+
+def finish(out: dict[str, Any], path: Path | None, log: Path | None, keep: tuple[str, ...]) -> None:
+    """The run's end: load and commit noted, the JSON written to ``path``, the ``keep`` keys appended to ``log``."""
+    out["load_end"] = load_average()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    out["commit"] = commit.stdout.strip() or None
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(out, indent=1, default=str) + "\n")
+    if log:
+        with log.open("a") as f:
+            f.write(json.dumps({k: out[k] for k in keep}) + "\n")
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=Path, default=Path("benchmarks/yes_no/dev.json"))
@@ -77,25 +107,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out["baselines"] = {
         name: round(100 * sum(g == answer for g in golds) / max(1, len(golds)), 1) for name, answer in BASELINES.items()
     }
-    out["methods"], out["records"] = {}, []
-    for name in args.methods.split(","):
-        method = make_method(name)
-        records = [run_question(q, texts[q.source], name, method, args.max_iters) for q in questions]
-        for q, r in zip(questions, records, strict=True):
-            r.update(question=q.question, gold=q.gold)
-        out["methods"][name] = score(records)
-        out["records"] += records
-        print(name, json.dumps(out["methods"][name]), file=sys.stderr)
-    out["load_end"] = load_average()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-    out["commit"] = commit.stdout.strip() or None
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
-    if args.log:
-        keep = {k: out[k] for k in ("command", "commit", "started", "load_start", "load_end", "baselines", "methods")}
-        with args.log.open("a") as f:
-            f.write(json.dumps(keep) + "\n")
+    out["methods"], out["records"] = run_methods(questions, texts, args.methods, args.max_iters)
+    finish(out, args.out, args.log, ("command", "commit", "started", "load_start", "load_end", "baselines", "methods"))
     print(json.dumps({k: out[k] for k in ("baselines", "methods", "missing_files")}, indent=1))
     return out
 

@@ -255,7 +255,7 @@ def flag_counts(book: Any, var: str) -> list[tuple[str, str]]:
             continue
         values = [v.strip() for v in (r.get(f) for r in book.structs[var].records[:SCAN]) if v and v.strip()]
         true = [v for v in values if v.casefold() in TRUE_FLAGS]
-        if values and true and sum(v.casefold() in TRUE_FLAGS | FALSE_FLAGS for v in values) >= 0.9 * len(values):
+        if true and _flag_field(book, var, f):
             rest = [w for w in said if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
             if all(st.stem(w) in field_stems(f) for w in rest):
                 out.append((f, max(set(true), key=true.count)))
