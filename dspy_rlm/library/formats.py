@@ -144,10 +144,13 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
     for delim in DELIMITERS:
         counts = [len(_cells(r, delim)) for r in rows[:400]]
         mode, _ = Counter(counts).most_common(1)[0]
-        if mode < (3 if delim == ":" else 2):
-            continue
+        solid = delim == ":" and sum(1 for r in rows[:400] if not r.strip().count(" ")) > len(counts) * 0.9
+        if mode < (3 if delim == ":" and not solid else 2):  # "key: value" lines, unless no cell has a space
+            continue  # ("application/pdf:x-office-document": two columns joined by a colon)
         if delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3:
             continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
+        if delim == "\t" and sum(1 for r in rows[:400] if r.startswith("\t")) > len(counts) * 0.5:
+            continue  # most lines tab-indented: a config's nesting (mke2fs.conf, krb5.conf), not TSV
         if delim == ":" and sum(1 for r in rows[:400] if CLOCK.search(r)) > len(counts) * 0.3:
             continue  # 14:02:51 in every line is a log's clock, not a colon-separated table
         near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
@@ -204,9 +207,22 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
     first_cells = _cells(lines[data[0]], delim)
     header = _comment_header(lines, data[0], width, lambda s: _cells(s, delim))
-    if header is None and _header_like(first_cells) and len(data) > 1:
+    if header is None and _header_like(first_cells) and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
     return _table_records([(i, lines[i]) for i in data], header, width, lambda s: _cells(s, delim))
+
+
+def _shaped_like_data(lines: list[str], data: list[int], delim: str) -> bool:
+    """The first row's cells have the punctuation most later rows have in each column, some of it at least
+    (``application/x-tar:package-x-generic`` over rows of the same shape): a row of data, not column names."""
+
+    def marks(cell: str) -> frozenset[str]:
+        return frozenset(c for c in cell if not c.isalnum() and not c.isspace())
+
+    first = [marks(c) for c in _cells(lines[data[0]], delim)]
+    later = [[marks(c) for c in _cells(lines[i], delim)] for i in data[1:200]]
+    usual = [Counter(r[k] for r in later if len(r) > k).most_common(1) for k in range(len(first))]
+    return any(first) and all(u and u[0][0] == m for u, m in zip(usual, first))
 
 
 def _table_records(rows: list[tuple[int, str]], header: list[str] | None, width: int, split: Any) -> Any:

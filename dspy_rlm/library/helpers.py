@@ -232,6 +232,7 @@ def standalone_source() -> str:
         "textkit",
         "formats",
         "kvformats",
+        "profileformat",
         "jsonformats",
         "mdformats",
         "structure",

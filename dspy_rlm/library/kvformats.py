@@ -78,7 +78,8 @@ def looks_stanzas(sample: list[str]) -> float:
     names = [f[2] for f in kv[0]]
     capitalized = _share(sum(1 for n in names if n[:1].isupper()), len(names))
     firsts = [p[0][2] for p in kv]
-    repeated = len(kv) >= 2 and firsts.count(firsts[0]) >= 2
+    common = max(firsts, key=firsts.count)  # a one-line header block ("ChangelogURI: ...") may open the file
+    repeated = len(kv) >= 2 and (firsts.count(firsts[0]) >= 2 or firsts.count(common) >= max(2, len(kv) / 2))
     if repeated or (len(kv[0]) >= 3 and parsed[0] and capitalized >= 0.8):
         return max(0.7, _share(len(kv), len(spans)))
     return 0.0
@@ -303,14 +304,29 @@ def parse_yaml(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 
 # -- NAME=value assignments (os-release, shell config, adduser.conf) ----------------------------------------
+def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first, last, text) per logical line: a line ending in a backslash goes on on the next (Java properties,
+    shell), the backslash and the next line's indent joined as one space."""
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(lines):
+        first, text = i, lines[i]
+        while text.rstrip().endswith("\\") and i + 1 < len(lines) and not is_comment(lines[first]):
+            i += 1
+            text = text.rstrip()[:-1].rstrip() + " " + lines[i].strip()
+        out.append((first, i, text))
+        i += 1
+    return out
+
+
 def looks_assignments(sample: list[str]) -> float:
-    rows = meaningful(sample)
+    rows = meaningful([text for _, _, text in _logical(sample)])
     return _share(sum(1 for r in rows if ASSIGN.match(r.strip())), len(rows)) if rows else 0.0
 
 
 def assignment_value(raw: str) -> str:
     value = raw.strip()
-    if value[:1] in "\"'" and value.find(value[0], 1) > 0:
+    if value[:1] and value[:1] in "\"'" and value.find(value[0], 1) > 0:  # "KEY=" is an empty value
         return value[1 : value.find(value[0], 1)]
     return unquote(re.split(r"\s+#", value, maxsplit=1)[0].strip())
 
@@ -318,14 +334,14 @@ def assignment_value(raw: str) -> str:
 def parse_assignments(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
-    for i, line in enumerate(lines):
+    for i, last, line in _logical(lines):
         if not line.strip() or is_comment(line):
             continue
         m = ASSIGN.match(line.strip())
         if m:
             name, value = m.group(1), assignment_value(m.group(2))
             names[name] = None
-            out.append((i, i, [(name, value)], name, None))
+            out.append((i, last, [(name, value)], name, None))
         else:
-            out.append((i, i, [], "", None))
+            out.append((i, last, [], "", None))
     return out, list(names)

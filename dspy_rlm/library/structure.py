@@ -20,6 +20,8 @@ Records per kind (the record's ``key`` in brackets):
 - ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
   ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form
   a record with key "".
+- profile: one per ``name = { ... }`` block [its name] (a nested block's keys as ``inner.key``), and one per
+  section for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
 - yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines
   are fields named by their own key.
 - assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed.
@@ -70,6 +72,7 @@ from dspy_rlm.library.mdformats import (
     parse_markdown_table,
     parse_prose,
 )
+from dspy_rlm.library.profileformat import looks_profile, parse_profile
 from dspy_rlm.library.textkit import find_from_lowered, lowered  # inlined first
 
 KINDS = (
@@ -78,6 +81,7 @@ KINDS = (
     "json",
     "logfmt",
     "stanzas",
+    "profile",
     "ini",
     "yaml",
     "assignments",
@@ -321,6 +325,7 @@ def _detect(text: str) -> Structure:
         return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])
     for kind, looks, parse, threshold in (
         ("logfmt", looks_logfmt, parse_logfmt, 0.8),
+        ("profile", looks_profile, parse_profile, 0.9),
         ("ini", looks_ini, parse_ini, 0.8),
         ("stanzas", looks_stanzas, parse_stanzas, 0.5),
         ("stanzas", looks_commented_stanzas, parse_commented_stanzas, 0.6),

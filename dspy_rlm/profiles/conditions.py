@@ -18,6 +18,7 @@ from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     ENGLISH,
     FALSE_FLAGS,
+    IMPERATIVES,
     MOST_OF,
     STOP,
     TESTS,
@@ -67,6 +68,19 @@ def holders(book: Any, var: str, test: str, arg: str) -> list[str]:
             out.append(f)
     book.memo[memo] = out
     return list(out)
+
+
+def worded(book: Any, var: str, arg: str, field: str | None = None) -> bool:
+    """Whether, in a field where ``arg`` is a whole part of some values, others hold it as a word but not as a
+    part ("tr" in "tr After_I" beside "tr"): a count of the parts would leave those out."""
+    memo = ("worded", var, arg, field)
+    if re.search(rf"(?<!\w)(?:named|called)\s+['\"]?{re.escape(arg)}(?!\w)", book.text_q, re.IGNORECASE):
+        return False  # "how many blocks are named Cyrillic": the whole name is asked, not a word of one
+    if memo not in book.memo:
+        fields = {field} if field else set(holders(book, var, "part", arg))
+        values = (v for r in book.structs[var].records[:SCAN] for f, v in r.fields if f in fields)
+        book.memo[memo] = any(lookup.passes(v, "contains", arg) and not lookup.passes(v, "part", arg) for v in values)
+    return bool(book.memo[memo])
 
 
 def said_inside(book: Any, phrase: str) -> bool:
@@ -218,6 +232,28 @@ def unread_test(book: Any) -> str | None:
     return book.memo["unread"]
 
 
+_CLAUSE_END = re.compile(r"[;.?!]\s+(?=\S)")
+_THEN = re.compile(rf",?\s+and\s+(?:then\s+)?(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE)
+_REFERS = re.compile(r"(?<!\w)(?:that|this|those|these)\s+(\w+)", re.IGNORECASE)
+
+
+def chained(book: Any) -> str | None:
+    """The words by which a later clause of the question points back at what an earlier clause finds ("... the
+    setting VERBOSE:ICF belongs to; how many entries does *that setting* have?", "X has a parent suite. What
+    version is *that parent*?"), else None: such a question asks two steps, and no single read answers it."""
+    if "chained" not in book.memo:
+        found = None
+        for rx, named in ((_CLAUSE_END, True), (_THEN, False)):  # "take X and give me the Y under *that number*"
+            clauses = [c for c in rx.split(book.text_q) if c.strip()]
+            for i in range(1, len(clauses)):
+                before = {st.stem(w) for w in st.words(" ".join(clauses[:i]).casefold())}
+                m = _REFERS.search(clauses[i])
+                if m and len(st.words(clauses[i - 1])) >= 3 and (not named or st.stem(m.group(1).casefold()) in before):
+                    found = found or m.group(0)
+        book.memo["chained"] = found
+    return book.memo["chained"]
+
+
 def counts_every_record(book: Any, var: str) -> bool:
     """A count with no condition ("how many packages are listed?", "how many entries in total?"): past stop words,
     cue words and words naming the records as a whole, only the counted noun is left; it is no value of the data
@@ -288,3 +324,20 @@ def _flag_field(book: Any, var: str, field: str) -> bool:
     values = [v.strip().casefold() for v in (r.get(field) for r in book.structs[var].records[:SCAN]) if v]
     flags = TRUE_FLAGS | FALSE_FLAGS
     return bool(values) and sum(v in flags for v in values) >= 0.9 * len(values)
+
+
+def agree(book: Any, var: str, key: Any, field: str, value: str) -> bool:
+    """Whether every record keyed by ``key`` holds ``value`` in ``field`` (whole, or as one of its parts: the
+    ``163`` of ``163/tcp`` and ``163/udp``); the first record's value is no answer where the others differ
+    ("meuligoe" keys a release and its CD-ROM, each with its own description)."""
+    if key is None or not key.is_key:
+        return True
+    said = norm(key.text)
+    keyed = [r for r in holding(book.texts[var], book.structs[var], key.text)[:50] if norm(r.key) == said]
+    want, head = norm(value), norm((lookup.parts_of(value) or [value])[0])
+
+    def same(v: str) -> bool:  # a record without the field says nothing against it
+        got = [norm(p) for p in lookup.parts_of(v)]
+        return not v.strip() or norm(v) == want or want in got or got[:1] == [head]
+
+    return all(same(r.get(field) or "") for r in keyed)

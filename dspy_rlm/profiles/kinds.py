@@ -20,7 +20,9 @@ from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import (
     SAID,
+    agree,
     always_whole,
+    chained,
     counts_every_record,
     flag_counts,
     holders,
@@ -31,6 +33,7 @@ from dspy_rlm.profiles.conditions import (
     said_inside,
     stated,
     unread_test,
+    worded,
 )
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
@@ -46,6 +49,7 @@ from dspy_rlm.profiles.reads import (
     only_the_record_asked,
     printed,
     unnamed,
+    words_inside,
 )
 from dspy_rlm.profiles.vocabulary import FIRST_LINE
 
@@ -68,6 +72,11 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     other = other_condition(book, var, str(tested)) if move.kind in _ONE_CONDITION and tested else None
     if other:  # "how many packages are essential and required": count_where counts the required ones
         found = [Candidate(c.value, c.label, False, f"the question also says {other!r}") for c in found]
+    if move.kind in _LOOKUPS and book.cues & {"most_common", "max", "min"}:  # one record ranks nothing
+        found = [Candidate(c.value, c.label, False, "a ranking is asked; one record's value is none") for c in found]
+    back = chained(book)
+    if back:  # "...belongs to; how many entries does that setting have?": one read answers one step of two
+        found = [Candidate(c.value, c.label, False, f"the question asks a second step ({back!r})") for c in found]
     if getattr(kind, "every_record", False) and not reads_whole(text, move.helper, move.args):
         cap = book.structs[var].parsed_chars  # a count or a ranking of a huge text's head is no answer for it all
         why = f"read only the first {cap:,} characters of the text"
@@ -76,6 +85,7 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
 
 
 _ONE_CONDITION = ("count", "count_where", "count_if")
+_LOOKUPS = ("record", "field", "search")
 """The counts that test one condition of the records."""
 
 
@@ -143,6 +153,9 @@ class Record(KindBase):
             # else a field no question word names is none; a line of one field holding the key inside a sentence
             few = (len(result.fields) == 2 and (nameless or whole)) or (len(result.fields) == 1 and whole)
             ok = specific and (asked or few or (one_number and fname in numeric))
+            ok = ok and agree(book, var, key, fname, value)  # "meuligoe": a release's record, or its CD-ROM's?
+            # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
+            ok = ok and (asked or key is None or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
                 out += _past_key(value, key.text, fname, ok and few, why_rec)
                 continue
@@ -185,6 +198,8 @@ class Field(KindBase):
         if parts:
             return parts
         whole = Candidate(result, field, _specific(key, book, move.var), _why(key, book, move.var))
+        if whole.supported and not agree(book, move.var, key, field, result):
+            whole = Candidate(result, field, False, "records of the same key hold other values there")
         first = result.strip().split("\n", 1)[0].strip()
         if "\n" not in result.strip() or not first:
             return [whole]
@@ -217,7 +232,11 @@ class Exists(KindBase):
         else:  # an identifier absent from the whole text, where no other identifier names a record
             asked_id = key is not None and bool(ID_LIKE.search(key.text))
             named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
+            # "does the ext4 profile turn on metadata_csum?": the identifiers asked are there; a plain word
+            # missing ("profile") is the asker's word for them, no evidence that the answer is no
+            present_id = any(k.records and ID_LIKE.search(k.text) for k in others)
             ok = key is not None and key.records == 0 and (not named or (asked_id and not named_id))
+            ok = ok and (asked_id or not present_id)
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
@@ -256,6 +275,8 @@ class CountWhere(KindBase):
         asked_field = move.args[0] in book.fields.get(move.var, [])
         ok = (asked_field or (key is not None and key.is_value)) and bool(result)
         why = "counted" if ok else "no record has that value there" if not result else "a field not named"
+        if ok and key is not None and worded(book, move.var, key.text, move.args[0]):  # "tr After_I" beside "tr"
+            ok, why = False, "other values of the field hold it as a word"
         return [Candidate(str(result), "count", ok, why)]
 
 
@@ -271,7 +292,8 @@ class CountIf(KindBase):
         for test, arg in operands(book, var):
             if test == "key":  # a phrase of the data: a whole part of a field where it is one (unless the question
                 inside = said_inside(book, arg)  # asks for it inside a value), else a word in it
-                test = "part" if holders(book, var, "part", arg) and not inside else "contains"
+                whole_part = holders(book, var, "part", arg) and not worded(book, var, arg)
+                test = "part" if whole_part and not inside else "contains"
             for f in holders(book, var, test, arg):
                 said = f"I will count the records whose {f} {SAID[test]} {arg!r}."
                 moves.append(read("count_if", said, "count_if", var, f, test, arg))
@@ -284,6 +306,7 @@ class CountIf(KindBase):
         # "have 'Cyrillic' in their name": asked inside a name (not a word of a note: that may be said of anything)
         inside = test == "contains" and said_inside(book, arg) and names_field(book, move.var, field)
         only = (test != "contains" or inside) and holders(book, move.var, test, arg) == [field]
+        only = only and not (test == "part" and worded(book, move.var, arg))  # "tr After_I" holds "tr" too
         ok = bool(result) and (field in loose_fields(book, move.var) or only)
         why = "counted" if ok else "no record passes" if not result else "a field not named"
         return [Candidate(str(result), "count", ok, why)]

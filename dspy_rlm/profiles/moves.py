@@ -47,6 +47,7 @@ from dspy_rlm.profiles.phrases import (
     make_key,
     may_be_value,
     spelled_as,
+    without_container,
 )
 from dspy_rlm.profiles.reads import agent_stems, field_holding_key, field_stems, file_texts, norm, parts, printed
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
@@ -105,7 +106,8 @@ class MoveBook:
         # all_moves every one the output type admits (the model chooses; measured on dev: no coverage gained)
         self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
-        asked = _QUOTED.sub(" ", self.text_q)  # words inside a quoted value name no field
+        named = {f.casefold() for s in self.structs.values() for f in s.field_names}  # quoted words name no field
+        asked = without_container(_QUOTED.sub(" ", self.text_q), named)
         entity = counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
@@ -113,6 +115,7 @@ class MoveBook:
         self.q_stems |= agent_stems({st.stem(w) for w in content if not w.endswith("ed")})  # "who maintains X"
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
+        self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}  # "time zone": TZ
         self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
         # derived once per run (the question and the data do not change): read_moves() runs every step and, in

@@ -5,13 +5,23 @@ stop words at a phrase's edge."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import pairwise
 
 from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import norm
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, FUNCTION_WORDS, PRONOUNS, STOP, WHOLE, YES_NO_START
+from dspy_rlm.profiles.vocabulary import (
+    CONTAINERS,
+    CUE_WORDS,
+    FUNCTION_WORDS,
+    ID_LIKE,
+    PRONOUNS,
+    STOP,
+    WHOLE,
+    YES_NO_START,
+)
 
 __all__ = [
     "ID_LIKE",
@@ -27,10 +37,8 @@ __all__ = [
     "may_be_value",
     "near_spelled",
     "spelled_as",
+    "without_container",
 ]
-
-ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
-"""A word with a digit or joined by punctuation (``INC-4821``, ``calm-island``): an identifier."""
 
 
 @dataclass
@@ -164,3 +172,21 @@ def beyond_key(text: str, phrase: str) -> Key:
     made = make_key(phrase, past) if past else Key(phrase, 1, False, False)
     made.beyond = True
     return made
+
+
+_CONTAINER = re.compile(
+    rf"(?<!\w)(?:in|from|of)\s+(?:the|this|that)\s+(?:[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def without_container(question: str, field_names: Collection[str] = ()) -> str:
+    """The question less what names no field: the phrases naming the data as a whole ("In the v143 linker flag
+    table, which setting ...": *flag* names the file, not its ``flags`` field) and identifiers other than a
+    field's whole name ("which property in *java.security* is set to tryLast": no field ``security``)."""
+    rest = _CONTAINER.sub(" ", question)
+    ids = (t for t in re.findall(r"[\w.:/@-]+", rest) if re.search(r"\w[-_./:@]\w", t) and not t[:1].isdigit())
+    for token in ids:
+        if token.casefold() not in field_names and token.strip(".:/@-").casefold() not in field_names:
+            rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
+    return rest

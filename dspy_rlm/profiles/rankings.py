@@ -11,7 +11,8 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.vocabulary import BY_LENGTH
+from dspy_rlm.profiles.reads import field_stems
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUES, STOP
 
 __all__ = ["ByLength", "Extreme", "MostCommon"]
 
@@ -34,6 +35,26 @@ class MostCommon(KindBase):
         asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
         why = "ranked" if asked else "ranked a field the question does not name"
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
+
+
+def qualified(book: Any, fields: list[str]) -> str | None:
+    """Of several named fields that rank, the one the superlative word qualifies: named by the words right after
+    it ("the lowest intraday *low*"), else right before it ("the trading *volume* the highest"); None if unsure."""
+    said = st.words(book.text_q.casefold())
+    cues = {c for kind in ("max", "min") for c in CUES[kind] if " " not in c}
+    for i, w in enumerate(said):
+        if w not in cues:
+            continue
+        after = [x for x in said[i + 1 : i + 6] if x not in STOP][:3]
+        before = [x for x in said[max(0, i - 6) : i] if x not in STOP][-3:]
+        for span in (after, before):
+            stems = {st.stem(x) for x in span}
+            hits = [f for f in fields if field_stems(f) & stems]
+            if len(hits) == 1:
+                return hits[0]
+            if hits:
+                return None
+    return None
 
 
 class Extreme(KindBase):
@@ -61,14 +82,23 @@ class Extreme(KindBase):
         rival = own and any(f in names for f in book.ranked_fields(move.var, True) if f != field)  # unless another
         asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
         why_rank = "ranked" if asked else "ranked a field the question does not name"
+        keyed = record if isinstance(record, st.Record) else None  # the key's own field is no rival here
+        rank_named = [
+            f for f in book.ranked_fields(move.var, True) if f in names and not (keyed and keyed.get(f) == keyed.key)
+        ]
+        if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:
+            asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"
+        fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]
+        said = [f for f, v in fields if f in names and v != result[0]]  # "the adjusted close for the day ...":
+        why_said = why_rank if len(said) <= 1 else "the question names several fields of the record"
         others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
-            Candidate(v, f, asked and f in names, why_rank if f in names else "a field the question does not name")
-            for f, v in (record.fields if isinstance(record, st.Record) else ())
-            if f != field and v != result[0]
+            Candidate(v, f, asked and len(said) == 1 and f in names, why_said if f in names else "a field not named")
+            for f, v in fields
+            if v != result[0]
         ]
         number = book.answer_type in (int, float)  # a number asks for the ranked value, a text for the record
-        ranked = [
-            Candidate(result[0], "key", asked and not number, why_rank),
+        ranked = [  # the record's key, unless the question asks for another of its fields
+            Candidate(result[0], "key", asked and not number and not said, why_rank if not said else "a field asked"),
             Candidate(result[1], f"{self.word} {field}", asked and number, why_rank),
         ]
         return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]

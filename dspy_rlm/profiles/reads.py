@@ -15,7 +15,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.vocabulary import PRONOUNS, STOP
+from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS, STOP
 
 __all__ = [
     "agent_stems",
@@ -46,7 +46,9 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         return any(f in named and value in v.split() for f, v in fields)
 
     def follows_key(value: str) -> bool:  # a sentence: "the vault access code is 31337"
-        linked = re.escape(key.text) + r"[\s:=]*(?:(?:is|are|was|were)\s+)?" + re.escape(value)
+        # after an identifier a bare space starts its description ("gh-103314 Support sys.last_exc ..."), not a value
+        bare = "" if ID_LIKE.search(key.text) else r"|\s+"
+        linked = re.escape(key.text) + rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{bare})" + re.escape(value)
         return not fielded and key is not None and re.search(linked, stdout, re.IGNORECASE) is not None
 
     def whole(value: str) -> bool:  # the token is a field's whole value, not a word of a longer one
@@ -193,3 +195,10 @@ def file_texts(data: dict[str, Any], question: str, room: int) -> dict[str, str]
         return (-sum(w in folded for w in words), -len(item[1]))
 
     return dict(sorted(files.items(), key=rank)[:room])
+
+
+def words_inside(phrase: str, value: str) -> bool:
+    """Whether the words of ``phrase`` run, in order, inside the longer ``value`` (``mime`` in ``pkcs7-mime``)."""
+    said, found = st.words(phrase.casefold()), st.words(value.casefold())
+    n = len(said)
+    return 0 < n < len(found) and any(found[i : i + n] == said for i in range(len(found) - n + 1))

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
+"""A word with a digit or joined by punctuation (``INC-4821``, ``calm-island``): an identifier."""
+
 FUNCTION_WORDS = frozenset(
     {
         "what",
@@ -94,7 +97,7 @@ count whose other words are these, stop words and the counted noun counts every 
 TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characters", "char", "chars", "word", "words"})
 """Units of the text, not its records: "how many lines" counts no records."""
 MOST_OF = re.compile(
-    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?)\s+the\s+most\s+([a-z][\w-]*)",
+    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|to|by)\s+the\s+most\s+([a-z][\w-]*)",
     re.IGNORECASE,
 )
 """A ranking by how many records each value has ("which MIME type *has the most* glob patterns"): the word after
@@ -154,3 +157,15 @@ STOP = FUNCTION_WORDS | ENGLISH | CUE_WORDS | {
 }  # fmt: skip
 RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 """Words after which a question describes a record ("the package whose description is ...")."""
+
+CONTAINERS = frozenset(
+    {"table", "file", "list", "listing", "config", "configuration", "database", "document", "log", "template", "data"}
+)
+"""Nouns that name the data as a whole: the words before one in "in the v143 linker flag *table*" describe the
+file, not a field of its records (:func:`dspy_rlm.profiles.phrases.without_container`)."""
+
+IMPERATIVES = frozenset(
+    {"give", "tell", "find", "name", "return", "show", "list", "report", "say", "look", "get", "use"}
+)
+"""Verbs that open a second request after "and" ("take the value of X *and give* me the provider under that
+number"): with a word pointing back, the question asks two steps (:func:`dspy_rlm.profiles.conditions.chained`)."""
