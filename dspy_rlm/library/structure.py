@@ -20,6 +20,9 @@ Records per kind (the record's ``key`` in brackets):
 - ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
   ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form
   a record with key "".
+- blocks: one per unindented ``word args`` line with the indented directive lines under it [its first argument]
+  (ssh_config's ``Host``, sensors3.conf's ``chip``); a directive whose word repeats is named with its first
+  argument (``label fan1``).
 - profile: one per ``name = { ... }`` block [its name] (a nested block's keys as ``inner.key``), and one per
   section for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
 - yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines
@@ -72,7 +75,12 @@ from dspy_rlm.library.mdformats import (
     parse_markdown_table,
     parse_prose,
 )
-from dspy_rlm.library.profileformat import looks_profile, parse_profile
+from dspy_rlm.library.profileformat import (
+    looks_directive_blocks,
+    looks_profile,
+    parse_directive_blocks,
+    parse_profile,
+)
 from dspy_rlm.library.textkit import find_from_lowered, lowered  # inlined first
 
 KINDS = (
@@ -85,6 +93,7 @@ KINDS = (
     "ini",
     "yaml",
     "assignments",
+    "blocks",
     "markdown_table",
     "markdown_list",
     "prose",
@@ -331,6 +340,7 @@ def _detect(text: str) -> Structure:
         ("stanzas", looks_commented_stanzas, parse_commented_stanzas, 0.6),
         ("yaml", looks_yaml, parse_yaml, 0.85),
         ("assignments", looks_assignments, parse_assignments, 0.8),
+        ("blocks", looks_directive_blocks, parse_directive_blocks, 0.9),
     ):
         if looks(sample) >= threshold:
             return _build(kind, lines, *parse(lines))

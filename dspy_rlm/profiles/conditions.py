@@ -332,8 +332,13 @@ def agree(book: Any, var: str, key: Any, field: str, value: str) -> bool:
     ("meuligoe" keys a release and its CD-ROM, each with its own description)."""
     if key is None or not key.is_key:
         return True
-    said = norm(key.text)
-    keyed = [r for r in holding(book.texts[var], book.structs[var], key.text)[:50] if norm(r.key) == said]
+    memo = ("keyed", var, key.text)
+    if memo not in book.memo:
+        said = norm(key.text)
+        book.memo[memo] = [r for r in holding(book.texts[var], book.structs[var], key.text)[:50] if norm(r.key) == said]
+    keyed = book.memo[memo]
+    if len(keyed) < 2:
+        return True
     want, head = norm(value), norm((lookup.parts_of(value) or [value])[0])
 
     def same(v: str) -> bool:  # a record without the field says nothing against it

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,8 +156,9 @@ class MoveBook:
             said = {st.stem(p) for p in self._named_parts(name)}
             if said:
                 scored.append((-len(said) / len(parts(name) or [name]), -len(said), name, said))
-        whole = [r[3] for r in scored if r[0] == -1.0]
-        kept = [r for r in scored if not any(r[3] < w for w in whole)]
+        whole = [r[3] for r in scored if r[0] == -1.0]  # "label" of "label in0", "label in1", ...: a family
+        family = Counter(frozenset(r[3]) for r in scored if r[0] > -1.0)  # of fields, none of them named
+        kept = [r for r in scored if not any(r[3] < w for w in whole) and family[frozenset(r[3])] < 3]
         return [r[2] for r in sorted(kept, key=lambda r: r[:3])]
 
     def _named_parts(self, name: str) -> set[str]:

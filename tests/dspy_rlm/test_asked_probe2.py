@@ -1,9 +1,10 @@
 """What the second probe (``benchmarks/asked/probe2.json``: ten more real files no benchmark used, questions by
 someone who never saw the code) showed, each rebuilt here on a small file of its shape:
 
-* formats read wrong: a profile file (``[section]`` over ``name = { ... }`` blocks), a tab-indented config read
-  as TSV, Java properties with ``\\`` continuations and an empty ``KEY=`` (the parse failed: lines), two colon-
-  joined columns with no space (``mime:icon``, first row taken for names), stanzas under a one-line header;
+* formats read wrong: directive blocks (``chip "x-*"`` over indented ``label fan1 "PSU Fan"`` lines), a profile
+  file (``[section]`` over ``name = { ... }`` blocks), a tab-indented config read as TSV, Java properties with
+  ``\\`` continuations and an empty ``KEY=`` (the parse failed: lines), two colon-joined columns with no space
+  (``mime:icon``, first row taken for names), stanzas under a one-line header;
 * wrong answers ``Submitted``: "no" from a plain word missing beside identifiers present, a count of whole parts
   where other values hold the word, a token after an identifier read as its value, a key several records share
   with different values, a ranking over one of several named fields, a lookup for a ranking, the first step of a
@@ -73,6 +74,16 @@ NEWS = "What's New in 3.9.0\n==================\n\ngh-1001 Support tab completio
 PRICES = "Date,Open,High,Low,Close,Volume,Adj Close\n" + "\n".join(
     f"{d}-Jun-03,{o},{o + 1},{lo},{c},{v},{c - 0.02:.2f}"
     for d, o, lo, c, v in [(20, 25, 24.5, 25.2, 100), (23, 26, 23.1, 25.9, 300), (24, 25, 24.0, 24.8, 200)]
+)
+
+
+CHIPS = (
+    "# sensors\n\n"
+    'chip "alpha-*" "alpha2-*"\n\n    label temp1 "Board Temp"\n\n'
+    'chip "bravo-*"\n\n    label in0 "Vcore"\n    label in1 "+3.3V"\n    label fan1 "PSU Fan"\n'
+    "    set in1_min 3.3 * 0.95\n    set in1_max 3.3 * 1.05\n\n"
+    'chip "charlie-*"\n\n    label in0 "Vcore"\n    label in1 "+3.3V"\n    label temp1 "CPU1 Temp"\n'
+    '    ignore fan2\n\nchip "delta-*"\n    label in0 "+3.3V"\n'
 )
 
 
@@ -172,3 +183,19 @@ def test_words_describing_the_file_name_no_field():
     assert "flags" not in book.named_fields("context") and "name" in book.named_fields("context")
     book = MoveBook({"question": "Which property in java.security is set to tryLast?"}, {"context": PROPERTIES}, {})
     assert book.fields["context"] == []
+
+
+def test_directive_blocks_are_records_keyed_by_their_header():
+    s = detect(CHIPS)
+    assert s.kind == "blocks" and [r.key for r in s.records] == ["alpha-*", "bravo-*", "charlie-*", "delta-*"]
+    assert s.records[1].get("label fan1") == "PSU Fan" and s.records[2].get("ignore") == "fan2"
+    assert s.records[0].get("chip") == "alpha-* alpha2-*"
+    assert _ask("What label does the bravo chip give to fan1?", CHIPS, "str") == ("PSU Fan", "submitted")
+    assert _ask('which chip has a temperature labeled "CPU1 Temp"?', CHIPS, "str") == ("charlie-*", "submitted")
+    # "label" names a family of fields (label in0, label in1, ...), none of them: no ranking of one is sure
+    answer, kind = _ask("what is the most common label text across all the chips?", CHIPS, "str")
+    assert kind != "submitted" or answer == "+3.3V"
+    ssh = "Include /etc/ssh/conf.d/*.conf\nHost *\n    SendEnv LANG LC_*\n    HashKnownHosts yes\n"
+    assert detect(ssh).kind == "blocks" and detect(ssh).records[1].get("HashKnownHosts") == "yes"
+    code = "def f(x):\n    y = x + 1\n    return y\n\ndef g():\n    return f(2)\n"
+    assert detect(code).kind != "blocks"
