@@ -15,26 +15,23 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import (
     SAID,
     agree,
     always_whole,
-    chained,
     counts_every_record,
     flag_counts,
     holders,
     loose_fields,
     names_field,
     operands,
-    other_condition,
     said_inside,
     stated,
-    unread_test,
     worded,
 )
+from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import ID_LIKE, holding, near_spelled
@@ -65,28 +62,8 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
         return []
     result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
     found = kind.evaluate(book, move, stdout, key, result)
-    unread = unread_test(book)
-    if unread:  # "how many packages do not have priority optional": count_where counts those that do
-        found = [Candidate(c.value, c.label, False, f"no read tests the question's {unread!r}") for c in found]
-    tested = key.text if key is not None else move.args[-1] if move.kind == "count_if" else None
-    other = other_condition(book, var, str(tested)) if move.kind in _ONE_CONDITION and tested else None
-    if other:  # "how many packages are essential and required": count_where counts the required ones
-        found = [Candidate(c.value, c.label, False, f"the question also says {other!r}") for c in found]
-    if move.kind in _LOOKUPS and book.cues & {"most_common", "max", "min"}:  # one record ranks nothing
-        found = [Candidate(c.value, c.label, False, "a ranking is asked; one record's value is none") for c in found]
-    back = chained(book)
-    if back:  # "...belongs to; how many entries does that setting have?": one read answers one step of two
-        found = [Candidate(c.value, c.label, False, f"the question asks a second step ({back!r})") for c in found]
-    if getattr(kind, "every_record", False) and not reads_whole(text, move.helper, move.args):
-        cap = book.structs[var].parsed_chars  # a count or a ranking of a huge text's head is no answer for it all
-        why = f"read only the first {cap:,} characters of the text"
-        found = [Candidate(c.value, c.label, False, why) for c in found]
-    return found
-
-
-_ONE_CONDITION = ("count", "count_where", "count_if")
-_LOOKUPS = ("record", "field", "search")
-"""The counts that test one condition of the records."""
+    why = next((w for w in (check(book, move, kind, key, text) for check in DOUBTS) if w), None) if found else None
+    return [Candidate(c.value, c.label, False, why) for c in found] if why else found
 
 
 def _in_sentence(found: list[Candidate]) -> list[Candidate]:

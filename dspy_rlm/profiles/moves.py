@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +49,16 @@ from dspy_rlm.profiles.phrases import (
     spelled_as,
     without_container,
 )
-from dspy_rlm.profiles.reads import agent_stems, field_holding_key, field_stems, file_texts, norm, parts, printed
+from dspy_rlm.profiles.reads import (
+    agent_stems,
+    field_holding_key,
+    field_stems,
+    file_texts,
+    norm,
+    parts,
+    printed,
+    ranked_names,
+)
 from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
@@ -146,34 +154,7 @@ class MoveBook:
         if s.kind in ("lines", "prose"):
             return []  # a "key: value" shape on some lines names no field of the data
         key_field = field_holding_key(s)
-        return [f for f in self._ranked_names(s.field_names) if f != key_field][:3]
-
-    def _ranked_names(self, names: Any) -> list[str]:
-        """The field names the question says, best first, less one whose said words all lie inside those of a
-        field said whole ("MD5 Fingerprint" beside "SHA1 Fingerprint", "Issuer" beside "Issuer O")."""
-        scored = []
-        for name in names:
-            said = {st.stem(p) for p in self._named_parts(name)}
-            if said:
-                scored.append((-len(said) / len(parts(name) or [name]), -len(said), name, said))
-        whole = [r[3] for r in scored if r[0] == -1.0]  # "label" of "label in0", "label in1", ...: a family
-        family = Counter(frozenset(r[3]) for r in scored if r[0] > -1.0)  # of fields, none of them named
-        kept = [r for r in scored if not any(r[3] < w for w in whole) and family[frozenset(r[3])] < 3]
-        return [r[2] for r in sorted(kept, key=lambda r: r[:3])]
-
-    def _named_parts(self, name: str) -> set[str]:
-        """The parts of a field's name the question says: by stem, by the initials of consecutive words (``TZ``
-        for "time zone") or, for a short capital part of a longer name, by a word's initial (``O`` of
-        ``Issuer O`` for "organization")."""
-        words = parts(name) or [name]
-        if "=" + name in field_stems(name) and "=" + name in self.q_stems:
-            return {name}
-        short = len(words) > 1
-        return {
-            p
-            for p in words
-            if st.stem(p) in self.q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in self.q_stems)
-        }
+        return [f for f in ranked_names(self.q_stems, s.field_names) if f != key_field][:3]
 
     def _drop_descriptors(self, var: str, fields: list[str]) -> list[str]:
         """Fields named only to describe the record ("the time zone whose comment is X: its country code?")
@@ -280,9 +261,10 @@ class MoveBook:
         return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
 
     def named_fields(self, var: str) -> list[str]:
-        """Fields the question names (as :meth:`_ranked_names`), the key's own field included, in file order."""
+        """Fields the question names (as :func:`~dspy_rlm.profiles.reads.ranked_names`), the key's own field
+        included, in file order."""
         if ("named", var) not in self.memo:
-            said = set(self._ranked_names(self.structs[var].field_names))
+            said = set(ranked_names(self.q_stems, self.structs[var].field_names))
             self.memo[("named", var)] = [f for f in self.structs[var].field_names if f in said]
         return list(self.memo[("named", var)])
 

@@ -9,6 +9,7 @@ key, the fields a question asks for besides its key's, and the field-name stems 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from dspy_rlm.library import lookup
@@ -202,3 +203,28 @@ def words_inside(phrase: str, value: str) -> bool:
     said, found = st.words(phrase.casefold()), st.words(value.casefold())
     n = len(said)
     return 0 < n < len(found) and any(found[i : i + n] == said for i in range(len(found) - n + 1))
+
+
+def ranked_names(q_stems: set[str], names: Any) -> list[str]:
+    """The field names a question (its word stems ``q_stems``) says, best first, less one whose said words all
+    lie inside those of a field said whole ("MD5 Fingerprint" beside "SHA1 Fingerprint", "Issuer" beside "Issuer O")."""
+    scored = []
+    for name in names:
+        said = {st.stem(p) for p in _named_parts(q_stems, name)}
+        if said:
+            scored.append((-len(said) / len(parts(name) or [name]), -len(said), name, said))
+    whole = [r[3] for r in scored if r[0] == -1.0]  # "label" of "label in0", "label in1", ...: a family
+    family = Counter(frozenset(r[3]) for r in scored if r[0] > -1.0)  # of fields, none of them named
+    kept = [r for r in scored if not any(r[3] < w for w in whole) and family[frozenset(r[3])] < 3]
+    return [r[2] for r in sorted(kept, key=lambda r: r[:3])]
+
+
+def _named_parts(q_stems: set[str], name: str) -> set[str]:
+    """The parts of a field's name the question says: by stem, by the initials of consecutive words (``TZ``
+    for "time zone") or, for a short capital part of a longer name, by a word's initial (``O`` of
+    ``Issuer O`` for "organization")."""
+    words = parts(name) or [name]
+    if "=" + name in field_stems(name) and "=" + name in q_stems:
+        return {name}
+    short = len(words) > 1
+    return {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}

@@ -29,6 +29,20 @@ class AlwaysFailingLM(DummyLM):
         raise ConnectionError("provider unreachable")
 
 
+def ask_scripted(question: str, context: str, out: str = "str") -> tuple:
+    """The answer and ending kind of the scripted move policy (no LM for its steps) on one question."""
+    import dspy
+
+    from dspy_rlm import RLM
+    from dspy_rlm.profiles.scripted import ScriptedMovePolicy
+
+    with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
+        pred = RLM(f"context, question -> answer: {out}", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=context, question=question
+        )
+    return pred.answer, pred.rlm_result.kind
+
+
 def prompts_of(lm) -> list[str]:
     """The user-visible text of every call the LM received."""
     return ["\n".join(str(m.get("content")) for m in entry["messages"]) for entry in lm.history]

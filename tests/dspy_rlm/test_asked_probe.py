@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import json
 
-import dspy
-from dspy.utils import DummyLM
-
-from dspy_rlm import RLM
 from dspy_rlm.library.structure import detect
-from dspy_rlm.profiles.scripted import ScriptedMovePolicy
+from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 DESKTOP = (
     "[Desktop Entry]\nName=Orbit Browser\nExec=/usr/bin/orbit %U\nTerminal=false\nStartupNotify=true\nIcon=orbit\n"
@@ -42,14 +38,6 @@ FLAGS = json.dumps(
     ],
     indent=2,
 )
-
-
-def _ask(question: str, context: str, out: str) -> tuple:
-    with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
-        pred = RLM(f"context, question -> answer: {out}", policy=ScriptedMovePolicy(), max_iters=4)(
-            context=context, question=question
-        )
-    return pred.answer, pred.rlm_result.kind
 
 
 def test_a_named_field_that_says_false_answers_no():

@@ -16,12 +16,8 @@ from __future__ import annotations
 
 import json
 
-import dspy
-from dspy.utils import DummyLM
-
-from dspy_rlm import RLM
 from dspy_rlm.library.structure import detect
-from dspy_rlm.profiles.scripted import ScriptedMovePolicy
+from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 PROFILE = (
     "[defaults]\n\tblocksize = 4096\n\tinode_size = 256\n\tinode_ratio = 16384\n\n[fs_types]\n"
@@ -85,14 +81,6 @@ CHIPS = (
     'chip "charlie-*"\n\n    label in0 "Vcore"\n    label in1 "+3.3V"\n    label temp1 "CPU1 Temp"\n'
     '    ignore fan2\n\nchip "delta-*"\n    label in0 "+3.3V"\n'
 )
-
-
-def _ask(question: str, context: str, out: str) -> tuple:
-    with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
-        pred = RLM(f"context, question -> answer: {out}", policy=ScriptedMovePolicy(), max_iters=4)(
-            context=context, question=question
-        )
-    return pred.answer, pred.rlm_result.kind
 
 
 def test_a_profile_file_is_read_as_blocks_and_sections():
