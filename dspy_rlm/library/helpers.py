@@ -233,6 +233,7 @@ def standalone_source() -> str:
         "formats",
         "kvformats",
         "profileformat",
+        "xmlformat",
         "jsonformats",
         "mdformats",
         "structure",

@@ -1,17 +1,23 @@
 """The structure of a text input: which format it is, its records and their fields.
 
-``detect(text)`` recognizes, in this order: JSON lines, a JSON document of records, markdown tables, delimited
-tables (TSV, CSV, pipes, semicolons, colon-separated like /etc/passwd), ``key=value`` lines, INI sections, blank-
-line-separated ``Key: value`` stanzas (Debian control files, DEP-5 copyright, METADATA headers), YAML-like
-indentation, ``NAME=value`` assignments, markdown lists, whitespace-aligned tables (/etc/services), prose; anything
-else is ``lines``. A format wins when it explains most meaningful lines of a sample (the first 2,000 lines); the
-whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records hold 5-22x their text in memory,
-measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars`` says when the cap cut it.
+``detect(text)`` recognizes, in this order: an XML document of repeated elements, JSON lines, a JSON document of
+records, markdown tables, delimited tables (TSV, CSV, pipes, semicolons, colon-separated like /etc/passwd),
+``key=value`` lines, INI sections, blank-line-separated ``Key: value`` stanzas (Debian control files, DEP-5
+copyright, METADATA headers), YAML-like indentation, ``NAME=value`` assignments, markdown lists, whitespace-aligned
+tables (/etc/services), prose; anything else is ``lines``. A format wins when it explains most meaningful lines of a
+sample (the first 2,000 lines); the whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records
+hold 5-22x their text in memory, measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars``
+says when the cap cut it.
 Records per kind (the record's ``key`` in brackets):
 
 - table: one per data row [first column]; fields named by the header row, a commented header
   (``#code<TAB>name``) or ``col1..colN``; a whitespace table's last column takes the rest of the line, and
   a trailing ``# comment`` becomes the field ``comment``.
+- xml: one per element of the most common (tag, depth) that carries attributes or leaf children, spanning its
+  lines [its name/id/key/ref/title field, else its first attribute, else its first child's text]; its attributes
+  as written, a leaf child as ``tag`` (a repeated one's texts joined with ", ") and its attributes as
+  ``tag.attr``, its own text as ``text`` (gdb's syscalls, iso-codes). A text declaring an entity, or an HTML
+  page, is no xml.
 - jsonl: one per line [an id/name/key/title field, else the first string]; nested objects as ``a.b``.
 - json: a whole JSON document, one record per object of its array (or object) of objects, at the top or one
   level down [the member's name in an object of objects, else as jsonl], spanning the object's own lines.
@@ -82,8 +88,10 @@ from dspy_rlm.library.profileformat import (
     parse_profile,
 )
 from dspy_rlm.library.textkit import find_from_lowered, lowered  # inlined first
+from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
 
 KINDS = (
+    "xml",
     "table",
     "jsonl",
     "json",
@@ -323,6 +331,8 @@ def _detect(text: str) -> Structure:
     if not text.strip():
         return Structure("lines", (), ())
     sample = lines[:_SAMPLE_LINES]
+    if looks_xml(sample) >= 0.9 and (xml := parse_xml(lines))[0]:  # first: XML lines read as lines or key=value
+        return _build("xml", lines, *xml)
     if looks_jsonl(sample) >= 0.8:
         return _build("jsonl", lines, parse_jsonl(lines), None)
     if looks_json_document(text):

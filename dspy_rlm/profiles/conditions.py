@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_nouns, holding, id_parts, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm
+from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
 from dspy_rlm.profiles.vocabulary import (
     ANSWER_WORDS,
     CUE_WORDS,
@@ -121,9 +121,22 @@ def loose_fields(book: Any, var: str) -> set[str]:
     """Fields named by any content word of the question, the counted noun included ("how many countries have
     a name ..." names the field "name of country")."""
     if ("loose", var) not in book.memo:
-        said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in ENGLISH and w not in CUE_WORDS}
+        words = st.words(book.text_q.casefold())  # and the parts of a joined word: "base_url" says base and url
+        words += [p for w in words for p in parts(w) if p != w]
+        said = {st.stem(w) for w in words if w not in ENGLISH and w not in CUE_WORDS}
         book.memo[("loose", var)] = {f for f in book.structs[var].field_names if field_stems(f) & said}
     return set(book.memo[("loose", var)])
+
+
+def best_loose(book: Any, var: str) -> list[str]:
+    """The loose fields (:func:`loose_fields`) whose name the question says most fully, in file order: of
+    "the longest base_url", ``base_url`` (both its words said), not ``api_base_env`` or ``base_class``."""
+    loose = loose_fields(book, var)
+    words = st.words(book.text_q.casefold())
+    said = {st.stem(w) for w in words + [p for w in words for p in parts(w)]}
+    share = {f: len(field_stems(f) & said) / len(field_stems(f)) for f in loose if field_stems(f)}
+    top = max(share.values(), default=0.0)
+    return [f for f in book.structs[var].field_names if f in share and share[f] == top]
 
 
 def always_whole(book: Any, var: str, phrase: str) -> bool:
@@ -136,6 +149,9 @@ def always_whole(book: Any, var: str, phrase: str) -> bool:
         ):
             return False
     return True
+
+
+_NUMERAL = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def _says(value: str, word: str) -> bool:
@@ -173,7 +189,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine and w != noun]
     written = {norm(w): w for w in st.words(book.text_q)}  # as the question writes it: "IT" may be a code
     asked = [w for w in asked if (w not in STOP or may_be_value(written[w])) and w not in ANSWER_WORDS]  # "all"
-    stems = {st.stem(w) for w in asked if w not in STOP}
+    stems = {st.stem(p) for w in asked if w not in STOP for p in [w, *parts(w)]}  # "temperature_max" whole
     fields = [f for f in s.field_names if field_stems(f) <= stems]  # said whole: "is X essential?", not "model"
     asked = [w for w in asked if st.stem(w) not in named]
     held = holding(book.texts[var], s, key.text)[:50]
@@ -184,6 +200,13 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     flags = [norm(r.get(f) or "") for f in fields for r in held if r.get(f)]  # "does X run in a terminal?": its
     if flags and all(v in FALSE_FLAGS and v not in written for v in flags):  # Terminal field says false
         return False, True
+    numbers = {float(w) for w in written.values() if _NUMERAL.fullmatch(w) and norm(w) not in mine}
+    tests = any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", book.text_q, re.I) for ps in TESTS.values() for p in ps)
+    held_numbers = [lookup._number(r.get(fields[0]) or "") for r in held] if len(fields) == 1 else []
+    if len(numbers) == 1 and not tests and held_numbers and None not in held_numbers:
+        # "is the temperature_max of scx-ai set to 2?": the one field said whole holds a number, and the one
+        # number the question says beside the key is that number or not
+        return (True, False) if numbers & set(held_numbers) else (False, True)
     if not asked:
         return True, False
     text, key_parts = book.texts[var], [p.casefold() for p in id_parts(key.text)]
@@ -200,10 +223,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
     ]
     # "was AAPL above 1 on 2000-01-01?": a test the question states of the record, which no exists() reads
-    tested = any(
-        re.search(rf"(?<!\w){re.escape(p)}(?!\w)", book.text_q, re.IGNORECASE) for ps in TESTS.values() for p in ps
-    )
-    met = not nowhere and not tested and any(all(_fields_saying(r, w) for w in conditions) for r in held)
+    met = not nowhere and not tests and any(all(_fields_saying(r, w) for w in conditions) for r in held)
 
     def other(value: str | None) -> bool:  # a value the question says itself is no other value
         return value is not None and value != "" and not any(_says(value, t) for t in written)

@@ -6,11 +6,17 @@ function in that tuple."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import chained, other_condition, unread_test
 from dspy_rlm.profiles.move import Move
+from dspy_rlm.profiles.phrases import is_stop
+from dspy_rlm.profiles.reads import field_stems
+from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
@@ -51,6 +57,36 @@ def _head_only(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | N
     return f"read only the first {book.structs[move.var].parsed_chars:,} characters of the text"
 
 
-DOUBTS = (_head_only, _second_step, _ranking_asked, _other_condition, _unread)
+def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "which character is assigned code 163 in the TR font?": record_of('name') reads the font's name line; a
+    # phrase the question also names that few records hold, as a whole value or a number, is in the record
+    # that answers it (the record read by another phrase of the question that lacks it answers something else)
+    if move.kind not in ("record", "field") or key is None:
+        return None
+    record = lookup.record_of(text, key.text)
+    if not isinstance(record, st.Record):
+        return None
+    for other in book.keys.get(move.var, []):
+        sure = ((other.is_key or other.is_value) and not is_stop(other.text)) or _NUMBER.fullmatch(other.text)
+        few = sure and 1 <= other.records <= 3 and not other.inner
+        if other is not key and few and not lookup._has(record, other.text):
+            return f"the question also names {other.text!r}, which the record read does not hold"
+    return None
+
+
+def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "according to the header comments, what is the font's full name?": no record holds a comment, unless a
+    # field is one (a table's trailing "# comment", a "description" the question's word names)
+    said = set(st.words(book.text_q.casefold())) & COMMENT_WORDS
+    if not said or move.kind == "search":
+        return None
+    named = {st.stem(w) for group in SYNONYMS if said & group for w in group}
+    if any(field_stems(f) & named for f in book.structs[move.var].field_names):
+        return None
+    return f"the question points to the text's comments ({sorted(said)[0]!r}), which its records leave out"
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+DOUBTS = (_head_only, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""

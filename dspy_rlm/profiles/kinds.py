@@ -118,6 +118,7 @@ class Record(KindBase):
         out = []
         said = " ".join(key.text.casefold().split()) if key is not None else None
         numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
+        apart = bool(result.key) and all(norm(v) != norm(result.key) for _, v in result.fields)
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         for fname, value in result.fields:
@@ -128,7 +129,9 @@ class Record(KindBase):
             nameless = unnamed(fname) or fname == result.key or fname in loose_fields(book, var)
             whole = key is not None and (key.is_key or key.is_value)  # the record named whole, not "#syn@" in a ref
             # else a field no question word names is none; a line of one field holding the key inside a sentence
-            few = (len(result.fields) == 2 and (nameless or whole)) or (len(result.fields) == 1 and whole)
+            # (a key apart from the fields, a JSON object's name or a section's, is a value of its own: of two
+            # fields beside it neither is the one left over)
+            few = (len(result.fields) == 2 and (nameless or whole) and not apart) or (len(result.fields) == 1 and whole)
             ok = specific and (asked or few or (one_number and fname in numeric))
             ok = ok and agree(book, var, key, fname, value)  # "meuligoe": a release's record, or its CD-ROM's?
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
@@ -213,7 +216,9 @@ class Exists(KindBase):
             # missing ("profile") is the asker's word for them, no evidence that the answer is no
             present_id = any(k.records and ID_LIKE.search(k.text) for k in others)
             ok = key is not None and key.records == 0 and (not named or (asked_id and not named_id))
-            ok = ok and (asked_id or not present_id)
+            # nor is an identifier missing beside one present ("does tzdata.zi define America/Ciudad_Juarez?":
+            # the file's own name is not in it)
+            ok = ok and not present_id
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]

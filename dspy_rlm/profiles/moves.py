@@ -51,6 +51,7 @@ from dspy_rlm.profiles.phrases import (
 )
 from dspy_rlm.profiles.reads import (
     agent_stems,
+    dated_fields,
     field_holding_key,
     field_stems,
     file_texts,
@@ -59,7 +60,7 @@ from dspy_rlm.profiles.reads import (
     printed,
     ranked_names,
 )
-from dspy_rlm.profiles.vocabulary import CUES, RELATIVE, STOP, SYNONYMS, YES_NO_START
+from dspy_rlm.profiles.vocabulary import CUES, DATE_VALUE, RELATIVE, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -105,7 +106,8 @@ class MoveBook:
         texts = {n: v for n, v in self.data.items() if isinstance(v, str)}
         self.texts = dict(sorted(texts.items(), key=lambda kv: -len(kv[1]))[:2])
         self.texts.update(file_texts(self.data, self.text_q, 2 - len(self.texts)))
-        q = " " + " ".join(st.words(self.text_q.casefold())) + " "
+        said = st.words(self.text_q.casefold())  # and a hyphened word's parts: "the highest-numbered" ranks
+        q = " " + " ".join(said + [p for w in said if "-" in w for p in w.split("-") if p]) + " "
         self.cues = {kind for kind, cues in CUES.items() if any(f" {c.strip()} " in q for c in cues)}
         self.answer_type = next(iter(self.outputs.values()), str)
         first = q.split()[0] if q.split() else ""
@@ -154,7 +156,8 @@ class MoveBook:
         if s.kind in ("lines", "prose"):
             return []  # a "key: value" shape on some lines names no field of the data
         key_field = field_holding_key(s)
-        return [f for f in ranked_names(self.q_stems, s.field_names) if f != key_field][:3]
+        named = ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s)
+        return [f for f in named if f != key_field][:3]
 
     def _drop_descriptors(self, var: str, fields: list[str]) -> list[str]:
         """Fields named only to describe the record ("the time zone whose comment is X: its country code?")
@@ -264,7 +267,8 @@ class MoveBook:
         """Fields the question names (as :func:`~dspy_rlm.profiles.reads.ranked_names`), the key's own field
         included, in file order."""
         if ("named", var) not in self.memo:
-            said = set(ranked_names(self.q_stems, self.structs[var].field_names))
+            s = self.structs[var]
+            said = set(ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s))
             self.memo[("named", var)] = [f for f in self.structs[var].field_names if f in said]
         return list(self.memo[("named", var)])
 
@@ -288,7 +292,8 @@ class MoveBook:
             values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
             if len(values) < 2:
                 continue
-            share = sum(bool(FLOAT_RX.match(v)) for v in values) / len(values)
+            # (a date is no number: max_of would rank "1 Jan 1991" by its day)
+            share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
             distinct = len(set(values)) / len(values)
             if (share >= 0.5) if numeric else (distinct < 0.9):
                 stats.append((name not in named, -share if numeric else distinct, name))

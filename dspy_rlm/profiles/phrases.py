@@ -175,7 +175,8 @@ def beyond_key(text: str, phrase: str) -> Key:
 
 
 _CONTAINER = re.compile(
-    rf"(?<!\w)(?:in|from|of)\s+(?:the|this|that)\s+(?:[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
+    rf"(?<!\w)(?:in|from|of)\s+(?:the|this|that)\s+(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?"
+    rf"(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
     re.IGNORECASE,
 )
 
@@ -187,6 +188,8 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
     rest = _CONTAINER.sub(" ", question)
     ids = (t for t in re.findall(r"[\w.:/@-]+", rest) if re.search(r"\w[-_./:@]\w", t) and not t[:1].isdigit())
     for token in ids:
+        if set(token.casefold().split("-")) & CUE_WORDS:
+            continue  # "the highest-numbered syscall": a ranking word joined to a field's, no identifier
         if token.casefold() not in field_names and token.strip(".:/@-").casefold() not in field_names:
             rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
     return rest

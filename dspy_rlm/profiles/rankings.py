@@ -8,7 +8,7 @@ from typing import Any
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.conditions import loose_fields
+from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import field_stems
@@ -116,15 +116,13 @@ class ByLength(Extreme):
         said = set(st.words(book.text_q.casefold()))
         if self.cue not in book.offered or not said & set(BY_LENGTH):
             return []
-        return [
-            read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length")
-            for f in book.structs[var].field_names
-            if f in loose_fields(book, var)
-        ]
+        best = best_loose(book, var)  # the fields said most fully first
+        loose = best + [f for f in book.structs[var].field_names if f in loose_fields(book, var) and f not in best]
+        return [read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length") for f in loose]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, tuple):
             return []
-        asked = move.args[0] in loose_fields(book, move.var)
+        asked = move.args[0] in best_loose(book, move.var)
         why = "ranked" if asked else "ranked a field the question does not name"
         return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]

@@ -16,7 +16,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS, STOP
+from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, ID_LIKE, PRONOUNS, STOP
 
 __all__ = [
     "agent_stems",
@@ -88,7 +88,13 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
         return list(book.fields.get(var, []))
     said = norm(key.text)
     holders = {f for f, v in record.fields if said in (norm(v), norm(v.split("\n", 1)[0]))}
-    return [f for f in book.fields.get(var, []) if f not in holders]
+    # a field the record lacks is asked only where the question says its name whole ("API key" is not
+    # headers.api-subscription-key, which scaleway's record does not have)
+    return [
+        f
+        for f in book.fields.get(var, [])
+        if f not in holders and (record.get(f) is not None or len(_named_parts(book.q_stems, f)) == len(parts(f)))
+    ]
 
 
 def only_the_record_asked(book: Any, var: str, key: Any) -> bool:
@@ -228,3 +234,18 @@ def _named_parts(q_stems: set[str], name: str) -> set[str]:
         return {name}
     short = len(words) > 1
     return {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}
+
+
+def dated_fields(text_q: str, s: st.Structure) -> list[str]:
+    """The fields a question's date word names by their values ("which *date* is written next to entry N?"
+    names a trailing comment that holds ``1 Jan 1991``): those of mostly date values, where the question says
+    a date word and no field's name says it."""
+    said = {w for w in st.words(text_q.casefold()) if w in DATE_WORDS}
+    if not said or any(field_stems(f) & {st.stem(w) for w in said} for f in s.field_names):
+        return []
+    out = []
+    for name in s.field_names[:30]:
+        values = [v.strip() for v in (r.get(name) for r in s.records[:200]) if v and v.strip()]
+        if len(values) >= 2 and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) >= 0.8 * len(values):
+            out.append(name)
+    return out

@@ -111,6 +111,15 @@ TESTS = {
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
 SYNONYMS = (frozenset({"description", "comment", "comments", "note", "notes", "remark", "remarks"}),)
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``."""
+DATE_WORDS = frozenset({"date", "dates", "day", "when"})
+"""Words that ask for a date: where no field's name says them, they name the fields whose values are dates."""
+DATE_VALUE = re.compile(
+    r"\d{4}-\d\d-\d\d(?:[ T]\S+)?|\d{1,2}/\d{1,2}/\d{2,4}"
+    r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
+)
+"""A value that is a date: ``2024-01-02``, ``02/01/2024``, ``1 Jan 1991``, ``Jan 1, 1991``."""
+COMMENT_WORDS = frozenset({"comment", "comments", "commented"})
+"""Words that point to a text's comments, which a structure leaves out of its records."""
 FIRST_LINE = ("short", "brief", "synopsis", "summary", "one-line")
 """Words that ask for the first line of a multi-line value (a package's short description)."""
 WHOLE = frozenset({"full", "complete", "whole", "entire", "exact"})

@@ -1,0 +1,179 @@
+"""XML documents as records behind :func:`dspy_rlm.library.structure.detect`: the records are the elements of a
+repeated element (``<syscall name="read" number="0"/>`` under gdb's ``<syscalls_info>``, ``<iso_3166_entry>``,
+a ``<book>`` with ``<title>`` and ``<author>`` children), their attributes and simple child elements the
+fields.
+
+The text is untrusted: one holding ``<!ENTITY`` (entity-expansion attacks) is refused, nothing external is fetched
+(expat loads no DTD or external entity unless asked to), and ``detect()`` caps how much is parsed. Expat is used
+directly, not through ElementTree, for the line of each element; it is imported when first needed (the helpers'
+standalone source imports only what every interpreter has at its top). Stdlib only:
+:func:`dspy_rlm.library.helpers.standalone_source` inlines it.
+"""
+
+import re
+
+from dspy_rlm.library.formats import Raw
+
+_XML_MIN_RECORDS = 3  # a (tag, depth) that holds records occurs this often
+_XML_KEY_NAMES = ("name", "id", "key", "ref", "title")  # title, as for JSON records
+_XML_ENTITY = re.compile(r"<!ENTITY", re.IGNORECASE)
+_XML_LEAD = re.compile(r"[\ufeff \t\r\n]*")
+
+
+class _XmlRefused(Exception):
+    """Raised from inside expat to stop a parse: an entity declaration, or an HTML page."""
+
+
+_XmlLeaf = tuple[str, str, list[tuple[str, str]]]  # a leaf child's tag, text, attributes
+_XmlItem = tuple[int, int, list[tuple[str, str]], list[_XmlLeaf], str]  # first and last line, attrs, leaves, text
+
+
+class _XmlWalk:
+    """One expat pass over a document: every element that carries attributes or leaf children, as a record
+    candidate grouped by (local tag, depth). Each open element is a frame ``[tag, line, attrs, leaves, text
+    parts, has children]``; a closed one with no child elements is a leaf of its parent."""
+
+    def __init__(self, line_offset: int):
+        from xml.parsers import expat  # here, not at the top: an interpreter built without expat still loads us
+
+        self.offset = line_offset
+        self.error = expat.ExpatError
+        self.stack: list[list] = []
+        self.groups: dict[tuple[str, int], list[_XmlItem]] = {}
+        self.parent: dict[tuple[str, int], str] = {}  # a group's first element's parent tag
+        self.branchy: set[tuple[str, int]] = set()  # the groups where some element has child elements
+        self.parser = expat.ParserCreate()  # no namespace processing: a prefixed tag's local name is after ":"
+        self.parser.buffer_text = True
+        self.parser.ordered_attributes = True
+        self.parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        self.parser.StartElementHandler = self.start
+        self.parser.EndElementHandler = self.end
+        self.parser.CharacterDataHandler = self.chars
+        self.parser.EntityDeclHandler = self.refuse
+        self.parser.StartDoctypeDeclHandler = self.doctype
+
+    def refuse(self, *_: object) -> None:
+        raise _XmlRefused("entity declaration")
+
+    def doctype(self, name: str, *_: object) -> None:
+        if name.casefold() == "html":
+            raise _XmlRefused("an HTML page")
+
+    def start(self, name: str, attrs: list[str]) -> None:
+        tag = name.rpartition(":")[2]
+        if not self.stack and tag.casefold() == "html":
+            raise _XmlRefused("an HTML page")
+        if self.stack:
+            self.stack[-1][5] = True
+        pairs = [(attrs[k], attrs[k + 1]) for k in range(0, len(attrs), 2) if not _xmlns(attrs[k])]
+        self.stack.append([tag, self.parser.CurrentLineNumber, pairs, [], [], False])
+
+    def chars(self, data: str) -> None:
+        if self.stack:
+            self.stack[-1][4].append(data)
+
+    def end(self, name: str) -> None:
+        tag, line, attrs, leaves, parts, nested = self.stack.pop()
+        text = "".join(parts).strip()
+        if not nested and self.stack:
+            self.stack[-1][3].append((tag, text, attrs))
+        if not (attrs or leaves):
+            return
+        at = (tag, len(self.stack))
+        if at not in self.groups:
+            self.groups[at] = []
+            self.parent[at] = self.stack[-1][0] if self.stack else ""
+        if nested:
+            self.branchy.add(at)
+        self.groups[at].append((line, self.parser.CurrentLineNumber, attrs, leaves, text))  # fields: when chosen
+
+    def feed(self, text: str) -> bool:
+        """Parse ``text``; an unclosed document (a cut head) is fine, an error or a refusal is False."""
+        try:
+            self.parser.Parse(text, False)
+        except (self.error, _XmlRefused):
+            return False
+        return True
+
+    def records(self) -> tuple[str, list[_XmlItem]] | None:
+        """The tag and elements (in document order) of the most common (tag, depth) of 3+ candidates (of equals,
+        the shallower, then the first closed), else None. A group of leaves under a repeated parent is passed
+        over: they are that parent's fields (a mime-type's 40 translated ``<comment xml:lang>``), not records."""
+        for at in sorted(self.groups, key=lambda g: (-len(self.groups[g]), g[1])):  # equals: the outer, the first
+            found = self.groups[at]
+            if len(found) < _XML_MIN_RECORDS:
+                return None
+            parents = self.groups.get((self.parent[at], at[1] - 1), [])
+            if at in self.branchy or len(parents) < _XML_MIN_RECORDS:
+                return at[0], found
+        return None
+
+
+def _xmlns(name: str) -> bool:
+    return name == "xmlns" or name.startswith("xmlns:")
+
+
+def _xml_fields(attrs: list[tuple[str, str]], leaves: list[_XmlLeaf], text: str) -> tuple[list[tuple[str, str]], str]:
+    """A record's fields and key: its attributes as written; a leaf child as ``tag`` -> its text and its
+    attributes as ``tag.attr``, a repeated child's values joined with ", " in one field; the element's own text
+    as ``text``. The key: the first field named name / id / key / ref / title (an attribute before a child),
+    else the first attribute, else the first leaf's text."""
+    children: dict[str, list[str]] = {}
+    for tag, value, child_attrs in leaves:
+        if value or not child_attrs:
+            children.setdefault(tag, []).append(value)
+        for n, v in child_attrs:
+            children.setdefault(f"{tag}.{n}", []).append(v)
+    fields = attrs + [(n, ", ".join(v for v in values if v)) for n, values in children.items()]
+    if text:
+        fields.append(("text", text))
+    named = (v for n, v in fields if n.rpartition(":")[2].casefold() in _XML_KEY_NAMES)
+    key = next(named, attrs[0][1] if attrs else next((v for _, v, _ in leaves if v), ""))
+    return fields, key
+
+
+def _xml_walk(text: str) -> _XmlWalk | None:
+    """The walk over ``text`` when it reads as an XML document: after blanks it starts with ``<``, it holds no
+    entity declaration and it parses (to its end, or up to an unclosed end); else None."""
+    lead = _XML_LEAD.match(text)
+    start = lead.end() if lead else 0
+    if not text.startswith("<", start) or _XML_ENTITY.search(text):
+        return None
+    try:
+        walk = _XmlWalk(text.count("\n", 0, start))
+    except ImportError:  # no expat in this interpreter: no XML records
+        return None
+    return walk if walk.feed(text[start:] if start else text) else None
+
+
+def looks_xml(sample: list[str]) -> float:
+    """1.0 when the sample parses as XML (an unclosed end is fine: a sample is a head) and some element
+    repeats 3+ times at the same depth with attributes or leaf children; else 0 (HTML, an error, an entity)."""
+    walk = _xml_walk("\n".join(sample))
+    return 1.0 if walk is not None and walk.records() is not None else 0.0
+
+
+def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """A record per element of the most common (tag, depth) with attributes or leaf children, in document
+    order, spanning the element's lines (see :func:`_xml_fields`); none when the text does not parse. A record
+    that shares a line with another has its own text, rebuilt from its fields, so a lookup shows that element."""
+    walk = _xml_walk("\n".join(lines))
+    found = walk.records() if walk is not None else None
+    if walk is None or found is None:
+        return [], []
+    tag, elements = found
+    last = max(len(lines) - 1, 0)
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    for k, (a, b, attrs, leaves, text) in enumerate(elements):
+        fields, key = _xml_fields(attrs, leaves, text)
+        shared = (k > 0 and elements[k - 1][1] == a) or (k + 1 < len(elements) and elements[k + 1][0] == b)
+        first, final = min(a - 1 + walk.offset, last), min(b - 1 + walk.offset, last)
+        names.update(dict.fromkeys(n for n, _ in fields))
+        out.append((first, max(first, final), fields, key, _xml_show(tag, fields) if shared else None))
+    return out, list(names)
+
+
+def _xml_show(tag: str, fields: list[tuple[str, str]]) -> str:
+    """A one-line ``<tag name="value" ...>`` form of a record's fields."""
+    return f"<{tag} " + " ".join(f'{n}="{v}"' for n, v in fields) + ">"
