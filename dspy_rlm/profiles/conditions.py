@@ -121,19 +121,22 @@ def loose_fields(book: Any, var: str) -> set[str]:
     """Fields named by any content word of the question, the counted noun included ("how many countries have
     a name ..." names the field "name of country")."""
     if ("loose", var) not in book.memo:
-        words = st.words(book.text_q.casefold())  # and the parts of a joined word: "base_url" says base and url
-        words += [p for w in words for p in parts(w) if p != w]
-        said = {st.stem(w) for w in words if w not in ENGLISH and w not in CUE_WORDS}
+        said = {st.stem(w) for w in _said_words(book) if w not in ENGLISH and w not in CUE_WORDS}
         book.memo[("loose", var)] = {f for f in book.structs[var].field_names if field_stems(f) & said}
     return set(book.memo[("loose", var)])
+
+
+def _said_words(book: Any) -> list[str]:
+    """The question's words, and the parts of a joined one ("base_url" says base and url)."""
+    words = st.words(book.text_q.casefold())
+    return words + [p for w in words for p in parts(w) if p != w]
 
 
 def best_loose(book: Any, var: str) -> list[str]:
     """The loose fields (:func:`loose_fields`) whose name the question says most fully, in file order: of
     "the longest base_url", ``base_url`` (both its words said), not ``api_base_env`` or ``base_class``."""
     loose = loose_fields(book, var)
-    words = st.words(book.text_q.casefold())
-    said = {st.stem(w) for w in words + [p for w in words for p in parts(w)]}
+    said = {st.stem(w) for w in _said_words(book)}
     share = {f: len(field_stems(f) & said) / len(field_stems(f)) for f in loose if field_stems(f)}
     top = max(share.values(), default=0.0)
     return [f for f in book.structs[var].field_names if f in share and share[f] == top]
