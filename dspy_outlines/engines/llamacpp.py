@@ -46,7 +46,7 @@ from dspy_outlines.engines.llamacpp_load import (
     resolve_gguf_path,
 )
 from dspy_outlines.engines.llamacpp_outlines import DEFAULT_BACKEND, outlines_llamacpp_model
-from dspy_outlines.engines.llamacpp_prefix import SAVE_MIN_TOKENS, PrefixReuse, library_version
+from dspy_outlines.engines.llamacpp_prefix import MIN_LAST_BATCH, SAVE_MIN_TOKENS, PrefixReuse, library_version
 from dspy_outlines.engines.llamacpp_prompt import ChatPrompt
 from dspy_outlines.engines.llamacpp_stop import GuardedProcessor, abortable
 from dspy_outlines.engines.llamacpp_stop import passed as _passed  # module-level: tests patch it here
@@ -362,7 +362,7 @@ class LlamaCppEngine(ChatPrompt):
         takes seconds on a busy CPU). Returns ``False`` when the deadline passed or a stop came first: the
         context keeps the chunks evaluated, and a later call with the same prompt goes on from there."""
         llama = self.llama
-        while len(prompt_ids) - llama.n_tokens > PREFILL_CHUNK and not _passed(deadline):
+        while len(prompt_ids) - llama.n_tokens >= PREFILL_CHUNK + MIN_LAST_BATCH and not _passed(deadline):
             try:
                 llama.eval(prompt_ids[llama.n_tokens : llama.n_tokens + PREFILL_CHUNK])
             except RuntimeError:  # llama_decode aborted (returned 2): the chunk is dropped from the cache

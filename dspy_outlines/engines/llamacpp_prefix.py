@@ -2,8 +2,8 @@
 
 Three sources of a prompt's already computed KV, tried in this order of cost:
 
-* **The live context.** The KV entries of the longest token prefix the prompt shares with the previous call
-  on this ``Llama`` stay; only the rest is prefilled (llama.cpp's ``cache_prompt``): the append-only
+* **The live context.** The KV entries of the longest token prefix the prompt shares with the previous call's
+  prompt on this ``Llama`` stay; only the rest is prefilled (llama.cpp's ``cache_prompt``): the append-only
   prompts of an RLM loop are read once.
 * **Saved states** (``prefix_cache_mb`` > 0). When a call is about to drop a prompt prefix of
   :data:`SAVE_MIN_TOKENS` or more from the live context (interleaved prompts: an action step, then an
@@ -32,8 +32,15 @@ from dspy_outlines.models.prefix_store import PrefixStore, StoredPrefix
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PERSIST_MIN_TOKENS", "SAVE_MIN_TOKENS", "PrefixReuse", "common_prefix"]
+__all__ = ["MIN_LAST_BATCH", "PERSIST_MIN_TOKENS", "SAVE_MIN_TOKENS", "PrefixReuse", "common_prefix"]
 
+#: Prompt tokens a call evaluates at least (when it has as many): llama.cpp's CPU kernels for a one-token batch
+#: give other logits and KV than the same token in a longer batch (up to 0.5 apart on SmolLM2-135M, enough to
+#: change a greedy answer), so a prompt whose prefix was reused up to its last token, or whose reused KV was
+#: generated a token at a time, would answer otherwise than the same prompt prefilled. With every prompt
+#: token evaluated in a batch of two or more, a greedy answer depends on the prompt only, not on the calls
+#: before it.
+MIN_LAST_BATCH = 2
 #: Prompt tokens a call must drop from the live context (or gain from a saved state) to save (restore) it.
 SAVE_MIN_TOKENS = 64
 #: Shared prompt tokens worth a file on disk (the first ~128 tokens prefill in well under a second).
@@ -84,7 +91,9 @@ class PrefixReuse:
         if self.saved is None:
             llama.n_tokens = 0
             return 0
-        live = common_prefix(llamacpp_internal(llama, "_input_ids"), prompt_ids)
+        # Only the live context's prompt part is reused: its completion's KV was computed a token at a time,
+        # and llama.cpp's one-token batches give other numbers than a prefill's (see :data:`MIN_LAST_BATCH`).
+        live = min(common_prefix(llamacpp_internal(llama, "_input_ids"), prompt_ids), self.live_prompt_len)
         find = llamacpp_internal(self.saved, "_find_longest_prefix_key")
         key = find(tuple(prompt_ids))
         saved = common_prefix(key, prompt_ids) if key is not None else 0
@@ -100,8 +109,8 @@ class PrefixReuse:
         elif self._worth_storing(prompt_ids, live, on_disk):
             self._store(prompt_ids[:live])  # the first shared prefix of this family: the static part
         # A state llama.cpp rejected left the context empty (n_tokens 0): nothing of it is reused then.
-        # At least one prompt token is evaluated, so the logits are those of this prompt.
-        llama.n_tokens = min(live, llama.n_tokens, len(prompt_ids) - 1)
+        # The last batch holds MIN_LAST_BATCH prompt tokens or more, as an uncached prefill's does.
+        llama.n_tokens = min(live, llama.n_tokens, max(len(prompt_ids) - MIN_LAST_BATCH, 0))
         return int(llama.n_tokens)
 
     def _worth_storing(self, prompt_ids: list[int], live: int, on_disk: int) -> bool:

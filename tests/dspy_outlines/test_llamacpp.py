@@ -18,6 +18,7 @@ from outlines.types import CFG, JsonSchema, Regex
 from dspy_outlines import OutlinesAdapter
 from dspy_outlines.contract import deadline_scope
 from dspy_outlines.engines import GenerationRequest
+from dspy_outlines.engines.llamacpp_prefix import MIN_LAST_BATCH
 from dspy_outlines.lm import OutlinesLM
 from dspy_outlines.local_engine import local_request
 
@@ -160,6 +161,21 @@ def test_prefix_cache_reuses_the_shared_prefix_with_identical_output(uncached_lm
     assert cached_lm.engine.stats()["cached_tokens"] == warm.usage.cache_read_tokens
 
 
+def test_a_greedy_answer_depends_on_the_prompt_only_not_on_the_calls_before(uncached_lm):
+    """A prompt asked again (all but its last token cached) and a chat turn after the model's own reply (a
+    prefix that runs into generated tokens) answer as the same prompt prefilled from nothing: llama.cpp's
+    one-token batches give other logits, and "Count from 2 to 5." asked twice answered otherwise before."""
+    lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
+    for i in range(5):
+        prompt = [{"role": "user", "content": f"Count from {i} to {i + 3}."}]
+        reference = _text(ask(uncached_lm, prompt, max_tokens=8))
+        first, again = ask(lm, prompt, max_tokens=8), ask(lm, prompt, max_tokens=8)
+        assert again.usage.cache_read_tokens == again.usage.input_tokens - MIN_LAST_BATCH
+        assert _text(first) == _text(again) == reference, i
+        turn = [*prompt, {"role": "assistant", "content": _text(first)}, {"role": "user", "content": "Go on."}]
+        assert _text(ask(lm, turn, max_tokens=8)) == _text(ask(uncached_lm, turn, max_tokens=8)), i
+
+
 def test_saved_prefixes_serve_interleaved_prompts_with_identical_output(uncached_lm):
     lm = OutlinesLM(None, engine="llamacpp", max_tokens=8)
     a = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "Name a fruit."}]
@@ -169,7 +185,7 @@ def test_saved_prefixes_serve_interleaved_prompts_with_identical_output(uncached
     again = ask(lm, a, max_tokens=8)
     stats = lm.engine.stats()
     assert stats["saved_states"] >= 1 and stats["restored_states"] == 1
-    assert again.usage.cache_read_tokens == again.usage.input_tokens - 1
+    assert again.usage.cache_read_tokens == again.usage.input_tokens - MIN_LAST_BATCH
     assert _text(again) == _text(ask(uncached_lm, a, max_tokens=8))
 
 
