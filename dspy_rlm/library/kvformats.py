@@ -261,25 +261,55 @@ def _last_content(lines: list[str], a: int, b: int) -> int:
     return b
 
 
+#: A YAML block scalar's header (``|``, ``>-``, ``|2+``, maybe a comment): the value is the indented lines below.
+_BLOCK_SCALAR = re.compile(r"^[|>](?:[1-9]?[+-]?|[+-][1-9])(?:\s+#.*)?$")
+
+
+def _block_end(lines: list[str], start: int, b: int, indent: int) -> int:
+    """The line after a block scalar that starts at ``start`` under a key indented ``indent``."""
+    end = start
+    while end <= b and (not lines[end].strip() or _indent(lines[end]) > indent):
+        end += 1
+    return end
+
+
+def _block_value(body: list[str], style: str) -> str:
+    """A block scalar's text: its lines (``|``) or its lines folded into one (``>``), indentation removed."""
+    rows = [line.strip() for line in body]
+    while rows and not rows[-1]:
+        rows.pop()
+    return "\n".join(rows).strip() if style == "|" else " ".join(r for r in rows if r).strip()
+
+
 def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
     head = lines[a]
     m = YAML_KEY.match(head.strip())
     key = unquote(m.group(1).strip()) if m and not head.lstrip().startswith("- ") else ""
     fields: list[tuple[str, str]] = []
     nested = False
-    for i in range(a + 1 if key else a, b + 1):
+    i = a + 1 if key else a
+    if key and m and _BLOCK_SCALAR.match((m.group(2) or "").strip()):
+        i = b + 1  # "key: |" at the top: its lines are its value, not fields
+    while i <= b:
         line = lines[i].strip()
         sub = YAML_KEY.match(line) if line and line[0] not in "#;" else None
+        i += 1
         if sub:
             nested = True
-            if (sub.group(2) or "").strip():
-                fields.append((unquote(sub.group(1).strip()), unquote(sub.group(2).strip())))
+            value = (sub.group(2) or "").strip()
+            if _BLOCK_SCALAR.match(value):  # "desc: |" then indented lines: the value is those lines
+                end = _block_end(lines, i, b, _indent(lines[i - 1]) + (2 if lines[i - 1].lstrip()[:2] == "- " else 0))
+                value, i = _block_value(lines[i:end], value[0]), end
+            if value:
+                fields.append((unquote(sub.group(1).strip()), unquote(value)))
     if key and m:
         value = (m.group(2) or "").strip()
         if value and b == a:
             fields.insert(0, (key, unquote(value)))
         elif b > a and not nested:
-            fields.insert(0, (key, "\n".join([value, *lines[a + 1 : b + 1]]).strip()))  # a list / block scalar
+            body = lines[a + 1 : b + 1]  # a list / block scalar
+            joined = _block_value(body, value[0]) if _BLOCK_SCALAR.match(value) else "\n".join([value, *body])
+            fields.insert(0, (key, joined.strip()))
     if not key:
         key = fields[0][1] if fields else head.strip().lstrip("- ").strip()
     return (a, b, fields, key, None)

@@ -210,6 +210,13 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         # "is the temperature_max of scx-ai set to 2?": the one field said whole holds a number, and the one
         # number the question says beside the key is that number or not
         return (True, False) if numbers & set(held_numbers) else (False, True)
+    said = [n for n in written.values() if _NUMERAL.fullmatch(n) and norm(n) not in mine]
+    unheld = [n for n in said if not any(_number_in(r, n) for r in held)]
+    if not tests and any(not any(_fields_saying(r, norm(n)) for r in s.records[:SCAN]) for n in unheld):
+        # "is telnetlib listed up to Python 3.13?": a number said of the record that neither it nor any field
+        # holds whole is a statement no exists() checks ("3.0-3.12" may mean no, or yes): no answer either way
+        # ("is ssh on port 23?": 23 is another record's port, so ssh's 22 says no, below)
+        return False, False
     if not asked:
         return True, False
     text, key_parts = book.texts[var], [p.casefold() for p in id_parts(key.text)]
@@ -240,6 +247,12 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         for w in conditions
     )
     return met, differs
+
+
+def _number_in(record: Any, number: str) -> bool:
+    """Whether the record holds the number as a token of its key or a value ("3.12" in "3.0-3.12")."""
+    rx = re.compile(rf"(?<![\w.]){re.escape(number)}(?![\w]|\.\d)")
+    return bool(rx.search(record.key or "")) or any(rx.search(v) for _, v in record.fields)
 
 
 def unread_test(book: Any) -> str | None:

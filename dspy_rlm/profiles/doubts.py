@@ -15,7 +15,7 @@ from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import chained, other_condition, unread_test
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
-from dspy_rlm.profiles.reads import field_stems
+from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
@@ -66,8 +66,10 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     record = lookup.record_of(text, key.text)
     if not isinstance(record, st.Record):
         return None
+    # (in a text of lines no phrase is a key or a whole value: any phrase the question names beside the one read)
+    plain = book.structs[move.var].kind in ("lines", "prose")
     for other in book.keys.get(move.var, []):
-        sure = ((other.is_key or other.is_value) and not is_stop(other.text)) or _NUMBER.fullmatch(other.text)
+        sure = ((other.is_key or other.is_value or plain) and not is_stop(other.text)) or _NUMBER.fullmatch(other.text)
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is not key and few and not lookup._has(record, other.text):
             return f"the question also names {other.text!r}, which the record read does not hold"
@@ -86,7 +88,34 @@ def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
     return f"the question points to the text's comments ({sorted(said)[0]!r}), which its records leave out"
 
 
+def _names_a_record(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "which PostScript font is used for plain latin1 text of the bookman family?": "bookman=bookman_light" is
+    # an alias; the record bookman_light names holds the font. A lookup's value that is another record's key
+    # is a reference, and the value it leads to may be the one asked
+    if move.kind not in ("record", "field") or not isinstance(value, str) or key is None:
+        return None
+    memo = ("record keys", move.var)
+    if memo not in book.memo:
+        book.memo[memo] = {norm(r.key) for r in book.structs[move.var].records if r.key}
+    if norm(value) not in book.memo[memo] or norm(value) == norm(key.text):
+        return None
+    record = lookup.record_of(book.texts[move.var], key.text)  # the record read: its own key is its value
+    if not isinstance(record, st.Record) or norm(record.key) == norm(value):
+        return None
+    # an alias leads to a record whose value is a name of its kind; a license's text or a font's index number
+    # is what the name stands for, and the name is the answer
+    said = norm(value)
+    target = next((r for r in book.structs[move.var].records if r.key and norm(r.key) == said), None)
+    if target is None or not any(_ALIAS.fullmatch(v) and not v.isdigit() for _, v in target.fields):
+        return None
+    return f"{value!r} is the key of another record (an alias of it)"
+
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (_head_only, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
+VALUE_DOUBTS = (_names_a_record,)
+"""What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
+and says why, or None."""

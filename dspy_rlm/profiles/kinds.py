@@ -31,7 +31,7 @@ from dspy_rlm.profiles.conditions import (
     stated,
     worded,
 )
-from dspy_rlm.profiles.doubts import DOUBTS
+from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import ID_LIKE, holding, near_spelled
@@ -63,7 +63,15 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
     found = kind.evaluate(book, move, stdout, key, result)
     why = next((w for w in (check(book, move, kind, key, text) for check in DOUBTS) if w), None) if found else None
-    return [Candidate(c.value, c.label, False, why) for c in found] if why else found
+    if why:
+        return [Candidate(c.value, c.label, False, why) for c in found]
+    return [_doubted(book, move, key, c) if c.supported else c for c in found]
+
+
+def _doubted(book: Any, move: Move, key: Any, found: Candidate) -> Candidate:
+    """The candidate, unsupported when a check of :data:`VALUE_DOUBTS` says why."""
+    why = next((w for w in (check(book, move, key, found.value) for check in VALUE_DOUBTS) if w), None)
+    return Candidate(found.value, found.label, False, why) if why else found
 
 
 def _in_sentence(found: list[Candidate]) -> list[Candidate]:

@@ -108,6 +108,7 @@ class MoveBook:
         self.texts.update(file_texts(self.data, self.text_q, 2 - len(self.texts)))
         said = st.words(self.text_q.casefold())  # and a hyphened word's parts: "the highest-numbered" ranks
         q = " " + " ".join(said + [p for w in said if "-" in w for p in w.split("-") if p]) + " "
+        q += " ".join(w[:-2] if len(w) > 5 and w.endswith("ly") else w for w in q.split()) + " "  # "most commonly"
         self.cues = {kind for kind, cues in CUES.items() if any(f" {c.strip()} " in q for c in cues)}
         self.answer_type = next(iter(self.outputs.values()), str)
         first = q.split()[0] if q.split() else ""
