@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_nouns, holding, id_parts, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
+from dspy_rlm.profiles.reads import abbreviated, field_holding_key, field_stems, norm, parts
 from dspy_rlm.profiles.vocabulary import (
     ANSWER_WORDS,
     CUE_WORDS,
@@ -121,8 +121,10 @@ def loose_fields(book: Any, var: str) -> set[str]:
     """Fields named by any content word of the question, the counted noun included ("how many countries have
     a name ..." names the field "name of country")."""
     if ("loose", var) not in book.memo:
-        said = {st.stem(w) for w in _said_words(book) if w not in ENGLISH and w not in CUE_WORDS}
-        book.memo[("loose", var)] = {f for f in book.structs[var].field_names if field_stems(f) & said}
+        words = [w for w in _said_words(book) if w not in ENGLISH and w not in CUE_WORDS]
+        names = book.structs[var].field_names
+        said = {st.stem(w) for w in words} | abbreviated(words, set(names))  # "description" says "desc"
+        book.memo[("loose", var)] = {f for f in names if field_stems(f) & said}
     return set(book.memo[("loose", var)])
 
 
@@ -136,10 +138,13 @@ def best_loose(book: Any, var: str) -> list[str]:
     """The loose fields (:func:`loose_fields`) whose name the question says most fully, in file order: of
     "the longest base_url", ``base_url`` (both its words said), not ``api_base_env`` or ``base_class``."""
     loose = loose_fields(book, var)
-    said = {st.stem(w) for w in _said_words(book)}
+    said = {st.stem(w) for w in _said_words(book)} | abbreviated(_said_words(book), loose)
     share = {f: len(field_stems(f) & said) / len(field_stems(f)) for f in loose if field_stems(f)}
     top = max(share.values(), default=0.0)
-    return [f for f in book.structs[var].field_names if f in share and share[f] == top]
+    best = [f for f in book.structs[var].field_names if f in share and share[f] == top]
+    # "which tag has the longest description?": the records' key field names what is asked, the other is ranked
+    key_field = field_holding_key(book.structs[var])
+    return [f for f in best if f != key_field] if len(best) > 1 else best
 
 
 def always_whole(book: Any, var: str, phrase: str) -> bool:

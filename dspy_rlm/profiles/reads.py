@@ -249,3 +249,10 @@ def dated_fields(text_q: str, s: st.Structure) -> list[str]:
         if len(values) >= 2 and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) >= 0.8 * len(values):
             out.append(name)
     return out
+
+
+def abbreviated(words: list[str], fields: set[str]) -> set[str]:
+    """The stems of the data's field names that a word of the question spells out: a lower-case name of four or more
+    letters that starts a word at least three letters longer ("desc" of "description", "addr" of "address")."""
+    short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
+    return {st.stem(f) for w in words for f in short if len(w) >= len(f) + 3 and w.casefold().startswith(f)}

@@ -5,6 +5,7 @@ someone who never saw the code) showed, each rebuilt here on a small file of its
 * "is X listed up to version 3.13?" answered yes because X exists, though its record says 3.0-3.12;
 * an alias (``family=family_light``) ``Submitted`` as the font that alias leads to;
 * "most frequently" (an adverb) was no cue of a ranking, so one record's list was ``Submitted``;
+* "the longest description" ranked the key field ``tag`` by length: ``desc`` was no field the question named;
 * in a text of lines, the table's header line (read by "official", a word of "official name") gave a column's
   name, though the question's digraph "th" is not on it.
 """
@@ -100,6 +101,10 @@ def test_a_yaml_block_value_is_submitted_whole():
     answer, kind = _ask("What does the desc say for the legacy_flag tag?", TAGS)
     assert "|" not in answer and kind == "submitted"
     assert answer.startswith("Deprecated, does nothing.")
+
+
+def test_a_spelled_out_field_name_is_the_one_ranked():
+    assert _ask("Which tag has the longest description?", TAGS) == ("generated", "submitted")
 
 
 def test_a_number_the_record_does_not_hold_is_no_yes():
