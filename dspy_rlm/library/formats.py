@@ -34,8 +34,9 @@ def unquote(value: str) -> str:
 
 
 def is_comment(line: str) -> bool:
+    """``#`` / ``;`` comments, and a line opening a quote it never closes (Vim script's ``" comment``)."""
     s = line.lstrip()
-    return s.startswith(("#", ";"))
+    return s.startswith(("#", ";")) or (s[:1] == '"' and '"' not in s[1:])
 
 
 def meaningful(lines: list[str], comments: bool = True) -> list[str]:
@@ -53,6 +54,62 @@ def _line_kv(line: str) -> list[tuple[str, str]]:
     if m and (m.group(2) or "").strip():
         return [(m.group(1).strip(), unquote((m.group(2) or "").strip()))]
     return []
+
+
+# -- settings written commented out (sample configs: ``#figure.figsize: 6.4, 4.8  # in inches``) ------------
+_SETTING = re.compile(r"[ \t]*#([A-Za-z_][\w.-]*)[ \t]*[:=][ \t]*(\S.*?)?[ \t]*$")
+_TRAILING_COMMENT = re.compile(r"(\S)\s+#.*$")
+
+
+def _setting(line: str) -> tuple[str, str] | None:
+    """A ``#key: value`` / ``#key = value`` line (no space after the mark: a commented-out setting, not prose)
+    or the same line uncommented; the value without its trailing ``# comment``."""
+    m = _SETTING.match(line) or ASSIGN.match(line.strip()) or STANZA_KEY.match(line.strip())
+    if not m or not (m.group(2) or "").strip() or (line.lstrip()[:1] != "#" and " " in m.group(1)):
+        return None
+    return m.group(1), unquote(_TRAILING_COMMENT.sub(r"\1", m.group(2).strip()))
+
+
+def looks_commented_settings(sample: list[str]) -> float:
+    """The share of the non-blank lines that are settings, commented out or not, where at least a fifth of all
+    lines are commented-out settings (a file of prose comments and a few settings is not one)."""
+    rows = [ln for ln in sample if ln.strip()]
+    commented = sum(1 for ln in rows if (m := _SETTING.match(ln)) is not None and (m.group(2) or "").strip())
+    if len(rows) < 5 or _share(commented, len(rows)) < 0.2:
+        return 0.0
+    prose = [ln for ln in rows if is_comment(ln) and not _SETTING.match(ln)]
+    return _share(len(rows) - len(prose), len(rows)) + _share(commented, len(rows))
+
+
+def parse_commented_settings(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out = []
+    for i, line in enumerate(lines):
+        pair = _setting(line)
+        if pair:
+            out.append((i, i, [pair], pair[0], None))
+    return out, []
+
+
+# -- statements ``NAME = VALUE;`` (XKB keycodes, C-like declarations), with ``//`` comments --------------------
+_STATEMENT = re.compile(r"\s*([^\s=;/{}][^=;{}]*?)\s*=\s*([^;]*?)\s*;\s*(?://\s*(.*))?$")
+_FRAME = re.compile(r"\s*(?://|/\*|\*|[{}]|$)|.*\{\s*$")  # a comment line, a brace, a block's opening line
+
+
+def looks_statements(sample: list[str]) -> float:
+    """The share of the lines that are not comments or braces that are ``name = value;`` statements."""
+    rows = [ln for ln in meaningful(sample) if not _FRAME.match(ln)]
+    return _share(sum(1 for ln in rows if _STATEMENT.match(ln)), len(rows)) if len(rows) >= 3 else 0.0
+
+
+def parse_statements(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out = []
+    for i, line in enumerate(lines):
+        m = _STATEMENT.match(line) if not _FRAME.match(line) else None
+        if m:
+            name = " ".join(m.group(1).split())  # "indicator 3", "alias <MENU>", "<LVL3>"
+            fields = [(name, unquote(m.group(2)))] + ([("comment", m.group(3).strip())] if m.group(3) else [])
+            out.append((i, i, fields, name, None))
+    return out, []
 
 
 # -- JSON lines ---------------------------------------------------------------------------------------------
@@ -285,9 +342,9 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     rows, comments = [], {}
     for i, line in enumerate(lines):
         part = line
+        if is_comment(line):
+            continue
         if "#" in line:
-            if is_comment(line):
-                continue
             part, comments[i] = _strip_comment(line)
         if part.strip():
             rows.append((i, part))

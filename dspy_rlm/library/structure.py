@@ -1,9 +1,10 @@
 """The structure of a text input: which format it is, its records and their fields.
 
 ``detect(text)`` recognizes, in this order: an XML document of repeated elements, JSON lines, a JSON document of
-records, markdown tables, delimited tables (TSV, CSV, pipes, semicolons, colon-separated like /etc/passwd),
-``key=value`` lines, INI sections, blank-line-separated ``Key: value`` stanzas (Debian control files, DEP-5
-copyright, METADATA headers), YAML-like indentation, ``NAME=value`` assignments, markdown lists, whitespace-aligned
+records, markdown tables, ``name = value;`` statements, delimited tables (TSV, CSV, pipes, semicolons,
+colon-separated like /etc/passwd), ``key=value`` lines, INI sections, blank-line-separated ``Key: value`` stanzas
+(Debian control files, DEP-5 copyright, METADATA headers), YAML-like indentation, ``NAME=value`` assignments,
+commented-out settings, markdown lists, whitespace-aligned
 tables (/etc/services), prose; anything else is ``lines``. A format wins when it explains most meaningful lines of a
 sample (the first 2,000 lines); the whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records
 hold 5-22x their text in memory, measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars``
@@ -33,7 +34,11 @@ Records per kind (the record's ``key`` in brackets):
   section for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
 - yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines
   are fields named by their own key.
-- assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed.
+- assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed; also
+  (detail ``statements``, tried before tables) ``name = value;`` lines with ``//`` comments (XKB keycodes:
+  ``<LVL3> = 92;``, ``indicator 3 = "Scroll Lock";`` [``indicator 3``], a trailing comment as ``comment``), and
+  (detail ``commented``, after the other key-value formats) a sample config whose settings are commented out
+  (``#figure.figsize: 6.4, 4.8  # in inches``: the value without its trailing comment).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else
   its first three words], a ``**Name**: value`` item has that field.
 - prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty
@@ -53,11 +58,15 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     DELIMITERS,
     Raw,
     _line_kv,
+    looks_commented_settings,
     looks_delimited,
     looks_jsonl,
+    looks_statements,
     looks_whitespace_table,
+    parse_commented_settings,
     parse_delimited,
     parse_jsonl,
+    parse_statements,
     parse_whitespace_table,
 )
 from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
@@ -339,6 +348,8 @@ def _detect(text: str) -> Structure:
         return _build("json", lines, parse_json_document(text), None)
     if looks_markdown_table(sample) >= 0.6:
         return _build("markdown_table", lines, *parse_markdown_table(lines))
+    if looks_statements(sample) >= 0.8:  # before tables: "<ESC> = 9;" is no semicolon-separated row
+        return _build("assignments", lines, *parse_statements(lines), detail="statements")
     score, delim = looks_delimited(sample)
     if score >= 0.85:
         return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])
@@ -354,6 +365,8 @@ def _detect(text: str) -> Structure:
     ):
         if looks(sample) >= threshold:
             return _build(kind, lines, *parse(lines))
+    if looks_commented_settings(sample) >= 0.6:
+        return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")
     if looks_markdown_list(sample) >= 0.5:
         return _build("markdown_list", lines, parse_markdown_list(lines), None)
     score, aligned = looks_whitespace_table(sample)

@@ -230,6 +230,8 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     # (only where the key names a setting, KEY=value: elsewhere "confirm", "present" are the question's own words)
     setting = all(len(r.fields) == 1 and r.fields[0][0] == r.key for r in held)
     nowhere = setting and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
+    if setting and any(all(_beside(r, w) for r in held) for w in unsaid):
+        return False, True  # "is pdf the savefig.format?": its line lists pdf beside its value, png
     filled = {w: set().union(*(_fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
     conditions = [  # a stop word ("all", "on") only as a whole value in its case or a lower one: "in" is no
         # condition of a table of codes that holds IN
@@ -252,6 +254,14 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         for w in conditions
     )
     return met, differs
+
+
+def _beside(record: Any, word: str) -> bool:
+    """A setting's line names ``word`` outside its key and value (``#savefig.format: png  # {png, ps, pdf}``): one of
+    the choices the value is not."""
+    value = record.fields[0][1]
+    rx = re.compile(rf"(?<![\w.]){re.escape(word)}(?![\w.])", re.IGNORECASE)
+    return bool(rx.search(record.text)) and not rx.search(value) and not rx.search(record.key or "")
 
 
 def _number_in(record: Any, number: str) -> bool:

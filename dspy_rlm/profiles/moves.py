@@ -83,6 +83,11 @@ _TYPE_OFFERS: dict[Any, set[str]] = {
 """With ``all_moves``: the counting, ranking and existence moves each output type admits."""
 
 
+def _lone_key(letter: str, s: st.Structure) -> bool:
+    """A capital letter alone is a key where a record is keyed by it, as written ("the key J": a keymap)."""
+    return letter.isalpha() and letter.isupper() and letter != "I" and any(r.key == letter for r in s.records)
+
+
 @dataclass
 class MoveBook:
     """The moves of one run: its question, data and structure (computed once), and what each read gave.
@@ -224,7 +229,7 @@ class MoveBook:
                 head, colon, rest = phrase.partition(":")
                 if colon and rest.strip() and head.strip().casefold() in named_cf:
                     phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
-                if len(phrase) < 2:
+                if len(phrase) < 2 and not (first.start() and _lone_key(phrase, s)):
                     continue
                 if n == 1 and ID_LIKE.search(phrase) and phrase.casefold() not in folded:
                     phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written

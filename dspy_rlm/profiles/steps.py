@@ -162,6 +162,12 @@ class SmallPolicyRun(BasePolicyRun):
                 (backed, choice), name = best, next(iter(outputs))
                 said = f"{said} is not supported; the reads support {backed.value!r} ({backed.why})"
                 candidate, outputs = backed, {name: backed.value}
+            elif not any(str(v) in (out or "") for v in outputs.values() for out in stdouts):
+                # a value no read printed (a small model's int grammar run to 19 digits): the reads' best guess
+                guess = self._best_submit(codes, stdouts, supported=False)
+                if guess is not None:
+                    said = f"{said} was read nowhere; the reads' best guess is {guess[0].value!r}"
+                    candidate, outputs = guess[0], {next(iter(outputs)): guess[0].value}
         calibration = load_calibration()
         if candidate.supported:
             cls = support_class(candidate, book.answer_type, data_shape(book))
@@ -173,14 +179,20 @@ class SmallPolicyRun(BasePolicyRun):
             result, outputs=outputs, confidence=confidence, notes="; ".join(filter(None, (result.notes, note)))
         )
 
-    def _best_submit(self, codes: list[str], stdouts: list[str]) -> tuple[Any, float | None] | None:
-        """The supported value of the SUBMIT move the ranker scores best after these reads (the first without a
-        ranker), with the ranker's probability."""
+    def _best_submit(
+        self, codes: list[str], stdouts: list[str], supported: bool = True
+    ) -> tuple[Any, float | None] | None:
+        """The supported value (any value with ``supported=False``) of the SUBMIT move the ranker scores best after
+        these reads (the first without a ranker), with the ranker's probability."""
         from dspy_rlm.profiles.ranker import load_ranker
 
         book = self.book()
         moves = book.step_moves(codes, [s for s in stdouts if s])
-        backed = [i for i, m in enumerate(moves) if m.kind == "submit" and m.candidate and m.candidate.supported]
+        backed = [
+            i
+            for i, m in enumerate(moves)
+            if m.kind == "submit" and m.candidate and (m.candidate.supported or not supported)
+        ]
         if not backed:
             return None
         ranker = load_ranker()
