@@ -168,9 +168,12 @@ class Field(KindBase):
     name = "field"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        fields = list(book.fields[var])
+        if key.hop and book.structs[var].kind == "assignments":  # an alias's target: a setting's value is its one
+            fields.insert(0, key.text)  # field, named as its key (<COMP> = 135)
         return [
             read("field", f"I will read the {f} of {key.text!r}.", "field_of", var, key.text, f)
-            for f in book.fields[var]
+            for f in fields
             if not book.field_is_key(var, key, f)  # the key is this field's value: reading it repeats the question
         ]
 

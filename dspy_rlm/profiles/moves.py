@@ -42,6 +42,7 @@ from dspy_rlm.profiles.phrases import (
     counted_nouns,
     found_beyond,
     holding,
+    hop_key,
     is_stop,
     is_stop_value,
     make_key,
@@ -391,6 +392,9 @@ class MoveBook:
             self.reads[code] = printed(self, stdout)
             return
         self.reads[code] = evaluate(self, move, stdout)
+        values = [c.value for c in self.reads[code]] if move.kind == "field" else []  # a key read's value is a key
+        if (hop := hop_key(self.structs[move.var], self.keys[move.var], values)) is not None:
+            self.keys[move.var].insert(0, hop)  # a field's value naming another record: the next reads read by it
 
     def key_of(self, move: Move) -> tuple[str, Key | None]:
         """The variable a read reads, and the question's key phrase it reads by (None for rankings)."""

@@ -30,6 +30,7 @@ __all__ = [
     "counted_nouns",
     "found_beyond",
     "holding",
+    "hop_key",
     "id_parts",
     "is_stop",
     "is_stop_value",
@@ -52,6 +53,7 @@ class Key:
     beyond: bool = False  # found only past the parsed head of a huge text (search() reads it; the record reads
     # too where a line past the head, parsed as the head's records are, has it as its key)
     inner: bool = False  # inside a longer phrase of the question found in fewer records ("R5" of "GDCA R5 ROOT")
+    hop: bool = False  # no phrase of the question: a value a read produced that is another record's key (hop_key)
 
 
 def counted_nouns(said: list[str]) -> set[str]:
@@ -101,6 +103,19 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     is_key = any(norm(r.key) == said for r in hits)
     is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
     return Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
+
+
+def hop_key(s: st.Structure, keys: list[Key], values: list) -> Key | None:
+    """The first of ``values`` (what a read produced) that is exactly one record's key and no key yet: an alias's
+    target (``alias <MENU> = <COMP>``: the record ``<COMP>`` holds the answer), which the next reads may read by;
+    at most two per text."""
+    if sum(k.hop for k in keys) >= 2:
+        return None
+    for value in values[:3]:
+        fresh = isinstance(value, str) and len(value) >= 2 and all(k.text != value for k in keys)
+        if fresh and sum(1 for r in s.records if r.key == value) == 1:
+            return Key(value, 1, True, False, hop=True)
+    return None
 
 
 def holding(text: str, s: st.Structure, phrase: str) -> list[st.Record]:

@@ -8,6 +8,8 @@ someone who never saw the code) showed, each rebuilt here on a small file of its
 * ``<LVL3> = 92;`` statements were read as a semicolon-separated table (one cell, ``<LVL3> =   92``);
 * "is pdf the default savefig.format?" was answered yes: the setting exists, and its line lists pdf among
   the choices beside its value, png;
+* "what keycode does the alias <MENU> resolve to?" read ``<COMP>`` and stopped there: no read was keyed by a
+  value a read produced (the second hop);
 * at the iteration limit, a small model's int grammar ran to 19 digits (``1000000000000000000``): a value no
   read printed replaced the reads' own best guess.
 """
@@ -115,6 +117,21 @@ def test_name_equals_value_statements_are_records():
     assert by_key["indicator 2"].fields == (("indicator 2", "Num Lock"),)
     assert by_key["<AE01>"].fields == (("<AE01>", "10"), ("comment", "#define KEY_1 2"))
     assert _ask("What keycode is assigned to <LVL3>?", KEYCODES, "int") == (92, "submitted")
+
+
+def test_a_field_value_that_keys_another_record_is_read_next():
+    from dspy_rlm.profiles.moves import MoveBook
+
+    assert _ask("What numeric keycode does the alias <MENU> end up resolving to?", KEYCODES, "int") == (
+        135,
+        "submitted",
+    )
+    # a key read's value is a record's key already: no hop from it
+    book = MoveBook({"question": "Which key has the code 92?"}, {"context": KEYCODES}, {"answer": str})
+    for m in book.read_moves():
+        if m.helper == "key_of":
+            book.record_read(m.code, "<LVL3>")
+    assert not any(k.hop for k in book.keys["context"])
 
 
 def test_an_extracted_value_no_read_printed_gives_way_to_the_reads_guess():
