@@ -46,6 +46,7 @@ from dspy_rlm.profiles.phrases import (
     is_stop,
     is_stop_value,
     make_key,
+    mark_inner,
     may_be_value,
     spelled_as,
     without_container,
@@ -254,10 +255,7 @@ class MoveBook:
                     continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
                 found.append(made)
                 spans.append((first.start(), last.end()))
-        for k in found:  # a part of a longer phrase found in fewer records names no record of its own
-            k.inner = not (k.is_key or k.is_value) and any(
-                k.text != o.text and k.text.casefold() in o.text.casefold() and k.records > o.records for o in found
-            )
+        mark_inner(found, text, s)
         usable = [k for k in found if k.records <= MAX_KEY_RECORDS or "count" in self.cues]
         usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
         if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):

@@ -35,6 +35,7 @@ __all__ = [
     "is_stop",
     "is_stop_value",
     "make_key",
+    "mark_inner",
     "may_be_value",
     "near_spelled",
     "spelled_as",
@@ -116,6 +117,23 @@ def hop_key(s: st.Structure, keys: list[Key], values: list) -> Key | None:
         if fresh and sum(1 for r in s.records if r.key == value) == 1:
             return Key(value, 1, True, False, hop=True)
     return None
+
+
+def mark_inner(found: list[Key], text: str, s: st.Structure) -> None:
+    """Marks the keys that name no record of their own (``inner``): a part of a longer phrase of the question found
+    in fewer records, and a lower-case word the few records holding it hold only inside a name, after a ``-`` or
+    ``/`` ("media type": ``application/x-quicktime-media-link``)."""
+    for k in found:
+        k.inner = not (k.is_key or k.is_value) and any(
+            k.text != o.text and k.text.casefold() in o.text.casefold() and k.records > o.records for o in found
+        )
+        if not (k.inner or k.is_key or k.is_value) and k.records <= 3 and k.text.islower() and " " not in k.text:
+            # free: at a name's head ("fschds-*"), or with a short ending ("defaults"); not after a - or / inside it
+            rx = re.compile(rf"(?<![\w/-]){re.escape(k.text)}[a-z]{{0,3}}(?!\w)", re.IGNORECASE)
+            hits = holding(text, s, k.text)
+            k.inner = bool(hits) and not any(
+                rx.search(v) for r in hits for v in (r.key, r.text, *(x for f in r.fields for x in f))
+            )
 
 
 def holding(text: str, s: st.Structure, phrase: str) -> list[st.Record]:

@@ -10,6 +10,8 @@ someone who never saw the code) showed, each rebuilt here on a small file of its
   the choices beside its value, png;
 * "what keycode does the alias <MENU> resolve to?" read ``<COMP>`` and stopped there: no read was keyed by a
   value a read produced (the second hop);
+* "which top-level media type do most aliases fall under?" read the one record holding "media" (inside
+  ``application/x-quicktime-media-link``) and ``Submitted`` its key;
 * at the iteration limit, a small model's int grammar ran to 19 digits (``1000000000000000000``): a value no
   read printed replaced the reads' own best guess.
 """
@@ -162,3 +164,29 @@ def test_an_extracted_value_no_read_printed_gives_way_to_the_reads_guess():
     # four reads rank the columns; the last, the group IDs, printed 65534; no SUBMIT (no column is named)
     assert r.kind == "extracted" and pred.answer == 65534, (pred.answer, r)
     assert "read nowhere" in (r.notes or "") and r.confidence < 0.2, r
+
+
+ALIASES = "".join(
+    f"{a} {b}\n"
+    for a, b in [
+        ("application/x-quicktimeplayer", "application/x-quicktime-media-link"),
+        ("application/x-tar-gz", "application/x-compressed-tar"),
+        ("image/x-tga", "image/x-targa"),
+        ("text/xml", "application/xml"),
+        ("audio/x-wav", "audio/wav"),
+    ]
+)
+
+
+def test_a_word_found_only_inside_a_name_names_no_record():
+    from dspy_rlm.profiles.moves import MoveBook
+
+    q = "Looking at the alias names, which top-level media type do most of them fall under?"
+    book = MoveBook({"question": q}, {"context": ALIASES}, {"answer": str})
+    media = next(k for k in book.keys["context"] if k.text == "media")
+    assert media.records == 1 and media.inner
+    assert _ask(q, ALIASES)[1] == "extracted"
+    # at a name's head a word still names its record ("tar" is inside x-tar-gz and x-compressed-tar: inner too)
+    book = MoveBook({"question": "Where does the audio alias point?"}, {"context": ALIASES}, {"answer": str})
+    said = {k.text: k.inner for k in book.keys["context"]}
+    assert said.get("audio") is False, said
