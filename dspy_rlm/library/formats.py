@@ -74,11 +74,12 @@ def looks_commented_settings(sample: list[str]) -> float:
     """The share of the non-blank lines that are settings, commented out or not, where at least a fifth of all
     lines are commented-out settings (a file of prose comments and a few settings is not one)."""
     rows = [ln for ln in sample if ln.strip()]
-    commented = sum(1 for ln in rows if (m := _SETTING.match(ln)) is not None and (m.group(2) or "").strip())
+    matches = [_SETTING.match(ln) for ln in rows]
+    commented = sum(1 for m in matches if m is not None and (m.group(2) or "").strip())
     if len(rows) < 5 or _share(commented, len(rows)) < 0.2:
         return 0.0
-    prose = [ln for ln in rows if is_comment(ln) and not _SETTING.match(ln)]
-    return _share(len(rows) - len(prose), len(rows)) + _share(commented, len(rows))
+    prose = sum(1 for ln, m in zip(rows, matches) if m is None and is_comment(ln))
+    return _share(len(rows) - prose, len(rows)) + _share(commented, len(rows))
 
 
 def parse_commented_settings(lines: list[str]) -> tuple[list[Raw], list[str]]:

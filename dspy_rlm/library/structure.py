@@ -172,6 +172,14 @@ class Structure:
     detail: str = ""
     parsed_chars: int | None = None  # set when only the text's head (MAX_PARSE_CHARS) was parsed
 
+    @functools.cached_property
+    def key_counts(self) -> dict[str, int]:
+        """How many records have each key, as written (computed once: a move asks it of every value it reads)."""
+        counts: dict[str, int] = {}
+        for r in self.records:
+            counts[r.key] = counts.get(r.key, 0) + 1
+        return counts
+
     def field_values(self, name: str) -> list[str]:
         """The values of field ``name`` over all records that have it (case-insensitive), in order."""
         values = (r.get(name) for r in self.records)

@@ -87,7 +87,7 @@ _TYPE_OFFERS: dict[Any, set[str]] = {
 
 def _lone_key(letter: str, s: st.Structure) -> bool:
     """A capital letter alone is a key where a record is keyed by it, as written ("the key J": a keymap)."""
-    return letter.isalpha() and letter.isupper() and letter != "I" and any(r.key == letter for r in s.records)
+    return letter.isalpha() and letter.isupper() and letter != "I" and letter in s.key_counts
 
 
 @dataclass

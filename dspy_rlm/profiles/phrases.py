@@ -114,7 +114,7 @@ def hop_key(s: st.Structure, keys: list[Key], values: list) -> Key | None:
         return None
     for value in values[:3]:
         fresh = isinstance(value, str) and len(value) >= 2 and all(k.text != value for k in keys)
-        if fresh and sum(1 for r in s.records if r.key == value) == 1:
+        if fresh and s.key_counts.get(value) == 1:
             return Key(value, 1, True, False, hop=True)
     return None
 
