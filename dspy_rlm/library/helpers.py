@@ -236,6 +236,7 @@ def standalone_source() -> str:
         "xmlformat",
         "jsonformats",
         "mdformats",
+        "schemaformats",
         "structure",
         "tail",
         "lookup",

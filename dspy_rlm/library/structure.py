@@ -96,6 +96,7 @@ from dspy_rlm.library.profileformat import (
     parse_directive_blocks,
     parse_profile,
 )
+from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
 from dspy_rlm.library.textkit import find_from_lowered, lowered  # inlined first
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
 
@@ -356,6 +357,8 @@ def _detect(text: str) -> Structure:
         return _build("json", lines, parse_json_document(text), None)
     if looks_markdown_table(sample) >= 0.6:
         return _build("markdown_table", lines, *parse_markdown_table(lines))
+    if looks_declared_table(sample):  # its rows' columns are named above them: before the delimited tables
+        return _build("table", lines, *parse_declared_table(lines), detail="declared")
     if looks_statements(sample) >= 0.8:  # before tables: "<ESC> = 9;" is no semicolon-separated row
         return _build("assignments", lines, *parse_statements(lines), detail="statements")
     score, delim = looks_delimited(sample)

@@ -11,10 +11,9 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.phrases import counted_nouns, holding, id_parts, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import abbreviated, field_holding_key, field_stems, norm, parts
+from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
+from dspy_rlm.profiles.reads import field_forms, field_holding_key, field_stems, norm, parts
 from dspy_rlm.profiles.vocabulary import (
-    ANSWER_WORDS,
     CUE_WORDS,
     ENGLISH,
     FALSE_FLAGS,
@@ -28,7 +27,18 @@ from dspy_rlm.profiles.vocabulary import (
     WHOLE_SET,
 )
 
-__all__ = ["SAID", "SCAN", "always_whole", "holders", "loose_fields", "operands", "stated", "unread_test"]
+__all__ = [
+    "NUMERAL",
+    "SAID",
+    "SCAN",
+    "always_whole",
+    "fields_saying",
+    "holders",
+    "loose_fields",
+    "operands",
+    "says",
+    "unread_test",
+]
 
 
 SAID = {"starts": "starts with", "ends": "ends with", "contains": "contains", "part": "has the part"}
@@ -123,7 +133,7 @@ def loose_fields(book: Any, var: str) -> set[str]:
     if ("loose", var) not in book.memo:
         words = [w for w in _said_words(book) if w not in ENGLISH and w not in CUE_WORDS]
         names = book.structs[var].field_names
-        said = {st.stem(w) for w in words} | abbreviated(words, set(names))  # "description" says "desc"
+        said = {st.stem(w) for w in words} | field_forms(words, set(names))  # "description" says "desc"
         book.memo[("loose", var)] = {f for f in names if field_stems(f) & said}
     return set(book.memo[("loose", var)])
 
@@ -138,7 +148,8 @@ def best_loose(book: Any, var: str) -> list[str]:
     """The loose fields (:func:`loose_fields`) whose name the question says most fully, in file order: of
     "the longest base_url", ``base_url`` (both its words said), not ``api_base_env`` or ``base_class``."""
     loose = loose_fields(book, var)
-    said = {st.stem(w) for w in _said_words(book)} | abbreviated(_said_words(book), loose)
+    words = _said_words(book)
+    said = {st.stem(w) for w in words} | field_forms(words, loose)
     share = {f: len(field_stems(f) & said) / len(field_stems(f)) for f in loose if field_stems(f)}
     top = max(share.values(), default=0.0)
     best = [f for f in book.structs[var].field_names if f in share and share[f] == top]
@@ -159,10 +170,10 @@ def always_whole(book: Any, var: str, phrase: str) -> bool:
     return True
 
 
-_NUMERAL = re.compile(r"-?\d+(?:\.\d+)?")
+NUMERAL = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def _says(value: str, word: str) -> bool:
+def says(value: str, word: str) -> bool:
     """Whether a field value, or a whole part of one, is ``word``, or one word of the same stem (failed: fail)."""
     for v in [value, *lookup.parts_of(value)]:
         said = norm(v).strip(_EDGE + "/")  # "/bin/bash" is said "bin/bash" by a word split
@@ -171,103 +182,8 @@ def _says(value: str, word: str) -> bool:
     return False
 
 
-def _fields_saying(record: Any, word: str) -> set[str]:
-    return {f for f, v in [("", record.key or ""), *record.fields] if v and _says(v, word)}
-
-
-def _noun(book: Any, var: str, key: Any) -> str | None:
-    """The word naming what the key is ("a *model* called K", "the *language* K", "job K"): the last word before
-    the key that is no stop word, when it is a word of letters. It classifies the record; it states nothing."""
-    at = book.text_q.casefold().find(key.text.casefold())
-    before = [norm(w) for w in st.words(book.text_q[: max(at, 0)])]
-    content = [w for w in before if w not in STOP]
-    keyed = {norm(w) for k in book.keys.get(var, []) for w in st.words(k.text)}
-    return content[-1] if content and content[-1].isalpha() and content[-1] not in keyed else None  # not bash
-
-
-def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
-    """What a yes/no question states of the record its key names, beside naming it ("did job X fail?", "is X
-    ok?"): each other word of the question that is some record's whole value (``failed``, ``ok``). Returns
-    (met, differs): whether one record holding the key also holds every such word, and whether, for a word it
-    does not hold, each record holding the key has another value in the fields that word fills elsewhere."""
-    s = book.structs[var]
-    mine = {norm(w) for w in st.words(key.text)}
-    named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
-    noun = _noun(book, var, key)
-    asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine and w != noun]
-    written = {norm(w): w for w in st.words(book.text_q)}  # as the question writes it: "IT" may be a code
-    asked = [w for w in asked if (w not in STOP or may_be_value(written[w])) and w not in ANSWER_WORDS]  # "all"
-    stems = {st.stem(p) for w in asked if w not in STOP for p in [w, *parts(w)]}  # "temperature_max" whole
-    fields = [f for f in s.field_names if field_stems(f) <= stems]  # said whole: "is X essential?", not "model"
-    asked = [w for w in asked if st.stem(w) not in named]
-    held = holding(book.texts[var], s, key.text)[:50]
-    said_key = norm(key.text)  # the records the key names: by their key, else by a whole value, else any holding it
-    held = [r for r in held if norm(r.key) == said_key] or [r for r in held if _fields_saying(r, said_key)] or held
-    if not held or not all(any(r.get(f) for r in held) for f in fields):
-        return not held, False
-    flags = [norm(r.get(f) or "") for f in fields for r in held if r.get(f)]  # "does X run in a terminal?": its
-    if flags and all(v in FALSE_FLAGS and v not in written for v in flags):  # Terminal field says false
-        return False, True
-    numbers = {float(w) for w in written.values() if _NUMERAL.fullmatch(w) and norm(w) not in mine}
-    tests = any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", book.text_q, re.I) for ps in TESTS.values() for p in ps)
-    held_numbers = [lookup._number(r.get(fields[0]) or "") for r in held] if len(fields) == 1 else []
-    if len(numbers) == 1 and not tests and held_numbers and None not in held_numbers:
-        # "is the temperature_max of scx-ai set to 2?": the one field said whole holds a number, and the one
-        # number the question says beside the key is that number or not
-        return (True, False) if numbers & set(held_numbers) else (False, True)
-    said = [n for n in written.values() if _NUMERAL.fullmatch(n) and norm(n) not in mine]
-    unheld = [n for n in said if not any(_number_in(r, n) for r in held)]
-    if not tests and any(not any(_fields_saying(r, norm(n)) for r in s.records[:SCAN]) for n in unheld):
-        # "is telnetlib listed up to Python 3.13?": a number said of the record that neither it nor any field
-        # holds whole is a statement no exists() checks ("3.0-3.12" may mean no, or yes): no answer either way
-        # ("is ssh on port 23?": 23 is another record's port, so ssh's 22 says no, below)
-        return False, False
-    if not asked:
-        return True, False
-    text, key_parts = book.texts[var], [p.casefold() for p in id_parts(key.text)]
-    unsaid = [w for w in asked if w not in STOP and [p.casefold() for p in id_parts(w)] != key_parts]
-    # "is the ID ubuntu?": ubuntu is nowhere in the data, yet the question says it of ID: no yes
-    # (only where the key names a setting, KEY=value: elsewhere "confirm", "present" are the question's own words)
-    setting = all(len(r.fields) == 1 and r.fields[0][0] == r.key for r in held)
-    nowhere = setting and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
-    if setting and any(all(_beside(r, w) for r in held) for w in unsaid):
-        return False, True  # "is pdf the savefig.format?": its line lists pdf beside its value, png
-    filled = {w: set().union(*(_fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
-    conditions = [  # a stop word ("all", "on") only as a whole value in its case or a lower one: "in" is no
-        # condition of a table of codes that holds IN
-        w
-        for w in asked
-        if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
-    ]
-    # "was AAPL above 1 on 2000-01-01?": a test the question states of the record, which no exists() reads
-    met = not nowhere and not tests and any(all(_fields_saying(r, w) for w in conditions) for r in held)
-
-    def other(value: str | None) -> bool:  # a value the question says itself is no other value
-        return value is not None and value != "" and not any(_says(value, t) for t in written)
-
-    def inside(r: Any, w: str) -> bool:  # "255 215   0  gold" split as "255 215" | "0": 215 is there, as a word
-        return any(re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", v, re.IGNORECASE) for _, v in r.fields)
-
-    differs = any(
-        not any(_fields_saying(r, w) or inside(r, w) for r in held)
-        and all(any(other(r.get(f)) for f in filled[w] if f) for r in held)
-        for w in conditions
-    )
-    return met, differs
-
-
-def _beside(record: Any, word: str) -> bool:
-    """A setting's line names ``word`` outside its key and value (``#savefig.format: png  # {png, ps, pdf}``): one of
-    the choices the value is not."""
-    value = record.fields[0][1]
-    rx = re.compile(rf"(?<![\w.]){re.escape(word)}(?![\w.])", re.IGNORECASE)
-    return bool(rx.search(record.text)) and not rx.search(value) and not rx.search(record.key or "")
-
-
-def _number_in(record: Any, number: str) -> bool:
-    """Whether the record holds the number as a token of its key or a value ("3.12" in "3.0-3.12")."""
-    rx = re.compile(rf"(?<![\w.]){re.escape(number)}(?![\w]|\.\d)")
-    return bool(rx.search(record.key or "")) or any(rx.search(v) for _, v in record.fields)
+def fields_saying(record: Any, word: str) -> set[str]:
+    return {f for f, v in [("", record.key or ""), *record.fields] if v and says(v, word)}
 
 
 def unread_test(book: Any) -> str | None:
@@ -326,7 +242,7 @@ def counts_every_record(book: Any, var: str) -> bool:
         return False
     if key_field is not None and stems & field_stems(key_field):
         return True  # "how many packages" over records keyed by Package
-    return sum(any(_says(v, n) for n in nouns for _, v in r.fields) for r in records) < 2
+    return sum(any(says(v, n) for n in nouns for _, v in r.fields) for r in records) < 2
 
 
 def flag_counts(book: Any, var: str) -> list[tuple[str, str]]:

@@ -28,7 +28,6 @@ from dspy_rlm.profiles.conditions import (
     names_field,
     operands,
     said_inside,
-    stated,
     worded,
 )
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
@@ -48,6 +47,7 @@ from dspy_rlm.profiles.reads import (
     unnamed,
     words_inside,
 )
+from dspy_rlm.profiles.stated import stated
 from dspy_rlm.profiles.vocabulary import FIRST_LINE
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]

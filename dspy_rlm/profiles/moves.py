@@ -52,9 +52,9 @@ from dspy_rlm.profiles.phrases import (
     without_container,
 )
 from dspy_rlm.profiles.reads import (
-    abbreviated,
     agent_stems,
     dated_fields,
+    field_forms,
     field_holding_key,
     field_stems,
     file_texts,
@@ -133,7 +133,7 @@ class MoveBook:
         self.q_stems = {st.stem(w) for w in content}
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
         self.q_stems |= agent_stems({st.stem(w) for w in content if not w.endswith("ed")})  # "who maintains X"
-        self.q_stems |= abbreviated(content, named)  # "description" names the field "desc"
+        self.q_stems |= field_forms(content, named)  # "description" names the field "desc"
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
         self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"

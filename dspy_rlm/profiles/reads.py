@@ -251,8 +251,17 @@ def dated_fields(text_q: str, s: st.Structure) -> list[str]:
     return out
 
 
-def abbreviated(words: list[str], fields: set[str]) -> set[str]:
-    """The stems of the data's field names that a word of the question spells out: a lower-case name of four or more
-    letters that starts a word at least three letters longer ("desc" of "description", "addr" of "address")."""
+def field_forms(words: list[str], fields: set[str]) -> set[str]:
+    """The stems of the data's field names that words of the question write another way: a lower-case name of
+    four or more letters that starts a word at least three letters longer ("desc" of "description", "addr" of
+    "address"), and a name that two or three words in a row spell joined ("sepal width": ``sepalwidth``,
+    "ship via": ``ship_via``)."""
     short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
-    return {st.stem(f) for w in words for f in short if len(w) >= len(f) + 3 and w.casefold().startswith(f)}
+    out = {st.stem(f) for w in words for f in short if len(w) >= len(f) + 3 and w.casefold().startswith(f)}
+    glued = {re.sub(r"[\W_]+", "", f.casefold()): f for f in fields if len(f) >= 6}
+    for n in (2, 3):
+        for i in range(len(words) - n + 1):
+            name = glued.get("".join(words[i : i + n]).casefold())
+            if name is not None and not any(st.stem(w) in field_stems(name) for w in words[i : i + n]):
+                out.add(st.stem(name))
+    return out

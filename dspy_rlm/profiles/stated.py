@@ -1,0 +1,132 @@
+"""What a yes/no question states of the record its key names, beside naming it ("did job X fail?", "is pdf the
+default savefig.format?", "does any X have a Y above 2?"), and whether the data says it holds: used by the
+existence read of :mod:`dspy_rlm.profiles.kinds`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.conditions import NUMERAL, SCAN, fields_saying, operands, says, unread_test
+from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
+from dspy_rlm.profiles.reads import field_forms, field_stems, norm, parts
+from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS
+
+__all__ = ["stated"]
+
+
+def _noun(book: Any, var: str, key: Any) -> str | None:
+    """The word naming what the key is ("a *model* called K", "the *language* K", "job K"): the last word before
+    the key that is no stop word, when it is a word of letters. It classifies the record; it states nothing."""
+    at = book.text_q.casefold().find(key.text.casefold())
+    before = [norm(w) for w in st.words(book.text_q[: max(at, 0)])]
+    content = [w for w in before if w not in STOP]
+    keyed = {norm(w) for k in book.keys.get(var, []) for w in st.words(k.text)}
+    return content[-1] if content and content[-1].isalpha() and content[-1] not in keyed else None  # not bash
+
+
+def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
+    """What a yes/no question states of the record its key names, beside naming it ("did job X fail?", "is X
+    ok?"): each other word of the question that is some record's whole value (``failed``, ``ok``). Returns
+    (met, differs): whether one record holding the key also holds every such word, and whether, for a word it
+    does not hold, each record holding the key has another value in the fields that word fills elsewhere."""
+    s = book.structs[var]
+    mine = {norm(w) for w in st.words(key.text)}
+    named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
+    noun = _noun(book, var, key)
+    asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine and w != noun]
+    written = {norm(w): w for w in st.words(book.text_q)}  # as the question writes it: "IT" may be a code
+    asked = [w for w in asked if (w not in STOP or may_be_value(written[w])) and w not in ANSWER_WORDS]  # "all"
+    stems = {st.stem(p) for w in asked if w not in STOP for p in [w, *parts(w)]}  # "temperature_max" whole
+    stems |= field_forms([w for w in asked if w not in STOP], set(s.field_names))  # "petal length": petallength
+    fields = [f for f in s.field_names if field_stems(f) <= stems]  # said whole: "is X essential?", not "model"
+    asked = [w for w in asked if st.stem(w) not in named]
+    every = holding(book.texts[var], s, key.text)[:SCAN]
+    said_key = norm(key.text)  # the records the key names: by their key, else by a whole value, else any holding it
+    every = [r for r in every if norm(r.key) == said_key] or [r for r in every if fields_saying(r, said_key)] or every
+    held = every[:50]
+    if not held or not all(any(r.get(f) for r in held) for f in fields):
+        return not held, False
+    flags = [norm(r.get(f) or "") for f in fields for r in held if r.get(f)]  # "does X run in a terminal?": its
+    if flags and all(v in FALSE_FLAGS and v not in written for v in flags):  # Terminal field says false
+        return False, True
+    numbers = {float(w) for w in written.values() if NUMERAL.fullmatch(w) and norm(w) not in mine}
+    tests = any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", book.text_q, re.I) for ps in TESTS.values() for p in ps)
+    held_numbers = [lookup._number(r.get(fields[0]) or "") for r in held] if len(fields) == 1 else []
+    if tests and held_numbers and None not in held_numbers:
+        values = [lookup._number(r.get(fields[0]) or "") for r in every]
+        return _compared(book, var, [v for v in values if v is not None], capped=len(every) >= SCAN)
+    if len(numbers) == 1 and not tests and held_numbers and None not in held_numbers:
+        # "is the temperature_max of scx-ai set to 2?": the one field said whole holds a number, and the one
+        # number the question says beside the key is that number or not
+        return (True, False) if numbers & set(held_numbers) else (False, True)
+    said = [n for n in written.values() if NUMERAL.fullmatch(n) and norm(n) not in mine]
+    unheld = [n for n in said if not any(_number_in(r, n) for r in held)]
+    if not tests and any(not any(fields_saying(r, norm(n)) for r in s.records[:SCAN]) for n in unheld):
+        # "is telnetlib listed up to Python 3.13?": a number said of the record that neither it nor any field
+        # holds whole is a statement no exists() checks ("3.0-3.12" may mean no, or yes): no answer either way
+        # ("is ssh on port 23?": 23 is another record's port, so ssh's 22 says no, below)
+        return False, False
+    if not asked:
+        return True, False
+    text, key_parts = book.texts[var], [p.casefold() for p in id_parts(key.text)]
+    unsaid = [w for w in asked if w not in STOP and [p.casefold() for p in id_parts(w)] != key_parts]
+    # "is the ID ubuntu?": ubuntu is nowhere in the data, yet the question says it of ID: no yes
+    # (only where the key names a setting, KEY=value: elsewhere "confirm", "present" are the question's own words)
+    setting = all(len(r.fields) == 1 and r.fields[0][0] == r.key for r in held)
+    nowhere = setting and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
+    if setting and any(all(_beside(r, w) for r in held) for w in unsaid):
+        return False, True  # "is pdf the savefig.format?": its line lists pdf beside its value, png
+    filled = {w: set().union(*(fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
+    conditions = [  # a stop word ("all", "on") only as a whole value in its case or a lower one: "in" is no
+        # condition of a table of codes that holds IN
+        w
+        for w in asked
+        if filled[w] and (w not in STOP or is_stop_value(written[w], s.records[:SCAN]))
+    ]
+    # "was AAPL above 1 on 2000-01-01?": a test the question states of the record, which no exists() reads
+    met = not nowhere and not tests and any(all(fields_saying(r, w) for w in conditions) for r in held)
+
+    def other(value: str | None) -> bool:  # a value the question says itself is no other value
+        return value is not None and value != "" and not any(says(value, t) for t in written)
+
+    def inside(r: Any, w: str) -> bool:  # "255 215   0  gold" split as "255 215" | "0": 215 is there, as a word
+        return any(re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", v, re.IGNORECASE) for _, v in r.fields)
+
+    differs = any(
+        not any(fields_saying(r, w) or inside(r, w) for r in held)
+        and all(any(other(r.get(f)) for f in filled[w] if f) for r in held)
+        for w in conditions
+    )
+    return met, differs
+
+
+def _compared(book: Any, var: str, values: list[float], capped: bool) -> tuple[bool, bool]:
+    """(met, differs) of a number test the question states of the one field it names, over the records its key
+    names ("does any X have a petal length above 2?"): met where one passes (every one, where it says "all" or
+    "every"); neither where the test is not one comparison or the question's qualifier is one no read applies."""
+    compared = [(t, lookup._number(a)) for t, a in operands(book, var) if t in ("<", ">")]
+    test, limit = compared[0] if len(compared) == 1 else ("", None)
+    if limit is None or unread_test(book):
+        return False, False
+    passing = [v > limit if test == ">" else v < limit for v in values]
+    said = set(st.words(book.text_q.casefold()))
+    if said & {"all", "every", "each"}:
+        return all(passing) and not capped, not all(passing)
+    return any(passing), not any(passing) and not capped
+
+
+def _beside(record: Any, word: str) -> bool:
+    """A setting's line names ``word`` outside its key and value (``#savefig.format: png  # {png, ps, pdf}``): one of
+    the choices the value is not."""
+    value = record.fields[0][1]
+    rx = re.compile(rf"(?<![\w.]){re.escape(word)}(?![\w.])", re.IGNORECASE)
+    return bool(rx.search(record.text)) and not rx.search(value) and not rx.search(record.key or "")
+
+
+def _number_in(record: Any, number: str) -> bool:
+    """Whether the record holds the number as a token of its key or a value ("3.12" in "3.0-3.12")."""
+    rx = re.compile(rf"(?<![\w.]){re.escape(number)}(?![\w]|\.\d)")
+    return bool(rx.search(record.key or "")) or any(rx.search(v) for _, v in record.fields)
