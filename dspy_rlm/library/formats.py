@@ -209,6 +209,8 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
             continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
         if delim == "\t" and sum(1 for r in rows[:400] if r.startswith("\t")) > len(counts) * 0.5:
             continue  # most lines tab-indented: a config's nesting (mke2fs.conf, krb5.conf), not TSV
+        if delim == ":" and sum(1 for r in rows[:400] if "\t" in r) > len(counts) * 0.5:
+            continue  # tab-separated rows whose last cell says "terminate:ctrl_alt_bksp": no colon table
         if delim == ":" and sum(1 for r in rows[:400] if CLOCK.search(r)) > len(counts) * 0.3:
             continue  # 14:02:51 in every line is a log's clock, not a colon-separated table
         near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
@@ -223,6 +225,7 @@ def _header_like(cells: list[str]) -> bool:
         all(cells)
         and len(set(cells)) == len(cells)
         and not any(NUMBER_CELL.fullmatch(c) for c in cells)
+        and all(any(ch.isalnum() for ch in c) for c in cells)  # "#### AFRICA ####": a banner
         and all(len(c) <= 40 and (c[0].isalpha() or c[0] in "_\"'^$%@#&") for c in cells)  # ^GSPC: an index
     )
 
@@ -245,7 +248,8 @@ is a comment that says a default row, not the columns' names)."""
 
 
 def _name_cell(cell: str) -> bool:
-    return bool(cell) and len(cell) <= 60 and not NUMBER_CELL.fullmatch(cell) and not _DATA_IN_CELL.search(cell)
+    named = bool(cell) and any(c.isalnum() for c in cell)  # "#### AFRICA ####": a banner, no column's name
+    return named and len(cell) <= 60 and not NUMBER_CELL.fullmatch(cell) and not _DATA_IN_CELL.search(cell)
 
 
 def _unique(names: list[str]) -> list[str]:

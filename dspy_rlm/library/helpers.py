@@ -237,6 +237,8 @@ def standalone_source() -> str:
         "jsonformats",
         "mdformats",
         "schemaformats",
+        "tomlformat",
+        "cssformat",
         "structure",
         "tail",
         "lookup",

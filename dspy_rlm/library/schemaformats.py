@@ -2,8 +2,6 @@
 comma-separated rows; ``%`` comments). Without this the rows are read as unnamed cells (``col1``..) and the
 questions that name a column ("the smallest sepalwidth") find no field."""
 
-from __future__ import annotations
-
 import re
 
 from dspy_rlm.library.formats import Raw, _cells, _table_records

@@ -54,6 +54,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dspy_rlm.library.cssformat import looks_css, parse_css
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
     DELIMITERS,
     Raw,
@@ -98,25 +99,13 @@ from dspy_rlm.library.profileformat import (
 )
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
 from dspy_rlm.library.textkit import find_from_lowered, lowered  # inlined first
+from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
 
 KINDS = (
-    "xml",
-    "table",
-    "jsonl",
-    "json",
-    "logfmt",
-    "stanzas",
-    "profile",
-    "ini",
-    "yaml",
-    "assignments",
-    "blocks",
-    "markdown_table",
-    "markdown_list",
-    "prose",
-    "lines",
-)
+    "xml", "table", "jsonl", "json", "toml", "css", "logfmt", "stanzas", "profile", "ini",
+    "yaml", "assignments", "blocks", "markdown_table", "markdown_list", "prose", "lines",
+)  # fmt: skip
 MAX_PARSE_CHARS = 16_000_000  # a longer text is parsed up to the last line break before this
 RECORD_TEXT_CHARS = 4_000  # a record's text is cut here (a huge record keeps its fields whole)
 _SHOW_VALUE_CHARS = 300
@@ -357,6 +346,8 @@ def _detect(text: str) -> Structure:
         return _build("json", lines, parse_json_document(text), None)
     if looks_markdown_table(sample) >= 0.6:
         return _build("markdown_table", lines, *parse_markdown_table(lines))
+    if looks_toml(sample) and (toml := parse_toml(lines))[0]:  # before INI: a value may span lines
+        return _build("toml", lines, *toml)
     if looks_declared_table(sample):  # its rows' columns are named above them: before the delimited tables
         return _build("table", lines, *parse_declared_table(lines), detail="declared")
     if looks_statements(sample) >= 0.8:  # before tables: "<ESC> = 9;" is no semicolon-separated row
@@ -365,6 +356,7 @@ def _detect(text: str) -> Structure:
     if score >= 0.85:
         return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])
     for kind, looks, parse, threshold in (
+        ("css", looks_css, parse_css, 0.8),
         ("logfmt", looks_logfmt, parse_logfmt, 0.8),
         ("profile", looks_profile, parse_profile, 0.9),
         ("ini", looks_ini, parse_ini, 0.8),

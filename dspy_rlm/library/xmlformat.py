@@ -3,10 +3,14 @@ repeated element (``<syscall name="read" number="0"/>`` under gdb's ``<syscalls_
 a ``<book>`` with ``<title>`` and ``<author>`` children), their attributes and simple child elements the
 fields.
 
-The text is untrusted: one holding ``<!ENTITY`` (entity-expansion attacks) is refused, nothing external is fetched
-(expat loads no DTD or external entity unless asked to), and ``detect()`` caps how much is parsed. Expat is used
-directly, not through ElementTree, for the line of each element; it is imported when first needed (the helpers'
-standalone source imports only what every interpreter has at its top). Stdlib only:
+A child element that only holds leaves (fontconfig's ``<default><family>serif</family></default>``) gives its
+parent ``default.family``; records spread over several named parents (D-Bus ``<arg>`` under each ``<method
+name=...>``) carry their parent's name as a field (``method``).
+
+The text is untrusted: an entity declaration other than plain text (entity-expansion attacks) is refused, nothing
+external is fetched (expat loads no DTD or external entity unless asked to), and ``detect()`` caps how much is
+parsed. Expat is used directly, not through ElementTree, for the line of each element; it is imported when first
+needed (the helpers' standalone source imports only what every interpreter has at its top). Stdlib only:
 :func:`dspy_rlm.library.helpers.standalone_source` inlines it.
 """
 
@@ -16,7 +20,6 @@ from dspy_rlm.library.formats import Raw
 
 _XML_MIN_RECORDS = 3  # a (tag, depth) that holds records occurs this often
 _XML_KEY_NAMES = ("name", "id", "key", "ref", "title")  # title, as for JSON records
-_XML_ENTITY = re.compile(r"<!ENTITY", re.IGNORECASE)
 _XML_LEAD = re.compile(r"[\ufeff \t\r\n]*")
 
 
@@ -25,7 +28,8 @@ class _XmlRefused(Exception):
 
 
 _XmlLeaf = tuple[str, str, list[tuple[str, str]]]  # a leaf child's tag, text, attributes
-_XmlItem = tuple[int, int, list[tuple[str, str]], list[_XmlLeaf], str]  # first and last line, attrs, leaves, text
+_XmlItem = tuple[int, int, list[tuple[str, str]], list[_XmlLeaf], str, tuple[str, str]]
+"""An element: first and last line, attributes, leaves, text, and its parent's (tag, key)."""
 
 
 class _XmlWalk:
@@ -52,8 +56,11 @@ class _XmlWalk:
         self.parser.EntityDeclHandler = self.refuse
         self.parser.StartDoctypeDeclHandler = self.doctype
 
-    def refuse(self, *_: object) -> None:
-        raise _XmlRefused("entity declaration")
+    def refuse(self, name: str, parameter: bool, value: str | None, *_: object) -> None:
+        # an internal entity that names plain text (D-Bus's <!ENTITY ERROR_GENERAL "org....Denied">) expands to
+        # no more than its text; one naming another entity (the "billion laughs"), a file or a URL is refused
+        if parameter or value is None or "&" in value or "%" in value:
+            raise _XmlRefused("entity declaration")
 
     def doctype(self, name: str, *_: object) -> None:
         if name.casefold() == "html":
@@ -77,6 +84,8 @@ class _XmlWalk:
         text = "".join(parts).strip()
         if not nested and self.stack:
             self.stack[-1][3].append((tag, text, attrs))
+        elif self.stack and not attrs and leaves:  # <default><family>serif</family></default>: default.family
+            self.stack[-1][3].extend((f"{tag}.{t}", v, a) for t, v, a in leaves if "." not in t)  # one level
         if not (attrs or leaves):
             return
         at = (tag, len(self.stack))
@@ -85,7 +94,8 @@ class _XmlWalk:
             self.parent[at] = self.stack[-1][0] if self.stack else ""
         if nested:
             self.branchy.add(at)
-        self.groups[at].append((line, self.parser.CurrentLineNumber, attrs, leaves, text))  # fields: when chosen
+        up = (self.stack[-1][0], _xml_fields(self.stack[-1][2], [], "")[1]) if self.stack else ("", "")
+        self.groups[at].append((line, self.parser.CurrentLineNumber, attrs, leaves, text, up))  # fields: when chosen
 
     def feed(self, text: str) -> bool:
         """Parse ``text``; an unclosed document (a cut head) is fine, an error or a refusal is False."""
@@ -137,7 +147,7 @@ def _xml_walk(text: str) -> _XmlWalk | None:
     entity declaration and it parses (to its end, or up to an unclosed end); else None."""
     lead = _XML_LEAD.match(text)
     start = lead.end() if lead else 0
-    if not text.startswith("<", start) or _XML_ENTITY.search(text):
+    if not text.startswith("<", start):
         return None
     try:
         walk = _XmlWalk(text.count("\n", 0, start))
@@ -165,8 +175,11 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
     last = max(len(lines) - 1, 0)
     out: list[Raw] = []
     names: dict[str, None] = {}
-    for k, (a, b, attrs, leaves, text) in enumerate(elements):
+    parents = len({e[5][1] for e in elements}) > 1  # spread over named parents: each record names its own
+    for k, (a, b, attrs, leaves, text, up) in enumerate(elements):
         fields, key = _xml_fields(attrs, leaves, text)
+        if parents and up[1] and all(n != up[0] for n, _ in fields):
+            fields.append(up)
         shared = (k > 0 and elements[k - 1][1] == a) or (k + 1 < len(elements) and elements[k + 1][0] == b)
         first, final = min(a - 1 + walk.offset, last), min(b - 1 + walk.offset, last)
         names.update(dict.fromkeys(n for n, _ in fields))

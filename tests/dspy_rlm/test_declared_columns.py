@@ -44,7 +44,12 @@ def test_columns_declared_above_the_rows_name_the_fields():
     assert (s.kind, s.detail) == ("table", "declared")
     assert s.field_names == ("bladelength", "bladewidth", "stemlength", "kind")
     assert len(s.records) == len(ROWS)
-    assert s.records[3].fields == (("bladelength", "6.1"), ("bladewidth", "2.2"), ("stemlength", "4.1"), ("kind", "Borea"))
+    assert s.records[3].fields == (
+        ("bladelength", "6.1"),
+        ("bladewidth", "2.2"),
+        ("stemlength", "4.1"),
+        ("kind", "Borea"),
+    )
     assert s.records[0].line == 13  # the rows keep their own line numbers
 
 

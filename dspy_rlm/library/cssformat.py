@@ -1,0 +1,60 @@
+"""CSS style sheets as records: one per rule (``selector { property: value; ... }``), its key the selector as
+written (whitespace collapsed), a field per declaration, ``/* comments */`` left out; the rules inside an
+``@media`` / ``@supports`` block are records of their own. Read as lines, a value kept its ``;`` and a
+property was no field. Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+
+import re
+
+from dspy_rlm.library.formats import Raw
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_CSS_OPEN = re.compile(r"^\s*[^{};:]*[^{};\s][^{};]*\{\s*$|^\s*@[\w-]+[^{};]*\{\s*$")
+_CSS_DECL = re.compile(r"^\s*(--[\w-]+|[a-zA-Z-]+)\s*:\s*[^;{}]+;?\s*$")
+
+
+def looks_css(sample: list[str]) -> float:
+    """The share of the lines (comments, blanks and ``}`` left out) that open a rule or declare a property,
+    where at least three open one."""
+    text = _CSS_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(sample))
+    rows = [ln for ln in text.split("\n") if ln.strip() and ln.strip() != "}"]
+    opens = sum(1 for ln in rows if _CSS_OPEN.match(ln))
+    if opens < 3:
+        return 0.0
+    return sum(1 for ln in rows if _CSS_OPEN.match(ln) or _CSS_DECL.match(ln)) / len(rows)
+
+
+def parse_css(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    text = "\n".join(lines)
+    text = _CSS_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)  # keep every offset
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out: list[Raw] = []
+    stack: list[tuple[str, int]] = []  # open blocks: (selector, offset of its text)
+    mark = 0  # where the text since the last brace starts
+    for m in re.finditer(r"[{}]", text):
+        if m.group(0) == "{":
+            stack.append((" ".join(text[mark : m.start()].split()), m.end()))
+        elif stack:
+            selector, begin = stack.pop()
+            body = text[begin : m.start()]
+            fields = []
+            for decl in body.split(";"):
+                name, colon, value = decl.partition(":")
+                if colon and "{" not in decl and name.strip() and value.strip():
+                    fields.append((name.strip(), " ".join(value.split())))
+            if fields and not selector.startswith("@"):
+                a = _line(starts, begin - 1)
+                out.append((a, max(a, _line(starts, m.start())), fields, selector, None))
+        mark = m.end()
+    out.sort(key=lambda r: r[0])
+    return out, []
+
+
+def _line(starts: list[int], offset: int) -> int:
+    lo, hi = 0, len(starts) - 1
+    while lo < hi:  # the last line start at or before offset
+        mid = (lo + hi + 1) // 2
+        if starts[mid] <= offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
