@@ -39,12 +39,14 @@ from dspy_rlm.profiles.phrases import (
     ID_LIKE,
     Key,
     beyond_key,
+    components,
     counted_nouns,
     found_beyond,
     holding,
     hop_key,
     is_stop,
     is_stop_value,
+    lone_key,
     make_key,
     mark_inner,
     may_be_value,
@@ -83,11 +85,6 @@ _TYPE_OFFERS: dict[Any, set[str]] = {
     str: {"most_common", "max", "min"},
 }
 """With ``all_moves``: the counting, ranking and existence moves each output type admits."""
-
-
-def _lone_key(letter: str, s: st.Structure) -> bool:
-    """A capital letter alone is a key where a record is keyed by it, as written ("the key J": a keymap)."""
-    return letter.isalpha() and letter.isupper() and letter != "I" and letter in s.key_counts
 
 
 @dataclass
@@ -134,6 +131,7 @@ class MoveBook:
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
         self.q_stems |= agent_stems({st.stem(w) for w in content if not w.endswith("ed")})  # "who maintains X"
         self.q_stems |= field_forms(content, named)  # "description" names the field "desc"
+        self.q_stems |= {st.stem(p) for w in components(named) & set(st.words(asked.casefold())) for p in parts(w)}
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
         self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"
@@ -231,7 +229,7 @@ class MoveBook:
                 head, colon, rest = phrase.partition(":")
                 if colon and rest.strip() and head.strip().casefold() in named_cf:
                     phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
-                if len(phrase) < 2 and not (first.start() and _lone_key(phrase, s)):
+                if len(phrase) < 2 and not (first.start() and lone_key(phrase, s)):
                     continue
                 if n == 1 and ID_LIKE.search(phrase) and phrase.casefold() not in folded:
                     phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written

@@ -223,6 +223,17 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
     for token in ids:
         if set(token.casefold().split("-")) & CUE_WORDS:
             continue  # "the highest-numbered syscall": a ranking word joined to a field's, no identifier
-        if token.casefold() not in field_names and token.strip(".:/@-").casefold() not in field_names:
+        folded = {token.casefold(), token.strip(".:/@-").casefold()}  # allow_any names defaults.allow_any too
+        if not folded & (set(field_names) | components(field_names)):
             rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
     return rest
+
+
+def components(field_names: Collection[str]) -> set[str]:
+    """The dotted parts of the field names (``defaults.allow_any``: ``defaults``, ``allow_any``)."""
+    return {c for f in field_names if "." in f for c in f.split(".")}
+
+
+def lone_key(letter: str, s: st.Structure) -> bool:
+    """A capital letter alone is a key where a record is keyed by it, as written ("the key J": a keymap)."""
+    return letter.isalpha() and letter.isupper() and letter != "I" and letter in s.key_counts

@@ -190,3 +190,37 @@ def test_the_new_parsers_are_in_the_standalone_helpers():
     exec(compile(standalone_source(), "<helpers>", "exec"), scope)
     assert scope["detect"](CSS).kind == "css"
     assert scope["detect"](DBUS).kind == "xml"
+
+
+POLICY = (
+    """<?xml version="1.0" encoding="UTF-8"?>
+<policyconfig>
+"""
+    + "".join(
+        f"""  <action id="org.example.lake.{name}">
+    <description>{name.title()} the lake</description>
+    <defaults>
+      <allow_any>{anyone}</allow_any>
+      <allow_inactive>{anyone}</allow_inactive>
+      <allow_active>yes</allow_active>
+    </defaults>
+  </action>
+"""
+        for name, anyone in [
+            ("fill", "no"),
+            ("drain", "auth_admin_keep"),
+            ("freeze", "no"),
+            ("thaw", "auth_admin_keep"),
+            ("stock", "auth_admin_keep"),
+        ]
+    )
+    + "</policyconfig>\n"
+)
+
+
+def test_a_name_said_as_written_names_the_dotted_field_that_ends_with_it():
+    s = detect(POLICY)
+    assert "defaults.allow_any" in s.field_names
+    assert _ask("How many actions have allow_any set to 'no' in their defaults?", POLICY, "int") == (2, "submitted")
+    q = "What's the most common allow_any default value across the actions in this policy file?"
+    assert _ask(q, POLICY) == ("auth_admin_keep", "submitted")
