@@ -3,6 +3,7 @@ written (whitespace collapsed), a field per declaration, ``/* comments */`` left
 ``@media`` / ``@supports`` block are records of their own. Read as lines, a value kept its ``;`` and a
 property was no field. Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
+import bisect
 import re
 
 from dspy_rlm.library.formats import Raw
@@ -15,6 +16,8 @@ _CSS_DECL = re.compile(r"^\s*(--[\w-]+|[a-zA-Z-]+)\s*:\s*[^;{}]+;?\s*$")
 def looks_css(sample: list[str]) -> float:
     """The share of the lines (comments, blanks and ``}`` left out) that open a rule or declare a property,
     where at least three open one."""
+    if sum(ln.count("{") for ln in sample) < 3:  # no comment stripping for the texts with no rules
+        return 0.0
     text = _CSS_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(sample))
     rows = [ln for ln in text.split("\n") if ln.strip() and ln.strip() != "}"]
     opens = sum(1 for ln in rows if _CSS_OPEN.match(ln))
@@ -42,19 +45,8 @@ def parse_css(lines: list[str]) -> tuple[list[Raw], list[str]]:
                 if colon and "{" not in decl and name.strip() and value.strip():
                     fields.append((name.strip(), " ".join(value.split())))
             if fields and not selector.startswith("@"):
-                a = _line(starts, begin - 1)
-                out.append((a, max(a, _line(starts, m.start())), fields, selector, None))
+                a = bisect.bisect_right(starts, begin - 1) - 1  # the line of its "{"
+                out.append((a, max(a, bisect.bisect_right(starts, m.start()) - 1), fields, selector, None))
         mark = m.end()
     out.sort(key=lambda r: r[0])
     return out, []
-
-
-def _line(starts: list[int], offset: int) -> int:
-    lo, hi = 0, len(starts) - 1
-    while lo < hi:  # the last line start at or before offset
-        mid = (lo + hi + 1) // 2
-        if starts[mid] <= offset:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo

@@ -14,6 +14,8 @@ def _declared(lines: list[str]) -> tuple[list[str], int] | None:
     """(column names, the index of the ``@data`` line) where at least two columns are declared before it."""
     names: list[str] = []
     for i, line in enumerate(lines):
+        if line.lstrip()[:1] != "@":  # no regex on the rows: most texts have no "@" line at all
+            continue
         if _DATA.match(line):
             return (names, i) if len(names) >= 2 else None
         m = _ATTRIBUTE.match(line)

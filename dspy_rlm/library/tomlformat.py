@@ -54,8 +54,10 @@ def _walk(table: dict, path: str, found: list[tuple[str, dict, list[tuple[str, s
                 _walk({k: v for k, v in item.items() if isinstance(v, dict)}, at, found)
         elif (s := _joined(value)) is not None:
             fields.append((str(name), s))
-    if fields:
-        found.insert(0, (path, table, fields)) if not path else found.append((path, table, fields))
+    if fields and not path:
+        found.insert(0, (path, table, fields))  # the top-level values come first
+    elif fields:
+        found.append((path, table, fields))
 
 
 def _joined(value: Any) -> str | None:

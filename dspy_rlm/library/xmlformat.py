@@ -35,7 +35,8 @@ _XmlItem = tuple[int, int, list[tuple[str, str]], list[_XmlLeaf], str, tuple[str
 class _XmlWalk:
     """One expat pass over a document: every element that carries attributes or leaf children, as a record
     candidate grouped by (local tag, depth). Each open element is a frame ``[tag, line, attrs, leaves, text
-    parts, has children]``; a closed one with no child elements is a leaf of its parent."""
+    parts, has children, key of its attributes (once a child asks)]``; a closed one with no child elements is a
+    leaf of its parent."""
 
     def __init__(self, line_offset: int):
         from xml.parsers import expat  # here, not at the top: an interpreter built without expat still loads us
@@ -73,14 +74,14 @@ class _XmlWalk:
         if self.stack:
             self.stack[-1][5] = True
         pairs = [(attrs[k], attrs[k + 1]) for k in range(0, len(attrs), 2) if not _xmlns(attrs[k])]
-        self.stack.append([tag, self.parser.CurrentLineNumber, pairs, [], [], False])
+        self.stack.append([tag, self.parser.CurrentLineNumber, pairs, [], [], False, None])
 
     def chars(self, data: str) -> None:
         if self.stack:
             self.stack[-1][4].append(data)
 
     def end(self, name: str) -> None:
-        tag, line, attrs, leaves, parts, nested = self.stack.pop()
+        tag, line, attrs, leaves, parts, nested, _ = self.stack.pop()
         text = "".join(parts).strip()
         if not nested and self.stack:
             self.stack[-1][3].append((tag, text, attrs))
@@ -94,7 +95,12 @@ class _XmlWalk:
             self.parent[at] = self.stack[-1][0] if self.stack else ""
         if nested:
             self.branchy.add(at)
-        up = (self.stack[-1][0], _xml_fields(self.stack[-1][2], [], "")[1]) if self.stack else ("", "")
+        up = ("", "")
+        if self.stack:
+            above = self.stack[-1]
+            if above[6] is None:
+                above[6] = _xml_fields(above[2], [], "")[1]
+            up = (above[0], above[6])
         self.groups[at].append((line, self.parser.CurrentLineNumber, attrs, leaves, text, up))  # fields: when chosen
 
     def feed(self, text: str) -> bool:

@@ -220,11 +220,12 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
     field's whole name ("which property in *java.security* is set to tryLast": no field ``security``)."""
     rest = _CONTAINER.sub(" ", question)
     ids = (t for t in re.findall(r"[\w.:/@-]+", rest) if re.search(r"\w[-_./:@]\w", t) and not t[:1].isdigit())
+    named = set(field_names) | components(field_names)
     for token in ids:
         if set(token.casefold().split("-")) & CUE_WORDS:
             continue  # "the highest-numbered syscall": a ranking word joined to a field's, no identifier
         folded = {token.casefold(), token.strip(".:/@-").casefold()}  # allow_any names defaults.allow_any too
-        if not folded & (set(field_names) | components(field_names)):
+        if not folded & named:
             rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
     return rest
 
