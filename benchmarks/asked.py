@@ -4,7 +4,7 @@ The real-files splits share their question templates and were scored many times 
 yes/no cases (:mod:`benchmarks.yes_no`) ask one kind. These cases ask all of them (lookup, reverse, count,
 min_max, most_common, yes_no, multi_word, two_hop), in a user's words, over files no code, test or demo names.
 
-Case files (``benchmarks/asked/*.json``: ``file``, ``question``, ``type`` (``str`` / ``int`` / ``bool``),
+Case files (``benchmarks/asked/*.json``: ``file``, ``question``, ``type`` (``str`` / ``int`` / ``float`` / ``bool``),
 ``gold``, ``alternatives``, ``kind``, ``note``; ``{site-packages}`` in a path is the running interpreter's):
 ``probe.json`` is read while building; ``heldout.json`` (other files) was fixed in one commit before its first
 run, is never opened while building and is run once; each run is logged in ``benchmarks/results/asked_runs.jsonl``.
@@ -29,7 +29,7 @@ from benchmarks.real_files.core import Question
 from benchmarks.real_files.runner import load_average, now
 from benchmarks.yes_no import finish, run_methods, score
 
-TYPES = ("str", "int", "bool")
+TYPES = ("str", "int", "float", "bool")
 
 
 def load_cases(path: Path) -> tuple[list[Question], dict[str, str], list[str]]:

@@ -32,7 +32,7 @@ from dspy_rlm.profiles.calibration import CALIBRATION_PATH, Calibration, data_sh
 from dspy_rlm.profiles.moves import MoveBook
 from dspy_rlm.profiles.oracle import host_reader, matches
 
-TYPES = {"str": str, "int": int, "bool": bool}
+TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 PRECISION = 0.95
 FLOOR = 0.5
 """No class right at most half the time ends Submitted, whatever the others carry (0.75 was tried: it ended the

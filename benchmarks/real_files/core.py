@@ -55,7 +55,7 @@ class Question:
     kind: str
     phrasing: str
     question: str
-    output_type: str  # "str" | "int" | "bool"
+    output_type: str  # "str" | "int" | "float" | "bool"
     gold: Gold
     alternatives: list[Gold] = field(default_factory=list)
     family: str | None = None  # the phrasing family (benchmarks.corpus.grammar), for corpus questions

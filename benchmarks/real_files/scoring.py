@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -30,6 +31,18 @@ def to_int(value: Any) -> int | None:
         return None
 
 
+def to_float(value: Any) -> float | None:
+    """``0.5``, ``"0.5"``, ``"2.2e-05"`` and ``"1,234.5"`` as floats; anything else (a bool too) is None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(re.sub(r"(?<=\d),(?=\d{3}\b)", "", normalize_text(value)))
+    except ValueError:
+        return None
+
+
 def to_bool(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
@@ -46,4 +59,8 @@ def is_correct(answer: Any, gold: Any, output_type: str, alternatives: list[Any]
     if output_type == "int":
         number = to_int(answer)
         return number is not None and number in (gold, *alternatives)
+    if output_type == "float":  # the same number, written to any precision the file's own digits allow
+        got = to_float(answer)
+        wanted = [w for w in map(to_float, (gold, *alternatives)) if w is not None]
+        return got is not None and any(math.isclose(got, w, rel_tol=1e-9, abs_tol=1e-12) for w in wanted)
     return normalize_text(answer) in {normalize_text(g) for g in (gold, *alternatives)}

@@ -239,6 +239,7 @@ def standalone_source() -> str:
         "schemaformats",
         "tomlformat",
         "cssformat",
+        "makeformat",
         "structure",
         "tail",
         "lookup",

@@ -96,6 +96,12 @@ def parse_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
         fields = [(name, _field_value(lines, f, last)) for f, last, name, _ in parsed]
         names.update(dict.fromkeys(n for n, _ in fields))
         out.append((a, b, fields, fields[0][1].split("\n")[0].strip(), None))
+    if len(out) > 1 and out[0][2] and not any(r[2] for r in out[1:]):
+        # a message: one header block over a free-text body (a wheel's METADATA and its README), one record
+        # keyed by its name; the body's paragraphs are no records (search() still reads them)
+        a, b, fields, key, _ = out[0]
+        named = [v for n, v in fields if n.casefold() in _ID_NAMES]
+        return [(a, b, fields, named[0].split("\n")[0].strip() if named else key, None)], list(names)
     return out, list(names)
 
 
@@ -164,10 +170,14 @@ def parse_commented_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 
 # -- INI sections: one record per section, its keys as fields ----------------------------------------------
+_RULE = re.compile(r"([-=*_~])\1{2,}\s*$")
+"""A line of one repeated mark ("-----"): a separator drawn between sections, no setting."""
+
+
 def looks_ini(sample: list[str]) -> float:
     """Share of the unindented lines that are ``[section]`` or ``key = value`` (indented lines continue a
     value and are not counted: a Python file, mostly indented, does not pass on them)."""
-    rows = [r for r in meaningful(sample) if r[:1] not in (" ", "\t")]
+    rows = [r for r in meaningful(sample) if r[:1] not in (" ", "\t") and not _RULE.match(r)]
     if not any(SECTION.match(r) for r in rows):
         return 0.0
     return _share(sum(1 for r in rows if SECTION.match(r) or _ini_pair(r)), len(rows))
@@ -200,8 +210,10 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
         if m:
             close(last)
             section, first, fields = m.group(1).strip(), i, []
-        elif line[:1] in (" ", "\t") and fields:
+        elif fields and _indent(line) > _indent(lines[fields[-1][1]]):  # deeper than its key: continues it
             fields[-1][2] = i
+        elif _RULE.match(line.strip()):
+            continue
         elif kv := INI_KV.match(line.strip()):
             fields.append([kv.group(1).strip(), i, i])
         last = i

@@ -34,7 +34,8 @@ Records per kind (the record's ``key`` in brackets):
   section for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
 - yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines
   are fields named by their own key.
-- assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed; also
+- assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed (a
+  Makefile's variables too: :mod:`~dspy_rlm.library.makeformat`); also
   (detail ``statements``, tried before tables) ``name = value;`` lines with ``//`` comments (XKB keycodes:
   ``<LVL3> = 92;``, ``indicator 3 = "Scroll Lock";`` [``indicator 3``], a trailing comment as ``comment``), and
   (detail ``commented``, after the other key-value formats) a sample config whose settings are commented out
@@ -83,6 +84,7 @@ from dspy_rlm.library.kvformats import (
     parse_stanzas,
     parse_yaml,
 )
+from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.mdformats import (
     looks_markdown_list,
     looks_markdown_table,
@@ -364,6 +366,7 @@ def _detect(text: str) -> Structure:
         ("stanzas", looks_commented_stanzas, parse_commented_stanzas, 0.6),
         ("yaml", looks_yaml, parse_yaml, 0.85),
         ("assignments", looks_assignments, parse_assignments, 0.8),
+        ("assignments", looks_makefile, parse_makefile, 0.9),
         ("blocks", looks_directive_blocks, parse_directive_blocks, 0.9),
     ):
         if looks(sample) >= threshold:

@@ -9,6 +9,7 @@ what was wrong and where to look; submitting the same values again is accepted (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -63,13 +64,20 @@ def ungrounded_values(
     problems: dict[str, str] = {}
     for name, value in values.items():
         for text in _texts(value):
-            in_question = any(text.casefold() in q.casefold() for q in question_inputs.values())
+            in_question = any(_said_in(text, q) for q in question_inputs.values())
             seen = _found(text, outputs) or _found(text, inputs.values()) or _found(text, variables.values())
             if in_question and not _only_question_word(text, outputs):
                 problems[name] = "repeats the question"
             elif not seen and not in_question:
                 problems[name] = "never seen"
     return problems
+
+
+def _said_in(text: str, question: str) -> bool:
+    """Whether ``text`` is a phrase of the question, whole words in any case ("ss" is no phrase of "ß", nor of
+    "class")."""
+    said = text.strip().lower()
+    return bool(said) and re.search(rf"(?<!\w){re.escape(said)}(?!\w)", question.lower()) is not None
 
 
 def _only_question_word(text: str, outputs: list[str]) -> bool:

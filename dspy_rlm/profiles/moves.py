@@ -37,6 +37,7 @@ from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
 from dspy_rlm.profiles.phrases import (
     ID_LIKE,
+    QUOTED,
     Key,
     beyond_key,
     components,
@@ -50,6 +51,7 @@ from dspy_rlm.profiles.phrases import (
     make_key,
     mark_inner,
     may_be_value,
+    one_letter,
     spelled_as,
     without_container,
 )
@@ -74,8 +76,6 @@ MAX_KEYS = 6
 MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 MAX_CANDIDATES = 40
-
-_QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d')
 
 
 _TYPE_OFFERS: dict[Any, set[str]] = {
@@ -124,7 +124,7 @@ class MoveBook:
         self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         named = {f.casefold() for s in self.structs.values() for f in s.field_names}  # quoted words name no field
-        asked = without_container(_QUOTED.sub(" ", self.text_q), named)
+        asked = without_container(QUOTED.sub(" ", self.text_q), named)
         entity = counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
@@ -201,8 +201,8 @@ class MoveBook:
         absent: list[Key] = []
         beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
-        for m in _QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
-            phrase = (m.group(1) or m.group(2)).strip()
+        for m in QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
+            phrase = (m.group(1) or m.group(2) or m.group(3)).strip()
             hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
             if len(phrase) >= 2 and hits:
                 found.append(make_key(phrase, hits))
@@ -229,8 +229,9 @@ class MoveBook:
                 head, colon, rest = phrase.partition(":")
                 if colon and rest.strip() and head.strip().casefold() in named_cf:
                     phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
-                if len(phrase) < 2 and not (first.start() and lone_key(phrase, s)):
-                    continue
+                letter = len(phrase) < 2 and not (first.start() and lone_key(phrase, s))
+                if letter and not (first.start() and one_letter(phrase)):
+                    continue  # else "to a capital E", "the character ß": a whole value, or no key (below)
                 if n == 1 and ID_LIKE.search(phrase) and phrase.casefold() not in folded:
                     phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written
                 present = phrase.casefold() in folded
@@ -247,6 +248,8 @@ class MoveBook:
                         absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
                 made = make_key(phrase, hits)
+                if letter and not (made.is_key or made.is_value):
+                    continue
                 if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
                     continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
                 if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word:

@@ -25,6 +25,7 @@ from dspy_rlm.profiles.vocabulary import (
 
 __all__ = [
     "ID_LIKE",
+    "QUOTED",
     "Key",
     "beyond_key",
     "counted_nouns",
@@ -41,6 +42,10 @@ __all__ = [
     "spelled_as",
     "without_container",
 ]
+
+
+QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d|(?<![\w\'])\'([^\'\n]{2,200}?)\'(?![\w\'])')
+"""A phrase in quotes: double, curly, or single where no letter touches the quote from outside (not "user's")."""
 
 
 @dataclass
@@ -228,6 +233,11 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
         if not folded & named:
             rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
     return rest
+
+
+def one_letter(text: str) -> bool:
+    """A letter said alone that may be a whole value: a capital (not the pronoun "I") or a letter past ASCII."""
+    return len(text) == 1 and text.isalpha() and ((text.isupper() and text != "I") or not text.isascii())
 
 
 def components(field_names: Collection[str]) -> set[str]:

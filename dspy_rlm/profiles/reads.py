@@ -117,6 +117,8 @@ def _holds_key(value: str, key: str, is_record_key: bool) -> bool:
     words = st.words(key.casefold())
     found = st.words(value.casefold())
     starts = found[: len(words)] == words and value[len(key) : len(key) + 1] in (" ", "\t", "=", ":")
+    if not words:  # a key of symbols only ("+/-"): only itself repeats it ("±" holds no word either)
+        return " ".join(value.split()) == " ".join(key.split())
     return found == words or (is_record_key and starts)
 
 

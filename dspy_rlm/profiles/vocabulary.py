@@ -56,6 +56,13 @@ FUNCTION_WORDS = frozenset(
         "they",
         "them",
         "its",
+        "in",
+        "of",
+        "at",
+        "by",
+        "to",
+        "an",
+        "or",
     }
 )
 """English function words: never a search word nor the key of a stated value."""

@@ -88,6 +88,11 @@ def test_yes_no_has_both_answers_and_counts_are_plausible(data):
         ("no", True, "bool", False),
         ("maybe", False, "bool", False),
         (None, "x", "str", False),
+        ("2.2090496998585441e-05", 2.209049699858544e-05, "float", True),
+        (0.5, 0.5, "float", True),
+        ("0.50001", 0.5, "float", False),
+        ("half", 0.5, "float", False),
+        (True, 1.0, "float", False),
     ],
 )
 def test_scorer_normalization(answer, gold, kind, expected):

@@ -1,0 +1,58 @@
+"""Makefiles as records: one per variable assignment (``NAME = value``, ``NAME := value``, ``NAME ?= value``,
+``NAME += value``, a backslash continuing a value onto the next line), keyed by the variable's name, its value
+the field of that name (as the ``assignments`` kind). Rules (``target: prerequisites``), their tab-indented
+recipes and the conditionals (``ifeq`` .. ``endif``) are no records. Read as lines, a variable was no field.
+Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+
+import re
+
+from dspy_rlm.library.formats import Raw
+
+_MAKE_ASSIGN = re.compile(r"(?:export[ \t]+|override[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*(?:::|[:?+!])?=[ \t]*(.*)$")
+_RULE = re.compile(r"[^\s#=:][^=#]*?:(?!=)")
+_DIRECTIVE = re.compile(r"-?(?:s?include|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|vpath)\b")
+
+
+def _statements(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first, last, text) per statement: a line ending in a backslash goes on on the next."""
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(lines):
+        first, text = i, lines[i]
+        while text.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            text = text[:-1].rstrip() + " " + lines[i].strip()
+        out.append((first, i, text))
+        i += 1
+    return out
+
+
+def looks_makefile(sample: list[str]) -> float:
+    """The share of the statements (comments and blanks left out) that assign a variable, open a rule, run a
+    recipe (a tab-indented line) or are a directive; 0 unless at least three assign and one is a rule,
+    a recipe or a directive (else a plain ``NAME=value`` file: the ``assignments`` kind)."""
+    rows = [t for _, _, t in _statements(sample) if t.strip() and not t.lstrip().startswith("#")]
+    assigns = sum(1 for t in rows if not t.startswith("\t") and _MAKE_ASSIGN.match(t))
+    other = sum(1 for t in rows if t.startswith("\t") or _DIRECTIVE.match(t) or (_RULE.match(t) and "=" not in t))
+    if assigns < 3 or other < 1:
+        return 0.0
+    return (assigns + other) / len(rows)
+
+
+def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    define = False  # inside "define NAME" .. "endef": the lines are a value, no statements
+    for a, b, text in _statements(lines):
+        if define or text.startswith("\t") or not text.strip() or text.lstrip().startswith("#"):
+            define = define and not text.strip().startswith("endef")
+            continue
+        if text.startswith("define"):
+            define = True
+            continue
+        m = _MAKE_ASSIGN.match(text)
+        if m:
+            name, value = m.group(1), " ".join(re.split(r"\s#", m.group(2), maxsplit=1)[0].split())  # "# ..." ends it
+            names[name] = None
+            out.append((a, b, [(name, value)], name, None))
+    return out, list(names)

@@ -1,0 +1,146 @@
+"""Shapes the seventh probe (``benchmarks/asked/probe7.json``) met, each rebuilt as a small made-up file: a
+two-column rules table keyed by single characters (``ß -> ss``), a phrase in single quotes, a key of symbols
+only, a package's METADATA (a header over a README body), and a samba-style INI whose settings are indented
+under their section, with ``-----`` separator lines."""
+
+from __future__ import annotations
+
+from dspy_rlm.library.structure import detect
+from dspy_rlm.profiles.grounding import _said_in
+from tests.dspy_rlm.scripted import ask_scripted as _ask
+
+RULES = "\n".join(
+    ["¡\t!", "±\t+/-", "¼\t 1/4", "ß\tss", "ẞ\tSS", "㏌\tin", "É\tE", "È\tE", "é\te", "Ł\tL", "ł\tl", "æ\tae"]
+)
+
+METADATA = """Metadata-Version: 2.4
+Name: quietlake
+Version: 1.2.0
+Summary: Reads lakes, quietly
+Maintainer-email: Ada Brook <ada@example.org>
+Requires-Python: >=3.10
+Provides-Extra: fast
+Requires-Dist: numpy>=1.26; extra == "fast"
+
+# quietlake
+
+quietlake reads lakes. Install it with pip install quietlake.
+
+## Maintainer
+
+The maintainer answers issues on Tuesdays.
+"""
+
+SAMBA = """# A made-up samba configuration
+#
+#======================= Global Settings =====================================
+[global]
+
+# the workgroup of this server
+  workgroup = LAKEGROUP
+;  netbios name = <name>
+  server string = Lake Server %v
+  security = user
+
+#============================ Share Definitions ==============================
+[homes]
+   comment = Home Directories
+   browseable = no
+   writable = yes
+-----------------------------------------------------------
+[scratch]
+   comment = Temporary file space
+   path = /var/scratch
+   read only = no
+-----------------------------------------------------------
+[pdf-writer]
+   path = /var/pdf
+   printable = Yes
+   comment = PDF Writer (valid users only)
+   print command = /usr/bin/pdf-writer %s \\
+        --quiet
+"""
+
+
+def test_a_character_said_alone_is_a_key_and_in_is_no_value():
+    # before: "In" (a whole value "in" of the rules) was the key and the answer "㏌" was Submitted
+    answer, kind = _ask("In the unaccent rules, what does the character ß get replaced with?", RULES)
+    assert answer != "㏌"
+    assert (answer, kind) == ("ss", "extracted")  # the columns are unnamed: the read is not sure which is asked
+
+
+def test_a_single_quoted_phrase_of_symbols_is_a_key():
+    # before: '+/-' was no key (only double quotes made one) and "±" repeated the key's (no) words
+    assert _ask("Which character is rewritten to '+/-'?", RULES) == ("±", "submitted")
+
+
+def test_a_value_that_only_folds_like_a_question_word_is_no_repeat():
+    assert not _said_in("ss", "what does the character ß become?")  # "ß".casefold() is "ss"
+    assert not _said_in("ss", "which class is it?")  # a part of a word
+    assert _said_in("Lake Server", "is the lake server listed?")
+
+
+def test_metadata_is_one_record_keyed_by_its_name():
+    s = detect(METADATA)
+    assert s.kind == "stanzas" and len(s.records) == 1  # before: each README paragraph was a record
+    assert s.records[0].key == "quietlake"
+    assert _ask("Who is listed as the maintainer of quietlake (name only)?", METADATA) == ("Ada Brook", "submitted")
+
+
+def test_indented_settings_under_a_section_are_settings_not_one_value():
+    s = detect(SAMBA)
+    assert s.kind == "ini"  # before: the "-----" lines made it no INI
+    by_key = {r.key: r for r in s.records}
+    assert by_key["global"].get("security") == "user"  # before: every setting continued the first one
+    assert by_key["pdf-writer"].get("comment") == "PDF Writer (valid users only)"
+    assert by_key["pdf-writer"].get("print command").split() == ["/usr/bin/pdf-writer", "%s", "\\", "--quiet"]
+    assert _ask("What's the comment of the pdf-writer share?", SAMBA) == ("PDF Writer (valid users only)", "submitted")
+    assert _ask("What path is configured for the share whose comment is 'Temporary file space'?", SAMBA) == (
+        "/var/scratch",
+        "submitted",
+    )
+
+
+MAKEFILE = """# A made-up Makefile
+VERSION=	3.12
+SOABI=		cpython-312-x86_64-linux-gnu
+CC ?= gcc
+CFLAGS += -O2 \\
+	-Wall
+INSTALL=	/usr/bin/install -c
+INSTALL_DATA=	${INSTALL} -m 644  # data files
+MODULE__GDBM_STATE=missing
+MODULE__SCPROXY_STATE=n/a
+
+all: build
+
+build: main.o
+	$(CC) $(CFLAGS) -o main main.o
+	@echo SOABI=done
+
+ifeq ($(CC),gcc)
+EXTRA=-fno-common
+endif
+"""
+
+PARTITIONS = """{"partitions": [
+ {"partition": "north", "dnsSuffix": "north.example", "services": {"a": {}, "b": {}, "c": {}}},
+ {"partition": "south", "dnsSuffix": "south.example", "services": {"a": {}}},
+ {"partition": "east", "dnsSuffix": "east.example", "services": {"b": {}, "c": {}}}
+]}"""
+
+
+def test_makefile_variables_are_records_and_recipes_are_not():
+    s = detect(MAKEFILE)
+    assert s.kind == "assignments"  # before: lines, and a variable was no field
+    values = {r.key: r.fields[0][1] for r in s.records}
+    assert values["SOABI"] == "cpython-312-x86_64-linux-gnu" and values["CC"] == "gcc"
+    assert values["CFLAGS"] == "-O2 -Wall" and values["INSTALL_DATA"] == "${INSTALL} -m 644"
+    assert "all" not in values and "EXTRA" in values and len(s.records) == 9  # the recipe's SOABI=done is none
+    assert _ask("What is SOABI set to in this Makefile?", MAKEFILE) == ("cpython-312-x86_64-linux-gnu", "submitted")
+
+
+def test_counting_a_record_by_its_unique_name_is_no_answer():
+    # before: count_where(partition == 'north') gave 1, Submitted for "how many services"
+    answer, kind = _ask("How many services does the north partition define?", PARTITIONS, "int")
+    assert kind != "submitted" or answer == 3
