@@ -221,6 +221,27 @@ def helper_docs() -> str:
     return "\n".join(lines)
 
 
+STANDALONE_MODULES = (
+    "textkit",
+    "formats",
+    "kvformats",
+    "profileformat",
+    "xmlformat",
+    "jsonformats",
+    "mdformats",
+    "schemaformats",
+    "tomlformat",
+    "cssformat",
+    "makeformat",
+    "structure",
+    "tail",
+    "lookup",
+    "search",
+    "helpers",
+)
+"""The modules :func:`standalone_source` joins, in this order: one namespace, so no two may define one name."""
+
+
 def standalone_source() -> str:
     """The helpers as one stdlib-only source (their modules without package imports), for interpreters
     that cannot import ``dspy_rlm`` (``exec`` it, then call ``make_helpers``)."""
@@ -228,22 +249,4 @@ def standalone_source() -> str:
 
     here = Path(__file__).parent
     imports = re.compile(r"^from dspy_rlm\.[\w.]+ import (?:\(.*?^\)|[^\n]*)\n", re.MULTILINE | re.DOTALL)
-    names = (
-        "textkit",
-        "formats",
-        "kvformats",
-        "profileformat",
-        "xmlformat",
-        "jsonformats",
-        "mdformats",
-        "schemaformats",
-        "tomlformat",
-        "cssformat",
-        "makeformat",
-        "structure",
-        "tail",
-        "lookup",
-        "search",
-        "helpers",
-    )
-    return "\n\n".join(imports.sub("", (here / f"{n}.py").read_text(encoding="utf-8")) for n in names)
+    return "\n\n".join(imports.sub("", (here / f"{n}.py").read_text(encoding="utf-8")) for n in STANDALONE_MODULES)

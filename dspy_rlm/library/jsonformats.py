@@ -15,7 +15,7 @@ from dspy_rlm.library.formats import KEY_NAMES, Raw, _share, json_fields, json_k
 
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[\s,]*")
-_PAIR = re.compile(r"""([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']*)""")
+_LOGFMT_PAIR = re.compile(r"""([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']*)""")
 _MIN_RECORDS = 2
 
 
@@ -102,7 +102,7 @@ def parse_json_document(text: str) -> list[Raw]:
 def _pairs(line: str) -> list[tuple[str, str]] | None:
     """The ``key=value`` pairs of a line, when they are the whole line (at least two)."""
     s = line.strip()
-    found = list(_PAIR.finditer(s))
+    found = list(_LOGFMT_PAIR.finditer(s))
     if len(found) < 2 or sum(len(m.group(0)) for m in found) + len(found) - 1 < 0.9 * len(s):
         return None
     return [(m.group(1), unquote(m.group(2))) for m in found]

@@ -170,14 +170,14 @@ def parse_commented_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 
 # -- INI sections: one record per section, its keys as fields ----------------------------------------------
-_RULE = re.compile(r"([-=*_~])\1{2,}\s*$")
+_SEPARATOR_LINE = re.compile(r"([-=*_~])\1{2,}\s*$")
 """A line of one repeated mark ("-----"): a separator drawn between sections, no setting."""
 
 
 def looks_ini(sample: list[str]) -> float:
     """Share of the unindented lines that are ``[section]`` or ``key = value`` (indented lines continue a
     value and are not counted: a Python file, mostly indented, does not pass on them)."""
-    rows = [r for r in meaningful(sample) if r[:1] not in (" ", "\t") and not _RULE.match(r)]
+    rows = [r for r in meaningful(sample) if r[:1] not in (" ", "\t") and not _SEPARATOR_LINE.match(r)]
     if not any(SECTION.match(r) for r in rows):
         return 0.0
     return _share(sum(1 for r in rows if SECTION.match(r) or _ini_pair(r)), len(rows))
@@ -212,7 +212,7 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
             section, first, fields = m.group(1).strip(), i, []
         elif fields and _indent(line) > _indent(lines[fields[-1][1]]):  # deeper than its key: continues it
             fields[-1][2] = i
-        elif _RULE.match(line.strip()):
+        elif _SEPARATOR_LINE.match(line.strip()):
             continue
         elif kv := INI_KV.match(line.strip()):
             fields.append([kv.group(1).strip(), i, i])

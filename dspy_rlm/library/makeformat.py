@@ -9,11 +9,11 @@ import re
 from dspy_rlm.library.formats import Raw
 
 _MAKE_ASSIGN = re.compile(r"(?:export[ \t]+|override[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*(?:::|[:?+!])?=[ \t]*(.*)$")
-_RULE = re.compile(r"[^\s#=:][^=#]*?:(?!=)")
-_DIRECTIVE = re.compile(r"-?(?:s?include|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|vpath)\b")
+_MAKE_RULE = re.compile(r"[^\s#=:][^=#]*?:(?!=)")
+_MAKE_DIRECTIVE = re.compile(r"-?(?:s?include|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|vpath)\b")
 
 
-def _statements(lines: list[str]) -> list[tuple[int, int, str]]:
+def _make_statements(lines: list[str]) -> list[tuple[int, int, str]]:
     """(first, last, text) per statement: a line ending in a backslash goes on on the next."""
     out: list[tuple[int, int, str]] = []
     i = 0
@@ -31,9 +31,11 @@ def looks_makefile(sample: list[str]) -> float:
     """The share of the statements (comments and blanks left out) that assign a variable, open a rule, run a
     recipe (a tab-indented line) or are a directive; 0 unless at least three assign and one is a rule,
     a recipe or a directive (else a plain ``NAME=value`` file: the ``assignments`` kind)."""
-    rows = [t for _, _, t in _statements(sample) if t.strip() and not t.lstrip().startswith("#")]
+    rows = [t for _, _, t in _make_statements(sample) if t.strip() and not t.lstrip().startswith("#")]
     assigns = sum(1 for t in rows if not t.startswith("\t") and _MAKE_ASSIGN.match(t))
-    other = sum(1 for t in rows if t.startswith("\t") or _DIRECTIVE.match(t) or (_RULE.match(t) and "=" not in t))
+    other = sum(
+        1 for t in rows if t.startswith("\t") or _MAKE_DIRECTIVE.match(t) or (_MAKE_RULE.match(t) and "=" not in t)
+    )
     if assigns < 3 or other < 1:
         return 0.0
     return (assigns + other) / len(rows)
@@ -43,7 +45,7 @@ def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
     define = False  # inside "define NAME" .. "endef": the lines are a value, no statements
-    for a, b, text in _statements(lines):
+    for a, b, text in _make_statements(lines):
         if define or text.startswith("\t") or not text.strip() or text.lstrip().startswith("#"):
             define = define and not text.strip().startswith("endef")
             continue

@@ -43,23 +43,46 @@ def looks_markdown_table(sample: list[str]) -> float:
     return _share(sum(1 for r in rows if r.strip().startswith("|") or r.count("|") >= 2), len(rows))
 
 
+def looks_markdown_tables(sample: list[str]) -> bool:
+    """Two or more pipe tables with five rows or more between them, however much prose is around them (a
+    document whose tables are its data: one per section)."""
+    separators = sum(1 for r in sample if MD_SEPARATOR.match(r.strip()) and "-" in r and "|" in r)
+    rows = sum(1 for r in sample if r.strip().startswith("|") and r.count("|") >= 3)
+    return separators >= 2 and rows - 2 * separators >= 5
+
+
 def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """One record per table row [first cell]; where the text has two or more tables, each row also has the
+    field ``section``: the heading above its table ("## Tier 4")."""
     out: list[Raw] = []
     names: list[str] = []
     header: list[str] | None = None
+    heading, tables = "", 0
+    rows: list[tuple[int, str]] = []  # (index in out, heading) of the table rows
     for i, line in enumerate(lines):
         s = line.strip()
         if MD_SEPARATOR.match(s) and "-" in s and i > 0 and "|" in lines[i - 1]:
             header = _unique([c or f"col{k + 1}" for k, c in enumerate(_cells(lines[i - 1].strip(), "|"))])
             names += [n for n in header if n not in names]
+            tables += 1
             if out and out[-1][0] == i - 1:
                 out.pop()  # the header row, read as a line before the separator was seen
+                rows = [r for r in rows if r[0] < len(out)]
         elif header and "|" in s:
             cells = _cells(s, "|")
-            out.append((i, i, [(header[k], c) for k, c in enumerate(cells) if c and k < len(header)], cells[0], None))
+            fields = [(header[k], c) for k, c in enumerate(cells) if c and k < len(header)]
+            if fields:  # "|   |   |": an empty row
+                rows.append((len(out), heading))
+                out.append((i, i, fields, cells[0], None))
         elif s:
             header = None
+            heading = s.lstrip("#").strip() if s.startswith("#") else heading
             out.append((i, i, _line_kv(s), "", None))
+    if tables >= 2 and "section" not in names and any(h for _, h in rows):
+        for at, h in rows:
+            a, b, fields, key, text = out[at]
+            out[at] = (a, b, [*fields, ("section", h)], key, text)
+        names.append("section")
     return out, names
 
 

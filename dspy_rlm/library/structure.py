@@ -88,6 +88,7 @@ from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.mdformats import (
     looks_markdown_list,
     looks_markdown_table,
+    looks_markdown_tables,
     looks_prose,
     parse_markdown_list,
     parse_markdown_table,
@@ -346,7 +347,7 @@ def _detect(text: str) -> Structure:
         return _build("jsonl", lines, parse_jsonl(lines), None)
     if looks_json_document(text):
         return _build("json", lines, parse_json_document(text), None)
-    if looks_markdown_table(sample) >= 0.6:
+    if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):
         return _build("markdown_table", lines, *parse_markdown_table(lines))
     if looks_toml(sample) and (toml := parse_toml(lines))[0]:  # before INI: a value may span lines
         return _build("toml", lines, *toml)

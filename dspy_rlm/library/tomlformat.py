@@ -9,7 +9,7 @@ from typing import Any
 
 from dspy_rlm.library.formats import Raw, json_key
 
-_HEADER = re.compile(r"\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_TOML_HEADER = re.compile(r"\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _TOML_VALUE = re.compile(r"""\s*[A-Za-z0-9_."'-]+\s*=\s*["'\[{]""")
 
 
@@ -27,12 +27,12 @@ def _load(text: str) -> dict | None:
 def looks_toml(sample: list[str]) -> bool:
     """A text with a ``[table]`` line and quoted, array or inline-table values that parses as TOML (an INI file's
     bare values do not)."""
-    if not any(_HEADER.match(ln) for ln in sample) or sum(1 for ln in sample if _TOML_VALUE.match(ln)) < 2:
+    if not any(_TOML_HEADER.match(ln) for ln in sample) or sum(1 for ln in sample if _TOML_VALUE.match(ln)) < 2:
         return False
     return _load("\n".join(sample)) is not None
 
 
-def _scalar(value: Any) -> str | None:
+def _toml_scalar(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (str, int, float)) or hasattr(value, "isoformat"):
@@ -62,9 +62,9 @@ def _walk(table: dict, path: str, found: list[tuple[str, dict, list[tuple[str, s
 
 def _joined(value: Any) -> str | None:
     if isinstance(value, list):
-        items = [s for s in map(_scalar, value) if s is not None]
+        items = [s for s in map(_toml_scalar, value) if s is not None]
         return ", ".join(items) if items or not value else None
-    return _scalar(value)
+    return _toml_scalar(value)
 
 
 def parse_toml(lines: list[str]) -> tuple[list[Raw], list[str]]:
@@ -73,7 +73,7 @@ def parse_toml(lines: list[str]) -> tuple[list[Raw], list[str]]:
         return [], []
     found: list[tuple[str, dict, list[tuple[str, str]]]] = []
     _walk(doc, "", found)
-    heads = {m.group(1).replace(" ", ""): i for i, ln in enumerate(lines) if (m := _HEADER.match(ln))}
+    heads = {m.group(1).replace(" ", ""): i for i, ln in enumerate(lines) if (m := _TOML_HEADER.match(ln))}
     starts: list[tuple[int, str, list[tuple[str, str]]]] = []
     cursor = 0
     for key, _table, fields in found:

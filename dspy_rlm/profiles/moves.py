@@ -53,6 +53,7 @@ from dspy_rlm.profiles.phrases import (
     may_be_value,
     one_letter,
     spelled_as,
+    unquoted,
     without_container,
 )
 from dspy_rlm.profiles.reads import (
@@ -124,7 +125,7 @@ class MoveBook:
         self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         named = {f.casefold() for s in self.structs.values() for f in s.field_names}  # quoted words name no field
-        asked = without_container(QUOTED.sub(" ", self.text_q), named)
+        asked = without_container(unquoted(self.text_q, named), named)
         entity = counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
@@ -289,12 +290,14 @@ class MoveBook:
     def ranked_fields(self, var: str, numeric: bool) -> list[str]:
         """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
         mostly hold a number, for most common those whose values repeat. The fields the question names (the
-        key's own field included: "the most common country code" ranks the codes) come alone when any fits."""
+        key's own field included: "the most common country code" ranks the codes) come alone when any fits, those
+        it names best first."""
         cached = self.memo.get(("ranked", var, numeric))
         if cached is not None:
             return cached
         s = self.structs[var]
         named = set(self.named_fields(var))
+        best = ranked_names(self.q_stems, s.field_names)  # named best first ("Tool Type" before "Target Tier")
         stats = []
         for name in s.field_names[:12]:
             values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
@@ -304,9 +307,10 @@ class MoveBook:
             share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
             distinct = len(set(values)) / len(values)
             if (share >= 0.5) if numeric else (distinct < 0.9):
-                stats.append((name not in named, -share if numeric else distinct, name))
+                rank = best.index(name) if name in best else len(best)
+                stats.append((name not in named, rank, -share if numeric else distinct, name))
         stats.sort()
-        fields = [n for asked, _, n in stats if not asked] or [n for *_, n in stats[:6]]
+        fields = [n for asked, *_, n in stats if not asked] or [n for *_, n in stats[:6]]
         self.memo[("ranked", var, numeric)] = fields
         return fields
 

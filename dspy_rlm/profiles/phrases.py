@@ -40,6 +40,7 @@ __all__ = [
     "may_be_value",
     "near_spelled",
     "spelled_as",
+    "unquoted",
     "without_container",
 ]
 
@@ -233,6 +234,13 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
         if not folded & named:
             rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
     return rest
+
+
+def unquoted(question: str, field_names: Collection[str]) -> str:
+    """The question less its quoted phrases (a quoted value names no field), but for a field's whole name in
+    quotes ("what does the 'Regular Testing' column say")."""
+    named = {f.casefold() for f in field_names}
+    return QUOTED.sub(lambda m: m.group(0) if next(g for g in m.groups() if g).casefold() in named else " ", question)
 
 
 def one_letter(text: str) -> bool:

@@ -49,6 +49,22 @@ def test_source_runs_standalone_in_a_fresh_namespace():
     assert "summarize" in ns["helper_docs"]()
 
 
+def test_standalone_modules_define_each_top_level_name_once():
+    # one namespace: a second module's _HEADER or _scalar silently replaced the first's (tomlformat's did)
+    import ast
+    from collections import defaultdict
+    from pathlib import Path
+
+    here, where = Path(helpers_module.__file__).parent, defaultdict(list)
+    for name in helpers_module.STANDALONE_MODULES:
+        for node in ast.parse((here / f"{name}.py").read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                where[node.name].append(name)
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            where.update({t.id: [*where[t.id], name] for t in targets if isinstance(t, ast.Name)})
+    assert {n: m for n, m in where.items() if len(m) > 1 and n != "__all__"} == {}
+
+
 def test_helpers_module_imports_only_stdlib_at_top():
     source = helpers_module.standalone_source()
     top_imports = re.findall(r"^(?:import|from) (\S+)", source, flags=re.MULTILINE)

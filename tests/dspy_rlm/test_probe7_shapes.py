@@ -144,3 +144,46 @@ def test_counting_a_record_by_its_unique_name_is_no_answer():
     # before: count_where(partition == 'north') gave 1, Submitted for "how many services"
     answer, kind = _ask("How many services does the north partition define?", PARTITIONS, "int")
     assert kind != "submitted" or answer == 3
+
+
+TIERS = """# Tool support tiers
+
+Tools are listed in tiers. A tool moves between tiers when its tests change.
+
+## Tier 1
+
+| Tool Type | Tool Name       | Regular Testing in CI | Target Tier |
+| --------- | --------------- | --------------------- | ----------- |
+| Report    | diagnostic dump | Yes                   | 1           |
+|           |                 |                       |             |
+
+## Tier 2
+
+| Tool Type | Tool Name        | Regular Testing in CI | Target Tier |
+| --------- | ---------------- | --------------------- | ----------- |
+| Profiling | cpu sampler      | Partial (engine tests) | 1          |
+| Profiling | flame graphs     | Yes                   | 2           |
+| Debugger  | stepper          | No                    | 2           |
+
+## Tier 3
+
+| Tool Type | Tool Name   | Regular Testing in CI | Target Tier |
+| --------- | ----------- | --------------------- | ----------- |
+| Profiling | heap walker | No                    | 3           |
+| Tracing   | span log    | No                    | 3           |
+"""
+
+
+def test_tables_under_several_headings_are_records_with_their_section():
+    s = detect(TIERS)
+    assert s.kind == "markdown_table"  # before: prose (the text around the tables)
+    rows = [r for r in s.records if r.get("Tool Name")]
+    assert [(r.get("Tool Name"), r.get("section")) for r in rows][:2] == [
+        ("diagnostic dump", "Tier 1"),
+        ("cpu sampler", "Tier 2"),
+    ]
+    assert len(rows) == 6  # the empty row is none
+    # a field's name in quotes names the field; the field the question names best is the one ranked
+    q = "what does the 'Regular Testing in CI' column say for the cpu sampler?"
+    assert _ask(q, TIERS)[0] == "Partial (engine tests)"
+    assert _ask("Across all the tier tables, which Tool Type occurs most often?", TIERS) == ("Profiling", "submitted")
