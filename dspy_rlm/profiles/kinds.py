@@ -270,14 +270,7 @@ class CountWhere(KindBase):
         why = "counted" if ok else "no record has that value there" if not result else "a field not named"
         if ok and key is not None and worded(book, move.var, key.text, move.args[0]):  # "tr After_I" beside "tr"
             ok, why = False, "other values of the field hold it as a word"
-        if ok and result == 1 and _unique(book.structs[move.var].field_values(move.args[0])):  # "how many
-            ok, why = False, "counted the one record the question names"  # services does partition X define"
         return [Candidate(str(result), "count", ok, why)]
-
-
-def _unique(values: list[str]) -> bool:
-    """Whether three or more values all differ (an identifier: counting one of them always gives 1)."""
-    return len(values) >= 3 and len({" ".join(v.casefold().split()) for v in values}) == len(values)
 
 
 class CountIf(KindBase):
@@ -309,9 +302,6 @@ class CountIf(KindBase):
         only = only and not (test == "part" and worded(book, move.var, arg))  # "tr After_I" holds "tr" too
         ok = bool(result) and (field in loose_fields(book, move.var) or only)
         why = "counted" if ok else "no record passes" if not result else "a field not named"
-        values = book.structs[move.var].field_values(field) if ok and result == 1 and test == "part" else []
-        if _unique(values) and norm(str(arg)) in {norm(v) for v in values}:  # a whole identifier, as above
-            ok, why = False, "counted the one record the question names"
         return [Candidate(str(result), "count", ok, why)]
 
 

@@ -40,7 +40,7 @@ def test_the_benchmark_scores_each_kind_and_accepts_an_alternative(tmp_path):
 
 
 def test_a_case_of_an_unknown_type_is_refused(tmp_path):
-    cases = [{"file": str(_table(tmp_path)), "question": "q?", "type": "float", "gold": 1.5}]
+    cases = [{"file": str(_table(tmp_path)), "question": "q?", "type": "date", "gold": "2026-11-27"}]
     (tmp_path / "cases.json").write_text(json.dumps(cases))
-    with pytest.raises(ValueError, match="type 'float'"):
+    with pytest.raises(ValueError, match="type 'date'"):
         asked.load_cases(tmp_path / "cases.json")

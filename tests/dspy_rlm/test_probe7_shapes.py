@@ -123,12 +123,6 @@ EXTRA=-fno-common
 endif
 """
 
-PARTITIONS = """{"partitions": [
- {"partition": "north", "dnsSuffix": "north.example", "services": {"a": {}, "b": {}, "c": {}}},
- {"partition": "south", "dnsSuffix": "south.example", "services": {"a": {}}},
- {"partition": "east", "dnsSuffix": "east.example", "services": {"b": {}, "c": {}}}
-]}"""
-
 
 def test_makefile_variables_are_records_and_recipes_are_not():
     s = detect(MAKEFILE)
@@ -138,12 +132,6 @@ def test_makefile_variables_are_records_and_recipes_are_not():
     assert values["CFLAGS"] == "-O2 -Wall" and values["INSTALL_DATA"] == "${INSTALL} -m 644"
     assert "all" not in values and "EXTRA" in values and len(s.records) == 9  # the recipe's SOABI=done is none
     assert _ask("What is SOABI set to in this Makefile?", MAKEFILE) == ("cpython-312-x86_64-linux-gnu", "submitted")
-
-
-def test_counting_a_record_by_its_unique_name_is_no_answer():
-    # before: count_where(partition == 'north') gave 1, Submitted for "how many services"
-    answer, kind = _ask("How many services does the north partition define?", PARTITIONS, "int")
-    assert kind != "submitted" or answer == 3
 
 
 TIERS = """# Tool support tiers
