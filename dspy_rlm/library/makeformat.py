@@ -49,7 +49,7 @@ def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
         if define or text.startswith("\t") or not text.strip() or text.lstrip().startswith("#"):
             define = define and not text.strip().startswith("endef")
             continue
-        if text.startswith("define"):
+        if re.match(r"(?:override\s+)?define\b", text) and not _MAKE_ASSIGN.match(text):  # not "defines = x"
             define = True
             continue
         m = _MAKE_ASSIGN.match(text)

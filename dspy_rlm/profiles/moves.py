@@ -47,7 +47,6 @@ from dspy_rlm.profiles.phrases import (
     hop_key,
     is_stop,
     is_stop_value,
-    lone_key,
     make_key,
     mark_inner,
     may_be_value,
@@ -230,9 +229,9 @@ class MoveBook:
                 head, colon, rest = phrase.partition(":")
                 if colon and rest.strip() and head.strip().casefold() in named_cf:
                     phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
-                letter = len(phrase) < 2 and not (first.start() and lone_key(phrase, s))
+                letter = len(phrase) < 2  # "the key J", "to a capital E", "the character ß": a whole key or value
                 if letter and not (first.start() and one_letter(phrase)):
-                    continue  # else "to a capital E", "the character ß": a whole value, or no key (below)
+                    continue
                 if n == 1 and ID_LIKE.search(phrase) and phrase.casefold() not in folded:
                     phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written
                 present = phrase.casefold() in folded

@@ -251,8 +251,3 @@ def one_letter(text: str) -> bool:
 def components(field_names: Collection[str]) -> set[str]:
     """The dotted parts of the field names (``defaults.allow_any``: ``defaults``, ``allow_any``)."""
     return {c for f in field_names if "." in f for c in f.split(".")}
-
-
-def lone_key(letter: str, s: st.Structure) -> bool:
-    """A capital letter alone is a key where a record is keyed by it, as written ("the key J": a keymap)."""
-    return letter.isalpha() and letter.isupper() and letter != "I" and letter in s.key_counts

@@ -111,6 +111,10 @@ INSTALL=	/usr/bin/install -c
 INSTALL_DATA=	${INSTALL} -m 644  # data files
 MODULE__GDBM_STATE=missing
 MODULE__SCPROXY_STATE=n/a
+defines = -DLAKE
+define BANNER
+hello = world
+endef
 
 all: build
 
@@ -130,7 +134,8 @@ def test_makefile_variables_are_records_and_recipes_are_not():
     values = {r.key: r.fields[0][1] for r in s.records}
     assert values["SOABI"] == "cpython-312-x86_64-linux-gnu" and values["CC"] == "gcc"
     assert values["CFLAGS"] == "-O2 -Wall" and values["INSTALL_DATA"] == "${INSTALL} -m 644"
-    assert "all" not in values and "EXTRA" in values and len(s.records) == 9  # the recipe's SOABI=done is none
+    assert "all" not in values and "EXTRA" in values and len(s.records) == 10  # the recipe's SOABI=done is none
+    assert values["defines"] == "-DLAKE" and "hello" not in values  # a define block's lines are its value
     assert _ask("What is SOABI set to in this Makefile?", MAKEFILE) == ("cpython-312-x86_64-linux-gnu", "submitted")
 
 
