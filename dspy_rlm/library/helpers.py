@@ -233,6 +233,7 @@ STANDALONE_MODULES = (
     "tomlformat",
     "cssformat",
     "makeformat",
+    "keywordformat",
     "structure",
     "tail",
     "lookup",

@@ -346,7 +346,7 @@ def parse_yaml(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 
 # -- NAME=value assignments (os-release, shell config, adduser.conf) ----------------------------------------
-def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
+def logical_lines(lines: list[str]) -> list[tuple[int, int, str]]:
     """(first, last, text) per logical line: a line ending in a backslash goes on on the next (Java properties,
     shell), the backslash and the next line's indent joined as one space."""
     out: list[tuple[int, int, str]] = []
@@ -362,7 +362,7 @@ def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
 
 
 def looks_assignments(sample: list[str]) -> float:
-    rows = meaningful([text for _, _, text in _logical(sample)])
+    rows = meaningful([text for _, _, text in logical_lines(sample)])
     return _share(sum(1 for r in rows if ASSIGN.match(r.strip())), len(rows)) if rows else 0.0
 
 
@@ -376,7 +376,7 @@ def assignment_value(raw: str) -> str:
 def parse_assignments(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
-    for i, last, line in _logical(lines):
+    for i, last, line in logical_lines(lines):
         if not line.strip() or is_comment(line):
             continue
         m = ASSIGN.match(line.strip())

@@ -7,31 +7,18 @@ Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 import re
 
 from dspy_rlm.library.formats import Raw
+from dspy_rlm.library.kvformats import logical_lines
 
 _MAKE_ASSIGN = re.compile(r"(?:export[ \t]+|override[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*(?:::|[:?+!])?=[ \t]*(.*)$")
 _MAKE_RULE = re.compile(r"[^\s#=:][^=#]*?:(?!=)")
 _MAKE_DIRECTIVE = re.compile(r"-?(?:s?include|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|vpath)\b")
 
 
-def _make_statements(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(first, last, text) per statement: a line ending in a backslash goes on on the next."""
-    out: list[tuple[int, int, str]] = []
-    i = 0
-    while i < len(lines):
-        first, text = i, lines[i]
-        while text.endswith("\\") and i + 1 < len(lines):
-            i += 1
-            text = text[:-1].rstrip() + " " + lines[i].strip()
-        out.append((first, i, text))
-        i += 1
-    return out
-
-
 def looks_makefile(sample: list[str]) -> float:
     """The share of the statements (comments and blanks left out) that assign a variable, open a rule, run a
     recipe (a tab-indented line) or are a directive; 0 unless at least three assign and one is a rule,
     a recipe or a directive (else a plain ``NAME=value`` file: the ``assignments`` kind)."""
-    rows = [t for _, _, t in _make_statements(sample) if t.strip() and not t.lstrip().startswith("#")]
+    rows = [t for _, _, t in logical_lines(sample) if t.strip() and not t.lstrip().startswith("#")]
     assigns = sum(1 for t in rows if not t.startswith("\t") and _MAKE_ASSIGN.match(t))
     other = sum(
         1 for t in rows if t.startswith("\t") or _MAKE_DIRECTIVE.match(t) or (_MAKE_RULE.match(t) and "=" not in t)
@@ -45,7 +32,7 @@ def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
     define = False  # inside "define NAME" .. "endef": the lines are a value, no statements
-    for a, b, text in _make_statements(lines):
+    for a, b, text in logical_lines(lines):
         if define or text.startswith("\t") or not text.strip() or text.lstrip().startswith("#"):
             define = define and not text.strip().startswith("endef")
             continue

@@ -4,11 +4,10 @@
 records, markdown tables, ``name = value;`` statements, delimited tables (TSV, CSV, pipes, semicolons,
 colon-separated like /etc/passwd), ``key=value`` lines, INI sections, blank-line-separated ``Key: value`` stanzas
 (Debian control files, DEP-5 copyright, METADATA headers), YAML-like indentation, ``NAME=value`` assignments,
-commented-out settings, markdown lists, whitespace-aligned
-tables (/etc/services), prose; anything else is ``lines``. A format wins when it explains most meaningful lines of a
-sample (the first 2,000 lines); the whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records
-hold 5-22x their text in memory, measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars``
-says when the cap cut it.
+commented-out settings, markdown lists, whitespace-aligned tables (/etc/services), keyword lines, prose; anything
+else is ``lines``. A format wins when it explains most meaningful lines of a sample (the first 2,000 lines); the
+whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records hold 5-22x their text in memory,
+measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars`` says when the cap cut it.
 Records per kind (the record's ``key`` in brackets):
 
 - table: one per data row [first column]; fields named by the header row, a commented header
@@ -40,6 +39,8 @@ Records per kind (the record's ``key`` in brackets):
   ``<LVL3> = 92;``, ``indicator 3 = "Scroll Lock";`` [``indicator 3``], a trailing comment as ``comment``), and
   (detail ``commented``, after the other key-value formats) a sample config whose settings are commented out
   (``#figure.figsize: 6.4, 4.8  # in inches``: the value without its trailing comment).
+- keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;``
+  [the value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else
   its first three words], a ``**Name**: value`` item has that field.
 - prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty
@@ -72,6 +73,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     parse_whitespace_table,
 )
 from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
+from dspy_rlm.library.keywordformat import looks_keyword_lines, parse_keyword_lines
 from dspy_rlm.library.kvformats import (
     looks_assignments,
     looks_commented_stanzas,
@@ -107,7 +109,7 @@ from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before th
 
 KINDS = (
     "xml", "table", "jsonl", "json", "toml", "css", "logfmt", "stanzas", "profile", "ini",
-    "yaml", "assignments", "blocks", "markdown_table", "markdown_list", "prose", "lines",
+    "yaml", "assignments", "blocks", "keywords", "markdown_table", "markdown_list", "prose", "lines",
 )  # fmt: skip
 MAX_PARSE_CHARS = 16_000_000  # a longer text is parsed up to the last line break before this
 RECORD_TEXT_CHARS = 4_000  # a record's text is cut here (a huge record keeps its fields whole)
@@ -379,6 +381,8 @@ def _detect(text: str) -> Structure:
     score, aligned = looks_whitespace_table(sample)
     if score >= 0.8:
         return _build("table", lines, *parse_whitespace_table(lines, aligned), detail="whitespace")
+    if looks_keyword_lines(sample) >= 0.8:
+        return _build("keywords", lines, *parse_keyword_lines(lines))
     if looks_prose(sample) >= 0.5:
         return _build("prose", lines, parse_prose(lines, text), [])
     return _build("lines", lines, _parse_lines(lines), None)

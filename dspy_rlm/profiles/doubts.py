@@ -71,7 +71,7 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     for other in book.keys.get(move.var, []):
         sure = ((other.is_key or other.is_value or plain) and not is_stop(other.text)) or _NUMBER.fullmatch(other.text)
         few = sure and 1 <= other.records <= 3 and not other.inner
-        if other is not key and few and not lookup._has(record, other.text):
+        if other is not key and few and not other.hop and not lookup._has(record, other.text):  # hop: no phrase
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
 

@@ -170,7 +170,7 @@ class Field(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         fields = list(book.fields[var])
         if key.hop and book.structs[var].kind == "assignments":  # an alias's target: a setting's value is its one
-            fields.insert(0, key.text)  # field, named as its key (<COMP> = 135)
+            fields = [key.text] + [f for f in fields if f != key.text]  # field, named as its key (<COMP> = 135)
         return [
             read("field", f"I will read the {f} of {key.text!r}.", "field_of", var, key.text, f)
             for f in fields
@@ -203,14 +203,14 @@ class Exists(KindBase):
     streams = True
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "yes_no" not in book.offered:
+        if "yes_no" not in book.offered or key.hop:  # a key no phrase of the question says: it exists
             return []
         return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
         # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
-        others = [k for k in book.keys.get(move.var, []) if k is not key]
+        others = [k for k in book.keys.get(move.var, []) if k is not key and not k.hop]  # phrases of the question
         named = any(k.is_key or k.is_value for k in others)
         missing = any(k.records == 0 and ID_LIKE.search(k.text) for k in others)  # an identifier named is absent
         if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not

@@ -42,7 +42,9 @@ from dspy_rlm.profiles.phrases import (
     beyond_key,
     components,
     counted_nouns,
+    drop_descriptors,
     found_beyond,
+    held_once,
     holding,
     hop_key,
     is_stop,
@@ -60,14 +62,13 @@ from dspy_rlm.profiles.reads import (
     dated_fields,
     field_forms,
     field_holding_key,
-    field_stems,
     file_texts,
     norm,
     parts,
     printed,
     ranked_names,
 )
-from dspy_rlm.profiles.vocabulary import CUES, DATE_VALUE, RELATIVE, STOP, SYNONYMS, YES_NO_START
+from dspy_rlm.profiles.vocabulary import CUES, DATE_VALUE, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -144,7 +145,10 @@ class MoveBook:
         self.cues, self.offered = self.cues | extra, self.offered | extra
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
-        self.fields = {n: self._drop_descriptors(n, f) for n, f in self.fields.items()}
+        self.fields = {n: drop_descriptors(self, n, f) for n, f in self.fields.items()}
+        for n, s in self.structs.items():  # "the font's full name": the one record holding FullName is named
+            if not self.cues & {"count", "most_common", "max", "min"}:  # (a ranking or a count: all records)
+                self.keys[n][:0] = [k for k in [held_once(s, self.fields[n], self.keys[n], self.text_q)] if k]
 
     def kind(self) -> str:
         """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
@@ -166,29 +170,6 @@ class MoveBook:
         key_field = field_holding_key(s)
         named = ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s)
         return [f for f in named if f != key_field][:3]
-
-    def _drop_descriptors(self, var: str, fields: list[str]) -> list[str]:
-        """Fields named only to describe the record ("the time zone whose comment is X: its country code?")
-        are not asked for when the question names another field besides the one holding its key value."""
-        said = list(st.words(self.text_q.casefold()))
-        desc: set[str] = set()
-        for i, w in enumerate(said):
-            if w in RELATIVE:
-                before = [b for b in said[max(0, i - 3) : i] if b not in STOP][-2:]
-                desc |= {st.stem(b) for b in before} | (
-                    {"=" + before[0][0].upper() + before[1][0].upper()} if len(before) == 2 else set()
-                )
-        if not desc:
-            return fields
-        holders = set()
-        for k in self.keys.get(var, []):
-            record = lookup.record_of(self.texts[var], k.text) if k.is_value and not k.is_key else None
-            if isinstance(record, st.Record):
-                holders |= {f for f, v in record.fields if norm(v) == norm(k.text)}
-        named = self.named_fields(var)
-        if not [f for f in named if not (field_stems(f) & desc) and f not in holders]:
-            return fields
-        return [f for f in fields if not (field_stems(f) & desc)]
 
     def _keys(self, var: str) -> list[Key]:
         text, s = self.texts[var], self.structs[var]
@@ -298,7 +279,7 @@ class MoveBook:
         named = set(self.named_fields(var))
         best = ranked_names(self.q_stems, s.field_names)  # named best first ("Tool Type" before "Target Tier")
         stats = []
-        for name in s.field_names[:12]:
+        for name in dict.fromkeys([*s.field_names[:12], *self.named_fields(var)]):  # a named one past the 12th too
             values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
             if len(values) < 2:
                 continue

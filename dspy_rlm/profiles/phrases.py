@@ -8,16 +8,18 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.reads import norm
+from dspy_rlm.profiles.reads import camel_parts, field_stems, norm
 from dspy_rlm.profiles.vocabulary import (
     CONTAINERS,
     CUE_WORDS,
     FUNCTION_WORDS,
     ID_LIKE,
     PRONOUNS,
+    RELATIVE,
     STOP,
     WHOLE,
     YES_NO_START,
@@ -29,7 +31,9 @@ __all__ = [
     "Key",
     "beyond_key",
     "counted_nouns",
+    "drop_descriptors",
     "found_beyond",
+    "held_once",
     "holding",
     "hop_key",
     "id_parts",
@@ -110,6 +114,52 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     is_key = any(norm(r.key) == said for r in hits)
     is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
     return Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
+
+
+def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str) -> Key | None:
+    """Where the question names no record, the key of the one record holding a field it names (``FullName``
+    of a font's header: "the font's full name"), as a key of the question; of two such fields, the one whose
+    words the question says together ("full name", not "name of the font": ``FontName``), else none."""
+    if any(k.is_key or k.is_value for k in keys):
+        return None
+    found = []
+    for name in fields:
+        holders = []
+        for r in s.records:
+            if r.get(name) is not None:
+                holders.append(r)
+                if len(holders) > 1:
+                    break
+        if len(holders) == 1 and holders[0].key.strip():
+            found.append((name, holders[0].key))
+    said = " " + " ".join(st.words(question.casefold())) + " "
+    if len(found) > 1:
+        found = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said]
+    return Key(found[0][1], 1, True, False, hop=True) if len(found) == 1 else None  # no phrase of the question
+
+
+def drop_descriptors(book: Any, var: str, fields: list[str]) -> list[str]:
+    """Fields named only to describe the record ("the time zone whose comment is X: its country code?")
+    are not asked for when the question names another field besides the one holding its key value."""
+    said = list(st.words(book.text_q.casefold()))
+    desc: set[str] = set()
+    for i, w in enumerate(said):
+        if w in RELATIVE:
+            before = [b for b in said[max(0, i - 3) : i] if b not in STOP][-2:]
+            desc |= {st.stem(b) for b in before} | (
+                {"=" + before[0][0].upper() + before[1][0].upper()} if len(before) == 2 else set()
+            )
+    if not desc:
+        return fields
+    holders = set()
+    for k in book.keys.get(var, []):
+        record = lookup.record_of(book.texts[var], k.text) if k.is_value and not k.is_key else None
+        if isinstance(record, st.Record):
+            holders |= {f for f, v in record.fields if norm(v) == norm(k.text)}
+    named = book.named_fields(var)
+    if not [f for f in named if not (field_stems(f) & desc) and f not in holders]:
+        return fields
+    return [f for f in fields if not (field_stems(f) & desc)]
 
 
 def hop_key(s: st.Structure, keys: list[Key], values: list) -> Key | None:

@@ -20,6 +20,7 @@ from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, ID_LIKE, PRONOU
 
 __all__ = [
     "agent_stems",
+    "camel_parts",
     "field_holding_key",
     "field_stems",
     "norm",
@@ -144,6 +145,15 @@ def parts(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", text)
 
 
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def camel_parts(text: str) -> list[str]:
+    """:func:`parts`, a camel-case part split into its words (``FullName`` -> ``Full``, ``Name``; ``HTTPServer``
+    -> ``HTTP``, ``Server``)."""
+    return [w for p in parts(text) for w in _CAMEL.sub(" ", p).split()]
+
+
 def agent_stems(stems: set[str]) -> set[str]:
     """The agent nouns of a question's verbs ("who *maintains* X" names ``Maintainer``, "which package *owns* Q"
     names ``Owners``): each stem with ``er`` and ``or``. The caller leaves out participles ("owned *by* X" says
@@ -235,7 +245,12 @@ def _named_parts(q_stems: set[str], name: str) -> set[str]:
     if "=" + name in field_stems(name) and "=" + name in q_stems:
         return {name}
     short = len(words) > 1
-    return {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}
+    said = {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}
+    for p in words:  # a camel-case part is said where each of its words is ("full name" says FullName)
+        inner = camel_parts(p)
+        if p not in said and len(inner) > 1 and all(st.stem(w) in q_stems for w in inner):
+            said.add(p)
+    return said
 
 
 def dated_fields(text_q: str, s: st.Structure) -> list[str]:

@@ -1,0 +1,89 @@
+"""Keyword lines: each line opens with a keyword and holds its value (``FontName AvantGarde-Demi``), or holds
+several ``KEY value`` pairs split by semicolons (``C 38 ; WX 680 ; N ampersand ; B 0 0 0 0 ;``: Adobe font
+metrics, and any file of the same shape). A keyword line is a record with one field, the keyword, keyed by it;
+a line of pairs is a record with a field per pair, keyed by the value of the pair name whose values tell the
+records apart best (most distinct values that are no numbers). Read as lines, a pair was no field.
+Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+
+import re
+
+from dspy_rlm.library.formats import Raw, meaningful
+
+_KEYWORD_LINE = re.compile(r"([A-Za-z][\w.-]*)(?:[ \t]+(\S.*?))?[ \t]*$")
+_SEMI_PAIR = re.compile(r"([A-Za-z][\w-]{0,15})[ \t]+([^=:;]+?)$")
+_NUMERIC_VALUE = re.compile(r"[-+]?\d[\d.]*$")
+
+
+def _semi_pairs(line: str) -> list[tuple[str, str]] | None:
+    """The ``KEY value`` pairs of a line of two or more split by ``;``, else None."""
+    if ";" not in line:
+        return None
+    parts = [p.strip() for p in line.split(";")]
+    if parts and not parts[-1]:
+        parts.pop()  # the line's closing ";"
+    if len(parts) < 2:
+        return None
+    out = []
+    for part in parts:
+        m = _SEMI_PAIR.match(part)
+        if m is None:
+            return None
+        out.append((m.group(1), m.group(2)))
+    return out
+
+
+def looks_keyword_lines(sample: list[str]) -> float:
+    """The share of the meaningful lines that are keyword lines or lines of pairs; 0 unless at least a fifth
+    of them are lines of pairs and their pair names repeat (a file of such lines, not a sentence with a
+    semicolon)."""
+    rows = meaningful(sample)
+    if len(rows) < 5:
+        return 0.0
+    pairs = [p for p in map(_semi_pairs, rows) if p]
+    names = {n for p in pairs for n, _ in p}
+    if len(pairs) < max(3, len(rows) // 5) or len(names) * 2 > len(pairs) + 2:
+        return 0.0
+    keyword = sum(1 for ln in rows if not _semi_pairs(ln) and _KEYWORD_LINE.match(ln.strip()))
+    return (len(pairs) + keyword) / len(rows)
+
+
+def _key_name(rows: list[list[tuple[str, str]]]) -> str:
+    """The pair name whose values are most often distinct and no numbers (a name, not a size)."""
+    values: dict[str, list[str]] = {}
+    for pairs in rows:
+        for name, value in pairs:
+            values.setdefault(name, []).append(value)
+
+    def score(name: str) -> tuple[int, int]:
+        vals = values[name]
+        wordy = sum(1 for v in vals if not _NUMERIC_VALUE.match(v))
+        return (len(set(vals)) if wordy * 2 > len(vals) else 0, -list(values).index(name))
+
+    return max(values, key=score) if values else ""
+
+
+def parse_keyword_lines(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    parsed: list[tuple[int, list[tuple[str, str]], bool]] = []
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        pairs = _semi_pairs(s)
+        if pairs:
+            seen: dict[str, str] = {}
+            for name, value in pairs:
+                seen.setdefault(name, value)  # a name said twice on a line: its first value
+            parsed.append((i, list(seen.items()), True))
+            continue
+        m = _KEYWORD_LINE.match(s)
+        if m and m.group(2):
+            parsed.append((i, [(m.group(1), m.group(2))], False))
+    pair_rows = [fields for _, fields, is_pairs in parsed if is_pairs]
+    key = _key_name(pair_rows)
+    names = dict.fromkeys(n for fields in pair_rows for n, _ in fields)  # the pairs' names first: most records
+    names.update(dict.fromkeys(fields[0][0] for _, fields, is_pairs in parsed if not is_pairs))
+    out: list[Raw] = []
+    for i, fields, is_pairs in parsed:
+        record_key = dict(fields).get(key, fields[0][1]) if is_pairs else fields[0][0]
+        out.append((i, i, fields, record_key, None))
+    return out, list(names)
