@@ -90,12 +90,18 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
     said = norm(key.text)
     holders = {f for f, v in record.fields if said in (norm(v), norm(v.split("\n", 1)[0]))}
     # a field the record lacks is asked only where the question says its name whole ("API key" is not
-    # headers.api-subscription-key, which scaleway's record does not have)
+    # headers.api-subscription-key, which scaleway's record does not have), not by initials only ("character
+    # code" says CC, which a record of C, WX and N lacks)
     return [
         f
         for f in book.fields.get(var, [])
-        if f not in holders and (record.get(f) is not None or len(_named_parts(book.q_stems, f)) == len(parts(f)))
+        if f not in holders and (record.get(f) is not None or _said_whole(book.q_stems, f))
     ]
+
+
+def _said_whole(q_stems: set[str], name: str) -> bool:
+    initials = "=" + name in q_stems and st.stem(name) not in q_stems
+    return not initials and len(_named_parts(q_stems, name)) == len(parts(name))
 
 
 def only_the_record_asked(book: Any, var: str, key: Any) -> bool:

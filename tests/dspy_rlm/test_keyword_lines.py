@@ -84,3 +84,9 @@ def test_the_one_record_holding_a_named_field_is_read():
         "Lake Sans Bold Display",
         "submitted",
     )
+
+
+def test_a_field_said_by_initials_only_and_missing_from_the_record_is_not_asked():
+    # "glyph code" says GC by its initials; the record of 164 holds G, W, N and Box, no GC: its key is asked
+    composites = METRICS + "GC Aacute 2 ; PGC A 0 0 ; PGC acute 170 150 ;\nGC Eacute 2 ; PGC E 0 0 ;\n"
+    assert _ask("Which glyph name sits at glyph code 164?", composites) == ("fraction", "submitted")
