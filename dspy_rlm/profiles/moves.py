@@ -53,6 +53,7 @@ from dspy_rlm.profiles.phrases import (
     mark_inner,
     may_be_value,
     one_letter,
+    quoted_text,
     spelled_as,
     unquoted,
     without_container,
@@ -183,7 +184,7 @@ class MoveBook:
         beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
         for m in QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
-            phrase = (m.group(1) or m.group(2) or m.group(3)).strip()
+            phrase = quoted_text(m).strip()
             hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
             if len(phrase) >= 2 and hits:
                 found.append(make_key(phrase, hits))

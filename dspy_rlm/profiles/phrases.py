@@ -43,6 +43,7 @@ __all__ = [
     "mark_inner",
     "may_be_value",
     "near_spelled",
+    "quoted_text",
     "spelled_as",
     "unquoted",
     "without_container",
@@ -290,7 +291,12 @@ def unquoted(question: str, field_names: Collection[str]) -> str:
     """The question less its quoted phrases (a quoted value names no field), but for a field's whole name in
     quotes ("what does the 'Regular Testing' column say")."""
     named = {f.casefold() for f in field_names}
-    return QUOTED.sub(lambda m: m.group(0) if next(g for g in m.groups() if g).casefold() in named else " ", question)
+    return QUOTED.sub(lambda m: m.group(0) if quoted_text(m).casefold() in named else " ", question)
+
+
+def quoted_text(m: re.Match) -> str:
+    """The phrase inside the quotes of a :data:`QUOTED` match, whichever quotes they are."""
+    return next(g for g in m.groups() if g)
 
 
 def one_letter(text: str) -> bool:
