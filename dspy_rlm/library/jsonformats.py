@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from dspy_rlm.library.formats import KEY_NAMES, Raw, _share, json_fields, json_key, meaningful, unquote
+from dspy_rlm.library.formats import KEY_NAMES, Raw, _share, is_comment, json_fields, json_key, meaningful, unquote
 
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[\s,]*")
@@ -100,12 +100,26 @@ def parse_json_document(text: str) -> list[Raw]:
 
 # -- key=value lines (logfmt) -------------------------------------------------------------------------------
 def _pairs(line: str) -> list[tuple[str, str]] | None:
-    """The ``key=value`` pairs of a line, when they are the whole line (at least two)."""
+    """The ``key=value`` pairs of a line, when they are the whole line (at least two); or its comma-separated
+    ``KEY op value`` pairs (udev rules: ``SUBSYSTEM=="usb", ENV{ID_X}=="1", TAG+="uaccess"``; a name said twice
+    keeps its first value)."""
     s = line.strip()
     found = list(_LOGFMT_PAIR.finditer(s))
-    if len(found) < 2 or sum(len(m.group(0)) for m in found) + len(found) - 1 < 0.9 * len(s):
+    if len(found) >= 2 and sum(len(m.group(0)) for m in found) + len(found) - 1 >= 0.9 * len(s):
+        return [(m.group(1), unquote(m.group(2))) for m in found]
+    if "," not in s or (ops := list(_OP_PAIR.finditer(s))) is None or len(ops) < 2:
         return None
-    return [(m.group(1), unquote(m.group(2))) for m in found]
+    if sum(len(m.group(0)) for m in ops) < 0.95 * len(s) or ops[0].start() != 0:
+        return None
+    pairs: dict[str, str] = {}
+    for m in ops:
+        pairs.setdefault(m.group(1), unquote(m.group(2)))
+    return list(pairs.items())
+
+
+_OP_PAIR = re.compile(
+    r"""([A-Za-z_][\w.-]*(?:\{[^{}\s]*\})?)\s*(?:==|!=|\+=|-=|:=|=)\s*("(?:[^"\\]|\\.)*"|[^,\s"]*)\s*(?:,\s*|$)"""
+)
 
 
 def looks_logfmt(sample: list[str]) -> float:
@@ -117,7 +131,7 @@ def parse_logfmt(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
     for i, line in enumerate(lines):
-        if not line.strip():
+        if not line.strip() or is_comment(line):
             continue
         pairs = _pairs(line) or []
         names.update(dict.fromkeys(n for n, _ in pairs))

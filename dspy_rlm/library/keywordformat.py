@@ -87,3 +87,34 @@ def parse_keyword_lines(lines: list[str]) -> tuple[list[Raw], list[str]]:
         record_key = dict(fields).get(key, fields[0][1]) if is_pairs else fields[0][0]
         out.append((i, i, fields, record_key, None))
     return out, list(names)
+
+
+# -- definitions: ``name: value`` at the line's start, indented or bracket/bar lines continuing it -------------
+_DEFINITION = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:[ \t]+(\S.*?)[ \t]*$")
+_GOES_ON = re.compile(r"[ \t]|[|)\]}]")  # an indented line, or one opening with a bar or a closing bracket
+
+
+def looks_definitions(sample: list[str]) -> float:
+    """The share of the meaningful lines that define a name (``file_input: stmt* ENDMARKER``: an EBNF grammar,
+    mail aliases) or continue a definition; 0 unless at least five names are defined and almost none twice (a
+    name said twice is a record's field: stanzas or YAML)."""
+    rows = [ln for ln in meaningful(sample) if not ln.lstrip().startswith("#")]
+    names = [m.group(1) for m in map(_DEFINITION.match, rows) if m]
+    goes_on = sum(1 for ln in rows if _GOES_ON.match(ln))
+    if len(names) < 5 or len(set(names)) < 0.95 * len(names):
+        return 0.0
+    return (len(names) + goes_on) / len(rows)
+
+
+def parse_definitions(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    for i, line in enumerate(lines):
+        m = _DEFINITION.match(line)
+        if m:
+            out.append((i, i, [(m.group(1), m.group(2))], m.group(1), None))
+        elif (
+            out and line.strip() and not line.lstrip().startswith("#") and _GOES_ON.match(line) and out[-1][1] == i - 1
+        ):
+            a, _, fields, key, _ = out[-1]
+            out[-1] = (a, i, [(fields[0][0], fields[0][1] + " " + line.strip())], key, None)
+    return out, []

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from dspy_rlm.library.formats import unquote  # inlined before structure.py
 from dspy_rlm.library.structure import (  # standalone_source() inlines structure.py before this file
     RECORD_TEXT_CHARS,
     Record,
@@ -180,8 +181,8 @@ def _field(fn: str, s: Structure, field: Any) -> str:
     raise ValueError(f"{fn}(): no field {name!r} in this {s.kind}; fields are: {shown}")
 
 
-def _same(a: str, b: str) -> bool:
-    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+def _same(a: str, b: str) -> bool:  # quotes around a whole value are no part of it ('break')
+    return " ".join(unquote(a.strip()).casefold().split()) == " ".join(unquote(b.strip()).casefold().split())
 
 
 def _number(value: str) -> float | None:

@@ -73,7 +73,12 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     parse_whitespace_table,
 )
 from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
-from dspy_rlm.library.keywordformat import looks_keyword_lines, parse_keyword_lines
+from dspy_rlm.library.keywordformat import (
+    looks_definitions,
+    looks_keyword_lines,
+    parse_definitions,
+    parse_keyword_lines,
+)
 from dspy_rlm.library.kvformats import (
     looks_assignments,
     looks_commented_stanzas,
@@ -383,6 +388,8 @@ def _detect(text: str) -> Structure:
         return _build("table", lines, *parse_whitespace_table(lines, aligned), detail="whitespace")
     if looks_keyword_lines(sample) >= 0.8:
         return _build("keywords", lines, *parse_keyword_lines(lines))
+    if looks_definitions(sample) >= 0.9:
+        return _build("assignments", lines, *parse_definitions(lines), detail="definitions")
     if looks_prose(sample) >= 0.5:
         return _build("prose", lines, parse_prose(lines, text), [])
     return _build("lines", lines, _parse_lines(lines), None)

@@ -115,7 +115,10 @@ def most_of(book: Any) -> str | None:
     ("the most cores"); None where Y names another field (a list: "the most dependencies" is no value's count)
     or the question says a cue already."""
     m = MOST_OF.search(book.text_q)
-    if m is None or book.cues & {"most_common", "max", "min", "count"} or m.group(1).casefold() in CUE_WORDS:
+    said_max = {"max"} if m is not None and "number" in m.group(0).casefold() else set()  # "the largest number of"
+    if m is None or (book.cues - said_max) & {"most_common", "max", "min", "count"}:
+        return None
+    if m.group(1).casefold() in CUE_WORDS:
         return None
     said = st.stem(m.group(1).casefold())
     for s in book.structs.values():
@@ -215,7 +218,8 @@ def chained(book: Any) -> str | None:
             for i in range(1, len(clauses)):
                 before = {st.stem(w) for w in st.words(" ".join(clauses[:i]).casefold())}
                 m = _REFERS.search(clauses[i])
-                if m and len(st.words(clauses[i - 1])) >= 3 and (not named or st.stem(m.group(1).casefold()) in before):
+                back = not named or (m is not None and m.group(0)[:4].casefold() == "that")  # "...; does that rule"
+                if m and len(st.words(clauses[i - 1])) >= 3 and (back or st.stem(m.group(1).casefold()) in before):
                     found = found or m.group(0)
         book.memo["chained"] = found
     return book.memo["chained"]

@@ -13,9 +13,10 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import chained, other_condition, unread_test
+from dspy_rlm.profiles.grounding import _said_in as said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
-from dspy_rlm.profiles.reads import field_stems, norm
+from dspy_rlm.profiles.reads import norm, parts
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
@@ -82,8 +83,8 @@ def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
     said = set(st.words(book.text_q.casefold())) & COMMENT_WORDS
     if not said or move.kind == "search":
         return None
-    named = {st.stem(w) for group in SYNONYMS if said & group for w in group}
-    if any(field_stems(f) & named for f in book.structs[move.var].field_names):
+    named = {w for group in SYNONYMS if said & group for w in group}  # whole words: "note" is no "not_test"
+    if any({p.casefold() for p in parts(f)} & named for f in book.structs[move.var].field_names):
         return None
     return f"the question points to the text's comments ({sorted(said)[0]!r}), which its records leave out"
 
@@ -111,11 +112,21 @@ def _names_a_record(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} is the key of another record (an alias of it)"
 
 
+def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "which key in the [Icon Theme] section is set to zip_overlay?": the section's name the question says is
+    # no answer to it (a key read by a value gives the record's key, here the section asked *in*); inside the
+    # phrase read by it is no repeat ("'GNU version of the tar archiving utility' describes which package?": tar)
+    asked = book.text_q.replace(key.text, " ") if key is not None else book.text_q
+    if not isinstance(value, str) or len(value.strip()) < 2 or not said_in(value, asked):
+        return None
+    return f"{value!r} repeats a phrase of the question"
+
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (_head_only, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
-VALUE_DOUBTS = (_names_a_record,)
+VALUE_DOUBTS = (_names_a_record, _repeats_question)
 """What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
 and says why, or None."""

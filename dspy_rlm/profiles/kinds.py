@@ -48,7 +48,7 @@ from dspy_rlm.profiles.reads import (
     words_inside,
 )
 from dspy_rlm.profiles.stated import stated
-from dspy_rlm.profiles.vocabulary import FIRST_LINE
+from dspy_rlm.profiles.vocabulary import FIRST_LINE, NAME_NOUNS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -155,6 +155,7 @@ class Record(KindBase):
                 out += parts
                 continue
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
+        out += _field_named(book, var, key, result, specific)
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
@@ -162,6 +163,18 @@ class Record(KindBase):
         if not result.fields:
             out += printed(book, result.text, key)
         return out
+
+
+def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: bool) -> list[Candidate]:
+    """ "Which setting in section S is set to V?": the name of the one field of the record read whose value is a
+    value the question names, where it asks for a field by what fields are called (the record read by S or by V)."""
+    if key is None or book.structs[var].kind in ("table", "lines", "prose"):
+        return []
+    if not NAME_NOUNS & set(st.words(book.text_q.casefold())):
+        return []
+    values = {norm(k.text) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
+    named = [f for f, v in result.fields if norm(v) in values and f != result.key]
+    return [Candidate(named[0], "field name", specific, _why(key, book, var))] if len(named) == 1 else []
 
 
 class Field(KindBase):

@@ -41,6 +41,7 @@ from dspy_rlm.profiles.phrases import (
     Key,
     beyond_key,
     components,
+    container_ends,
     counted_nouns,
     drop_descriptors,
     found_beyond,
@@ -183,6 +184,7 @@ class MoveBook:
         absent: list[Key] = []
         beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
+        data_nouns = container_ends(self.text_q)  # "this dataset": no key
         for m in QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
             phrase = quoted_text(m).strip()
             hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
@@ -195,6 +197,8 @@ class MoveBook:
                 words = [t.group() for t in tokens[i : i + n]]
                 # a stop word alone ("down", "off", "no") is a key only where it is a field's whole value
                 stop_word = n == 1 and is_stop(words[0])
+                if n == 1 and last.end() in data_nouns:
+                    continue
                 if (is_stop(words[0]) or is_stop(words[-1])) and not (stop_word and may_be_value(words[0])):
                     continue
                 only_field_words = all(

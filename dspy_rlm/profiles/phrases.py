@@ -12,6 +12,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.formats import unquote
 from dspy_rlm.profiles.reads import camel_parts, field_stems, norm
 from dspy_rlm.profiles.vocabulary import (
     CONTAINERS,
@@ -30,6 +31,7 @@ __all__ = [
     "QUOTED",
     "Key",
     "beyond_key",
+    "container_ends",
     "counted_nouns",
     "drop_descriptors",
     "found_beyond",
@@ -113,8 +115,10 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     """A phrase of the question found in ``hits``: is it a record's key, a field's whole value?"""
     said = norm(phrase)
     is_key = any(norm(r.key) == said for r in hits)
-    is_value = any(norm(v) == said or norm(v.split("\n", 1)[0]) == said for r in hits for _, v in r.fields)
-    return Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis
+    is_value = any(
+        said in (norm(v), norm(v.split("\n", 1)[0]), norm(unquote(v.strip()))) for r in hits for _, v in r.fields
+    )
+    return Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis; 'break' quoted
 
 
 def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str) -> Key | None:
@@ -265,10 +269,17 @@ def beyond_key(text: str, phrase: str) -> Key:
 
 
 _CONTAINER = re.compile(
-    rf"(?<!\w)(?:in|from|of)\s+(?:the|this|that)\s+(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?"
+    rf"(?<!\w)(?:(?:in|from|of|per|within|inside|across|according\s+to)\s+(?:the|this|that)|this)\s+"
+    rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?"
     rf"(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
     re.IGNORECASE,
 )
+
+
+def container_ends(question: str) -> set[int]:
+    """Where the nouns naming the data as a whole end ("this *dataset*", "in the config *file*"): one of those
+    words is no key phrase."""
+    return {m.end() for m in _CONTAINER.finditer(question)}
 
 
 def without_container(question: str, field_names: Collection[str] = ()) -> str:

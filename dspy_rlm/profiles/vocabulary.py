@@ -104,11 +104,13 @@ count whose other words are these, stop words and the counted noun counts every 
 TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characters", "char", "chars", "word", "words"})
 """Units of the text, not its records: "how many lines" counts no records."""
 MOST_OF = re.compile(
-    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|to|by)\s+the\s+most\s+([a-z][\w-]*)",
+    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|to|by)\s+the\s+"
+    r"(?:most|(?:largest|greatest|highest|biggest)\s+number\s+of)\s+([a-z][\w-]*)",
     re.IGNORECASE,
 )
-"""A ranking by how many records each value has ("which MIME type *has the most* glob patterns"): the word after
-"the most" names what is counted -- the records (a most-common read), or a numeric field (a largest read)."""
+"""A ranking by how many records each value has ("which MIME type *has the most* glob patterns", "matched *by
+the largest number of* rules"): the word after "the most" names what is counted -- the records (a most-common
+read), or a numeric field (a largest read)."""
 TESTS = {
     "starts": ("starting with", "starts with", "start with", "beginning with", "begins with", "begin with"),
     "ends": ("ending in", "ending with", "ends in", "ends with", "end in", "end with"),
@@ -127,6 +129,8 @@ DATE_VALUE = re.compile(
 """A value that is a date: ``2024-01-02``, ``02/01/2024``, ``1 Jan 1991``, ``Jan 1, 1991``."""
 COMMENT_WORDS = frozenset({"comment", "comments", "commented"})
 """Words that point to a text's comments, which a structure leaves out of its records."""
+NAME_NOUNS = frozenset({"key", "setting", "field", "property", "option", "variable", "parameter", "attribute"})
+"""What a record's fields are called: "which *setting* in section S is set to V" asks for a field's name."""
 FIRST_LINE = ("short", "brief", "synopsis", "summary", "one-line")
 """Words that ask for the first line of a multi-line value (a package's short description)."""
 WHOLE = frozenset({"full", "complete", "whole", "entire", "exact"})
@@ -176,6 +180,7 @@ RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 
 CONTAINERS = frozenset(
     {"table", "file", "list", "listing", "config", "configuration", "database", "document", "log", "template", "data"}
+    | {"dataset"}
 )
 """Nouns that name the data as a whole: the words before one in "in the v143 linker flag *table*" describe the
 file, not a field of its records (:func:`dspy_rlm.profiles.phrases.without_container`)."""
