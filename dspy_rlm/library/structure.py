@@ -10,41 +10,42 @@ whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records
 measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars`` says when the cap cut it.
 Records per kind (the record's ``key`` in brackets):
 
-- table: one per data row [first column]; fields named by the header row, a commented header
-  (``#code<TAB>name``) or ``col1..colN``; a whitespace table's last column takes the rest of the line, and
-  a trailing ``# comment`` becomes the field ``comment``.
-- xml: one per element of the most common (tag, depth) that carries attributes or leaf children, spanning its
-  lines [its name/id/key/ref/title field, else its first attribute, else its first child's text]; its attributes
-  as written, a leaf child as ``tag`` (a repeated one's texts joined with ", ") and its attributes as
-  ``tag.attr``, its own text as ``text`` (gdb's syscalls, iso-codes). A text declaring an entity, or an HTML
-  page, is no xml.
+- table: one per data row [first column]; fields named by the header row, a commented header (``#code<TAB>name``) or
+  ``col1..colN``; a whitespace table's last column takes the rest of the line, and a trailing ``# comment`` becomes
+  the field ``comment``.
+- xml: one per element of the most common (tag, depth) that carries attributes or leaf children, spanning its lines
+  [its name/id/key/ref/title field, else its first attribute, else its first child's text]; its attributes as
+  written, a leaf child as ``tag`` (a repeated one's texts joined with ", ") and its attributes as ``tag.attr``, its
+  own text as ``text`` (gdb's syscalls, iso-codes). A text declaring an entity, or an HTML page, is no xml.
 - jsonl: one per line [an id/name/key/title field, else the first string]; nested objects as ``a.b``.
-- json: a whole JSON document, one record per object of its array (or object) of objects, at the top or one
-  level down [the member's name in an object of objects, else as jsonl], spanning the object's own lines.
-- logfmt: one per line of ``key=value`` pairs [an id/name/key/title field, else the first value].
+- json: a whole JSON document, one record per object of its array (or object) of objects, at the top or one level
+  down [the member's name in an object of objects, else as jsonl], spanning the object's own lines.
+- logfmt: one per line of ``key=value`` pairs, or of comma-separated ``KEY op value`` pairs (udev rules) [an
+  id/name/key/title field, else the first value].
 - stanzas: one per block [its first field's value]; continuation lines belong to the field above.
 - ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
-  ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form
-  a record with key "".
+  ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form a record
+  with key "".
 - blocks: one per unindented ``word args`` line with the indented directive lines under it [its first argument]
-  (ssh_config's ``Host``, sensors3.conf's ``chip``); a directive whose word repeats is named with its first
-  argument (``label fan1``).
-- profile: one per ``name = { ... }`` block [its name] (a nested block's keys as ``inner.key``), and one per
-  section for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
-- yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines
-  are fields named by their own key.
-- assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed (a
-  Makefile's variables too: :mod:`~dspy_rlm.library.makeformat`); also
-  (detail ``statements``, tried before tables) ``name = value;`` lines with ``//`` comments (XKB keycodes:
-  ``<LVL3> = 92;``, ``indicator 3 = "Scroll Lock";`` [``indicator 3``], a trailing comment as ``comment``), and
-  (detail ``commented``, after the other key-value formats) a sample config whose settings are commented out
-  (``#figure.figsize: 6.4, 4.8  # in inches``: the value without its trailing comment).
-- keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;``
-  [the value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics).
-- markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else
-  its first three words], a ``**Name**: value`` item has that field.
-- prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty
-  line [""], with a field when the line reads ``key: value`` or ``key = value``.
+  (ssh_config's ``Host``, sensors3.conf's ``chip``); a directive whose word repeats is named with its first argument
+  (``label fan1``).
+- profile: one per ``name = { ... }`` block [its name] (a nested block's keys as ``inner.key``), and one per section
+  for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
+- yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines are fields
+  named by their own key.
+- assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed (a Makefile's
+  variables too: :mod:`~dspy_rlm.library.makeformat`); also (detail ``statements``, tried before tables)
+  ``name = value;`` lines with ``//`` comments (XKB keycodes: ``<LVL3> = 92;``, ``indicator 3 = "Scroll Lock";``
+  [``indicator 3``], a trailing comment as ``comment``), and (detail ``commented``, after the other key-value
+  formats) a sample config whose settings are commented out (``#figure.figsize: 6.4, 4.8 # in inches``: the value
+  without its trailing comment), and (detail ``definitions``) ``name: definition`` lines with their continuations
+  (an EBNF grammar).
+- keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;`` [the
+  value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics).
+- markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
+  three words], a ``**Name**: value`` item has that field.
+- prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty line
+  [""], with a field when the line reads ``key: value`` or ``key = value``.
 
 Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it into foreign interpreters.
 """
