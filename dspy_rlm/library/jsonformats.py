@@ -107,9 +107,8 @@ def _pairs(line: str) -> list[tuple[str, str]] | None:
     found = list(_LOGFMT_PAIR.finditer(s))
     if len(found) >= 2 and sum(len(m.group(0)) for m in found) + len(found) - 1 >= 0.9 * len(s):
         return [(m.group(1), unquote(m.group(2))) for m in found]
-    if "," not in s or (ops := list(_OP_PAIR.finditer(s))) is None or len(ops) < 2:
-        return None
-    if sum(len(m.group(0)) for m in ops) < 0.95 * len(s) or ops[0].start() != 0:
+    ops = list(_OP_PAIR.finditer(s)) if "," in s else []
+    if len(ops) < 2 or sum(len(m.group(0)) for m in ops) < 0.95 * len(s) or ops[0].start() != 0:
         return None
     pairs: dict[str, str] = {}
     for m in ops:

@@ -39,11 +39,12 @@ def looks_keyword_lines(sample: list[str]) -> float:
     rows = meaningful(sample)
     if len(rows) < 5:
         return 0.0
-    pairs = [p for p in map(_semi_pairs, rows) if p]
+    split = [_semi_pairs(ln) for ln in rows]
+    pairs = [p for p in split if p]
     names = {n for p in pairs for n, _ in p}
     if len(pairs) < max(3, len(rows) // 5) or len(names) * 2 > len(pairs) + 2:
         return 0.0
-    keyword = sum(1 for ln in rows if not _semi_pairs(ln) and _KEYWORD_LINE.match(ln.strip()))
+    keyword = sum(1 for ln, p in zip(rows, split) if not p and _KEYWORD_LINE.match(ln.strip()))
     return (len(pairs) + keyword) / len(rows)
 
 
@@ -54,12 +55,12 @@ def _key_name(rows: list[list[tuple[str, str]]]) -> str:
         for name, value in pairs:
             values.setdefault(name, []).append(value)
 
-    def score(name: str) -> tuple[int, int]:
-        vals = values[name]
+    def score(item: tuple[int, str]) -> tuple[int, int]:
+        vals = values[item[1]]
         wordy = sum(1 for v in vals if not _NUMERIC_VALUE.match(v))
-        return (len(set(vals)) if wordy * 2 > len(vals) else 0, -list(values).index(name))
+        return (len(set(vals)) if wordy * 2 > len(vals) else 0, -item[0])  # ties: the first name
 
-    return max(values, key=score) if values else ""
+    return max(enumerate(values), key=score)[1] if values else ""
 
 
 def parse_keyword_lines(lines: list[str]) -> tuple[list[Raw], list[str]]:
@@ -98,7 +99,7 @@ def looks_definitions(sample: list[str]) -> float:
     """The share of the meaningful lines that define a name (``file_input: stmt* ENDMARKER``: an EBNF grammar,
     mail aliases) or continue a definition; 0 unless at least five names are defined and almost none twice (a
     name said twice is a record's field: stanzas or YAML)."""
-    rows = [ln for ln in meaningful(sample) if not ln.lstrip().startswith("#")]
+    rows = meaningful(sample)  # (comments left out)
     names = [m.group(1) for m in map(_DEFINITION.match, rows) if m]
     goes_on = sum(1 for ln in rows if _GOES_ON.match(ln))
     if len(names) < 5 or len(set(names)) < 0.95 * len(names):
