@@ -13,7 +13,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import chained, other_condition, unread_test
-from dspy_rlm.profiles.grounding import _said_in as said_in
+from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts

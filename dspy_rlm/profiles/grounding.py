@@ -64,7 +64,7 @@ def ungrounded_values(
     problems: dict[str, str] = {}
     for name, value in values.items():
         for text in _texts(value):
-            in_question = any(_said_in(text, q) for q in question_inputs.values())
+            in_question = any(said_in(text, q) for q in question_inputs.values())
             seen = _found(text, outputs) or _found(text, inputs.values()) or _found(text, variables.values())
             if in_question and not _only_question_word(text, outputs):
                 problems[name] = "repeats the question"
@@ -73,7 +73,7 @@ def ungrounded_values(
     return problems
 
 
-def _said_in(text: str, question: str) -> bool:
+def said_in(text: str, question: str) -> bool:
     """Whether ``text`` is a phrase of the question, whole words in any case ("ss" is no phrase of "ß", nor of
     "class")."""
     said = text.strip().lower()

@@ -6,7 +6,7 @@ under their section, with ``-----`` separator lines."""
 from __future__ import annotations
 
 from dspy_rlm.library.structure import detect
-from dspy_rlm.profiles.grounding import _said_in
+from dspy_rlm.profiles.grounding import said_in
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 RULES = "\n".join(
@@ -75,9 +75,9 @@ def test_a_single_quoted_phrase_of_symbols_is_a_key():
 
 
 def test_a_value_that_only_folds_like_a_question_word_is_no_repeat():
-    assert not _said_in("ss", "what does the character ß become?")  # "ß".casefold() is "ss"
-    assert not _said_in("ss", "which class is it?")  # a part of a word
-    assert _said_in("Lake Server", "is the lake server listed?")
+    assert not said_in("ss", "what does the character ß become?")  # "ß".casefold() is "ss"
+    assert not said_in("ss", "which class is it?")  # a part of a word
+    assert said_in("Lake Server", "is the lake server listed?")
 
 
 def test_metadata_is_one_record_keyed_by_its_name():
