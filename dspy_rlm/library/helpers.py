@@ -236,6 +236,7 @@ STANDALONE_MODULES = (
     "keywordformat",
     "structure",
     "tail",
+    "results",
     "lookup",
     "search",
     "helpers",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.library.formats import unquote  # inlined before structure.py
+from dspy_rlm.library.results import Counts, KeyValue, Nothing, Records  # inlined before this file
 from dspy_rlm.library.structure import (  # standalone_source() inlines structure.py before this file
     RECORD_TEXT_CHARS,
     Record,
@@ -31,80 +32,6 @@ from dspy_rlm.library.tail import (  # inlined after structure.py
 from dspy_rlm.library.textkit import held  # inlined first
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
-
-
-class Nothing:
-    """What a lookup returns when nothing is found: falsy, ``== None``, and printed as the reason."""
-
-    def __init__(self, message: str):
-        self.message = message
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __eq__(self, other: object) -> bool:
-        return other is None or isinstance(other, Nothing)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def get(self, name: str) -> None:
-        return None
-
-    def __repr__(self) -> str:
-        return self.message
-
-    __str__ = __repr__
-
-
-class Records(list):
-    """A list of :class:`Record`, printed one ``record N (line L):`` block per record."""
-
-    def __init__(self, items: list[Record], note: str = "", empty: str = "no records"):
-        super().__init__(items)
-        self.note, self.empty = note, empty
-
-    def __repr__(self) -> str:
-        if not self:
-            return self.empty
-        return "\n".join([*(r.show() for r in self), *([self.note] if self.note else [])])
-
-    __str__ = __repr__
-
-
-class Counts(dict):
-    """field name -> number of records having it, printed one ``name (N records)`` per line."""
-
-    def __repr__(self) -> str:
-        return "\n".join(f"{name} ({n} records)" for name, n in self.items()) or "no fields"
-
-    __str__ = __repr__
-
-
-class KeyValue(tuple):
-    """(key, value) of a record, printed ``KEY: VALUE``; ``.record`` is the whole record."""
-
-    record: Record
-
-    def __new__(cls, key: str, value: str, record: Record) -> "KeyValue":
-        self = super().__new__(cls, (key, value))
-        self.record = record
-        return self
-
-    def __getnewargs__(self) -> tuple[str, str, Record]:
-        return (self[0], self[1], self.record)  # a SUBMITted value is pickled back to the host
-
-    @property
-    def key(self) -> str:
-        return self[0]
-
-    @property
-    def value(self) -> str:
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"{self[0]}: {self[1]}"
-
-    __str__ = __repr__
 
 
 _JOINED: dict[int, tuple[Any, int, str]] = {}
@@ -376,6 +303,33 @@ def min_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
     return _extreme("min_of", var, field, min, by)
 
 
+def size_of(var: Any, word: Any) -> int:
+    """How many fields the record matching word has (0: none matches).
+
+    For a record that lists entries: an INI section of commands, a JSON object's keys."""
+    r = record_of(var, _check_word("size_of", word))
+    return len(r.fields) if isinstance(r, Record) else 0
+
+
+def _by_size(fn: str, var: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
+    s = _structure(fn, var)
+    sized = [r for r in s.records if r.fields]
+    if not sized:
+        return Nothing("no record has fields")
+    best = pick(sized, key=lambda r: len(r.fields))  # ties: the first such record
+    return KeyValue(best.key, str(len(best.fields)), best)
+
+
+def most_fields(var: Any) -> KeyValue | Nothing:
+    """The record with the most fields: KEY: N (.record is the whole record)."""
+    return _by_size("most_fields", var, max)
+
+
+def fewest_fields(var: Any) -> KeyValue | Nothing:
+    """The record with the fewest fields: KEY: N."""
+    return _by_size("fewest_fields", var, min)
+
+
 def exists(var: Any, word: Any) -> bool:
     """Does any record contain word? True/False.
 
@@ -400,4 +354,7 @@ def key_of(var: Any, value: Any) -> str | None:
 
 
 _HELPERS = (structure, records, fields, record_of, field_of, count_records, count_where, count_if, most_common)
-STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (*_HELPERS, max_of, min_of, exists, key_of)}
+_SIZES = (size_of, most_fields, fewest_fields)
+STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {
+    f.__name__: f for f in (*_HELPERS, max_of, min_of, exists, key_of, *_SIZES)
+}

@@ -47,6 +47,7 @@ from dspy_rlm.profiles.reads import (
     unnamed,
     words_inside,
 )
+from dspy_rlm.profiles.sizes import FieldsExtreme, SizeOf
 from dspy_rlm.profiles.stated import stated
 from dspy_rlm.profiles.vocabulary import FIRST_LINE, NAME_NOUNS
 
@@ -390,3 +391,6 @@ register(Extreme("max", "max_of", "largest"))
 register(Extreme("min", "min_of", "smallest"))
 register(ByLength("max_length", "max_of", "longest", "max"))
 register(ByLength("min_length", "min_of", "shortest", "min"))
+register(SizeOf())
+register(FieldsExtreme("most_fields", "most_fields", ("max", "most_common"), "most"))
+register(FieldsExtreme("fewest_fields", "fewest_fields", ("min",), "fewest"))
