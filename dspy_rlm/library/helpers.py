@@ -234,6 +234,7 @@ STANDALONE_MODULES = (
     "cssformat",
     "makeformat",
     "keywordformat",
+    "directiveformat",
     "structure",
     "tail",
     "results",

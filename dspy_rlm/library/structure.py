@@ -41,7 +41,8 @@ Records per kind (the record's ``key`` in brackets):
   without its trailing comment), and (detail ``definitions``) ``name: definition`` lines with their continuations
   (an EBNF grammar).
 - keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;`` [the
-  value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics).
+  value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics); (detail
+  ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``].
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field.
 - prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty line
@@ -58,6 +59,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from dspy_rlm.library.cssformat import looks_css, parse_css
+from dspy_rlm.library.directiveformat import looks_directives, parse_directives
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
     DELIMITERS,
     Raw,
@@ -121,6 +123,7 @@ MAX_PARSE_CHARS = 16_000_000  # a longer text is parsed up to the last line brea
 RECORD_TEXT_CHARS = 4_000  # a record's text is cut here (a huge record keeps its fields whole)
 _SHOW_VALUE_CHARS = 300
 _SAMPLE_LINES = 2_000
+_DIRECTIVES = 0.7  # of the lines outside comments open with one directive: a C header's #defines
 
 
 _NAME_GAPS = re.compile(r"[\s_-]+")
@@ -382,6 +385,8 @@ def _detect(text: str) -> Structure:
             return _build(kind, lines, *parse(lines))
     if looks_commented_settings(sample) >= 0.6:
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")
+    if looks_directives(sample) >= _DIRECTIVES:
+        return _build("keywords", lines, *parse_directives(lines), detail="directives")
     if looks_markdown_list(sample) >= 0.5:
         return _build("markdown_list", lines, parse_markdown_list(lines), None)
     score, aligned = looks_whitespace_table(sample)

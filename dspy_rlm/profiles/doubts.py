@@ -122,11 +122,28 @@ def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None
     return f"{value!r} repeats a phrase of the question"
 
 
+_REFERENCE = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|%\((\w+)\)s")
+
+
+def _refers(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "systemd_system_unit_dir=${rootprefix}/lib/systemd/system": the value names another setting of the same
+    # text, which a reader expands; as written it is no answer (nor is it sure the question wants it expanded)
+    names = {n for m in _REFERENCE.finditer(value) for n in m.groups() if n} if isinstance(value, str) else set()
+    s = book.structs.get(move.var)
+    if (
+        not names
+        or s is None
+        or not any(r.get(n) is not None or norm(r.key) == norm(n) for n in names for r in s.records)
+    ):
+        return None
+    return f"{value!r} refers to other settings ({', '.join(sorted(names))}), not expanded"
+
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (_head_only, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
-VALUE_DOUBTS = (_names_a_record, _repeats_question)
+VALUE_DOUBTS = (_names_a_record, _repeats_question, _refers)
 """What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
 and says why, or None."""

@@ -49,7 +49,8 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
 
     def follows_key(value: str) -> bool:  # a sentence: "the vault access code is 31337"
         # after an identifier a bare space starts its description ("gh-103314 Support sys.last_exc ..."), not a value
-        bare = "" if ID_LIKE.search(key.text) else r"|\s+"
+        # nor is a bare lower-case word after a plain one a value: prose goes on ("... of Negotiator class")
+        bare = "" if ID_LIKE.search(key.text) or re.fullmatch(r"[a-z]+", value) else r"|\s+"
         linked = re.escape(key.text) + rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{bare})" + re.escape(value)
         return not fielded and key is not None and re.search(linked, stdout, re.IGNORECASE) is not None
 

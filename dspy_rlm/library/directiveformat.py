@@ -1,0 +1,104 @@
+"""Directive lines: most lines open with the same directive, then a name and its value (``#define EDEADLK 35
+/* Resource deadlock would occur */`` in a C header; ``::msgcat::mcset de PM "nachm."`` in a Tcl catalog; any
+file of that shape). A line's directive is its first word, with the second where nearly every such line repeats
+it (``::msgcat::mcset de``). Each directive line is a record keyed by its name, with the fields ``value``
+(unquoted where one quoted string) and ``comment`` (a ``/* */`` or ``//`` comment closing the line).
+Block comments and lines ending in ``\\`` (continued on the next) are read as C and Tcl write them.
+Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+
+import re
+from collections import Counter
+
+from dspy_rlm.library.formats import Raw, unquote
+
+_NAME = re.compile(r"([^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*$")
+_CLOSING_COMMENT = re.compile(r"[ \t]*(?:/\*(.*?)\*/|//(.*))[ \t]*$")
+_PUNCTUATION = re.compile(r"[\W_]+")
+
+
+def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, text) of each line outside block comments, ``\\`` continuations joined."""
+    out: list[tuple[int, int, str]] = []
+    in_block, start, parts = False, 0, []  # type: ignore[var-annotated]
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if in_block:
+            in_block = "*/" not in s
+            continue
+        if not parts and (s.startswith("/*") and "*/" not in s):
+            in_block = True
+            continue
+        if not parts and (not s or s.startswith(("//", "/*", "# ")) or _PUNCTUATION.fullmatch(s)):
+            continue  # a comment, or a block's closing bracket
+        if not parts:
+            start = i
+        parts.append(s[:-1].rstrip() if s.endswith("\\") else s)
+        if not s.endswith("\\"):
+            out.append((start, i, " ".join(p for p in parts if p)))
+            parts = []
+    if parts:
+        out.append((start, len(lines) - 1, " ".join(parts)))
+    return out
+
+
+def _directive(rows: list[str]) -> tuple[str, int]:
+    """The directive most lines open with (one word, or two where nearly every such line repeats the second)
+    and how many lines open with it and go on with a name."""
+    firsts = Counter(r.split()[0] for r in rows if len(r.split()) >= 2)
+    if not firsts:
+        return "", 0
+    word, _ = firsts.most_common(1)[0]
+    opened = [r.split() for r in rows if r.split()[0] == word and len(r.split()) >= 2]
+    seconds = Counter(t[1] for t in opened if len(t) >= 3)
+    if seconds and len(opened) >= 3 and seconds.most_common(1)[0][1] >= 0.9 * len(opened):
+        word = f"{word} {seconds.most_common(1)[0][0]}"  # a catalog's language: ``::msgcat::mcset de``
+    return word, len(_names(rows, word))
+
+
+def _names(rows: list[str], word: str) -> list[str]:
+    """The name after ``word`` on each line that opens with it."""
+    n = len(word.split())
+    return [t[n] for r in rows if (t := r.split())[:n] == word.split() and len(t) > n]
+
+
+def _split(text: str, prefix: list[str]) -> tuple[str, str, str] | None:
+    """(name, value, comment) of a line opening with ``prefix``, else None."""
+    tokens = text.split(None, len(prefix))
+    if tokens[: len(prefix)] != prefix or len(tokens) <= len(prefix):
+        return None
+    rest, comment = tokens[len(prefix)], ""
+    m = _CLOSING_COMMENT.search(rest)
+    if m:
+        comment, rest = (m.group(1) if m.group(1) is not None else m.group(2)).strip(), rest[: m.start()]
+    nm = _NAME.match(rest.strip())
+    return (nm.group(1), unquote((nm.group(2) or "").strip()), comment) if nm else None
+
+
+def looks_directives(sample: list[str]) -> float:
+    """The share of the lines (outside comments) that open with the same directive then a name; 0 under five
+    such lines, where the directive is no word (a list's ``*``, a table's first column of numbers), or where the
+    names repeat (a word opening sentences)."""
+    rows = [t for _, _, t in _logical(sample)]
+    word, _ = _directive(rows)
+    if not re.fullmatch(r"[#:.@%!\w-]*[A-Za-z][\w:.-]*( \S+)?", word):
+        return 0.0
+    names = [x[0] for r in rows if (x := _split(r, word.split()))]
+    if len(names) < 5 or len(set(names)) * 2 < len(names) or sum(n.isdigit() for n in names) * 2 > len(names):
+        return 0.0  # the names repeat, or are numbers: words opening sentences
+    if sum(r.endswith(".") for r in rows) * 2 > len(rows):
+        return 0.0  # sentences
+    return len(names) / len(rows)
+
+
+def parse_directives(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """One record per directive line: key the name (no field: a record's name apart from its fields, as an
+    assignment's); fields ``value``, and ``comment`` if any."""
+    rows = _logical(lines)
+    word, _ = _directive([t for _, _, t in rows])
+    out: list[Raw] = []
+    for a, b, text in rows:
+        split = _split(text, word.split())
+        if split is not None:
+            name, value, comment = split
+            out.append((a, b, [("value", value)] + ([("comment", comment)] if comment else []), name, None))
+    return out, ["value", "comment"]
