@@ -41,7 +41,7 @@ def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
     return out
 
 
-def _directive(rows: list[str]) -> tuple[str, int]:
+def _opening_directive(rows: list[str]) -> tuple[str, int]:
     """The directive most lines open with (one word, or two where nearly every such line repeats the second)
     and how many lines open with it and go on with a name."""
     firsts = Counter(r.split()[0] for r in rows if len(r.split()) >= 2)
@@ -79,7 +79,7 @@ def looks_directives(sample: list[str]) -> float:
     such lines, where the directive is no word (a list's ``*``, a table's first column of numbers), or where the
     names repeat (a word opening sentences)."""
     rows = [t for _, _, t in _logical(sample)]
-    word, _ = _directive(rows)
+    word, _ = _opening_directive(rows)
     if not re.fullmatch(r"[#:.@%!\w-]*[A-Za-z][\w:.-]*( \S+)?", word):
         return 0.0
     names = [x[0] for r in rows if (x := _split(r, word.split()))]
@@ -94,7 +94,7 @@ def parse_directives(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """One record per directive line: key the name (no field: a record's name apart from its fields, as an
     assignment's); fields ``value``, and ``comment`` if any."""
     rows = _logical(lines)
-    word, _ = _directive([t for _, _, t in rows])
+    word, _ = _opening_directive([t for _, _, t in rows])
     out: list[Raw] = []
     for a, b, text in rows:
         split = _split(text, word.split())
