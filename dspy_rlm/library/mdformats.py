@@ -124,6 +124,55 @@ def parse_markdown_list(lines: list[str]) -> list[Raw]:
     return out
 
 
+# -- dated sections (a changelog: "0.6.1 / 2016-05-02" underlined, "## [1.2.0] - 2024-01-02") ---------------
+_ATX = re.compile(r"#{1,6}[ \t]+(\S.*?)[ \t#]*$")
+_UNDERLINE = re.compile(r"[ \t]*(?:={3,}|-{3,})[ \t]*$")
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+_HEADING_DATE = re.compile(
+    rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|\b{_MONTH}\.? \d{{1,2}},? \d{{4}}|\b\d{{1,2}} {_MONTH} \d{{4}}"
+)
+_HEADING_JOINERS = " \t/-\u2013\u2014:,()[]"
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, text) of each heading: ``#`` headings and underlined ones."""
+    out = []
+    for i, line in enumerate(lines):
+        m = _ATX.match(line)
+        if m:
+            out.append((i, i, m.group(1)))
+        elif i + 1 < len(lines) and line.strip() and _UNDERLINE.match(lines[i + 1]) and not LIST_ITEM.match(line):
+            first = i  # an underline heads the paragraph it closes ("What's New in X" / "Released on D")
+            while first > 0 and lines[first - 1].strip() and not _UNDERLINE.match(lines[first - 1]):
+                first -= 1
+            out.append((first, i + 1, " ".join(ln.strip() for ln in lines[first : i + 1])))
+    return out
+
+
+def looks_dated_sections(sample: list[str]) -> float:
+    """1.0 where two headings or more carry a date and at least half of them do."""
+    heads = _headings(sample)
+    dated = [h for h in heads if _HEADING_DATE.search(h[2])]
+    return 1.0 if len(dated) >= 2 and len(dated) * 2 >= len(heads) else 0.0
+
+
+def parse_dated_sections(lines: list[str]) -> list[Raw]:
+    """One record per heading and the lines under it: key the heading without its date and asides in brackets
+    (``0.6.1``), field ``date`` where it has one; the record's text holds its items."""
+    heads = _headings(lines)
+    out: list[Raw] = []
+    for n, (a, b, text) in enumerate(heads):
+        end = heads[n + 1][0] - 1 if n + 1 < len(heads) else len(lines) - 1
+        while end > b and not lines[end].strip():
+            end -= 1
+        m = _HEADING_DATE.search(text)
+        key = (text[: m.start()] + " " + text[m.end() :]) if m else text
+        key = re.sub(r"\([^()]*\)", " ", key).strip(_HEADING_JOINERS)  # an aside is no name: "(since 3.8.0)"
+        fields = [("date", m.group(0))] if m else []
+        out.append((a, end, fields, " ".join(key.split()) or text, None))
+    return out
+
+
 # -- prose ----------------------------------------------------------------------------------------------------
 def code_lines(lines: list[str]) -> set[int]:
     """Indexes of the lines inside markdown code fences (``` or ~~~), the fences included."""

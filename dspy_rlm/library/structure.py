@@ -96,10 +96,12 @@ from dspy_rlm.library.kvformats import (
 )
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.mdformats import (
+    looks_dated_sections,
     looks_markdown_list,
     looks_markdown_table,
     looks_markdown_tables,
     looks_prose,
+    parse_dated_sections,
     parse_markdown_list,
     parse_markdown_table,
     parse_prose,
@@ -387,6 +389,8 @@ def _detect(text: str) -> Structure:
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")
     if looks_directives(sample) >= _DIRECTIVES:
         return _build("keywords", lines, *parse_directives(lines), detail="directives")
+    if looks_dated_sections(sample) >= 1.0:
+        return _build("markdown_list", lines, parse_dated_sections(lines), None, detail="dated sections")
     if looks_markdown_list(sample) >= 0.5:
         return _build("markdown_list", lines, parse_markdown_list(lines), None)
     score, aligned = looks_whitespace_table(sample)

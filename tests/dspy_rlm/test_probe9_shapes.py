@@ -116,3 +116,62 @@ Version: 7
 def test_a_value_naming_another_setting_is_not_submitted_as_written():
     asked = "tell me what unit_dir expands to once all the variables are substituted"
     assert _ask(asked, PC) != ("${rootprefix}/lib/lake/system", "submitted")
+
+
+HISTORY = """2.0.0 / 2024-08-31
+==================
+
+  * Drop rafts
+  * Add an option for sails
+
+1.1.0 / 2022-01-22
+==================
+
+  * Revert "Paint every boat"
+
+## [1.0.0] - Mar 3, 2019
+
+  * Paint every boat
+  * Fix oars
+"""
+
+
+def test_dated_headings_are_records_keyed_by_their_version():
+    s = detect(HISTORY)
+    assert (s.kind, s.detail) == ("markdown_list", "dated sections")  # before: one record per item
+    assert [(r.key, r.get("date")) for r in s.records] == [
+        ("2.0.0", "2024-08-31"),
+        ("1.1.0", "2022-01-22"),
+        ("1.0.0", "Mar 3, 2019"),
+    ]
+    assert "Fix oars" in s.records[2].text
+
+
+def test_a_changelog_answers_when_and_which_version():
+    assert _ask("When was 1.1.0 released?", HISTORY) == ("2022-01-22", "submitted")
+    assert _ask("which version came out on 2024-08-31?", HISTORY) == ("2.0.0", "submitted")
+
+
+NEWS_PARAGRAPHS = """What's New in Lake 3.10.0
+(since 3.9.0)
+Released on 2021-10-04
+=========================
+
+bpo-11: Boats float.
+
+What's New in Lake 3.9.0
+(since 3.8.0)
+Released on 2020-10-05
+=========================
+
+bpo-12: Oars row.
+"""
+
+
+def test_an_underline_heads_its_whole_paragraph_and_asides_name_no_record():
+    s = detect(NEWS_PARAGRAPHS)
+    assert [(r.key, r.get("date")) for r in s.records] == [
+        ("What's New in Lake 3.10.0 Released on", "2021-10-04"),
+        ("What's New in Lake 3.9.0 Released on", "2020-10-05"),  # "(since 3.8.0)" does not name it
+    ]
+    assert _ask("When was Lake 3.9.0 released?", NEWS_PARAGRAPHS) == ("2020-10-05", "submitted")
