@@ -19,7 +19,8 @@ _PUNCTUATION = re.compile(r"[\W_]+")
 def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
     """(first line, last line, text) of each line outside block comments, ``\\`` continuations joined."""
     out: list[tuple[int, int, str]] = []
-    in_block, start, parts = False, 0, []  # type: ignore[var-annotated]
+    in_block, start = False, 0
+    parts: list[str] = []
     for i, line in enumerate(lines):
         s = line.strip()
         if in_block:
