@@ -135,9 +135,15 @@ _HEADING_JOINERS = " \t/-\u2013\u2014:,()[]"
 
 
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(first line, last line, text) of each heading: ``#`` headings and underlined ones."""
+    """(first line, last line, text) of each heading outside fenced code: ``#`` headings and underlined ones.
+
+    By lines, not by offsets as :func:`dspy_rlm.library.textkit.extract_sections` finds headers: a record needs
+    its line numbers, and an underline here heads its whole paragraph ("What's New in X" / "Released on D")."""
     out = []
+    code = code_lines(lines)
     for i, line in enumerate(lines):
+        if i in code:  # a "# comment" or "---" in a code block is no heading
+            continue
         m = _ATX.match(line)
         if m:
             out.append((i, i, m.group(1)))

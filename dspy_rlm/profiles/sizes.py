@@ -15,6 +15,7 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import norm
+from dspy_rlm.profiles.vocabulary import CUES
 
 __all__ = ["FieldsExtreme", "SizeOf", "lists_entries"]
 
@@ -27,15 +28,25 @@ def lists_entries(book: Any, var: str) -> bool:
     memo = ("lists entries", var)
     if memo not in book.memo:
         sized = [r for r in book.structs[var].records if len(r.fields) >= 2][:_SAMPLE]
-        held = Counter(n for r in sized for n in {norm(f) for f, _ in r.fields})
-        half = len(sized) / 2
+        shared = _shared(book, var)
 
         def own(r: st.Record) -> bool:
-            return sum(held[norm(f)] > half for f, _ in r.fields) < len(r.fields) / 2
+            return sum(norm(f) in shared for f, _ in r.fields) < len(r.fields) / 2
 
         varied = len({len(r.fields) for r in sized}) > 1
-        book.memo[memo] = len(sized) >= 2 and varied and sum(map(own, sized)) > half
+        book.memo[memo] = len(sized) >= 2 and varied and sum(map(own, sized)) > len(sized) / 2
     return bool(book.memo[memo])
+
+
+def _shared(book: Any, var: str) -> set[str]:
+    """The field names (normalized) that more than half of ``var``'s records with two fields or more hold: a
+    schema's fields, where the other names are a record's own entries."""
+    memo = ("shared fields", var)
+    if memo not in book.memo:
+        sized = [r for r in book.structs[var].records if len(r.fields) >= 2][:_SAMPLE]
+        held = Counter(n for r in sized for n in {norm(f) for f, _ in r.fields})
+        book.memo[memo] = {n for n, c in held.items() if c > len(sized) / 2}
+    return set(book.memo[memo])
 
 
 def _names_no_field_of(book: Any, var: str, record: Any) -> bool:
@@ -63,6 +74,10 @@ class SizeOf(KindBase):
         return [Candidate(str(result), "count", ok, why if result else "no record matches")]
 
 
+RECURS = tuple(c for c in CUES["most_common"] if not c.startswith("by "))
+"""The words of a question asking which value recurs most ("appears most often"), not which record is largest."""
+
+
 class FieldsExtreme(KindBase):
     """``most_fields(V)`` / ``fewest_fields(V)``: the record listing the most / fewest entries, for a ranking
     question that names no field (the ranking is by size, not by a value)."""
@@ -81,8 +96,15 @@ class FieldsExtreme(KindBase):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, tuple):
             return []
-        ok = not book.named_fields(move.var)
-        why = "ranked the records by their entries" if ok else "the question names a field"
+        # an entry's name in the question ("... in entry_points.txt", a file's name and an entry's) is no ranking
+        # field; a field most records hold is one, and the ranking may be by its values
+        shared, named = _shared(book, move.var), book.named_fields(move.var)
+        why = "ranked the records by their entries"
+        if any(norm(f) in shared for f in named):
+            why = "the question names a field the records share"
+        elif named and any(c in book.text_q.casefold() for c in RECURS):  # "what target appears most often ..."
+            why = "the question asks for a value that recurs, naming an entry"
+        ok = why == "ranked the records by their entries"
         number = book.answer_type in (int, float)
         return [
             Candidate(result[0], "key", ok and not number, why),

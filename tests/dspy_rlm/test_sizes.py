@@ -62,7 +62,7 @@ def test_how_many_entries_a_named_group_lists_is_supported():
 def test_an_entry_named_makes_the_size_no_answer():
     book = _book("How many arguments does sail take in [lake.commands]?", GROUPS, int)
     move, found = _read(book, "size_of")
-    assert move is None or not found[0].supported
+    assert move is not None and (found[0].value, found[0].supported) == ("5", False)
 
 
 def test_the_group_with_the_most_and_fewest_entries():
@@ -76,3 +76,12 @@ def test_records_of_one_schema_list_no_entries():
     # a package's size is no answer: "how many ... does oar have" asks for something else
     assert _read(_book("How many fields does the boat package have?", STANZAS, int), "size_of")[0] is None
     assert _read(_book("Which package has the most dependencies?", STANZAS), "most_fields")[0] is None
+
+
+def test_an_entry_named_in_a_ranking_leaves_it_supported_but_a_shared_field_does_not():
+    # "map.txt" is one group's entry (a file's name, say), no field the ranking could be by
+    _, found = _read(_book("Which group, map.txt's among them, lists the most entries?", GROUPS), "most_fields")
+    assert (found[0].value, found[0].supported) == ("lake.commands", True)  # before: unsupported
+    ranked = GROUPS.replace("]\n", "]\npriority = 1\n")
+    _, found = _read(_book("Which group with a priority lists the most entries?", ranked), "most_fields")
+    assert found[0].value == "lake.commands" and not found[0].supported
