@@ -2,7 +2,8 @@
 /* Resource deadlock would occur */`` in a C header; ``::msgcat::mcset de PM "nachm."`` in a Tcl catalog; any
 file of that shape). A line's directive is its first word, with the second where nearly every such line repeats
 it (``::msgcat::mcset de``). Each directive line is a record keyed by its name, with the fields ``value``
-(unquoted where one quoted string) and ``comment`` (a ``/* */`` or ``//`` comment closing the line).
+(unquoted where one quoted string) and ``comment`` (a ``/* */``, ``//`` or `` # `` comment closing the line).
+A name may be one quoted string (CMake's ``FAIL_REGEX "[Uu]nknown option"  # GNU``).
 Block comments and lines ending in ``\\`` (continued on the next) are read as C and Tcl write them.
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
@@ -11,7 +12,8 @@ from collections import Counter
 
 from dspy_rlm.library.formats import Raw, unquote
 
-_NAME = re.compile(r"([^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*$")
+_NAME = re.compile(r"(\"[^\"]+\"|[^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*$")
+_HASH_COMMENT = re.compile(r"(?:^|[ \t]+)#(?:[ \t]+(.*))?$")
 _CLOSING_COMMENT = re.compile(r"[ \t]*(?:/\*(.*?)\*/|//(.*))[ \t]*$")
 _PUNCTUATION = re.compile(r"[\W_]+")
 
@@ -72,7 +74,13 @@ def _split(text: str, prefix: list[str]) -> tuple[str, str, str] | None:
     if m:
         comment, rest = (m.group(1) if m.group(1) is not None else m.group(2)).strip(), rest[: m.start()]
     nm = _NAME.match(rest.strip())
-    return (nm.group(1), unquote((nm.group(2) or "").strip()), comment) if nm else None
+    if not nm:
+        return None
+    value = (nm.group(2) or "").strip()
+    h = _HASH_COMMENT.search(value)
+    if h and not comment and value[: h.start()].count('"') % 2 == 0:  # CMake's, a shell's: "# GNU" after it
+        comment, value = (h.group(1) or "").strip(), value[: h.start()]
+    return unquote(nm.group(1)), unquote(value.strip()), comment
 
 
 def looks_directives(sample: list[str]) -> float:

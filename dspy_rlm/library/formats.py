@@ -316,6 +316,8 @@ def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
         return (0.9 if all(len(ALIGNED.split(r)) <= 10 for r in rows[:400]) else 0.0), True
     counts = Counter(len(r.split()) for r in rows)
     mode, n = counts.most_common(1)[0]
+    if mode >= 3 and _share(counts[mode] + counts[mode + 1], len(rows)) >= 0.9:
+        n = counts[mode] + counts[mode + 1]  # an optional last column (tmpfiles.d's argument): the rest takes it
     prose = _share(sum(1 for r in rows if r[-1] in ".!?"), len(rows))
     return (_share(n, len(rows)) if 2 <= mode <= 8 and prose < 0.2 else 0.0), False
 

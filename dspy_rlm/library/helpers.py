@@ -235,6 +235,7 @@ STANDALONE_MODULES = (
     "makeformat",
     "keywordformat",
     "directiveformat",
+    "literalformat",
     "structure",
     "tail",
     "results",

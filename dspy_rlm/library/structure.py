@@ -94,6 +94,7 @@ from dspy_rlm.library.kvformats import (
     parse_stanzas,
     parse_yaml,
 )
+from dspy_rlm.library.literalformat import looks_literals, parse_literals
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.mdformats import (
     looks_dated_sections,
@@ -389,6 +390,8 @@ def _detect(text: str) -> Structure:
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")
     if looks_directives(sample) >= _DIRECTIVES:
         return _build("keywords", lines, *parse_directives(lines), detail="directives")
+    if looks_literals(sample) >= 0.7:
+        return _build("assignments", lines, *parse_literals(lines), detail="literals")
     if looks_dated_sections(sample) >= 1.0:
         return _build("markdown_list", lines, parse_dated_sections(lines), None, detail="dated sections")
     if looks_markdown_list(sample) >= 0.5:

@@ -17,7 +17,7 @@ from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts
-from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, SYNONYMS
+from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, RANKED, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
@@ -41,8 +41,21 @@ def _other_condition(book: Any, move: Move, kind: Any, key: Any, text: str) -> s
 
 
 def _ranking_asked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    ranked = move.kind in LOOKUPS and book.cues & {"most_common", "max", "min"}  # one record ranks nothing
+    ranked = move.kind in LOOKUPS and (
+        book.cues & {"most_common", "max", "min"} or RANKED.search(book.text_q)
+    )  # one record ranks nothing
     return "a ranking is asked; one record's value is none" if ranked else None
+
+
+def _across_blocks(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # a program's literal tables: "which year had the most releases in %released?" ranks one block's entries;
+    # most_common over every entry of the text ranks the other tables' too
+    s = book.structs.get(move.var)
+    if not getattr(kind, "every_record", False) or s is None or "block" not in s.field_names:
+        return None
+    held = [r for r in s.records[:5000] if not move.args or r.get(str(move.args[0])) is not None]
+    blocks = {r.get("block") for r in held}
+    return f"the records read are in {len(blocks)} blocks" if len(blocks) > 1 else None
 
 
 def _second_step(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -95,10 +108,7 @@ def _names_a_record(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # is a reference, and the value it leads to may be the one asked
     if move.kind not in ("record", "field") or not isinstance(value, str) or key is None:
         return None
-    memo = ("record keys", move.var)
-    if memo not in book.memo:
-        book.memo[memo] = {norm(r.key) for r in book.structs[move.var].records if r.key}
-    if norm(value) not in book.memo[memo] or norm(value) == norm(key.text):
+    if norm(value) not in _record_keys(book, move.var) or norm(value) == norm(key.text):
         return None
     record = lookup.record_of(book.texts[move.var], key.text)  # the record read: its own key is its value
     if not isinstance(record, st.Record) or norm(record.key) == norm(value):
@@ -122,6 +132,15 @@ def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None
     return f"{value!r} repeats a phrase of the question"
 
 
+def _record_keys(book: Any, var: str) -> set[str]:
+    """The keys of a text's records, normalized, collected once per text."""
+    memo = ("record keys", var)
+    if memo not in book.memo:
+        book.memo[memo] = {norm(r.key) for r in book.structs[var].records if r.key}
+    return book.memo[memo]
+
+
+_GAPS = re.compile(r"[\s_-]+")
 _REFERENCE = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|%\((\w+)\)s")
 
 
@@ -130,18 +149,17 @@ def _refers(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # text, which a reader expands; as written it is no answer (nor is it sure the question wants it expanded)
     names = {n for m in _REFERENCE.finditer(value) for n in m.groups() if n} if isinstance(value, str) else set()
     s = book.structs.get(move.var)
-    if (
-        not names
-        or s is None
-        or not any(r.get(n) is not None or norm(r.key) == norm(n) for n in names for r in s.records)
-    ):
+    if not names or s is None:
+        return None
+    fields = {_GAPS.sub("", f.casefold()) for f in s.field_names}  # as Record.get compares names
+    if not any(norm(n) in _record_keys(book, move.var) or _GAPS.sub("", n.casefold()) in fields for n in names):
         return None
     return f"{value!r} refers to other settings ({', '.join(sorted(names))}), not expanded"
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
-DOUBTS = (_head_only, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
+DOUBTS = (_head_only, _across_blocks, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
 VALUE_DOUBTS = (_names_a_record, _repeats_question, _refers)

@@ -33,7 +33,7 @@ from dspy_rlm.profiles.conditions import (
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.phrases import ID_LIKE, holding, near_spelled
+from dspy_rlm.profiles.phrases import ID_LIKE, holding, near_spelled, written_as_name
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
     _holds_key,
@@ -247,6 +247,13 @@ class Exists(KindBase):
             # nor is a plain word missing beside two phrases found ("is the name attribute of the test element
             # required?": the file says ATTLIST, not "attribute"; the question asks about what it names)
             ok = ok and (asked_id or sum(1 for k in others if k.records) < 2)
+            # nor is a lower-case word missing beside a name found ("is there a pattern attributed to Borland?":
+            # the file comments "# Borland" on a regex; "pattern" is the asker's word for the line)
+            ok = ok and (
+                asked_id
+                or key.text[:1].isupper()
+                or not any(k.records and written_as_name(book.text_q, k.text) for k in others)
+            )
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]

@@ -56,6 +56,7 @@ from dspy_rlm.profiles.phrases import (
     one_letter,
     quoted_text,
     spelled_as,
+    unqualified,
     unquoted,
     without_container,
 )
@@ -220,6 +221,7 @@ class MoveBook:
                     continue
                 if n == 1 and ID_LIKE.search(phrase) and phrase.casefold() not in folded:
                     phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written
+                    phrase = unqualified(folded, phrase) or phrase  # "HTTPStatus.OK" asked, "OK = 200" written
                 present = phrase.casefold() in folded
                 cap = s.parsed_chars
                 hits = holding(text, s, phrase) if s.records and present else []

@@ -230,6 +230,27 @@ def _edge(part: str, before: bool) -> str:
     return rf"(?<!{cls})" if before else rf"(?!{cls})"
 
 
+def written_as_name(question: str, phrase: str) -> bool:
+    """Whether ``question`` writes ``phrase`` as a name: capitalized, and not as a sentence's first word."""
+    at = question.find(phrase)
+    return phrase[:1].isupper() and at > 0 and not question[:at].rstrip().endswith((".", "?", "!", ":"))
+
+
+def unqualified(folded: str, word: str) -> str | None:
+    """The end of a qualified name that a text holds where it lacks the whole (``SERVICE_UNAVAILABLE`` for
+    ``HTTPStatus.SERVICE_UNAVAILABLE``: a class body names its members unqualified); ``folded`` is the text
+    casefolded. Names only: every part opens with a letter (``3.9.0`` is no qualified name), and the end is an
+    identifier of three characters or more, or capitalized."""
+    parts = word.split(".")
+    if len(parts) < 2 or not all(re.match(r"[^\W\d]", p) for p in parts):
+        return None
+    for i in range(1, len(parts)):
+        end = ".".join(parts[i:])
+        if len(end) >= 3 and (ID_LIKE.search(end) or end[0].isupper()) and end.casefold() in folded:
+            return end
+    return None
+
+
 def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
     """How ``text`` spells an identifier it does not hold as written: its parts joined otherwise (``quiet_lagoon``
     or ``quiet lagoon`` for ``quiet-lagoon``, ``INC4821`` for ``INC-4821``); with ``cut``, also a dotted version

@@ -94,6 +94,9 @@ CUES = {
     "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
     "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
 }
+RANKED = re.compile(r"\b(?:most|fewest)\b(?! (?:of|likely|probably|recently)\b)", re.IGNORECASE)
+"""A ranking asked in words the cues above lack ("which compiler gets credited on the most failure patterns?"):
+no single record's value answers it."""
 WHOLE_SET = frozenset(
     {"total", "altogether", "overall", "in", "all", "records", "rows", "entries", "items", "file", "list", "table",
      "data", "dataset", "there", "listed", "contain", "contains", "included", "present", "defined", "described",
