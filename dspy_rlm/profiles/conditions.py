@@ -204,6 +204,7 @@ def unread_test(book: Any) -> str | None:
 
 _CLAUSE_END = re.compile(r"[;.?!]\s+(?=\S)")
 _THEN = re.compile(rf",?\s+and\s+(?:then\s+)?(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE)
+_SAME = re.compile(r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b", re.IGNORECASE)
 _REFERS = re.compile(r"(?<!\w)(?:that|this|those|these)\s+(\w+)", re.IGNORECASE)
 
 
@@ -221,7 +222,10 @@ def chained(book: Any) -> str | None:
                 back = not named or (m is not None and m.group(0)[:4].casefold() == "that")  # "...; does that rule"
                 if m and len(st.words(clauses[i - 1])) >= 3 and (back or st.stem(m.group(1).casefold()) in before):
                     found = found or m.group(0)
-        book.memo["chained"] = found
+        # "X was released on some day. What *other* version has the *same* date?": the record X names gives the
+        # date; another record holding it is the answer
+        same = _SAME.search(book.text_q)
+        book.memo["chained"] = found or (same.group(0) if same else None)
     return book.memo["chained"]
 
 

@@ -177,3 +177,19 @@ def test_a_qualified_name_asked_reads_the_name_the_text_writes():
         {"question": "What's the description text for LakeStatus.STORMY?"}, {"context": ENUM}, {"answer": str}
     )
     assert [k.text for k in book.keys["context"]][:1] == ["STORMY"]  # before: 'text' alone, read in 'Text Coffee'
+
+
+LAUNCHES = """canoe = 1996-02-29
+kayak = 1997-05-15
+punt = 1996-02-29
+raft = 1998-07-22
+skiff = 2000-03-22
+"""
+
+
+def test_another_record_with_the_same_value_is_a_second_step():
+    asked = "The canoe was launched on some day. What other boat has exactly the same launch date?"
+    book = MoveBook({"question": asked}, {"context": LAUNCHES}, {"answer": str})
+    found = [c for m in book.read_moves() if m.kind in ("record", "field") for c in evaluate(book, m, "")]
+    assert ("1996-02-29", False) in [(c.value, c.supported) for c in found]  # before: supported, the first hop
+    assert not [c for c in found if c.supported]
