@@ -133,7 +133,8 @@ _NAME_GAPS = re.compile(r"[\s_-]+")
 
 
 @functools.lru_cache(maxsize=2048)
-def _norm(name: str) -> str:  # memoized: Record.get normalizes every field name it passes, millions of times
+def name_form(name: str) -> str:  # memoized: Record.get normalizes every field name it passes, millions of times
+    """A field name as :meth:`Record.get` compares it: casefolded, without spaces, ``_`` or ``-``."""
     return _NAME_GAPS.sub("", name.casefold())
 
 
@@ -150,8 +151,8 @@ class Record:
 
     def get(self, name: str) -> str | None:
         """The value of field ``name`` (case-insensitive; ``-``, ``_`` and spaces ignored), else None."""
-        want = _norm(name)
-        return next((v for n, v in self.fields if _norm(n) == want), None)
+        want = name_form(name)
+        return next((v for n, v in self.fields if name_form(n) == want), None)
 
     def show(self) -> str:
         """``record N (line L):`` then one ``  Name: value`` line per field (or the text, indented)."""

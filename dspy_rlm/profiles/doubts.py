@@ -53,9 +53,12 @@ def _across_blocks(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
     s = book.structs.get(move.var)
     if not getattr(kind, "every_record", False) or s is None or "block" not in s.field_names:
         return None
-    held = [r for r in s.records[:5000] if not move.args or r.get(str(move.args[0])) is not None]
-    blocks = {r.get("block") for r in held}
-    return f"the records read are in {len(blocks)} blocks" if len(blocks) > 1 else None
+    field = str(move.args[0]) if move.args else ""
+    memo = ("blocks", move.var, field)
+    if memo not in book.memo:  # once per text and field: every ranking and count move asks it
+        book.memo[memo] = len({r.get("block") for r in s.records[:5000] if not field or r.get(field) is not None})
+    n = book.memo[memo]
+    return f"the records read are in {n} blocks" if n > 1 else None
 
 
 def _second_step(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -140,7 +143,6 @@ def _record_keys(book: Any, var: str) -> set[str]:
     return book.memo[memo]
 
 
-_GAPS = re.compile(r"[\s_-]+")
 _REFERENCE = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|%\((\w+)\)s")
 
 
@@ -151,8 +153,8 @@ def _refers(book: Any, move: Move, key: Any, value: Any) -> str | None:
     s = book.structs.get(move.var)
     if not names or s is None:
         return None
-    fields = {_GAPS.sub("", f.casefold()) for f in s.field_names}  # as Record.get compares names
-    if not any(norm(n) in _record_keys(book, move.var) or _GAPS.sub("", n.casefold()) in fields for n in names):
+    fields = {st.name_form(f) for f in s.field_names}
+    if not any(norm(n) in _record_keys(book, move.var) or st.name_form(n) in fields for n in names):
         return None
     return f"{value!r} refers to other settings ({', '.join(sorted(names))}), not expanded"
 
