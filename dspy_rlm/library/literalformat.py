@@ -20,7 +20,6 @@ _OPENS = re.compile(r"(?:[\[({]|=>\s*[\[({]|qw\s*\()\s*$")
 _CLOSES = re.compile(r"\s*[\])}]")
 _TRAILING = re.compile(r"\s+(?:#|//)\s*(.*)$")
 _LINE_COMMENT = re.compile(r"\s*(?:#|//|/?\*|--|;;)")
-_PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _depth(text: str) -> int:
@@ -54,12 +53,8 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
             i += 1
             continue
         m = _ENTRY.match(line)
-        if m and _OPENS.search(s) and _depth(s) > 0:
-            stack.append(unquote(m.group("key")).lstrip("%$@"))
-            i += 1
-            continue
-        if not m and _OPENS.search(s) and _depth(s) > 0:
-            stack.append("")  # an unnamed bracket (a call's argument list, a nested list)
+        if _OPENS.search(s) and _depth(s) > 0:  # a bracket opens: named, or not (a call's arguments, a nested list)
+            stack.append(unquote(m.group("key")).lstrip("%$@") if m else "")
             i += 1
             continue
         first = i
