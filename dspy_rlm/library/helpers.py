@@ -236,6 +236,7 @@ STANDALONE_MODULES = (
     "keywordformat",
     "directiveformat",
     "literalformat",
+    "wordmatch",
     "structure",
     "tail",
     "results",

@@ -54,7 +54,6 @@ Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inline
 import functools
 import gc
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -114,8 +113,8 @@ from dspy_rlm.library.profileformat import (
     parse_profile,
 )
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
-from dspy_rlm.library.textkit import find_from_lowered, lowered  # inlined first
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
+from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
 
 KINDS = (
@@ -200,121 +199,6 @@ class Structure:
         return f"{kind}, {len(self.records)} records{head}" + (f"\nfields: {names}" if names else "")
 
     __str__ = __repr__
-
-
-# -- words, stems, matching ---------------------------------------------------------------------------------
-_WORD = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\w+(?:[-.:/@+]\w+)*")
-
-
-def words(text: str) -> list[str]:
-    """The word tokens of ``text``: runs of letters/digits (any script, ``_`` included) that keep internal
-    ``- . : / @ +`` (``en_US.UTF-8``, ``1/tcp``, ``a@b.org``), and numbers with thousands separators."""
-    return _WORD.findall(text)
-
-
-def stem(word: str) -> str:
-    """A case-folded stem for matching word forms; alphabetic words of 4+ letters only, else just casefold.
-
-    Rules, in order: ``-sses`` -> ``-ss``; ``-ies`` -> ``-y``; a final ``-s`` goes (not after s, u, i);
-    ``-ing`` / ``-ed`` go when 3+ letters with a vowel remain, then a doubled final consonant (not l, s, z)
-    is undoubled; a final ``-y`` becomes ``-i``; a final ``-e`` goes. So licenses, license, licensed and
-    licensing -> ``licens``; running, runs -> ``run``; policy, policies -> ``polici``; status -> ``status``.
-    """
-    w = word.casefold()
-    if len(w) <= 3 or not w.isalpha():
-        return w
-    if w.endswith("sses"):
-        w = w[:-2]
-    elif w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suffix in ("ing", "ed"):
-        base = w[: -len(suffix)]
-        if w.endswith(suffix) and len(base) >= 3 and any(v in base for v in "aeiouy"):
-            w = base[:-1] if base[-1] == base[-2] and base[-1] not in "lsz" and base[-1].isalpha() else base
-            break
-    if w.endswith("y") and len(w) > 3:
-        w = w[:-1] + "i"
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    return w
-
-
-def _prefix(token: str, stemmed: str) -> str:
-    t = token.casefold()
-    n = 0
-    while n < min(len(t), len(stemmed)) and t[n] == stemmed[n]:
-        n += 1
-    return t[: max(n, 1)]
-
-
-@functools.lru_cache(maxsize=512)
-def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
-    """A regex finding candidate spans of ``word`` plus, per token, (casefolded token, stem) to verify."""
-    tokens = words(word)
-    if not tokens:
-        return re.compile(re.escape(word.strip()), re.IGNORECASE) if word.strip() else None, ()
-    parts, checks = [], []
-    for t in tokens:
-        s = stem(t)
-        if t.isalpha():
-            parts.append(f"(?<![^\\W_])({re.escape(_prefix(t, s))}[^\\W_]*)")
-        else:
-            parts.append(f"(?<![^\\W_])({re.escape(t)})(?![^\\W_])")
-        checks.append((t.casefold(), s))
-    return re.compile(r"[\W_]+".join(parts), re.IGNORECASE), tuple(checks)
-
-
-def matches(word: str, text: str) -> bool:
-    """Does ``word`` (one or more words) occur in ``text``? Case-insensitive, whole words, stem-aware:
-    ``license`` matches ``Licenses``, ``running`` matches ``run``; several words must occur in sequence.
-    Word edges are any non-letter, non-digit, ``_`` included: ``jasper`` is in ``brave_jasper_port``."""
-    needle = _needle(word)
-    rx, checks = needle
-    if rx is None or not isinstance(text, str):
-        return False
-    if not checks:
-        return rx.search(text) is not None
-    return any(_verified(m, checks) for m in rx.finditer(text))
-
-
-def _verified(m: re.Match, checks: tuple[tuple[str, str], ...]) -> bool:
-    """Is each token of a candidate match the word's token or a form of it (same stem)?"""
-    return all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True))
-
-
-def match_lines(word: str, text: str, start: int = 0) -> list[int]:
-    """The 1-based numbers of the lines of ``text`` where ``word`` matches (as :func:`matches`), each once, from
-    the offset ``start`` on. One regex pass over the text: how the lookups find their records without testing
-    every record."""
-    out: list[int] = []
-    for line, _ in line_matches(word, text, start):
-        if not out or out[-1] != line:
-            out.append(line)
-    return out
-
-
-def line_matches(word: str, text: str, start: int = 0) -> Iterator[tuple[int, re.Match]]:
-    """Each match of ``word`` (as :func:`matches`) from the offset ``start`` on, with its 1-based line number."""
-    rx, checks = _needle(word)
-    if rx is None:
-        return
-    last, line = start, 1 + text.count("\n", 0, start)
-    for m in _finditer(rx, word, text, start):
-        if checks and not _verified(m, checks):
-            continue
-        line += text.count("\n", last, m.start())
-        last = m.start()
-        yield line, m
-
-
-def _finditer(rx: re.Pattern, word: str, text: str, start: int) -> Iterator[re.Match]:
-    """``rx.finditer(text, start)``; over a huge text, only where its lowered copy holds the match's lead."""
-    tokens = words(word)
-    lead = (_prefix(tokens[0], stem(tokens[0])) if tokens[0].isalpha() else tokens[0]) if tokens else word.strip()
-    low = lowered(text, start) if lead else None
-    return rx.finditer(text, start) if low is None else find_from_lowered(rx, lead, text, low, start)
 
 
 # -- detection ----------------------------------------------------------------------------------------------

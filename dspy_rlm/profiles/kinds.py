@@ -1,8 +1,9 @@
 """The move kinds: each kind of read is one object that says how it is offered (for which key phrases, fields
 and questions), what sentence demonstrates it, and what its result supports. Adding a kind is one class and one
 :func:`register` call (the protocol and registry: :mod:`~dspy_rlm.profiles.kind_registry`; the ranking kinds:
-:mod:`~dspy_rlm.profiles.rankings`); :class:`~dspy_rlm.profiles.moves.MoveBook` offers the registered kinds in
-registration order and :func:`evaluate` dispatches on a move's kind.
+:mod:`~dspy_rlm.profiles.rankings`; the counting kinds: :mod:`~dspy_rlm.profiles.counts`);
+:class:`~dspy_rlm.profiles.moves.MoveBook` offers the registered kinds in registration order and :func:`evaluate`
+dispatches on a move's kind.
 
 Every read runs the REPL's own helper (:mod:`dspy_rlm.library.lookup`) on the host, so values are exact. A value
 is *supported* when the record it came from matches the question's key phrase and the field holding it is the
@@ -17,19 +18,8 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
-from dspy_rlm.profiles.conditions import (
-    SAID,
-    agree,
-    always_whole,
-    counts_every_record,
-    flag_counts,
-    holders,
-    loose_fields,
-    names_field,
-    operands,
-    said_inside,
-    worded,
-)
+from dspy_rlm.profiles.conditions import agree, loose_fields
+from dspy_rlm.profiles.counts import Count, CountAll, CountFlag, CountIf, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
@@ -257,111 +247,6 @@ class Exists(KindBase):
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
-
-
-class Count(KindBase):
-    name = "count"
-    every_record = True
-    streams = True
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "count" not in book.offered:
-            return []
-        return [read("count", f"I will count the records with {key.text!r}.", "count_records", var, key.text)]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        ok = key is not None and key.is_value and always_whole(book, move.var, key.text)
-        why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
-        return [Candidate(str(result), "count", ok, why)]
-
-
-class CountWhere(KindBase):
-    name = "count_where"
-    every_record = True
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "count" not in book.offered:
-            return []
-        kr = repr(key.text)
-        return [
-            read("count_where", f"I will count the records whose {f} is {kr}.", "count_where", var, f, key.text)
-            for f in book.counted_fields(var)
-        ]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        asked_field = move.args[0] in book.fields.get(move.var, [])
-        ok = (asked_field or (key is not None and key.is_value)) and bool(result)
-        why = "counted" if ok else "no record has that value there" if not result else "a field not named"
-        if ok and key is not None and worded(book, move.var, key.text, move.args[0]):  # "tr After_I" beside "tr"
-            ok, why = False, "other values of the field hold it as a word"
-        return [Candidate(str(result), "count", ok, why)]
-
-
-class CountIf(KindBase):
-    name = "count_if"
-    every_record = True
-    per_key = False
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "count" not in book.offered or book.structs[var].kind in ("lines", "prose"):
-            return []
-        moves = []
-        for test, arg in operands(book, var):
-            if test == "key":  # a phrase of the data: a whole part of a field where it is one (unless the question
-                inside = said_inside(book, arg)  # asks for it inside a value), else a word in it
-                whole_part = holders(book, var, "part", arg) and not worded(book, var, arg)
-                test = "part" if whole_part and not inside else "contains"
-            for f in holders(book, var, test, arg):
-                said = f"I will count the records whose {f} {SAID[test]} {arg!r}."
-                moves.append(read("count_if", said, "count_if", var, f, test, arg))
-        return moves
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        field, test, arg = move.args
-        # no other field could be meant: the only field where the stated test holds, or where the phrase is a
-        # whole part of a value ("udp" in "53/udp"); a word inside a sentence of one field is no such evidence
-        # "have 'Cyrillic' in their name": asked inside a name (not a word of a note: that may be said of anything)
-        inside = test == "contains" and said_inside(book, arg) and names_field(book, move.var, field)
-        only = (test != "contains" or inside) and holders(book, move.var, test, arg) == [field]
-        only = only and not (test == "part" and worded(book, move.var, arg))  # "tr After_I" holds "tr" too
-        ok = bool(result) and (field in loose_fields(book, move.var) or only)
-        why = "counted" if ok else "no record passes" if not result else "a field not named"
-        return [Candidate(str(result), "count", ok, why)]
-
-
-class CountAll(KindBase):
-    """``count_records(V)``: how many records there are, offered for a count that states no condition."""
-
-    name = "count_all"
-    per_key = False
-    every_record = True
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "count" not in book.offered or not counts_every_record(book, var):
-            return []
-        return [read("count_all", "I will count every record.", "count_records", var)]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        return [Candidate(str(result), "count", True, "counted every record")] if isinstance(result, int) else []
-
-
-class CountFlag(KindBase):
-    """``count_where(V, F, 'yes')`` for "how many packages are essential?": a flag field the question names."""
-
-    name = "count_flag"
-    per_key = False
-    every_record = True
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "count" not in book.offered:
-            return []
-        return [
-            read("count_flag", f"I will count the records whose {f} is {v!r}.", "count_where", var, f, v)
-            for f, v in flag_counts(book, var)
-        ]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        return [Candidate(str(result), "count", True, "counted")] if isinstance(result, int) else []
 
 
 class KeyOf(KindBase):

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
 from dspy_rlm.profiles.conditions import most_of
@@ -178,7 +178,7 @@ class MoveBook:
         text, s = self.texts[var], self.structs[var]
         # the parsed records hold only a huge text's head: a phrase of them is in the head, folded as they match
         folded = (text if s.parsed_chars is None else text[: s.parsed_chars]).casefold()
-        tokens = list(re.finditer(st._WORD, self.text_q))
+        tokens = list(re.finditer(wordmatch.WORD_TOKEN, self.text_q))
         field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
         named_cf = {f.casefold() for f in s.field_names}
         found: list[Key] = []
