@@ -236,6 +236,7 @@ STANDALONE_MODULES = (
     "keywordformat",
     "directiveformat",
     "literalformat",
+    "callformat",
     "wordmatch",
     "structure",
     "tail",

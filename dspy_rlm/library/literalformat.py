@@ -1,24 +1,36 @@
 """Literal tables in source code: the lines of a program that write data, one entry a line, inside named
 brackets (Perl's ``%released = ( 5.008008 => '2006-01-31', ...)``, JavaScript's ``const aliases = { ddp:
-'dedupe', ... }`` and ``[ 'access', 'audit', ... ]``, Python's ``IM_USED = 226, 'IM Used'`` in a class). Each
-entry is a record keyed by its name (a list's item by itself), with the fields ``value`` (unquoted where one
-quoted string; a value whose brackets close on later lines takes them), ``block`` (the names of the brackets it
-is in, outermost first, joined by ``.``; not for a list's item, whose only field it would be, read as the answer
-to any question naming the item) and ``comment`` (a ``#`` or ``//`` comment closing the line).
+'dedupe', ... }`` and ``[ 'access', 'audit', ... ]``, Python's ``IM_USED = 226, 'IM Used'`` in a class, C's
+``NFSERR_NOSPC=28,`` in ``enum nfsstat {``). Each entry is a record keyed by its name (a list's item by itself),
+with the fields ``value`` (unquoted where one quoted string; a value whose brackets close on later lines takes
+them), ``block`` (the names of the brackets it is in, outermost first, joined by ``.``; not for a list's item,
+whose only field it would be, read as the answer to any question naming the item) and ``comment`` (a ``#``,
+``//`` or ``/* */`` comment closing the line). A bracket opened after ``words NAME`` (``enum nfsstat {``, ``type
+Options = {``) is named NAME; inside a named bracket a declaration is an entry too: C's ``unsigned mode;`` (value
+``unsigned``) and TypeScript's ``withMaxFiles(limit: number): this;`` (value ``(limit: number): this``).
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
 
 from dspy_rlm.library.formats import Raw, unquote
 
-_KEY = r"(?P<key>\"[^\"\n]*\"|'[^'\n]*'|[%$@]?[\w.-]+)"
+_KEY = r"(?P<key>\"[^\"\n]*\"|'[^'\n]*'|[%$@]?[\w.-]+)\??"  # TypeScript's optional "name?: type"
 _ENTRY = re.compile(
-    r"\s*(?:(?:const|let|var|our|my)\s+)?" + _KEY + r"\s*(?:=>|:(?![:=])|=(?![=>]))\s*(?P<value>\S.*?)\s*$"
+    r"\s*(?:(?:export|declare|type|const|let|var|our|my|readonly|public|private|static)\s+)*"
+    + _KEY
+    + r"\s*(?:=>|:(?![:=])|=(?![=>]))\s*(?P<value>\S.*?)\s*$"
 )
+_METHOD = re.compile(  # TypeScript's "withMaxFiles(limit: number): this;" in a class
+    r"\s*(?:(?:public|private|static|async|readonly)\s+)*(?P<key>[A-Za-z_]\w*)\s*(?:<[^()]*>)?(?P<value>\(.*\)(?:\s*:.+?)?)\s*;\s*$"
+)
+_DECLARED = re.compile(r"\s*(?P<value>[A-Za-z_][\w ]*?)\s+\**(?P<key>[A-Za-z_]\w*)\s*(?:[\[<][^\]>]*[\]>])?\s*;\s*$")
 _ITEM = re.compile(r"\s*(?P<key>\"[^\"\n]*\"|'[^'\n]*'|-?\d[\w.:-]*)\s*,?\s*$")
 _OPENS = re.compile(r"(?:[\[({]|=>\s*[\[({]|qw\s*\()\s*$")
 _CLOSES = re.compile(r"\s*[\])}]")
-_TRAILING = re.compile(r"\s+(?:#|//)\s*(.*)$")
+_TRAILING = re.compile(r"\s+(?:#|//)\s*(.*)$|\s*/\*\s*(.*?)\s*\*/\s*$")
+_NAMED_OPEN = re.compile(
+    r"\s*(?:[A-Za-z_]\w*\s+)+(?P<name>[A-Za-z_]\w*)(?:<[^<>]*>)?\s*=?\s*[\[({]\s*$"
+)  # enum nfsstat {
 _LINE_COMMENT = re.compile(r"\s*(?:#|//|/?\*|--|;;)")
 
 
@@ -32,7 +44,7 @@ def _comment(value: str) -> tuple[str, str]:
     """(value, comment) of a value a ``#`` or ``//`` comment closes, outside quotes."""
     for m in _TRAILING.finditer(value):
         if value[: m.start()].count('"') % 2 == 0 and value[: m.start()].count("'") % 2 == 0:
-            return value[: m.start()], m.group(1).strip()
+            return value[: m.start()], (m.group(1) if m.group(1) is not None else m.group(2)).strip()
     return value, ""
 
 
@@ -54,7 +66,8 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
             continue
         m = _ENTRY.match(line)
         if _OPENS.search(s) and _depth(s) > 0:  # a bracket opens: named, or not (a call's arguments, a nested list)
-            stack.append(unquote(m.group("key")).lstrip("%$@") if m else "")
+            named = _NAMED_OPEN.match(s)  # C's "enum nfsstat {", XDR's "program NFS_PROGRAM {"
+            stack.append(unquote(m.group("key")).lstrip("%$@") if m else named.group("name") if named else "")
             i += 1
             continue
         first = i
@@ -66,6 +79,10 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
             value = value.strip().rstrip(",;").strip()
             key = unquote(m.group("key"))
             out.append((first, i, key, unquote(value), ".".join(b for b in stack if b), comment))
+        elif stack and stack[-1] and (decl := _DECLARED.match(_comment(line)[0]) or _METHOD.match(line)):
+            out.append(
+                (i, i, decl.group("key"), decl.group("value"), ".".join(b for b in stack if b), _comment(line)[1])
+            )
         elif stack and (item := _ITEM.match(line)):
             out.append((i, i, unquote(item.group("key")), "", ".".join(b for b in stack if b), ""))
         i += 1
@@ -78,7 +95,7 @@ def looks_literals(sample: list[str]) -> float:
     code = [ln for ln in sample if ln.strip() and not _LINE_COMMENT.match(ln.strip())]
     entries = _entries(sample)
     inside = [e for e in entries if e[4]]
-    ended = sum(1 for e in entries if sample[e[1]].rstrip().endswith((",", ";")))
+    ended = sum(1 for e in entries if _comment(sample[e[1]].rstrip())[0].rstrip().endswith((",", ";")))
     if len(inside) < 10 or not code or ended * 5 < len(entries) * 3:
         return 0.0  # a program writes its entries with commas; a grammar's "name: rule" lines are no literals
     brackets = sum(1 for ln in code if _CLOSES.match(ln.strip()) or _OPENS.search(ln.strip()))

@@ -263,12 +263,14 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
 def most_common(var: Any, field: Any) -> str | Nothing:
     """The most common value of field.
 
-    Ties go to the value seen first; values are compared with whitespace normalized.
+    Ties go to the value seen first; values are compared with whitespace normalized. A placeholder with no
+    letter or digit (``-``, ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are.
     """
     s = _structure("most_common", var)
     values = s.field_values(_field("most_common", s, field))
     if not values:
         return Nothing(f"no record has the field {field!r}")
+    values = [v for v in values if any(c.isalnum() for c in v)] or values
     counts = Counter(" ".join(v.split()) for v in values)
     return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen
 

@@ -12,7 +12,9 @@ Records per kind (the record's ``key`` in brackets):
 
 - table: one per data row [first column]; fields named by the header row, a commented header (``#code<TAB>name``) or
   ``col1..colN``; a whitespace table's last column takes the rest of the line, and a trailing ``# comment`` becomes
-  the field ``comment``.
+  the field ``comment``; (detail ``calls``, after the literal tables) one per line calling a function or macro
+  with data as its arguments [its ``NAME`` argument, else its first name] (an X-macro table:
+  :mod:`~dspy_rlm.library.callformat`).
 - xml: one per element of the most common (tag, depth) that carries attributes or leaf children, spanning its lines
   [its name/id/key/ref/title field, else its first attribute, else its first child's text]; its attributes as
   written, a leaf child as ``tag`` (a repeated one's texts joined with ", ") and its attributes as ``tag.attr``, its
@@ -57,6 +59,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dspy_rlm.library.callformat import looks_calls, parse_calls
 from dspy_rlm.library.cssformat import looks_css, parse_css
 from dspy_rlm.library.directiveformat import looks_directives, parse_directives
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
@@ -277,6 +280,8 @@ def _detect(text: str) -> Structure:
         return _build("keywords", lines, *parse_directives(lines), detail="directives")
     if looks_literals(sample) >= 0.7:
         return _build("assignments", lines, *parse_literals(lines), detail="literals")
+    if looks_calls(sample) >= 0.7:
+        return _build("table", lines, *parse_calls(lines), detail="calls")
     if looks_dated_sections(sample) >= 1.0:
         return _build("markdown_list", lines, parse_dated_sections(lines), None, detail="dated sections")
     if looks_markdown_list(sample) >= 0.5:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import (
     SAID,
@@ -107,7 +108,16 @@ class CountAll(KindBase):
         return [read("count_all", "I will count every record.", "count_records", var)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        return [Candidate(str(result), "count", True, "counted every record")] if isinstance(result, int) else []
+        if not isinstance(result, int):
+            return []
+        if book.structs[move.var].kind in ("lines", "prose") and not _says_lines(book.text_q):
+            return [Candidate(str(result), "count", False, "the text's lines counted: no records were found")]
+        return [Candidate(str(result), "count", True, "counted every record")]
+
+
+def _says_lines(question: str) -> bool:
+    """Whether the question counts lines ("how many lines", "the number of non-empty lines")."""
+    return bool({"line", "lines"} & set(st.words(question.casefold())))
 
 
 class CountFlag(KindBase):

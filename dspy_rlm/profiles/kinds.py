@@ -12,6 +12,7 @@ one asked for, or when it is the result of the count / ranking / existence the q
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dspy_rlm.library import lookup
@@ -39,9 +40,12 @@ from dspy_rlm.profiles.reads import (
 )
 from dspy_rlm.profiles.sizes import FieldsExtreme, SizeOf
 from dspy_rlm.profiles.stated import stated
-from dspy_rlm.profiles.vocabulary import FIRST_LINE, NAME_NOUNS
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
+
+_COMPOUND = re.compile(r"[(\[].*,.*[)\]]", re.DOTALL)
+"""A value written as a tuple or list of several items (``('pygments.lexers.q', 'K', ('k',))``)."""
 
 
 def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
@@ -117,7 +121,11 @@ class Record(KindBase):
         out = []
         said = " ".join(key.text.casefold().split()) if key is not None else None
         numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
-        apart = bool(result.key) and all(norm(v) != norm(result.key) for _, v in result.fields)
+        # a record's own values: not where it sits (a literal's block)
+        own = [(f, v) for f, v in result.fields if f not in CONTEXT_FIELDS] or list(result.fields)
+        if any(f in book.fields.get(var, []) for f, _ in result.fields if f in CONTEXT_FIELDS):
+            own = list(result.fields)  # the question names the block: it is one of the values asked among
+        apart = bool(result.key) and all(norm(v) != norm(result.key) for _, v in own)
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         for fname, value in result.fields:
@@ -130,7 +138,9 @@ class Record(KindBase):
             # else a field no question word names is none; a line of one field holding the key inside a sentence
             # (a key apart from the fields, a JSON object's name or a section's, is a value of its own: of two
             # fields beside it neither is the one left over)
-            few = (len(result.fields) == 2 and (nameless or whole) and not apart) or (len(result.fields) == 1 and whole)
+            few = (len(own) == 2 and (nameless or whole) and not apart) or (len(own) == 1 and whole)
+            # a tuple's parts are no one value: "the module of the lexer" asks for one of them
+            few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip())
             ok = specific and (asked or few or (one_number and fname in numeric))
             ok = ok and agree(book, var, key, fname, value)  # "meuligoe": a release's record, or its CD-ROM's?
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
@@ -164,7 +174,7 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
     if not NAME_NOUNS & set(st.words(book.text_q.casefold())):
         return []
     values = {norm(k.text) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
-    named = [f for f, v in result.fields if norm(v) in values and f != result.key]
+    named = [f for f, v in result.fields if norm(v) in values and f != result.key and f not in CONTEXT_FIELDS]
     return [Candidate(named[0], "field name", specific, _why(key, book, var))] if len(named) == 1 else []
 
 

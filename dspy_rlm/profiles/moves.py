@@ -123,6 +123,8 @@ class MoveBook:
         first = q.split()[0] if q.split() else ""
         if self.answer_type is bool or first in YES_NO_START:
             self.cues.add("yes_no")
+        if q.split()[:2] == ["number", "of"]:  # "Number of accounts with group X" (a port number of: no count)
+            self.cues.add("count")
         # the counting, ranking and existence moves offered: those the question's cue words ask for, and with
         # all_moves every one the output type admits (the model chooses; measured on dev: no coverage gained)
         self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())

@@ -149,7 +149,7 @@ def drop_descriptors(book: Any, var: str, fields: list[str]) -> list[str]:
     said = list(st.words(book.text_q.casefold()))
     desc: set[str] = set()
     for i, w in enumerate(said):
-        if w in RELATIVE:
+        if w in RELATIVE and not (i and said[i - 1] in YES_NO_START):  # "what dept does *that* employee have"
             before = [b for b in said[max(0, i - 3) : i] if b not in STOP][-2:]
             desc |= {st.stem(b) for b in before} | (
                 {"=" + before[0][0].upper() + before[1][0].upper()} if len(before) == 2 else set()

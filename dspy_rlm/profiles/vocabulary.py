@@ -121,8 +121,12 @@ TESTS = {
     ">": ("above", "over", "more than", "greater than", "higher than", "larger than", "exceeding"),
 }
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
-SYNONYMS = (frozenset({"description", "comment", "comments", "note", "notes", "remark", "remarks"}),)
-"""Words that name the same field: a question's "description" names a table's trailing ``# comment``."""
+SYNONYMS = (
+    frozenset({"description", "comment", "comments", "note", "notes", "remark", "remarks"}),
+    frozenset({"id", "identifier", "code"}),
+)
+"""Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
+"code" a field ``ID``."""
 DATE_WORDS = frozenset({"date", "dates", "day", "when"})
 """Words that ask for a date: where no field's name says them, they name the fields whose values are dates."""
 DATE_VALUE = re.compile(
@@ -130,6 +134,9 @@ DATE_VALUE = re.compile(
     r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
 )
 """A value that is a date: ``2024-01-02``, ``02/01/2024``, ``1 Jan 1991``, ``Jan 1, 1991``."""
+CONTEXT_FIELDS = frozenset({"block"})
+"""Fields the parsers give a record for where it sits (a literal's ``block``): not among the record's own values
+when counting how few it has. (A trailing ``comment`` is no such field: "what does AKST stand for" asks for it.)"""
 COMMENT_WORDS = frozenset({"comment", "comments", "commented"})
 """Words that point to a text's comments, which a structure leaves out of its records."""
 NAME_NOUNS = frozenset({"key", "setting", "field", "property", "option", "variable", "parameter", "attribute"})

@@ -83,8 +83,9 @@ def test_a_programs_literal_tables_are_records_with_their_block():
 
 
 def test_a_literal_table_reads_a_lookup_and_a_reverse_lookup():
-    # the value is read, not vouched for: beside the block it is one of two fields, and the question names neither
-    assert _ask("In the %launched hash, what date is recorded for 1.004?", PERL) == ("1997-05-15", "extracted")
+    # the value is the record's one own field (its block says where it sits): vouched for (before probe 11's
+    # mends: not, as one of two fields neither of which the question names)
+    assert _ask("In the %launched hash, what date is recorded for 1.004?", PERL) == ("1997-05-15", "submitted")
     # the right name, not vouched for: "yacht" is also an item of the boats list, a record of its own
     assert _ask("which alias points at yacht?", JS) == ("yat", "extracted")
 
