@@ -23,6 +23,7 @@ from dspy_rlm.profiles.conditions import (
 )
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS
 
 
 class Count(KindBase):
@@ -49,9 +50,17 @@ class CountWhere(KindBase):
         if "count" not in book.offered:
             return []
         kr = repr(key.text)
+        fields = list(book.counted_fields(var))
+        # "the properties declared in the Options type": the records a named block holds (a literal's block)
+        s = book.structs[var]
+        fields += [
+            f
+            for f in CONTEXT_FIELDS
+            if f in s.field_names and f not in fields and key.is_value and _holds(s, f, key.text)
+        ]
         return [
             read("count_where", f"I will count the records whose {f} is {kr}.", "count_where", var, f, key.text)
-            for f in book.counted_fields(var)
+            for f in fields
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -137,3 +146,9 @@ class CountFlag(KindBase):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         return [Candidate(str(result), "count", True, "counted")] if isinstance(result, int) else []
+
+
+def _holds(s: Any, field: str, value: str) -> bool:
+    """Whether some record's ``field`` is ``value`` (case aside)."""
+    said = value.casefold()
+    return any((r.get(field) or "").casefold() == said for r in s.records)

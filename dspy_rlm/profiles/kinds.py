@@ -126,6 +126,9 @@ class Record(KindBase):
         if any(f in book.fields.get(var, []) for f, _ in result.fields if f in CONTEXT_FIELDS):
             own = list(result.fields)  # the question names the block: it is one of the values asked among
         apart = bool(result.key) and all(norm(v) != norm(result.key) for _, v in own)
+        # the question names a field of the data this record lacks ("the @deprecated note" of an entry with no
+        # comment): what it holds is not what is asked
+        elsewhere = bool(book.fields.get(var)) and not {f for f, _ in result.fields} & set(book.fields[var])
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         for fname, value in result.fields:
@@ -140,7 +143,7 @@ class Record(KindBase):
             # fields beside it neither is the one left over)
             few = (len(own) == 2 and (nameless or whole) and not apart) or (len(own) == 1 and whole)
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
-            few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip())
+            few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
             ok = specific and (asked or few or (one_number and fname in numeric))
             ok = ok and agree(book, var, key, fname, value)  # "meuligoe": a release's record, or its CD-ROM's?
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it

@@ -61,7 +61,7 @@ def test_a_literals_value_beside_its_block_and_comment_is_vouched_for():
 
 TS = """/// a made-up declaration file
 type Depths = {
-  shallow: number;
+  shallow: number; // in metres
   deep: number;
   /**
    * @deprecated use `deep` instead.
@@ -105,6 +105,21 @@ def test_a_records_block_is_no_field_named_by_a_value():
     book = MoveBook({"question": "which Dock method takes a parameter called limit?"}, {"context": TS}, {"answer": str})
     found = [c for m in book.read_moves() if m.kind == "record" for c in evaluate(book, m, "")]
     assert not [c for c in found if c.supported and c.label == "field name"]
+
+
+def test_the_entries_of_a_named_block_are_counted_by_their_block():
+    # before: count_records(context, 'Options') counted the lines naming Options (3), unsupported
+    assert _ask("How many properties are declared in the Options type?", TS, "int") == (5, "submitted")
+
+
+def test_a_field_the_question_names_that_the_record_lacks_leaves_its_value_unvouched():
+    # "the note on abyss": the data has comments, abyss's entry none (its note is a doc comment above it); before,
+    # reading its record vouched for its one own value ("number")
+    q = "What does the @deprecated note on the abyss field of the Depths type say?"
+    book = MoveBook({"question": q}, {"context": TS}, {"answer": str})
+    record = next(m for m in book.read_moves() if m.kind == "record" and "'abyss'" in m.code)
+    assert [c.value for c in evaluate(book, record, "")][:1] == ["number"]
+    assert not [c for c in evaluate(book, record, "") if c.supported]
 
 
 DEF = """//===-- a made-up X-macro table --===//
