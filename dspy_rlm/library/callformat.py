@@ -23,6 +23,16 @@ def _balance(text: str) -> int:
     return bare.count("(") - bare.count(")")
 
 
+def _closed_once(args: str) -> bool:
+    """Whether no parenthesis in ``args`` closes the call early (``f(a) + g(b)`` is no call of f)."""
+    depth = 0
+    for ch in re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", args):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _split_args(args: str) -> list[str]:
     """The arguments of a call, split at commas outside quotes and brackets."""
     out: list[str] = []
@@ -57,7 +67,7 @@ def _calls(lines: list[str]) -> list[tuple[int, int, str, list[str]]]:
                 i += 1
                 text += " " + lines[i].strip()
             m = _CALL.match(text)
-            if m and _balance(m.group("args")) == 0:
+            if m and _closed_once(m.group("args")):
                 out.append((first, i, m.group("callee"), _split_args(m.group("args"))))
             else:
                 i = first

@@ -172,3 +172,8 @@ def test_a_program_calling_many_functions_is_no_call_table():
     assert [r[2] for r in rows] == [[("call", "ENTRY"), ("arg1", "canoe, red"), ("arg2", "2")],
                                     [("call", "ENTRY"), ("arg1", "punt"), ("arg2", "4")]]  # fmt: skip
     assert names == ["call", "arg1", "arg2"]
+
+
+def test_a_line_of_two_calls_is_no_call():
+    rows, _ = parse_calls(["F(1,", "  2)", "G(a) + H(b)", "K(1, (2))"])
+    assert [(r[0], r[1], r[2][0][1]) for r in rows] == [(0, 1, "F"), (3, 3, "K")]  # before: G(a) + H(b) as G's
