@@ -18,15 +18,19 @@ _NUMERIC_ARG = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|\d[\d_.]*[a-zA-Z]*)$")
 _MAX_LINES = 8
 
 
+_QUOTED = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+
+
 def _balance(text: str) -> int:
-    bare = re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", text)
+    """Opening parentheses less closing ones, outside quotes."""
+    bare = _QUOTED.sub("", text)
     return bare.count("(") - bare.count(")")
 
 
 def _closed_once(args: str) -> bool:
     """Whether no parenthesis in ``args`` closes the call early (``f(a) + g(b)`` is no call of f)."""
     depth = 0
-    for ch in re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", args):
+    for ch in _QUOTED.sub("", args):
         depth += (ch == "(") - (ch == ")")
         if depth < 0:
             return False

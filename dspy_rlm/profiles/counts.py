@@ -56,7 +56,7 @@ class CountWhere(KindBase):
         fields += [
             f
             for f in CONTEXT_FIELDS
-            if f in s.field_names and f not in fields and key.is_value and _holds(s, f, key.text)
+            if f in s.field_names and f not in fields and key.is_value and _holds(book, var, f, key.text)
         ]
         return [
             read("count_where", f"I will count the records whose {f} is {kr}.", "count_where", var, f, key.text)
@@ -148,7 +148,9 @@ class CountFlag(KindBase):
         return [Candidate(str(result), "count", True, "counted")] if isinstance(result, int) else []
 
 
-def _holds(s: Any, field: str, value: str) -> bool:
-    """Whether some record's ``field`` is ``value`` (case aside)."""
-    said = value.casefold()
-    return any((r.get(field) or "").casefold() == said for r in s.records)
+def _holds(book: Any, var: str, field: str, value: str) -> bool:
+    """Whether some record's ``field`` is ``value`` (case aside); the values are gathered once per run."""
+    memo = ("held values", var, field)
+    if memo not in book.memo:
+        book.memo[memo] = {(r.get(field) or "").casefold() for r in book.structs[var].records}
+    return value.casefold() in book.memo[memo]
