@@ -39,17 +39,20 @@ from pathlib import Path
 from benchmarks.report import emit
 
 GOAL_TRAIN_TOKENS_PER_S = 300
-# (name, rank, layers, batch_size, max_length, answer_logits_only); "_all_logits": the vocabulary projection at
-# every position, as mlx-lm's default loss does (the same loss: tests/dspy_outlines/test_finetune.py)
+# (name, rank, layers, batch_size, max_length, answer_logits_only, fast_kernels); "_all_logits": the vocabulary
+# projection at every position, as mlx-lm's default loss does (the same loss: tests/dspy_outlines/test_finetune.py);
+# "_exact": MLX's own exp, SiLU and attention, and glibc's default malloc (dspy_outlines/models/cpu_kernels.py)
 CONFIGS = [
-    ("r8_qv_30layers_4x256", 8, 30, 4, 256, True),
-    ("r8_qv_30layers_4x256_all_logits", 8, 30, 4, 256, False),
-    ("r8_qv_last8_4x256", 8, 8, 4, 256, True),
-    ("r8_qv_last8_4x256_all_logits", 8, 8, 4, 256, False),
-    ("r8_qv_last4_4x256", 8, 4, 4, 256, True),
-    ("r8_qv_30layers_4x128", 8, 30, 4, 128, True),
-    ("r8_qv_last8_4x512", 8, 8, 4, 512, True),  # the shape of benchmarks/train_small_policy.py's examples
-    ("r8_qv_last8_4x512_all_logits", 8, 8, 4, 512, False),
+    ("r8_qv_30layers_4x256", 8, 30, 4, 256, True, True),
+    ("r8_qv_30layers_4x256_exact", 8, 30, 4, 256, True, False),
+    ("r8_qv_30layers_4x256_all_logits", 8, 30, 4, 256, False, False),
+    ("r8_qv_last8_4x256", 8, 8, 4, 256, True, True),
+    ("r8_qv_last8_4x256_exact", 8, 8, 4, 256, True, False),
+    ("r8_qv_last4_4x256", 8, 4, 4, 256, True, True),
+    ("r8_qv_last4_4x256_exact", 8, 4, 4, 256, True, False),
+    ("r8_qv_30layers_4x128", 8, 30, 4, 128, True, True),
+    ("r8_qv_last8_4x512", 8, 8, 4, 512, True, True),  # the shape of benchmarks/train_small_policy.py's examples
+    ("r8_qv_last8_4x512_exact", 8, 8, 4, 512, True, False),
 ]
 TOPICS = ["rivers", "mountains", "bridges", "forests", "harbours", "deserts", "castles", "islands"]
 PROMPTS = [
@@ -72,7 +75,15 @@ def examples(max_length: int) -> list[dict]:
 
 
 def train_one(
-    name: str, rank: int, layers: int, batch: int, max_length: int, answer_only: bool, steps: int, out_dir: str
+    name: str,
+    rank: int,
+    layers: int,
+    batch: int,
+    max_length: int,
+    answer_only: bool,
+    fast: bool,
+    steps: int,
+    out_dir: str,
 ) -> dict:
     """Runs in a subprocess: one configuration, its numbers."""
     from dspy_outlines.lora import train
@@ -80,7 +91,7 @@ def train_one(
 
     data = examples(max_length)
     settings = {"steps": steps, "batch_size": batch, "layers": layers, "rank": rank, "max_length": max_length}
-    settings["answer_logits_only"] = answer_only
+    settings |= {"answer_logits_only": answer_only, "fast_kernels": fast}
     path = train(embedded_model_path(), data, settings | {"seed": 0, "learning_rate": 2e-4, "output_dir": out_dir})
     config = json.loads((path / "adapter_config.json").read_text())
     per_example = config["train_tokens"] / config["examples"]
@@ -93,6 +104,7 @@ def train_one(
         "batch_size": batch,
         "max_length": max_length,
         "answer_logits_only": answer_only,
+        "fast_kernels": fast,
         "tokens_per_example": round(per_example, 1),
         "steps": steps,
         "train_s": config["train_s"],
@@ -108,8 +120,8 @@ def train_one(
 
 def measure_training(configs: list, steps: int, work: Path) -> list[dict]:
     rows = []
-    for name, rank, layers, batch, max_length, answer_only in configs:
-        args = json.dumps([name, rank, layers, batch, max_length, answer_only, steps, str(work / name)])
+    for name, rank, layers, batch, max_length, answer_only, fast in configs:
+        args = json.dumps([name, rank, layers, batch, max_length, answer_only, fast, steps, str(work / name)])
         done = subprocess.run(
             [sys.executable, "-m", "benchmarks.finetune", "--train-one", args],
             capture_output=True,
@@ -239,7 +251,7 @@ def main() -> None:
     if args.train_one:
         print(json.dumps(train_one(*json.loads(args.train_one))))
         return
-    configs = [CONFIGS[0], CONFIGS[5]] if args.quick else CONFIGS
+    configs = [CONFIGS[0], CONFIGS[7]] if args.quick else CONFIGS
     steps = args.steps or (2 if args.quick else 6)
     repeats = args.repeats or (1 if args.quick else 5)
     started, load_before = time.time(), os.getloadavg()

@@ -55,6 +55,7 @@ class TrainSettings:
     output_dir: str | None = None  # default: a new directory under the cache
     progress: bool | None = None  # mlx-lm's progress bar (loss, tokens/s) on stderr; None: when it is a terminal
     answer_logits_only: bool = True  # project only the answer positions to the vocabulary (window_loss): same loss
+    fast_kernels: bool = True  # on a CPU: vectorizable exp, chunked causal attention, kept buffers (cpu_kernels)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -151,6 +152,7 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
 
     from dspy_outlines.engines.mlx import MLXEngine
     from dspy_outlines.models import load_private
+    from dspy_outlines.models.cpu_kernels import keep_freed_memory, speed_up
 
     # a private float copy: the model other LMs of this process share stays untouched
     engine = MLXEngine(load_private(model_path), persist_prefix=False, prefix_cache_mb=0)
@@ -158,6 +160,8 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
     if len(examples) < settings.batch_size:
         settings.batch_size = len(examples)
     model = engine.mlx_model
+    if settings.fast_kernels:
+        speed_up(model)  # the private copy only: a no-op on Metal or for other architectures
     n_layers = len(model.layers)
     if settings.layers > n_layers:
         raise ValueError(f"train_kwargs['layers']={settings.layers}, but the model has {n_layers} blocks")
@@ -190,15 +194,16 @@ def train(model_path: str | Path, train_data: Any, kwargs: dict[str, Any] | None
         loss_kw: dict[str, Any] = {}
         if settings.answer_logits_only and _windowed(model):  # the answer positions' logits: same loss, faster
             loss_kw["loss"] = window_loss(max(len(t) - offset for t, offset in examples) + 1)
-        mlx_train(
-            model,
-            optim.Adam(learning_rate=settings.learning_rate),
-            examples,
-            None,
-            args,
-            training_callback=callback,
-            **loss_kw,
-        )
+        with keep_freed_memory(settings.fast_kernels):  # glibc reuses MLX's freed buffers; defaults after
+            mlx_train(
+                model,
+                optim.Adam(learning_rate=settings.learning_rate),
+                examples,
+                None,
+                args,
+                training_callback=callback,
+                **loss_kw,
+            )
     except (MemoryError, _TimeUp) as exc:
         kept = work if (work / WEIGHTS_FILE).is_file() else None
         raise TrainingStopped(
