@@ -17,7 +17,7 @@ Prints ONE JSON object (and writes it with ``--out``):
 * ``token_identical``: 16 short prompts, 32 greedy tokens each: the share of prompts whose outputs on MLX and
   llama.cpp are identical, without an adapter and with the same adapter (both llama.cpp modes).
 
-    python -m benchmarks.finetune --out benchmarks/results/finetune.json     # ~8 minutes on 2 cores
+    python -m benchmarks.finetune --out benchmarks/results/finetune.json     # ~12 minutes on 2 cores
     python -m benchmarks.finetune --quick                                     # two short configurations
 """
 
@@ -243,7 +243,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out")
     parser.add_argument("--quick", action="store_true", help="two short configurations, 2 steps, 1 repeat")
-    parser.add_argument("--steps", type=int, default=None, help="training steps per configuration (default 6)")
+    parser.add_argument("--steps", type=int, default=None, help="training steps per configuration (default 10)")
     parser.add_argument("--repeats", type=int, default=None, help="speed rounds (default 5)")
     parser.add_argument("--train-one", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -252,7 +252,7 @@ def main() -> None:
         print(json.dumps(train_one(*json.loads(args.train_one))))
         return
     configs = [CONFIGS[0], CONFIGS[7]] if args.quick else CONFIGS
-    steps = args.steps or (2 if args.quick else 6)
+    steps = args.steps or (2 if args.quick else 10)
     repeats = args.repeats or (1 if args.quick else 5)
     started, load_before = time.time(), os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="dspy-finetune-bench-") as tmp:
