@@ -237,6 +237,7 @@ STANDALONE_MODULES = (
     "directiveformat",
     "literalformat",
     "callformat",
+    "braceformat",
     "wordmatch",
     "structure",
     "tail",

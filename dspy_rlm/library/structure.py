@@ -59,6 +59,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dspy_rlm.library.braceformat import looks_braces, parse_braces
 from dspy_rlm.library.callformat import looks_calls, parse_calls
 from dspy_rlm.library.cssformat import looks_css, parse_css
 from dspy_rlm.library.directiveformat import looks_directives, parse_directives
@@ -282,6 +283,8 @@ def _detect(text: str) -> Structure:
         return _build("assignments", lines, *parse_literals(lines), detail="literals")
     if looks_calls(sample) >= 0.7:
         return _build("table", lines, *parse_calls(lines), detail="calls")
+    if looks_braces(sample) >= 0.9:
+        return _build("blocks", lines, *parse_braces(lines), detail="braces")
     if looks_dated_sections(sample) >= 1.0:
         return _build("markdown_list", lines, parse_dated_sections(lines), None, detail="dated sections")
     if looks_markdown_list(sample) >= 0.5:
