@@ -21,8 +21,20 @@ from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, RANKED, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
-LOOKUPS = ("record", "field", "search")
+LOOKUPS = ("record", "field", "search", "key_of")
 """The reads of one record."""
+
+
+def _outside_keys(book: Any) -> str:
+    """The question without its key phrases: a value of the data is no word of the question's own ("the zone
+    whose comment is 'Labrador (most areas)'" ranks nothing)."""
+    memo = ("outside keys",)
+    if memo not in book.memo:
+        said = book.text_q
+        for k in sorted({k.text for keys in book.keys.values() for k in keys}, key=len, reverse=True):
+            said = said.replace(k, " ")
+        book.memo[memo] = said
+    return str(book.memo[memo])
 
 
 def _unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -42,7 +54,7 @@ def _other_condition(book: Any, move: Move, kind: Any, key: Any, text: str) -> s
 
 def _ranking_asked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     ranked = move.kind in LOOKUPS and (
-        book.cues & {"most_common", "max", "min"} or RANKED.search(book.text_q)
+        book.cues & {"most_common", "max", "min"} or RANKED.search(_outside_keys(book))
     )  # one record ranks nothing
     return "a ranking is asked; one record's value is none" if ranked else None
 
@@ -80,7 +92,7 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "which character is assigned code 163 in the TR font?": record_of('name') reads the font's name line; a
     # phrase the question also names that few records hold, as a whole value or a number, is in the record
     # that answers it (the record read by another phrase of the question that lacks it answers something else)
-    if move.kind not in ("record", "field") or key is None:
+    if move.kind not in ("record", "field", "key_of") or key is None:
         return None
     record = lookup.record_of(text, key.text)
     if not isinstance(record, st.Record):

@@ -271,13 +271,20 @@ class KeyOf(KindBase):
         return [read("key_of", f"I will find the record holding {key.text!r}.", "key_of", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        # the evidence of a record read's reverse candidate (Record): a value only this record holds, and no other
+        # field asked; where the key's own field is not named ("Which bird is owned by Ines Moreau?"), one record
+        # alone must hold the value ("whose ID is 0x19": an attribute's ID too), and the support class is that
+        # candidate's ("reverse lookup"), not the one of a key field the question names
         key_field = field_holding_key(book.structs[move.var])
         named = (
             key_field is None or key_field in book.named_fields(move.var) or only_the_record_asked(book, move.var, key)
         )
         other = _other_asked(book, move.var, key)
-        ok = _specific(key) and named and not other
-        why = _why(key) if ok else f"the question asks for {other[0]!r}" if other else f"{key_field!r} is not named"
+        ok = _specific(key) and not other and (named or key.records == 1)  # unnamed: only one record holds it
+        if ok:
+            why = _why(key) if named else "reverse lookup"
+        else:
+            why = f"the question asks for {other[0]!r}" if other else _why(key)
         return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
 
 

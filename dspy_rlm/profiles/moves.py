@@ -340,12 +340,16 @@ class MoveBook:
         return self.fields[var] or (self.ranked_fields(var, False) if ranking else [])
 
     def read_candidates(self) -> list[Candidate]:
-        """Every value the reads produced, the latest read first (a value once, as first seen)."""
+        """Every value the reads produced, the latest read first (a value once: as first seen, or as a read that
+        vouches for it saw it; a later read that cannot vouch for a value does not undo an earlier one's support)."""
         cands: list[Candidate] = []
         for found in reversed(list(self.reads.values())):
             for c in found:
-                if all(c.value != d.value for d in cands):
+                same = next((i for i, d in enumerate(cands) if d.value == c.value), None)
+                if same is None:
                     cands.append(c)
+                elif c.supported and not cands[same].supported:
+                    cands[same] = c
         return cands
 
     def judge(self, outputs: dict[str, Any]) -> Candidate:

@@ -93,11 +93,27 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
     # a field the record lacks is asked only where the question says its name whole ("API key" is not
     # headers.api-subscription-key, which scaleway's record does not have), not by initials only ("character
     # code" says CC, which a record of C, WX and N lacks)
-    return [
+    named = [
         f
         for f in book.fields.get(var, [])
         if f not in holders and (record.get(f) is not None or _said_whole(book.q_stems, f))
     ]
+    # a field of the record the question names with two letters swapped ("the aPges of the book"): asked too
+    typed = {w.casefold() for w in st.words(book.text_q) if len(w) >= 5}
+    return named + [f for f, _ in record.fields if f not in holders and f not in named and _swapped(typed, f)]
+
+
+def _swapped(said: set[str], name: str) -> bool:
+    """Whether a word of ``said`` is a word of the field name ``name`` (five letters or more) with two
+    neighbouring letters swapped."""
+    for part in parts(name):
+        part = part.casefold()
+        if len(part) < 5 or part in said:
+            continue
+        for i in range(len(part) - 1):
+            if part[i] != part[i + 1] and part[:i] + part[i + 1] + part[i] + part[i + 2 :] in said:
+                return True
+    return False
 
 
 def _said_whole(q_stems: set[str], name: str) -> bool:

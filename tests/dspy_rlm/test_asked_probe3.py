@@ -121,6 +121,7 @@ SYSCALLS = (
 def test_xml_elements_are_records_and_a_hyphened_ranking_word_ranks():
     # an XML file of one element per record was read as lines; "the highest-numbered syscall" was taken for an
     # identifier, and "of the ... syscall in this file" for a phrase naming the file
-    # right, and not vouched for: no word of the question names the `name` field the answer is in
-    assert _ask("Which syscall has number 154 in gdb's Linux syscall list?", SYSCALLS) == ("prctl", "extracted")
+    # a reverse lookup: one record alone holds number 154, and the question asks nothing else of it (until stop 50
+    # key_of also wanted the `name` field the answer is in named, which a record read's reverse candidate never did)
+    assert _ask("Which syscall has number 154 in gdb's Linux syscall list?", SYSCALLS) == ("prctl", "submitted")
     assert _ask("What is the name of the highest-numbered syscall in this file?", SYSCALLS) == ("tee", "submitted")

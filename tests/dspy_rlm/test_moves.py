@@ -124,6 +124,47 @@ def test_a_ranked_record_is_vouched_for_by_its_key_and_a_count_of_nothing_is_not
     assert [c.supported for c in b.read_candidates()] == [False]  # no record has it: wrong field or value
 
 
+def test_a_ranking_word_inside_the_questions_key_asks_no_ranking():
+    b = MoveBook(
+        {"question": 'The zone with comment "Mountain (most areas)": what is its code?'},
+        {"context": ZONES},
+        {"answer": str},
+    )
+    code = "print(record_of(context, 'Mountain (most areas)'))"
+    assert code in [m.code for m in b.read_moves()]
+    b.record_read(code, "")
+    assert ("US", True) in [(c.value, c.supported) for c in b.read_candidates()]
+
+
+def test_a_later_read_that_cannot_vouch_for_a_value_keeps_an_earlier_reads_support():
+    from dspy_rlm.profiles.candidates import Candidate
+
+    b = book("Who is the owner of amber-falcon?")
+    b.reads["print(field_of(context, 'amber-falcon', 'owner'))"] = [Candidate("Ines Moreau", "owner", True, "key")]
+    b.reads["print(search(context, 'Ines'))"] = [
+        Candidate("Ines Moreau", "match", False, "a line, not a field"),
+        Candidate("red", "match", False, "a line, not a field"),
+    ]
+    assert [(c.value, c.supported, c.label) for c in b.read_candidates()] == [
+        ("Ines Moreau", True, "owner"),
+        ("red", False, "match"),
+    ]
+
+
+def test_key_of_vouches_for_a_reverse_lookup_as_a_record_read_does_but_never_for_a_ranking():
+    b = book("Which bird is owned by Ines Moreau?")
+    code = "print(key_of(context, 'Ines Moreau'))"
+    assert code in [m.code for m in b.read_moves()]
+    b.record_read(code, "amber-falcon")
+    assert [(c.value, c.supported, c.why) for c in b.read_candidates()] == [("amber-falcon", True, "reverse lookup")]
+    b = book("Give the wieght of the bird of Ines Moreau.")  # a field asked, two letters swapped: no reverse lookup
+    b.record_read("print(key_of(context, 'Ines Moreau'))", "amber-falcon")
+    assert [(c.supported, c.why) for c in b.read_candidates()] == [(False, "the question asks for 'weight'")]
+    b = book("Of the birds of Ines Moreau, which has the largest weight?")
+    b.record_read("print(key_of(context, 'Ines Moreau'))", "amber-falcon")
+    assert [c.supported for c in b.read_candidates()] == [False]  # one record ranks nothing
+
+
 def test_a_quoted_phrase_is_one_key_and_a_describing_field_is_not_read():
     b = MoveBook(
         {"question": 'What is the code of the zone whose comment is "Phoenix Islands"?'},
