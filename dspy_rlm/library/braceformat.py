@@ -17,7 +17,6 @@ _BRACE_TOKEN = re.compile(
     r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|/\*.*?\*/|//[^\n]*|(?<![^\s{};])#[^\n]*|[{}\[\];,=\n]|[^\s{}\[\];,=\"']+",
     re.DOTALL,
 )
-_BRACE_OPEN_LINE = re.compile(r"[^{}()\[\];=:]*[^\s{}()\[\];=:][^{}()\[\];]*?\s*=?\s*\{\s*$")
 _BRACE_SETTING = re.compile(
     r"""(?:[\w@$.:/+!~-]+|"[^"]*"|'[^']*'|<[^<>]+>)(?:\s*[=:]?\s*[^\s(){}][^(){}]*)?\s*[;,]?$|[\[\]{]\s*[;,]?$|\[[^\[\]]*\]\s*[;,]?$"""
 )
@@ -32,6 +31,22 @@ _BRACE_WORD_VALUE = re.compile(r"""[A-Za-z_@$<!~.][^\s=:;,]*\s*(?:[=:]\s*)?(?:\S
 _BRACE_QUOTED = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")  # emptied before a line is judged
 
 
+def _setting_line(row: str) -> bool:
+    """A stripped line holding a setting; one longer than 400 characters holds none (and the regex, whose word may
+    split anywhere, would take quadratic time on it)."""
+    return len(row) <= 400 and bool(_BRACE_SETTING.match(row))
+
+
+def _opens(row: str) -> bool:
+    """A stripped line that opens a named block: ``name {`` or ``name = {``, the name free of ``{}()[];`` and not
+    opening with ``=`` or ``:`` (a plain test: a regex for it backtracked quadratically on long lines)."""
+    if not row.endswith("{"):
+        return False
+    head = row[:-1].rstrip()
+    head = head[:-1].rstrip() if head.endswith("=") else head
+    return bool(head) and head[0] not in "=:" and not any(c in "{}()[];" for c in head)
+
+
 def looks_braces(sample: list[str]) -> float:
     """The share of the lines (comments and blanks left out) that open a named block, close one or hold a setting,
     where at least three open a block, one of them at the top level, most settings are a word and its value, and
@@ -39,20 +54,20 @@ def looks_braces(sample: list[str]) -> float:
     if any(_BRACE_PREPROCESSOR.match(ln) for ln in sample):
         return 0.0
     rows = [_BRACE_QUOTED.sub('""', ln.strip()) for ln in sample if ln.strip() and not _BRACE_COMMENT.match(ln)]
-    opens = [r for r in rows if _BRACE_OPEN_LINE.match(r)]
+    opens = [r for r in rows if _opens(r)]
     if len(opens) < 3 or any(r.endswith(":") or r.startswith(("-", "*")) or "</" in r for r in rows):
         return 0.0
-    settings = [r for r in rows if not (_BRACE_OPEN_LINE.match(r) or _BRACE_CLOSE_LINE.match(r))]
+    settings = [r for r in rows if not (_opens(r) or _BRACE_CLOSE_LINE.match(r))]
     if sum(1 for r in settings if _BRACE_WORD_VALUE.match(r)) * 2 < len(settings):
         return 0.0
     depth, top = 0, []
     for r in rows:
-        if depth == 0 and _BRACE_OPEN_LINE.match(r):
+        if depth == 0 and _opens(r):
             top.append(r)
         depth = max(0, depth + r.count("{") - r.count("}"))
     if not top or any(_BRACE_CODE_HEAD.match(r) for r in top):  # "struct x {" at the top; ALSA nests "class {"
         return 0.0
-    fits = sum(1 for r in rows if _BRACE_OPEN_LINE.match(r) or _BRACE_CLOSE_LINE.match(r) or _BRACE_SETTING.match(r))
+    fits = sum(1 for r in rows if _opens(r) or _BRACE_CLOSE_LINE.match(r) or _setting_line(r))
     return fits / len(rows)
 
 
@@ -79,7 +94,7 @@ def _bare(tok: str) -> str:
 
 def parse_braces(lines: list[str]) -> tuple[list[Raw], list[str]]:
     tokens = _tokens("\n".join(lines))
-    settings = [r for ln in lines if (r := ln.strip()) and _BRACE_SETTING.match(r) and not _BRACE_COMMENT.match(ln)]
+    settings = [r for ln in lines if (r := ln.strip()) and _setting_line(r) and not _BRACE_COMMENT.match(ln)]
     ends = ("}", ";") if sum(r.endswith(";") for r in settings) * 2 > len(settings) else ("}", ";", "\n")
     out: list[Raw] = []
     names: dict[str, None] = {}
