@@ -13,6 +13,8 @@ mx = pytest.importorskip("mlx.core")
 
 from dspy_outlines.models import cpu_kernels  # noqa: E402
 
+from .tiny_llama import tiny_llama  # noqa: E402
+
 
 def test_fast_exp_is_exp_to_a_millionth_and_its_gradient_is_itself():
     x = mx.linspace(-87.0, 88.0, 200_001)
@@ -64,15 +66,11 @@ def test_swiglu_matches_mlx_lms():
 
 
 def _tiny_llama(seed: int):
-    from mlx_lm.models import llama
     from mlx_lm.tuner.utils import linear_to_lora_layers
 
-    mx.random.seed(seed)
-    args = llama.ModelArgs(
-        model_type="llama", hidden_size=48, num_hidden_layers=3, intermediate_size=96, num_attention_heads=6,
-        rms_norm_eps=1e-5, vocab_size=101, num_key_value_heads=2, tie_word_embeddings=True,
-    )  # fmt: skip
-    model = llama.Model(args)
+    model = tiny_llama(
+        seed, hidden_size=48, num_hidden_layers=3, num_attention_heads=6, vocab_size=101, tie_word_embeddings=True
+    )
     model.freeze()
     lora = {"rank": 4, "scale": 10.0, "dropout": 0.0, "keys": ["self_attn.q_proj", "self_attn.v_proj"]}
     linear_to_lora_layers(model, 2, lora)

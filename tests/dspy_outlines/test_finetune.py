@@ -9,6 +9,8 @@ import pytest
 
 from dspy_outlines.lora import TrainSettings, check_adapter, check_data
 
+from .tiny_llama import tiny_llama
+
 COLORS = [
     ("sky", "blue"),
     ("grass", "green"),
@@ -248,18 +250,12 @@ def test_the_windowed_loss_equals_mlx_lms_loss_and_its_gradient():
     import mlx.core as mx
     import mlx.nn as nn
     from mlx.utils import tree_flatten
-    from mlx_lm.models import llama
     from mlx_lm.tuner.trainer import default_loss
     from mlx_lm.tuner.utils import linear_to_lora_layers
 
     from dspy_outlines.lora import window_loss
 
-    mx.random.seed(3)
-    args = llama.ModelArgs(
-        model_type="llama", hidden_size=32, num_hidden_layers=2, intermediate_size=64, num_attention_heads=4,
-        rms_norm_eps=1e-5, vocab_size=97, num_key_value_heads=2, tie_word_embeddings=True,
-    )  # fmt: skip
-    model = llama.Model(args)
+    model = tiny_llama(3, hidden_size=32, intermediate_size=64, vocab_size=97, tie_word_embeddings=True)
     model.freeze()
     linear_to_lora_layers(model, 2, {"rank": 4, "scale": 10.0, "dropout": 0.0, "keys": ["self_attn.q_proj"]})
     examples = [(list(range(5, 5 + n)), off) for n, off in ((20, 14), (12, 9), (17, 15))]

@@ -10,6 +10,8 @@ import pytest
 
 from dspy_outlines.models import MLX_EXTRA_HINT, blas, embedded_model_path, load_model
 
+from .tiny_llama import tiny_llama
+
 mx = pytest.importorskip("mlx.core")
 
 PROMPT = [{"role": "user", "content": "What is the capital of France?"}]
@@ -138,25 +140,11 @@ def test_unpermute_inverts_llama_cpp_permutation():
 def test_tiny_llama_gguf_round_trip(tmp_path):
     """A random mlx-lm llama written as a llama.cpp-style GGUF loads back with identical logits."""
     from mlx.utils import tree_flatten
-    from mlx_lm.models import llama
 
     from dspy_outlines.models.gguf import _BLOCK_NAMES, load_gguf
 
-    heads, kv_heads, hidden, vocab = 4, 2, 64, 8
-    args = llama.ModelArgs(
-        model_type="llama",
-        hidden_size=hidden,
-        num_hidden_layers=2,
-        intermediate_size=96,
-        num_attention_heads=heads,
-        num_key_value_heads=kv_heads,
-        rms_norm_eps=1e-5,
-        vocab_size=vocab,
-        rope_theta=10000.0,
-        tie_word_embeddings=False,
-    )
-    model = llama.Model(args)
-    mx.eval(model.parameters())
+    heads, kv_heads, hidden = 4, 2, 64  # tiny_llama's
+    model = tiny_llama(vocab_size=8, tie_word_embeddings=False)
     inverse = {v: k for k, v in _BLOCK_NAMES.items()}
     tensors = {}
     for name, w in tree_flatten(model.parameters()):
@@ -199,22 +187,7 @@ def test_tiny_llama_gguf_round_trip(tmp_path):
 
 def _tiny_llama():
     """A random 2-layer llama (grouped-query attention) small enough to compare logits exactly."""
-    from mlx_lm.models import llama
-
-    args = llama.ModelArgs(
-        model_type="llama",
-        hidden_size=64,
-        num_hidden_layers=2,
-        intermediate_size=96,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        rms_norm_eps=1e-5,
-        vocab_size=16,
-        rope_theta=10000.0,
-    )
-    model = llama.Model(args)
-    mx.eval(model.parameters())
-    return model
+    return tiny_llama()
 
 
 def test_fused_decoding_step_gives_identical_logits(monkeypatch):
