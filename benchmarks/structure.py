@@ -1,7 +1,9 @@
 """Speed of structure detection (``dspy_rlm.library.structure.detect``) and of the lookups over it (issue 19).
 
 Targets: ``detect`` on a 1 MB text < 0.3 s, on 10 MB a few seconds; a lookup over a detected 10 MB text
-(``record_of``, ``count_records``) well under a second. Each source is repeated to the size: real files of
+(``record_of``, ``count_records``) well under a second; a text of long lines (one word of 64,000 characters,
+or ten lines of 6,400, in several characters) well under a second too: a pattern that backtracks quadratically
+takes minutes there (``long_lines``). Each source is repeated to the size: real files of
 this machine where present (/var/lib/dpkg/status, /etc/services, /etc/passwd, zone1970.tab, mime.types),
 and texts generated from a fixed seed for the other kinds (CSV, JSON lines, INI, YAML, prose). Every
 timing is the best of ``--repeat`` runs on a fresh string object (``detect`` caches per object). The load
@@ -52,6 +54,19 @@ def _generated(seed: int = 0) -> dict[str, str]:
         "yaml": "".join(f"item{i}:\n  name: {phrase(2)}\n  size: {rng.randint(1, 99)}\n" for i in rows),
         "prose": "".join(f"The {phrase(3)} crossed the {phrase(2)} at dawn. {phrase(8).capitalize()}.\n" for i in rows),
     }
+
+
+LONG_UNITS = (" ", "a", "a1", "a:", "a.", "a-", "a ", "a=", "1", "-", "|", "{", "a\t", '"', ",")
+
+
+def _long_lines(repeat: int) -> dict[str, float]:
+    """Seconds ``detect`` takes on a 64,000-character line of one repeated unit, and on ten lines of 6,400."""
+    out: dict[str, float] = {}
+    for unit in LONG_UNITS:
+        line = unit * (64_000 // len(unit))
+        texts = (line + "\x00", "\n".join([line[:6_400]] * 10) + " .")
+        out[repr(unit)] = round(max(_best(lambda t=t: detect("".join([t[:-1], t[-1]])), repeat)[0] for t in texts), 3)
+    return out
 
 
 def _sized(source: str, size: int) -> str:
@@ -105,6 +120,8 @@ def main() -> None:
             "count_records_s": round(t_count, 3),
             "count": n,
         }
+    result["long_lines"] = _long_lines(args.repeat)
+    result["long_lines_max_s"] = max(result["long_lines"].values())
     result["loadavg_after"] = os.getloadavg()
     for mb in args.sizes:
         times = [v[f"{mb:g}mb"]["s"] for v in result["detect"].values()]

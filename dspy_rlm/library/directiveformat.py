@@ -8,6 +8,7 @@ Block comments and lines ending in ``\\`` (continued on the next) are read as C 
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
+import string
 from collections import Counter
 
 from dspy_rlm.library.formats import Raw, unquote
@@ -16,6 +17,7 @@ _NAME = re.compile(r"(\"[^\"]+\"|[^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*
 _HASH_COMMENT = re.compile(r"(?:^|[ \t]+)#(?:[ \t]+(.*))?$")
 _CLOSING_COMMENT = re.compile(r"[ \t]*(?:/\*(.*?)\*/|//(.*))[ \t]*$")
 _PUNCTUATION = re.compile(r"[\W_]+")
+_DIRECTIVE_CHARS = re.compile(r"[#:.@%!\w-]*")
 
 
 def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
@@ -83,13 +85,23 @@ def _split(text: str, prefix: list[str]) -> tuple[str, str, str] | None:
     return unquote(nm.group(1)), unquote(value.strip()), comment
 
 
+def _directive_word(word: str) -> bool:
+    """Word characters and ``#:.@%!-`` with an ASCII letter after the last of ``#@%!``, then maybe a space and
+    one more word. String checks: the pattern this was (``[#:.@%!\\w-]*[A-Za-z][\\w:.-]*( \\S+)?``) backtracked
+    quadratically (5 s on a line of 16,000 letters)."""
+    head, space, rest = word.partition(" ")
+    if (space and (not rest or any(c.isspace() for c in rest))) or not _DIRECTIVE_CHARS.fullmatch(head):
+        return False
+    return any(c in string.ascii_letters for c in head[max(head.rfind(c) for c in "#@%!") + 1 :])
+
+
 def looks_directives(sample: list[str]) -> float:
     """The share of the lines (outside comments) that open with the same directive then a name; 0 under five
     such lines, where the directive is no word (a list's ``*``, a table's first column of numbers), or where the
     names repeat (a word opening sentences)."""
     rows = [t for _, _, t in _logical(sample)]
     word, _ = _opening_directive(rows)
-    if not re.fullmatch(r"[#:.@%!\w-]*[A-Za-z][\w:.-]*( \S+)?", word):
+    if not _directive_word(word):
         return 0.0
     names = [x[0] for r in rows if (x := _split(r, word.split()))]
     if len(names) < 5 or len(set(names)) * 2 < len(names) or sum(n.isdigit() for n in names) * 2 > len(names):
