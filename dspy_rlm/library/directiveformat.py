@@ -8,7 +8,6 @@ Block comments and lines ending in ``\\`` (continued on the next) are read as C 
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
-import string
 from collections import Counter
 
 from dspy_rlm.library.formats import Raw, unquote
@@ -92,7 +91,7 @@ def _directive_word(word: str) -> bool:
     head, space, rest = word.partition(" ")
     if (space and (not rest or any(c.isspace() for c in rest))) or not _DIRECTIVE_CHARS.fullmatch(head):
         return False
-    return any(c in string.ascii_letters for c in head[max(head.rfind(c) for c in "#@%!") + 1 :])
+    return any(c.isascii() and c.isalpha() for c in head[max(head.rfind(c) for c in "#@%!") + 1 :])
 
 
 def looks_directives(sample: list[str]) -> float:
