@@ -91,15 +91,16 @@ def parse_keyword_lines(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 
 # -- definitions: ``name: value`` at the line's start, indented or bracket/bar lines continuing it -------------
-_DEFINITION = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:[ \t]+(\S.*?)[ \t]*$")
+_DEFINITION = re.compile(r"([A-Za-z_*?][\w.*?-]*)[ \t]*:[ \t]+(\S.*?)[ \t]*$")  # X resources: *Box.commands.Label
+_DEF_COMMENT = re.compile(r"[ \t]+#(?:[ \t]+|$)")  # " # a comment" after the value
 _GOES_ON = re.compile(r"[ \t]|[|)\]}]")  # an indented line, or one opening with a bar or a closing bracket
 
 
 def looks_definitions(sample: list[str]) -> float:
     """The share of the meaningful lines that define a name (``file_input: stmt* ENDMARKER``: an EBNF grammar,
-    mail aliases) or continue a definition; 0 unless at least five names are defined and almost none twice (a
-    name said twice is a record's field: stanzas or YAML)."""
-    rows = meaningful(sample)  # (comments left out)
+    mail aliases, X resources' ``*label13: Welcome``) or continue a definition; 0 unless at least five names are
+    defined and almost none twice (a name said twice is a record's field: stanzas or YAML)."""
+    rows = [r for r in meaningful(sample) if not r.startswith("!")]  # (comments left out; X resources' "!" too)
     names = [m.group(1) for m in map(_DEFINITION.match, rows) if m]
     goes_on = sum(1 for ln in rows if _GOES_ON.match(ln))
     if len(names) < 5 or len(set(names)) < 0.95 * len(names):
@@ -108,14 +109,21 @@ def looks_definitions(sample: list[str]) -> float:
 
 
 def parse_definitions(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """A record per defined name, its one field the name and its value; a `` # comment`` closing the value is
+    the field ``comment`` (matplotlib's ``lines.linewidth : 1.0  # line width in points``)."""
     out: list[Raw] = []
     for i, line in enumerate(lines):
         m = _DEFINITION.match(line)
         if m:
-            out.append((i, i, [(m.group(1), m.group(2))], m.group(1), None))
+            value, comment = m.group(2), ""
+            c = _DEF_COMMENT.search(value)
+            if c and value[: c.start()].strip():
+                value, comment = value[: c.start()].rstrip(), value[c.end() :].strip()
+            fields = [(m.group(1), value)] + ([("comment", comment)] if comment else [])
+            out.append((i, i, fields, m.group(1), None))
         elif (
             out and line.strip() and not line.lstrip().startswith("#") and _GOES_ON.match(line) and out[-1][1] == i - 1
         ):
             a, _, fields, key, _ = out[-1]
-            out[-1] = (a, i, [(fields[0][0], fields[0][1] + " " + line.strip())], key, None)
+            out[-1] = (a, i, [(fields[0][0], fields[0][1] + " " + line.strip()), *fields[1:]], key, None)
     return out, []

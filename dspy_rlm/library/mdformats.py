@@ -104,8 +104,11 @@ def _item_key(body: str) -> str:
 
 
 def parse_markdown_list(lines: list[str]) -> list[Raw]:
+    """A record per list item (a ``**name**: value`` item has that field), and per other line; an item under a
+    ``#`` heading has the field ``section``, the heading's text (``## v1.2.5``: the release it lists)."""
     out: list[Raw] = []
-    current: list[Any] | None = None  # [first, last, indent, body]
+    current: list[Any] | None = None  # [first, last, indent, body, section]
+    section = ""
     for i, line in enumerate([*lines, ""]):
         m = LIST_ITEM.match(line)
         cont = current is not None and line.strip() and not m and len(line) - len(line.lstrip()) > current[2]
@@ -116,10 +119,15 @@ def parse_markdown_list(lines: list[str]) -> list[Raw]:
             body = current[3]
             m2 = re.match(r"\**([^:*]{1,60}?)\**:[ \t]+(\S.*)$", body)
             fields = [(m2.group(1).strip(), m2.group(2).strip())] if m2 else []
+            if current[4]:
+                fields.append(("section", current[4]))
             out.append((current[0], current[1], fields, _item_key(body), None))
             current = None
+        heading = _ATX.match(line) if not m else None
+        if heading:
+            section = heading.group(1).strip()
         if m:
-            current = [i, i, len(m.group(1)), m.group(2).strip()]
+            current = [i, i, len(m.group(1)), m.group(2).strip(), section]
         elif line.strip() and i < len(lines):
             out.append((i, i, [], "", None))
     return out

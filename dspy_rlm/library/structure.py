@@ -78,6 +78,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     parse_statements,
     parse_whitespace_table,
 )
+from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
 from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
 from dspy_rlm.library.keywordformat import (
     looks_definitions,
@@ -95,7 +96,6 @@ from dspy_rlm.library.kvformats import (
     parse_commented_stanzas,
     parse_ini,
     parse_stanzas,
-    parse_yaml,
 )
 from dspy_rlm.library.literalformat import looks_literals, parse_literals
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
@@ -120,6 +120,7 @@ from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
+from dspy_rlm.library.yamltree import parse_yaml_tree
 
 KINDS = (
     "xml", "table", "jsonl", "json", "toml", "css", "logfmt", "stanzas", "profile", "ini",
@@ -250,6 +251,8 @@ def _detect(text: str) -> Structure:
         return _build("jsonl", lines, parse_jsonl(lines), None)
     if looks_json_document(text):
         return _build("json", lines, parse_json_document(text), None)
+    if looks_html_tables(text) and (html := parse_html_tables(text))[0]:
+        return _build("table", lines, *html, detail="html")
     if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):
         return _build("markdown_table", lines, *parse_markdown_table(lines))
     if looks_toml(sample) and (toml := parse_toml(lines))[0]:  # before INI: a value may span lines
@@ -268,7 +271,7 @@ def _detect(text: str) -> Structure:
         ("ini", looks_ini, parse_ini, 0.8),
         ("stanzas", looks_stanzas, parse_stanzas, 0.5),
         ("stanzas", looks_commented_stanzas, parse_commented_stanzas, 0.6),
-        ("yaml", looks_yaml, parse_yaml, 0.85),
+        ("yaml", looks_yaml, parse_yaml_tree, 0.85),
         ("assignments", looks_assignments, parse_assignments, 0.8),
         ("assignments", looks_makefile, parse_makefile, 0.9),
         ("blocks", looks_directive_blocks, parse_directive_blocks, 0.9),
@@ -289,13 +292,13 @@ def _detect(text: str) -> Structure:
         return _build("markdown_list", lines, parse_dated_sections(lines), None, detail="dated sections")
     if looks_markdown_list(sample) >= 0.5:
         return _build("markdown_list", lines, parse_markdown_list(lines), None)
+    if looks_definitions(sample) >= 0.9:  # before tables: "Editres.Geometry:   500x568" is a name and its value
+        return _build("assignments", lines, *parse_definitions(lines), detail="definitions")
     score, aligned = looks_whitespace_table(sample)
     if score >= 0.8:
         return _build("table", lines, *parse_whitespace_table(lines, aligned), detail="whitespace")
     if looks_keyword_lines(sample) >= 0.8:
         return _build("keywords", lines, *parse_keyword_lines(lines))
-    if looks_definitions(sample) >= 0.9:
-        return _build("assignments", lines, *parse_definitions(lines), detail="definitions")
     if looks_prose(sample) >= 0.5:
         return _build("prose", lines, parse_prose(lines, text), [])
     return _build("lines", lines, _parse_lines(lines), None)

@@ -21,6 +21,8 @@ from dspy_rlm.library.formats import Raw
 _XML_MIN_RECORDS = 3  # a (tag, depth) that holds records occurs this often
 _XML_KEY_NAMES = ("name", "id", "key", "ref", "title")  # title, as for JSON records
 _XML_LEAD = re.compile(r"[\ufeff \t\r\n]*")
+_XML_NAMING = ("name", "key", "id")  # a leaf child's attribute that names its text (<property name="x">)
+_XML_NAME = re.compile(r"[A-Za-z_][\w.:-]{0,63}")
 
 
 class _XmlRefused(Exception):
@@ -131,7 +133,9 @@ def _xmlns(name: str) -> bool:
 
 def _xml_fields(attrs: list[tuple[str, str]], leaves: list[_XmlLeaf], text: str) -> tuple[list[tuple[str, str]], str]:
     """A record's fields and key: its attributes as written; a leaf child as ``tag`` -> its text and its
-    attributes as ``tag.attr``, a repeated child's values joined with ", " in one field; the element's own text
+    attributes as ``tag.attr``, a repeated child's values joined with ", " in one field; a leaf child whose
+    ``name`` (``key``, ``id``) attribute names its text also as that name (``<setting name="threshold">1000
+    ms</setting>``: ``threshold``; ``tag.name`` where the record has the name already); the element's own text
     as ``text``. The key: the first field named name / id / key / ref / title (an attribute before a child),
     else the first attribute, else the first leaf's text."""
     children: dict[str, list[str]] = {}
@@ -141,6 +145,14 @@ def _xml_fields(attrs: list[tuple[str, str]], leaves: list[_XmlLeaf], text: str)
         for n, v in child_attrs:
             children.setdefault(f"{tag}.{n}", []).append(v)
     fields = attrs + [(n, ", ".join(v for v in values if v)) for n, values in children.items()]
+    taken = {n for n, _ in fields}
+    for tag, value, child_attrs in leaves:  # <setting name="threshold">1000 ms</setting>: a field "threshold"
+        label = next((v for n, v in child_attrs if n in _XML_NAMING and _XML_NAME.fullmatch(v)), None)
+        if value and label:
+            name = label if label not in taken else f"{tag}.{label}"
+            if name not in taken:
+                fields.append((name, value))
+                taken.add(name)
     if text:
         fields.append(("text", text))
     named = (v for n, v in fields if n.rpartition(":")[2].casefold() in _XML_KEY_NAMES)
