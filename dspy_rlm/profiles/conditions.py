@@ -285,9 +285,10 @@ def other_condition(book: Any, var: str, phrase: str) -> str | None:
         if k.is_value and k.records and not k.inner and other:
             return k.text
     stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
+    asked = book.fields.get(var, ())  # a nested field named by its last part ("supporting OCR": endpoints.ocr)
     for f in book.structs[var].field_names[:40]:
         if (
-            field_stems(f) <= stems
+            (field_stems(f) <= stems or f in asked)
             and _flag_field(book, var, f)
             and not any(st.stem(w) in field_stems(f) for w in st.words(said))
         ):

@@ -17,7 +17,7 @@ from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts
-from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, RANKED, SYNONYMS
+from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
@@ -149,6 +149,19 @@ def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None
     return f"{value!r} repeats a phrase of the question"
 
 
+def _flag_for_which(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "for the binaryauthorization API, which version is flagged as the default one?": the record's flag
+    # (default: true) says which one is meant; "which" asks for the one it marks, and the flag is no answer
+    flag = isinstance(value, str) and value.strip().casefold() in TRUE_FLAGS | FALSE_FLAGS
+    if move.kind not in LOOKUPS or not flag:
+        return None
+    # ("for the setting LOG_OK_LOGINS, which value is listed?": "which value" asks for the flag itself)
+    said = st.words(book.text_q.casefold())
+    after = [*said[1:], ""]
+    asked = [w for w, a in zip(said, after) if w in ("who", "whose") or (w == "which" and a not in STOP)]
+    return f"{value!r} is a flag; the question asks {asked[0]!r}" if asked else None
+
+
 def _record_keys(book: Any, var: str) -> set[str]:
     """The keys of a text's records, normalized, collected once per text."""
     memo = ("record keys", var)
@@ -178,6 +191,6 @@ _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (_head_only, _across_blocks, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
-VALUE_DOUBTS = (_names_a_record, _repeats_question, _refers)
+VALUE_DOUBTS = (_names_a_record, _repeats_question, _refers, _flag_for_which)
 """What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
 and says why, or None."""

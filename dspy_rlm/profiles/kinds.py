@@ -250,6 +250,9 @@ class Exists(KindBase):
             # nor is a plain word missing beside two phrases found ("is the name attribute of the test element
             # required?": the file says ATTLIST, not "attribute"; the question asks about what it names)
             ok = ok and (asked_id or sum(1 for k in others if k.records) < 2)
+            # nor beside a phrase of several words that a few records hold ("is there a keycode for an emoji
+            # picker key?": one comment says "emoji picker"; "keycode" is the asker's word for its line)
+            ok = ok and (asked_id or not any(0 < k.records <= 3 and len(k.text.split()) > 1 for k in others))
             # nor is a lower-case word missing beside a name found ("is there a pattern attributed to Borland?":
             # the file comments "# Borland" on a regex; "pattern" is the asker's word for the line)
             ok = ok and (

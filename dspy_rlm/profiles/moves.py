@@ -41,7 +41,7 @@ from dspy_rlm.profiles.phrases import (
     Key,
     beyond_key,
     components,
-    container_ends,
+    container_spans,
     counted_nouns,
     drop_descriptors,
     found_beyond,
@@ -187,7 +187,8 @@ class MoveBook:
         absent: list[Key] = []
         beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
-        data_nouns = container_ends(self.text_q)  # "this dataset": no key
+        data_spans = container_spans(self.text_q)  # "in this tox config": no key phrase
+        data_nouns = {b for _, b in data_spans}
         for m in QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
             phrase = quoted_text(m).strip()
             hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
@@ -202,6 +203,9 @@ class MoveBook:
                 stop_word = n == 1 and is_stop(words[0])
                 if n == 1 and last.end() in data_nouns:
                     continue
+                described = any(a <= first.start() and last.end() <= b for a, b in data_spans)
+                if described and not any(ID_LIKE.search(w) for w in words):
+                    continue  # the file's kind, in plain words ("tox"), is no record's key
                 if (is_stop(words[0]) or is_stop(words[-1])) and not (stop_word and may_be_value(words[0])):
                     continue
                 only_field_words = all(

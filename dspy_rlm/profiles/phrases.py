@@ -31,7 +31,7 @@ __all__ = [
     "QUOTED",
     "Key",
     "beyond_key",
-    "container_ends",
+    "container_spans",
     "counted_nouns",
     "drop_descriptors",
     "found_beyond",
@@ -297,10 +297,25 @@ _CONTAINER = re.compile(
 )
 
 
-def container_ends(question: str) -> set[int]:
-    """Where the nouns naming the data as a whole end ("this *dataset*", "in the config *file*"): one of those
-    words is no key phrase."""
-    return {m.end() for m in _CONTAINER.finditer(question)}
+# "... in this channel *manifest*?", "... for this perl *build*": a phrase of "this" closing the question names
+# the data, whatever its noun (words only: "which file in this list has checksum 449ab80d?" ends in a value)
+_THIS_AT_END = re.compile(
+    r"(?<!\w)(?:(?:in|from|of|for|within|inside|across)\s+)?this((?:\s+[A-Za-z][\w-]*){1,3})[\s?.!]*$"
+)
+
+
+def _this_at_end(question: str) -> re.Match[str] | None:
+    m = _THIS_AT_END.search(question)
+    said = m.group(1).split() if m else []
+    return m if said and not any(w.casefold() in STOP or any(c.isdigit() for c in w) for w in said) else None
+
+
+def container_spans(question: str) -> list[tuple[int, int]]:
+    """The phrases naming the data as a whole ("in *this dataset*", "in *the tox config*", a phrase of "this"
+    closing the question): their plain words describe the file, and their last is no key phrase."""
+    spans = [m.span() for m in _CONTAINER.finditer(question)]
+    m = _this_at_end(question)
+    return [*spans, m.span(1)] if m else spans
 
 
 def without_container(question: str, field_names: Collection[str] = ()) -> str:
@@ -308,6 +323,8 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
     table, which setting ...": *flag* names the file, not its ``flags`` field) and identifiers other than a
     field's whole name ("which property in *java.security* is set to tryLast": no field ``security``)."""
     rest = _CONTAINER.sub(" ", question)
+    m = _this_at_end(rest)
+    rest = rest[: m.start()] + " " + rest[m.end() :] if m else rest
     ids = (t for t in re.findall(r"[\w.:/@-]+", rest) if re.search(r"\w[-_./:@]\w", t) and not t[:1].isdigit())
     named = set(field_names) | components(field_names)
     for token in ids:

@@ -124,9 +124,10 @@ TESTS = {
 SYNONYMS = (
     frozenset({"description", "comment", "comments", "note", "notes", "remark", "remarks"}),
     frozenset({"id", "identifier", "code"}),
+    frozenset({"url", "link", "href", "homepage", "website"}),
 )
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
-"code" a field ``ID``."""
+"code" a field ``ID``, its "link" a field ``url``."""
 DATE_WORDS = frozenset({"date", "dates", "day", "when"})
 """Words that ask for a date: where no field's name says them, they name the fields whose values are dates."""
 DATE_VALUE = re.compile(
