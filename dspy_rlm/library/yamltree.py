@@ -71,7 +71,10 @@ def _nested(lines: list[str], a: int, b: int) -> list[Raw] | None:
     m = YAML_KEY.match(lines[a].strip())
     top = unquote(m.group(1).strip()) if m else ""
     out: list[Raw] = []
-    _records(lines, rows, 0, top, "", out)
+    try:
+        _records(lines, rows, 0, top, "", out)
+    except RecursionError:  # nested deeper than the interpreter recurses (a hostile text): read flat
+        return None
     return out or None
 
 

@@ -215,3 +215,9 @@ def test_a_list_item_under_a_heading_has_its_section():
     assert s.kind == "markdown_list"
     assert [r.get("section") for r in s.records if r.get("section")] == ["v2.1.0"] * 2 + ["v2.0.1"] + ["v2.0.0"] * 3
     assert _ask("How many changes are listed under v2.0.0?", CHANGELOG, "int") == (3, "submitted")
+
+
+def test_yaml_nested_deeper_than_python_recurses_is_read_flat():
+    deep = "top:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(1500)) + "  " * 1501 + "v: 1\n"
+    s = detect("name: x\nversion: 1\n" * 30 + deep)
+    assert s.kind == "yaml" and s.records[0].key == "name"  # before the guard: RecursionError, read as lines
