@@ -23,14 +23,14 @@ def _cell_text(markup: str) -> str:
     return " ".join(html.unescape(_HTML_TAG.sub(" ", markup)).split())
 
 
-def _rows(text: str) -> list[tuple[int, int, list[tuple[str, str]]]]:
-    """(start, end, [(cell tag, text)]) of each row of every table, in document order."""
+def _rows(text: str) -> list[tuple[int, int, int, list[tuple[str, str]]]]:
+    """(table number, start, end, [(cell tag, text)]) of each row with cells of every table, in document order."""
     out = []
-    for table in _HTML_TABLE.finditer(text):
+    for number, table in enumerate(_HTML_TABLE.finditer(text)):
         for row in _HTML_ROW.finditer(text, table.start(1), table.end(1)):
             cells = [(c.group(1).casefold(), _cell_text(c.group(2))) for c in _HTML_CELL.finditer(row.group(1))]
             if cells:
-                out.append((row.start(), row.end(), cells))
+                out.append((number, row.start(), row.end(), cells))
     return out
 
 
@@ -40,7 +40,7 @@ def looks_html_tables(text: str) -> bool:
     head = text[: 2 * 10**6]
     if "<t" not in head or not re.search(r"<table\b", head, re.IGNORECASE):
         return False
-    rows = [(a, b) for a, b, cells in _rows(head) if len(cells) >= 2]
+    rows = [(a, b) for _, a, b, cells in _rows(head) if len(cells) >= 2]
     return len(rows) >= _HTML_MIN_ROWS and sum(b - a for a, b in rows) >= len(head) / 3
 
 
@@ -50,26 +50,20 @@ def parse_html_tables(text: str) -> tuple[list[Raw], list[str]]:
     names: dict[str, None] = {}
     header: list[str] = []
     last_table = -1
-    for table_no, table in enumerate(_HTML_TABLE.finditer(text)):
-        for row in _HTML_ROW.finditer(text, table.start(1), table.end(1)):
-            cells = [(c.group(1).casefold(), _cell_text(c.group(2))) for c in _HTML_CELL.finditer(row.group(1))]
-            if not cells:
+    for table_no, start, end, cells in _rows(text):
+        if table_no != last_table:
+            last_table, header = table_no, []
+            if all(tag == "th" for tag, _ in cells):
+                header = [value or f"col{i + 1}" for i, (_, value) in enumerate(cells)]
+                names.update(dict.fromkeys(header))
                 continue
-            if table_no != last_table:
-                last_table, header = table_no, []
-                if all(tag == "th" for tag, _ in cells):
-                    header = [value or f"col{i + 1}" for i, (_, value) in enumerate(cells)]
-                    names.update(dict.fromkeys(header))
-                    continue
-            fields = [
-                (header[i] if i < len(header) else f"col{i + 1}", value) for i, (_, value) in enumerate(cells) if value
-            ]
-            if not fields:
-                continue
-            names.update(dict.fromkeys(n for n, _ in fields))
-            a = _line_of(starts, row.start())
-            b = _line_of(starts, max(row.start(), row.end() - 1))
-            out.append((a, b, fields, cells[0][1], None))
+        named = (header[i] if i < len(header) else f"col{i + 1}" for i in range(len(cells)))
+        fields = [(name, value) for name, (_, value) in zip(named, cells) if value]
+        if not fields:
+            continue
+        names.update(dict.fromkeys(n for n, _ in fields))
+        a, b = _line_of(starts, start), _line_of(starts, max(start, end - 1))
+        out.append((a, b, fields, cells[0][1], None))
     return out, list(names)
 
 
