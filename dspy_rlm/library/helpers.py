@@ -229,6 +229,7 @@ STANDALONE_MODULES = (
     "profileformat",
     "xmlformat",
     "htmltable",
+    "roffformat",
     "jsonformats",
     "mdformats",
     "schemaformats",

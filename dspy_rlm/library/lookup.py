@@ -158,27 +158,52 @@ def fields(var: Any) -> Counts:
     return Counts((n, counts[n]) for n in s.field_names if counts[n])
 
 
+_ALTERNATIVES = re.compile(r"\s*[,|]\s*|\s+or\s+")  # how a key lists several names
+
+
+def _key_names(key: str) -> list[str]:
+    """The names a key lists (``a, b``, ``a or b``, ``a | b``), and each flag among a part's words (an option's
+    ``-p spec, --package spec``, ``-a --ascii``)."""
+    parts = _ALTERNATIVES.split(key.strip())
+    return parts + [w for p in parts if p[:1] in "-+" for w in p.split() if w[:1] in "-+"]
+
+
 def record_of(var: Any, word: Any) -> Record | Nothing:
     """The record best matching word: by key, else field value, else text."""
     w = _check_word("record_of", word)
-    found = _containing("record_of", var, w)
-    for test in (
-        lambda r: _same(r.key, w),
-        lambda r: matches(w, r.key),
-        lambda r: any(matches(w, v) for _, v in r.fields),
+    return _best("record_of", var, w, None)
+
+
+def _best(fn: str, var: Any, w: str, field: str | None) -> Record | Nothing:
+    """The first record of the best match (the key as written, one of the names it lists, the same key in another
+    case, the key holding word, a field value, the text); of several keyed by word, the first holding ``field``:
+    where a name keys a table and the entries that list it (a manifest's ``[pkg.X]`` with its ``version``, and X
+    listed as an extension of other packages), "X's version" is the table's."""
+    found = _containing(fn, var, w)
+    for named, test in (
+        (True, lambda r: r.key.strip() == w),
+        (True, lambda r: w in _key_names(r.key)),  # one of the names a key lists, as written: -A of "-A, --all"
+        (True, lambda r: _same(r.key, w)),
+        (False, lambda r: matches(w, r.key)),
+        (False, lambda r: any(matches(w, v) for _, v in r.fields)),
+        (False, lambda r: True),
     ):
-        for r in found:
-            if test(r):
-                return r
-    if found:
-        return found[0]
+        tied = [r for r in found if test(r)]
+        if tied and named and field is not None:  # records all keyed by word: one thing, the field is its
+            return next((r for r in tied if r.get(field) is not None), tied[0])
+        if tied:  # records that only hold word: the first (its siblings are other things)
+            return tied[0]
     return Nothing(f"no record contains {w!r}")
 
 
 def field_of(var: Any, word: Any, field: Any) -> str | None:
-    """The whole value of field in record_of(var, word), else None."""
-    r = record_of(var, word)
-    return r.get(_check_word("field_of", field, "field")) if isinstance(r, Record) else None
+    """The whole value of field in record_of(var, word), else None.
+
+    Of records matching word as well as that one, the first holding field is read."""
+    w = _check_word("field_of", word)
+    name = _check_word("field_of", field, "field")
+    r = _best("field_of", var, w, name)
+    return r.get(name) if isinstance(r, Record) else None
 
 
 def count_records(var: Any, word: Any = None) -> int:

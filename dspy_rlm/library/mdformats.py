@@ -4,6 +4,7 @@ table, a bulleted or numbered list, paragraphs of sentences). Stdlib only:
 :func:`dspy_rlm.library.helpers.standalone_source` inlines it.
 """
 
+import bisect
 import re
 from typing import Any
 
@@ -105,10 +106,15 @@ def _item_key(body: str) -> str:
 
 def parse_markdown_list(lines: list[str]) -> list[Raw]:
     """A record per list item (a ``**name**: value`` item has that field), and per other line; an item under a
-    ``#`` heading has the field ``section``, the heading's text (``## v1.2.5``: the release it lists)."""
+    ``#`` heading has the field ``section``, the heading's text (``## v1.2.5``: the release it lists). A heading
+    whose items all read ``name: value``, with names other headings' items use too (``### depth`` with
+    ``- Default: 12`` and ``- Type: Number``), is one record keyed by the heading: those fields, its other lines
+    as ``description``, and ``section``, the heading above it."""
     out: list[Raw] = []
     current: list[Any] | None = None  # [first, last, indent, body, section]
     section = ""
+    heads: list[tuple[int, int, str]] = []  # (line, level, text) of each heading
+    kinds: list[str] = []  # per record of out: "pair" (a name: value item), "item", "line" or "heading"
     for i, line in enumerate([*lines, ""]):
         m = LIST_ITEM.match(line)
         cont = current is not None and line.strip() and not m and len(line) - len(line.lstrip()) > current[2]
@@ -122,15 +128,59 @@ def parse_markdown_list(lines: list[str]) -> list[Raw]:
             if current[4]:
                 fields.append(("section", current[4]))
             out.append((current[0], current[1], fields, _item_key(body), None))
+            kinds.append("pair" if m2 else "item")
             current = None
         heading = _ATX.match(line) if not m else None
         if heading:
             section = heading.group(1).strip()
+            heads.append((i, len(line) - len(line.lstrip("#")), section))
         if m:
             current = [i, i, len(m.group(1)), m.group(2).strip(), section]
         elif line.strip() and i < len(lines):
             out.append((i, i, [], "", None))
-    return out
+            kinds.append("heading" if heading else "line")
+    return _settings_headings(lines, out, kinds, heads)
+
+
+def _settings_headings(
+    lines: list[str], out: list[Raw], kinds: list[str], heads: list[tuple[int, int, str]]
+) -> list[Raw]:
+    """``out`` with each heading whose items all read ``name: value`` (names unique under it, each one also a name
+    under another such heading) merged into one record (see :func:`parse_markdown_list`)."""
+    under: dict[int, list[int]] = {}  # heading number -> indices of out under it
+    starts = [h[0] for h in heads]
+    for n, raw in enumerate(out):
+        k = bisect.bisect_right(starts, raw[0]) - 1
+        if k >= 0 and raw[0] != starts[k]:
+            under.setdefault(k, []).append(n)
+    paired: dict[int, list[tuple[str, str]]] = {}
+    for k, members in under.items():
+        items = [n for n in members if kinds[n] in ("pair", "item")]
+        pairs = [out[n][2][0] for n in items if kinds[n] == "pair"]
+        if items and len(pairs) == len(items) and len({p[0] for p in pairs}) == len(pairs):
+            paired[k] = pairs
+    seen: dict[str, int] = {}
+    for pairs in paired.values():
+        for name, _ in pairs:
+            seen[name] = seen.get(name, 0) + 1
+    merged: dict[int, Raw] = {}  # heading's line -> its record
+    dropped: set[int] = set()
+    for k, pairs in paired.items():
+        if any(seen[name] < 2 for name, _ in pairs):
+            continue
+        line, level, text = heads[k]
+        outer = next((t for ln, lv, t in reversed(heads[:k]) if lv < level), "")
+        about = " ".join(
+            " ".join(" ".join(lines[out[n][0] : out[n][1] + 1]).split()) for n in under[k] if kinds[n] == "line"
+        )
+        fields = [*pairs, *([("description", about)] if about else []), *([("section", outer)] if outer else [])]
+        last = max(out[n][1] for n in under[k])
+        merged[line] = (line, last, fields, text.strip("*_` "), None)
+        dropped.update(under[k])
+    if not merged:
+        return out
+    kept = [merged.get(raw[0], raw) for n, raw in enumerate(out) if n not in dropped]
+    return kept
 
 
 # -- dated sections (a changelog: "0.6.1 / 2016-05-02" underlined, "## [1.2.0] - 2024-01-02") ---------------

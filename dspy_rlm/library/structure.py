@@ -46,7 +46,8 @@ Records per kind (the record's ``key`` in brackets):
   value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics); (detail
   ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``].
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
-  three words], a ``**Name**: value`` item has that field.
+  three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
+  page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`).
 - prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty line
   [""], with a field when the line reads ``key: value`` or ``key = value``.
 
@@ -116,6 +117,7 @@ from dspy_rlm.library.profileformat import (
     parse_directive_blocks,
     parse_profile,
 )
+from dspy_rlm.library.roffformat import looks_roff, parse_roff
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
@@ -253,6 +255,8 @@ def _detect(text: str) -> Structure:
         return _build("json", lines, parse_json_document(text), None)
     if looks_html_tables(text) and (html := parse_html_tables(text))[0]:
         return _build("table", lines, *html, detail="html")
+    if looks_roff(sample) >= 0.2 and (roff := parse_roff(lines))[0]:  # a manual page: its macros are no lines
+        return _build("markdown_list", lines, *roff, detail="roff")
     if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):
         return _build("markdown_table", lines, *parse_markdown_table(lines))
     if looks_toml(sample) and (toml := parse_toml(lines))[0]:  # before INI: a value may span lines

@@ -59,6 +59,17 @@ def _prefix(token: str, stemmed: str) -> str:
     return t[: max(n, 1)]
 
 
+def _escaped(token: str) -> str:
+    """``token`` as a pattern, a hyphen in it also found written ``\\-`` (a manual page's escape: ``dry\\-run``)."""
+    return re.escape(token).replace("\\-", "\\\\?-")
+
+
+def in_text(phrase: str, folded: str) -> bool:
+    """Whether ``phrase`` (casefolded) is in the casefolded text as written, or with its hyphens escaped."""
+    p = phrase.casefold()
+    return p in folded or ("-" in p and p.replace("-", "\\-") in folded)
+
+
 @functools.lru_cache(maxsize=512)
 def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
     """A regex finding candidate spans of ``word`` plus, per token, (casefolded token, stem) to verify."""
@@ -71,7 +82,7 @@ def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
         if t.isalpha():
             parts.append(f"(?<![^\\W_])({re.escape(_prefix(t, s))}[^\\W_]*)")
         else:
-            parts.append(f"(?<![^\\W_])({re.escape(t)})(?![^\\W_])")
+            parts.append(f"(?<![^\\W_])({_escaped(t)})(?![^\\W_])")
         checks.append((t.casefold(), s))
     return re.compile(r"[\W_]+".join(parts), re.IGNORECASE), tuple(checks)
 
@@ -91,7 +102,8 @@ def matches(word: str, text: str) -> bool:
 
 def _verified(m: re.Match, checks: tuple[tuple[str, str], ...]) -> bool:
     """Is each token of a candidate match the word's token or a form of it (same stem)?"""
-    return all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(m.groups(), checks, strict=True))
+    found = (g.replace("\\-", "-") for g in m.groups())  # "dry\\-run" is "dry-run"
+    return all(g.casefold() == t or stem(g) == s for g, (t, s) in zip(found, checks, strict=True))
 
 
 def match_lines(word: str, text: str, start: int = 0) -> list[int]:

@@ -40,7 +40,7 @@ from dspy_rlm.profiles.reads import (
 )
 from dspy_rlm.profiles.sizes import FieldsExtreme, SizeOf
 from dspy_rlm.profiles.stated import stated
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS, PROSE_FIELDS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -147,12 +147,14 @@ class Record(KindBase):
             ok = specific and (asked or few or (one_number and fname in numeric))
             ok = ok and agree(book, var, key, fname, value)  # "meuligoe": a release's record, or its CD-ROM's?
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
-            ok = ok and (asked or key is None or not words_inside(key.text, value))
+            flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
+            ok = ok and (asked or key is None or flag or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
                 out += _past_key(value, key.text, fname, ok and few, why_rec)
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
             sentence_field = book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2 or unnamed(fname)
+            sentence_field = sentence_field or (fname in PROSE_FIELDS and not asked)  # an option's description
             loose = sentence_field and len(value.split()) > 3
             parts = _in_sentence(printed(book, value, key)) if loose else []
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word

@@ -187,11 +187,12 @@ class MoveBook:
         absent: list[Key] = []
         beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
+        naming: set[str] = set()  # phrases that key a few records, held by more than MAX_KEY_RECORDS records
         data_spans = container_spans(self.text_q)  # "in this tox config": no key phrase
         data_nouns = {b for _, b in data_spans}
         for m in QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
             phrase = quoted_text(m).strip()
-            hits = [r for r in s.records if lookup._has(r, phrase)] if phrase.casefold() in folded else []
+            hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
             if len(phrase) >= 2 and hits:
                 found.append(make_key(phrase, hits))
                 spans.append(m.span())
@@ -199,36 +200,46 @@ class MoveBook:
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
                 words = [t.group() for t in tokens[i : i + n]]
+                before = self.text_q[max(0, first.start() - 3) : first.start()]
+                dash = re.search(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$", before)
+                flag = dash.group() if dash else ""  # "--save-exact", "-A": a command-line flag, its dashes its own
+                flag = (
+                    flag if flag and wordmatch.in_text(flag + self.text_q[first.start() : last.end()], folded) else ""
+                )
                 # a stop word alone ("down", "off", "no") is a key only where it is a field's whole value
-                stop_word = n == 1 and is_stop(words[0])
+                stop_word = n == 1 and is_stop(words[0]) and not flag
                 if n == 1 and last.end() in data_nouns:
                     continue
                 described = any(a <= first.start() and last.end() <= b for a, b in data_spans)
                 if described and not any(ID_LIKE.search(w) for w in words):
                     continue  # the file's kind, in plain words ("tox"), is no record's key
-                if (is_stop(words[0]) or is_stop(words[-1])) and not (stop_word and may_be_value(words[0])):
+                if (
+                    (is_stop(words[0]) or is_stop(words[-1]))
+                    and not (stop_word and may_be_value(words[0]))
+                    and not flag
+                ):
                     continue
                 only_field_words = all(
                     w.casefold() in STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
                 )
-                inside = any(a <= first.start() and last.end() <= b for a, b in spans)
-                if inside and not (n == 1 and ID_LIKE.search(words[0])):
-                    continue  # inside a longer phrase already found (an ID-like word is still offered alone)
                 end = last.end()
                 tail = self.text_q[end : end + 1]
                 if tail and tail in ")]" and "(["[")]".index(tail)] in self.text_q[first.start() : end]:
                     end += 1  # "Central - ND (Mercer)": the bracket belongs to the phrase
-                phrase = self.text_q[first.start() : end]
+                phrase = flag + self.text_q[first.start() : end]
+                inside = any(a <= first.start() and last.end() <= b for a, b in spans)
+                if inside and not (n == 1 and (ID_LIKE.search(words[0]) or flag)):
+                    continue  # inside a longer phrase already found (an ID-like word or a flag is still offered alone)
                 head, colon, rest = phrase.partition(":")
                 if colon and rest.strip() and head.strip().casefold() in named_cf:
                     phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
                 letter = len(phrase) < 2  # "the key J", "to a capital E", "the character ß": a whole key or value
                 if letter and not (first.start() and one_letter(phrase)):
                     continue
-                if n == 1 and ID_LIKE.search(phrase) and phrase.casefold() not in folded:
+                if n == 1 and ID_LIKE.search(phrase) and not wordmatch.in_text(phrase, folded):
                     phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written
                     phrase = unqualified(folded, phrase) or phrase  # "HTTPStatus.OK" asked, "OK = 200" written
-                present = phrase.casefold() in folded
+                present = wordmatch.in_text(phrase, folded)
                 cap = s.parsed_chars
                 hits = holding(text, s, phrase) if s.records and present else []
                 if stop_word and not is_stop_value(phrase, hits):
@@ -250,8 +261,14 @@ class MoveBook:
                     continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
                 found.append(made)
                 spans.append((first.start(), last.end()))
+                if (
+                    made.is_key
+                    and ID_LIKE.search(phrase)
+                    and len(hits) > MAX_KEY_RECORDS >= sum(norm(r.key) == norm(phrase) for r in hits)
+                ):  # an identifier keying few records names them, however many mention it (not a word: "config")
+                    naming.add(phrase)
         mark_inner(found, text, s)
-        usable = [k for k in found if k.records <= MAX_KEY_RECORDS or "count" in self.cues]
+        usable = [k for k in found if k.records <= MAX_KEY_RECORDS or k.text in naming or "count" in self.cues]
         usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
         if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):
             # the question names a record (its key or a whole value): common words are no keys beside it

@@ -111,14 +111,21 @@ def is_stop_value(word: str, hits: list[st.Record]) -> bool:
     )
 
 
+_FLAG = re.compile(r"(?<![\w-])[-+]{1,2}\w[\w.-]*")  # a command-line flag: -t, --dry-run, +toolchain
+
+
 def make_key(phrase: str, hits: list[st.Record]) -> Key:
-    """A phrase of the question found in ``hits``: is it a record's key, a field's whole value?"""
+    """A phrase of the question found in ``hits``: is it a record's key, a field's whole value? A flag is the
+    key of the record keyed by the flags it is one of (a manual's ``-t or --list``, ``-v, --verbose``)."""
     said = norm(phrase)
-    is_key = any(norm(r.key) == said for r in hits)
+    flag = said[:1] in "-+" and _FLAG.fullmatch(said) is not None  # case kept: -a is not -A
+    is_key = any(norm(r.key) == said or (flag and phrase.strip() in _FLAG.findall(r.key)) for r in hits)
     is_value = any(
-        said in (norm(v), norm(v.split("\n", 1)[0]), norm(unquote(v.strip()))) for r in hits for _, v in r.fields
-    )
-    return Key(phrase, len(hits), is_key, is_value)  # a value's first line: a stanza's synopsis; 'break' quoted
+        said in (norm(v), norm(v.split("\n", 1)[0]), norm(unquote(v.strip())), norm(v).removesuffix("."))
+        for r in hits
+        for _, v in r.fields
+    )  # a value's first line: a stanza's synopsis; 'break' quoted; a sentence: "Creates the archive."
+    return Key(phrase, len(hits), is_key, is_value)
 
 
 def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str) -> Key | None:

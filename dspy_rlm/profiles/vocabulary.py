@@ -135,9 +135,13 @@ DATE_VALUE = re.compile(
     r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
 )
 """A value that is a date: ``2024-01-02``, ``02/01/2024``, ``1 Jan 1991``, ``Jan 1, 1991``."""
-CONTEXT_FIELDS = frozenset({"block"})
-"""Fields the parsers give a record for where it sits (a literal's ``block``): not among the record's own values
-when counting how few it has. (A trailing ``comment`` is no such field: "what does AKST stand for" asks for it.)"""
+CONTEXT_FIELDS = frozenset({"block", "section"})
+"""Fields the parsers give a record for where it sits (a literal's ``block``, the heading a list item or a manual
+page's option is under): not among the record's own values when counting how few it has. (A trailing
+``comment`` is no such field: "what does AKST stand for" asks for it.)"""
+PROSE_FIELDS = frozenset({"description"})
+"""Fields the parsers fill with sentences (a manual page's option or a Markdown setting, described): where the
+question says words of one besides its key ("the default buffer size of --buf-size"), it asks for a part of it."""
 COMMENT_WORDS = frozenset({"comment", "comments", "commented"})
 """Words that point to a text's comments, which a structure leaves out of its records."""
 NAME_NOUNS = frozenset({"key", "setting", "field", "property", "option", "variable", "parameter", "attribute"})

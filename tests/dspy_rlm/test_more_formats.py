@@ -142,9 +142,10 @@ def test_toml_tables_and_tables_in_arrays_are_records():
     assert s.kind == "toml"
     by_key = {r.key: r for r in s.records}
     assert by_key["project"].get("description") == "Reads lakes, quietly and well."
-    assert by_key["project.optional-dependencies"].get("docs") == "sphinx, furo"
+    assert by_key["optional-dependencies"].get("docs") == "sphinx, furo"
+    assert by_key["optional-dependencies"].get("block") == "project"  # a table is keyed by its own name
     assert by_key["Bo Reed"].fields == (("name", "Bo Reed"), ("email", "bo@example.org"), ("in", "project.maintainers"))
-    assert by_key["tool.mypy"].get("warn_return_any") == "true"
+    assert by_key["mypy"].get("warn_return_any") == "true"
     assert _ask("What is the project description given in this pyproject?", TOML)[0] == "Reads lakes, quietly and well."
 
 

@@ -1,0 +1,186 @@
+"""Manual pages (roff with the ``man`` macros: ``.TH``, ``.SH``, ``.TP``...) as records. Read as lines, every
+record was a macro or a line of escapes (``\\fB\\-\\-save\\-exact\\fR``), and an option's tag and its description
+were two records. Here:
+
+- an option or term (``.TP`` and its tag line, ``.IP "tag"``, or a tag line followed by an indented ``.RS``
+  body, as cargo's pages write them) is a record keyed by its tag, with ``description`` (the body) and
+  ``section`` (the ``.SH`` / ``.SS`` heading it is under);
+- a bulleted item (``.IP \\(bu``) is a record as a Markdown list item is: ``name: value`` gives that field;
+- a subsection whose bullets are all ``name: value`` (npm's ``.SS "access"`` with ``Default:`` and ``Type:``)
+  is one record keyed by its heading, holding those fields and ``description``;
+- the ``NAME`` section's line (``tar \\- an archiving utility``) is a record keyed by the names, with
+  ``description``;
+- any other paragraph is a record with no fields.
+
+Font and character escapes are decoded in keys and values (``\\-`` is ``-``, ``\\(bu`` a bullet, ``\\[u2026]``
+its character); records keep the text as written. Stdlib only:
+:func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+
+import re
+
+from dspy_rlm.library.formats import Raw
+
+_ROFF_MACRO = re.compile(r"[.'][ \t]*([A-Za-z][A-Za-z0-9]?)\b[ \t]*(.*)$")
+_ROFF_TITLE = re.compile(r"[.'][ \t]*(?:TH|SH|Dd|Sh)\b")
+_ROFF_CHARS = {
+    "bu": "\u2022", "em": "\u2014", "en": "\u2013", "aq": "'", "dq": '"', "lq": "\u201c", "rq": "\u201d",
+    "oq": "\u2018", "cq": "\u2019", "la": "<", "ra": ">", "hy": "-", "mi": "-", "ti": "~", "rs": "\\",
+    "ga": "`", "ha": "^", "co": "\u00a9", "rg": "\u00ae", "tm": "\u2122", "de": "\u00b0", "mu": "\u00d7",
+}  # fmt: skip
+_ROFF_ESCAPE = re.compile(
+    r"\\(?:f(?:\[[^\]]*\]|\(..|.)|\((..)|\[([^\]]*)\]|[hvwoDlLNkbxsz]'[^']*'|s[-+]?\d|\*(?:\[[^\]]*\]|\(..|.)"
+    r"|n(?:\[[^\]]*\]|\(..|.)|(.))"
+)
+_ROFF_FONTS = {"B", "I", "R", "BR", "RB", "BI", "IB", "IR", "RI", "SB", "SM"}
+_ROFF_ENDS = {"SH", "SS", "TP", "IP", "PP", "P", "LP", "HP", "TQ"}  # a macro that ends an item or paragraph
+_ROFF_BULLETS = {"", "\u2022", "-", "*", "o", "\u2013", "\u2014"}
+_ROFF_FIELD = re.compile(r"([^:]{1,40}?):[ \t]+(\S.*)$")
+
+
+def _char(m: re.Match) -> str:
+    two, named, other = m.group(1), m.group(2), m.group(3)
+    if two is not None:
+        return _ROFF_CHARS.get(two, "")
+    if named is not None:
+        if re.fullmatch(r"u[0-9A-Fa-f]{4,6}", named):
+            return chr(int(named[1:], 16))
+        return _ROFF_CHARS.get(named, "")
+    if other is not None:
+        return {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": "\t"}.get(other, "")
+    return ""
+
+
+def roff_text(text: str) -> str:
+    """``text`` with its escapes decoded (fonts dropped, ``\\-`` a hyphen) and its spaces collapsed."""
+    return " ".join(_ROFF_ESCAPE.sub(_char, text.split('\\"', 1)[0]).split())
+
+
+def _args(rest: str) -> list[str]:
+    return [a[1:-1] if a.startswith('"') else a for a in re.findall(r'"[^"]*"?|\S+', rest.split('\\"', 1)[0])]
+
+
+def looks_roff(sample: list[str]) -> float:
+    """The share of non-blank lines that are macros, where a ``.TH`` / ``.SH`` line says it is a manual page."""
+    rows = [ln for ln in sample if ln.strip()]
+    if not rows or not any(_ROFF_TITLE.match(ln) for ln in rows):
+        return 0.0
+    return sum(1 for ln in rows if _ROFF_MACRO.match(ln) or ln.startswith(("'\\\"", '.\\"'))) / len(rows)
+
+
+class _Unit:
+    """An item or paragraph being read: its first and last line, tag, body lines and headings."""
+
+    def __init__(self, kind: str, first: int, tag: str, section: str, sub: str) -> None:
+        self.kind, self.first, self.last, self.tag = kind, first, first, tag
+        self.body: list[str] = []
+        self.section, self.sub = section, sub
+
+
+def _units(lines: list[str]) -> list[_Unit]:
+    out: list[_Unit] = []
+    section = sub = ""
+    unit: _Unit | None = None
+    want_tag = False  # after .TP: the next text line is the tag
+    depth = 0
+    for i, line in enumerate(lines):
+        m = _ROFF_MACRO.match(line)
+        if line.startswith(("'\\\"", '.\\"')) or (line.strip() in (".", "'")):
+            continue
+        name, rest = (m.group(1), m.group(2)) if m else ("", line)
+        if name in ("SH", "Sh", "SS", "Ss"):
+            heading = roff_text(" ".join(_args(rest)))
+            if name in ("SH", "Sh"):
+                section, sub = heading, ""
+            else:
+                sub = heading
+            unit, want_tag = None, False
+            continue
+        if name in ("RS", "RE"):
+            depth += 1 if name == "RS" else -1
+            if name == "RS" and depth == 1 and unit is not None and unit.kind == "para" and _tag_like(unit.body):
+                unit.kind, unit.tag, unit.body = "tag", roff_text(" ".join(unit.body)), []  # cargo: tag, then .RS
+            continue
+        if name in _ROFF_ENDS or (name == "sp" and depth == 0):
+            unit, want_tag = None, name in ("TP", "TQ")
+            if name == "IP":
+                tag = roff_text(" ".join(_args(rest)[:1]))
+                unit = _Unit("bullet" if tag in _ROFF_BULLETS else "tag", i, tag, section, sub)
+                out.append(unit)
+            continue
+        if name and name not in _ROFF_FONTS:
+            continue  # layout (.br, .nf, .in, .ad...): no text
+        text = rest
+        if name in ("B", "I", "SB", "SM"):
+            text = " ".join(_args(rest))
+        elif name in _ROFF_FONTS:
+            text = "".join(_args(rest))  # .BR alternates fonts with no space between
+        if want_tag:
+            unit, want_tag = _Unit("tag", i, roff_text(text), section, sub), False
+            out.append(unit)
+            continue
+        if unit is None:
+            unit = _Unit("para", i, "", section, sub)
+            out.append(unit)
+        unit.body.append(text)
+        unit.last = i
+    return out
+
+
+def _tag_like(body: list[str]) -> bool:
+    """Whether a paragraph of a line or two, indented text after it, is a term and its description (no
+    sentence or lead-in: "For example:")."""
+    text = roff_text(" ".join(body))
+    return 0 < len(body) <= 2 and 0 < len(text) <= 80 and not text.endswith((":", ".", ","))
+
+
+def _bullet(unit: _Unit) -> tuple[str, str] | None:
+    m = _ROFF_FIELD.match(roff_text(" ".join(unit.body)))
+    return (m.group(1).strip(), m.group(2).strip()) if m and len(m.group(1).split()) <= 4 else None
+
+
+def parse_roff(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    units = _units(lines)
+    out: list[Raw] = []
+    by_sub: dict[tuple[str, str], list[_Unit]] = {}
+    for u in units:
+        if u.sub:
+            by_sub.setdefault((u.section, u.sub), []).append(u)
+    merged: set[int] = set()
+    paired: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for place, group in by_sub.items():
+        bullets = [u for u in group if u.kind == "bullet"]
+        pairs = [p for p in map(_bullet, bullets) if p]
+        if bullets and len(pairs) == len(bullets) and not any(u.kind == "tag" for u in group):
+            paired[place] = pairs
+    seen: dict[str, int] = {}  # a name said in several subsections is a field of each ("Default:", "Type:")
+    for pairs in paired.values():
+        for name in {n for n, _ in pairs}:
+            seen[name] = seen.get(name, 0) + 1
+    for (section, sub), pairs in paired.items():
+        group = by_sub[(section, sub)]
+        if any(seen[n] < 2 for n, _ in pairs):
+            continue  # a list of its own ("-E: --save-exact"): its items are the records
+        text = " ".join(roff_text(" ".join(u.body)) for u in group if u.kind == "para")
+        fields = [*pairs, *([("description", text)] if text else []), ("section", section)]
+        first = max(0, min(u.first for u in group) - 1)
+        out.append((first, max(u.last for u in group), fields, sub, None))
+        merged.update(id(u) for u in group)
+    for u in units:
+        if id(u) in merged:
+            continue
+        where = " / ".join(h for h in (u.section, u.sub) if h)
+        body = roff_text(" ".join(u.body))
+        if u.kind == "tag":
+            fields = [("description", body)] if body else []
+            out.append((u.first, max(u.first, u.last), [*fields, ("section", where)], u.tag, None))
+        elif u.kind == "bullet":
+            pair = _bullet(u)
+            key = pair[0] if pair else " ".join(body.split()[:3])
+            out.append((u.first, u.last, [*([pair] if pair else []), ("section", where)], key, None))
+        elif body and u.section.casefold() == "name" and " - " in body:  # "tar - an archiving utility"
+            names, _, about = body.partition(" - ")
+            out.append((u.first, u.last, [("description", about.strip()), ("section", where)], names.strip(), None))
+        elif body:
+            out.append((u.first, u.last, [], "", None))
+    out.sort(key=lambda r: r[0])
+    return out, []
