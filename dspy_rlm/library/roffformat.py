@@ -8,9 +8,7 @@ were two records. Here:
 - a bulleted item (``.IP \\(bu``) is a record as a Markdown list item is: ``name: value`` gives that field;
 - a subsection whose bullets are all ``name: value`` (npm's ``.SS "access"`` with ``Default:`` and ``Type:``)
   is one record keyed by its heading, holding those fields and ``description``;
-- the ``NAME`` section's line (``tar \\- an archiving utility``) is a record keyed by the names, with
-  ``description``;
-- any other paragraph is a record with no fields.
+- any other line of text is a record with no fields, as a Markdown page's.
 
 Font and character escapes are decoded in keys and values (``\\-`` is ``-``, ``\\(bu`` a bullet, ``\\[u2026]``
 its character); records keep the text as written. Stdlib only:
@@ -73,6 +71,7 @@ class _Unit:
     def __init__(self, kind: str, first: int, tag: str, section: str, sub: str) -> None:
         self.kind, self.first, self.last, self.tag = kind, first, first, tag
         self.body: list[str] = []
+        self.rows: list[int] = []  # the line of each body line
         self.section, self.sub = section, sub
 
 
@@ -98,7 +97,8 @@ def _units(lines: list[str]) -> list[_Unit]:
         if name in ("RS", "RE"):
             depth += 1 if name == "RS" else -1
             if name == "RS" and depth == 1 and unit is not None and unit.kind == "para" and _tag_like(unit.body):
-                unit.kind, unit.tag, unit.body = "tag", roff_text(" ".join(unit.body)), []  # cargo: tag, then .RS
+                unit.kind, unit.tag = "tag", roff_text(" ".join(unit.body))  # cargo: a tag line, then .RS
+                unit.body, unit.rows = [], []
             continue
         if name in _ROFF_ENDS or (name == "sp" and depth == 0):
             unit, want_tag = None, name in ("TP", "TQ")
@@ -122,6 +122,7 @@ def _units(lines: list[str]) -> list[_Unit]:
             unit = _Unit("para", i, "", section, sub)
             out.append(unit)
         unit.body.append(text)
+        unit.rows.append(i)
         unit.last = i
     return out
 
@@ -177,10 +178,7 @@ def parse_roff(lines: list[str]) -> tuple[list[Raw], list[str]]:
             pair = _bullet(u)
             key = pair[0] if pair else " ".join(body.split()[:3])
             out.append((u.first, u.last, [*([pair] if pair else []), ("section", where)], key, None))
-        elif body and u.section.casefold() == "name" and " - " in body:  # "tar - an archiving utility"
-            names, _, about = body.partition(" - ")
-            out.append((u.first, u.last, [("description", about.strip()), ("section", where)], names.strip(), None))
-        elif body:
-            out.append((u.first, u.last, [], "", None))
+        else:  # a paragraph: a record per line, as a Markdown page's (a sentence's parts are read on its line)
+            out.extend((i, i, [], "", None) for i, text in zip(u.rows, u.body, strict=True) if roff_text(text))
     out.sort(key=lambda r: r[0])
     return out, []

@@ -74,6 +74,11 @@ def _in_sentence(found: list[Candidate]) -> list[Candidate]:
     return [Candidate(c.value, c.label, True, IN_SENTENCE) for c in found if c.supported]
 
 
+def _stated(part: str, sentence: str) -> bool:
+    """Whether ``part`` follows a ``:`` or ``=`` in ``sentence`` (``[default: 256]``, ``unit=B``)."""
+    return re.search(rf"[:=]\s*{re.escape(part)}(?!\w)", sentence) is not None
+
+
 def _specific(key: Any, book: Any = None, var: str = "") -> bool:
     """The key names one record: it is a record's key (one record's, where another key phrase of the question
     could tell several apart: "the RuntimeLibrary whose value is X"), or a phrase of at most three records."""
@@ -157,6 +162,8 @@ class Record(KindBase):
             sentence_field = sentence_field or (fname in PROSE_FIELDS and not asked)  # an option's description
             loose = sentence_field and len(value.split()) > 3
             parts = _in_sentence(printed(book, value, key)) if loose else []
+            if fname in PROSE_FIELDS:  # a description states a value after a mark ("[default: 256]"), not in its
+                parts = [c for c in parts if _stated(c.value, value)]  # examples ("gzip -l file.Z")
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
                 continue
