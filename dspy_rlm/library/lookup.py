@@ -199,7 +199,7 @@ def _best(fn: str, var: Any, w: str, field: str | None) -> Record | Nothing:
 def field_of(var: Any, word: Any, field: Any) -> str | None:
     """The whole value of field in record_of(var, word), else None.
 
-    Of records matching word as well as that one, the first holding field is read."""
+    Of several records keyed by word, the first holding field is read."""
     w = _check_word("field_of", word)
     name = _check_word("field_of", field, "field")
     r = _best("field_of", var, w, name)
