@@ -374,3 +374,10 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
         if comments.get(i):
             fields.append(("comment", comments[i]))
     return out, names + (["comment"] if any(comments.values()) else [])
+
+
+def repeated_names(groups: dict[Any, list[tuple[str, str]]]) -> list[Any]:
+    """The groups of ``name: value`` pairs each of whose names another group uses too: the settings a document
+    describes alike (``Default:`` / ``Type:`` under each heading), not a list of its own (``-E: --save-exact``)."""
+    seen = Counter(name for pairs in groups.values() for name in {n for n, _ in pairs})
+    return [k for k, pairs in groups.items() if all(seen[n] >= 2 for n, _ in pairs)]

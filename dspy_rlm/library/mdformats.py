@@ -8,7 +8,7 @@ import bisect
 import re
 from typing import Any
 
-from dspy_rlm.library.formats import Raw, _cells, _line_kv, _share, _unique, meaningful
+from dspy_rlm.library.formats import Raw, _cells, _line_kv, _share, _unique, meaningful, repeated_names
 
 LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)$")
 # No two whitespace repeats side by side (they backtracked quadratically: 3.4 s on 16,000 spaces).
@@ -159,17 +159,12 @@ def _settings_headings(
         pairs = [out[n][2][0] for n in items if kinds[n] == "pair"]
         if items and len(pairs) == len(items) and len({p[0] for p in pairs}) == len(pairs):
             paired[k] = pairs
-    seen: dict[str, int] = {}
-    for pairs in paired.values():
-        for name, _ in pairs:
-            seen[name] = seen.get(name, 0) + 1
     merged: dict[int, Raw] = {}  # heading's line -> its record
     dropped: set[int] = set()
-    for k, pairs in paired.items():
-        if any(seen[name] < 2 for name, _ in pairs):
-            continue
+    for k in repeated_names(paired):
+        pairs = paired[k]
         line, level, text = heads[k]
-        outer = next((t for ln, lv, t in reversed(heads[:k]) if lv < level), "")
+        outer = next((t for _, lv, t in reversed(heads[:k]) if lv < level), "")
         about = " ".join(
             " ".join(" ".join(lines[out[n][0] : out[n][1] + 1]).split()) for n in under[k] if kinds[n] == "line"
         )
@@ -177,10 +172,7 @@ def _settings_headings(
         last = max(out[n][1] for n in under[k])
         merged[line] = (line, last, fields, text.strip("*_` "), None)
         dropped.update(under[k])
-    if not merged:
-        return out
-    kept = [merged.get(raw[0], raw) for n, raw in enumerate(out) if n not in dropped]
-    return kept
+    return [merged.get(raw[0], raw) for n, raw in enumerate(out) if n not in dropped]
 
 
 # -- dated sections (a changelog: "0.6.1 / 2016-05-02" underlined, "## [1.2.0] - 2024-01-02") ---------------

@@ -16,7 +16,7 @@ its character); records keep the text as written. Stdlib only:
 
 import re
 
-from dspy_rlm.library.formats import Raw
+from dspy_rlm.library.formats import Raw, repeated_names
 
 _ROFF_MACRO = re.compile(r"[.'][ \t]*([A-Za-z][A-Za-z0-9]?)\b[ \t]*(.*)$")
 _ROFF_TITLE = re.compile(r"[.'][ \t]*(?:TH|SH|Dd|Sh)\b")
@@ -153,14 +153,8 @@ def parse_roff(lines: list[str]) -> tuple[list[Raw], list[str]]:
         pairs = [p for p in map(_bullet, bullets) if p]
         if bullets and len(pairs) == len(bullets) and not any(u.kind == "tag" for u in group):
             paired[place] = pairs
-    seen: dict[str, int] = {}  # a name said in several subsections is a field of each ("Default:", "Type:")
-    for pairs in paired.values():
-        for name in {n for n, _ in pairs}:
-            seen[name] = seen.get(name, 0) + 1
-    for (section, sub), pairs in paired.items():
-        group = by_sub[(section, sub)]
-        if any(seen[n] < 2 for n, _ in pairs):
-            continue  # a list of its own ("-E: --save-exact"): its items are the records
+    for section, sub in repeated_names(paired):  # else a list of its own ("-E: --save-exact"): items are records
+        group, pairs = by_sub[(section, sub)], paired[(section, sub)]
         text = " ".join(roff_text(" ".join(u.body)) for u in group if u.kind == "para")
         fields = [*pairs, *([("description", text)] if text else []), ("section", section)]
         first = max(0, min(u.first for u in group) - 1)

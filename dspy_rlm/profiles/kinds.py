@@ -136,6 +136,7 @@ class Record(KindBase):
         elsewhere = bool(book.fields.get(var)) and not {f for f, _ in result.fields} & set(book.fields[var])
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
+        flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
@@ -152,7 +153,6 @@ class Record(KindBase):
             ok = specific and (asked or few or (one_number and fname in numeric))
             ok = ok and agree(book, var, key, fname, value)  # "meuligoe": a release's record, or its CD-ROM's?
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
-            flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
             ok = ok and (asked or key is None or flag or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
                 out += _past_key(value, key.text, fname, ok and few, why_rec)

@@ -80,6 +80,7 @@ MAX_KEYS = 6
 MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 MAX_CANDIDATES = 40
+_DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
 
 
 _TYPE_OFFERS: dict[Any, set[str]] = {
@@ -201,7 +202,7 @@ class MoveBook:
                 first, last = tokens[i], tokens[i + n - 1]
                 words = [t.group() for t in tokens[i : i + n]]
                 before = self.text_q[max(0, first.start() - 3) : first.start()]
-                dash = re.search(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$", before)
+                dash = _DASHES.search(before)
                 flag = dash.group() if dash else ""  # "--save-exact", "-A": a command-line flag, its dashes its own
                 flag = (
                     flag if flag and wordmatch.in_text(flag + self.text_q[first.start() : last.end()], folded) else ""
