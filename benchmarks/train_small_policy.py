@@ -5,16 +5,15 @@
     python -m benchmarks.train_small_policy --write                     # ... and ship the adapter
 
 1. **Data, from the training corpus only** (:mod:`benchmarks.corpus`, training files and phrasing families): a
-   seeded sample of questions, the same number for each kind of question the moves see. The teacher is an
-   ``RLM`` run by :class:`~dspy_rlm.profiles.oracle.OraclePolicy` through an ``OracleLM(record=True)``: each
-   action step's prompt is exactly what the student sees (``profiles.SMALL_TUNED``: the compact signature
-   with one-line instructions, no demos, the step's moves), and the answer is the oracle's move. Only runs
-   that end ``Submitted`` and right are kept.
-2. **Training** through DSPy's provider interface: ``OutlinesLM().finetune(data, TrainDataFormat.CHAT,
-   train_kwargs)`` (mlx-lm's LoRA tuner, :mod:`dspy_outlines.lora`), fixed seed. ``dspy.BootstrapFinetune``
-   calls the same ``lm.finetune``; it is not used for the RLM because it re-formats each traced call with the
-   predictor's declared signature, while the small policy hands each step its own signature (the step's
-   moves as the constraint), so the data it builds is not what the student sees.
+   seeded sample of questions, the same number for each kind of question the moves see. The teacher is the
+   RLM acted by :class:`~dspy_rlm.profiles.oracle.OraclePolicy` through an :class:`OracleLM` (one RLM per
+   answer type, :class:`TypedRLM`); the student is the same program on the embedded model, with the prompt it
+   will run with (``profiles.SMALL_TUNED``: the compact signature with one-line instructions, no demos, the
+   step's moves).
+2. **Training is ``dspy.BootstrapFinetune``**: ``BootstrapFinetune(metric, adapter=OutlinesAdapter(),
+   train_kwargs).compile(student, trainset, teacher)``. Its metric keeps the runs that end ``Submitted`` and
+   right; ``OutlinesAdapter`` hands it each step as the LM saw it (:mod:`dspy_outlines.seen`), and the
+   student's ``OutlinesLM`` trains a LoRA adapter with mlx-lm's tuner (:mod:`dspy_outlines.lora`), fixed seed.
 3. **Dev measure**: the real-files dev split (seeded sample), the tuned model without demos beside the base
    model with the shipped demos and without demos -- the same questions, ``--max-iters`` steps.
 ``--write`` copies the adapter into ``dspy_rlm/profiles/small_adapter/`` with a manifest naming the data, the
@@ -69,24 +68,62 @@ def sample(per_kind: int, seed: int) -> list[tuple[Any, str, str]]:
     return out
 
 
+class TypedRLM(dspy.Module):
+    """One RLM per answer type (the questions' typed signatures), chosen by the example's ``output_type``: one
+    DSPy program for the whole training set, so ``BootstrapFinetune`` trains one adapter for all of it."""
+
+    def __init__(self, **rlm_kwargs: Any) -> None:
+        super().__init__()
+        self.as_str = RLM(signature("str"), **rlm_kwargs)
+        self.as_int = RLM(signature("int"), **rlm_kwargs)
+        self.as_bool = RLM(signature("bool"), **rlm_kwargs)
+
+    def forward(self, context: str, question: str, output_type: str) -> Any:
+        return getattr(self, f"as_{output_type}")(context=context, question=question)
+
+
+def metric(example: Any, pred: Any, trace: Any = None) -> bool:
+    """A run that ends ``Submitted`` with the gold (or one of its alternatives)."""
+    result = getattr(pred, "rlm_result", None) or getattr(pred, "result", None)
+    if getattr(result, "kind", "") != "submitted":
+        return False
+    return any(is_correct(pred.answer, gold, example.output_type) for gold in (example.answer, *example.alternatives))
+
+
+def programs(questions: list[tuple[Any, str, str]], max_iters: int) -> tuple[list[dspy.Example], TypedRLM, TypedRLM]:
+    """The training set, the teacher (the oracle, through an ``OracleLM``) and the student (no LM set yet)."""
+    trainset = [
+        dspy.Example(
+            context=context, question=q.question, output_type=q.output_type, answer=q.gold,
+            alternatives=tuple(q.alternatives),
+        ).with_inputs("context", "question", "output_type")
+        for q, context, _ in questions
+    ]  # fmt: skip
+    answers = {q.question: (q.gold, tuple(q.alternatives)) for q, _, _ in questions}
+    oracle = OraclePolicy(answers, through_lm=True, profile=SMALL_TUNED, kind_demos={})  # the student's prompts
+    teacher = TypedRLM(policy=oracle, max_iters=max_iters)
+    teacher.set_lm(OracleLM())
+    return trainset, teacher, TypedRLM(profile=SMALL_TUNED, max_iters=max_iters)
+
+
 def collect(questions: list[tuple[Any, str, str]], max_iters: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The oracle's conversations for the questions it solves (``Submitted`` and right), and counts."""
-    lm = OracleLM(record=True)
-    data: list[dict[str, Any]] = []
+    """The data ``BootstrapFinetune`` trains on (its own two steps: the teacher's traces, each call formatted
+    by the adapter) and how many questions of each kind the oracle solved."""
+    from dspy.teleprompt.bootstrap_finetune import build_call_data_from_trace
+    from dspy.teleprompt.bootstrap_trace import bootstrap_trace_data
+
+    from dspy_outlines import OutlinesAdapter
+
+    trainset, teacher, _ = programs(questions, max_iters)
+    traces = bootstrap_trace_data(program=teacher, dataset=trainset, metric=metric, num_threads=1)
+    adapter, data = OutlinesAdapter(), []
     solved: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for q, context, kind in questions:
-        answers = {q.question: (q.gold, tuple(q.alternatives))}
-        policy = OraclePolicy(answers, through_lm=True, profile=SMALL_TUNED, kind_demos={})  # the student's prompts
-        teacher = RLM(signature(q.output_type), policy=policy, max_iters=max_iters)
-        before = len(lm.conversations)
-        with dspy.context(lm=lm):
-            pred = teacher(context=context, question=q.question)
-        result = getattr(pred, "rlm_result", None)
-        ok = getattr(result, "kind", "") == "submitted" and is_correct(pred.answer, q.gold, q.output_type)
-        solved[kind][0] += int(ok)
+    for item in traces:
+        kind = questions[item["example_ind"]][2]
+        solved[kind][0] += int(bool(item["score"]))
         solved[kind][1] += 1
-        if ok:
-            data.extend(lm.conversations[before:])
+        if item["score"]:
+            data.extend(build_call_data_from_trace(item["trace"], i, adapter) for i in range(len(item["trace"])))
     return data, {k: {"solved": v[0], "of": v[1]} for k, v in sorted(solved.items())}
 
 
@@ -123,7 +160,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = p.parse_args(argv)
     logging.disable(logging.WARNING)
     start = time.perf_counter()
-    data, solved = collect(sample(args.per_kind, args.seed), args.max_iters)
+    questions = sample(args.per_kind, args.seed)
+    data, solved = collect(questions, args.max_iters)
     result: dict[str, Any] = {
         "command": "python -m benchmarks.train_small_policy " + " ".join(argv if argv is not None else sys.argv[1:]),
         "seed": args.seed, "per_kind": args.per_kind, "oracle_solved": solved,
@@ -133,7 +171,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.collect_only:
         emit(result, str(args.out) if args.out else None)
         return result
-    adapter = args.adapter or train(data, args, result)
+    adapter = args.adapter or train(questions, args, result)
     if args.dev:
         result["dev"] = measure(adapter, args)
         result["load_end"] = list(os.getloadavg())
@@ -143,18 +181,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return result
 
 
-def train(data: list[dict[str, Any]], args: argparse.Namespace, result: dict[str, Any]) -> Path:
-    from dspy.clients.utils_finetune import TrainDataFormat
-
-    from dspy_outlines import OutlinesLM
+def train(questions: list[tuple[Any, str, str]], args: argparse.Namespace, result: dict[str, Any]) -> Path:
+    from dspy_outlines import OutlinesAdapter, OutlinesLM
 
     kwargs = TRAIN_KWARGS | {"steps": args.steps, "layers": args.layers, "seed": args.seed}
     kwargs["output_dir"] = str(args.adapter_dir)
-    base = OutlinesLM()
+    trainset, teacher, student = programs(questions, args.max_iters)
+    student.set_lm(OutlinesLM(adapter=None))  # the base model (not an adapter the package ships)
+    optimizer = dspy.BootstrapFinetune(metric=metric, adapter=OutlinesAdapter(), train_kwargs=kwargs, num_threads=1)
     t0 = time.perf_counter()
-    tuned = base.finetune(data, TrainDataFormat.CHAT, kwargs).result()
-    if isinstance(tuned, Exception):
-        raise tuned
+    compiled = optimizer.compile(student, trainset=trainset, teacher=teacher)
+    if not all(getattr(p.lm, "adapter_setting", None) == kwargs["output_dir"] for p in compiled.predictors()):
+        raise RuntimeError("BootstrapFinetune left a predictor of the student on another LM")
     adapter = Path(kwargs["output_dir"])
     config = json.loads((adapter / "adapter_config.json").read_text())
     result["training"] = {

@@ -39,7 +39,7 @@ from dspy.signatures.signature import Signature
 from dspy.utils.callback import BaseCallback
 from dspy.utils.exceptions import AdapterParseError
 
-from dspy_outlines import truncation
+from dspy_outlines import seen, truncation
 from dspy_outlines.constraints import TruncatedOutputError, check_term_constraints
 from dspy_outlines.contract import accepts_constraint, current_deadline
 from dspy_outlines.dspy_internal import DSPyVersionError, dspy_internal, dspy_internal_module
@@ -139,6 +139,12 @@ class OutlinesAdapter(ChatAdapter):
         self.reset_metrics()
 
     # -- metrics -------------------------------------------------------------------------------
+
+    def format_finetune_data(self, signature, demos, inputs, outputs):
+        """A traced call as its LM saw it when the caller attached what Tier 3 noted (:mod:`dspy_outlines.seen`:
+        the RLM's action steps), else ChatAdapter's formatting of the declared signature and demos."""
+        noted = seen.conversation(outputs)
+        return noted if noted is not None else super().format_finetune_data(signature, demos, inputs, outputs)
 
     def parse(self, signature, completion):
         """Tier 1: ChatAdapter's parse, any failure an :class:`AdapterParseError` (see :func:`checked_parse`)."""

@@ -27,6 +27,7 @@ from dspy.adapters.utils import format_field_value, get_annotation_name, transla
 from dspy.clients.base_lm import BaseLM
 from dspy.signatures.signature import Signature
 
+from dspy_outlines import seen
 from dspy_outlines.bounds import bounded_constraint
 from dspy_outlines.constraints import (
     OutputConstraint,
@@ -66,6 +67,7 @@ class ConstrainedTier(JSONAdapter):
         super().__init__(**kwargs)
         self.mode = mode
         self.constraint: OutputConstraint | None = None
+        self.messages: Any = None  # the call's chat messages, for seen.note
 
     # -- the constraint ---------------------------------------------------------------------------
 
@@ -117,6 +119,7 @@ class ConstrainedTier(JSONAdapter):
         return replace(request, config=replace(request.config, extensions=extensions)), call
 
     def _from_response(self, signature, response: Any) -> list[dict[str, Any]]:
+        seen.note(self.messages, response.text)
         reason = (response.provider_data or {}).get("finish_reason") or response.finish_reason  # "deadline"
         return self._read(signature, response.text or "", reason)
 
@@ -139,10 +142,15 @@ class ConstrainedTier(JSONAdapter):
         self._constrain(lm, lm_kwargs, signature)
         return signature
 
+    def format(self, signature, demos, inputs):
+        self.messages = super().format(signature, demos, inputs)
+        return self.messages
+
     def _call_postprocess(self, processed_signature, original_signature, outputs, lm, lm_kwargs):
+        text = (outputs[0].get("text") if isinstance(outputs[0], dict) else outputs[0]) if outputs else None
+        seen.note(self.messages, text)
         truncated = truncated_call(lm, outputs)
         if truncated is not None:
-            text = outputs[0].get("text") if isinstance(outputs[0], dict) else outputs[0]
             self._built().parse(str(text or ""), truncated)
         postprocess = dspy_internal(JSONAdapter, "_call_postprocess")
         return postprocess(self, processed_signature, original_signature, outputs, lm, lm_kwargs)

@@ -12,6 +12,7 @@ from typing import Any
 import dspy
 from dspy.primitives.repl_types import REPLHistory
 
+from dspy_outlines import seen
 from dspy_rlm import compaction
 from dspy_rlm.budget import Budget
 from dspy_rlm.calls import call_predictor, deadline_config
@@ -106,8 +107,9 @@ class ActionStep:
             deadline = deadline_config(action_predictor, self.budget.step_deadline())  # max_time holds
             counted, before = self.fit.counted(kwargs), self.budget.spent.prompt_tokens
             try:
-                with ctx:
+                with ctx, seen.recording() as calls:
                     action = await call_predictor(action_predictor, self.use_async, **kwargs, **deadline)
+                seen.attach(action, calls)  # BootstrapFinetune(adapter=OutlinesAdapter()) trains on what it saw
                 self.fit.compactor.observe(counted, self.budget.spent.prompt_tokens - before)
                 return action
             except Exception as exc:

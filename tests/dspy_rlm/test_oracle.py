@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import dspy
 import pytest
 
@@ -187,3 +189,67 @@ def test_headroom_crosses_a_runs_endings_with_the_oracles_coverage():
     }  # fmt: skip
     assert out["all"]["uncovered_endings"]["extracted_right"] == 1
     assert out["by_kind"]["count"]["headroom_pct"] == 50.0 and out["by_kind"]["lookup"]["headroom_pct"] == 50.0
+
+
+class _CapturingLM(dspy.BaseLM):
+    """A student LM whose 'training' keeps the data it is handed (BootstrapFinetune's provider interface)."""
+
+    def __init__(self) -> None:
+        super().__init__(model="local/capture", model_type="chat", cache=False)
+        self.trained_on: list = []
+
+    def forward(self, prompt=None, messages=None, **kwargs):
+        raise AssertionError("the student is never asked: only its data is read")
+
+    def kill(self, launch_kwargs=None) -> None:
+        pass
+
+    def finetune(self, train_data, train_data_format, train_kwargs=None):
+        import threading
+
+        self.trained_on.extend(train_data)
+        done = threading.Thread(target=lambda: None)
+        done.start()
+        return type("Job", (), {"result": lambda job: self, "thread": done})()
+
+
+def test_bootstrap_finetune_trains_on_the_steps_exactly_as_the_lm_saw_them():
+    """dspy.BootstrapFinetune re-formats each traced call with the predictor's declared signature; the small
+    policy's steps ran with their own (the step's moves as Tier 3's constraint). With OutlinesAdapter as the
+    optimizer's adapter, its data are the oracle's conversations as recorded at the LM, message for message."""
+    from dspy_outlines import OutlinesAdapter
+    from dspy_rlm.profiles import SMALL_TUNED
+
+    questions = {f"What is the owner of host-{i}?": f"Owner Number{i}" for i in (3, 5, 8)}
+    trainset = [
+        dspy.Example(context=TABLE, question=q, answer=a).with_inputs("context", "question")
+        for q, a in questions.items()
+    ]
+    policy = OraclePolicy(questions, through_lm=True, profile=SMALL_TUNED, kind_demos={})
+    teacher = RLM("context, question -> answer", policy=policy, max_iters=4)
+    recorder = OracleLM(record=True)
+    teacher.set_lm(recorder)
+    student = RLM("context, question -> answer", profile=SMALL_TUNED, max_iters=4)
+    capture = _CapturingLM()
+    student.set_lm(capture)
+
+    def metric(example, pred, trace=None):
+        return pred.result.kind == "submitted" and pred.answer == example.answer
+
+    def compiled_data(adapter):
+        capture.trained_on.clear()
+        recorder.conversations.clear()
+        dspy.BootstrapFinetune(metric=metric, adapter=adapter, num_threads=1).compile(
+            student, trainset=trainset, teacher=teacher
+        )
+        return capture.trained_on
+
+    def key(example):
+        return json.dumps(example["messages"], sort_keys=True, default=str)
+
+    data = compiled_data(OutlinesAdapter())
+    assert len(recorder.conversations) >= 2 * len(questions)  # a read and a SUBMIT at least, each question
+    assert sorted(map(key, data)) == sorted(map(key, recorder.conversations))
+    assert all('"code": "' in d["messages"][-1]["content"] for d in data)
+    plain = compiled_data(dspy.ChatAdapter())  # what it builds without: the declared signature's long prompt
+    assert sorted(map(key, plain)) != sorted(map(key, recorder.conversations))
