@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import dspy
@@ -86,6 +87,20 @@ def _no_demos() -> Method:
     return Method(lm=_embedded_model(), rlm_kwargs={"policy": SmallPolicy(kind_demos={})})
 
 
+TUNED_ADAPTER = Path(__file__).resolve().parents[1] / "results" / "small_policy_adapter"
+"""The adapter ``benchmarks.train_small_policy`` trained through ``dspy.BootstrapFinetune`` (not shipped)."""
+
+
+def _tuned() -> Method:
+    """The small policy on the embedded model plus a LoRA adapter (``$REAL_FILES_ADAPTER``, else
+    :data:`TUNED_ADAPTER`), with the prompt it was trained on (``SMALL_TUNED``: one-line instructions, no demos)."""
+    from dspy_rlm.profiles import SMALL_TUNED
+    from dspy_rlm.profiles.steps import SmallPolicy
+
+    adapter = os.environ.get("REAL_FILES_ADAPTER") or str(TUNED_ADAPTER)
+    return Method(lm=_embedded_model(adapter=adapter), rlm_kwargs={"policy": SmallPolicy(SMALL_TUNED)})
+
+
 MethodFactory = Callable[[], Any]
 METHODS: dict[str, MethodFactory] = {
     "model": _embedded_model,
@@ -95,6 +110,7 @@ METHODS: dict[str, MethodFactory] = {
     "random": _random_moves,
     "ranked": _ranked_moves,
     "scripted": _scripted_moves,
+    "tuned": _tuned,
 }
 
 
