@@ -138,13 +138,15 @@ class OutlinesAdapter(ChatAdapter):
         self._lock = threading.Lock()
         self.reset_metrics()
 
-    # -- metrics -------------------------------------------------------------------------------
+    # -- fine-tuning data ------------------------------------------------------------------------
 
     def format_finetune_data(self, signature, demos, inputs, outputs):
         """A traced call as its LM saw it when the caller attached what Tier 3 noted (:mod:`dspy_outlines.seen`:
         the RLM's action steps), else ChatAdapter's formatting of the declared signature and demos."""
         noted = seen.conversation(outputs)
         return noted if noted is not None else super().format_finetune_data(signature, demos, inputs, outputs)
+
+    # -- metrics -------------------------------------------------------------------------------
 
     def parse(self, signature, completion):
         """Tier 1: ChatAdapter's parse, any failure an :class:`AdapterParseError` (see :func:`checked_parse`)."""
