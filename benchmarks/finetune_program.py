@@ -118,21 +118,16 @@ def measure(program: Any, heldout: list, tiers: Any = None) -> dict[str, Any]:
             try:
                 contact = program(text=ex.text).contact
                 got = [contact.name, contact.city.name, contact.city.country]
+                ok = right(ex.gold, contact)
             except Exception as exc:  # noqa: BLE001 - an answer no tier parsed is a wrong answer
-                got = [type(exc).__name__]
-            rows.append({"text": ex.text, "got": got, "right": metric(ex, dspy.Prediction(contact=_contact(got)))})
+                got, ok = [type(exc).__name__], False
+            rows.append({"text": ex.text, "got": got, "right": ok})
     return {
         "correct_pct": round(100 * sum(r["right"] for r in rows) / len(rows), 1),
         "answered_by_tier": {t: adapter.metrics[t]["success"] for t in ("tier1", "tier2", "tier3")},
         "seconds": round(time.perf_counter() - started, 1),
         "answers": rows,
     }
-
-
-def _contact(got: list[str]) -> Any:
-    if len(got) != 3:
-        return None
-    return Contact(name=got[0], city={"name": got[1], "country": got[2]})
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
