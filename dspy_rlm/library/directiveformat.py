@@ -10,7 +10,7 @@ Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 import re
 from collections import Counter
 
-from dspy_rlm.library.formats import Raw, unquote
+from dspy_rlm.library.formats import Raw, settings, unquote
 
 _NAME = re.compile(r"(\"[^\"]+\"|[^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*$")
 _HASH_COMMENT = re.compile(r"(?:^|[ \t]+)#(?:[ \t]+(.*))?$")
@@ -112,13 +112,17 @@ def looks_directives(sample: list[str]) -> float:
 
 def parse_directives(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """One record per directive line: key the name (no field: a record's name apart from its fields, as an
-    assignment's); fields ``value``, and ``comment`` if any."""
+    assignment's); fields ``value``, each ``name=value`` word of a value made of them (Vim's ``hi Pmenu
+    guifg=#ffffff guibg=#666666``), and ``comment`` if any."""
     rows = _logical(lines)
     word, _ = _opening_directive([t for _, _, t in rows])
     out: list[Raw] = []
+    names: dict[str, None] = dict.fromkeys(["value", "comment"])
     for a, b, text in rows:
         split = _split(text, word.split())
         if split is not None:
             name, value, comment = split
-            out.append((a, b, [("value", value)] + ([("comment", comment)] if comment else []), name, None))
-    return out, ["value", "comment"]
+            pairs = settings(value)
+            names.update(dict.fromkeys(n for n, _ in pairs))
+            out.append((a, b, [("value", value), *pairs] + ([("comment", comment)] if comment else []), name, None))
+    return out, list(names)

@@ -33,6 +33,17 @@ def unquote(value: str) -> str:
     return value
 
 
+_NAME_IS = re.compile(r"([A-Za-z_][\w.-]*)=(\S+)")
+
+
+def settings(value: str) -> list[tuple[str, str]]:
+    """The ``name=value`` words of a value made of them alone (``guifg=#ffffff guibg=#666666 gui=NONE``), else
+    none."""
+    words = value.split()
+    found = [m.groups() for w in words if (m := _NAME_IS.fullmatch(w))]
+    return found if len(words) >= 2 and len(found) == len(words) else []
+
+
 def is_comment(line: str) -> bool:
     """``#`` / ``;`` comments, and a line opening a quote it never closes (Vim script's ``" comment``)."""
     s = line.lstrip()
@@ -205,6 +216,10 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
         solid = delim == ":" and sum(1 for r in rows[:400] if not r.strip().count(" ")) > len(counts) * 0.9
         if mode < (3 if delim == ":" and not solid else 2):  # "key: value" lines, unless no cell has a space
             continue  # ("application/pdf:x-office-document": two columns joined by a colon)
+        if sum(1 for r in rows[:400] if len(_cells(r.rstrip().removesuffix(delim), delim)) < 2) > len(counts) / 2:
+            continue  # "'cp862' => 'Encode::Byte'," a line: one cell and the delimiter that closes it (a literal)
+        if sum(1 for r in rows[:400] if r.strip()[:1] in "([{" and r.rstrip().endswith(delim)) > len(counts) / 2:
+            continue  # '("CUresult", "hipError_t"),' a line: a program's list of tuples
         if delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3:
             continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
         if delim == "\t" and sum(1 for r in rows[:400] if r.startswith("\t")) > len(counts) * 0.5:

@@ -24,6 +24,9 @@ _METHOD = re.compile(  # TypeScript's "withMaxFiles(limit: number): this;" in a 
     r"\s*(?:(?:public|private|static|async|readonly)\s+)*(?P<key>[A-Za-z_]\w*)\s*(?:<[^()]*>)?(?P<value>\(.*\)(?:\s*:.+?)?)\s*;\s*$"
 )
 _DECLARED = re.compile(r"\s*(?P<value>[A-Za-z_][\w ]*?)\s+\**(?P<key>[A-Za-z_]\w*)\s*(?:[\[<][^\]>]*[\]>])?\s*;\s*$")
+_PAIR = re.compile(  # Python's ("cudaError", "hipError_t"), in a list of pairs
+    r"\s*\(\s*(?P<key>\"[^\"\n]*\"|'[^'\n]*')\s*,\s*(?P<value>\S.*?)\s*\)\s*,?\s*$"
+)
 _ITEM = re.compile(r"\s*(?P<key>\"[^\"\n]*\"|'[^'\n]*'|-?\d[\w.:-]*)\s*,?\s*$")
 _OPENS = re.compile(r"(?:[\[({]|=>\s*[\[({]|qw\s*\()\s*$")
 _CLOSES = re.compile(r"\s*[\])}]")
@@ -46,6 +49,14 @@ def _comment(value: str) -> tuple[str, str]:
         if value[: m.start()].count('"') % 2 == 0 and value[: m.start()].count("'") % 2 == 0:
             return value[: m.start()], (m.group(1) if m.group(1) is not None else m.group(2)).strip()
     return value, ""
+
+
+def _first(value: str) -> str:
+    """A pair's second item: a tuple's first quoted string (``("TORCH_HIP_VERSION", CONV_TYPE, API_PYTORCH)``:
+    the name it maps to, its tags after it), else the value unquoted."""
+    inner = value[1:-1].strip() if value.startswith("(") and value.endswith(")") else value
+    m = re.match(r"(\"[^\"\n]*\"|'[^'\n]*')\s*(?:,.*)?$", inner)
+    return unquote(m.group(1)) if m else unquote(value)
 
 
 def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
@@ -83,6 +94,9 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
             out.append(
                 (i, i, decl.group("key"), decl.group("value"), ".".join(b for b in stack if b), _comment(line)[1])
             )
+        elif stack and (pair := _PAIR.match(line)) and _depth(line) == 0:
+            value = _first(pair.group("value"))
+            out.append((i, i, unquote(pair.group("key")), value, ".".join(b for b in stack if b), ""))
         elif stack and (item := _ITEM.match(line)):
             out.append((i, i, unquote(item.group("key")), "", ".".join(b for b in stack if b), ""))
         i += 1

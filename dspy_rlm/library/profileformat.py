@@ -7,7 +7,7 @@ and directive blocks (an unindented ``word args`` line over indented ``directive
 import re
 from collections import Counter
 
-from dspy_rlm.library.formats import INI_KV, SECTION, Raw, _share, is_comment, meaningful, unquote
+from dspy_rlm.library.formats import INI_KV, SECTION, Raw, _share, is_comment, meaningful, settings, unquote
 
 # -- profile files: [section] over indented "key = value" lines and "name = { ... }" blocks (krb5.conf, mke2fs.conf)
 _BLOCK_OPEN = re.compile(r"\s*([^\s=\[{}#;][^={}]*?)\s*=\s*\{\s*$")
@@ -100,7 +100,9 @@ def _words(text: str) -> list[str]:
 def parse_directive_blocks(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """A record per unindented line with the indented lines under it: its key the header's first argument
     (unquoted); a field per directive, named by its word and, for a word that repeats within some block, by its
-    first argument too (``label fan1``: ``PSU Fan``); the header itself is a field named by its word."""
+    first argument too (``label fan1``: ``PSU Fan``); the header itself is a field named by its word, and each
+    ``name=value`` argument after its first a field of its own, where all are (Vim's ``hi Pmenu guifg=#ffffff
+    guibg=#666666``)."""
     blocks: list[list[tuple[int, str]]] = []
     for i, line in enumerate(lines):
         if not line.strip() or is_comment(line):
@@ -119,6 +121,7 @@ def parse_directive_blocks(lines: list[str]) -> tuple[list[Raw], list[str]]:
     for block, head, body in parsed:
         word, args = (head.group(1), _words(head.group(2) or "")) if head else ("", [])
         fields = [(word, " ".join(args))] if word else []
+        fields += settings(" ".join(args[1:]))
         for w, a in body:
             named = w in keyed and len(a) >= 2
             fields.append((f"{w} {a[0]}", " ".join(a[1:])) if named else (w, " ".join(a)))

@@ -17,7 +17,7 @@ from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts
-from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, RANKED, STOP, SYNONYMS, TRUE_FLAGS
+from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
@@ -149,10 +149,24 @@ def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None
     return f"{value!r} repeats a phrase of the question"
 
 
+def _holds_phrase_read(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "which locale is mapped to the tatar-cyr compose table?": the record 'tatar-cyr' finds is keyed by the
+    # table itself ("tatar-cyr/Compose  tt_RU.TATAR-CYR"); a record's key that holds the phrase read by names
+    # the thing the question gave, not the one it asks for
+    if move.kind not in ("record", "key_of") or key is None or not isinstance(value, str):
+        return None
+    if norm(value) == norm(key.text) or not said_in(key.text, value):
+        return None
+    record = lookup.record_of(book.texts[move.var], key.text)  # its key, not a field ("the United Kingdom of ...")
+    if not isinstance(record, st.Record) or not record.key or norm(record.key) != norm(value):
+        return None
+    return f"{value!r} holds the phrase read by ({key.text!r}): it names what the question gave"
+
+
 def _flag_for_which(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # "for the binaryauthorization API, which version is flagged as the default one?": the record's flag
     # (default: true) says which one is meant; "which" asks for the one it marks, and the flag is no answer
-    flag = isinstance(value, str) and value.strip().casefold() in TRUE_FLAGS | FALSE_FLAGS
+    flag = isinstance(value, str) and value.strip().casefold() in TRUE_FLAGS | FALSE_FLAGS | NO_VALUE
     if move.kind not in LOOKUPS or not flag:
         return None
     # ("for the setting LOG_OK_LOGINS, which value is listed?": "which value" asks for the flag itself)
@@ -191,6 +205,6 @@ _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (_head_only, _across_blocks, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
-VALUE_DOUBTS = (_names_a_record, _repeats_question, _refers, _flag_for_which)
+VALUE_DOUBTS = (_names_a_record, _repeats_question, _holds_phrase_read, _refers, _flag_for_which)
 """What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
 and says why, or None."""

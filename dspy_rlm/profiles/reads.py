@@ -262,11 +262,13 @@ def ranked_names(q_stems: set[str], names: Any) -> list[str]:
 
 def _named_parts(q_stems: set[str], name: str) -> set[str]:
     """The parts of a field's name the question says: by stem, by the initials of consecutive words (``TZ``
-    for "time zone") or, for a short capital part of a longer name, by a word's initial (``O`` of
-    ``Issuer O`` for "organization")."""
+    for "time zone"), by two consecutive words joined (``guibg`` for "gui bg", counted as two) or, for a short
+    capital part of a longer name, by a word's initial (``O`` of ``Issuer O`` for "organization")."""
     words = parts(name) or [name]
     if "=" + name in field_stems(name) and "=" + name in q_stems:
         return {name}
+    if "+" + _glued(name) in q_stems:  # words said as one name ("gui bg": guibg): better named than "gui"
+        return {name, "+" + name}
     short = len(words) > 1
     said = {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}
     for p in words:  # a camel-case part is said where each of its words is ("full name" says FullName)
@@ -294,14 +296,27 @@ def dated_fields(text_q: str, s: st.Structure) -> list[str]:
 def field_forms(words: list[str], fields: set[str]) -> set[str]:
     """The stems of the data's field names that words of the question write another way: a lower-case name of
     four or more letters that starts a word at least three letters longer ("desc" of "description", "addr" of
-    "address"), and a name that two or three words in a row spell joined ("sepal width": ``sepalwidth``,
-    "ship via": ``ship_via``)."""
+    "address"), a name that two or three words in a row spell joined ("sepal width": ``sepalwidth``, "ship via":
+    ``ship_via``; also marked ``+sepalwidth``, which names it better than a field named by one of the words), and a
+    part of six letters or more that a word of six or more spells with one letter missing, added or changed."""
     short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
     out = {st.stem(f) for w in words for f in short if len(w) >= len(f) + 3 and w.casefold().startswith(f)}
-    glued = {re.sub(r"[\W_]+", "", f.casefold()): f for f in fields if len(f) >= 6}
+    glued = {_glued(f): f for f in fields if len(f) >= 5}
     for n in (2, 3):
         for i in range(len(words) - n + 1):
             name = glued.get("".join(words[i : i + n]).casefold())
             if name is not None and not any(st.stem(w) in field_stems(name) for w in words[i : i + n]):
-                out.add(st.stem(name))
+                out |= {st.stem(name), "+" + _glued(name)}
+    long_parts = {p.casefold() for f in fields for p in parts(f) if len(p) >= 6}
+    for w in (w.casefold() for w in words if len(w) >= 6 and w.casefold() not in long_parts):
+        near = _deletes(w) | {w}  # one letter left out, added or changed ("descripton": Description)
+        out |= {st.stem(p) for p in long_parts if p in near or _deletes(p) & near}
     return out
+
+
+def _glued(name: str) -> str:
+    return re.sub(r"[\W_]+", "", name.casefold())
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}

@@ -15,7 +15,7 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import norm
-from dspy_rlm.profiles.vocabulary import CUES
+from dspy_rlm.profiles.vocabulary import COUNTED, CUES
 
 __all__ = ["FieldsExtreme", "SizeOf", "lists_entries"]
 
@@ -104,6 +104,8 @@ class FieldsExtreme(KindBase):
             why = "the question names a field the records share"
         elif named and any(c in book.text_q.casefold() for c in RECURS):  # "what target appears most often ..."
             why = "the question asks for a value that recurs, naming an entry"
+        elif not COUNTED.search(book.text_q):  # "which directive is set to the largest number?"
+            why = "the question ranks a value, not how many entries a record lists"
         ok = why == "ranked the records by their entries"
         number = book.answer_type in (int, float)
         return [

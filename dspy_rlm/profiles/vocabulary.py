@@ -114,6 +114,13 @@ MOST_OF = re.compile(
 """A ranking by how many records each value has ("which MIME type *has the most* glob patterns", "matched *by
 the largest number of* rules"): the word after "the most" names what is counted -- the records (a most-common
 read), or a numeric field (a largest read)."""
+COUNTED = re.compile(
+    r"\b(?:most|fewest|least|(?:largest|greatest|highest|biggest|smallest|lowest)\s+number\s+of)\s+"
+    r"(?:[a-z][\w-]*\s+)?[a-z][\w-]*s\b",
+    re.IGNORECASE,
+)
+"""A ranking by how many things a record holds ("which group contains *the most entries*?", "*the fewest glob
+patterns*"), not by a value ("which directive is set to the largest number?")."""
 TESTS = {
     "starts": ("starting with", "starts with", "start with", "beginning with", "begins with", "begin with"),
     "ends": ("ending in", "ending with", "ends in", "ends with", "end in", "end with"),
@@ -169,6 +176,8 @@ TRUE_FLAGS = frozenset({"true", "yes", "on", "enabled"})
 FALSE_FLAGS = frozenset({"false", "no", "off", "disabled"})
 """A field's whole value that says its name does not hold ("Terminal=false"): a yes/no question naming that field
 of the record is answered no ("does X run in a terminal?")."""
+NO_VALUE = frozenset({"none", "null", "nil"})
+"""A field's whole value that says it holds nothing (Vim's ``gui=NONE``): like a flag, no answer to "which"."""
 CUE_WORDS = frozenset(w for cues in CUES.values() for c in cues for w in c.split()) | {"many", "common"}
 ENGLISH = frozenset(
     {
