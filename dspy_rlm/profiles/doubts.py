@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
-from dspy_rlm.profiles.conditions import chained, other_condition, unread_test
+from dspy_rlm.profiles.conditions import chained, operands, other_condition, unread_test
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
@@ -41,6 +41,18 @@ def _unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None
     # "how many packages do not have priority optional": count_where counts those that do
     unread = unread_test(book)
     return f"no read tests the question's {unread!r}" if unread else None
+
+
+def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many emoji names start with family_?": a count of the records in the EMOJI block counts them all
+    if not move.kind.startswith("count"):
+        return None
+    stated = [(t, a) for t, a in operands(book, move.var) if t not in ("key", "<", ">") or _NUMBER.fullmatch(a)]
+    stated = [(t, a) for t, a in stated if t != "key"]  # "under v1.2.5" is a section, no bound
+    applied = move.kind == "count_if" and any(t in move.args and a in map(str, move.args) for t, a in stated)
+    return (
+        f"the question tests {stated[0][0]!r} {stated[0][1]!r}; this count does not" if stated and not applied else None
+    )
 
 
 def _other_condition(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -202,7 +214,17 @@ def _refers(book: Any, move: Move, key: Any, value: Any) -> str | None:
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
-DOUBTS = (_head_only, _across_blocks, _second_step, _ranking_asked, _other_condition, _unread, _apart, _in_comments)
+DOUBTS = (
+    _head_only,
+    _across_blocks,
+    _second_step,
+    _ranking_asked,
+    _test_unapplied,
+    _other_condition,
+    _unread,
+    _apart,
+    _in_comments,
+)
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
 VALUE_DOUBTS = (_names_a_record, _repeats_question, _holds_phrase_read, _refers, _flag_for_which)

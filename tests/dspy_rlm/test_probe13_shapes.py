@@ -5,7 +5,9 @@ record is keyed by the phrase asked, a ranking of a value answered by the record
 
 from __future__ import annotations
 
+from dspy_rlm.library.helpers import make_helpers
 from dspy_rlm.library.structure import detect
+from dspy_rlm.profiles.moves import MoveBook
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 PERL_HASH = "package Boat::Config;\n\nour %Module = (\n" + "".join(
@@ -113,3 +115,11 @@ def test_a_ranking_of_a_value_is_not_the_record_with_the_most_entries():
 
 def test_a_field_name_misspelt_by_one_letter_is_still_named():
     assert _ask("What's the descripton of this unit?", UNIT) == ("Made-up Harbour Daemon", "submitted")
+
+
+def test_a_count_that_drops_the_questions_test_is_not_vouched_for():
+    # "how many emoji names start with family_?": every entry of the EMOJI block counted is no answer
+    book = MoveBook({"question": "How many BOATS entries start with tall_?"}, {"context": PY_DICT}, {"answer": int})
+    code = "print(count_where(context, 'block', 'BOATS'))"
+    book.record_read(code, str(make_helpers()["count_where"](PY_DICT, "block", "BOATS")))
+    assert book.reads[code][0].value == "12" and not book.reads[code][0].supported  # before: vouched for
