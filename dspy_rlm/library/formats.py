@@ -40,7 +40,7 @@ def settings(value: str) -> list[tuple[str, str]]:
     """The ``name=value`` words of a value made of them alone (``guifg=#ffffff guibg=#666666 gui=NONE``), else
     none."""
     words = value.split()
-    found = [m.groups() for w in words if (m := _NAME_IS.fullmatch(w))]
+    found = [(m.group(1), m.group(2)) for w in words if (m := _NAME_IS.fullmatch(w))]
     return found if len(words) >= 2 and len(found) == len(words) else []
 
 
