@@ -24,7 +24,7 @@ _METHOD = re.compile(  # TypeScript's "withMaxFiles(limit: number): this;" in a 
     r"\s*(?:(?:public|private|static|async|readonly)\s+)*(?P<key>[A-Za-z_]\w*)\s*(?:<[^()]*>)?(?P<value>\(.*\)(?:\s*:.+?)?)\s*;\s*$"
 )
 _DECLARED = re.compile(r"\s*(?P<value>[A-Za-z_][\w ]*?)\s+\**(?P<key>[A-Za-z_]\w*)\s*(?:[\[<][^\]>]*[\]>])?\s*;\s*$")
-_PAIR = re.compile(  # Python's ("cudaError", "hipError_t"), in a list of pairs
+_TUPLE_PAIR = re.compile(  # Python's ("cudaError", "hipError_t"), in a list of pairs
     r"\s*\(\s*(?P<key>\"[^\"\n]*\"|'[^'\n]*')\s*,\s*(?P<value>\S.*?)\s*\)\s*,?\s*$"
 )
 _ITEM = re.compile(r"\s*(?P<key>\"[^\"\n]*\"|'[^'\n]*'|-?\d[\w.:-]*)\s*,?\s*$")
@@ -94,7 +94,7 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
             out.append(
                 (i, i, decl.group("key"), decl.group("value"), ".".join(b for b in stack if b), _comment(line)[1])
             )
-        elif stack and (pair := _PAIR.match(line)) and _depth(line) == 0:
+        elif stack and (pair := _TUPLE_PAIR.match(line)) and _depth(line) == 0:
             value = _first(pair.group("value"))
             out.append((i, i, unquote(pair.group("key")), value, ".".join(b for b in stack if b), ""))
         elif stack and (item := _ITEM.match(line)):

@@ -55,7 +55,7 @@ def test_columns_declared_above_the_rows_name_the_fields():
 
 def test_words_written_apart_name_a_field_written_joined():
     fields = {"bladelength", "bladewidth", "kind"}
-    assert field_forms(["blade", "width"], fields) == {"bladewidth"}
+    assert field_forms(["blade", "width"], fields) == {"bladewidth", "+bladewidth"}  # "+": named by words joined
     assert field_forms(["blade", "kind"], fields) == set()  # no join names a field
     assert field_forms(["kind"], {"kind", "kind_name"}) == set()  # a name said as its own words needs no join
 
