@@ -47,13 +47,31 @@ def _opens(row: str) -> bool:
     return bool(head) and head[0] not in "=:" and not any(c in "{}()[];" for c in head)
 
 
+_BRACE_TRAILING = re.compile(r"\s*(?://|(?<=[;{}])\s*#).*$")  # a setting's trailing comment ("" emptied first)
+
+
+def _outside_block_comments(sample: list[str]) -> list[str]:
+    """The stripped lines outside ``/* ... */`` comments and comment lines (apt.conf's opening one spans 30)."""
+    out, inside = [], False
+    for ln in sample:
+        r = ln.strip()
+        if inside:
+            inside = "*/" not in r
+            r = r.split("*/", 1)[1].strip() if not inside else ""
+        elif r.startswith("/*") and "*/" not in r:
+            inside, r = True, ""
+        if r and not _BRACE_COMMENT.match(r):
+            out.append(r)
+    return out
+
+
 def looks_braces(sample: list[str]) -> float:
     """The share of the lines (comments and blanks left out) that open a named block, close one or hold a setting,
     where at least three open a block, one of them at the top level, most settings are a word and its value, and
     nothing says program source (a preprocessor line, a block opened by a keyword of code, a closing tag)."""
     if any(_BRACE_PREPROCESSOR.match(ln) for ln in sample):
         return 0.0
-    rows = [_BRACE_QUOTED.sub('""', ln.strip()) for ln in sample if ln.strip() and not _BRACE_COMMENT.match(ln)]
+    rows = [r for ln in _outside_block_comments(sample) if (r := _BRACE_TRAILING.sub("", _BRACE_QUOTED.sub('""', ln)))]
     opens = [r for r in rows if _opens(r)]
     if len(opens) < 3 or any(r.endswith(":") or r.startswith(("-", "*")) or "</" in r for r in rows):
         return 0.0

@@ -58,9 +58,15 @@ def _share(hits: int, total: int) -> float:
     return hits / total if total else 0.0
 
 
+_QUOTED_SETTING = re.compile(r"([\"'])([A-Za-z_][\w.-]*)=([^\"'=\s][^\"']*)\1\s*,?")
+
+
 def _line_kv(line: str) -> list[tuple[str, str]]:
     """The (key, value) pair of a ``key: value`` or ``key = value`` line, else none."""
     s = line.strip()
+    q = _QUOTED_SETTING.fullmatch(s)  # a list's quoted item: CMake's "R2019a=9.6", a JSON array's "LANG=C",
+    if q:
+        return [(q.group(2), q.group(3))]
     m = STANZA_KEY.match(s) or ASSIGN.match(s)
     if m and (m.group(2) or "").strip():
         return [(m.group(1).strip(), unquote((m.group(2) or "").strip()))]

@@ -241,6 +241,7 @@ STANDALONE_MODULES = (
     "literalformat",
     "callformat",
     "braceformat",
+    "markedformat",
     "wordmatch",
     "structure",
     "tail",

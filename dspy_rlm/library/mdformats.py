@@ -245,14 +245,59 @@ def code_lines(lines: list[str]) -> set[int]:
     return out
 
 
+_RST_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
+_RST_FIELD = re.compile(r":([A-Za-z][^:]{0,60}):[ \t]+(\S.*?)[ \t]*$")
+
+
+def _rst_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
+    """A simple table line's cells: from each column's start to the next's (the last takes the rest)."""
+    starts = [a for a, _ in spans]
+    return [line[a : starts[c + 1] if c + 1 < len(starts) else None].strip() for c, a in enumerate(starts)]
+
+
+def _rst_tables(lines: list[str]) -> dict[int, tuple[list[tuple[str, str]], str]]:
+    """The lines of reStructuredText simple tables (``====  =====`` borders): each data row's fields, named by
+    the header row (a blank header cell by ``colN``, the first column by none: it is the row's key), and its key;
+    a border or header line maps to no fields."""
+    out: dict[int, tuple[list[tuple[str, str]], str]] = {}
+    borders = [i for i, ln in enumerate(lines) if "==" in ln and _RST_BORDER.match(ln)]
+    k = 0
+    while k + 1 < len(borders):
+        a, b = borders[k], borders[k + 1]
+        spans = [(m.start(), m.end()) for m in re.finditer(r"=+", lines[a])]
+        three = (
+            k + 2 < len(borders)
+            and 0 < b - a <= 3
+            and spans == [(m.start(), m.end()) for m in re.finditer(r"=+", lines[b])]
+        )
+        head, end = (range(a + 1, b), borders[k + 2]) if three else (range(0), b)
+        if end - a > 200 or any(not lines[j].strip() for j in range(b + 1 if three else a + 1, end)):
+            k += 1
+            continue
+
+        names = [" ".join(c) for c in zip(*(_rst_cells(lines[j], spans) for j in head), strict=False)] if three else []
+        names = [n or f"col{c + 1}" for c, n in enumerate(names or [""] * len(spans))]
+        for j in range(a, end + 1):
+            out[j] = ([], "")
+        for j in range(b + 1 if three else a + 1, end):
+            row = _rst_cells(lines[j], spans)
+            out[j] = ([(names[c], v) for c, v in enumerate(row) if c and v], row[0].rstrip(":"))
+        k += 3 if three else 2
+    return out
+
+
 def looks_prose(sample: list[str]) -> float:
-    """Share of the text lines (not code, headings, list items, table rows) with 6+ words, when the text
-    ends sentences (a terminator per 8 lines or more; a log's lines do not end sentences)."""
+    """Share of the text lines (not code, headings, list items, table rows, ``:Field:`` lines) with 6+ words,
+    when the text ends sentences (a terminator per 8 lines or more; a log's lines do not end sentences)."""
     code = code_lines(sample)
+    code |= set(_rst_tables(sample)) if any("==" in r for r in sample) else set()  # a simple table's lines
     rows = [
         r
         for i, r in enumerate(sample)
-        if r.strip() and i not in code and not LIST_ITEM.match(r) and not r.lstrip().startswith(("#", "|"))
+        if r.strip()
+        and i not in code
+        and not (LIST_ITEM.match(r) or _RST_FIELD.match(r))
+        and not r.lstrip().startswith(("#", "|"))
     ]
     if not rows:
         return 0.0
@@ -276,20 +321,38 @@ def _sentences(text: str, base: int) -> list[tuple[int, int]]:
 
 
 def parse_prose(lines: list[str], text: str) -> list[Raw]:
-    """One record per sentence of each paragraph; headings and list items are records of their own."""
+    """One record per sentence of each paragraph; headings and list items are records of their own, and so are
+    the rows of a reStructuredText simple table (keyed by the first cell, the others fields named by the header)
+    and its ``:Field: value`` lines."""
     out: list[Raw] = []
     offsets, pos = [], 0
     for ln in lines:
         offsets.append(pos)
         pos += len(ln) + 1
     i, n, code = 0, len(lines), code_lines(lines)
+    tables = _rst_tables(lines) if any("==" in ln for ln in lines) else {}
 
     def own_line(k: int) -> bool:  # headings, list items, table rows and code are records of their own
-        return k in code or lines[k].lstrip().startswith(("#", "|")) or bool(LIST_ITEM.match(lines[k]))
+        return (
+            k in code
+            or k in tables
+            or lines[k].lstrip().startswith(("#", "|"))
+            or bool(LIST_ITEM.match(lines[k]) or _RST_FIELD.match(lines[k]))
+        )
 
     while i < n:
         s = lines[i].strip()
         if not s:
+            i += 1
+            continue
+        if i in tables:
+            fields, key = tables[i]
+            if fields:
+                out.append((i, i, fields, key, None))
+            i += 1
+            continue
+        if (rst := _RST_FIELD.match(lines[i])) and i not in code:
+            out.append((i, i, [(rst.group(1), rst.group(2))], "", None))
             i += 1
             continue
         if own_line(i):

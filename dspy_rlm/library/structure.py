@@ -100,6 +100,7 @@ from dspy_rlm.library.kvformats import (
 )
 from dspy_rlm.library.literalformat import looks_literals, parse_literals
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
+from dspy_rlm.library.markedformat import looks_marked, parse_marked
 from dspy_rlm.library.mdformats import (
     looks_dated_sections,
     looks_markdown_list,
@@ -303,6 +304,8 @@ def _detect(text: str) -> Structure:
         return _build("table", lines, *parse_whitespace_table(lines, aligned), detail="whitespace")
     if looks_keyword_lines(sample) >= 0.8:
         return _build("keywords", lines, *parse_keyword_lines(lines))
+    if looks_marked(sample) >= 0.9:  # after the stanzas and keyword lines: a mark over each block of headers
+        return _build("stanzas", lines, *parse_marked(lines), detail="marked")
     if looks_prose(sample) >= 0.5:
         return _build("prose", lines, parse_prose(lines, text), [])
     return _build("lines", lines, _parse_lines(lines), None)

@@ -50,9 +50,24 @@ def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
     stated = [(t, a) for t, a in operands(book, move.var) if t not in ("key", "<", ">") or _NUMBER.fullmatch(a)]
     stated = [(t, a) for t, a in stated if t != "key"]  # "under v1.2.5" is a section, no bound
     applied = move.kind == "count_if" and any(t in move.args and a in map(str, move.args) for t, a in stated)
+    if not stated:  # "how many module lines have a cost of 2?", "how many of the enable_* switches ...?"
+        args = {str(a).casefold() for a in move.args}
+        stated = [(t, a) for t, a in _stated_terms(_outside_keys(book)) if a.casefold() not in args]
     return (
         f"the question tests {stated[0][0]!r} {stated[0][1]!r}; this count does not" if stated and not applied else None
     )
+
+
+_PLAIN_NUMBER = re.compile(r"(?<![\w.\-/:#$%])\d+(?:\.\d+)?(?![\w\-/:%]|\.\d)")
+_GLOB = re.compile(r"(?<!\S)[\w.\-/]*\w[\w.\-/]*\*[\w.\-/*]*|(?<!\S)\*[\w.\-/]*\w[\w.\-/*]*")
+
+
+def _stated_terms(said: str) -> list[tuple[str, str]]:
+    """A plain number and a wildcard name (``enable_*``, ``*.conf``) the question states outside its key phrases:
+    each narrows what a count counts."""
+    return [("number", m.group(0)) for m in _PLAIN_NUMBER.finditer(said)] + [
+        ("pattern", m.group(0).strip(".,;:?!")) for m in _GLOB.finditer(said)
+    ]
 
 
 def _other_condition(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -175,6 +190,28 @@ def _holds_phrase_read(book: Any, move: Move, key: Any, value: Any) -> str | Non
     return f"{value!r} holds the phrase read by ({key.text!r}): it names what the question gave"
 
 
+_QUOTED = re.compile(r"\"([^\"\n]{2,})\"|'([^'\n]{2,})'")
+
+
+def _cut_from_quote(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "what's the locale's title?" over 'title "Swedish locale for Sweden"': a quoted value is one value, and a
+    # word of it is no answer
+    if move.kind not in LOOKUPS or key is None or not isinstance(value, str) or not value.strip():
+        return None
+    record = lookup.record_of(book.texts[move.var], key.text)
+    if not isinstance(record, st.Record):
+        return None
+    v = norm(value)
+    quotes = [norm(m.group(1) or m.group(2)) for m in _QUOTED.finditer(record.text)]
+    if v in quotes or v == norm(record.key):  # a quoted value of its own ("scaleway": {"base_url": ...})
+        return None
+    for quoted in quotes:
+        inside = re.search(rf"(?<!\w){re.escape(v)}(?!\w)", quoted)
+        if v != quoted and inside and not any(norm(f) == v for _, f in record.fields):
+            return f"{value!r} is a part of the quoted value {quoted!r}"
+    return None
+
+
 def _flag_for_which(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # "for the binaryauthorization API, which version is flagged as the default one?": the record's flag
     # (default: true) says which one is meant; "which" asks for the one it marks, and the flag is no answer
@@ -227,6 +264,6 @@ DOUBTS = (
 )
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
-VALUE_DOUBTS = (_names_a_record, _repeats_question, _holds_phrase_read, _refers, _flag_for_which)
+VALUE_DOUBTS = (_names_a_record, _repeats_question, _holds_phrase_read, _cut_from_quote, _refers, _flag_for_which)
 """What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
 and says why, or None."""

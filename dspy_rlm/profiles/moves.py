@@ -171,8 +171,9 @@ class MoveBook:
     # -- what the question names ------------------------------------------------------------------
     def _matched_fields(self, s: st.Structure) -> list[str]:
         """Fields the question names (a shared stem), the key's own field left out (it holds the key)."""
-        if s.kind in ("lines", "prose"):
-            return []  # a "key: value" shape on some lines names no field of the data
+        if s.kind in ("lines", "prose"):  # a "key: value" shape on some lines names no field of the data; the
+            columns = {f for r in s.records[:5000] if len(r.fields) >= 2 for f, _ in r.fields}  # table rows do
+            return ranked_names(self.q_stems, [f for f in s.field_names if f in columns])[:3]
         key_field = field_holding_key(s)
         named = ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s)
         return [f for f in named if f != key_field][:3]

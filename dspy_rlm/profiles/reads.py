@@ -42,6 +42,8 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     own = set(st.words(key.text.casefold())) if key is not None else set()  # "CA Disig ... O=Disig a.s."
     record = lookup.record_of(book.texts[var], key.text) if own and var is not None and key is not None else None
     named = book.named_fields(var) if own and var is not None else []
+    # a table's row amid prose or lines (a reStructuredText table in a README) has its columns too
+    fielded = fielded or (isinstance(record, st.Record) and len(record.fields) >= 2)
 
     def asked(value: str) -> bool:  # the column after the key is asked for only when the question names it
         fields = record.fields if isinstance(record, st.Record) else ()
