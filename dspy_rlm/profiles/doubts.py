@@ -86,6 +86,19 @@ def _ranking_asked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
     return "a ranking is asked; one record's value is none" if ranked else None
 
 
+def _other_number_asked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "find the attribute with the highest Max and tell me its SD": max_of('Max') gives the largest Max, a number
+    # of the field ranked; the question names another field of numbers, whose value it asks
+    if move.kind not in ("max", "min") or book.answer_type not in (int, float) or not move.args:
+        return None
+    ranked, records = str(move.args[0]), book.structs[move.var].records[:200]
+    for f in book.named_fields(move.var):
+        values = [v for r in records if (v := r.get(f)) is not None]
+        if f != ranked and values and sum(lookup._number(v) is not None for v in values) * 2 > len(values):
+            return f"the question names {f!r} too: a value of {ranked!r} is not it"
+    return None
+
+
 def _across_blocks(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # a program's literal tables: "which year had the most releases in %released?" ranks one block's entries;
     # most_common over every entry of the text ranks the other tables' too
@@ -256,6 +269,7 @@ DOUBTS = (
     _across_blocks,
     _second_step,
     _ranking_asked,
+    _other_number_asked,
     _test_unapplied,
     _other_condition,
     _unread,

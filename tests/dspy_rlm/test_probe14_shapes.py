@@ -146,3 +146,19 @@ def test_a_word_of_a_quoted_value_is_no_answer():
     )  # fmt: skip
     answer, kind = _ask("What's the locale's title?", "LC_IDENTIFICATION\n" + text + "END LC_IDENTIFICATION\n")
     assert kind != "submitted" or answer == "Harbour locale for Northport"  # before: 'Northport', submitted
+
+
+def test_the_largest_value_of_one_column_is_no_answer_for_another_column_named():
+    from dspy_rlm.profiles import kinds
+    from dspy_rlm.profiles.moves import MoveBook
+
+    def largest_max(q: str) -> list[tuple]:
+        book = MoveBook({"question": q}, {"context": RST}, {"answer": float})
+        move = next(m for m in book.read_moves() if m.helper == "max_of" and m.args[:1] == ("Max",))
+        return [(c.value, c.supported) for c in kinds.evaluate(book, move, "") if c.value in ("24.0", 24.0)]
+
+    assert not any(ok for _, ok in largest_max("Find the measurement with the highest Max and tell me its SD."))
+    assert any(ok for _, ok in largest_max("What is the highest Max value of any measurement?"))
+    answer, kind = _ask("Find the measurement with the highest Max and tell me its SD.", RST, "float")
+    assert kind != "submitted" or answer == 6.2
+    assert _ask("What is the highest Max value of any measurement?", RST, "float") == (24.0, "submitted")
