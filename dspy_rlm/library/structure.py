@@ -24,7 +24,9 @@ Records per kind (the record's ``key`` in brackets):
   down [the member's name in an object of objects, else as jsonl], spanning the object's own lines.
 - logfmt: one per line of ``key=value`` pairs, or of comma-separated ``KEY op value`` pairs (udev rules) [an
   id/name/key/title field, else the first value].
-- stanzas: one per block [its first field's value]; continuation lines belong to the field above.
+- stanzas: one per block [its first field's value]; continuation lines belong to the field above; (detail
+  ``marked``, after the keyword lines) one per marker line over ``Key: value`` headers and a body [the word after
+  the marker] (:mod:`~dspy_rlm.library.markedformat`: a journal catalog's ``-- <id>``, ``git log``).
 - ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
   ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form a record
   with key "".
@@ -48,7 +50,8 @@ Records per kind (the record's ``key`` in brackets):
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
   page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`).
-- prose: one per sentence [""]; headings and list items are records of their own. lines: one per non-empty line
+- prose: one per sentence [""]; headings and list items are records of their own, and so is each row of a
+  reStructuredText simple table [its first cell] and each ``:Field: value`` line. lines: one per non-empty line
   [""], with a field when the line reads ``key: value`` or ``key = value``.
 
 Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it into foreign interpreters.
