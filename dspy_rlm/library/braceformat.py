@@ -47,7 +47,7 @@ def _opens(row: str) -> bool:
     return bool(head) and head[0] not in "=:" and not any(c in "{}()[];" for c in head)
 
 
-_BRACE_TRAILING = re.compile(r"\s*(?://|(?<=[;{}])\s*#).*$")  # a setting's trailing comment ("" emptied first)
+_BRACE_TRAILING = re.compile(r"\s*(?:(?<![^\s;{}])//|(?<=[;{}])\s*#).*$")  # a trailing comment, not http://
 
 
 def _outside_block_comments(sample: list[str]) -> list[str]:
