@@ -91,12 +91,18 @@ def _other_number_asked(book: Any, move: Move, kind: Any, key: Any, text: str) -
     # of the field ranked; the question names another field of numbers, whose value it asks
     if move.kind not in ("max", "min") or book.answer_type not in (int, float) or not move.args:
         return None
-    ranked, records = str(move.args[0]), book.structs[move.var].records[:200]
-    for f in book.named_fields(move.var):
-        values = [v for r in records if (v := r.get(f)) is not None]
-        if f != ranked and values and sum(lookup._number(v) is not None for v in values) * 2 > len(values):
-            return f"the question names {f!r} too: a value of {ranked!r} is not it"
-    return None
+    memo = ("numeric named", move.var)  # the named fields that mostly hold numbers: once per run
+    if memo not in book.memo:
+        records = book.structs[move.var].records[:200]
+        numeric = []
+        for f in book.named_fields(move.var):
+            values = [v for r in records if (v := r.get(f)) is not None]
+            if values and sum(lookup._number(v) is not None for v in values) * 2 > len(values):
+                numeric.append(f)
+        book.memo[memo] = numeric
+    ranked = str(move.args[0])
+    other = next((f for f in book.memo[memo] if f != ranked), None)
+    return f"the question names {other!r} too: a value of {ranked!r} is not it" if other else None
 
 
 def _across_blocks(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -211,16 +217,23 @@ def _cut_from_quote(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # word of it is no answer
     if move.kind not in LOOKUPS or key is None or not isinstance(value, str) or not value.strip():
         return None
-    record = lookup.record_of(book.texts[move.var], key.text)
-    if not isinstance(record, st.Record):
-        return None
+    memo = ("quotes", move.var, key.text)  # once per record read: every value of every lookup asks it
+    if memo not in book.memo:
+        record = lookup.record_of(book.texts[move.var], key.text)
+        book.memo[memo] = (
+            (
+                [norm(m.group(1) or m.group(2)) for m in _QUOTED.finditer(record.text)],
+                {norm(record.key)} | {norm(f) for _, f in record.fields},
+            )
+            if isinstance(record, st.Record)
+            else ([], set())
+        )
+    quotes, own = book.memo[memo]
     v = norm(value)
-    quotes = [norm(m.group(1) or m.group(2)) for m in _QUOTED.finditer(record.text)]
-    if v in quotes or v == norm(record.key):  # a quoted value of its own ("scaleway": {"base_url": ...})
+    if v in quotes or v in own:  # a quoted value of its own ("scaleway": {"base_url": ...}), or a field's whole
         return None
     for quoted in quotes:
-        inside = re.search(rf"(?<!\w){re.escape(v)}(?!\w)", quoted)
-        if v != quoted and inside and not any(norm(f) == v for _, f in record.fields):
+        if v != quoted and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", quoted):
             return f"{value!r} is a part of the quoted value {quoted!r}"
     return None
 
