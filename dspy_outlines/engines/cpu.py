@@ -16,16 +16,19 @@ the others at every barrier: on this 2-core machine with two other jobs running,
 28 s on 2 threads against 8 s on 1, and three model processes at once went from 3.2 s to 16.6 s a step
 (``benchmarks/threads.py``). So the extra prefill threads are taken only on cores that are free at that
 moment (:func:`prefill_threads`, :func:`free_cpus`: the machine's busy CPU time since the last prefill, less
-this process's own).
+this process's own), split between the engines of this process computing at that moment, not those only
+loaded (:func:`computing_share`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -36,6 +39,8 @@ __all__ = [
     "auto_threads",
     "batch_threads",
     "cgroup_cpu_quota",
+    "computing",
+    "computing_share",
     "free_cpus",
     "prefill_threads",
     "register",
@@ -173,6 +178,29 @@ def prefill_threads(n_threads: int, n_threads_batch: int) -> int:
     """Threads for the prefill about to start: ``n_threads`` plus the free cores, at most ``n_threads_batch``
     (an engine's :func:`batch_threads` share)."""
     return max(n_threads, min(n_threads_batch, n_threads + int(free_cpus())))
+
+
+_computing = 0  # engines of this process inside a call now (computing())
+
+
+@contextlib.contextmanager
+def computing() -> Iterator[None]:
+    """Count an engine's call among those of this process computing now (:func:`computing_share`)."""
+    global _computing
+    with _lock:
+        _computing += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _computing -= 1
+
+
+def computing_share() -> int:
+    """Prefill threads for an engine computing now: every usable core, split between the engines of this process
+    that are computing at this moment. An engine only loaded takes none: a process holding several (a main and
+    a sub-LM, a test session's fixtures) prefilled on one thread each while the others idled."""
+    return batch_threads(max(1, _computing))
 
 
 def register(user: ThreadUser) -> Threads:

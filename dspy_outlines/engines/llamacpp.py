@@ -34,7 +34,7 @@ from typing import Any
 
 from dspy_outlines.contract import stop_requested
 from dspy_outlines.engines.base import Completion, EngineState, GenerationRequest, JSONValue, PromptTooLong
-from dspy_outlines.engines.cpu import auto_threads, batch_threads, prefill_threads
+from dspy_outlines.engines.cpu import auto_threads, batch_threads, computing, computing_share, prefill_threads
 from dspy_outlines.engines.cpu import register as register_engine
 from dspy_outlines.engines.llamacpp_decode import JumpForward
 from dspy_outlines.engines.llamacpp_internals import check_llama, llamacpp_internal
@@ -223,12 +223,14 @@ class LlamaCppEngine(ChatPrompt):
 
     def _fit_prefill_threads(self, new_tokens: int) -> None:
         """Prefill on the engine's share of the cores that are free now (:func:`~dspy_outlines.engines.cpu.
-        prefill_threads`) for a long prefill (:data:`WIDE_PREFILL_TOKENS` new tokens or more); a short one, a
-        later step's few new tokens, stays on ``n_threads``, where a shared core costs least. An explicit
-        ``n_threads`` is kept for both."""
-        if not self.auto_threads or self.n_threads_batch == self.n_threads:
+        prefill_threads` of :func:`~dspy_outlines.engines.cpu.computing_share`: the engines computing now split
+        the cores, not those only loaded) for a long prefill (:data:`WIDE_PREFILL_TOKENS` new tokens or more); a
+        short one, a later step's few new tokens, stays on ``n_threads``, where a shared core costs least. An
+        explicit ``n_threads`` is kept for both."""
+        if not self.auto_threads:
             return
-        threads = prefill_threads(self.n_threads, self.n_threads_batch) if new_tokens >= WIDE_PREFILL_TOKENS else 0
+        wide = new_tokens >= WIDE_PREFILL_TOKENS  # the cores of the engines loaded but idle now are free too
+        threads = prefill_threads(self.n_threads, computing_share()) if wide else 0
         threads = threads or self.n_threads
         import llama_cpp
 
@@ -257,7 +259,7 @@ class LlamaCppEngine(ChatPrompt):
 
             backend = self.backend or DEFAULT_BACKEND
             processor = GuardedProcessor(get_logits_processor(self.outlines_model, request.constraint, backend))
-        with self.lock, abortable(self.llama):
+        with self.lock, abortable(self.llama), computing():
             return self._generate(prompt_ids, request, processor)
 
     def _generate(self, prompt_ids: list[int], request: GenerationRequest, processor: Any) -> Completion:

@@ -115,3 +115,23 @@ def test_prefill_takes_only_the_cores_free_now(tmp_path, monkeypatch):
     assert cpu.prefill_threads(1, 2) == 2 and cpu.prefill_threads(1, 1) == 1
     monkeypatch.setattr(cpu, "free_cpus", lambda: 0.5)
     assert cpu.prefill_threads(1, 2) == 1
+
+
+def test_the_prefill_share_counts_the_engines_computing_now_not_those_loaded(monkeypatch):
+    """Engines only loaded (a sub-LM, a test session's fixtures) leave the prefill every core: one engine
+    computing takes them all, two at once split them."""
+    monkeypatch.setattr(cpu, "usable_cpus", lambda root=cpu.CGROUP_ROOT: 4)
+    monkeypatch.setattr(cpu, "_users", type(cpu._users)())
+    loaded = [_Engine(True) for _ in range(4)]
+    for engine in loaded:
+        cpu.register(engine)
+    assert loaded[0].threads == (1, 1)  # four loaded: a quarter each, as before
+    assert cpu.computing_share() == 4  # none computing: a call about to start takes every core
+    with cpu.computing():
+        assert cpu.computing_share() == 4
+        with cpu.computing():
+            assert cpu.computing_share() == 2
+        assert cpu.computing_share() == 4
+    with pytest.raises(RuntimeError), cpu.computing():
+        raise RuntimeError("a failed call")
+    assert cpu.computing_share() == 4  # a call that raised no longer counts
