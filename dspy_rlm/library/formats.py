@@ -61,6 +61,13 @@ def _share(hits: int, total: int) -> float:
 _QUOTED_SETTING = re.compile(r"([\"'])([A-Za-z_][\w.-]*)=([^\"'=\s][^\"']*)\1\s*,?")
 
 
+# a name, blanks, then a quoted value, or one word after a name joined by _ or . (glibc's locale ``title
+# "Swedish locale for Sweden"``, ``int_frac_digits  2``): a plain word before blanks opens a sentence or a log
+# line ("ERROR  disk full"), no name
+_SPACED_QUOTED = re.compile(r'([A-Za-z_][\w.-]*)[ \t]+"([^"]+)"[ \t]*;?')
+_SPACED_WORD = re.compile(r"([A-Za-z][\w-]*[_.][\w.-]*)[ \t]+([^\s\"=:]+)")
+
+
 def _line_kv(line: str) -> list[tuple[str, str]]:
     """The (key, value) pair of a ``key: value`` or ``key = value`` line, else none."""
     s = line.strip()
@@ -71,6 +78,13 @@ def _line_kv(line: str) -> list[tuple[str, str]]:
     if m and (m.group(2) or "").strip():
         return [(m.group(1).strip(), unquote((m.group(2) or "").strip()))]
     return []
+
+
+def spaced_kv(line: str) -> tuple[str, str] | None:
+    """The (name, value) of a ``name  "value"`` / ``name_joined  value`` line, else None (a text of lines keeps
+    only the names said once: a name said again is a command, ``echo "..."``, no setting)."""
+    m = _SPACED_QUOTED.fullmatch(line.strip()) or _SPACED_WORD.fullmatch(line.strip())
+    return (m.group(1), m.group(2)) if m else None
 
 
 # -- settings written commented out (sample configs: ``#figure.figsize: 6.4, 4.8  # in inches``) ------------

@@ -234,7 +234,7 @@ def count_where(var: Any, field: Any, value: Any) -> int:
     return sum(1 for r in itertools.chain(s.records, rest) if _same(r.get(name) or "", v))
 
 
-_TESTS = ("starts", "ends", "contains", "part", "<", "<=", ">", ">=", "empty")
+_TESTS = ("starts", "ends", "contains", "part", "<", "<=", ">", ">=", "empty", "present")
 _PARTS = re.compile(r"\s*[/,;|]\s*")
 
 
@@ -246,8 +246,8 @@ def parts_of(value: str) -> list[str]:
 def passes(value: str | None, test: str, arg: str = "") -> bool:
     """Whether a field ``value`` passes :func:`count_if`'s ``test`` against ``arg``."""
     v = (value or "").strip()
-    if test == "empty":
-        return not v
+    if test in ("empty", "present"):
+        return not v if test == "empty" else bool(v)
     if not v:
         return False
     if test in ("<", "<=", ">", ">="):
@@ -266,18 +266,19 @@ def passes(value: str | None, test: str, arg: str = "") -> bool:
 
 
 def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
-    """Records whose field passes test: starts, ends, contains, part, <, >, empty.
+    """Records whose field passes test: starts, ends, contains, part, <, >, empty, present.
 
     Args: var, a text; field; test; value: what the field 'starts' / 'ends' with, the word(s) it 'contains'
     (whole words as written, no other word forms), one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US'), or
-    the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank).
+    the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank) and
+    'present' (a value that is not blank: the records that have the field).
     Case-insensitive; 'part' and 'contains' count past a huge text's parsed head too (as count_where)."""
     s = _structure("count_if", var)
     name = _field("count_if", s, field)
     if test not in _TESTS:
         raise ValueError(f"count_if(): test must be one of {', '.join(map(repr, _TESTS))}; got {test!r}")
-    if test == "empty":
-        return sum(1 for r in s.records if passes(r.get(name), "empty"))
+    if test in ("empty", "present"):
+        return sum(1 for r in s.records if passes(r.get(name), test))
     arg = _check_word("count_if", value, "value")
     if test in ("<", "<=", ">", ">=") and _number(arg) is None:
         raise TypeError(f"count_if(): a {test!r} test needs a number, got {value!r}")

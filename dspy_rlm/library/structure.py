@@ -60,6 +60,7 @@ Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inline
 import functools
 import gc
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,6 +82,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     parse_jsonl,
     parse_statements,
     parse_whitespace_table,
+    spaced_kv,
 )
 from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
 from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
@@ -315,7 +317,16 @@ def _detect(text: str) -> Structure:
 
 
 def _parse_lines(lines: list[str]) -> list[Raw]:
-    return [(i, i, _line_kv(ln), "", None) for i, ln in enumerate(lines) if ln.strip()]
+    """One record per line; a ``key: value`` / ``key=value`` line is keyed by its name (a list's ``"R2019a=9.6"``
+    names R2019a), as an assignment is, and so is a ``name  "value"`` line whose name no other line opens with."""
+    spaced = {i: pair for i, ln in enumerate(lines) if ln.strip() and (pair := spaced_kv(ln))}
+    said = Counter(name for name, _ in spaced.values())
+    out: list[Raw] = []
+    for i, ln in enumerate(lines):
+        if ln.strip():
+            kv = _line_kv(ln) or ([spaced[i]] if i in spaced and said[spaced[i][0]] == 1 else [])
+            out.append((i, i, kv, kv[0][0] if len(kv) == 1 else "", None))
+    return out
 
 
 def _build(kind: str, lines: list[str], raws: list[Raw], names: Any, detail: str = "") -> Structure:

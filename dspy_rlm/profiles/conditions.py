@@ -28,6 +28,7 @@ from dspy_rlm.profiles.vocabulary import (
 )
 
 __all__ = [
+    "BOUNDS",
     "NUMERAL",
     "SAID",
     "SCAN",
@@ -42,7 +43,9 @@ __all__ = [
 
 
 SAID = {"starts": "starts with", "ends": "ends with", "contains": "contains", "part": "has the part"}
-SAID.update({"<": "is below", ">": "is above"})
+SAID.update({"<": "is below", ">": "is above", "<=": "is at most", ">=": "is at least"})
+BOUNDS = ("<", ">", "<=", ">=")
+"""The tests that compare a field's number with the question's."""
 _EDGE = "?.,;:!\"'()"
 SCAN = 2000
 """Records a counting test is tried on to find the fields it applies to (the count itself reads all)."""
@@ -56,7 +59,7 @@ def operands(book: Any, var: str) -> list[tuple[str, str]]:
         for phrase in phrases:
             for m in re.finditer(rf"(?<!\w){re.escape(phrase)}\s+(\S+)", book.text_q, re.IGNORECASE):
                 arg = m.group(1).strip(_EDGE)
-                if arg and (test not in ("<", ">") or lookup._number(arg) is not None):
+                if arg and (test not in BOUNDS or lookup._number(arg) is not None):
                     out.append((test, arg.rstrip("/") or arg))
     out += [("key", k.text) for k in book.keys.get(var, []) if k.records and not k.beyond]
     return list(dict.fromkeys(out))
@@ -72,7 +75,8 @@ def holders(book: Any, var: str, test: str, arg: str) -> list[str]:
     out = []
     for f in book.structs[var].field_names[:12]:
         values = [v for v in (r.get(f) for r in records) if v and v.strip()]
-        if test in ("<", ">") and sum(lookup._number(v) is not None for v in values) < 0.5 * max(1, len(values)):
+        numbers = sum(lookup._number(v) is not None for v in values)
+        if test in BOUNDS and numbers < 0.5 * max(1, len(values)):
             continue
         if any(lookup.passes(v, test, arg) for v in values):
             out.append(f)
@@ -189,10 +193,13 @@ def fields_saying(record: Any, word: str) -> set[str]:
     return {f for f, v in [("", record.key or ""), *record.fields] if v and says(v, word)}
 
 
+_BOUND = re.compile(r"(?<!\w)at\s+(?:least\s+(?:one|an?)|(?:least|most)\s+\d[\d.,]*)(?!\w)")
+
+
 def unread_test(book: Any) -> str | None:
     """The first negation or test of :data:`UNREAD` the question says outside its key phrases, else None."""
     if "unread" not in book.memo:
-        q = book.text_q.casefold()
+        q = _BOUND.sub(" ", book.text_q.casefold())  # "at least one X": the records having X; "at most 3": "<="
         for var in book.keys:
             for k in book.keys[var]:
                 q = q.replace(k.text.casefold(), " ")

@@ -1,5 +1,6 @@
 """The counting kinds: how many records hold a key phrase (``count``), have a field's value (``count_where``), pass
-a stated test (``count_if``), exist at all (``count_all``) or carry a flag the question names (``count_flag``).
+a stated test (``count_if``), exist at all (``count_all``), carry a flag the question names (``count_flag``) or
+have a field the question names that other records lack (``count_present``).
 Registered by :mod:`~dspy_rlm.profiles.kinds` with the other kinds.
 """
 
@@ -23,7 +24,8 @@ from dspy_rlm.profiles.conditions import (
 )
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS
+from dspy_rlm.profiles.reads import norm, parts
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING
 
 
 class Count(KindBase):
@@ -146,6 +148,59 @@ class CountFlag(KindBase):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         return [Candidate(str(result), "count", True, "counted")] if isinstance(result, int) else []
+
+
+class CountPresent(KindBase):
+    """``count_if(V, F, 'present')`` for "how many entries carry a Documentation line?": the records that have a
+    field the question names, where other records lack it; supported only where the question names nothing else
+    the data holds, nor a test (else it counts something narrower)."""
+
+    name = "count_present"
+    per_key = False
+    every_record = True
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered:
+            return []
+        return [
+            read("count_present", f"I will count the records that have a {f}.", "count_if", var, f, "present")
+            for f in _sparse(book, var)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, int):
+            return []
+        # a phrase of the question found in the data ("a Homepage on example.org") or a test ("above 3") narrows it
+        field = str(move.args[0])
+        phrases = [k for k in book.keys.get(move.var, []) if norm(k.text) != norm(field)]  # not the field's name
+        stated = bool(phrases) or any(test != "key" for test, _ in operands(book, move.var))
+        ok = bool(result) and not stated
+        why = "counted the records that have it" if ok else "no record has it" if not result else "a value is stated"
+        return [Candidate(str(result), "count", ok, why)]
+
+
+def _sparse(book: Any, var: str) -> list[str]:
+    """The fields the question names after a word of having ("carry at least one Documentation line", not "in
+    the default envlist"), its key's own field left out, that some records have and others lack."""
+    memo = ("sparse", var)
+    if memo not in book.memo:
+        records = book.structs[var].records
+        book.memo[memo] = [
+            f
+            for f in book.fields.get(var, [])
+            if _had(book.text_q, f) and 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)
+        ]
+    return list(book.memo[memo])
+
+
+def _had(question: str, field: str) -> bool:
+    """Whether the question says a word of having at most three words before the field's name."""
+    said = st.words(question.casefold())
+    name = [p.casefold() for p in parts(field)]
+    for i in range(len(said)):
+        if said[i : i + len(name)] == name or said[i] == field.casefold():
+            return any(w in HAVING for w in said[max(0, i - 4) : i])
+    return False
 
 
 def _holds(book: Any, var: str, field: str, value: str) -> bool:

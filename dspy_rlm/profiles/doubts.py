@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
-from dspy_rlm.profiles.conditions import chained, operands, other_condition, unread_test
+from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
@@ -47,7 +47,7 @@ def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
     # "how many emoji names start with family_?": a count of the records in the EMOJI block counts them all
     if not move.kind.startswith("count"):
         return None
-    stated = [(t, a) for t, a in operands(book, move.var) if t not in ("key", "<", ">") or _NUMBER.fullmatch(a)]
+    stated = [(t, a) for t, a in operands(book, move.var) if (t != "key" and t not in BOUNDS) or _NUMBER.fullmatch(a)]
     stated = [(t, a) for t, a in stated if t != "key"]  # "under v1.2.5" is a section, no bound
     applied = move.kind == "count_if" and any(t in move.args and a in map(str, move.args) for t, a in stated)
     if not stated:  # "how many module lines have a cost of 2?", "how many of the enable_* switches ...?"

@@ -20,7 +20,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import agree, loose_fields
-from dspy_rlm.profiles.counts import Count, CountAll, CountFlag, CountIf, CountWhere
+from dspy_rlm.profiles.counts import Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
@@ -209,7 +209,8 @@ class Field(KindBase):
             return []
         if key is not None and _holds_key(result, key.text, False):
             return _past_key(result, key.text, field, False, _why(key))
-        loose = book.structs[move.var].kind in ("lines", "prose") or len(field.split()) > 2
+        named = key is not None and key.is_key and norm(field) == norm(key.text)  # a "name value" line's own value
+        loose = (book.structs[move.var].kind in ("lines", "prose") and not named) or len(field.split()) > 2
         parts = _in_sentence(printed(book, result, key)) if loose and len(result.split()) > 3 else []
         # "... opened incident INC-4821": the question asks for the part said after its word, not the sentence
         if parts:
@@ -310,6 +311,7 @@ for _kind in (
     CountIf(),
     CountAll(),
     CountFlag(),
+    CountPresent(),
     KeyOf(),
     MostCommon(),
 ):

@@ -31,7 +31,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate, judge, typed
+from dspy_rlm.profiles.candidates import Candidate, judge, typed
 from dspy_rlm.profiles.conditions import most_of
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
@@ -53,6 +53,7 @@ from dspy_rlm.profiles.phrases import (
     make_key,
     mark_inner,
     may_be_value,
+    named_line,
     one_letter,
     quoted_text,
     spelled_as,
@@ -60,6 +61,7 @@ from dspy_rlm.profiles.phrases import (
     unquoted,
     without_container,
 )
+from dspy_rlm.profiles.rankings import ranked_fields
 from dspy_rlm.profiles.reads import (
     agent_stems,
     dated_fields,
@@ -71,7 +73,7 @@ from dspy_rlm.profiles.reads import (
     printed,
     ranked_names,
 )
-from dspy_rlm.profiles.vocabulary import CUES, DATE_VALUE, STOP, SYNONYMS, YES_NO_START
+from dspy_rlm.profiles.vocabulary import CUES, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -119,6 +121,7 @@ class MoveBook:
         said = st.words(self.text_q.casefold())  # and a hyphened word's parts: "the highest-numbered" ranks
         q = " " + " ".join(said + [p for w in said if "-" in w for p in w.split("-") if p]) + " "
         q += " ".join(w[:-2] if len(w) > 5 and w.endswith("ly") else w for w in q.split()) + " "  # "most commonly"
+        q = q.replace(" at least ", " ").replace(" at most ", " ")  # a bound ("at least one"), no ranking
         self.cues = {kind for kind, cues in CUES.items() if any(f" {c.strip()} " in q for c in cues)}
         self.answer_type = next(iter(self.outputs.values()), str)
         first = q.split()[0] if q.split() else ""
@@ -154,7 +157,9 @@ class MoveBook:
         self.fields = {n: drop_descriptors(self, n, f) for n, f in self.fields.items()}
         for n, s in self.structs.items():  # "the font's full name": the one record holding FullName is named
             if not self.cues & {"count", "most_common", "max", "min"}:  # (a ranking or a count: all records)
-                self.keys[n][:0] = [k for k in [held_once(s, self.fields[n], self.keys[n], self.text_q)] if k]
+                held = self.fields[n] or (self.named_fields(n) if s.kind == "lines" else [])  # a "name value" line
+                self.keys[n][:0] = [k for k in [held_once(s, held, self.keys[n], self.text_q)] if k]
+                self.fields[n] = self.fields[n] or named_line(s, self.keys[n])  # its value is read whole
 
     def kind(self) -> str:
         """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
@@ -189,6 +194,7 @@ class MoveBook:
         absent: list[Key] = []
         beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
         spans: list[tuple[int, int]] = []
+        firm: set[tuple[int, int]] = set()  # spans of a record's key or a whole value, and quoted phrases
         naming: set[str] = set()  # phrases that key a few records, held by more than MAX_KEY_RECORDS records
         data_spans = container_spans(self.text_q)  # "in this tox config": no key phrase
         data_nouns = {b for _, b in data_spans}
@@ -198,6 +204,7 @@ class MoveBook:
             if len(phrase) >= 2 and hits:
                 found.append(make_key(phrase, hits))
                 spans.append(m.span())
+                firm.add(m.span())
         for n in (4, 3, 2, 1):
             for i in range(len(tokens) - n + 1):
                 first, last = tokens[i], tokens[i + n - 1]
@@ -230,7 +237,10 @@ class MoveBook:
                     end += 1  # "Central - ND (Mercer)": the bracket belongs to the phrase
                 phrase = flag + self.text_q[first.start() : end]
                 inside = any(a <= first.start() and last.end() <= b for a, b in spans)
-                if inside and not (n == 1 and (ID_LIKE.search(words[0]) or flag)):
+                # inside only phrases that are no key nor whole value ("a Tier 1 platform" of prose): a whole
+                # value ("Tier 1" of a table) within is still one
+                loose = inside and not any(a <= first.start() and last.end() <= b for a, b in spans if (a, b) in firm)
+                if inside and not loose and not (n == 1 and (ID_LIKE.search(words[0]) or flag)):
                     continue  # inside a longer phrase already found (an ID-like word or a flag is still offered alone)
                 head, colon, rest = phrase.partition(":")
                 if colon and rest.strip() and head.strip().casefold() in named_cf:
@@ -255,7 +265,7 @@ class MoveBook:
                         absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
                 made = make_key(phrase, hits)
-                if letter and not (made.is_key or made.is_value):
+                if (letter or loose) and not (made.is_key or made.is_value):
                     continue
                 if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
                     continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
@@ -263,6 +273,7 @@ class MoveBook:
                     continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
                 found.append(made)
                 spans.append((first.start(), last.end()))
+                firm |= {(first.start(), last.end())} if made.is_key or made.is_value else set()
                 if (
                     made.is_key
                     and ID_LIKE.search(phrase)
@@ -299,33 +310,6 @@ class MoveBook:
         value = record.get(field) if isinstance(record, st.Record) else None
         return value is not None and (norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)))
 
-    def ranked_fields(self, var: str, numeric: bool) -> list[str]:
-        """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
-        mostly hold a number, for most common those whose values repeat. The fields the question names (the
-        key's own field included: "the most common country code" ranks the codes) come alone when any fits, those
-        it names best first."""
-        cached = self.memo.get(("ranked", var, numeric))
-        if cached is not None:
-            return cached
-        s = self.structs[var]
-        named = set(self.named_fields(var))
-        best = ranked_names(self.q_stems, s.field_names)  # named best first ("Tool Type" before "Target Tier")
-        stats = []
-        for name in dict.fromkeys([*s.field_names[:12], *self.named_fields(var)]):  # a named one past the 12th too
-            values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
-            if len(values) < 2:
-                continue
-            # (a date is no number: max_of would rank "1 Jan 1991" by its day)
-            share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
-            distinct = len(set(values)) / len(values)
-            if (share >= 0.5) if numeric else (distinct < 0.9):
-                rank = best.index(name) if name in best else len(best)
-                stats.append((name not in named, rank, -share if numeric else distinct, name))
-        stats.sort()
-        fields = [n for asked, *_, n in stats if not asked] or [n for *_, n in stats[:6]]
-        self.memo[("ranked", var, numeric)] = fields
-        return fields
-
     # -- the moves of a step ----------------------------------------------------------------------
     def step_moves(self, done: list[str], stdouts: list[str]) -> list[Move]:
         """This step's moves: reads not run yet, and submits of what the reads so far produced."""
@@ -360,7 +344,7 @@ class MoveBook:
         """The fields ``count_where`` counts in: those the question names, else (when it also ranks) the fields
         whose values repeat."""
         ranking = bool(self.offered & {"most_common", "max", "min"})
-        return self.fields[var] or (self.ranked_fields(var, False) if ranking else [])
+        return self.fields[var] or (ranked_fields(self, var, False) if ranking else [])
 
     def read_candidates(self) -> list[Candidate]:
         """Every value the reads produced, the latest read first (a value once: as first seen, or as a read that

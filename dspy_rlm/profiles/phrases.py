@@ -44,6 +44,7 @@ __all__ = [
     "make_key",
     "mark_inner",
     "may_be_value",
+    "named_line",
     "near_spelled",
     "quoted_text",
     "spelled_as",
@@ -148,6 +149,28 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
     if len(found) > 1:
         found = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said]
     return Key(found[0][1], 1, True, False, hop=True) if len(found) == 1 else None  # no phrase of the question
+
+
+def named_line(s: st.Structure, keys: list[Key]) -> list[str]:
+    """In a text of lines, the field of the ``name value`` line a key phrase names by its name ("the locale's
+    title": ``title "..."``), as a one-field list; else none."""
+    if s.kind != "lines":
+        return []
+    named = {f.casefold(): f for f in s.field_names}
+    for k in keys:
+        field = named.get(k.text.casefold()) if k.is_key else None
+        held = [r.get(field) or "" for r in s.records if field and r.key == field][:2]
+        if field and len(held) == 1 and _whole_value(held[0]):
+            return [field]
+    return []
+
+
+def _whole_value(value: str) -> bool:
+    """A value complete on its line: no code going on past it (``(503, 'Service Unavailable',``, ``Codec().decode,``)
+    nor another variable's value (``$parm``)."""
+    v = value.strip()
+    closed = all(v.count(a) == v.count(b) for a, b in ("()", "[]", "{}"))
+    return bool(v) and closed and not v.endswith((",", "\\", "(", "[", "{")) and not v.startswith(("$", "@", "%"))
 
 
 def drop_descriptors(book: Any, var: str, fields: list[str]) -> list[str]:

@@ -7,14 +7,42 @@ from __future__ import annotations
 from typing import Any
 
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import field_stems
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUES, STOP
+from dspy_rlm.profiles.reads import field_stems, ranked_names
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUES, DATE_VALUE, STOP
 
-__all__ = ["ByLength", "Extreme", "MostCommon"]
+__all__ = ["ByLength", "Extreme", "MostCommon", "ranked_fields"]
+
+
+def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
+    """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
+    mostly hold a number, for most common those whose values repeat. The fields the question names (the
+    key's own field included: "the most common country code" ranks the codes) come alone when any fits, those
+    it names best first."""
+    cached = book.memo.get(("ranked", var, numeric))
+    if cached is not None:
+        return cached
+    s = book.structs[var]
+    named = set(book.named_fields(var))
+    best = ranked_names(book.q_stems, s.field_names)  # named best first ("Tool Type" before "Target Tier")
+    stats = []
+    for name in dict.fromkeys([*s.field_names[:12], *book.named_fields(var)]):  # a named one past the 12th too
+        values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
+        if len(values) < 2:
+            continue
+        # (a date is no number: max_of would rank "1 Jan 1991" by its day)
+        share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
+        distinct = len(set(values)) / len(values)
+        if (share >= 0.5) if numeric else (distinct < 0.9):
+            rank = best.index(name) if name in best else len(best)
+            stats.append((name not in named, rank, -share if numeric else distinct, name))
+    stats.sort()
+    fields = [n for asked, *_, n in stats if not asked] or [n for *_, n in stats[:6]]
+    book.memo[("ranked", var, numeric)] = fields
+    return fields
 
 
 class MostCommon(KindBase):
@@ -27,7 +55,7 @@ class MostCommon(KindBase):
             return []
         return [
             read("most_common", f"I will find the most common {f}.", "most_common", var, f)
-            for f in book.ranked_fields(var, False)
+            for f in ranked_fields(book, var, False)
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -69,7 +97,7 @@ class Extreme(KindBase):
             return []
         return [
             read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f)
-            for f in book.ranked_fields(var, True)
+            for f in ranked_fields(book, var, True)
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -79,12 +107,12 @@ class Extreme(KindBase):
         names = book.named_fields(move.var)
         record = getattr(result, "record", None)
         own = isinstance(record, st.Record) and record.get(field) == record.key  # the key's own field is asked,
-        rival = own and any(f in names for f in book.ranked_fields(move.var, True) if f != field)  # unless another
+        rival = own and any(f in names for f in ranked_fields(book, move.var, True) if f != field)  # unless another
         asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
         why_rank = "ranked" if asked else "ranked a field the question does not name"
         keyed = record if isinstance(record, st.Record) else None  # the key's own field is no rival here
         rank_named = [
-            f for f in book.ranked_fields(move.var, True) if f in names and not (keyed and keyed.get(f) == keyed.key)
+            f for f in ranked_fields(book, move.var, True) if f in names and not (keyed and keyed.get(f) == keyed.key)
         ]
         if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:
             asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"

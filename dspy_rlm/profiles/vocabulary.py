@@ -126,6 +126,8 @@ TESTS = {
     "ends": ("ending in", "ending with", "ends in", "ends with", "end in", "end with"),
     "<": ("below", "under", "less than", "lower than", "smaller than", "fewer than"),
     ">": ("above", "over", "more than", "greater than", "higher than", "larger than", "exceeding"),
+    ">=": ("at least",),
+    "<=": ("at most",),
 }
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
 SYNONYMS = (
@@ -163,6 +165,12 @@ BY_LENGTH = ("longest", "shortest")
 YES_NO_START = (
     "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
 )  # fmt: skip
+HAVING = (
+    "have", "has", "having", "with", "carry", "carries", "carrying", "include", "includes", "including", "contain",
+    "contains", "containing", "define", "defines", "set", "sets", "specify", "specifies", "declare", "declares",
+    "list", "lists", "give", "gives",
+)  # fmt: skip
+"""Words before a field's name that ask for the records having it ("how many packages *have* a Homepage")."""
 UNREAD = (
     "not", "never", "without", "except", "excluding", "other than", "n't", "or more", "or less", "or fewer",
     "or greater", "or higher", "or lower", "or above", "or below", "or over", "or under", "at least", "at most",
