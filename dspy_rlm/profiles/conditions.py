@@ -193,13 +193,15 @@ def fields_saying(record: Any, word: str) -> set[str]:
     return {f for f, v in [("", record.key or ""), *record.fields] if v and says(v, word)}
 
 
-_BOUND = re.compile(r"(?<!\w)at\s+(?:least\s+(?:one|an?)|(?:least|most)\s+\d[\d.,]*)(?!\w)")
+_HAVING_ONE = re.compile(r"(?<!\w)at\s+least\s+(?:one|an?)(?!\w)")  # "carry at least one X": the records having X
+_NUMBER_BOUND = re.compile(r"(?<!\w)at\s+(?:least|most)\s+\d[\d.,]*(?!\w)")  # a count's count_if ">=" / "<="
 
 
 def unread_test(book: Any) -> str | None:
     """The first negation or test of :data:`UNREAD` the question says outside its key phrases, else None."""
     if "unread" not in book.memo:
-        q = _BOUND.sub(" ", book.text_q.casefold())  # "at least one X": the records having X; "at most 3": "<="
+        q = _HAVING_ONE.sub(" ", book.text_q.casefold())
+        q = _NUMBER_BOUND.sub(" ", q) if "count" in book.cues else q  # elsewhere no read tests a bound
         for var in book.keys:
             for k in book.keys[var]:
                 q = q.replace(k.text.casefold(), " ")

@@ -41,3 +41,8 @@ def test_a_numeric_bound_is_applied_and_a_narrower_count_is_not_vouched_for():
     assert _ask("How many packages have an Installed-Size of at least 510?", PACKAGES, "int") == (3, "submitted")
     answer, kind = _ask("How many packages recommend rope and have a Homepage?", PACKAGES, "int")
     assert kind != "submitted" or answer == 2
+
+
+def test_a_bound_outside_a_count_is_still_a_test_no_read_applies():
+    answer, kind = _ask("Does any package have an Installed-Size of at least 990?", PACKAGES, "bool")
+    assert kind != "submitted" or answer is False  # 980 is the largest
