@@ -240,7 +240,8 @@ class MoveBook:
                 # inside only phrases that are no key nor whole value ("a Tier 1 platform" of prose): a whole
                 # value ("Tier 1" of a table) within is still one
                 loose = inside and not any(a <= first.start() and last.end() <= b for a, b in spans if (a, b) in firm)
-                if inside and not loose and not (n == 1 and (ID_LIKE.search(words[0]) or flag)):
+                exempt = n == 1 and (ID_LIKE.search(words[0]) or flag)  # an identifier or a flag: offered alone
+                if inside and not loose and not exempt:
                     continue  # inside a longer phrase already found (an ID-like word or a flag is still offered alone)
                 head, colon, rest = phrase.partition(":")
                 if colon and rest.strip() and head.strip().casefold() in named_cf:
@@ -259,13 +260,14 @@ class MoveBook:
                 if not hits and cap is not None and found_beyond(text, phrase, cap, n):
                     beyond.append(beyond_key(text, phrase))
                     spans.append((first.start(), last.end()))
+                    firm.add((first.start(), last.end()))  # no shorter phrase within is offered past the head
                     continue
                 if not hits:
                     if "yes_no" in self.cues and n == 1 and not only_field_words:
                         absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
                 made = make_key(phrase, hits)
-                if (letter or loose) and not (made.is_key or made.is_value):
+                if (letter or (loose and not exempt)) and not (made.is_key or made.is_value):
                     continue
                 if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
                     continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record

@@ -40,11 +40,16 @@ def test_the_question_without_a_negation_is_submitted():
         "How many packages don't have priority optional?",
         "Count the packages with a priority other than optional.",
         "How many packages have an installed size of 3000 or more?",
-        "How many packages have an installed size of at least 3000?",
     ],
 )
 def test_a_negation_or_an_unread_test_ends_extracted(question):
     assert _ask(question).rlm_result.kind != "submitted"
+
+
+def test_a_bound_after_at_least_is_applied_by_count_if():
+    pred = _ask("How many packages have an installed size of at least 3000?")  # 3000 to 4000: 11 packages
+    assert (pred.answer, pred.rlm_result.kind) == (11, "submitted")
+    assert any("count_if(context, 'Installed-Size', '>=', '3000')" in s["code"] for s in pred.trajectory)
 
 
 def test_a_negation_inside_a_key_phrase_is_the_value():
