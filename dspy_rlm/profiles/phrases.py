@@ -4,6 +4,7 @@ stop words at a phrase's edge."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -159,8 +160,10 @@ def named_line(s: st.Structure, keys: list[Key]) -> list[str]:
     named = {f.casefold(): f for f in s.field_names}
     for k in keys:
         field = named.get(k.text.casefold()) if k.is_key else None
-        held = [r.get(field) or "" for r in s.records if field and r.key == field][:2]
-        if field and len(held) == 1 and _whole_value(held[0]):
+        if field is None:
+            continue  # (no pass over the records: a log's lines run to the hundreds of thousands)
+        held = list(itertools.islice((r.get(field) or "" for r in s.records if r.key == field), 2))
+        if len(held) == 1 and _whole_value(held[0]):
             return [field]
     return []
 
