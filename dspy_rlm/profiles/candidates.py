@@ -31,6 +31,10 @@ class Candidate:
     why: str  # what supports it, or what is missing
 
 
+_ONE_ITEM = re.compile(r"""\[\s*(['"])([^'"\n]+)\1\s*,?\s*\]""")
+"""A list literal of one quoted item."""
+
+
 def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> list[Candidate]:
     """The candidates as values of the output's type (numbers parsed, booleans, literals, lists).
 
@@ -63,6 +67,11 @@ def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> l
         else:
             text = str(c.value).strip()
             if text and "\n" not in text and len(text) <= MAX_VALUE_CHARS:
+                one = _ONE_ITEM.fullmatch(text)
+                if one:  # "['<Alt>F4']" (a GSettings default, a JSON array): its one item is the value
+                    out.append(Candidate(one.group(2), c.label, c.supported, c.why))
+                    out.append(Candidate(text, c.label, False, "its one item is the value"))
+                    continue
                 short = _BRACKETED_TAIL.sub("", text)  # "Craig Small <csmall@debian.org>" -> "Craig Small"
                 if not short or short == text:
                     out.append(Candidate(text, c.label, c.supported, c.why))

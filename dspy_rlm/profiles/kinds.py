@@ -24,7 +24,7 @@ from dspy_rlm.profiles.counts import Count, CountAll, CountFlag, CountIf, CountP
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.phrases import ID_LIKE, holding, near_spelled, written_as_name
+from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, near_spelled, quoted_text, written_as_name
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
     _holds_key,
@@ -246,6 +246,10 @@ class Exists(KindBase):
             if not met:  # "did job X fail?": X is listed, and its record says "ok" where others say "failed"
                 # -- unless the statement holds of the record another key phrase names ("is gold 255 215 0?")
                 differs = differs and not any(stated(book, move.var, k)[0] for k in others if k.is_key or k.is_value)
+                # -- nor where the phrase the question quotes is in the data ("does Pod::Escapes know the 'hellip'
+                # entity?": the module's name is everywhere; what it asks about is the quoted entity, found)
+                quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}
+                differs = differs and not any(k.records and k.text.casefold() in quoted for k in others)
                 return [Candidate(False, "answer", differs, "its record holds another value")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
             asked_id = key is not None and bool(ID_LIKE.search(key.text))

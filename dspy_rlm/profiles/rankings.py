@@ -4,6 +4,7 @@ numeric field, and by the length of a field's value ("the longest name"). Regist
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dspy_rlm.library import structure as st
@@ -85,6 +86,24 @@ def qualified(book: Any, fields: list[str]) -> str | None:
     return None
 
 
+_WHAT_THE = re.compile(
+    r"^\W*(?:what(?:['’]?s| is| was| are)?|give(?: me)?|tell me|find|show(?: me)?)\s+"
+    r"(?:is\s+|was\s+)?the\s+(\w+)\s+(.+)",
+    re.IGNORECASE,
+)
+
+
+def asks_ranked_value(book: Any, field: str) -> bool:
+    """ "What's the smallest font size given in pixels?": a superlative that opens the question qualifies the
+    ranked field, whose value is asked -- not the record holding it ("which selector has the smallest font
+    size?", "what selector has ...")."""
+    m = _WHAT_THE.match(book.text_q)
+    if m is None or m.group(1).casefold() not in {c for kind in ("max", "min") for c in CUES[kind]}:
+        return False
+    after = [x for x in st.words(m.group(2).casefold()) if x not in STOP][:3]
+    return bool(field_stems(field) & {st.stem(x) for x in after})
+
+
 class Extreme(KindBase):
     per_key = False
     every_record = True
@@ -124,7 +143,8 @@ class Extreme(KindBase):
             for f, v in fields
             if v != result[0]
         ]
-        number = book.answer_type in (int, float)  # a number asks for the ranked value, a text for the record
+        # a number asks for the ranked value, a text for the record -- unless the question asks the value itself
+        number = book.answer_type in (int, float) or asks_ranked_value(book, field)
         ranked = [  # the record's key, unless the question asks for another of its fields
             Candidate(result[0], "key", asked and not number and not said, why_rank if not said else "a field asked"),
             Candidate(result[1], f"{self.word} {field}", asked and number, why_rank),

@@ -168,6 +168,9 @@ class SmallPolicyRun(BasePolicyRun):
                 if guess is not None:
                     said = f"{said} was read nowhere; the reads' best guess is {guess[0].value!r}"
                     candidate, outputs = guess[0], {next(iter(outputs)): guess[0].value}
+                elif book.answer_type in (int, float):  # a number nothing read backs or gives a guess for
+                    note = f"{said} was read nowhere, and no read gave a value to guess"
+                    return replace(result, confidence=0.0, notes="; ".join(filter(None, (result.notes, note))))
         calibration = load_calibration()
         if candidate.supported:
             cls = support_class(candidate, book.answer_type, data_shape(book))

@@ -63,7 +63,8 @@ def test_no_no_where_the_statement_holds_of_the_record_another_key_phrase_names(
 def test_a_phrase_in_their_name_counts_the_records_containing_it():
     assert _ask("How many blocks have 'Cyrillic' in their name?", BLOCKS, "int") == (3, "submitted")
     assert _ask("How many blocks have names containing Cyrillic?", BLOCKS, "int") == (3, "submitted")
-    assert _ask("How many blocks are named Cyrillic?", BLOCKS, "int") == (1, "submitted")
+    # one record named so, but a count of one is not vouched for (test_count_present): no count is Submitted
+    assert _ask("How many blocks are named Cyrillic?", BLOCKS, "int")[1] == "extracted"
 
 
 def test_a_key_several_records_share_is_told_apart_by_the_questions_other_phrase():

@@ -190,3 +190,21 @@ def test_a_word_found_only_inside_a_name_names_no_record():
     book = MoveBook({"question": "Where does the audio alias point?"}, {"context": ALIASES}, {"answer": str})
     said = {k.text: k.inner for k in book.keys["context"]}
     assert said.get("audio") is False, said
+
+
+def test_a_number_read_nowhere_with_no_guess_has_no_confidence():
+    # a changelog's prose asked a ranking no read gives: the extraction's runaway int stays, at confidence 0
+    import dspy
+
+    from dspy_rlm import RLM
+    from dspy_rlm.profiles.scripted import ScriptedMovePolicy
+
+    text = "".join(
+        f"## Notes {chr(65 + i % 26)}\n\nThe crew met on a grey morning by the harbour.\n\n" for i in range(40)
+    )
+    with dspy.context(lm=DummyLM([{"answer": "1000000000000000000"}] * 10)):
+        pred = RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=4)(
+            context=text, question="In which year were the most widgets shipped?"
+        )
+    r = pred.rlm_result
+    assert r.kind == "extracted" and r.confidence == 0.0 and "no read gave a value" in (r.notes or ""), r
