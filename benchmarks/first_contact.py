@@ -1,0 +1,85 @@
+"""How the small policy does on files the day it first meets them: each probe's first run, before any work on it.
+
+    python -m benchmarks.first_contact --out benchmarks/results/first_contact.json
+
+Every probe of :mod:`benchmarks.asked` (``benchmarks/asked/probe*.json``) was committed before it was first run,
+and that first run is kept in ``benchmarks/results/`` (``asked_probeN_<commit>.json``, or the only run of the
+probe) before the work that read its files. Those first runs are the closest thing this project has to files and
+phrasings no rule was written for: the real-files splits share question templates with dev, and a probe's later
+runs come after its fixes. This script reads the earliest run of each probe (by its ``started`` time) and pools
+them per method: ``Submitted`` and right, ``Submitted`` precision, right with ``Extracted``, and the reliability
+table and ECE (:func:`benchmarks.real_files.summary.reliability`) of every run. No LM is called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from benchmarks.real_files.summary import reliability
+from benchmarks.report import emit
+
+RESULTS = Path(__file__).parent / "results"
+_NAME = re.compile(r"asked_(probe\d*)(?:_\w+)?\.json")
+
+
+def first_runs(results: Path = RESULTS) -> dict[str, Path]:
+    """The earliest kept run of each probe, by the time it started."""
+    runs: dict[str, list[tuple[str, Path]]] = defaultdict(list)
+    for file in results.glob("asked_probe*.json"):
+        match = _NAME.fullmatch(file.name)
+        if match:
+            runs[match.group(1)].append((str(json.loads(file.read_text()).get("started", "")), file))
+    return {probe: min(found)[1] for probe, found in sorted(runs.items())}
+
+
+def rates(records: list[dict[str, Any]]) -> dict[str, Any]:
+    submitted = [r for r in records if r["result_kind"] == "submitted"]
+    right = sum(bool(r["correct"]) for r in submitted)
+    n = len(records)
+    return {
+        "n": n,
+        "submitted": len(submitted),
+        "submitted_solved_pct": round(100 * right / n, 1) if n else None,
+        "submitted_precision_pct": round(100 * right / len(submitted), 1) if submitted else None,
+        "solved_pct": round(100 * sum(bool(r["correct"]) for r in records) / n, 1) if n else None,
+    }
+
+
+def summarize(files: dict[str, Path]) -> dict[str, Any]:
+    pooled: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    per_probe: dict[str, dict[str, Any]] = {}
+    for probe, file in files.items():
+        data = json.loads(file.read_text())
+        methods: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in data["records"]:
+            methods[r["method"]].append(r)
+        per_probe[probe] = {
+            "file": file.name,
+            "commit": data.get("commit"),
+            **{m: rates(rs) for m, rs in methods.items()},
+        }
+        for m, rs in methods.items():
+            pooled[m] += rs
+    return {
+        "probes": per_probe,
+        "methods": {m: rates(rs) | {"calibration": reliability(rs)} for m, rs in sorted(pooled.items())},
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.first_contact", description=__doc__.split("\n\n")[0])
+    p.add_argument("--results", type=Path, default=RESULTS)
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    result = summarize(first_runs(args.results))
+    emit(result, args.out)
+    return result
+
+
+if __name__ == "__main__":
+    main()
