@@ -91,6 +91,7 @@ _WHAT_THE = re.compile(
     r"(?:is\s+|was\s+)?the\s+(\w+)\s+(.+)",
     re.IGNORECASE,
 )
+_SUPERLATIVES = frozenset(c for kind in ("max", "min") for c in CUES[kind])
 
 
 def asks_ranked_value(book: Any, field: str) -> bool:
@@ -98,7 +99,7 @@ def asks_ranked_value(book: Any, field: str) -> bool:
     ranked field, whose value is asked -- not the record holding it ("which selector has the smallest font
     size?", "what selector has ...")."""
     m = _WHAT_THE.match(book.text_q)
-    if m is None or m.group(1).casefold() not in {c for kind in ("max", "min") for c in CUES[kind]}:
+    if m is None or m.group(1).casefold() not in _SUPERLATIVES:
         return False
     after = [x for x in st.words(m.group(2).casefold()) if x not in STOP][:3]
     return bool(field_stems(field) & {st.stem(x) for x in after})
@@ -144,10 +145,12 @@ class Extreme(KindBase):
             if v != result[0]
         ]
         # a number asks for the ranked value, a text for the record -- unless the question asks the value itself
-        number = book.answer_type in (int, float) or asks_ranked_value(book, field)
+        value_asked = book.answer_type in (int, float) or asks_ranked_value(book, field)
         ranked = [  # the record's key, unless the question asks for another of its fields
-            Candidate(result[0], "key", asked and not number and not said, why_rank if not said else "a field asked"),
-            Candidate(result[1], f"{self.word} {field}", asked and number, why_rank),
+            Candidate(
+                result[0], "key", asked and not value_asked and not said, why_rank if not said else "a field asked"
+            ),
+            Candidate(result[1], f"{self.word} {field}", asked and value_asked, why_rank),
         ]
         return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]
 
