@@ -229,7 +229,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "scripted": scripted,
         "random": lambda book, moves: rng_choice.choice(moves),
     }
-    command = "python -m benchmarks.train_ranker" + (" --write" if args.write else "")
+    given = [f"--limit {args.limit}" if args.limit != 3000 else "", "--all-moves" if args.all_moves else ""]
+    given += [
+        "--no-cues" if args.no_cues else "",
+        f"--c {args.c}" if args.c != 0.3 else "",
+        "--write" if args.write else "",
+    ]
+    command = " ".join(["python -m benchmarks.train_ranker", *(g for g in given if g)])
     meta = {
         "data": "benchmarks.corpus train split (training files and phrasing families), held-back files excluded",
         "questions": len(fit_qs),

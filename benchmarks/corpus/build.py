@@ -10,7 +10,7 @@ import hashlib
 import random
 from typing import Any
 
-from benchmarks.corpus import grammar
+from benchmarks.corpus import grammar, listings
 from benchmarks.corpus.facts import Quota, table_facts
 from benchmarks.corpus.generated import generated_table
 from benchmarks.corpus.manifest import TEST, TRAIN, RealFile
@@ -19,6 +19,7 @@ from benchmarks.real_files.dataset import Dataset
 
 DEFAULT_SEED = 28
 GENERATED_FILES = 240
+LISTING_FILES = 60
 
 
 def _question(qid: str, source: str, split: str, fact: Fact, family: str, text: str) -> Question:
@@ -38,13 +39,15 @@ def _question(qid: str, source: str, split: str, fact: Fact, family: str, text: 
     )
 
 
-def _phrased(source: str, split: str, facts: list[Fact], families: list[str], rng: random.Random) -> list[Question]:
+def _phrased(
+    source: str, split: str, facts: list[Fact], families: list[str], rng: random.Random, phrase: Any = grammar.phrase
+) -> list[Question]:
     out: list[Question] = []
     seen: set[str] = set()
     for i, fact in enumerate(facts):
         pair = [families[(2 * i) % len(families)], families[(2 * i + 1) % len(families)]]
         for family in families if split == "train" else pair:  # test: each fact in a seen and a held-out family
-            text = grammar.phrase(fact, family, rng)
+            text = phrase(fact, family, rng)
             if text in seen:
                 continue
             seen.add(text)
@@ -82,7 +85,9 @@ def _real(file: RealFile, data: Dataset, seed: int) -> None:
     data.questions.extend(questions)
 
 
-def build(split: str, seed: int = DEFAULT_SEED, generated: int = GENERATED_FILES) -> Dataset:
+def build(
+    split: str, seed: int = DEFAULT_SEED, generated: int = GENERATED_FILES, listings_files: int = LISTING_FILES
+) -> Dataset:
     """Every question of ``split`` (``train`` or ``test``); a real file missing here is noted, not fatal."""
     if split not in ("train", "test"):
         raise ValueError(f"split must be train or test, got {split!r}")
@@ -96,6 +101,15 @@ def build(split: str, seed: int = DEFAULT_SEED, generated: int = GENERATED_FILES
             name = f"gen{i:04d}_{fmt}"
             facts = table_facts(table, rng, Quota(lookup=3, reverse=2, count=2, min_max=2, yes_no=2, two_hop=2))
             questions = _phrased(name, "train", facts, _families("train", rng, 2), rng)
+            data.sources.append({"name": name, "split": "train", "package": "generated", "format": fmt,
+                                 "chars": len(text), "questions": len(questions)})  # fmt: skip
+            data.contexts[name] = text
+            data.questions.extend(questions)
+        for i in range(listings_files):  # settings that list items: how many a setting lists (training only)
+            rng = random.Random(f"{seed}:listing:{i}")
+            text, facts, fmt = listings.listing_file(rng)
+            name = f"list{i:04d}_{fmt}"
+            questions = _phrased(name, "train", facts, _families("train", rng, 2), rng, listings.phrase)
             data.sources.append({"name": name, "split": "train", "package": "generated", "format": fmt,
                                  "chars": len(text), "questions": len(questions)})  # fmt: skip
             data.contexts[name] = text

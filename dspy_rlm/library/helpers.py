@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from dspy_rlm.library.items import SIZE_HELPERS  # inlined after lookup.py by standalone_source()
 from dspy_rlm.library.lookup import STRUCTURE_HELPERS  # inlined, with structure.py, by standalone_source()
 from dspy_rlm.library.search import (  # standalone_source() inlines search.py before this file
     _show,
@@ -43,6 +44,7 @@ HELPER_NAMES: tuple[str, ...] = (
     "summarize",
     "find_relevant",
     *STRUCTURE_HELPERS,
+    *SIZE_HELPERS,
 )
 
 # -- summarize ----------------------------------------------------------------------------------------
@@ -204,6 +206,7 @@ def make_helpers(
         "summarize": summarize,
         "find_relevant": find_relevant,
         **STRUCTURE_HELPERS,
+        **SIZE_HELPERS,
     }
     return {name: functions[name] for name in HELPER_NAMES}
 
@@ -247,6 +250,7 @@ STANDALONE_MODULES = (
     "tail",
     "results",
     "lookup",
+    "items",
     "search",
     "helpers",
 )

@@ -293,6 +293,15 @@ def _block_value(body: list[str], style: str) -> str:
     return "\n".join(rows).strip() if style == "|" else " ".join(r for r in rows if r).strip()
 
 
+def _item_lines(lines: list[str], i: int, b: int, indent: int) -> tuple[str, int]:
+    """The ``- item`` lines from ``i`` under a key indented ``indent``, and the line after; none of mappings."""
+    end = i
+    while end <= b and (not lines[end].strip() or (_indent(lines[end]) >= indent and lines[end].lstrip()[:2] == "- ")):
+        end += 1
+    items = [ln.strip() for ln in lines[i:end] if ln.strip()]
+    return ("\n".join(items), end) if items and not any(YAML_KEY.match(x) for x in items) else ("", i)
+
+
 def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
     head = lines[a]
     m = YAML_KEY.match(head.strip())
@@ -312,6 +321,8 @@ def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
             if _BLOCK_SCALAR.match(value):  # "desc: |" then indented lines: the value is those lines
                 end = _block_end(lines, i, b, _indent(lines[i - 1]) + (2 if lines[i - 1].lstrip()[:2] == "- " else 0))
                 value, i = _block_value(lines[i:end], value[0]), end
+            elif not value:  # "hosts:" then "- a" lines of plain items: the value is those lines
+                value, i = _item_lines(lines, i, b, _indent(lines[i - 1]))
             if value:
                 fields.append((unquote(sub.group(1).strip()), unquote(value)))
     if key and m:

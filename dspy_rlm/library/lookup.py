@@ -331,33 +331,6 @@ def min_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
     return _extreme("min_of", var, field, min, by)
 
 
-def size_of(var: Any, word: Any) -> int:
-    """How many fields the record matching word has (0: none matches).
-
-    For a record that lists entries: an INI section of commands, a JSON object's keys."""
-    r = record_of(var, _check_word("size_of", word))
-    return len(r.fields) if isinstance(r, Record) else 0
-
-
-def _by_size(fn: str, var: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
-    s = _structure(fn, var)
-    sized = [r for r in s.records if r.fields]
-    if not sized:
-        return Nothing("no record has fields")
-    best = pick(sized, key=lambda r: len(r.fields))  # ties: the first such record
-    return KeyValue(best.key, str(len(best.fields)), best)
-
-
-def most_fields(var: Any) -> KeyValue | Nothing:
-    """The record with the most fields: KEY: N (.record is the whole record)."""
-    return _by_size("most_fields", var, max)
-
-
-def fewest_fields(var: Any) -> KeyValue | Nothing:
-    """The record with the fewest fields: KEY: N."""
-    return _by_size("fewest_fields", var, min)
-
-
 def exists(var: Any, word: Any) -> bool:
     """Does any record contain word? True/False.
 
@@ -382,7 +355,4 @@ def key_of(var: Any, value: Any) -> str | None:
 
 
 _HELPERS = (structure, records, fields, record_of, field_of, count_records, count_where, count_if, most_common)
-_SIZES = (size_of, most_fields, fewest_fields)
-STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {
-    f.__name__: f for f in (*_HELPERS, max_of, min_of, exists, key_of, *_SIZES)
-}
+STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (*_HELPERS, max_of, min_of, exists, key_of)}

@@ -25,6 +25,7 @@ from dspy_rlm.profiles.conditions import (
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import norm, parts
+from dspy_rlm.profiles.sizes import listed_parts
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING
 
 
@@ -123,6 +124,8 @@ class CountAll(KindBase):
             return []
         if book.structs[move.var].kind in ("lines", "prose") and not _says_lines(book.text_q):
             return [Candidate(str(result), "count", False, "the text's lines counted: no records were found")]
+        if listed_parts(book, move.var):  # "how many trusted hosts are there?": a setting's items, not the records
+            return [Candidate(str(result), "count", False, "the question names a part that lists items")]
         return [Candidate(str(result), "count", True, "counted every record")]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
@@ -38,7 +38,7 @@ from dspy_rlm.profiles.reads import (
     unnamed,
     words_inside,
 )
-from dspy_rlm.profiles.sizes import FieldsExtreme, SizeOf
+from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, SizeOf
 from dspy_rlm.profiles.stated import stated
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS, PROSE_FIELDS
 
@@ -48,6 +48,10 @@ _COMPOUND = re.compile(r"[(\[].*,.*[)\]]", re.DOTALL)
 """A value written as a tuple or list of several items (``('pygments.lexers.q', 'K', ('k',))``)."""
 
 
+_HOST_HELPERS = {**lookup.STRUCTURE_HELPERS, **items.SIZE_HELPERS}
+"""The structure helpers a read runs again on the host, by name, for the values it reads."""
+
+
 def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     """What the read ``move`` produced, each value with whether it is supported."""
     kind = KINDS.get(move.kind)
@@ -55,7 +59,7 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     text = book.texts.get(var)
     if kind is None or text is None:
         return []
-    result = None if move.kind == "search" else getattr(lookup, move.helper)(text, *move.args)
+    result = None if move.kind == "search" else _HOST_HELPERS[move.helper](text, *move.args)
     found = kind.evaluate(book, move, stdout, key, result)
     why = next((w for w in (check(book, move, kind, key, text) for check in DOUBTS) if w), None) if found else None
     if why:
@@ -325,5 +329,6 @@ register(Extreme("min", "min_of", "smallest"))
 register(ByLength("max_length", "max_of", "longest", "max"))
 register(ByLength("min_length", "min_of", "shortest", "min"))
 register(SizeOf())
+register(CountItems())
 register(FieldsExtreme("most_fields", "most_fields", ("max", "most_common"), "most"))
 register(FieldsExtreme("fewest_fields", "fewest_fields", ("min",), "fewest"))

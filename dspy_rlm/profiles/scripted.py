@@ -28,7 +28,7 @@ __all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy", "script
 
 _READ_ORDER = {
     "yes_no": ("exists",),
-    "count": ("count_all", "count_flag", "count_where", "count_if", "count_present", "count"),
+    "count": ("count_all", "count_flag", "count_items", "size_of", "count_where", "count_if", "count_present", "count"),
     "most_common": ("most_common",),
     "max": ("max_length", "max"),
     "min": ("min_length", "min"),

@@ -1,23 +1,27 @@
 """The size kinds of read: how many entries a record lists (``size_of``: "how many commands are registered under
-[distutils.commands]?") and the record listing the most / fewest (``most_fields`` / ``fewest_fields``: "which
-group contains the most entries?"). Offered only where the records *list entries*: most records hold field names
-of their own (an INI file of command groups), not one schema shared by all (a package database), where a
-record's size is no answer anyone asks for. Registered by :mod:`dspy_rlm.profiles.kinds`."""
+[distutils.commands]?"), how many items one field lists (``count_items``: "how many environments are in the
+envlist?", "how many address families is the service restricted to?") and the record listing the most / fewest
+(``most_fields`` / ``fewest_fields``: "which group contains the most entries?"). A record's entries are offered
+only where the records *list entries*: most records hold field names of their own (an INI file of command
+groups), not one schema shared by all (a package database), where a record's size is no answer anyone asks for.
+Registered by :mod:`dspy_rlm.profiles.kinds`."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import norm
-from dspy_rlm.profiles.vocabulary import COUNTED, CUES
+from dspy_rlm.profiles.phrases import counted_nouns
+from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm
+from dspy_rlm.profiles.vocabulary import COUNTED, CUES, STOP
 
-__all__ = ["FieldsExtreme", "SizeOf", "lists_entries"]
+__all__ = ["CountItems", "FieldsExtreme", "SizeOf", "lists_entries"]
 
 _SAMPLE = 500  # records looked at to tell a listing from a schema
 
@@ -71,7 +75,87 @@ class SizeOf(KindBase):
         record = lookup.record_of(book.texts[move.var], move.args[0])
         ok = key is not None and key.is_key and result > 0 and _names_no_field_of(book, move.var, record)
         why = "counted the record's entries" if ok else "the question names an entry of the record"
+        if ok and any(t != "key" for t, _ in operands(book, move.var)):  # "... whose name starts with build"
+            ok, why = False, "the question states a test of the entries"
         return [Candidate(str(result), "count", ok, why if result else "no record matches")]
+
+
+def listed_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
+    """``(name, key)`` for each part of ``var`` that a count question names and that lists two items or more
+    (:func:`~dspy_rlm.library.items.items_of`): a field, a dotted group of fields or a record's key, named whole
+    ("the envlist", "allowed origins") or by the noun the question counts with most of its words ("how many
+    address *families* is it restricted to" names ``RestrictAddressFamilies``). A field several records hold is
+    read in the record a key phrase of the question names, and only where the counted noun is one of its words
+    ("how many dependencies does X have", not "how many packages depend on X": those count records)."""
+    memo = ("listed parts", var)
+    if memo in book.memo:
+        return list(book.memo[memo])
+    said = st.words(book.text_q.casefold())
+    stems = {st.stem(w) for w in said if w not in STOP}
+    counted = {st.stem(w) for w in counted_nouns(said)}
+    s, text = book.structs[var], book.texts[var]
+    key_field = field_holding_key(s)
+    if key_field is not None and counted & field_stems(key_field):  # "how many packages ...": the records
+        book.memo[memo] = []
+        return []
+    groups = {f.split(".")[0] for f in s.field_names if "." in f.strip(".")}
+    keys = {r.key for r in s.records[:_SAMPLE] if r.key and len(r.fields) == 1 and " " not in r.key.strip()}
+    out: list[tuple[str, str | None]] = []
+    for name in dict.fromkeys([*s.field_names[:200], *sorted(groups), *sorted(keys)]):
+        words = {st.stem(w.casefold()) for w in camel_parts(name)}
+        named = {w for w in words if _said(w, stems)}
+        by_noun = any(_said(w, counted) for w in words) and len(named) > len(words) / 2
+        if not words or not (named == words or by_noun):
+            continue
+        found = items.items_of(text, name)
+        if isinstance(found, int):
+            out += [(name, None)] if found >= 2 else []
+            continue
+        for k in book.keys.get(var, []) if by_noun else []:
+            n = items.items_of(text, name, k.text) if k.is_key else 0
+            if isinstance(n, int) and n >= 2:
+                out.append((name, k.text))
+                break
+    book.memo[memo] = out
+    return list(out)
+
+
+def _said(stem: str, stems: set[str]) -> bool:
+    """Whether a name's word (its stem) is among ``stems``, or begins one or is begun by one of five letters or
+    more (``depend`` of ``Depends`` in "dependencies")."""
+    return stem in stems or any(
+        min(len(stem), len(s)) >= 5 and (s.startswith(stem) or stem.startswith(s)) for s in stems
+    )
+
+
+class CountItems(KindBase):
+    """``items_of(V, NAME[, KEY])``: how many items the one part the question names lists (a field's list value,
+    a field written once per item, a dotted group's keys)."""
+
+    name = "count_items"
+    per_key = False
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered or book.structs[var].kind in ("lines", "prose"):
+            return []
+        return [
+            read("count_items", f"I will count the items {name!r} lists.", "items_of", var, name, *([k] if k else []))
+            for name, k in listed_parts(book, var)
+        ]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, int):
+            return []
+        # one part named, and no test stated of the items ("... that start with py": a count_if of them)
+        tests = [t for t, _ in operands(book, move.var) if t != "key"]
+        why = "counted the items the part lists"
+        if len(listed_parts(book, move.var)) > 1:
+            why = "the question names more than one part that lists items"
+        elif tests:
+            why = "the question states a test of the items"
+        elif result < 2:
+            why = "the part lists no items"
+        return [Candidate(str(result), "count", why == "counted the items the part lists", why)]
 
 
 RECURS = tuple(c for c in CUES["most_common"] if not c.startswith("by "))

@@ -3,7 +3,7 @@ most / fewest, offered only where the records list entries of their own (made-up
 
 from __future__ import annotations
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import items
 from dspy_rlm.profiles.kinds import evaluate
 from dspy_rlm.profiles.moves import MoveBook
 
@@ -48,10 +48,10 @@ def _read(book: MoveBook, helper: str):
 
 
 def test_the_helpers_count_and_rank_entries():
-    assert lookup.size_of(GROUPS, "lake.writers") == 2 and lookup.size_of(GROUPS, "no.such.group") == 0
-    assert tuple(lookup.most_fields(GROUPS)) == ("lake.commands", "5")
-    assert tuple(lookup.fewest_fields(GROUPS)) == ("lake.writers", "2")
-    assert str(lookup.most_fields("")) == "no record has fields"
+    assert items.size_of(GROUPS, "lake.writers") == 2 and items.size_of(GROUPS, "no.such.group") == 0
+    assert tuple(items.most_fields(GROUPS)) == ("lake.commands", "5")
+    assert tuple(items.fewest_fields(GROUPS)) == ("lake.writers", "2")
+    assert str(items.most_fields("")) == "no record has fields"
 
 
 def test_how_many_entries_a_named_group_lists_is_supported():

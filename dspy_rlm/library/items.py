@@ -1,0 +1,149 @@
+"""REPL helpers that count what one part of a text lists, and rank records by it: the entries of a record
+(``size_of``: an INI section of commands, a JSON object's keys), the items of one field (``items_of``: a list
+value, a field written once per item, the keys under a dotted group) and the record listing the most / fewest
+entries (``most_fields`` / ``fewest_fields``).
+
+Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it after ``lookup``.
+"""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from dspy_rlm.library.lookup import _check_word, _structure, record_of  # inlined before this file
+from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
+from dspy_rlm.library.structure import Record, Structure  # inlined before this file
+
+_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
+_TOKEN = re.compile(r"[\w.:/@+*=<>~-]+")
+_QUOTES = "\"'`"
+
+
+def size_of(var: Any, word: Any) -> int:
+    """How many fields the record matching word has (0: none matches).
+
+    For a record that lists entries: an INI section of commands, a JSON object's keys."""
+    r = record_of(var, _check_word("size_of", word))
+    return len(r.fields) if isinstance(r, Record) else 0
+
+
+def _by_size(fn: str, var: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
+    s = _structure(fn, var)
+    sized = [r for r in s.records if r.fields]
+    if not sized:
+        return Nothing("no record has fields")
+    best = pick(sized, key=lambda r: len(r.fields))  # ties: the first such record
+    return KeyValue(best.key, str(len(best.fields)), best)
+
+
+def most_fields(var: Any) -> KeyValue | Nothing:
+    """The record with the most fields: KEY: N (.record is the whole record)."""
+    return _by_size("most_fields", var, max)
+
+
+def fewest_fields(var: Any) -> KeyValue | Nothing:
+    """The record with the fewest fields: KEY: N."""
+    return _by_size("fewest_fields", var, min)
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` outside brackets and quotes (``a, f(b, c), 'd,e'`` -> three parts)."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in _QUOTES:
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == sep and depth <= 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def _clean(item: str) -> str:
+    item = _BULLET.sub("", item.strip()).strip().rstrip(",;").strip()
+    return item[1:-1] if len(item) >= 2 and item[0] == item[-1] and item[0] in _QUOTES else item
+
+
+def list_items(value: str) -> list[str]:
+    """The items a field's value lists, as written: a bracketed list (``[a, b]``), one item a line (``- a`` lines
+    of YAML, an INI value continued on indented lines), items between commas, or names between spaces where every
+    one is a name of the data, not a word of a sentence (``AF_UNIX AF_INET``, ``a.service b.target``). A value of
+    one item gives ``[value]``, an empty one ``[]``."""
+    v = value.strip()
+    if len(v) >= 2 and v[0] + v[-1] in ("[]", "()", "{}"):
+        v = v[1:-1].strip()
+    if not v:
+        return []
+    lines = [ln for ln in v.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    if len(lines) > 1:
+        flat = [p for ln in lines for p in (_split_top(ln, ",") if ln.rstrip().endswith(",") else [ln])]
+        return [c for c in map(_clean, flat) if c]
+    for sep in (",", ";", "|"):
+        parts = [c for c in map(_clean, _split_top(v, sep)) if c]
+        if len(parts) > 1:
+            return parts
+    tokens = v.split()
+    if len(tokens) > 1 and all(_TOKEN.fullmatch(t) and _is_name(t) for t in tokens):
+        return tokens
+    return [_clean(v)]
+
+
+def _is_name(token: str) -> bool:
+    """Whether a token is a name of the data rather than a word: it holds a digit or one of ``_ . : / @ = <>``,
+    or is written in capitals."""
+    return any(c.isdigit() or c in "_.:/@=<>" for c in token) or (token.isupper() and len(token) > 1)
+
+
+def _field_named(s: Structure, name: str) -> str | None:
+    want = name.casefold()
+    return next((f for f in s.field_names if f.casefold() == want), None)
+
+
+def items_of(var: Any, name: Any, key: Any = None) -> int | Nothing:
+    """How many items field name lists ('a, b', '[a, b]', '- a' lines), or the entries of record name.
+
+    The field ``name`` is read in the record matching ``key``, else in the one record holding it, and counted as
+    its list value's items (names between spaces too: ``AF_UNIX AF_INET``), or as its lines where the record writes
+    it once per item (``DeviceAllow=`` lines); the keys under a dotted group (``dependencies`` of
+    ``dependencies.express``, ``dependencies.chalk``); else the entries of the record keyed ``name`` (as size_of),
+    its one list value counted where it holds only that."""
+    n = _check_word("items_of", name, "name")
+    s = _structure("items_of", var)
+    if key is not None:
+        r = record_of(var, _check_word("items_of", key, "key"))
+        records = [r] if isinstance(r, Record) else []
+        if not records:
+            return Nothing(f"no record contains {key!r}")
+    else:
+        records = list(s.records)
+    field = _field_named(s, n)
+    if field is not None:
+        holders = [r for r in records if r.get(field) is not None]
+        if len(holders) > 1:
+            return Nothing(f"{len(holders)} records have {field!r}; name one: items_of(var, {field!r}, key)")
+        if holders:
+            values = [v for f, v in holders[0].fields if f == field]
+            return len(values) if len(values) > 1 else len(list_items(values[0]))
+    group = n.casefold() + "."
+    grouped = [(r, f) for r in records for f, _ in r.fields if f.casefold().startswith(group)]
+    if grouped and len({r.index for r, _ in grouped}) == 1:
+        return len({f.casefold()[len(group) :].split(".")[0] for _, f in grouped})
+    r = record_of(var, n) if key is None else records[0]
+    if isinstance(r, Record) and r.key.strip().casefold() == n.casefold():
+        if len(r.fields) == 1:
+            return len(list_items(r.fields[0][1]))
+        return len(r.fields)
+    return Nothing(f"no field, group or record named {n!r}")
+
+
+SIZE_HELPERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (size_of, items_of, most_fields, fewest_fields)}
