@@ -37,8 +37,8 @@ def _closed_once(args: str) -> bool:
     return depth == 0
 
 
-def _split_args(args: str) -> list[str]:
-    """The arguments of a call, split at commas outside quotes and brackets."""
+def _split_args(args: str, sep: str = ",") -> list[str]:
+    """The arguments of a call, split at commas (``sep``) outside quotes and brackets."""
     out: list[str] = []
     cur: list[str] = []
     depth, quote = 0, ""
@@ -51,7 +51,7 @@ def _split_args(args: str) -> list[str]:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif ch == sep and depth == 0:
             out.append("".join(cur).strip())
             cur = []
             continue

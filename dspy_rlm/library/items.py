@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from dspy_rlm.library.callformat import _split_args  # inlined before this file
 from dspy_rlm.library.lookup import _check_word, _structure, record_of  # inlined before this file
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
 from dspy_rlm.library.structure import Record, Structure  # inlined before this file
@@ -46,29 +47,6 @@ def fewest_fields(var: Any) -> KeyValue | Nothing:
     return _by_size("fewest_fields", var, min)
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """``text`` split at ``sep`` outside brackets and quotes (``a, f(b, c), 'd,e'`` -> three parts)."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth, quote = 0, ""
-    for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in _QUOTES:
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth <= 0:
-            out.append("".join(cur))
-            cur = []
-            continue
-        cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
 def _clean(item: str) -> str:
     item = _BULLET.sub("", item.strip()).strip().rstrip(",;").strip()
     return item[1:-1] if len(item) >= 2 and item[0] == item[-1] and item[0] in _QUOTES else item
@@ -86,10 +64,10 @@ def list_items(value: str) -> list[str]:
         return []
     lines = [ln for ln in v.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     if len(lines) > 1:
-        flat = [p for ln in lines for p in (_split_top(ln, ",") if ln.rstrip().endswith(",") else [ln])]
+        flat = [p for ln in lines for p in (_split_args(ln, ",") if ln.rstrip().endswith(",") else [ln])]
         return [c for c in map(_clean, flat) if c]
     for sep in (",", ";", "|"):
-        parts = [c for c in map(_clean, _split_top(v, sep)) if c]
+        parts = [c for c in map(_clean, _split_args(v, sep)) if c]
         if len(parts) > 1:
             return parts
     tokens = v.split()
