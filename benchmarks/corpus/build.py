@@ -10,7 +10,7 @@ import hashlib
 import random
 from typing import Any
 
-from benchmarks.corpus import grammar, listings
+from benchmarks.corpus import grammar, listings, rosters
 from benchmarks.corpus.facts import Quota, table_facts
 from benchmarks.corpus.generated import generated_table
 from benchmarks.corpus.manifest import TEST, TRAIN, RealFile
@@ -20,6 +20,7 @@ from benchmarks.real_files.dataset import Dataset
 DEFAULT_SEED = 28
 GENERATED_FILES = 240
 LISTING_FILES = 60
+ROSTER_FILES = 60
 
 
 def _question(qid: str, source: str, split: str, fact: Fact, family: str, text: str) -> Question:
@@ -86,7 +87,11 @@ def _real(file: RealFile, data: Dataset, seed: int) -> None:
 
 
 def build(
-    split: str, seed: int = DEFAULT_SEED, generated: int = GENERATED_FILES, listings_files: int = LISTING_FILES
+    split: str,
+    seed: int = DEFAULT_SEED,
+    generated: int = GENERATED_FILES,
+    listings_files: int = LISTING_FILES,
+    roster_files: int = ROSTER_FILES,
 ) -> Dataset:
     """Every question of ``split`` (``train`` or ``test``); a real file missing here is noted, not fatal."""
     if split not in ("train", "test"):
@@ -105,13 +110,18 @@ def build(
                                  "chars": len(text), "questions": len(questions)})  # fmt: skip
             data.contexts[name] = text
             data.questions.extend(questions)
-        for i in range(listings_files):  # settings that list items: how many a setting lists (training only)
-            rng = random.Random(f"{seed}:listing:{i}")
-            text, facts, fmt = listings.listing_file(rng)
-            name = f"list{i:04d}_{fmt}"
-            questions = _phrased(name, "train", facts, _families("train", rng, 2), rng, listings.phrase)
-            data.sources.append({"name": name, "split": "train", "package": "generated", "format": fmt,
-                                 "chars": len(text), "questions": len(questions)})  # fmt: skip
-            data.contexts[name] = text
-            data.questions.extend(questions)
+        # settings that list items (how many a setting lists) and records listing items under one setting (which
+        # lists the most): training only
+        makers = (("list", "listing", listings.listing_file, listings.phrase, listings_files),
+                  ("roster", "roster", rosters.roster_file, rosters.phrase, roster_files))  # fmt: skip
+        for prefix, seeded, make, phrase, count in makers:
+            for i in range(count):
+                rng = random.Random(f"{seed}:{seeded}:{i}")
+                text, facts, fmt = make(rng)
+                name = f"{prefix}{i:04d}_{fmt}"
+                questions = _phrased(name, "train", facts, _families("train", rng, 2), rng, phrase)
+                data.sources.append({"name": name, "split": "train", "package": "generated", "format": fmt,
+                                     "chars": len(text), "questions": len(questions)})  # fmt: skip
+                data.contexts[name] = text
+                data.questions.extend(questions)
     return data

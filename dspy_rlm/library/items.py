@@ -1,7 +1,8 @@
 """REPL helpers that count what one part of a text lists, and rank records by it: the entries of a record
 (``size_of``: an INI section of commands, a JSON object's keys), the items of one field (``items_of``: a list
-value, a field written once per item, the keys under a dotted group) and the record listing the most / fewest
-entries (``most_fields`` / ``fewest_fields``).
+value, a field written once per item, the keys under a dotted group), the record listing the most / fewest
+entries (``most_fields`` / ``fewest_fields``) and the one whose list is longest / shortest (``most_items`` /
+``fewest_items``).
 
 Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it after ``lookup``.
 """
@@ -18,6 +19,7 @@ from dspy_rlm.library.structure import Record, Structure  # inlined before this 
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
 _TOKEN = re.compile(r"[\w.:/@+*=<>~-]+")
 _QUOTES = "\"'`"
+_GROUPED = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,250: one number, no list
 
 
 def size_of(var: Any, word: Any) -> int:
@@ -62,18 +64,32 @@ def list_items(value: str) -> list[str]:
         v = v[1:-1].strip()
     if not v:
         return []
+    if _GROUPED.fullmatch(v):
+        return [v]
     lines = [ln for ln in v.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     if len(lines) > 1:
         flat = [p for ln in lines for p in (_split_args(ln, ",") if ln.rstrip().endswith(",") else [ln])]
         return [c for c in map(_clean, flat) if c]
     for sep in (",", ";", "|"):
-        parts = [c for c in map(_clean, _split_args(v, sep)) if c]
+        parts = _rejoined_bounds([c for c in map(_clean, _split_args(v, sep)) if c], sep)
         if len(parts) > 1:
             return parts
     tokens = v.split()
     if len(tokens) > 1 and all(_TOKEN.fullmatch(t) and _is_name(t) for t in tokens):
         return tokens
     return [_clean(v)]
+
+
+def _rejoined_bounds(parts: list[str], sep: str) -> list[str]:
+    """``parts`` with each one that opens with a comparison rejoined to the one before: the bounds of one version
+    requirement (``PySocks>=1.5.6,<2.0,!=1.5.7``) are one item."""
+    out: list[str] = []
+    for p in parts:
+        if out and p[:1] in "<>!=~":
+            out[-1] += sep + p
+        else:
+            out.append(p)
+    return out
 
 
 def _is_name(token: str) -> bool:
@@ -124,4 +140,59 @@ def items_of(var: Any, name: Any, key: Any = None) -> int | Nothing:
     return Nothing(f"no field, group or record named {n!r}")
 
 
-SIZE_HELPERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (size_of, items_of, most_fields, fewest_fields)}
+def _items(record: Record, field: str) -> int:
+    values = [v for f, v in record.fields if f == field]
+    return len(values) if len(values) > 1 else len(list_items(values[0])) if values else 0
+
+
+def _lists(fn: str, var: Any, name: Any) -> tuple[list[tuple[str, int, Record]], str]:
+    """``(label, items, record)`` for each list ``name`` names, and what was ranked: the field ``name`` of every
+    record holding it (labelled by the record's key), else the fields under the dotted group ``name`` of one
+    record, else the fields of the record keyed ``name`` (labelled by the field's name)."""
+    n = _check_word(fn, name, "name")
+    s = _structure(fn, var)
+    field = _field_named(s, n)
+    if field is not None:
+        holders = [r for r in s.records if r.get(field) is not None]
+        if len(holders) >= 2:
+            return [(r.key, _items(r, field), r) for r in holders], f"records holding {field!r}"
+    group = n.casefold() + "."
+    grouped = [(r, f) for r in s.records for f, _ in r.fields if f.casefold().startswith(group)]
+    if grouped and len({r.index for r, _ in grouped}) == 1:
+        held = grouped[0][0]
+        subs = dict.fromkeys(f[len(group) :].split(".")[0] for _, f in grouped)
+        named = {f[len(group) :]: f for _, f in grouped if "." not in f[len(group) :]}
+        return [(sub, _items(held, named[sub]), held) for sub in subs if sub in named], f"the group {n!r}"
+    r = record_of(var, n)
+    if isinstance(r, Record) and r.key.strip().casefold() == n.casefold():
+        return [(f, _items(r, f), r) for f in dict.fromkeys(f for f, _ in r.fields)], f"the record {r.key!r}"
+    return [], f"no field held by two records, group or record named {n!r}"
+
+
+def _by_items(fn: str, var: Any, name: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
+    lists, what = _lists(fn, var, name)
+    if len(lists) < 2 or max(n for _, n, _ in lists) < 2:
+        return Nothing(f"{what}: no two lists to compare" if lists else what)
+    label, n, record = pick(lists, key=lambda t: t[1])
+    tied = [t[0] for t in lists if t[1] == n]
+    if len(tied) > 1:  # no one answer
+        return Nothing(f"{len(tied)} lists tie at {n} items: {', '.join(tied[:5])}{', ...' if len(tied) > 5 else ''}")
+    return KeyValue(label, str(n), record)
+
+
+def most_items(var: Any, name: Any) -> KeyValue | Nothing:
+    """The record whose list name holds the most items: KEY: N.
+
+    Ranked: the field ``name`` of every record holding it, else the fields of the dotted group or record ``name``
+    (labelled by field)."""
+    return _by_items("most_items", var, name, max)
+
+
+def fewest_items(var: Any, name: Any) -> KeyValue | Nothing:
+    """The record whose list name holds the fewest items: KEY: N."""
+    return _by_items("fewest_items", var, name, min)
+
+
+SIZE_HELPERS: dict[str, Callable[..., Any]] = {
+    f.__name__: f for f in (size_of, items_of, most_fields, fewest_fields, most_items, fewest_items)
+}

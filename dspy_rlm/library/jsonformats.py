@@ -57,7 +57,8 @@ def _records_of(members: list[tuple[Any, Any, int, int]]) -> bool:
 
 
 def looks_json_document(text: str) -> bool:
-    """A whole JSON document holding records (at the top or one level down). Cheap checks first."""
+    """A whole JSON document: an object, or an array holding records (at the top or one level down). Cheap checks
+    first."""
     head = text.lstrip()[:1]
     if head not in ("[", "{") or not text.rstrip().endswith(("]", "}")):
         return False
@@ -65,7 +66,7 @@ def looks_json_document(text: str) -> bool:
         json.loads(text)
     except ValueError:
         return False
-    return _container(text) is not None
+    return _container(text) is not None or head == "{"
 
 
 def _container(text: str) -> list[tuple[Any, Any, int, int]] | None:
@@ -87,9 +88,14 @@ def _container(text: str) -> list[tuple[Any, Any, int, int]] | None:
 
 def parse_json_document(text: str) -> list[Raw]:
     """One record per object of the container: its fields (nested objects as ``a.b``), its key (the member's
-    name in an object of objects, else an id/name/key/title field, else its first string), its lines."""
-    members = _container(text) or []
+    name in an object of objects, else an id/name/key/title field, else its first string), its lines. An object
+    holding no records (a package's manifest, a settings document) is one record of the whole text."""
+    members = _container(text)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    if members is None:
+        value = json.loads(text)
+        fields = json_fields(value) if isinstance(value, dict) else []
+        return [(0, len(starts) - 1, fields, json_key(value, fields), None)] if fields else []
     out: list[Raw] = []
     for name, value, begin, end in members:
         if not isinstance(value, dict):

@@ -21,7 +21,8 @@ Records per kind (the record's ``key`` in brackets):
   own text as ``text`` (gdb's syscalls, iso-codes). A text declaring an entity, or an HTML page, is no xml.
 - jsonl: one per line [an id/name/key/title field, else the first string]; nested objects as ``a.b``.
 - json: a whole JSON document, one record per object of its array (or object) of objects, at the top or one level
-  down [the member's name in an object of objects, else as jsonl], spanning the object's own lines.
+  down [the member's name in an object of objects, else as jsonl], spanning the object's own lines; an object
+  holding no records is one record of its fields (a manifest, a settings document).
 - logfmt: one per line of ``key=value`` pairs, or of comma-separated ``KEY op value`` pairs (udev rules) [an
   id/name/key/title field, else the first value].
 - stanzas: one per block [its first field's value]; continuation lines belong to the field above; (detail

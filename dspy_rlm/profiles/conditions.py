@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_forms, field_holding_key, field_stems, norm, parts
@@ -116,7 +116,7 @@ def names_field(book: Any, var: str, field: str) -> bool:
 def most_of(book: Any) -> str | None:
     """The ranking "which X has the most Y" asks, where no cue word says it: ``most_common`` where Y names no
     field (it counts the records: "the most glob patterns"), ``max`` where Y names a field that holds numbers
-    ("the most cores"); None where Y names another field (a list: "the most dependencies" is no value's count)
+    ("the most cores") or lists items ("the most members": the longest list); None where Y names another field
     or the question says a cue already."""
     m = MOST_OF.search(book.text_q)
     said_max = {"max"} if m is not None and "number" in m.group(0).casefold() else set()  # "the largest number of"
@@ -130,7 +130,8 @@ def most_of(book: Any) -> str | None:
             if said in field_stems(f):
                 values = [v for v in (r.get(f) for r in s.records[:SCAN]) if v and v.strip()]
                 numbers = sum(lookup._number(v) is not None for v in values)
-                return "max" if values and numbers >= 0.8 * len(values) else None
+                lists = any(len(items.list_items(v)) >= 2 for v in values)  # "the most members": the longest list
+                return "max" if values and (numbers >= 0.8 * len(values) or lists) else None
     return "most_common"
 
 

