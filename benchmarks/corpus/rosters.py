@@ -2,7 +2,8 @@
 with ``members = a, b``, a YAML list of ``- name: ...`` mappings with a ``hosts:`` list, TOML tables, JSON objects
 or arrays of objects), or one group whose keys each list items (``[pools]`` with ``east = a, b``; a JSON object of
 arrays). The facts: which record's list is longest / shortest ("which team has the most members?"), how many
-items one record lists ("how many members does the web team have?"), and scalar lookups.
+items one record lists ("how many members does the web team have?"), whether a record lists an item ("is ada one
+of web's members?": yes, no where another record lists it, no where none does), and scalar lookups.
 
 Record names and items are made of syllables; each file's longest and shortest lists are unique; the golds come
 from the generated lists, never from parsing the rendering. Only :func:`benchmarks.corpus.build.build` for
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from benchmarks.corpus import grammar
 from benchmarks.corpus.generated import _style, word
@@ -46,6 +48,17 @@ COUNT_SHAPES: dict[str, tuple[str, ...]] = {
     "indirect": ("Could you count the {nouns} {key} lists?",),
     "inverted": ("The {nouns} of {key} number how many?",),
 }
+MEMBER_SHAPES: dict[str, tuple[str, ...]] = {
+    "wh": ("Is {item} one of the {nouns} of {key}?", "Does the {record} {key} list {item} among its {nouns}?"),
+    "imperative": ("Check whether {item} is one of {key}'s {nouns}.", "Confirm if {key} lists {item} as a {noun}."),
+    "topic": ("{item}: is it one of the {nouns} of {key}?",),
+    "embedded": ("Tell me whether {item} is among the {nouns} of {key}.",),
+    "terse": ("{item} in {key} {nouns}?",),
+    "possessive": ("Is {item} in {key}'s {name}?", "Is {item} one of {key}'s {nouns}?"),
+    "indirect": ("Could you check whether {key} has {item} among its {nouns}?",),
+    "inverted": ("Among the {nouns} of {key}, is there {item}?",),
+}
+"""The ways "is this item one of that record's list" is asked."""
 FORMATS = ("ini", "yaml", "yaml_list", "toml", "json", "json_list", "group")
 
 
@@ -83,11 +96,24 @@ def roster_file(rng: random.Random) -> tuple[str, list[Fact], str]:
         fmt = "group_json"  # its lists are fields "name.key": a count names no field whole
     else:
         facts += [Fact("count", {**slots, "key": n}, len(lists[n])) for n in rng.sample(names, 2)]
+    facts += _memberships(slots, lists, noun, rng)
     if not fmt.startswith("group"):
         n = rng.choice(names)
         field, value = next(iter(scalars[n].items()))
         facts.append(Fact("lookup", {"field": field, "noun": record, "key": n}, value))
     return _render(fmt, name, record, lists, scalars, rng), facts, fmt
+
+
+def _memberships(slots: dict[str, Any], lists: dict[str, list[str]], noun: str, rng: random.Random) -> list[Fact]:
+    """Three yes/no facts of one record's list: an item it lists, one only another record lists, and one no record
+    lists."""
+    key = rng.choice(sorted(lists))
+    others = sorted({i for n, v in lists.items() if n != key for i in v} - set(lists[key]))
+    listed = {i for v in lists.values() for i in v}
+    absent = next(i for i in iter(lambda: _ITEMS[noun](rng), None) if i not in listed)
+    slots = {**slots, "key": key, "noun": noun}
+    items = [(rng.choice(lists[key]), True), (absent, False)] + ([(rng.choice(others), False)] if others else [])
+    return [Fact("yes_no", {**slots, "item": item}, gold) for item, gold in items]
 
 
 def _render(
@@ -123,11 +149,12 @@ def _render(
 def phrase(fact: Fact, family: str, rng: random.Random) -> str:
     """A roster fact in ``family``'s words: rankings by :data:`SHAPES`, counts by :data:`COUNT_SHAPES`, lookups
     by the grammar."""
-    shapes = SHAPES if fact.kind == "min_max" else COUNT_SHAPES if fact.kind == "count" else None
+    shapes = {"min_max": SHAPES, "count": COUNT_SHAPES, "yes_no": MEMBER_SHAPES}.get(fact.kind)
     if shapes is None:
         return grammar.phrase(fact, family, rng)
     shape = rng.choice(shapes[family])
     chosen = {k: (rng.choice(v) if isinstance(v, tuple) else str(v)) for k, v in fact.slots.items()}
     text = shape.format(**chosen)
     text = text[0].upper() + text[1:] if not shape.startswith("{") else text
-    return grammar.vary(text, [chosen["name"], chosen["nouns"], *([chosen["key"]] if "key" in chosen else [])], rng)
+    said = [chosen["name"], chosen["nouns"], *(chosen[k] for k in ("key", "item") if k in chosen)]
+    return grammar.vary(text, said, rng)

@@ -103,18 +103,12 @@ def _field_named(s: Structure, name: str) -> str | None:
     return next((f for f in s.field_names if f.casefold() == want), None)
 
 
-def items_of(var: Any, name: Any, key: Any = None) -> int | Nothing:
-    """How many items field name lists ('a, b', '[a, b]', '- a' lines), or the entries of record name.
-
-    The field ``name`` is read in the record matching ``key``, else in the one record holding it, and counted as
-    its list value's items (names between spaces too: ``AF_UNIX AF_INET``), or as its lines where the record writes
-    it once per item (``DeviceAllow=`` lines); the keys under a dotted group (``dependencies`` of
-    ``dependencies.express``, ``dependencies.chalk``); else the entries of the record keyed ``name`` (as size_of),
-    its one list value counted where it holds only that."""
-    n = _check_word("items_of", name, "name")
-    s = _structure("items_of", var)
+def _listed(fn: str, var: Any, name: Any, key: Any = None) -> list[str] | Nothing:
+    """The items the part ``name`` lists (see :func:`items_of`), read in the record matching ``key`` if given."""
+    n = _check_word(fn, name, "name")
+    s = _structure(fn, var)
     if key is not None:
-        r = record_of(var, _check_word("items_of", key, "key"))
+        r = record_of(var, _check_word(fn, key, "key"))
         records = [r] if isinstance(r, Record) else []
         if not records:
             return Nothing(f"no record contains {key!r}")
@@ -124,23 +118,53 @@ def items_of(var: Any, name: Any, key: Any = None) -> int | Nothing:
     if field is not None:
         holders = [r for r in records if r.get(field) is not None]
         if len(holders) > 1:
-            return Nothing(f"{len(holders)} records have {field!r}; name one: items_of(var, {field!r}, key)")
+            args = f"{field!r}, key" if fn == "items_of" else f"{field!r}, word, key"
+            return Nothing(f"{len(holders)} records have {field!r}; name one: {fn}(var, {args})")
         if holders:
             values = [v for f, v in holders[0].fields if f == field]
-            return len(values) if len(values) > 1 else len(list_items(values[0]))
+            return [_clean(v) for v in values] if len(values) > 1 else list_items(values[0])
     group = n.casefold() + "."
     grouped = [(r, f) for r in records for f, _ in r.fields if f.casefold().startswith(group)]
     if grouped and len({r.index for r, _ in grouped}) == 1:
-        return len({f.casefold()[len(group) :].split(".")[0] for _, f in grouped})
+        return list(dict.fromkeys(f[len(group) :].split(".")[0] for _, f in grouped))
     r = record_of(var, n) if key is None else records[0]
     if isinstance(r, Record) and r.key.strip().casefold() == n.casefold():
-        if len(r.fields) == 1:
-            return len(list_items(r.fields[0][1]))
-        return len(r.fields)
+        return list_items(r.fields[0][1]) if len(r.fields) == 1 else [f for f, _ in r.fields]
     return Nothing(f"no field, group or record named {n!r}")
 
 
-def _items(record: Record, field: str) -> int:
+def items_of(var: Any, name: Any, key: Any = None) -> int | Nothing:
+    """How many items field name lists ('a, b', '[a, b]', '- a' lines), or the entries of record name.
+
+    The field ``name`` is read in the record matching ``key``, else in the one record holding it, and counted as
+    its list value's items (names between spaces too: ``AF_UNIX AF_INET``), or as its lines where the record writes
+    it once per item (``DeviceAllow=`` lines); the keys under a dotted group (``dependencies`` of
+    ``dependencies.express``, ``dependencies.chalk``); else the entries of the record keyed ``name`` (as size_of),
+    its one list value counted where it holds only that."""
+    found = _listed("items_of", var, name, key)
+    return found if isinstance(found, Nothing) else len(found)
+
+
+_ITEM_NAME = re.compile(r"[^\s<>=!~^@:;,(\[]+")  # "requests>=2.0", "nock@^13", "libc6 (>= 2.34)": the name
+
+
+def has_item(var: Any, name: Any, word: Any, key: Any = None) -> bool | Nothing:
+    """Is word one of the items name lists (read as items_of)? True/False.
+
+    An item matches whole or by its name before a version (``requests>=2.0``, ``libc6 (>= 2.34)``), any case."""
+    w = _check_word("has_item", word, "word").strip().casefold()
+    found = _listed("has_item", var, name, key)
+    if isinstance(found, Nothing):
+        return found
+    for item in found:
+        head = _ITEM_NAME.match(item.strip())
+        if item.strip().casefold() == w or (head is not None and head.group(0).casefold() == w):
+            return True
+    return False
+
+
+def items_in(record: Record, field: str) -> int:
+    """How many items ``record``'s field ``field`` lists (its lines where it is written once per item)."""
     values = [v for f, v in record.fields if f == field]
     return len(values) if len(values) > 1 else len(list_items(values[0])) if values else 0
 
@@ -155,17 +179,17 @@ def _lists(fn: str, var: Any, name: Any) -> tuple[list[tuple[str, int, Record]],
     if field is not None:
         holders = [r for r in s.records if r.get(field) is not None]
         if len(holders) >= 2:
-            return [(r.key, _items(r, field), r) for r in holders], f"records holding {field!r}"
+            return [(r.key, items_in(r, field), r) for r in holders], f"records holding {field!r}"
     group = n.casefold() + "."
     grouped = [(r, f) for r in s.records for f, _ in r.fields if f.casefold().startswith(group)]
     if grouped and len({r.index for r, _ in grouped}) == 1:
         held = grouped[0][0]
         subs = dict.fromkeys(f[len(group) :].split(".")[0] for _, f in grouped)
         named = {f[len(group) :]: f for _, f in grouped if "." not in f[len(group) :]}
-        return [(sub, _items(held, named[sub]), held) for sub in subs if sub in named], f"the group {n!r}"
+        return [(sub, items_in(held, named[sub]), held) for sub in subs if sub in named], f"the group {n!r}"
     r = record_of(var, n)
     if isinstance(r, Record) and r.key.strip().casefold() == n.casefold():
-        return [(f, _items(r, f), r) for f in dict.fromkeys(f for f, _ in r.fields)], f"the record {r.key!r}"
+        return [(f, items_in(r, f), r) for f in dict.fromkeys(f for f, _ in r.fields)], f"the record {r.key!r}"
     return [], f"no field held by two records, group or record named {n!r}"
 
 
@@ -194,5 +218,5 @@ def fewest_items(var: Any, name: Any) -> KeyValue | Nothing:
 
 
 SIZE_HELPERS: dict[str, Callable[..., Any]] = {
-    f.__name__: f for f in (size_of, items_of, most_fields, fewest_fields, most_items, fewest_items)
+    f.__name__: f for f in (size_of, items_of, has_item, most_fields, fewest_fields, most_items, fewest_items)
 }

@@ -38,12 +38,25 @@ def blocks(lines: list[str]) -> list[tuple[int, int]]:
 
 
 # -- Key: value stanzas (Debian control files, DEP-5 copyright, METADATA / e-mail headers) -----------------
+def _stanza_blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """:func:`blocks`, a block joined to the one before where it goes on indented after lines of blanks only (a
+    folded value's empty lines: a wheel's ``License:`` text in METADATA), not after an empty line."""
+    out: list[tuple[int, int]] = []
+    for a, b in blocks(lines):
+        gap = lines[out[-1][1] + 1 : a] if out else []
+        if gap and lines[a][:1] in (" ", "\t") and all(ln.rstrip("\r\n") and not ln.strip() for ln in gap):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
 def _stanza_block(lines: list[str], a: int, b: int) -> list[tuple[int, int, str, str]] | None:
     """(first, last, name, value) per field when the block is a stanza (continuations start with a space)."""
     fields: list[tuple[int, int, str, str]] = []
     for i in range(a, b + 1):
         line = lines[i]
-        if line[:1] in (" ", "\t") and fields:
+        if (line[:1] in (" ", "\t") or not line.strip()) and fields:
             f = fields[-1]
             fields[-1] = (f[0], i, f[2], f[3])
             continue
@@ -67,7 +80,7 @@ def _yamlish(lines: list[str], fields: list[tuple[int, int, str, str]]) -> bool:
 
 
 def looks_stanzas(sample: list[str]) -> float:
-    spans = blocks(sample)
+    spans = _stanza_blocks(sample)
     parsed = [_stanza_block(sample, a, b) for a, b in spans]
     kv = [p for p in parsed if p and not _yamlish(sample, p) and 2 * sum(1 for f in p if f[3]) >= len(p)]
     if not kv or (parsed[0] and _yamlish(sample, parsed[0])):
@@ -88,7 +101,7 @@ def looks_stanzas(sample: list[str]) -> float:
 def parse_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
-    for a, b in blocks(lines):
+    for a, b in _stanza_blocks(lines):
         parsed = _stanza_block(lines, a, b)
         if not parsed:
             out.append((a, b, [], "", None))

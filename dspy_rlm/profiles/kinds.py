@@ -23,6 +23,7 @@ from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
+from dspy_rlm.profiles.members import HasItem, asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, near_spelled, quoted_text, written_as_name
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
@@ -239,6 +240,10 @@ class Exists(KindBase):
         return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        parts = member_parts(book, move.var)
+        phrase = item_phrase(book, move.var, parts[0][0]) if len(parts) == 1 else None
+        if phrase is not None and asks_membership(book, parts[0][0], phrase):  # "is X one of Y's deps?"
+            return [Candidate(bool(result), "answer", False, "the question asks whether a part's list holds it")]
         # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
         # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
         others = [k for k in book.keys.get(move.var, []) if k is not key and not k.hop]  # phrases of the question
@@ -313,6 +318,7 @@ for _kind in (
     Search(),
     Record(),
     Field(),
+    HasItem(),
     Exists(),
     Count(),
     CountWhere(),

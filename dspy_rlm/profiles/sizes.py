@@ -23,7 +23,16 @@ from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm
 from dspy_rlm.profiles.vocabulary import COUNTED, CUES, STOP
 
-__all__ = ["CountItems", "FieldsExtreme", "ItemsExtreme", "SizeOf", "lists_entries", "ranked_lists"]
+__all__ = [
+    "CountItems",
+    "FieldsExtreme",
+    "ItemsExtreme",
+    "SizeOf",
+    "listed_parts",
+    "lists_entries",
+    "named_parts",
+    "ranked_lists",
+]
 
 _SAMPLE = 500  # records looked at to tell a listing from a schema
 
@@ -89,12 +98,17 @@ def listed_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
     address *families* is it restricted to" names ``RestrictAddressFamilies``). A field several records hold is
     read in the record a key phrase of the question names, and only where the counted noun is one of its words
     ("how many dependencies does X have", not "how many packages depend on X": those count records)."""
-    memo = ("listed parts", var)
+    said = st.words(book.text_q.casefold())
+    return named_parts(book, var, {st.stem(w) for w in counted_nouns(said)}, "listed parts")
+
+
+def named_parts(book: Any, var: str, counted: set[str], tag: str, least: int = 2) -> list[tuple[str, str | None]]:
+    """``(name, key)`` for each part of ``var`` listing ``least`` items or more that the question names, where one
+    of its words named is among the stems ``counted`` (see :func:`listed_parts`); memoized under ``tag``."""
+    memo = (tag, var)
     if memo in book.memo:
         return list(book.memo[memo])
-    said = st.words(book.text_q.casefold())
-    stems = {st.stem(w) for w in said if w not in STOP}
-    counted = {st.stem(w) for w in counted_nouns(said)}
+    stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
     s, text = book.structs[var], book.texts[var]
     key_field = field_holding_key(s)
     if key_field is not None and counted & field_stems(key_field):  # "how many packages ...": the records
@@ -111,11 +125,11 @@ def listed_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
                 continue
             found = items.items_of(text, name)
             if isinstance(found, int):
-                out += [(name, None)] if found >= 2 else []
+                out += [(name, None)] if found >= least else []
                 continue
             for k in book.keys.get(var, []) if by_noun else []:
                 n = items.items_of(text, name, k.text) if k.is_key else 0
-                if isinstance(n, int) and n >= 2:
+                if isinstance(n, int) and n >= least:
                     out.append((name, k.text))
                     break
     book.memo[memo] = out
@@ -182,15 +196,19 @@ RECURS = tuple(c for c in CUES["most_common"] if not c.startswith("by "))
 """The words of a question asking which value recurs most ("appears most often"), not which record is largest."""
 
 
-class FieldsExtreme(KindBase):
-    """``most_fields(V)`` / ``fewest_fields(V)``: the record listing the most / fewest entries, for a ranking
-    question that names no field (the ranking is by size, not by a value)."""
+class _Ranking(KindBase):
+    """A ranking over every record, named ``name``, calling ``helper`` for a question with one of ``cues``."""
 
     per_key = False
     every_record = True
 
     def __init__(self, name: str, helper: str, cues: tuple[str, ...], word: str) -> None:
         self.name, self.helper, self.cues, self.word = name, helper, cues, word
+
+
+class FieldsExtreme(_Ranking):
+    """``most_fields(V)`` / ``fewest_fields(V)``: the record listing the most / fewest entries, for a ranking
+    question that names no field (the ranking is by size, not by a value)."""
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if not book.offered & set(self.cues) or not lists_entries(book, var):
@@ -258,15 +276,9 @@ def _ranks_by(book: Any, name: str) -> bool:
     return bool(noun) and any(_said(st.stem(w.casefold()), {noun}) for w in camel_parts(name))
 
 
-class ItemsExtreme(KindBase):
+class ItemsExtreme(_Ranking):
     """``most_items(V, NAME)`` / ``fewest_items(V, NAME)``: the record whose list the question names is longest /
     shortest ("which group has the most members?"), or the field of a named group listing the most."""
-
-    per_key = False
-    every_record = True
-
-    def __init__(self, name: str, helper: str, cues: tuple[str, ...], word: str) -> None:
-        self.name, self.helper, self.cues, self.word = name, helper, cues, word
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if not book.offered & set(self.cues) or book.structs[var].kind in ("lines", "prose"):

@@ -207,6 +207,15 @@ STOP = FUNCTION_WORDS | ENGLISH | CUE_WORDS | {
     "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
     "named", "called",
 }  # fmt: skip
+ASKING = frozenset(
+    {"check", "confirm", "verify", "wonder", "see", "know", "lists", "among", "include", "includes", "contain"}
+)
+"""Words of asking whether something is listed ("*check* whether ...", "does it *include* ..."), never an item."""
+MEMBER_VERBS = ("list", "lists", "include", "includes", "contain", "contains", "require", "requires", "have", "has")
+"""Verbs whose object is the item a list holds ("does Y *list* X", "does Y *require* X")."""
+MEMBERSHIP = ("one of", "among", "amongst", "including", "containing", "listed", "member of", "part of",
+              *MEMBER_VERBS[:-2])  # fmt: skip
+"""Words that ask whether a list holds an item ("is X *one of* the ...", "does Y *include* X")."""
 RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 """Words after which a question describes a record ("the package whose description is ...")."""
 
