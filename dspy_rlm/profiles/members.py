@@ -107,7 +107,7 @@ def item_phrase(book: Any, var: str, name: str) -> str | None:
     ada), nor is a word of the asking ("*check* whether ...") absent from the data."""
     memo = ("item phrase", var, name)
     if memo in book.memo:
-        return book.memo[memo]  # type: ignore[no-any-return]
+        return book.memo[memo]
     q = book.text_q.casefold()
     segments = {p.casefold() for f in book.structs[var].field_names if "." in f for p in f.split(".")[1:]}
     tokens = [w for w in _WORD.findall(book.text_q) if w.casefold() not in STOP]
@@ -129,7 +129,7 @@ def item_phrase(book: Any, var: str, name: str) -> str | None:
         # the object of "does Y list X" first, then a phrase of the data, then other words
         found.append((verb is not None and a < verb, not written, a, -(b - a), book.text_q[a:b]))
     book.memo[memo] = min(found)[4] if found else None
-    return book.memo[memo]  # type: ignore[no-any-return]
+    return book.memo[memo]
 
 
 def asks_membership(book: Any, name: str, phrase: str) -> bool:
