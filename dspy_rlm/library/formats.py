@@ -9,7 +9,6 @@ Each ``looks_*`` function scores a sample of lines: the share of its meaningful 
 """
 
 import csv
-import json
 import re
 from collections import Counter
 from typing import Any
@@ -142,70 +141,6 @@ def parse_statements(lines: list[str]) -> tuple[list[Raw], list[str]]:
             fields = [(name, unquote(m.group(2)))] + ([("comment", m.group(3).strip())] if m.group(3) else [])
             out.append((i, i, fields, name, None))
     return out, []
-
-
-# -- JSON lines ---------------------------------------------------------------------------------------------
-def looks_jsonl(sample: list[str]) -> float:
-    rows = [ln.strip() for ln in sample if ln.strip()]
-    if not rows or not all(r.startswith("{") for r in rows[:5]):
-        return 0.0
-    ok = 0
-    for r in rows[:50]:
-        try:
-            ok += isinstance(json.loads(r), dict)
-        except ValueError:
-            pass
-    return _share(ok, min(len(rows), 50))
-
-
-def _scalar(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value.strip()
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value) if isinstance(value, int) else json.dumps(value)
-
-
-def json_fields(obj: dict, prefix: str = "") -> list[tuple[str, str]]:
-    fields: list[tuple[str, str]] = []
-    for name, value in obj.items():
-        if isinstance(value, dict) and not prefix:
-            fields += json_fields(value, f"{name}.")
-        elif isinstance(value, list):
-            items = [s for s in map(_scalar, value) if s]
-            if items:
-                fields.append((f"{prefix}{name}", ", ".join(items)))
-        elif (s := _scalar(value)) is not None:
-            fields.append((f"{prefix}{name}", s))
-    return fields
-
-
-def json_key(obj: dict, fields: list[tuple[str, str]]) -> str:
-    for want in KEY_NAMES:
-        for name, value in fields:
-            if name.lower() == want:
-                return value
-    return next((v for k, v in fields if isinstance(obj.get(k), str) and v), fields[0][1] if fields else "")
-
-
-def parse_jsonl(lines: list[str]) -> list[Raw]:
-    out: list[Raw] = []
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if not s:
-            continue
-        try:
-            obj = json.loads(s)
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict):
-            fields = json_fields(obj)
-            out.append((i, i, fields, json_key(obj, fields), None))
-        else:
-            out.append((i, i, _line_kv(s), "", None))
-    return out
 
 
 # -- delimited tables ---------------------------------------------------------------------------------------

@@ -67,6 +67,9 @@ def list_items(value: str) -> list[str]:
     if _GROUPED.fullmatch(v):
         return [v]
     lines = [ln for ln in v.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    entries = _dashed_entries(lines)
+    if entries is not None:  # YAML's "- " items of several lines each (a workflow's steps): one item each
+        return entries
     if len(lines) > 1:
         flat = [p for ln in lines for p in (_split_args(ln, ",") if ln.rstrip().endswith(",") else [ln])]
         return [c for c in map(_clean, flat) if c]
@@ -78,6 +81,26 @@ def list_items(value: str) -> list[str]:
     if len(tokens) > 1 and all(_TOKEN.fullmatch(t) and _is_name(t) for t in tokens):
         return tokens
     return [_clean(v)]
+
+
+def _dashed_entries(lines: list[str]) -> list[str] | None:
+    """The items of a YAML block list whose items go on over more lines (mappings, folded text), each item its
+    ``- `` line and the lines under it joined by newlines; None where every line is an item of its own."""
+    if len(lines) < 2 or not lines[0].lstrip().startswith("- "):
+        return None
+    dashes = [len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.lstrip().startswith("- ")]
+    if not dashes:
+        return None
+    indent = min(dashes)
+    out: list[list[str]] = [[lines[0].lstrip()[2:].strip()]]
+    for ln in lines[1:]:
+        if ln.lstrip().startswith("- ") and len(ln) - len(ln.lstrip()) == indent:
+            out.append([ln.lstrip()[2:].strip()])
+        else:
+            out[-1].append(ln.strip())
+    if all(len(item) == 1 for item in out):
+        return None
+    return [c for c in ("\n".join(item).strip() for item in out) if c]
 
 
 def _rejoined_bounds(parts: list[str], sep: str) -> list[str]:

@@ -1,6 +1,8 @@
-"""Two record formats of one line or one document: a whole JSON document (an array of objects, an object of
-objects, or either one level down: ``{"items": [...]}``), and ``key=value`` lines (logfmt: ``ts=... level=info
-user="Ada L" took=12ms``). Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it.
+"""Record formats of one line or one document: JSON lines, a whole JSON document (an array of objects, an object
+of objects, or either one level down: ``{"items": [...]}``; several lists of one kind read together, each record
+naming its list as ``block``), and ``key=value`` lines (logfmt: ``ts=... level=info user="Ada L" took=12ms``).
+A list of objects inside a record is read as the objects' names (``"steps": [{"name": ...}, ...]``). Stdlib
+only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it.
 
 A JSON document's records keep their place in the text: each object's first and last line, found with the
 decoder's own offsets, so ``record_of`` shows the object as written.
@@ -11,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from dspy_rlm.library.formats import KEY_NAMES, Raw, _share, is_comment, json_fields, json_key, meaningful, unquote
+from dspy_rlm.library.formats import KEY_NAMES, Raw, _line_kv, _share, is_comment, meaningful, unquote
 
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[\s,]*")
@@ -21,6 +23,85 @@ _WS = re.compile(r"[\s,]*")
 _WORD_START = r"(?<![\w.-])(?:[^\W_A-Za-z]|[.-])*"
 _LOGFMT_PAIR = re.compile(_WORD_START + r"""(([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']*))""")
 _MIN_RECORDS = 2
+
+
+# -- JSON lines ---------------------------------------------------------------------------------------------
+def looks_jsonl(sample: list[str]) -> float:
+    rows = [ln.strip() for ln in sample if ln.strip()]
+    if not rows or not all(r.startswith("{") for r in rows[:5]):
+        return 0.0
+    ok = 0
+    for r in rows[:50]:
+        try:
+            ok += isinstance(json.loads(r), dict)
+        except ValueError:
+            pass
+    return _share(ok, min(len(rows), 50))
+
+
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value.strip()
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int) else json.dumps(value)
+
+
+def json_fields(obj: dict, prefix: str = "") -> list[tuple[str, str]]:
+    fields: list[tuple[str, str]] = []
+    for name, value in obj.items():
+        if isinstance(value, dict) and not prefix:
+            fields += json_fields(value, f"{name}.")
+        elif isinstance(value, list):
+            items = [s for s in map(_scalar, value) if s]
+            objects = [v for v in value if isinstance(v, dict)]
+            if not items and objects:  # a list of objects (a workflow's steps): each by its key
+                items = [k for k in map(_object_key, objects) if k]
+            if items:
+                fields.append((f"{prefix}{name}", ", ".join(items)))
+        elif (s := _scalar(value)) is not None:
+            fields.append((f"{prefix}{name}", s))
+    return fields
+
+
+def _object_key(obj: dict) -> str | None:
+    """What names an object of a list: its id / name / key ... (or that of the one object it holds:
+    ``{"license": {"id": "MIT"}}``), else its first text."""
+    inner = [v for v in obj.values() if isinstance(v, dict)]
+    for source in (obj, *inner[:1]):
+        for want in KEY_NAMES:
+            found = next((_scalar(v) for k, v in source.items() if k.lower() == want and _scalar(v)), None)
+            if found:
+                return found
+    return next((v.strip() for v in obj.values() if isinstance(v, str) and v.strip()), None)
+
+
+def json_key(obj: dict, fields: list[tuple[str, str]]) -> str:
+    for want in KEY_NAMES:
+        for name, value in fields:
+            if name.lower() == want:
+                return value
+    return next((v for k, v in fields if isinstance(obj.get(k), str) and v), fields[0][1] if fields else "")
+
+
+def parse_jsonl(lines: list[str]) -> list[Raw]:
+    out: list[Raw] = []
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s:
+            continue
+        try:
+            obj = json.loads(s)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            fields = json_fields(obj)
+            out.append((i, i, fields, json_key(obj, fields), None))
+        else:
+            out.append((i, i, _line_kv(s), "", None))
+    return out
 
 
 def _skip(text: str, i: int) -> int:
@@ -86,6 +167,31 @@ def _container(text: str) -> list[tuple[Any, Any, int, int]] | None:
     return best
 
 
+def _kin(text: str, best: list[tuple[Any, Any, int, int]]) -> list[tuple[str, list[tuple[Any, Any, int, int]]]]:
+    """The top-level lists that hold records of the container's kind, named by the same field (CMake's
+    ``configurePresets``, ``buildPresets``, ``workflowPresets``: each preset has a ``name``), each with its
+    member's name, the container among them; empty where no other list does (an SBOM's ``dependencies`` links,
+    keyed by ``ref``, are no components)."""
+    top = _members(text, _skip(text, 0))
+    naming = _naming(best)
+    if not top or top is best or naming is None:
+        return []
+    out = []
+    for name, value, begin, _end in top:
+        if not isinstance(name, str) or not isinstance(value, list) or not value:
+            continue
+        inner = _members(text, begin)
+        if inner and all(isinstance(m[1], dict) for m in inner) and _naming(inner) == naming:
+            out.append((name, inner))
+    return out if len(out) > 1 and any(inner[0][2] == best[0][2] for _, inner in out) else []
+
+
+def _naming(members: list[tuple[Any, Any, int, int]]) -> str | None:
+    """The field that names every object of a list (``name``, ``id``, ...), if one does."""
+    objects = [m[1] for m in members if isinstance(m[1], dict)]
+    return next((k for k in KEY_NAMES if objects and all(isinstance(o.get(k), str) for o in objects)), None)
+
+
 def parse_json_document(text: str) -> list[Raw]:
     """One record per object of the container: its fields (nested objects as ``a.b``), its key (the member's
     name in an object of objects, else an id/name/key/title field, else its first string), its lines. An object
@@ -97,14 +203,16 @@ def parse_json_document(text: str) -> list[Raw]:
         fields = json_fields(value) if isinstance(value, dict) else []
         return [(0, len(starts) - 1, fields, json_key(value, fields), None)] if fields else []
     out: list[Raw] = []
-    for name, value, begin, end in members:
-        if not isinstance(value, dict):
-            continue
-        fields = json_fields(value)
-        key = str(name) if name is not None else json_key(value, fields)
-        a = bisect.bisect_right(starts, begin) - 1
-        b = bisect.bisect_right(starts, max(begin, end - 1)) - 1
-        out.append((a, b, fields, key, None))
+    lists = _kin(text, members) or [("", members)]  # several lists of one kind: each record says its list
+    for block, held in lists:
+        for name, value, begin, end in held:
+            if not isinstance(value, dict):
+                continue
+            fields = json_fields(value) + ([("block", block)] if block else [])
+            key = str(name) if name is not None else json_key(value, fields)
+            a = bisect.bisect_right(starts, begin) - 1
+            b = bisect.bisect_right(starts, max(begin, end - 1)) - 1
+            out.append((a, b, fields, key, None))
     return out
 
 

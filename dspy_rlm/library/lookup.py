@@ -10,6 +10,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 from dspy_rlm.library.formats import unquote  # inlined before structure.py
@@ -115,6 +116,36 @@ def _same(a: str, b: str) -> bool:  # quotes around a whole value are no part of
 def _number(value: str) -> float | None:
     m = _NUMBER.search(value)
     return float(m.group().replace(",", "")) if m else None
+
+
+_DATE_FORMATS = ("%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%b %d %Y", "%B %d %Y", "%Y/%m/%d", "%m/%d/%Y")
+_DATE_SHAPE = re.compile(
+    r"\d{4}-\d\d-\d\d|\d{4}/\d\d/\d\d|\d{1,2}/\d{1,2}/\d{4}"
+    r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
+)
+
+
+def _date(value: str) -> float | None:
+    """A date or timestamp as seconds (``2013-12-24T15:26:06``, ``2024-11-05``, ``1 Jan 1991``, ``Jan 1, 1991``),
+    a naive time read as UTC; None for anything else."""
+    v = value.strip()
+    if not _DATE_SHAPE.match(v) or len(v) > 40:
+        return None
+    try:
+        when = datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith("Z") else v)
+    except ValueError:
+        parsed = next((d for f in _DATE_FORMATS if (d := _strptime(v.replace(".", ""), f))), None)
+        if parsed is None:
+            return None
+        when = parsed
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def _strptime(value: str, form: str) -> datetime | None:
+    try:
+        return datetime.strptime(value, form)
+    except ValueError:
+        return None
 
 
 def containing(text: str, word: str) -> list[Record]:
@@ -309,8 +340,11 @@ def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any = 
     scored: list[tuple[float, Record]]
     if by == "length":
         scored = [(len(" ".join(v.split())), r) for r in s.records if (v := r.get(name)) and v.strip()]
-    else:
-        scored = [(n, r) for r in s.records if (v := r.get(name)) is not None and (n := _number(v)) is not None]
+    else:  # a field of dates ranks by date, not by its first number (the year)
+        values = [(v, r) for r in s.records if (v := r.get(name)) is not None and v.strip()]
+        dated = [(n, r) for v, r in values if (n := _date(v)) is not None]
+        scored = [(n, r) for v, r in values if (n := _number(v)) is not None]
+        scored = dated if len(dated) * 2 > len(values) else scored
     if not scored:
         return Nothing(f"no record has a {'value' if by == 'length' else 'number'} in the field {name!r}")
     _, best = pick(scored, key=lambda pair: pair[0])
@@ -321,7 +355,8 @@ def max_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
     """The record with the largest number in field (by='length': longest value): KEY: VALUE.
 
     Returns: a (key, value) tuple printed 'KEY: VALUE'; .record is the whole record. Records whose field
-    holds no number are skipped; '1,234' reads as 1234. by='length' ranks by the value's length in characters.
+    holds no number are skipped; '1,234' reads as 1234; a field of dates ranks by date (the latest is the largest).
+    by='length' ranks by the value's length in characters.
     """
     return _extreme("max_of", var, field, max, by)
 

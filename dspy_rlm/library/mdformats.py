@@ -206,17 +206,39 @@ def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
     return out
 
 
+def _level(lines: list[str], head: tuple[int, int, str]) -> int:
+    """A heading's level: its ``#`` count; an underline of ``=`` 1, of ``-`` 2."""
+    line = lines[head[0]]
+    if _ATX.match(line):
+        return len(line) - len(line.lstrip("#"))
+    return 1 if lines[head[1]].strip().startswith("=") else 2
+
+
+def _dated_heads(lines: list[str]) -> tuple[list[tuple[int, int, str]], int]:
+    """The headings down to the level of the dated ones (a release's ``### Fixes`` are part of its body), and
+    how many of them carry a date."""
+    heads = _headings(lines)
+    levels = [_level(lines, h) for h in heads]
+    dated = [lv for h, lv in zip(heads, levels, strict=True) if _HEADING_DATE.search(h[2])]
+    if not dated:
+        return heads, 0
+    deepest = max(dated)
+    kept = [h for h, lv in zip(heads, levels, strict=True) if lv <= deepest]
+    return kept, sum(1 for h in kept if _HEADING_DATE.search(h[2]))
+
+
 def looks_dated_sections(sample: list[str]) -> float:
-    """1.0 where two headings or more carry a date and at least half of them do."""
-    heads = _headings(sample)
-    dated = [h for h in heads if _HEADING_DATE.search(h[2])]
-    return 1.0 if len(dated) >= 2 and len(dated) * 2 >= len(heads) else 0.0
+    """1.0 where two headings or more carry a date and at least half of them do (of those at the dated
+    headings' level or above)."""
+    heads, dated = _dated_heads(sample)
+    return 1.0 if dated >= 2 and dated * 2 >= len(heads) else 0.0
 
 
 def parse_dated_sections(lines: list[str]) -> list[Raw]:
-    """One record per heading and the lines under it: key the heading without its date and asides in brackets
-    (``0.6.1``), field ``date`` where it has one; the record's text holds its items."""
-    heads = _headings(lines)
+    """One record per heading at the dated headings' level or above and the lines under it (its subheadings
+    too): key the heading without its date and asides in brackets (``0.6.1``), field ``date`` where it has one;
+    the record's text holds its items."""
+    heads, _ = _dated_heads(lines)
     out: list[Raw] = []
     for n, (a, b, text) in enumerate(heads):
         end = heads[n + 1][0] - 1 if n + 1 < len(heads) else len(lines) - 1

@@ -75,18 +75,23 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     _line_kv,
     looks_commented_settings,
     looks_delimited,
-    looks_jsonl,
     looks_statements,
     looks_whitespace_table,
     parse_commented_settings,
     parse_delimited,
-    parse_jsonl,
     parse_statements,
     parse_whitespace_table,
     spaced_kv,
 )
 from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
-from dspy_rlm.library.jsonformats import looks_json_document, looks_logfmt, parse_json_document, parse_logfmt
+from dspy_rlm.library.jsonformats import (
+    looks_json_document,
+    looks_jsonl,
+    looks_logfmt,
+    parse_json_document,
+    parse_jsonl,
+    parse_logfmt,
+)
 from dspy_rlm.library.keywordformat import (
     looks_definitions,
     looks_keyword_lines,

@@ -11,7 +11,8 @@ inlines it."""
 import re
 from typing import Any
 
-from dspy_rlm.library.formats import Raw, json_key
+from dspy_rlm.library.formats import Raw
+from dspy_rlm.library.jsonformats import json_key
 
 _TOML_HEADER = re.compile(r"\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _TOML_VALUE = re.compile(r"""\s*[A-Za-z0-9_."'-]+\s*=\s*["'\[{]""")

@@ -126,6 +126,12 @@ class _XmlWalk:
                 return at[0], found
         return None
 
+    def sections(self) -> list[tuple[str, _XmlItem]]:
+        """Where no element repeats (a Maven POM, one settings document): every element with attributes or leaf
+        children, in document order, with its tag -- a section each, as an INI file's."""
+        found = [(tag, item) for (tag, _), items in self.groups.items() for item in items]
+        return sorted(found, key=lambda pair: pair[1][0]) if len(found) >= 2 else []
+
 
 def _xmlns(name: str) -> bool:
     return name == "xmlns" or name.startswith("xmlns:")
@@ -176,9 +182,10 @@ def _xml_walk(text: str) -> _XmlWalk | None:
 
 def looks_xml(sample: list[str]) -> float:
     """1.0 when the sample parses as XML (an unclosed end is fine: a sample is a head) and some element
-    repeats 3+ times at the same depth with attributes or leaf children; else 0 (HTML, an error, an entity)."""
+    repeats 3+ times at the same depth with attributes or leaf children, or two elements have them (sections);
+    else 0 (HTML, an error, an entity)."""
     walk = _xml_walk("\n".join(sample))
-    return 1.0 if walk is not None and walk.records() is not None else 0.0
+    return 1.0 if walk is not None and (walk.records() is not None or walk.sections()) else 0.0
 
 
 def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
@@ -187,6 +194,8 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
     that shares a line with another has its own text, rebuilt from its fields, so a lookup shows that element."""
     walk = _xml_walk("\n".join(lines))
     found = walk.records() if walk is not None else None
+    if walk is not None and found is None:
+        return _sections(walk, lines)
     if walk is None or found is None:
         return [], []
     tag, elements = found
@@ -202,6 +211,25 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
         first, final = min(a - 1 + walk.offset, last), min(b - 1 + walk.offset, last)
         names.update(dict.fromkeys(n for n, _ in fields))
         out.append((first, max(first, final), fields, key, _xml_show(tag, fields) if shared else None))
+    return out, list(names)
+
+
+def _sections(walk: _XmlWalk, lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """The records of a document no element of which repeats: one per element with attributes or leaf children,
+    keyed by its tag (``properties``, ``parent``), the enclosing element's tag as its ``block``."""
+    last = max(len(lines) - 1, 0)
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    found = walk.sections()
+    inner = {(item[5][0], tag) for tag, item in found}  # (parent tag, child tag): a child is its own record
+    for tag, (a, b, attrs, leaves, text, up) in found:
+        fields, _ = _xml_fields(attrs, leaves, text)
+        fields = [(n, v) for n, v in fields if (tag, n.partition(".")[0]) not in inner]  # not parent.child again
+        if up[0] and all(n != "block" for n, _ in fields):
+            fields.append(("block", up[0]))
+        first, final = min(a - 1 + walk.offset, last), min(b - 1 + walk.offset, last)
+        names.update(dict.fromkeys(n for n, _ in fields))
+        out.append((first, max(first, final), fields, tag, None))
     return out, list(names)
 
 

@@ -24,7 +24,7 @@ from dspy_rlm.profiles.conditions import (
 )
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import norm, parts
+from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.sizes import listed_parts
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING
 
@@ -188,10 +188,13 @@ def _sparse(book: Any, var: str) -> list[str]:
     memo = ("sparse", var)
     if memo not in book.memo:
         records = book.structs[var].records
+        units = [f for f in book.structs[var].field_names[:200] if unit_after(book.text_q, f)]
+        named = [*book.fields.get(var, []), *units]
         book.memo[memo] = [
             f
-            for f in book.fields.get(var, [])
-            if _had(book.text_q, f) and 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)
+            for f in dict.fromkeys(named)
+            if (_had(book.text_q, f) or unit_after(book.text_q, f))
+            and 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)
         ]
     return list(book.memo[memo])
 

@@ -186,11 +186,15 @@ def _names_a_record(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} is the key of another record (an alias of it)"
 
 
+_ASKING_WORD = re.compile(r"^\W*(?:which|what|who|whom|whose|where|when|how)\b", re.IGNORECASE)
+
+
 def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # "which key in the [Icon Theme] section is set to zip_overlay?": the section's name the question says is
     # no answer to it (a key read by a value gives the record's key, here the section asked *in*); inside the
     # phrase read by it is no repeat ("'GNU version of the tar archiving utility' describes which package?": tar)
     asked = book.text_q.replace(key.text, " ") if key is not None else book.text_q
+    asked = _ASKING_WORD.sub(" ", asked, count=1)  # "Which command is described as ...?": the command 'which'
     if not isinstance(value, str) or len(value.strip()) < 2 or not said_in(value, asked):
         return None
     return f"{value!r} repeats a phrase of the question"

@@ -32,6 +32,7 @@ from dspy_rlm.profiles.reads import (
     _other_asked,
     _past_key,
     field_holding_key,
+    field_stems,
     keys_identify,
     norm,
     only_the_record_asked,
@@ -145,6 +146,8 @@ class Record(KindBase):
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
+            if key is not None and _binds(book.text_q, key.text, fname):
+                continue  # the field the question gives the key as ("whose output is X"): no answer
             asked = fname in book.fields.get(var, [])
             # col2, KEY=value (no name the question could say), or a name a word of the question says; a field
             nameless = unnamed(fname) or fname == result.key or fname in loose_fields(book, var)
@@ -195,6 +198,25 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
     return [Candidate(named[0], "field name", specific, _why(key, book, var))] if len(named) == 1 else []
 
 
+_BOUND = (  # "profile = black", "whose (expected log) output is 0x0", "where the status was down"
+    re.compile(r"([\w.-]+)\s*[=:]\s*[\"'`]?$"),
+    re.compile(r"\b(?:whose|where|with)\s+(?:\w+\s+){0,2}?(\w+)\s+(?:is|are|was|were|equals)\s*[\"'`]?$", re.I),
+)
+
+
+def _binds(question: str, key: str, field: str) -> bool:
+    """Whether the question states ``key`` as the value of ``field`` ("whose *output is* 0x00000000", "*profile
+    =* black"): reading that field of the record the key finds only repeats the question. "What license is X
+    under?" asks for X's license."""
+    at = question.find(key)
+    before = question[max(0, at - 60) : at] if at > 0 else ""
+    for rx in _BOUND:
+        m = rx.search(before)
+        if m is not None and (norm(m.group(1)) == norm(field) or st.stem(m.group(1).casefold()) in field_stems(field)):
+            return True
+    return False
+
+
 class Field(KindBase):
     name = "field"
 
@@ -211,6 +233,8 @@ class Field(KindBase):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = str(move.args[1])
         if not isinstance(result, str) or (key is not None and norm(result) == norm(key.text)):
+            return []
+        if key is not None and _binds(book.text_q, key.text, field):  # "whose output is 0x0": output is given
             return []
         if key is not None and _holds_key(result, key.text, False):
             return _past_key(result, key.text, field, False, _why(key))

@@ -217,4 +217,16 @@ class HasItem(KindBase):
             why = "the question names more than one part that lists items"
         elif not result and not asks_membership(book, str(move.args[0]), str(move.args[1])):
             why = "the question asks no membership, and the list does not hold the phrase"  # "is X set to true?"
+        elif not result and not _names_only(book.texts[move.var], move.args):
+            why = "the list's items are records or text, not names"  # a workflow's steps: "tk-dev" is in a command
         return [Candidate(result, "answer", why.startswith("checked"), why)]
+
+
+_MAPPING = re.compile(r"[\w.-]+:(?:\s|$)")
+
+
+def _names_only(text: str, args: tuple[Any, ...]) -> bool:
+    """Whether the list read holds names: no item of several lines, nor one that maps a key (``run: pwd``)."""
+    name, owner = args[0], (args[2] if len(args) > 2 else None)
+    found = items._listed("has_item", text, name, owner)
+    return isinstance(found, list) and not any("\n" in i or _MAPPING.match(i) for i in found)

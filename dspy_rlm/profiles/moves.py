@@ -64,6 +64,7 @@ from dspy_rlm.profiles.phrases import (
 from dspy_rlm.profiles.rankings import ranked_fields
 from dspy_rlm.profiles.reads import (
     agent_stems,
+    camel_parts,
     dated_fields,
     field_forms,
     field_holding_key,
@@ -82,6 +83,8 @@ MAX_KEYS = 6
 MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 MAX_CANDIDATES = 40
+_GLOB_TAIL = re.compile(r"/?\*+")
+_GLOB_LEAD = re.compile(r"\*\.?$")
 _DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
 
 
@@ -138,6 +141,12 @@ class MoveBook:
         entity = counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
+        self.q_stems |= {  # "groupId" says group (a field "group"); "MaxSize", a field's whole name, says no Size
+            st.stem(p.casefold())
+            for w in content
+            if w[1:] != w[1:].lower() and w.casefold() not in named
+            for p in camel_parts(w)
+        }
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
         self.q_stems |= agent_stems({st.stem(w) for w in content if not w.endswith("ed")})  # "who maintains X"
         self.q_stems |= field_forms(content, named)  # "description" names the field "desc"
@@ -235,7 +244,14 @@ class MoveBook:
                 tail = self.text_q[end : end + 1]
                 if tail and tail in ")]" and "(["[")]".index(tail)] in self.text_q[first.start() : end]:
                     end += 1  # "Central - ND (Mercer)": the bracket belongs to the phrase
-                phrase = flag + self.text_q[first.start() : end]
+                start = first.start()
+                glob = _GLOB_TAIL.match(self.text_q, end)  # "debian/*", "*.conf": a glob the data writes is one key
+                lead = _GLOB_LEAD.search(self.text_q, max(0, start - 2), start)
+                if glob and wordmatch.in_text(self.text_q[start : glob.end()], folded):
+                    end = glob.end()
+                if lead and wordmatch.in_text(self.text_q[lead.start() : end], folded):
+                    start = lead.start()
+                phrase = flag + self.text_q[start:end]
                 inside = any(a <= first.start() and last.end() <= b for a, b in spans)
                 # inside only phrases that are no key nor whole value ("a Tier 1 platform" of prose): a whole
                 # value ("Tier 1" of a table) within is still one
@@ -310,7 +326,12 @@ class MoveBook:
         """Whether ``field`` of the record ``key`` finds holds the key itself (reading it repeats the question)."""
         record = lookup.record_of(self.texts[var], key.text)
         value = record.get(field) if isinstance(record, st.Record) else None
-        return value is not None and (norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)))
+        if value is None:
+            return False
+        if norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)):
+            return True
+        said = re.split(r"\s*[=:]\s*", key.text.strip(), maxsplit=1)  # "which section sets profile = black?"
+        return len(said) == 2 and norm(said[0]) == norm(field) and norm(said[1]) == norm(value)
 
     # -- the moves of a step ----------------------------------------------------------------------
     def step_moves(self, done: list[str], stdouts: list[str]) -> list[Move]:

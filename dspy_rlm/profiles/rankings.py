@@ -13,7 +13,7 @@ from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import field_stems, ranked_names
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUES, DATE_VALUE, STOP
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUES, DATE_VALUE, STOP, TEMPORAL
 
 __all__ = ["ByLength", "Extreme", "MostCommon", "ranked_fields"]
 
@@ -30,6 +30,7 @@ def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
     named = set(book.named_fields(var))
     best = ranked_names(book.q_stems, s.field_names)  # named best first ("Tool Type" before "Target Tier")
     stats = []
+    when = bool(TEMPORAL.search(book.text_q))  # "the latest", "the oldest": a ranking by date
     for name in dict.fromkeys([*s.field_names[:12], *book.named_fields(var)]):  # a named one past the 12th too
         values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
         if len(values) < 2:
@@ -37,6 +38,9 @@ def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
         # (a date is no number: max_of would rank "1 Jan 1991" by its day)
         share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
         distinct = len(set(values)) / len(values)
+        dated = numeric and when and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) * 2 > len(values)
+        if dated:  # "the most recent post": max_of ranks a field of dates by date
+            share = 1.0
         if (share >= 0.5) if numeric else (distinct < 0.9):
             rank = best.index(name) if name in best else len(best)
             stats.append((name not in named, rank, -share if numeric else distinct, name))
@@ -44,6 +48,12 @@ def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
     fields = [n for asked, *_, n in stats if not asked] or [n for *_, n in stats[:6]]
     book.memo[("ranked", var, numeric)] = fields
     return fields
+
+
+def _dates(book: Any, var: str, field: str) -> bool:
+    """Whether most of the first 2,000 records' values of ``field`` are dates."""
+    values = [v.strip() for v in (r.get(field) for r in book.structs[var].records[:2000]) if v and v.strip()]
+    return bool(values) and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) * 2 > len(values)
 
 
 class MostCommon(KindBase):
@@ -91,6 +101,11 @@ _WHAT_THE = re.compile(
     r"(?:is\s+|was\s+)?the\s+(\w+)\s+(.+)",
     re.IGNORECASE,
 )
+_OF_THE = re.compile(
+    r"^\W*(?:what(?:['’]?s| is| was)?|give(?: me)?|tell me|find|show(?: me)?)\s+(?:is\s+)?the\s+"
+    r"([\w. -]{1,40}?)\s+of\s+the\s+((?:most\s+)?\w+)",
+    re.IGNORECASE,
+)
 _SUPERLATIVES = frozenset(c for kind in ("max", "min") for c in CUES[kind])
 
 
@@ -98,6 +113,10 @@ def asks_ranked_value(book: Any, field: str) -> bool:
     """ "What's the smallest font size given in pixels?": a superlative that opens the question qualifies the
     ranked field, whose value is asked -- not the record holding it ("which selector has the smallest font
     size?", "what selector has ...")."""
+    of = _OF_THE.search(book.text_q)  # "give me the posted_on timestamp of the most recent post": the field
+    said = {w.casefold() for w in re.findall(r"[\w.-]+", of.group(1))} if of is not None else set()
+    if of is not None and of.group(2).casefold() in _SUPERLATIVES and field.casefold() in said:
+        return True  # the field is named, verbatim, before "of the <most>"
     m = _WHAT_THE.match(book.text_q)
     if m is None or m.group(1).casefold() not in _SUPERLATIVES:
         return False
@@ -129,6 +148,8 @@ class Extreme(KindBase):
         own = isinstance(record, st.Record) and record.get(field) == record.key  # the key's own field is asked,
         rival = own and any(f in names for f in ranked_fields(book, move.var, True) if f != field)  # unless another
         asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
+        dates = [f for f in ranked_fields(book, move.var, True) if _dates(book, move.var, f)]
+        asked = asked or (bool(TEMPORAL.search(book.text_q)) and dates == [field])  # "the oldest version": by date
         why_rank = "ranked" if asked else "ranked a field the question does not name"
         keyed = record if isinstance(record, st.Record) else None  # the key's own field is no rival here
         rank_named = [
@@ -139,13 +160,14 @@ class Extreme(KindBase):
         fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]
         said = [f for f, v in fields if f in names and v != result[0]]  # "the adjusted close for the day ...":
         why_said = why_rank if len(said) <= 1 else "the question names several fields of the record"
+        # a number asks for the ranked value, a text for the record -- unless the question asks the value itself
+        value_asked = book.answer_type in (int, float) or asks_ranked_value(book, field)
+        one_said = len(said) == 1 and not (value_asked and book.answer_type is str)  # "the posted_on of the latest"
         others = [  # the winning record's other fields: "which time zone (TZ) has the highest latitude"
-            Candidate(v, f, asked and len(said) == 1 and f in names, why_said if f in names else "a field not named")
+            Candidate(v, f, asked and one_said and f in names, why_said if f in names else "a field not named")
             for f, v in fields
             if v != result[0]
         ]
-        # a number asks for the ranked value, a text for the record -- unless the question asks the value itself
-        value_asked = book.answer_type in (int, float) or asks_ranked_value(book, field)
         ranked = [  # the record's key, unless the question asks for another of its fields
             Candidate(
                 result[0], "key", asked and not value_asked and not said, why_rank if not said else "a field asked"

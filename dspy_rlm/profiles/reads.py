@@ -16,7 +16,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, ID_LIKE, PRONOUNS, STOP
+from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, ID_LIKE, PRONOUNS, RECORD_UNITS, STOP
 
 __all__ = [
     "agent_stems",
@@ -322,3 +322,18 @@ def _glued(name: str) -> str:
 
 def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def unit_after(question: str, field: str) -> bool:
+    """Whether the question counts the field's records: it names the field right after its count words and
+    before a word for records ("how many *Files:* paragraphs", "the number of Provides stanzas"), not the items
+    the field lists ("how many loggers are declared in the [loggers] section" counts the loggers)."""
+    said = st.words(question.casefold())
+    name = [p.casefold() for p in parts(field)]
+    n = len(name)
+    for i in range(len(said)):
+        j = i - 1 if said[i - 1 : i] == ["the"] else i  # "count the Files stanzas"
+        counting = said[max(0, j - 2) : j] in (["how", "many"], ["number", "of"]) or said[j - 1 : j] == ["count"]
+        if counting and said[i : i + n] == name and said[i + n : i + n + 1] and said[i + n] in RECORD_UNITS:
+            return True
+    return False

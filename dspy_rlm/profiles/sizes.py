@@ -20,7 +20,7 @@ from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import counted_nouns
-from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm
+from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
 from dspy_rlm.profiles.vocabulary import COUNTED, CUES, STOP
 
 __all__ = [
@@ -99,7 +99,8 @@ def listed_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
     read in the record a key phrase of the question names, and only where the counted noun is one of its words
     ("how many dependencies does X have", not "how many packages depend on X": those count records)."""
     said = st.words(book.text_q.casefold())
-    return named_parts(book, var, {st.stem(w) for w in counted_nouns(said)}, "listed parts")
+    parts = named_parts(book, var, {st.stem(w) for w in counted_nouns(said)}, "listed parts")
+    return [p for p in parts if not unit_after(book.text_q, p[0])]  # "how many Files stanzas": records counted
 
 
 def named_parts(book: Any, var: str, counted: set[str], tag: str, least: int = 2) -> list[tuple[str, str | None]]:

@@ -104,6 +104,11 @@ WHOLE_SET = frozenset(
 )  # fmt: skip
 """Words of a count that name the records as a whole ("how many entries are *listed in the file* *in total*?"): a
 count whose other words are these, stop words and the counted noun counts every record."""
+RECORD_UNITS = frozenset(
+    {"paragraph", "paragraphs", "stanza", "stanzas", "record", "records", "entry", "entries", "block", "blocks",
+     "section", "sections"}
+)  # fmt: skip
+"""Words for the records of a text: "how many Files paragraphs" counts the records that have a Files field."""
 TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characters", "char", "chars", "word", "words"})
 """Units of the text, not its records: "how many lines" counts no records."""
 MOST_OF = re.compile(
@@ -139,6 +144,8 @@ SYNONYMS = (
 "code" a field ``ID``, its "link" a field ``url``."""
 DATE_WORDS = frozenset({"date", "dates", "day", "when"})
 """Words that ask for a date: where no field's name says them, they name the fields whose values are dates."""
+TEMPORAL = re.compile(r"\b(?:most recent|most recently|latest|newest|earliest|oldest)\b", re.IGNORECASE)
+"""Words that rank by date: a field of dates ranks by date where one is said."""
 DATE_VALUE = re.compile(
     r"\d{4}-\d\d-\d\d(?:[ T]\S+)?|\d{1,2}/\d{1,2}/\d{2,4}"
     r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
