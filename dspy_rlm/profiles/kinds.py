@@ -37,6 +37,7 @@ from dspy_rlm.profiles.reads import (
     norm,
     only_the_record_asked,
     printed,
+    states_pair,
     unnamed,
     words_inside,
 )
@@ -146,8 +147,8 @@ class Record(KindBase):
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
-            if key is not None and _binds(book.text_q, key.text, fname):
-                continue  # the field the question gives the key as ("whose output is X"): no answer
+            if key is not None and (_binds(book.text_q, key.text, fname) or states_pair(key.text, fname, value)):
+                continue  # the field the question gives the key as ("whose output is X", "profile = black")
             asked = fname in book.fields.get(var, [])
             # col2, KEY=value (no name the question could say), or a name a word of the question says; a field
             nameless = unnamed(fname) or fname == result.key or fname in loose_fields(book, var)

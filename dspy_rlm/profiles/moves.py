@@ -73,6 +73,7 @@ from dspy_rlm.profiles.reads import (
     parts,
     printed,
     ranked_names,
+    states_pair,
 )
 from dspy_rlm.profiles.vocabulary import CUES, STOP, SYNONYMS, YES_NO_START
 
@@ -330,8 +331,7 @@ class MoveBook:
             return False
         if norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)):
             return True
-        said = re.split(r"\s*[=:]\s*", key.text.strip(), maxsplit=1)  # "which section sets profile = black?"
-        return len(said) == 2 and norm(said[0]) == norm(field) and norm(said[1]) == norm(value)
+        return states_pair(key.text, field, value)  # "which section sets profile = black?"
 
     # -- the moves of a step ----------------------------------------------------------------------
     def step_moves(self, done: list[str], stdouts: list[str]) -> list[Move]:

@@ -337,3 +337,10 @@ def unit_after(question: str, field: str) -> bool:
         if counting and said[i : i + n] == name and said[i + n : i + n + 1] and said[i + n] in RECORD_UNITS:
             return True
     return False
+
+
+def states_pair(key: str, field: str, value: str) -> bool:
+    """Whether the key phrase is the field and its value as written ("profile = black", "Section: perl"): that
+    field of the record it finds only repeats the question."""
+    said = re.split(r"\s*[=:]\s*", key.strip(), maxsplit=1)
+    return len(said) == 2 and norm(said[0]) == norm(field) and norm(said[1]) == norm(value)

@@ -69,6 +69,12 @@ def test_a_field_the_question_gives_the_key_as_is_no_answer():
     assert not _binds("Give the country name of DK.", "DK", "name")  # "the F of K" reads K's F
     assert not _binds("Which service has port 163?", "163", "port")
     assert _ask("which section sets profile = black?", SETUP_CFG) == ("tool:isort", "submitted")
+    from dspy_rlm.profiles.kinds import evaluate
+    from dspy_rlm.profiles.moves import MoveBook
+
+    book = MoveBook({"question": "which section sets profile = black?"}, {"context": SETUP_CFG}, {"answer": str})
+    found = [c for m in book.read_moves() if m.kind in ("record", "field") for c in evaluate(book, m, "")]
+    assert not [c for c in found if c.supported and c.value == "black"]  # the key phrase states profile's value
     # 0x00000000 is an input of one row and the output of another: the first row's output is no answer
     answer, kind = _ask("Tell me the input whose expected output is 0x00000000.", VECTORS)
     assert (answer, kind) != ("0xff800000", "submitted")
