@@ -150,40 +150,50 @@ def looks_json_document(text: str) -> bool:
     return _container(text) is not None or head == "{"
 
 
-def _container(text: str) -> list[tuple[Any, Any, int, int]] | None:
-    """The members of the records' container: the document itself, or its member holding records that spans the
-    most text (a CycloneDX SBOM's few large ``components`` over its many short ``dependencies`` links)."""
+_Members = list[tuple[Any, Any, int, int]]
+
+
+def _scan(text: str) -> tuple[_Members | None, _Members | None, dict[int, _Members]]:
+    """The document's top members, the records' container (see :func:`_container`), and the members of each
+    top-level list or object by its offset (parsed once, for :func:`_kin` too)."""
     top = _members(text, _skip(text, 0))
     if top is None:
-        return None
+        return None, None, {}
     if _records_of(top):
-        return top
-    best, span = None, -1
+        return top, top, {}
+    best, span, inners = None, -1, {}
     for _name, value, begin, end in top:
-        if isinstance(value, (list, dict)) and len(value) >= _MIN_RECORDS:
+        if isinstance(value, (list, dict)) and value:
             inner = _members(text, begin)
-            if inner is not None and _records_of(inner) and end - begin > span:
+            if inner is None:
+                continue
+            inners[begin] = inner
+            if len(value) >= _MIN_RECORDS and _records_of(inner) and end - begin > span:
                 best, span = inner, end - begin
-    return best
+    return top, best, inners
 
 
-def _kin(text: str, best: list[tuple[Any, Any, int, int]]) -> list[tuple[str, list[tuple[Any, Any, int, int]]]]:
+def _container(text: str) -> _Members | None:
+    """The members of the records' container: the document itself, or its member holding records that spans the
+    most text (a CycloneDX SBOM's few large ``components`` over its many short ``dependencies`` links)."""
+    return _scan(text)[1]
+
+
+def _kin(top: _Members, best: _Members, inners: dict[int, _Members]) -> list[tuple[str, _Members]]:
     """The top-level lists that hold records of the container's kind, named by the same field (CMake's
     ``configurePresets``, ``buildPresets``, ``workflowPresets``: each preset has a ``name``), each with its
     member's name, the container among them; empty where no other list does (an SBOM's ``dependencies`` links,
     keyed by ``ref``, are no components)."""
-    top = _members(text, _skip(text, 0))
     naming = _naming(best)
-    if not top or top is best or naming is None:
+    if naming is None:
         return []
     out = []
     for name, value, begin, _end in top:
-        if not isinstance(name, str) or not isinstance(value, list) or not value:
-            continue
-        inner = _members(text, begin)
-        if inner and all(isinstance(m[1], dict) for m in inner) and _naming(inner) == naming:
-            out.append((name, inner))
-    return out if len(out) > 1 and any(inner[0][2] == best[0][2] for _, inner in out) else []
+        inner = inners.get(begin)
+        objects = bool(inner) and all(isinstance(m[1], dict) for m in inner or ())
+        if isinstance(name, str) and isinstance(value, list) and objects and _naming(inner or []) == naming:
+            out.append((name, inner or []))
+    return out if len(out) > 1 and any(inner is best for _, inner in out) else []
 
 
 def _naming(members: list[tuple[Any, Any, int, int]]) -> str | None:
@@ -196,14 +206,14 @@ def parse_json_document(text: str) -> list[Raw]:
     """One record per object of the container: its fields (nested objects as ``a.b``), its key (the member's
     name in an object of objects, else an id/name/key/title field, else its first string), its lines. An object
     holding no records (a package's manifest, a settings document) is one record of the whole text."""
-    members = _container(text)
+    top, members, inners = _scan(text)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     if members is None:
         value = json.loads(text)
         fields = json_fields(value) if isinstance(value, dict) else []
         return [(0, len(starts) - 1, fields, json_key(value, fields), None)] if fields else []
     out: list[Raw] = []
-    lists = _kin(text, members) or [("", members)]  # several lists of one kind: each record says its list
+    lists = _kin(top or [], members, inners) or [("", members)]  # several lists of one kind: each says its list
     for block, held in lists:
         for name, value, begin, end in held:
             if not isinstance(value, dict):

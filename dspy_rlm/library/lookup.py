@@ -141,6 +141,10 @@ def _date(value: str) -> float | None:
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
+def _numbered(values: list[tuple[str, Record]]) -> list[tuple[float, Record]]:
+    return [(n, r) for v, r in values if (n := _number(v)) is not None]
+
+
 def _strptime(value: str, form: str) -> datetime | None:
     try:
         return datetime.strptime(value, form)
@@ -343,8 +347,7 @@ def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any = 
     else:  # a field of dates ranks by date, not by its first number (the year)
         values = [(v, r) for r in s.records if (v := r.get(name)) is not None and v.strip()]
         dated = [(n, r) for v, r in values if (n := _date(v)) is not None]
-        scored = [(n, r) for v, r in values if (n := _number(v)) is not None]
-        scored = dated if len(dated) * 2 > len(values) else scored
+        scored = dated if len(dated) * 2 > len(values) else _numbered(values)
     if not scored:
         return Nothing(f"no record has a {'value' if by == 'length' else 'number'} in the field {name!r}")
     _, best = pick(scored, key=lambda pair: pair[0])

@@ -38,8 +38,7 @@ def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
         # (a date is no number: max_of would rank "1 Jan 1991" by its day)
         share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
         distinct = len(set(values)) / len(values)
-        dated = numeric and when and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) * 2 > len(values)
-        if dated:  # "the most recent post": max_of ranks a field of dates by date
+        if numeric and when and _dates(book, var, name):  # "the most recent post": max_of ranks dates by date
             share = 1.0
         if (share >= 0.5) if numeric else (distinct < 0.9):
             rank = best.index(name) if name in best else len(best)
@@ -51,9 +50,12 @@ def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
 
 
 def _dates(book: Any, var: str, field: str) -> bool:
-    """Whether most of the first 2,000 records' values of ``field`` are dates."""
-    values = [v.strip() for v in (r.get(field) for r in book.structs[var].records[:2000]) if v and v.strip()]
-    return bool(values) and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) * 2 > len(values)
+    """Whether most of the first 2,000 records' values of ``field`` are dates (once per run and field)."""
+    memo = ("dates", var, field)
+    if memo not in book.memo:
+        values = [v.strip() for v in (r.get(field) for r in book.structs[var].records[:2000]) if v and v.strip()]
+        book.memo[memo] = bool(values) and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) * 2 > len(values)
+    return bool(book.memo[memo])
 
 
 class MostCommon(KindBase):
