@@ -1,7 +1,8 @@
 """Makefiles as records: one per variable assignment (``NAME = value``, ``NAME := value``, ``NAME ?= value``,
 ``NAME += value``, a backslash continuing a value onto the next line), keyed by the variable's name, its value
-the field of that name (as the ``assignments`` kind). Rules (``target: prerequisites``), their tab-indented
-recipes and the conditionals (``ifeq`` .. ``endif``) are no records. Read as lines, a variable was no field.
+the field of that name (as the ``assignments`` kind); one per rule (``target: prerequisites`` and its
+tab-indented recipe), keyed by its targets, with the fields ``prerequisites`` and ``recipe`` (one command a
+line). The conditionals (``ifeq`` .. ``endif``) are no records. Read as lines, a variable was no field.
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
@@ -32,7 +33,15 @@ def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
     define = False  # inside "define NAME" .. "endef": the lines are a value, no statements
+    rule: list | None = None  # the rule being read: [first, last, targets, prerequisites, recipe lines]
     for a, b, text in logical_lines(lines):
+        if rule is not None and text.startswith("\t") and not define:
+            rule[1] = b
+            rule[4].append(" ".join(text.split()))
+            continue
+        if rule is not None and text.strip() and not text.lstrip().startswith("#"):
+            out.append(_rule(rule))
+            rule = None
         if define or text.startswith("\t") or not text.strip() or text.lstrip().startswith("#"):
             define = define and not text.strip().startswith("endef")
             continue
@@ -44,4 +53,25 @@ def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
             name, value = m.group(1), " ".join(re.split(r"\s#", m.group(2), maxsplit=1)[0].split())  # "# ..." ends it
             names[name] = None
             out.append((a, b, [(name, value)], name, None))
+        elif (r := _MAKE_RULE_LINE.match(text)) and not _MAKE_DIRECTIVE.match(text):
+            targets, deps = " ".join(r.group(1).split()), r.group(2).split(";", 1)
+            rule = [a, b, targets, " ".join(re.split(r"\s#", deps[0], maxsplit=1)[0].split()), []]
+            if len(deps) > 1 and deps[1].strip():  # "target: deps ; command"
+                rule[4].append(" ".join(deps[1].split()))
+    if rule is not None:
+        out.append(_rule(rule))
+    if any(r[2] and r[2][0][0] in _RULE_FIELDS for r in out):
+        names.update(dict.fromkeys(_RULE_FIELDS))
     return out, list(names)
+
+
+_MAKE_RULE_LINE = re.compile(r"([^\s#=:][^=#:]*?)\s*::?(?!=)(.*)$")
+_RULE_FIELDS = ("prerequisites", "recipe")
+
+
+def _rule(rule: list) -> Raw:
+    """A rule as a record: keyed by its targets, its prerequisites and its recipe (one command a line) fields."""
+    first, last, targets, deps, recipe = rule
+    fields = [("prerequisites", deps)] if deps else []
+    fields += [("recipe", "\n".join(recipe))] if recipe else []
+    return (first, last, fields, targets, None)

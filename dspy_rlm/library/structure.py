@@ -84,6 +84,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     spaced_kv,
 )
 from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
+from dspy_rlm.library.indexformat import looks_indexed, parse_indexed
 from dspy_rlm.library.jsonformats import (
     looks_json_document,
     looks_jsonl,
@@ -130,6 +131,7 @@ from dspy_rlm.library.profileformat import (
     parse_profile,
 )
 from dspy_rlm.library.roffformat import looks_roff, parse_roff
+from dspy_rlm.library.rstformat import looks_grid_tables, parse_grid_tables
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
@@ -271,6 +273,8 @@ def _detect(text: str) -> Structure:
         return _build("markdown_list", lines, *roff, detail="roff")
     if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):
         return _build("markdown_table", lines, *parse_markdown_table(lines))
+    if looks_grid_tables(sample) and (grid := parse_grid_tables(lines))[1]:
+        return _build("markdown_table", lines, *grid, detail="rst grid")
     if looks_toml(sample) and (toml := parse_toml(lines))[0]:  # before INI: a value may span lines
         return _build("toml", lines, *toml)
     if looks_declared_table(sample):  # its rows' columns are named above them: before the delimited tables
@@ -288,6 +292,7 @@ def _detect(text: str) -> Structure:
         ("stanzas", looks_stanzas, parse_stanzas, 0.5),
         ("stanzas", looks_commented_stanzas, parse_commented_stanzas, 0.6),
         ("yaml", looks_yaml, parse_yaml_tree, 0.85),
+        ("ini", looks_indexed, parse_indexed, 0.8),
         ("assignments", looks_assignments, parse_assignments, 0.8),
         ("assignments", looks_makefile, parse_makefile, 0.9),
         ("blocks", looks_directive_blocks, parse_directive_blocks, 0.9),

@@ -121,10 +121,23 @@ class _XmlWalk:
             found = self.groups[at]
             if len(found) < _XML_MIN_RECORDS:
                 return None
+            if sum(any(n == "xml:lang" for n, _ in item[2]) for item in found) * 5 >= len(found) * 4:
+                continue  # one text in many languages (AppStream's <name xml:lang="fr">): translations, no records
+            if not any(item[2] for item in found) and self._inside_records(at):
+                continue  # lists inside records with attributes (a <release>'s <ul> of changes): their content
             parents = self.groups.get((self.parent[at], at[1] - 1), [])
             if at in self.branchy or len(parents) < _XML_MIN_RECORDS:
                 return at[0], found
         return None
+
+    def _inside_records(self, at: tuple[str, int]) -> bool:
+        """Whether an enclosing element of group ``at`` repeats 3+ times with attributes."""
+        while at[1] > 0:
+            at = (self.parent.get(at, ""), at[1] - 1)
+            above = self.groups.get(at, [])
+            if sum(1 for item in above if item[2]) >= _XML_MIN_RECORDS:
+                return True
+        return False
 
     def sections(self) -> list[tuple[str, _XmlItem]]:
         """Where no element repeats (a Maven POM, one settings document): every element with attributes or leaf
@@ -203,8 +216,10 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
     parents = len({e[5][1] for e in elements}) > 1  # spread over named parents: each record names its own
+    keying = _keying(elements)
     for k, (a, b, attrs, leaves, text, up) in enumerate(elements):
         fields, key = _xml_fields(attrs, leaves, text)
+        key = next((v for n, v in attrs if n == keying), key) if keying else key
         if parents and up[1] and all(n != up[0] for n, _ in fields):
             fields.append(up)
         shared = (k > 0 and elements[k - 1][1] == a) or (k + 1 < len(elements) and elements[k + 1][0] == b)
@@ -212,6 +227,22 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
         names.update(dict.fromkeys(n for n, _ in fields))
         out.append((first, max(first, final), fields, key, _xml_show(tag, fields) if shared else None))
     return out, list(names)
+
+
+def _keying(elements: list[_XmlItem]) -> str | None:
+    """The attribute that tells the records apart where none is named as a key and the first repeats
+    (``<release type="stable" version="0.16.1" date="...">``: version, not type), if one does."""
+    first = [e[2] for e in elements]
+    if any(n.rpartition(":")[2].casefold() in _XML_KEY_NAMES for attrs in first for n, _ in attrs) or not first[0]:
+        return None
+    if len({attrs[0][1] for attrs in first if attrs}) * 2 > len(first):
+        return None  # the first attribute keys them already
+    names = [n for n, _ in first[0]]
+    for name in names[1:]:
+        values = [next((v for n, v in attrs if n == name), None) for attrs in first]
+        if None not in values and len(set(values)) == len(values):
+            return name
+    return None
 
 
 def _sections(walk: _XmlWalk, lines: list[str]) -> tuple[list[Raw], list[str]]:

@@ -19,6 +19,7 @@ from dspy_rlm.profiles.vocabulary import (
     FALSE_FLAGS,
     IMPERATIVES,
     MOST_OF,
+    RECORD_UNITS,
     STOP,
     TESTS,
     TEXT_UNITS,
@@ -122,9 +123,13 @@ def most_of(book: Any) -> str | None:
     said_max = {"max"} if m is not None and "number" in m.group(0).casefold() else set()  # "the largest number of"
     if m is None or (book.cues - said_max) & {"most_common", "max", "min", "count"}:
         return None
-    if m.group(1).casefold() in CUE_WORDS:
+    counted = m.group(1) or m.group(2)  # "has the most glob patterns", "the target of the most entries"
+    if counted.casefold() in CUE_WORDS:
         return None
-    said = st.stem(m.group(1).casefold())
+    said = st.stem(counted.casefold())
+    after = st.words(book.text_q[m.end() :].casefold())[:1]
+    if m.group(1) and after and after[0] in RECORD_UNITS:  # "given to the most Files entries": records counted
+        return "most_common"
     for s in book.structs.values():
         for f in s.field_names[:12]:
             if said in field_stems(f):

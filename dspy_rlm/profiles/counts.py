@@ -24,6 +24,7 @@ from dspy_rlm.profiles.conditions import (
 )
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.sizes import listed_parts
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING
@@ -189,14 +190,29 @@ def _sparse(book: Any, var: str) -> list[str]:
     if memo not in book.memo:
         records = book.structs[var].records
         units = [f for f in book.structs[var].field_names[:200] if unit_after(book.text_q, f)]
-        named = [*book.fields.get(var, []), *units]
+        kinds = _keyed_kinds(book, var)
+        named = [*book.fields.get(var, []), *units, *kinds]
         book.memo[memo] = [
             f
             for f in dict.fromkeys(named)
-            if (_had(book.text_q, f) or unit_after(book.text_q, f))
+            if (_had(book.text_q, f) or unit_after(book.text_q, f) or f in kinds)
             and 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)
         ]
     return list(book.memo[memo])
+
+
+def _keyed_kinds(book: Any, var: str) -> list[str]:
+    """The fields the counted noun names ("how many *services*") that hold the key of each record having them
+    (``service = www`` opens the record www): those records are the things counted."""
+    counted = {st.stem(w) for w in counted_nouns(st.words(book.text_q.casefold()))}
+    records = book.structs[var].records[:5000]
+    out = []
+    for f in book.structs[var].field_names[:200]:
+        if st.stem(f.casefold()) in counted:
+            having = [r for r in records if (r.get(f) or "").strip()]
+            if having and all(norm(r.get(f) or "") == norm(r.key) for r in having):
+                out.append(f)
+    return out
 
 
 def _had(question: str, field: str) -> bool:

@@ -183,6 +183,9 @@ def _names_a_record(book: Any, move: Move, key: Any, value: Any) -> str | None:
     target = next((r for r in book.structs[move.var].records if r.key and norm(r.key) == said), None)
     if target is None or not any(_ALIAS.fullmatch(v) and not v.isdigit() for _, v in target.fields):
         return None
+    field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
+    if field is not None and field in book.fields.get(move.var, []) and target.get(field) is not None:
+        return None  # a link of a chain the question names (a Makefile rule's prerequisites, a preset's inherits)
     return f"{value!r} is the key of another record (an alias of it)"
 
 
@@ -299,10 +302,34 @@ def _label_or_mark(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} is a label (it ends with {value.rstrip()[-1]!r})" if value.rstrip()[-1] in ":=" else None
 
 
+def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "which extra has the longest list of requirements?" over a wheel's METADATA, one record: max_of ranks that
+    # record alone, and its key is no answer to which of several is largest
+    if move.helper not in ("max_of", "min_of") or not move.args:
+        return None
+    field = str(move.args[0])
+    having = sum(1 for r in book.structs[move.var].records[:2000] if (r.get(field) or "").strip())
+    return f"only {having} record has {field!r}: nothing is ranked" if having < 2 else None
+
+
+def _one_of_several(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "which extra would pull in bcrypt?": a wheel's METADATA writes Provides-Extra once per extra; field_of reads
+    # the first, one of several values the record holds there, and no answer to which of them is meant
+    if move.kind != "field" or len(move.args) < 2:
+        return None
+    record = lookup.record_of(book.texts[move.var], move.args[0])
+    if not isinstance(record, st.Record):
+        return None
+    want = st.name_form(str(move.args[1]))
+    values = {norm(v) for n, v in record.fields if st.name_form(n) == want}
+    return f"the record holds {len(values)} values of {move.args[1]!r}" if len(values) > 1 else None
+
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (
     _head_only,
+    _one_ranked,
     _across_blocks,
     _second_step,
     _ranking_asked,
@@ -324,6 +351,7 @@ VALUE_DOUBTS = (
     _flag_for_which,
     _lone_count,
     _label_or_mark,
+    _one_of_several,
 )
 """What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
 and says why, or None."""

@@ -36,6 +36,7 @@ from dspy_rlm.profiles.reads import (
     keys_identify,
     norm,
     only_the_record_asked,
+    own_setting,
     printed,
     states_pair,
     unnamed,
@@ -43,7 +44,7 @@ from dspy_rlm.profiles.reads import (
 )
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import stated
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS, PROSE_FIELDS
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS, PROSE_FIELDS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -181,7 +182,10 @@ class Record(KindBase):
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
-            out.append(Candidate(result.key, "key", reverse and specific, "reverse lookup" if reverse else "key"))
+            setting = own_setting(book, var, key) if reverse and specific else None
+            why = f"the value is the record's own setting {setting!r}" if setting else None
+            why = why or ("reverse lookup" if reverse else "key")
+            out.append(Candidate(result.key, "key", reverse and specific and not setting, why))
         if not result.fields:
             out += printed(book, result.text, key)
         return out
@@ -223,8 +227,9 @@ class Field(KindBase):
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         fields = list(book.fields[var])
-        if key.hop and book.structs[var].kind == "assignments":  # an alias's target: a setting's value is its one
-            fields = [key.text] + [f for f in fields if f != key.text]  # field, named as its key (<COMP> = 135)
+        if key.hop and book.structs[var].kind == "assignments" and _own_named(book, var, key.text):
+            fields = [key.text] + [f for f in fields if f != key.text]  # an alias's target: a setting's value is its
+            # one field, named as its key (<COMP> = 135); a Makefile rule's is no setting
         return [
             read("field", f"I will read the {f} of {key.text!r}.", "field_of", var, key.text, f)
             for f in fields
@@ -285,6 +290,8 @@ class Exists(KindBase):
                 quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}
                 differs = differs and not any(k.records and k.text.casefold() in quoted for k in others)
                 return [Candidate(False, "answer", differs, "its record holds another value")]
+        elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
+            return [Candidate(False, "answer", False, "the word absent describes what is asked")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
             asked_id = key is not None and bool(ID_LIKE.search(key.text))
             named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
@@ -303,14 +310,31 @@ class Exists(KindBase):
             ok = ok and (asked_id or not any(0 < k.records <= 3 and len(k.text.split()) > 1 for k in others))
             # nor is a lower-case word missing beside a name found ("is there a pattern attributed to Borland?":
             # the file comments "# Borland" on a regex; "pattern" is the asker's word for the line)
+            # -- nor beside a phrase the question quotes, found ("does it define a 'headerlink' class?")
+            quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}
             ok = ok and (
                 asked_id
                 or key.text[:1].isupper()
-                or not any(k.records and written_as_name(book.text_q, k.text) for k in others)
+                or not any(
+                    k.records and (written_as_name(book.text_q, k.text) or k.text.casefold() in quoted) for k in others
+                )
             )
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
+
+
+def _own_named(book: Any, var: str, key: str) -> bool:
+    """Whether the record ``key`` names holds a field named as the key (a setting, not a rule)."""
+    record = lookup.record_of(book.texts[var], key)
+    return isinstance(record, st.Record) and record.get(key) is not None
+
+
+def _describing(word: str) -> bool:
+    """A compound adjective ("print-specific", "top-level"): lower-case letters joined by a hyphen, the last part
+    one of :data:`~dspy_rlm.profiles.vocabulary.ADJECTIVE_HEADS`."""
+    parts = word.split("-")
+    return len(parts) == 2 and all(p.isalpha() and p.islower() for p in parts) and parts[1] in ADJECTIVE_HEADS
 
 
 class KeyOf(KindBase):
@@ -332,7 +356,10 @@ class KeyOf(KindBase):
         )
         other = _other_asked(book, move.var, key)
         ok = _specific(key) and not other and (named or key.records == 1)  # unnamed: only one record holds it
-        if ok:
+        own = own_setting(book, move.var, key) if ok else None
+        if own:
+            ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
+        elif ok:
             why = _why(key) if named else "reverse lookup"
         else:
             why = f"the question asks for {other[0]!r}" if other else _why(key)

@@ -57,6 +57,7 @@ from dspy_rlm.profiles.phrases import (
     one_letter,
     quoted_text,
     spelled_as,
+    subject_span,
     unqualified,
     unquoted,
     without_container,
@@ -150,7 +151,7 @@ class MoveBook:
         }
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
         self.q_stems |= agent_stems({st.stem(w) for w in content if not w.endswith("ed")})  # "who maintains X"
-        self.q_stems |= field_forms(content, named)  # "description" names the field "desc"
+        self.q_stems |= field_forms(content, named, parts(asked))  # "description" names the field "desc"
         self.q_stems |= {st.stem(p) for w in components(named) & set(st.words(asked.casefold())) for p in parts(w)}
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
@@ -208,6 +209,7 @@ class MoveBook:
         naming: set[str] = set()  # phrases that key a few records, held by more than MAX_KEY_RECORDS records
         data_spans = container_spans(self.text_q)  # "in this tox config": no key phrase
         data_nouns = {b for _, b in data_spans}
+        subject = subject_span(self.text_q)  # "does the stylesheet have ...": what holds the thing asked about
         for m in QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
             phrase = quoted_text(m).strip()
             hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
@@ -280,7 +282,8 @@ class MoveBook:
                     firm.add((first.start(), last.end()))  # no shorter phrase within is offered past the head
                     continue
                 if not hits:
-                    if "yes_no" in self.cues and n == 1 and not only_field_words:
+                    holder = subject and subject[0] <= first.start() and last.end() <= subject[1]
+                    if "yes_no" in self.cues and n == 1 and not only_field_words and not holder:
                         absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                     continue
                 made = make_key(phrase, hits)

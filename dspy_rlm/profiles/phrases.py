@@ -19,6 +19,7 @@ from dspy_rlm.profiles.vocabulary import (
     CONTAINERS,
     CUE_WORDS,
     FUNCTION_WORDS,
+    HOLDING_VERBS,
     ID_LIKE,
     PRONOUNS,
     RELATIVE,
@@ -49,6 +50,7 @@ __all__ = [
     "near_spelled",
     "quoted_text",
     "spelled_as",
+    "subject_span",
     "unquoted",
     "without_container",
 ]
@@ -341,6 +343,21 @@ def _this_at_end(question: str) -> re.Match[str] | None:
     m = _THIS_AT_END.search(question)
     said = m.group(1).split() if m else []
     return m if said and not any(w.casefold() in STOP or any(c.isdigit() for c in w) for w in said) else None
+
+
+_SUBJECT = re.compile(
+    r"^\s*(?:does|do|did|will|can)\s+(?:the|this|that|its|your|their)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+    rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b",
+    re.IGNORECASE,
+)
+
+
+def subject_span(question: str) -> tuple[int, int] | None:
+    """Where a yes/no question names what holds the thing it asks about, and its verb ("Does *the stylesheet
+    have* print rules?", "Does *this workflow currently run* ..."): the data itself or a part of it. A word there
+    that the data lacks is the asker's name for it, or the verb, no evidence that the answer is no."""
+    m = _SUBJECT.match(question)
+    return (m.start(1), m.end(2)) if m else None
 
 
 def container_spans(question: str) -> list[tuple[int, int]]:

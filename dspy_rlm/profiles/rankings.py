@@ -40,7 +40,8 @@ def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
         distinct = len(set(values)) / len(values)
         if numeric and when and _dates(book, var, name):  # "the most recent post": max_of ranks dates by date
             share = 1.0
-        if (share >= 0.5) if numeric else (distinct < 0.9):
+        if (share >= 0.5) if numeric else (distinct < 0.9 or (name in named and distinct < 1.0)):  # a named
+            # field ranks where any value repeats (a renames table's few shared targets)
             rank = best.index(name) if name in best else len(best)
             stats.append((name not in named, rank, -share if numeric else distinct, name))
     stats.sort()

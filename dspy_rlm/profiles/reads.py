@@ -105,6 +105,32 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
     return named + [f for f, _ in record.fields if f not in holders and f not in named and _swapped(typed, f)]
 
 
+def own_setting(book: Any, var: str, key: Any) -> str | None:
+    """The field holding the key value where it is a setting of that record's own (no other record has the
+    field; the record has three or more) and the question does not name it: a TOML table's
+    ``register-python-argcomplete = "argcomplete...:main"``. "Which console command runs X?" may ask for that
+    name, not the table's (memoized)."""
+    memo = ("own setting", var, key.text if key is not None else None)
+    if memo not in book.memo:
+        book.memo[memo] = _own_setting(book, var, key)
+    found: str | None = book.memo[memo]
+    return found
+
+
+def _own_setting(book: Any, var: str, key: Any) -> str | None:
+    s = book.structs[var]
+    record = lookup.record_of(book.texts[var], key.text) if key is not None else None
+    if not isinstance(record, st.Record) or len(record.fields) < 3 or len(s.records) < 2:
+        return None
+    said = norm(key.text)
+    holders = [f for f, v in record.fields if norm(v) == said]
+    if len(holders) != 1 or holders[0] in book.fields.get(var, []):
+        return None
+    want = st.name_form(holders[0])
+    shared = sum(1 for r in s.records[:5000] if any(st.name_form(f) == want for f, _ in r.fields))
+    return holders[0] if shared == 1 else None
+
+
 def _swapped(said: set[str], name: str) -> bool:
     """Whether a word of ``said`` is a word of the field name ``name`` (five letters or more) with two
     neighbouring letters swapped."""
@@ -120,7 +146,8 @@ def _swapped(said: set[str], name: str) -> bool:
 
 def _said_whole(q_stems: set[str], name: str) -> bool:
     initials = "=" + name in q_stems and st.stem(name) not in q_stems
-    return not initials and len(_named_parts(q_stems, name)) == len(parts(name))
+    said = [p for p in _named_parts(q_stems, name) if not p.startswith("~")]  # a part said but its last word: not
+    return not initials and len(said) == len(parts(name))
 
 
 def only_the_record_asked(book: Any, var: str, key: Any) -> bool:
@@ -253,12 +280,20 @@ def ranked_names(q_stems: set[str], names: Any) -> list[str]:
     lie inside those of a field said whole ("MD5 Fingerprint" beside "SHA1 Fingerprint", "Issuer" beside "Issuer O")."""
     scored = []
     for name in names:
-        said = {st.stem(p) for p in _named_parts(q_stems, name)}
+        raw = _named_parts(q_stems, name)
+        partly = [p[1:] for p in raw if p.startswith("~")]  # a camel part said but for its last word
+        said = {st.stem(p.lstrip("~")) for p in raw}
+        marks = frozenset("".join(camel_parts(p)[:-1]).casefold() for p in partly)
         if said:
-            scored.append((-len(said) / len(parts(name) or [name]), -len(said), name, said))
+            scored.append((-len(said) / len(parts(name) or [name]), -len(said), name, said, marks))
     whole = [r[3] for r in scored if r[0] == -1.0]  # "label" of "label in0", "label in1", ...: a family
     family = Counter(frozenset(r[3]) for r in scored if r[0] > -1.0)  # of fields, none of them named
-    kept = [r for r in scored if not any(r[3] < w for w in whole) and family[frozenset(r[3])] < 3]
+    alike = Counter(p for r in scored for p in r[4])  # fields said alike but for their last word
+    kept = [
+        r
+        for r in scored
+        if not any(r[3] < w for w in whole) and family[frozenset(r[3])] < 3 and not any(alike[p] > 1 for p in r[4])
+    ]
     return [r[2] for r in sorted(kept, key=lambda r: r[:3])]
 
 
@@ -273,10 +308,13 @@ def _named_parts(q_stems: set[str], name: str) -> set[str]:
         return {name, "+" + name}
     short = len(words) > 1
     said = {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}
-    for p in words:  # a camel-case part is said where each of its words is ("full name" says FullName)
+    for p in words:  # a camel-case part is said where each of its words is ("full name" says FullName),
         inner = camel_parts(p)
         if p not in said and len(inner) > 1 and all(st.stem(w) in q_stems for w in inner):
             said.add(p)
+        elif p not in said and len(inner) > 2 and all(st.stem(w) in q_stems for w in inner[:-1]):
+            said.add("~" + p)  # all but the last of three or more ("release manager" says releaseManagerName),
+            # marked: two fields said so alike (releaseManagerKey beside it) name neither, and it is no whole name
     return said
 
 
@@ -295,19 +333,22 @@ def dated_fields(text_q: str, s: st.Structure) -> list[str]:
     return out
 
 
-def field_forms(words: list[str], fields: set[str]) -> set[str]:
+def field_forms(words: list[str], fields: set[str], said: list[str] | None = None) -> set[str]:
     """The stems of the data's field names that words of the question write another way: a lower-case name of
     four or more letters that starts a word at least three letters longer ("desc" of "description", "addr" of
     "address"), a name that two or three words in a row spell joined ("sepal width": ``sepalwidth``, "ship via":
     ``ship_via``; also marked ``+sepalwidth``, which names it better than a field named by one of the words), and a
-    part of six letters or more that a word of six or more spells with one letter missing, added or changed."""
+    part of six letters or more that a word of six or more spells with one letter missing, added or changed.
+    The joined names are looked for in ``said`` (all the question's words, stop words too: "link name" spells
+    ``linkname``) where given."""
     short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
     out = {st.stem(f) for w in words for f in short if len(w) >= len(f) + 3 and w.casefold().startswith(f)}
     glued = {_glued(f): f for f in fields if len(f) >= 5}
+    run = said if said is not None else words
     for n in (2, 3):
-        for i in range(len(words) - n + 1):
-            name = glued.get("".join(words[i : i + n]).casefold())
-            if name is not None and not any(st.stem(w) in field_stems(name) for w in words[i : i + n]):
+        for i in range(len(run) - n + 1):
+            name = glued.get("".join(run[i : i + n]).casefold())
+            if name is not None and not any(st.stem(w) in field_stems(name) for w in run[i : i + n]):
                 out |= {st.stem(name), "+" + _glued(name)}
     long_parts = {p.casefold() for f in fields for p in parts(f) if len(p) >= 6}
     for w in (w.casefold() for w in words if len(w) >= 6 and w.casefold() not in long_parts):

@@ -188,6 +188,9 @@ class CountItems(KindBase):
             why = "the question names more than one part that lists items"
         elif tests:
             why = "the question states a test of the items"
+        elif any(k.is_value and k.records > 1 and norm(k.text) == norm(str(move.args[0])) for k in book.keys[move.var]):
+            why = "the part's name is a value other records hold: the count may be of them"  # "how many Files
+            # entries are under the FSFULLR license?": a License paragraph is keyed FSFULLR, and 9 stanzas name it
         elif result < 2:
             why = "the part lists no items"
         return [Candidate(str(result), "count", why == "counted the items the part lists", why)]

@@ -13,6 +13,14 @@ import re
 ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 """A word with a digit or joined by punctuation (``INC-4821``, ``calm-island``): an identifier."""
 
+ADJECTIVE_HEADS = frozenset(
+    {"specific", "level", "based", "only", "wide", "related", "like", "style", "friendly", "aware", "free", "side",
+     "safe", "compatible", "dependent", "independent", "oriented", "sensitive", "driven", "enabled", "defined",
+     "facing", "scoped", "bound", "critical", "ready", "proof", "agnostic", "centric", "specified", "named"}
+)  # fmt: skip
+"""Last parts of an English compound adjective ("*print-specific* rules", "the *top-level* block"): such a word
+describes what the question asks about; it is no identifier, and its absence from the data is no evidence."""
+
 FUNCTION_WORDS = frozenset(
     {
         "what",
@@ -113,7 +121,8 @@ TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characte
 """Units of the text, not its records: "how many lines" counts no records."""
 MOST_OF = re.compile(
     r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|to|by)\s+the\s+"
-    r"(?:most|(?:largest|greatest|highest|biggest)\s+number\s+of)\s+([a-z][\w-]*)",
+    r"(?:most|(?:largest|greatest|highest|biggest)\s+number\s+of)\s+([a-z][\w-]*)"
+    rf"|\b(?:of|in|for|across)\s+the\s+most\s+({'|'.join(sorted(RECORD_UNITS))})\b",
     re.IGNORECASE,
 )
 """A ranking by how many records each value has ("which MIME type *has the most* glob patterns", "matched *by
@@ -139,9 +148,12 @@ SYNONYMS = (
     frozenset({"description", "comment", "comments", "note", "notes", "remark", "remarks"}),
     frozenset({"id", "identifier", "code"}),
     frozenset({"url", "link", "href", "homepage", "website"}),
+    *(frozenset(g) for g in ({"wide", "width"}, {"long", "length"}, {"tall", "high", "height"}, {"deep", "depth"})),
+    frozenset({"heavy", "weight"}),
+    frozenset({"depend", "depends", "prerequisite", "prerequisites"}),
 )
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
-"code" a field ``ID``, its "link" a field ``url``."""
+"code" a field ``ID``, its "link" a field ``url``, "how *wide*" a field ``width``."""
 DATE_WORDS = frozenset({"date", "dates", "day", "when"})
 """Words that ask for a date: where no field's name says them, they name the fields whose values are dates."""
 TEMPORAL = re.compile(r"\b(?:most recent|most recently|latest|newest|earliest|oldest)\b", re.IGNORECASE)
@@ -220,6 +232,10 @@ ASKING = frozenset(
 """Words of asking whether something is listed ("*check* whether ...", "does it *include* ..."), never an item."""
 MEMBER_VERBS = ("list", "lists", "include", "includes", "contain", "contains", "require", "requires", "have", "has")
 """Verbs whose object is the item a list holds ("does Y *list* X", "does Y *require* X")."""
+HOLDING_VERBS = (*MEMBER_VERBS, "define", "defines", "declare", "declares", "mention", "mentions", "set", "sets",
+                 "specify", "specifies", "use", "uses", "run", "runs", "support", "supports", "provide", "provides",
+                 "ship", "ships", "enable", "enables", "configure", "configures")  # fmt: skip
+"""Verbs whose subject, asked of in "does the stylesheet *have* ...", is the data itself or a part of it."""
 MEMBERSHIP = ("one of", "among", "amongst", "including", "containing", "listed", "member of", "part of",
               *MEMBER_VERBS[:-2])  # fmt: skip
 """Words that ask whether a list holds an item ("is X *one of* the ...", "does Y *include* X")."""

@@ -131,10 +131,15 @@ endif
 def test_makefile_variables_are_records_and_recipes_are_not():
     s = detect(MAKEFILE)
     assert s.kind == "assignments"  # before: lines, and a variable was no field
-    values = {r.key: r.fields[0][1] for r in s.records}
+    values = {r.key: r.fields[0][1] for r in s.records if r.fields and r.fields[0][0] == r.key}
     assert values["SOABI"] == "cpython-312-x86_64-linux-gnu" and values["CC"] == "gcc"
     assert values["CFLAGS"] == "-O2 -Wall" and values["INSTALL_DATA"] == "${INSTALL} -m 644"
-    assert "all" not in values and "EXTRA" in values and len(s.records) == 10  # the recipe's SOABI=done is none
+    assert "all" not in values and "EXTRA" in values and len(values) == 10  # the recipe's SOABI=done is none
+    rules = {r.key: dict(r.fields) for r in s.records if r.key not in values}  # rules: records of their own
+    assert rules == {
+        "all": {"prerequisites": "build"},
+        "build": {"prerequisites": "main.o", "recipe": "$(CC) $(CFLAGS) -o main main.o\n@echo SOABI=done"},
+    }
     assert values["defines"] == "-DLAKE" and "hello" not in values  # a define block's lines are its value
     assert _ask("What is SOABI set to in this Makefile?", MAKEFILE) == ("cpython-312-x86_64-linux-gnu", "submitted")
 
