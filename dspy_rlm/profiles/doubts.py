@@ -17,7 +17,7 @@ from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condit
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
-from dspy_rlm.profiles.reads import norm, parts
+from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
@@ -302,6 +302,20 @@ def _label_or_mark(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} is a label (it ends with {value.rstrip()[-1]!r})" if value.rstrip()[-1] in ":=" else None
 
 
+def _unit_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many Files entries are under the FSFULLR license?": the records having Files are counted; a count of
+    # those holding FSFULLR counts the License paragraph keyed FSFULLR too
+    if not move.kind.startswith("count"):
+        return None
+    s = book.structs[move.var]
+    for f in s.field_names[:200]:
+        if f not in move.args and unit_after(book.text_q, f):
+            having = sum(1 for r in s.records[:5000] if (r.get(f) or "").strip())
+            if 0 < having < len(s.records[:5000]):
+                return f"the question counts the records having {f!r}"
+    return None
+
+
 def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "which extra has the longest list of requirements?" over a wheel's METADATA, one record: max_of ranks that
     # record alone, and its key is no answer to which of several is largest
@@ -330,6 +344,7 @@ _ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (
     _head_only,
     _one_ranked,
+    _unit_unapplied,
     _across_blocks,
     _second_step,
     _ranking_asked,

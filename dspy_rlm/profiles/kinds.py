@@ -25,7 +25,9 @@ from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.members import HasItem, asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, near_spelled, quoted_text, written_as_name
+from dspy_rlm.profiles.naming import specific as _specific
+from dspy_rlm.profiles.naming import why_specific as _why
+from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
     _holds_key,
@@ -87,28 +89,6 @@ def _stated(part: str, sentence: str) -> bool:
     return re.search(rf"[:=]\s*{re.escape(part)}(?!\w)", sentence) is not None
 
 
-def _specific(key: Any, book: Any = None, var: str = "") -> bool:
-    """The key names one record: it is a record's key (one record's, where another key phrase of the question
-    could tell several apart: "the RuntimeLibrary whose value is X"), or a phrase of at most three records."""
-    if key is None or not (key.is_key or (key.records <= 3 and not key.inner)):
-        return False
-    return book is None or not key.is_key or not _shared_key(book, var, key)
-
-
-def _shared_key(book: Any, var: str, key: Any) -> bool:
-    memo = ("shared key", var, key.text)
-    if memo not in book.memo:
-        said = norm(key.text)
-        named = sum(norm(r.key) == said for r in holding(book.texts[var], book.structs[var], key.text)[:50]) > 1
-        others = any(k.is_key or k.is_value for k in book.keys.get(var, []) if k is not key and k.records)
-        book.memo[memo] = named and others
-    return bool(book.memo[memo])
-
-
-def _why(key: Any, book: Any = None, var: str = "") -> str:
-    return "the record matches the question's key" if _specific(key, book, var) else "the key matches several records"
-
-
 class Search(KindBase):
     name = "search"
     streams = True
@@ -145,6 +125,9 @@ class Record(KindBase):
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
+        seen: dict[str, set[str]] = {}  # a field written once per value (Provides-Extra): one of them is no answer
+        for fname, value in result.fields:
+            seen.setdefault(fname, set()).add(norm(value))
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
@@ -161,7 +144,8 @@ class Record(KindBase):
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
             ok = specific and (asked or few or (one_number and fname in numeric))
-            ok = ok and agree(book, var, key, fname, value)  # "meuligoe": a release's record, or its CD-ROM's?
+            ok = ok and agree(book, var, key, fname, value) and len(seen[fname]) == 1  # "meuligoe": a release's
+            # record, or its CD-ROM's?
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
             ok = ok and (asked or key is None or flag or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"

@@ -203,3 +203,35 @@ def test_a_makefiles_rules_are_records_of_prerequisites_and_recipe():
     assert s.records[0].fields == (("PACKAGE", "kite"),)  # the variables as before
     assert _ask("What does the distclean target depend on?", MAKEFILE) == ("clean", "submitted")
     assert _ask("What is VERSION set to in this Makefile?", MAKEFILE) == ("1.4", "submitted")
+
+
+def test_a_word_key_beside_a_records_key_vouches_for_nothing():
+    inner = "".join(f"div.side {tag} {{\n    margin: 0;\n}}\n\n" for tag in ("ul", "form", "input", "h3"))
+    css = CSS + "\n" + inner + "div.sidebar,\naside.sidebar {\n    width: 40%;\n}\n"  # div.side in many records
+    from dspy_rlm.profiles.kinds import evaluate
+    from dspy_rlm.profiles.moves import MoveBook
+
+    q = "How wide is the sidebar (div.side) in this stylesheet?"
+    book = MoveBook({"question": q}, {"context": css}, {"answer": str})
+    found = [c for m in book.read_moves() if m.kind == "field" for c in evaluate(book, m, "")]
+    assert [c.value for c in found if c.supported] == ["230px"]  # not the 40% of div.sidebar-box
+
+
+def test_a_count_of_records_having_a_field_is_unsure_without_that_test():
+    from dspy_rlm.profiles.kinds import evaluate
+    from dspy_rlm.profiles.moves import MoveBook
+
+    q = "How many Files entries are under the FSFULLR license?"
+    book = MoveBook({"question": q}, {"context": COPYRIGHT}, {"answer": int})
+    counts = [m for m in book.read_moves() if m.kind.startswith("count")]
+    found = [c for m in counts for c in evaluate(book, m, "") if c.supported]
+    assert counts and not [c for c in found if c.value != "3"]  # 4: the License paragraph keyed FSFULLR too
+
+
+def test_one_of_several_values_read_with_the_record_is_no_answer():
+    from dspy_rlm.profiles.kinds import evaluate
+    from dspy_rlm.profiles.moves import MoveBook
+
+    book = MoveBook({"question": "Which extra would pull in bcrypt?"}, {"context": METADATA}, {"answer": str})
+    found = [c for m in book.read_moves() if m.kind == "record" for c in evaluate(book, m, "")]
+    assert not [c for c in found if c.supported and c.value in ("docs", "ssh", "test")]
