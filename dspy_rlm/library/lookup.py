@@ -213,7 +213,8 @@ def _best(fn: str, var: Any, w: str, field: str | None) -> Record | Nothing:
     """The first record of the best match (the key as written, one of the names it lists, the same key in another
     case, the key holding word, a field value, the text); of several keyed by word, the first holding ``field``:
     where a name keys a table and the entries that list it (a manifest's ``[pkg.X]`` with its ``version``, and X
-    listed as an extension of other packages), "X's version" is the table's."""
+    listed as an extension of other packages), "X's version" is the table's; with no field, the first holding any
+    (``.SUFFIXES:`` then ``.SUFFIXES: .po .gmo``)."""
     found = _containing(fn, var, w)
     for named, test in (
         (True, lambda r: r.key.strip() == w),
@@ -226,6 +227,8 @@ def _best(fn: str, var: Any, w: str, field: str | None) -> Record | Nothing:
         tied = [r for r in found if test(r)]
         if tied and named and field is not None:  # records all keyed by word: one thing, the field is its
             return next((r for r in tied if r.get(field) is not None), tied[0])
+        if tied and named:  # "X:" then "X: a b c" (a Makefile's .SUFFIXES): the one that holds something
+            return next((r for r in tied if r.fields), tied[0])
         if tied:  # records that only hold word: the first (its siblings are other things)
             return tied[0]
     return Nothing(f"no record contains {w!r}")

@@ -25,42 +25,25 @@ for. A SUBMIT of an unsupported value ends the run ``Extracted`` with low confid
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dspy_rlm.library import lookup, wordmatch
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
 from dspy_rlm.profiles.conditions import most_of
+from dspy_rlm.profiles.keyfinder import question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
 from dspy_rlm.profiles.phrases import (
-    ID_LIKE,
-    QUOTED,
     Key,
-    beyond_key,
     components,
-    container_spans,
     counted_nouns,
     drop_descriptors,
-    found_beyond,
     held_once,
-    holding,
     hop_key,
-    is_stop,
-    is_stop_value,
-    make_key,
-    mark_inner,
-    may_be_value,
     named_line,
-    one_letter,
-    quoted_text,
-    spelled_as,
-    subject_span,
-    unqualified,
     unquoted,
-    without_container,
 )
 from dspy_rlm.profiles.rankings import ranked_fields
 from dspy_rlm.profiles.reads import (
@@ -76,18 +59,12 @@ from dspy_rlm.profiles.reads import (
     ranked_names,
     states_pair,
 )
+from dspy_rlm.profiles.spans import without_container
 from dspy_rlm.profiles.vocabulary import CUES, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
-MAX_KEYS = 6
-"""At most this many question phrases are offered as keys."""
-MAX_KEY_RECORDS = 50
-"""A phrase found in more records than this is no key (it is offered for counting only)."""
 MAX_CANDIDATES = 40
-_GLOB_TAIL = re.compile(r"/?\*+")
-_GLOB_LEAD = re.compile(r"\*\.?$")
-_DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
 
 
 _TYPE_OFFERS: dict[Any, set[str]] = {
@@ -195,127 +172,7 @@ class MoveBook:
         return [f for f in named if f != key_field][:3]
 
     def _keys(self, var: str) -> list[Key]:
-        text, s = self.texts[var], self.structs[var]
-        # the parsed records hold only a huge text's head: a phrase of them is in the head, folded as they match
-        folded = (text if s.parsed_chars is None else text[: s.parsed_chars]).casefold()
-        tokens = list(re.finditer(wordmatch.WORD_TOKEN, self.text_q))
-        field_stems = {st.stem(w) for f in s.field_names for w in parts(f)}
-        named_cf = {f.casefold() for f in s.field_names}
-        found: list[Key] = []
-        absent: list[Key] = []
-        beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
-        spans: list[tuple[int, int]] = []
-        firm: set[tuple[int, int]] = set()  # spans of a record's key or a whole value, and quoted phrases
-        naming: set[str] = set()  # phrases that key a few records, held by more than MAX_KEY_RECORDS records
-        data_spans = container_spans(self.text_q)  # "in this tox config": no key phrase
-        data_nouns = {b for _, b in data_spans}
-        subject = subject_span(self.text_q)  # "does the stylesheet have ...": what holds the thing asked about
-        for m in QUOTED.finditer(self.text_q):  # a quoted phrase is one key, however long
-            phrase = quoted_text(m).strip()
-            hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
-            if len(phrase) >= 2 and hits:
-                found.append(make_key(phrase, hits))
-                spans.append(m.span())
-                firm.add(m.span())
-        for n in (4, 3, 2, 1):
-            for i in range(len(tokens) - n + 1):
-                first, last = tokens[i], tokens[i + n - 1]
-                words = [t.group() for t in tokens[i : i + n]]
-                before = self.text_q[max(0, first.start() - 3) : first.start()]
-                dash = _DASHES.search(before)
-                flag = dash.group() if dash else ""  # "--save-exact", "-A": a command-line flag, its dashes its own
-                flag = (
-                    flag if flag and wordmatch.in_text(flag + self.text_q[first.start() : last.end()], folded) else ""
-                )
-                # a stop word alone ("down", "off", "no") is a key only where it is a field's whole value
-                stop_word = n == 1 and is_stop(words[0]) and not flag
-                if n == 1 and last.end() in data_nouns:
-                    continue
-                described = any(a <= first.start() and last.end() <= b for a, b in data_spans)
-                if described and not any(ID_LIKE.search(w) for w in words):
-                    continue  # the file's kind, in plain words ("tox"), is no record's key
-                if (
-                    (is_stop(words[0]) or is_stop(words[-1]))
-                    and not (stop_word and may_be_value(words[0]))
-                    and not flag
-                ):
-                    continue
-                only_field_words = all(
-                    w.casefold() in STOP or all(st.stem(p) in field_stems for p in parts(w)) for w in words
-                )
-                end = last.end()
-                tail = self.text_q[end : end + 1]
-                if tail and tail in ")]" and "(["[")]".index(tail)] in self.text_q[first.start() : end]:
-                    end += 1  # "Central - ND (Mercer)": the bracket belongs to the phrase
-                start = first.start()
-                glob = _GLOB_TAIL.match(self.text_q, end)  # "debian/*", "*.conf": a glob the data writes is one key
-                lead = _GLOB_LEAD.search(self.text_q, max(0, start - 2), start)
-                if glob and wordmatch.in_text(self.text_q[start : glob.end()], folded):
-                    end = glob.end()
-                if lead and wordmatch.in_text(self.text_q[lead.start() : end], folded):
-                    start = lead.start()
-                phrase = flag + self.text_q[start:end]
-                inside = any(a <= first.start() and last.end() <= b for a, b in spans)
-                # inside only phrases that are no key nor whole value ("a Tier 1 platform" of prose): a whole
-                # value ("Tier 1" of a table) within is still one
-                loose = inside and not any(a <= first.start() and last.end() <= b for a, b in spans if (a, b) in firm)
-                exempt = n == 1 and (ID_LIKE.search(words[0]) or flag)  # an identifier or a flag: offered alone
-                if inside and not loose and not exempt:
-                    continue  # inside a longer phrase already found (an ID-like word or a flag is still offered alone)
-                head, colon, rest = phrase.partition(":")
-                if colon and rest.strip() and head.strip().casefold() in named_cf:
-                    phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
-                letter = len(phrase) < 2  # "the key J", "to a capital E", "the character ß": a whole key or value
-                if letter and not (first.start() and one_letter(phrase)):
-                    continue
-                if n == 1 and ID_LIKE.search(phrase) and not wordmatch.in_text(phrase, folded):
-                    phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written
-                    phrase = unqualified(folded, phrase) or phrase  # "HTTPStatus.OK" asked, "OK = 200" written
-                present = wordmatch.in_text(phrase, folded)
-                cap = s.parsed_chars
-                hits = holding(text, s, phrase) if s.records and present else []
-                if stop_word and not is_stop_value(phrase, hits):
-                    continue
-                if not hits and cap is not None and found_beyond(text, phrase, cap, n):
-                    beyond.append(beyond_key(text, phrase))
-                    spans.append((first.start(), last.end()))
-                    firm.add((first.start(), last.end()))  # no shorter phrase within is offered past the head
-                    continue
-                if not hits:
-                    holder = subject and subject[0] <= first.start() and last.end() <= subject[1]
-                    if "yes_no" in self.cues and n == 1 and not only_field_words and not holder:
-                        absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
-                    continue
-                made = make_key(phrase, hits)
-                if (letter or (loose and not exempt)) and not (made.is_key or made.is_value):
-                    continue
-                if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
-                    continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
-                if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word:
-                    continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
-                found.append(made)
-                spans.append((first.start(), last.end()))
-                firm |= {(first.start(), last.end())} if made.is_key or made.is_value else set()
-                if (
-                    made.is_key
-                    and ID_LIKE.search(phrase)
-                    and len(hits) > MAX_KEY_RECORDS >= sum(norm(r.key) == norm(phrase) for r in hits)
-                ):  # an identifier keying few records names them, however many mention it (not a word: "config")
-                    naming.add(phrase)
-        mark_inner(found, text, s)
-        usable = [k for k in found if k.records <= MAX_KEY_RECORDS or k.text in naming or "count" in self.cues]
-        usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
-        if "count" not in self.cues and any(k.is_key or k.is_value for k in usable):
-            # the question names a record (its key or a whole value): common words are no keys beside it
-            usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
-        beyond.sort(key=lambda k: (not ID_LIKE.search(k.text), " " not in k.text))  # IDs, phrases, then words
-        strong = [k for k in usable if k.is_key or k.is_value]  # a record named in the head comes first; then
-        ordered = strong + beyond[:2] + usable[len(strong) :]  # what only the tail holds, before loose words
-        if "count" not in self.cues and any(ID_LIKE.search(k.text) for k in beyond):
-            ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys
-        if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
-            return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
-        return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
+        return question_keys(self, var)
 
     def named_fields(self, var: str) -> list[str]:
         """Fields the question names (as :func:`~dspy_rlm.profiles.reads.ranked_names`), the key's own field

@@ -247,7 +247,7 @@ CONTAINERS = frozenset(
     | {"dataset"}
 )
 """Nouns that name the data as a whole: the words before one in "in the v143 linker flag *table*" describe the
-file, not a field of its records (:func:`dspy_rlm.profiles.phrases.without_container`)."""
+file, not a field of its records (:func:`dspy_rlm.profiles.spans.without_container`)."""
 
 IMPERATIVES = frozenset(
     {"give", "tell", "find", "name", "return", "show", "list", "report", "say", "look", "get", "use"}

@@ -112,7 +112,7 @@ def test_a_count_of_a_records_items_is_unsure_where_its_name_is_a_value_of_other
 
 
 def test_absent_words_that_describe_are_no_evidence_of_no():
-    from dspy_rlm.profiles.phrases import subject_span
+    from dspy_rlm.profiles.spans import subject_span
 
     q = "Does the stylesheet have print-specific rules?"
     assert q[slice(*subject_span(q))] == "stylesheet have"
@@ -203,6 +203,8 @@ def test_a_makefiles_rules_are_records_of_prerequisites_and_recipe():
     assert s.records[0].fields == (("PACKAGE", "kite"),)  # the variables as before
     assert _ask("What does the distclean target depend on?", MAKEFILE) == ("clean", "submitted")
     assert _ask("What is VERSION set to in this Makefile?", MAKEFILE) == ("1.4", "submitted")
+    # two rules of one name, the first empty: the one that lists something is read
+    assert _ask("How many file suffixes are registered on the .SUFFIXES line?", MAKEFILE, "int") == (3, "submitted")
 
 
 def test_a_word_key_beside_a_records_key_vouches_for_nothing():

@@ -1,0 +1,75 @@
+"""Where a question names the data as a whole ("in *this dataset*", "in the tox *config*", a phrase of "this"
+closing it) or what holds the thing it asks about ("does *the stylesheet have* ..."): words there describe the
+file, not a record or a field of it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from dspy_rlm.profiles.phrases import components
+from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, HOLDING_VERBS, STOP
+
+__all__ = ["container_spans", "subject_span", "without_container"]
+
+
+_CONTAINER = re.compile(
+    rf"(?<!\w)(?:(?:in|from|of|per|within|inside|across|according\s+to)\s+(?:the|this|that)|this)\s+"
+    rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?"
+    rf"(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
+    re.IGNORECASE,
+)
+
+
+# "... in this channel *manifest*?", "... for this perl *build*": a phrase of "this" closing the question names
+# the data, whatever its noun (words only: "which file in this list has checksum 449ab80d?" ends in a value)
+_THIS_AT_END = re.compile(
+    r"(?<!\w)(?:(?:in|from|of|for|within|inside|across)\s+)?this((?:\s+[A-Za-z][\w-]*){1,3})[\s?.!]*$"
+)
+
+
+def _this_at_end(question: str) -> re.Match[str] | None:
+    m = _THIS_AT_END.search(question)
+    said = m.group(1).split() if m else []
+    return m if said and not any(w.casefold() in STOP or any(c.isdigit() for c in w) for w in said) else None
+
+
+_SUBJECT = re.compile(
+    r"^\s*(?:does|do|did|will|can)\s+(?:the|this|that|its|your|their)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+    rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b",
+    re.IGNORECASE,
+)
+
+
+def subject_span(question: str) -> tuple[int, int] | None:
+    """Where a yes/no question names what holds the thing it asks about, and its verb ("Does *the stylesheet
+    have* print rules?", "Does *this workflow currently run* ..."): the data itself or a part of it. A word there
+    that the data lacks is the asker's name for it, or the verb, no evidence that the answer is no."""
+    m = _SUBJECT.match(question)
+    return (m.start(1), m.end(2)) if m else None
+
+
+def container_spans(question: str) -> list[tuple[int, int]]:
+    """The phrases naming the data as a whole ("in *this dataset*", "in *the tox config*", a phrase of "this"
+    closing the question): their plain words describe the file, and their last is no key phrase."""
+    spans = [m.span() for m in _CONTAINER.finditer(question)]
+    m = _this_at_end(question)
+    return [*spans, m.span(1)] if m else spans
+
+
+def without_container(question: str, field_names: Collection[str] = ()) -> str:
+    """The question less what names no field: the phrases naming the data as a whole ("In the v143 linker flag
+    table, which setting ...": *flag* names the file, not its ``flags`` field) and identifiers other than a
+    field's whole name ("which property in *java.security* is set to tryLast": no field ``security``)."""
+    rest = _CONTAINER.sub(" ", question)
+    m = _this_at_end(rest)
+    rest = rest[: m.start()] + " " + rest[m.end() :] if m else rest
+    ids = (t for t in re.findall(r"[\w.:/@-]+", rest) if re.search(r"\w[-_./:@]\w", t) and not t[:1].isdigit())
+    named = set(field_names) | components(field_names)
+    for token in ids:
+        if set(token.casefold().split("-")) & CUE_WORDS:
+            continue  # "the highest-numbered syscall": a ranking word joined to a field's, no identifier
+        folded = {token.casefold(), token.strip(".:/@-").casefold()}  # allow_any names defaults.allow_any too
+        if not folded & named:
+            rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
+    return rest
