@@ -307,13 +307,18 @@ def _unit_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
     # those holding FSFULLR counts the License paragraph keyed FSFULLR too
     if not move.kind.startswith("count"):
         return None
-    s = book.structs[move.var]
-    for f in s.field_names[:200]:
-        if f not in move.args and unit_after(book.text_q, f):
-            having = sum(1 for r in s.records[:5000] if (r.get(f) or "").strip())
-            if 0 < having < len(s.records[:5000]):
-                return f"the question counts the records having {f!r}"
-    return None
+    unit = next((f for f in _unit_fields(book, move.var) if f not in move.args), None)
+    return f"the question counts the records having {unit!r}" if unit else None
+
+
+def _unit_fields(book: Any, var: str) -> list[str]:
+    """The fields named before a word for records ("Files entries") that some records lack (once per run)."""
+    memo = ("unit fields", var)
+    if memo not in book.memo:
+        records = book.structs[var].records[:5000]
+        named = [f for f in book.structs[var].field_names[:200] if unit_after(book.text_q, f)]
+        book.memo[memo] = [f for f in named if 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)]
+    return list(book.memo[memo])
 
 
 def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
