@@ -16,7 +16,8 @@ from typing import Any
 Raw = tuple[int, int, list[tuple[str, str]], str, Any]
 
 STANZA_KEY = re.compile(r"([A-Za-z][\w.-]*(?: [\w.()/-]+){0,3})[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
-ASSIGN = re.compile(r"(?:export[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=(?!=)[ \t]*(.*)$")
+ASSIGN = re.compile(r"(?:(?:export|(?i:set)|declare|local|readonly)[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=(?!=)[ \t]*(.*)$")
+"""``NAME=value``, after a word that sets it (a shell's ``export``, ``local``; a batch file's ``set``)."""
 SECTION = re.compile(r"\s*\[([^\[\]]+)\]\s*$")
 INI_KV = re.compile(r"([^=:#;\s\[][^=:]*?)[ \t]*[=:][ \t]*(.*)$")
 YAML_KEY = re.compile(r"""(?:- +)?(["']?[\w$@][\w .$@/-]*["']?)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$""")
@@ -184,10 +185,19 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
         if delim == ":" and sum(1 for r in rows[:400] if CLOCK.search(r)) > len(counts) * 0.3:
             continue  # 14:02:51 in every line is a log's clock, not a colon-separated table
         near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
+        if delim in ",;\t" and _ragged(counts, _cells(rows[0], delim)):
+            near = len(counts)
         score = _share(near, len(counts))
         if score > best[0] + 0.05:
             best = (score, delim)
     return best
+
+
+def _ragged(counts: list[int], first: list[str]) -> bool:
+    """Rows under a header that leave their empty last cells out (``4.10,Warty Warthog,warty,2004-03-05,...``
+    under nine column names, six cells given): three cells or more in every row, none wider than the header."""
+    head = counts[0]
+    return head >= 4 and max(counts) == head and min(counts) >= 3 and _header_like(first)
 
 
 def _header_like(cells: list[str]) -> bool:

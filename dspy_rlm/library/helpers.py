@@ -242,6 +242,8 @@ STANDALONE_MODULES = (
     "cssformat",
     "makeformat",
     "keywordformat",
+    "instructionformat",
+    "listformat",
     "directiveformat",
     "literalformat",
     "callformat",

@@ -247,15 +247,17 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
 def count_records(var: Any, word: Any = None) -> int:
     """How many records contain word (or all records).
 
-    In a huge text whose records are lines, every line past the parsed head is counted too (one regex pass; with
-    no word, each non-blank line that is no comment)."""
+    With no word, where some records have a key or fields, the lines of prose between them (records of neither: a
+    page's text around its table, a line no assignment) are no records. In a huge text whose records are lines,
+    every line past the parsed head is counted too (one regex pass; with no word, each non-blank line that is no
+    comment)."""
     text = _text("count_records", var)
     s = detect(text)
     if word is None:
         if s.parsed_chars is not None and s.records and one_line_records(s):
             rest = text[s.parsed_chars :].splitlines()[1:]  # the line the cap cut is counted in the head
             return len(s.records) + sum(1 for ln in rest if ln.strip() and not ln.lstrip().startswith(("#", ";")))
-        return len(s.records)
+        return sum(1 for r in s.records if r.fields or r.key) or len(s.records)
     w = _check_word("count_records", word)
     if s.parsed_chars is not None and s.records and one_line_records(s):
         return sum(1 for n in match_lines(w, text) if n >= s.records[0].line)

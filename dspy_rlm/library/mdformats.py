@@ -47,12 +47,27 @@ def looks_markdown_table(sample: list[str]) -> float:
 
 def looks_markdown_tables(sample: list[str]) -> bool:
     """Two or more pipe tables with five rows or more between them, however much prose is around them (a
-    document whose tables are its data: one per section)."""
+    document whose tables are its data: one per section), or one table of five rows or more that is a quarter of
+    the text's lines or more (a page around its overview table)."""
     if not any("|" in r for r in sample):  # most texts: no pass with a regex
         return False
     separators = sum(1 for r in sample if MD_SEPARATOR.match(r.strip()) and "-" in r and "|" in r)
     rows = sum(1 for r in sample if r.strip().startswith("|") and r.count("|") >= 3)
+    if separators == 1:
+        return rows - 2 >= 5 and 4 * rows >= sum(1 for r in sample if r.strip())
     return separators >= 2 and rows - 2 * separators >= 5
+
+
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_MD_MARK = re.compile(r"(\*\*|`)(.+?)\1")  # not __x__: a name (__init__) more often than bold
+
+
+def md_text(cell: str) -> str:
+    """A table cell as it renders: a link is its text (``[Assert](assert.html)`` is ``Assert``), ```code```
+    and ``**bold**`` their words."""
+    if "[" not in cell and "`" not in cell and "*" not in cell:
+        return cell
+    return _MD_MARK.sub(r"\2", _MD_LINK.sub(r"\1", cell))
 
 
 def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:
@@ -73,7 +88,7 @@ def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:
                 out.pop()  # the header row, read as a line before the separator was seen
                 rows = [r for r in rows if r[0] < len(out)]
         elif header and "|" in s:
-            cells = _cells(s, "|")
+            cells = [md_text(c) for c in _cells(s, "|")]
             fields = [(header[k], c) for k, c in enumerate(cells) if c and k < len(header)]
             if fields:  # "|   |   |": an empty row
                 rows.append((len(out), heading))

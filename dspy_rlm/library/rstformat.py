@@ -21,7 +21,7 @@ def looks_grid_tables(sample: list[str]) -> bool:
     rows = [r.strip() for r in sample]
     borders = [i for i, r in enumerate(rows) if _GRID_BORDER.match(r)]
     heads = [i for i in borders if "=" in rows[i]]
-    return bool(heads) and len(borders) >= 3 and sum(1 for i in borders if rows[i - 1 : i][:1] == [""]) < len(borders)
+    return bool(heads) and len(borders) >= 3 and any(i == 0 or rows[i - 1] != "" for i in borders)
 
 
 def rst_text(text: str) -> str:

@@ -47,7 +47,9 @@ Records per kind (the record's ``key`` in brackets):
   (an EBNF grammar).
 - keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;`` [the
   value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics); (detail
-  ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``].
+  ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``];
+  (detail ``instructions``) one per instruction of a Dockerfile's shape [its upper-case word], ``instruction``,
+  ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
   page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`).
@@ -85,6 +87,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
 )
 from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
 from dspy_rlm.library.indexformat import looks_indexed, parse_indexed
+from dspy_rlm.library.instructionformat import looks_instructions, parse_instructions
 from dspy_rlm.library.jsonformats import (
     looks_json_document,
     looks_jsonl,
@@ -110,6 +113,7 @@ from dspy_rlm.library.kvformats import (
     parse_ini,
     parse_stanzas,
 )
+from dspy_rlm.library.listformat import looks_commented_list, parse_commented_list
 from dspy_rlm.library.literalformat import looks_literals, parse_literals
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.markedformat import looks_marked, parse_marked
@@ -320,6 +324,10 @@ def _detect(text: str) -> Structure:
         return _build("table", lines, *parse_whitespace_table(lines, aligned), detail="whitespace")
     if looks_keyword_lines(sample) >= 0.8:
         return _build("keywords", lines, *parse_keyword_lines(lines))
+    if looks_commented_list(sample) >= 0.9:
+        return _build("markdown_list", lines, *parse_commented_list(lines), detail="commented sections")
+    if looks_instructions(sample) >= 0.8:
+        return _build("keywords", lines, *parse_instructions(lines), detail="instructions")
     if looks_marked(sample) >= 0.9:  # after the stanzas and keyword lines: a mark over each block of headers
         return _build("stanzas", lines, *parse_marked(lines), detail="marked")
     if looks_prose(sample) >= 0.5:

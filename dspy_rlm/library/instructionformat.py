@@ -1,0 +1,74 @@
+"""Instruction lines: each logical line (continued by a trailing backslash) opens with an upper-case word and
+holds its arguments (``FROM ruby:3.2``, ``RUN apt-get update && ...``, ``ENV RAILS_ENV=production``: a
+Dockerfile or Containerfile, and any file of that shape). A record per instruction, keyed by its word, with the
+fields ``instruction`` (the word) and ``arguments`` (the rest, its lines joined), and one field per
+``NAME=value`` pair where the arguments are such pairs alone (``ENV``, ``ARG``, ``LABEL``; quotes removed).
+Read as lines, a continued RUN was a record per line and a pair no field.
+Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+
+import re
+import shlex
+
+from dspy_rlm.library.formats import Raw
+
+_INSTRUCTION = re.compile(r"([A-Z]{2,})(?:\s+(.*))?$")
+_NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)=(.*)", re.DOTALL)
+
+
+def _instruction_lines(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, text) of each line that is no comment, ``\\`` continuations joined (a comment
+    inside a continuation is skipped, as Docker does)."""
+    out: list[tuple[int, int, str]] = []
+    parts: list[str] = []
+    start = 0
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        if not parts:
+            start = i
+        parts.append(s[:-1].strip() if s.endswith("\\") else s)
+        if not s.endswith("\\"):
+            out.append((start, i, " ".join(p for p in parts if p)))
+            parts = []
+    if parts:
+        out.append((start, len(lines) - 1, " ".join(p for p in parts if p)))
+    return out
+
+
+def looks_instructions(sample: list[str]) -> float:
+    """The share of the logical lines that open with an upper-case word; 0 under four such lines, or where no
+    word opens two of them (a file of instructions repeats some: RUN, COPY, ENV)."""
+    rows = [t for _, _, t in _instruction_lines(sample)]
+    words = [m.group(1) for r in rows if (m := _INSTRUCTION.match(r))]
+    if len(words) < 4 or len(set(words)) == len(words):
+        return 0.0
+    return len(words) / len(rows)
+
+
+def _instruction_pairs(arguments: str) -> list[tuple[str, str]]:
+    """The ``NAME=value`` pairs of arguments made of them alone, else none."""
+    if "=" not in arguments:
+        return []
+    try:
+        words = shlex.split(arguments)
+    except ValueError:  # an unclosed quote
+        words = arguments.split()
+    found = [(m.group(1), m.group(2)) for w in words if (m := _NAME_VALUE.fullmatch(w))]
+    return found if words and len(found) == len(words) else []
+
+
+def parse_instructions(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    out: list[Raw] = []
+    names: dict[str, None] = dict.fromkeys(["instruction", "arguments"])
+    for a, b, text in _instruction_lines(lines):
+        m = _INSTRUCTION.match(text)
+        if m is None:
+            out.append((a, b, [], "", None))
+            continue
+        arguments = m.group(2) or ""
+        pairs = _instruction_pairs(arguments)
+        names.update(dict.fromkeys(n for n, _ in pairs))
+        fields = [("instruction", m.group(1)), *([("arguments", arguments)] if arguments else []), *pairs]
+        out.append((a, b, fields, m.group(1), None))
+    return out, list(names)
