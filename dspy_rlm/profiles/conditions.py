@@ -94,7 +94,13 @@ def worded(book: Any, var: str, arg: str, field: str | None = None) -> bool:
     if memo not in book.memo:
         fields = {field} if field else set(holders(book, var, "part", arg))
         values = (v for r in book.structs[var].records[:SCAN] for f, v in r.fields if f in fields)
-        book.memo[memo] = any(lookup.passes(v, "contains", arg) and not lookup.passes(v, "part", arg) for v in values)
+        whole = " ".join(arg.casefold().split())  # "Distribution / packaging" is the value, no word of it
+        book.memo[memo] = any(
+            lookup.passes(v, "contains", arg)
+            and not lookup.passes(v, "part", arg)
+            and " ".join(v.casefold().split()) != whole
+            for v in values
+        )
     return bool(book.memo[memo])
 
 

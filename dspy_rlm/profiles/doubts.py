@@ -17,7 +17,7 @@ from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condit
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
-from dspy_rlm.profiles.reads import norm, parts, unit_after
+from dspy_rlm.profiles.reads import norm, parts, spelled_by, unit_after, values_in
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
@@ -149,16 +149,29 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     for other in book.keys.get(move.var, []):
         sure = ((other.is_key or other.is_value or plain) and not is_stop(other.text)) or _NUMBER.fullmatch(other.text)
         few = sure and 1 <= other.records <= 3 and not other.inner
-        if other is not key and few and not other.hop and not lookup._has(record, other.text):  # hop: no phrase
+        held = lookup._has(record, other.text) or _spells_field(record, other.text, book.text_q)
+        if other is not key and few and not other.hop and not held:  # hop: no phrase
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
 
 
+def _spells_field(record: st.Record, phrase: str, question: str) -> bool:
+    """Whether a word of the question beside ``phrase`` and it spell a field of the record ("build *directory*":
+    ``BUILDDIR``): the phrase names the field read, not another record."""
+    words = st.words(question.casefold())
+    p = phrase.casefold()
+    if p not in words:
+        return False
+    i = words.index(p)
+    return any(spelled_by(f, words[max(0, i - 2) : i + 3]) for f, _ in record.fields)
+
+
 def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "according to the header comments, what is the font's full name?": no record holds a comment, unless a
-    # field is one (a table's trailing "# comment", a "description" the question's word names)
+    # field is one (a table's trailing "# comment", a "description" the question's word names), or the records
+    # were read from comments (a list's commented sections, a sample config's commented settings)
     said = set(st.words(book.text_q.casefold())) & COMMENT_WORDS
-    if not said or move.kind == "search":
+    if not said or move.kind == "search" or "comment" in book.structs[move.var].detail:
         return None
     named = {w for group in SYNONYMS if said & group for w in group}  # whole words: "note" is no "not_test"
     if any({p.casefold() for p in parts(f)} & named for f in book.structs[move.var].field_names):
@@ -339,8 +352,7 @@ def _one_of_several(book: Any, move: Move, key: Any, value: Any) -> str | None:
     record = lookup.record_of(book.texts[move.var], move.args[0])
     if not isinstance(record, st.Record):
         return None
-    want = st.name_form(str(move.args[1]))
-    values = {norm(v) for n, v in record.fields if st.name_form(n) == want}
+    values = values_in(record, str(move.args[1]))
     return f"the record holds {len(values)} values of {move.args[1]!r}" if len(values) > 1 else None
 
 

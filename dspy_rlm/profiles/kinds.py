@@ -42,6 +42,7 @@ from dspy_rlm.profiles.reads import (
     printed,
     states_pair,
     unnamed,
+    values_in,
     words_inside,
 )
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
@@ -125,9 +126,6 @@ class Record(KindBase):
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
-        seen: dict[str, set[str]] = {}  # a field written once per value (Provides-Extra): one of them is no answer
-        for fname, value in result.fields:
-            seen.setdefault(fname, set()).add(norm(value))
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
@@ -144,8 +142,8 @@ class Record(KindBase):
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
             ok = specific and (asked or few or (one_number and fname in numeric))
-            ok = ok and agree(book, var, key, fname, value) and len(seen[fname]) == 1  # "meuligoe": a release's
-            # record, or its CD-ROM's?
+            # "meuligoe": a release's record, or its CD-ROM's? a field written once per value: one of several
+            ok = ok and agree(book, var, key, fname, value) and len(values_in(result, fname)) == 1
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
             ok = ok and (asked or key is None or flag or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"

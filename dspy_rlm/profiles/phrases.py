@@ -14,7 +14,7 @@ from typing import Any
 from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
-from dspy_rlm.profiles.reads import camel_parts, field_stems, norm
+from dspy_rlm.profiles.reads import camel_parts, field_stems, norm, spelled_by
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     FUNCTION_WORDS,
@@ -145,7 +145,8 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
             found.append((name, holders[0].key))
     said = " " + " ".join(st.words(question.casefold())) + " "
     if len(found) > 1:
-        found = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said]
+        words = said.split()
+        found = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said or spelled_by(n, words)]
     return Key(found[0][1], 1, True, False, hop=True) if len(found) == 1 else None  # no phrase of the question
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "norm",
     "parts",
     "printed",
+    "spelled_by",
+    "values_in",
 ]
 
 
@@ -192,6 +194,13 @@ def norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+def values_in(record: st.Record, field: str) -> set[str]:
+    """The distinct values a record writes for a field (a wheel's METADATA writes Provides-Extra once per extra):
+    more than one, and reading the field gives one of several, no answer to which is meant."""
+    want = st.name_form(field)
+    return {norm(v) for n, v in record.fields if st.name_form(n) == want}
+
+
 def parts(text: str) -> list[str]:
     """The alphanumeric parts of a text (``Installed-Size`` -> ``Installed``, ``Size``), for stems."""
     return re.findall(r"[^\W_]+", text)
@@ -347,7 +356,10 @@ def field_forms(words: list[str], fields: set[str], said: list[str] | None = Non
     run = said if said is not None else words
     for n in (2, 3):
         for i in range(len(run) - n + 1):
-            name = glued.get("".join(run[i : i + n]).casefold())
+            said_run = [w.casefold() for w in run[i : i + n]]
+            name = glued.get("".join(said_run))
+            if name is None:  # "build directory": BUILDDIR, "rails environment": RAILS_ENV
+                name = next((f for g, f in glued.items() if _abbreviated(g, said_run)), None)
             if name is not None and not any(st.stem(w) in field_stems(name) for w in run[i : i + n]):
                 out |= {st.stem(name), "+" + _glued(name)}
     long_parts = {p.casefold() for f in fields for p in parts(f) if len(p) >= 6}
@@ -355,6 +367,24 @@ def field_forms(words: list[str], fields: set[str], said: list[str] | None = Non
         near = _deletes(w) | {w}  # one letter left out, added or changed ("descripton": Description)
         out |= {st.stem(p) for p in long_parts if p in near or _deletes(p) & near}
     return out
+
+
+def spelled_by(name: str, words: list[str]) -> bool:
+    """Whether two or three words in a row spell a field's name joined, whole or cut short ("build directory":
+    ``BUILDDIR``)."""
+    glued = _glued(name)
+    runs = ([w.casefold() for w in words[i : i + n]] for n in (2, 3) for i in range(len(words) - n + 1))
+    return any("".join(run) == glued or _abbreviated(glued, run) for run in runs)
+
+
+def _abbreviated(glued: str, words: list[str]) -> bool:
+    """Whether a glued name is the words' beginnings joined, three letters or more of each (``builddir``: "build
+    directory"), the last one cut short (a name said whole is found as it is)."""
+    if len(words) == 1:
+        w = words[0]
+        return 3 <= len(glued) < len(w) and w.startswith(glued)
+    w = words[0]
+    return any(glued.startswith(w[:k]) and _abbreviated(glued[k:], words[1:]) for k in range(len(w), 2, -1))
 
 
 def _glued(name: str) -> str:

@@ -194,9 +194,13 @@ UNREAD = (
     "not", "never", "without", "except", "excluding", "other than", "n't", "or more", "or less", "or fewer",
     "or greater", "or higher", "or lower", "or above", "or below", "or over", "or under", "at least", "at most",
     "no more than", "no less than", "no fewer than", "between",
+    "right after", "just after", "immediately after", "directly after", "right before", "just before",
+    "immediately before", "directly before", "came after", "comes after", "come after", "came before",
+    "comes before", "come before", "preceding", "preceded",
 )  # fmt: skip
-"""Negations and tests no read applies ("how many packages are *not* essential", "a UID of 100 *or more*"): a
-question that says one vouches for no value a read produced, unless a key phrase found in the data holds it."""
+"""Negations, tests and an order no read applies ("how many packages are *not* essential", "a UID of 100 *or
+more*", "the release that came *right after* Trusty"): a question that says one vouches for no value a read
+produced, unless a key phrase found in the data holds it."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
 """Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
 TRUE_FLAGS = frozenset({"true", "yes", "on", "enabled"})
