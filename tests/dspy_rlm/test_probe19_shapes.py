@@ -109,6 +109,9 @@ def test_a_list_under_comment_headings_reads_each_entry_with_its_section():
     )
     assert _ask("Which commented section lists the most patterns?", IGNORE) == ("Distribution / packaging", "submitted")
     assert _ask("Is *.mo ignored?", IGNORE, "bool") == (True, "submitted")
+    # blocks under comments (valgrind's suppressions: a lone brace opens each) are no list
+    blocks = "".join(f"# rule {i}\n{{\n   name-{i}\n   Memcheck:Cond\n   fun:f{i}\n}}\n" for i in range(4))
+    assert st.detect(blocks).detail != "commented sections"
 
 
 MAKE_BAT = (
