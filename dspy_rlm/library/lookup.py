@@ -87,7 +87,15 @@ def _find(text: str, s: Structure, word: str) -> list[Record]:
         for r in spanning:
             if len(spanning) == 1 or _has(r, word) or len(r.text) >= RECORD_TEXT_CHARS:
                 found[r.index] = r
+    placed = [f for f in _PLACE_FIELDS if f in s.field_names]
+    if placed and s.parsed_chars is None:  # a heading above a record's lines holds it too ("under Environments")
+        found |= {r.index: r for r in s.records if any(matches(word, r.get(f) or "") for f in placed)}
     return sorted(found.values(), key=lambda r: r.index) or records_past_head(text, s, word)
+
+
+_PLACE_FIELDS = ("section", "block")
+"""Fields a parser gives a record for where it sits, read off lines above it (a list item's heading, a
+literal's block): a record holds their values though its own lines do not."""
 
 
 def _check_word(fn: str, word: Any, what: str = "word") -> str:

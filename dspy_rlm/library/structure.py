@@ -52,7 +52,9 @@ Records per kind (the record's ``key`` in brackets):
   ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
-  page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`).
+  page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`); (detail
+  ``commented sections``) one per entry of a list under comment headings [the entry], its ``section`` the heading
+  (:mod:`~dspy_rlm.library.listformat`: a .gitignore).
 - prose: one per sentence [""]; headings and list items are records of their own, and so is each row of a
   reStructuredText simple table [its first cell] and each ``:Field: value`` line. lines: one per non-empty line
   [""], with a field when the line reads ``key: value`` or ``key = value``.

@@ -13,6 +13,7 @@ from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_forms, field_holding_key, field_stems, norm, parts
+from dspy_rlm.profiles.spans import container_spans
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     ENGLISH,
@@ -257,7 +258,12 @@ def counts_every_record(book: Any, var: str) -> bool:
     maintainers" counts distinct values), and is no unit of the text ("how many lines")."""
     said = st.words(book.text_q.casefold())
     nouns = counted_nouns(said)
-    rest = [w for w in said if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
+    # "how many entries does the supported renames table have?": the words naming the data say no condition
+    q = book.text_q
+    for a, b in sorted(container_spans(q), reverse=True):
+        q = q[:a] + " " + q[b:]
+    plain = st.words(q.casefold())
+    rest = [w for w in plain if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
     if rest or nouns & TEXT_UNITS or unread_test(book):
         return False
     s = book.structs[var]
@@ -265,6 +271,8 @@ def counts_every_record(book: Any, var: str) -> bool:
     written = [w for w in st.words(book.text_q) if w.casefold() in STOP and w.casefold() not in WHOLE_SET]
     if any(may_be_value(w) and is_stop_value(w, records) for w in written):  # "how many hosts are down?"
         return False
+    if any(k.is_value and set(st.words(k.text.casefold())) <= nouns for k in book.keys.get(var, [])):
+        return False  # "how many RUN instructions": a value of the data before the counted noun is a condition
     key_field = field_holding_key(s)
     stems = {st.stem(n) for n in nouns}
     if any(stems & field_stems(f) for f in s.field_names if f != key_field):  # "how many essential packages"

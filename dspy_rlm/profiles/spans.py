@@ -14,7 +14,7 @@ __all__ = ["container_spans", "subject_span", "without_container"]
 
 
 _CONTAINER = re.compile(
-    rf"(?<!\w)(?:(?:in|from|of|per|within|inside|across|according\s+to)\s+(?:the|this|that)|this)\s+"
+    rf"(?<!\w)(?:(?:in|from|of|per|within|inside|across|according\s+to|does|do|did)\s+(?:the|this|that)|this)\s+"
     rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?"
     rf"(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
     re.IGNORECASE,

@@ -18,6 +18,8 @@ def test_a_count_of_every_record_skips_the_prose_around_a_table():
     assert len(s.records) > 4  # the page's heading and sentences are records of no fields
     assert lookup.count_records(GRID) == 4
     assert _ask("How many rows are in the table?", GRID, "int") == (4, "submitted")
+    # the words naming the table ("the renames table") state no condition of the count
+    assert _ask("How many entries does the module renames table have?", GRID, "int") == (4, "submitted")
     settings = "A = 1\nB = 2\nexport A B\nC = 3\n"  # a line no assignment is no setting
     assert lookup.count_records(settings) == 3
     prose = "One line.\nAnother line.\n"  # no record has a key or fields: the lines are what there is
@@ -87,6 +89,8 @@ def test_a_dockerfiles_instructions_are_records_with_their_pairs():
     assert s.records[3].get("PORT") == "8080" and s.records[1].get("BUNDLER_VERSION") == "2.4"
     assert _ask("Which instruction is used most often?", DOCKERFILE) == ("RUN", "submitted")
     assert _ask("What is PORT set to?", DOCKERFILE) == ("8080", "submitted")
+    # a value of the data before the counted noun is a condition, not every record
+    assert _ask("How many RUN instructions are there?", DOCKERFILE, "int") == (2, "submitted")
 
 
 IGNORE = (
@@ -103,6 +107,7 @@ def test_a_list_under_comment_headings_reads_each_entry_with_its_section():
     by_key = {r.key: r.get("section") for r in s.records}
     assert by_key["working/*"] is None and by_key[".idea"] == "User-specific stuff"
     assert by_key["*.spec"] == "PyInstaller" and by_key["*.mo"] == "Translations"
+    assert lookup.count_records(IGNORE, "Translations") == 2  # the heading above holds its entries too
     assert _ask("How many entries are listed under the Distribution / packaging heading?", IGNORE, "int") == (
         4,
         "submitted",
