@@ -87,15 +87,23 @@ def _find(text: str, s: Structure, word: str) -> list[Record]:
         for r in spanning:
             if len(spanning) == 1 or _has(r, word) or len(r.text) >= RECORD_TEXT_CHARS:
                 found[r.index] = r
-    placed = [f for f in _PLACE_FIELDS if f in s.field_names]
-    if placed and s.parsed_chars is None:  # a heading above a record's lines holds it too ("under Environments")
-        found |= {r.index: r for r in s.records if any(matches(word, r.get(f) or "") for f in placed)}
     return sorted(found.values(), key=lambda r: r.index) or records_past_head(text, s, word)
 
 
 _PLACE_FIELDS = ("section", "block")
 """Fields a parser gives a record for where it sits, read off lines above it (a list item's heading, a
 literal's block): a record holds their values though its own lines do not."""
+
+
+def _placed(s: Structure, word: str, found: list[Record]) -> list[Record]:
+    """``found`` and the named records whose heading or block is ``word`` whole ("the entries under the
+    Environments heading"), in order."""
+    placed = [f for f in _PLACE_FIELDS if f in s.field_names]
+    if not placed or s.parsed_chars is not None:
+        return found
+    seen = {r.index for r in found}
+    more = [r for r in s.records if r.index not in seen and r.key and any(_same(r.get(f) or "", word) for f in placed)]
+    return sorted([*found, *more], key=lambda r: r.index) if more else found
 
 
 def _check_word(fn: str, word: Any, what: str = "word") -> str:
@@ -253,7 +261,8 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
 
 
 def count_records(var: Any, word: Any = None) -> int:
-    """How many records contain word (or all records).
+    """How many records contain word (or all records); a record under a heading or block named word whole
+    contains it.
 
     With no word, where some records have a key or fields, the lines of prose between them (records of neither: a
     page's text around its table, a line no assignment) are no records. In a huge text whose records are lines,
@@ -269,7 +278,7 @@ def count_records(var: Any, word: Any = None) -> int:
     w = _check_word("count_records", word)
     if s.parsed_chars is not None and s.records and one_line_records(s):
         return sum(1 for n in match_lines(w, text) if n >= s.records[0].line)
-    return len(_containing("count_records", var, w))
+    return len(_placed(s, w, _containing("count_records", var, w)))
 
 
 def count_where(var: Any, field: Any, value: Any) -> int:

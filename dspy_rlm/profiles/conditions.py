@@ -13,7 +13,7 @@ from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_forms, field_holding_key, field_stems, norm, parts
-from dspy_rlm.profiles.spans import container_spans
+from dspy_rlm.profiles.spans import data_subject_spans
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     ENGLISH,
@@ -260,7 +260,7 @@ def counts_every_record(book: Any, var: str) -> bool:
     nouns = counted_nouns(said)
     # "how many entries does the supported renames table have?": the words naming the data say no condition
     q = book.text_q
-    for a, b in sorted(container_spans(q), reverse=True):
+    for a, b in sorted(data_subject_spans(q), reverse=True):
         q = q[:a] + " " + q[b:]
     plain = st.words(q.casefold())
     rest = [w for w in plain if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]

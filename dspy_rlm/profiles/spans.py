@@ -10,13 +10,21 @@ from collections.abc import Collection
 from dspy_rlm.profiles.phrases import components
 from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, HOLDING_VERBS, STOP
 
-__all__ = ["container_spans", "subject_span", "without_container"]
+__all__ = ["container_spans", "data_subject_spans", "subject_span", "without_container"]
 
 
 _CONTAINER = re.compile(
-    rf"(?<!\w)(?:(?:in|from|of|per|within|inside|across|according\s+to|does|do|did)\s+(?:the|this|that)|this)\s+"
+    rf"(?<!\w)(?:(?:in|from|of|per|within|inside|across|according\s+to)\s+(?:the|this|that)|this)\s+"
     rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?"
     rf"(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
+    re.IGNORECASE,
+)
+
+
+# "how many entries *does the supported renames table* have?": the data as the subject of a verb that holds
+_SUBJECT_CONTAINER = re.compile(
+    rf"(?<!\w)(?:does|do|did)\s+(?:the|this|that)\s+(?:[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})"
+    r"(?=\s+(?:have|has|hold|holds|list|lists|contain|contains|include|includes)\b)",
     re.IGNORECASE,
 )
 
@@ -49,10 +57,16 @@ def subject_span(question: str) -> tuple[int, int] | None:
     return (m.start(1), m.end(2)) if m else None
 
 
+def data_subject_spans(question: str) -> list[tuple[int, int]]:
+    """Where the data is the subject of a verb that holds ("how many entries *does the supported renames table*
+    have?"): words there name the data, no condition of a count."""
+    return [m.span() for m in _SUBJECT_CONTAINER.finditer(question)]
+
+
 def container_spans(question: str) -> list[tuple[int, int]]:
     """The phrases naming the data as a whole ("in *this dataset*", "in *the tox config*", a phrase of "this"
     closing the question): their plain words describe the file, and their last is no key phrase."""
-    spans = [m.span() for m in _CONTAINER.finditer(question)]
+    spans = [m.span() for rx in (_CONTAINER, _SUBJECT_CONTAINER) for m in rx.finditer(question)]
     m = _this_at_end(question)
     return [*spans, m.span(1)] if m else spans
 
