@@ -144,6 +144,18 @@ def parse_statements(lines: list[str]) -> tuple[list[Raw], list[str]]:
     return out, []
 
 
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_MD_MARK = re.compile(r"(\*\*|`)(.+?)\1")  # not __x__: a name (__init__) more often than bold
+
+
+def md_text(cell: str) -> str:
+    """A table cell as it renders: a link is its text (``[Assert](assert.html)`` is ``Assert``), ```code```
+    and ``**bold**`` their words."""
+    if "[" not in cell and "`" not in cell and "*" not in cell:
+        return cell
+    return _MD_MARK.sub(r"\2", _MD_LINK.sub(r"\1", cell))
+
+
 # -- delimited tables ---------------------------------------------------------------------------------------
 DELIMITERS = {"\t": "tsv", ",": "csv", "|": "pipes", ";": "semicolon", ":": "colon"}
 

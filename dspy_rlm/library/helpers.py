@@ -253,6 +253,7 @@ STANDALONE_MODULES = (
     "structure",
     "tail",
     "results",
+    "valueforms",
     "lookup",
     "items",
     "search",

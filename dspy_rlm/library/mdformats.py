@@ -8,7 +8,7 @@ import bisect
 import re
 from typing import Any
 
-from dspy_rlm.library.formats import Raw, _cells, _line_kv, _share, _unique, meaningful, repeated_names
+from dspy_rlm.library.formats import Raw, _cells, _line_kv, _share, _unique, md_text, meaningful, repeated_names
 
 LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)$")
 # No two whitespace repeats side by side (they backtracked quadratically: 3.4 s on 16,000 spaces).
@@ -56,18 +56,6 @@ def looks_markdown_tables(sample: list[str]) -> bool:
     if separators == 1:
         return rows - 2 >= 5 and 4 * rows >= sum(1 for r in sample if r.strip())
     return separators >= 2 and rows - 2 * separators >= 5
-
-
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_MD_MARK = re.compile(r"(\*\*|`)(.+?)\1")  # not __x__: a name (__init__) more often than bold
-
-
-def md_text(cell: str) -> str:
-    """A table cell as it renders: a link is its text (``[Assert](assert.html)`` is ``Assert``), ```code```
-    and ``**bold**`` their words."""
-    if "[" not in cell and "`" not in cell and "*" not in cell:
-        return cell
-    return _MD_MARK.sub(r"\2", _MD_LINK.sub(r"\1", cell))
 
 
 def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:

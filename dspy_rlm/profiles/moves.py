@@ -52,7 +52,6 @@ from dspy_rlm.profiles.reads import (
     dated_fields,
     field_forms,
     field_holding_key,
-    file_texts,
     norm,
     parts,
     printed,
@@ -288,3 +287,26 @@ class MoveBook:
             if k.text in move.args:
                 return move.var, k
         return move.var, None
+
+
+def file_texts(data: dict[str, Any], question: str, room: int) -> dict[str, str]:
+    """Up to ``room`` texts of a directory input (``files``: path -> text), each named by the expression that
+    reads it (``files['ubuntu.csv']``), so the reads and submits of a file apply to a directory too: without them
+    a directory got only ``peek(files)`` moves, and a long, slow, unsupported step after it. The files that hold
+    most of the question's words come first, then the longest."""
+    if room <= 0:
+        return {}
+    files = {
+        f"{name}[{path!r}]": text
+        for name, value in data.items()
+        if isinstance(value, dict)
+        for path, text in value.items()
+        if isinstance(path, str) and isinstance(text, str) and text
+    }
+    words = {w for w in st.words(question.casefold()) if len(w) > 3 and w not in STOP}
+
+    def rank(item: tuple[str, str]) -> tuple[int, int]:
+        folded = item[1].casefold()
+        return (-sum(w in folded for w in words), -len(item[1]))
+
+    return dict(sorted(files.items(), key=rank)[:room])

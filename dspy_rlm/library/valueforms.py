@@ -1,0 +1,48 @@
+"""Values read as numbers and dates, for counts with a bound and rankings: the first number in a value
+(``1,024 KB`` is 1024), a date or timestamp as seconds (``2013-12-24T15:26:06``, ``1 Jan 1991``). Stdlib only:
+:func:`dspy_rlm.library.helpers.standalone_source` inlines it before :mod:`~dspy_rlm.library.lookup`."""
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
+
+
+def _number(value: str) -> float | None:
+    m = _NUMBER.search(value)
+    return float(m.group().replace(",", "")) if m else None
+
+
+_DATE_FORMATS = ("%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%b %d %Y", "%B %d %Y", "%Y/%m/%d", "%m/%d/%Y")
+_DATE_SHAPE = re.compile(
+    r"\d{4}-\d\d-\d\d|\d{4}/\d\d/\d\d|\d{1,2}/\d{1,2}/\d{4}"
+    r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
+)
+
+
+def _date(value: str) -> float | None:
+    """A date or timestamp as seconds (``2013-12-24T15:26:06``, ``2024-11-05``, ``1 Jan 1991``, ``Jan 1, 1991``),
+    a naive time read as UTC; None for anything else."""
+    v = value.strip()
+    if not _DATE_SHAPE.match(v) or len(v) > 40:
+        return None
+    try:
+        when = datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith("Z") else v)
+    except ValueError:
+        parsed = next((d for f in _DATE_FORMATS if (d := _strptime(v.replace(".", ""), f))), None)
+        if parsed is None:
+            return None
+        when = parsed
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def _numbered(values: list[tuple[str, Any]]) -> list[tuple[float, Any]]:
+    return [(n, r) for v, r in values if (n := _number(v)) is not None]
+
+
+def _strptime(value: str, form: str) -> datetime | None:
+    try:
+        return datetime.strptime(value, form)
+    except ValueError:
+        return None
