@@ -47,7 +47,11 @@ def test_a_csv_whose_rows_leave_their_empty_last_cells_out_is_a_table():
 
 
 def test_an_order_no_read_applies_vouches_for_no_record():
-    _answer, kind = _ask("What was the codename of the release that came right after Dapper Drake?", RELEASES)
+    full = "version,codename,release\n4.10,Warty Warthog,2004-10-20\n5.04,Hoary Hedgehog,2005-04-08\n"
+    full += "5.10,Breezy Badger,2005-10-12\n6.06,Dapper Drake,2006-06-01\n6.10,Edgy Eft,2006-10-26\n"
+    assert _ask("Which release date does Dapper Drake have?", full) == ("2006-06-01", "submitted")
+    # the release right after it is another record: Dapper's own date is no answer, nor any value it holds
+    _answer, kind = _ask("What was the codename of the release that came right after Dapper Drake?", full)
     assert kind != "submitted"
 
 
