@@ -7,9 +7,8 @@ Read as lines, a continued RUN was a record per line and a pair no field.
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
-import shlex
 
-from dspy_rlm.library.formats import Raw
+from dspy_rlm.library.formats import Raw, unquote
 
 _INSTRUCTION = re.compile(r"([A-Z]{2,})(?:\s+(.*))?$")
 _NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)=(.*)", re.DOTALL)
@@ -46,15 +45,16 @@ def looks_instructions(sample: list[str]) -> float:
     return len(words) / len(rows)
 
 
+_WORD = re.compile(r"""(?:[^\s"']+|"[^"]*"|'[^']*')+""")
+"""A shell word: quoted parts keep their spaces (``--without="development test"``)."""
+
+
 def _instruction_pairs(arguments: str) -> list[tuple[str, str]]:
-    """The ``NAME=value`` pairs of arguments made of them alone, else none."""
+    """The ``NAME=value`` pairs of arguments made of them alone (quotes around a value removed), else none."""
     if "=" not in arguments:
         return []
-    try:
-        words = shlex.split(arguments)
-    except ValueError:  # an unclosed quote
-        words = arguments.split()
-    found = [(m.group(1), m.group(2)) for w in words if (m := _NAME_VALUE.fullmatch(w))]
+    words = _WORD.findall(arguments)
+    found = [(m.group(1), unquote(m.group(2))) for w in words if (m := _NAME_VALUE.fullmatch(w))]
     return found if words and len(found) == len(words) else []
 
 

@@ -219,8 +219,9 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
 
 
 def count_records(var: Any, word: Any = None) -> int:
-    """How many records contain word (or all records); a record under a heading or block named word whole
-    contains it.
+    """How many records contain word (or all records).
+
+    A record under a heading or block named word (whole) contains it.
 
     With no word, where some records have a key or fields, the lines of prose between them (records of neither: a
     page's text around its table, a line no assignment) are no records. In a huge text whose records are lines,
