@@ -10,7 +10,7 @@ Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 import re
 from collections import Counter
 
-from dspy_rlm.library.formats import Raw, settings, unquote
+from dspy_rlm.library.formats import Raw, continued_lines, settings, unquote
 
 _NAME = re.compile(r"(\"[^\"]+\"|[^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*$")
 _HASH_COMMENT = re.compile(r"(?:^|[ \t]+)#(?:[ \t]+(.*))?$")
@@ -20,29 +20,20 @@ _DIRECTIVE_CHARS = re.compile(r"[#:.@%!\w-]*")
 
 
 def _logical(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(first line, last line, text) of each line outside block comments, ``\\`` continuations joined."""
-    out: list[tuple[int, int, str]] = []
-    in_block, start = False, 0
-    parts: list[str] = []
-    for i, line in enumerate(lines):
-        s = line.strip()
+    """The logical lines outside block comments, comments and a block's closing bracket."""
+    in_block = False
+
+    def skip(s: str, continuing: bool) -> bool:
+        nonlocal in_block
         if in_block:
             in_block = "*/" not in s
-            continue
-        if not parts and (s.startswith("/*") and "*/" not in s):
-            in_block = True
-            continue
-        if not parts and (not s or s.startswith(("//", "/*", "# ")) or _PUNCTUATION.fullmatch(s)):
-            continue  # a comment, or a block's closing bracket
-        if not parts:
-            start = i
-        parts.append(s[:-1].rstrip() if s.endswith("\\") else s)
-        if not s.endswith("\\"):
-            out.append((start, i, " ".join(p for p in parts if p)))
-            parts = []
-    if parts:
-        out.append((start, len(lines) - 1, " ".join(parts)))
-    return out
+            return True
+        if continuing:
+            return False
+        in_block = s.startswith("/*") and "*/" not in s
+        return in_block or not s or s.startswith(("//", "/*", "# ")) or bool(_PUNCTUATION.fullmatch(s))
+
+    return continued_lines(lines, skip)
 
 
 def _opening_directive(rows: list[str]) -> tuple[str, int]:

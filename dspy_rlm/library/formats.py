@@ -54,6 +54,27 @@ def meaningful(lines: list[str], comments: bool = True) -> list[str]:
     return [ln for ln in lines if ln.strip() and not (comments and is_comment(ln))]
 
 
+def continued_lines(lines: list[str], skip: Any) -> list[tuple[int, int, str]]:
+    """(first line, last line, text) of each logical line: ``\\`` continuations joined, the lines where
+    ``skip(stripped line, continuing)`` is true left out (comments, blanks)."""
+    out: list[tuple[int, int, str]] = []
+    parts: list[str] = []
+    start = 0
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if skip(s, bool(parts)):
+            continue
+        if not parts:
+            start = i
+        parts.append(s[:-1].rstrip() if s.endswith("\\") else s)
+        if not s.endswith("\\"):
+            out.append((start, i, " ".join(p for p in parts if p)))
+            parts = []
+    if parts:
+        out.append((start, len(lines) - 1, " ".join(p for p in parts if p)))
+    return out
+
+
 def _share(hits: int, total: int) -> float:
     return hits / total if total else 0.0
 

@@ -8,31 +8,15 @@ Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
 
-from dspy_rlm.library.formats import Raw, unquote
+from dspy_rlm.library.formats import Raw, continued_lines, unquote
 
 _INSTRUCTION = re.compile(r"([A-Z]{2,})(?:\s+(.*))?$")
 _NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)=(.*)", re.DOTALL)
 
 
 def _instruction_lines(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(first line, last line, text) of each line that is no comment, ``\\`` continuations joined (a comment
-    inside a continuation is skipped, as Docker does)."""
-    out: list[tuple[int, int, str]] = []
-    parts: list[str] = []
-    start = 0
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        if not parts:
-            start = i
-        parts.append(s[:-1].strip() if s.endswith("\\") else s)
-        if not s.endswith("\\"):
-            out.append((start, i, " ".join(p for p in parts if p)))
-            parts = []
-    if parts:
-        out.append((start, len(lines) - 1, " ".join(p for p in parts if p)))
-    return out
+    """The logical lines that are no comment (a comment inside a continuation is skipped, as Docker does)."""
+    return continued_lines(lines, lambda s, _: not s or s.startswith("#"))
 
 
 def looks_instructions(sample: list[str]) -> float:

@@ -330,13 +330,16 @@ def field_forms(words: list[str], fields: set[str], said: list[str] | None = Non
     short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
     out = {st.stem(f) for w in words for f in short if len(w) >= len(f) + 3 and w.casefold().startswith(f)}
     glued = {_glued(f): f for f in fields if len(f) >= 5}
+    by_start: dict[str, list[str]] = {}  # a name cut short starts with its first word's first three letters
+    for g in glued:
+        by_start.setdefault(g[:3], []).append(g)
     run = said if said is not None else words
     for n in (2, 3):
         for i in range(len(run) - n + 1):
             said_run = [w.casefold() for w in run[i : i + n]]
             name = glued.get("".join(said_run))
             if name is None:  # "build directory": BUILDDIR, "rails environment": RAILS_ENV
-                name = next((f for g, f in glued.items() if _abbreviated(g, said_run)), None)
+                name = next((glued[g] for g in by_start.get(said_run[0][:3], []) if _abbreviated(g, said_run)), None)
             if name is not None and not any(st.stem(w) in field_stems(name) for w in run[i : i + n]):
                 out |= {st.stem(name), "+" + _glued(name)}
     long_parts = {p.casefold() for f in fields for p in parts(f) if len(p) >= 6}
