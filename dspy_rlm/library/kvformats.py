@@ -1,6 +1,7 @@
-"""Key-value formats behind :func:`dspy_rlm.library.structure.detect`: ``Key: value`` stanzas, INI sections,
-YAML-like indentation and ``NAME=value`` assignments. Same conventions as :mod:`dspy_rlm.library.formats`
-(stdlib-only, raw records ``(first, last, fields, key, text)``, values are stripped spans of the text).
+"""Key-value formats behind :func:`dspy_rlm.library.structure.detect`: ``Key: value`` stanzas, INI sections
+and ``NAME=value`` assignments (YAML-like indentation: :mod:`dspy_rlm.library.yamltree`). Same conventions as
+:mod:`dspy_rlm.library.formats` (stdlib-only, raw records ``(first, last, fields, key, text)``, values are
+stripped spans of the text).
 """
 
 import re
@@ -10,7 +11,6 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     INI_KV,
     SECTION,
     STANZA_KEY,
-    YAML_KEY,
     Raw,
     _share,
     is_comment,
@@ -240,133 +240,6 @@ def _ini_value(lines: list[str], a: int, b: int) -> str:
     cut = eq if colon < 0 or 0 <= eq < colon else colon
     value = head[cut + 1 :] if a == b else "\n".join([head[cut + 1 :], *lines[a + 1 : b + 1]])
     return value.strip()
-
-
-# -- YAML-like indentation: one record per top-level key (or top-level list item) --------------------------
-def looks_yaml(sample: list[str]) -> float:
-    """Share of the lines that are ``key: value``, ``- item``, or inside a ``|`` / ``>`` block scalar."""
-    rows = [r for r in meaningful(sample) if r.strip() not in ("---", "...")]
-    top = [r for r in rows if not r[:1].isspace() and YAML_KEY.match(r)]
-    if not top or (len(top) < 2 and len(rows) < 2):
-        return 0.0
-    ok, block = 0, -1  # block: indent of the key that opened a block scalar, -1 outside one
-    for r in rows:
-        indent, s = _indent(r), r.strip()
-        if block >= 0 and indent > block:
-            ok += 1
-            continue
-        block = -1
-        m = YAML_KEY.match(s)
-        if m and (m.group(2) or "").strip()[:1] in ("|", ">"):
-            block = indent
-        if m and m.group(1).count(" ") >= 2:
-            continue  # "- Thunder review with calm-quartz: ok" is a sentence in a markdown list
-        ok += bool(m or s.startswith("- ") or (s[:1] in "[{\"'" and indent > 0))
-    return _share(ok, len(rows))
-
-
-def _list_items(lines: list[str], a: int, b: int) -> list[tuple[int, int]] | None:
-    """The (first, last) lines of each ``- key: value`` item when the block under line ``a`` is a list of
-    mappings (``model_list:`` then ``  - name: x``), else None."""
-    first = a + 1
-    while first <= b and (not lines[first].strip() or is_comment(lines[first])):
-        first += 1
-    head = lines[first].lstrip() if first <= b else ""
-    if not head.startswith("- ") or not YAML_KEY.match(head):
-        return None
-    indent = _indent(lines[first])
-    starts = [i for i in range(first, b + 1) if _indent(lines[i]) == indent and lines[i].lstrip().startswith("- ")]
-    ends = [*(j - 1 for j in starts[1:]), b]
-    return [(i, _last_content(lines, i, e)) for i, e in zip(starts, ends, strict=True)]
-
-
-def _last_content(lines: list[str], a: int, b: int) -> int:
-    while b > a and (not lines[b].strip() or is_comment(lines[b])):
-        b -= 1
-    return b
-
-
-#: A YAML block scalar's header (``|``, ``>-``, ``|2+``, maybe a comment): the value is the indented lines below.
-_BLOCK_SCALAR = re.compile(r"^[|>](?:[1-9]?[+-]?|[+-][1-9])(?:\s+#.*)?$")
-
-
-def _block_end(lines: list[str], start: int, b: int, indent: int) -> int:
-    """The line after a block scalar that starts at ``start`` under a key indented ``indent``."""
-    end = start
-    while end <= b and (not lines[end].strip() or _indent(lines[end]) > indent):
-        end += 1
-    return end
-
-
-def _block_value(body: list[str], style: str) -> str:
-    """A block scalar's text: its lines (``|``) or its lines folded into one (``>``), indentation removed."""
-    rows = [line.strip() for line in body]
-    while rows and not rows[-1]:
-        rows.pop()
-    return "\n".join(rows).strip() if style == "|" else " ".join(r for r in rows if r).strip()
-
-
-def _item_lines(lines: list[str], i: int, b: int, indent: int) -> tuple[str, int]:
-    """The ``- item`` lines from ``i`` under a key indented ``indent``, and the line after; none of mappings."""
-    end = i
-    while end <= b and (not lines[end].strip() or (_indent(lines[end]) >= indent and lines[end].lstrip()[:2] == "- ")):
-        end += 1
-    items = [ln.strip() for ln in lines[i:end] if ln.strip()]
-    return ("\n".join(items), end) if items and not any(YAML_KEY.match(x) for x in items) else ("", i)
-
-
-def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
-    head = lines[a]
-    m = YAML_KEY.match(head.strip())
-    key = unquote(m.group(1).strip()) if m and not head.lstrip().startswith("- ") else ""
-    fields: list[tuple[str, str]] = []
-    nested = False
-    i = a + 1 if key else a
-    if key and m and _BLOCK_SCALAR.match((m.group(2) or "").strip()):
-        i = b + 1  # "key: |" at the top: its lines are its value, not fields
-    while i <= b:
-        line = lines[i].strip()
-        sub = YAML_KEY.match(line) if line and line[0] not in "#;" else None
-        i += 1
-        if sub:
-            nested = True
-            value = (sub.group(2) or "").strip()
-            if _BLOCK_SCALAR.match(value):  # "desc: |" then indented lines: the value is those lines
-                end = _block_end(lines, i, b, _indent(lines[i - 1]) + (2 if lines[i - 1].lstrip()[:2] == "- " else 0))
-                value, i = _block_value(lines[i:end], value[0]), end
-            elif not value:  # "hosts:" then "- a" lines of plain items: the value is those lines
-                value, i = _item_lines(lines, i, b, _indent(lines[i - 1]))
-            if value:
-                fields.append((unquote(sub.group(1).strip()), unquote(value)))
-    if key and m:
-        value = (m.group(2) or "").strip()
-        if value and b == a:
-            fields.insert(0, (key, unquote(value)))
-        elif b > a and not nested:
-            body = lines[a + 1 : b + 1]  # a list / block scalar
-            joined = _block_value(body, value[0]) if _BLOCK_SCALAR.match(value) else "\n".join([value, *body])
-            fields.insert(0, (key, joined.strip()))
-    if not key:
-        key = fields[0][1] if fields else head.strip().lstrip("- ").strip()
-    return (a, b, fields, key, None)
-
-
-def parse_yaml(lines: list[str]) -> tuple[list[Raw], list[str]]:
-    out: list[Raw] = []
-    names: dict[str, None] = {}
-    starts = [
-        i
-        for i, ln in enumerate(lines)
-        if ln.strip() and not ln[:1].isspace() and not is_comment(ln) and ln.strip() not in ("---", "...")
-    ]
-    for k, a in enumerate(starts):
-        b = _last_content(lines, a, (starts[k + 1] if k + 1 < len(starts) else len(lines)) - 1)
-        items = _list_items(lines, a, b)
-        for first, last in items or [(a, b)]:
-            raw = _yaml_record(lines, first, last)
-            names.update(dict.fromkeys(n for n, _ in raw[2]))
-            out.append(raw)
-    return out, list(names)
 
 
 # -- NAME=value assignments (os-release, shell config, adduser.conf) ----------------------------------------

@@ -30,7 +30,7 @@ from dspy_rlm.library.tail import (  # inlined after structure.py
     remembered,
 )
 from dspy_rlm.library.textkit import held  # inlined first
-from dspy_rlm.library.valueforms import _date, _number, _numbered  # inlined before this file
+from dspy_rlm.library.valueforms import _date, _number, _numbered, _year  # inlined before this file
 
 _JOINED: dict[int, tuple[Any, int, str]] = {}
 
@@ -185,16 +185,17 @@ def record_of(var: Any, word: Any) -> Record | Nothing:
 
 def _best(fn: str, var: Any, w: str, field: str | None) -> Record | Nothing:
     """The first record of the best match (the key as written, one of the names it lists, the same key in another
-    case, the key holding word, a field value, the text); of several keyed by word, the first holding ``field``:
-    where a name keys a table and the entries that list it (a manifest's ``[pkg.X]`` with its ``version``, and X
-    listed as an extension of other packages), "X's version" is the table's; with no field, the first holding any
-    (``.SUFFIXES:`` then ``.SUFFIXES: .po .gmo``)."""
+    case, the key holding word, a whole field value, a field value holding it, the text); of several keyed by
+    word, the first holding ``field``: where a name keys a table and the entries that list it (a manifest's
+    ``[pkg.X]`` with its ``version``, and X listed as an extension of other packages), "X's version" is the
+    table's; with no field, the first holding any (``.SUFFIXES:`` then ``.SUFFIXES: .po .gmo``)."""
     found = _containing(fn, var, w)
     for named, test in (
         (True, lambda r: r.key.strip() == w),
         (True, lambda r: w in _key_names(r.key)),  # one of the names a key lists, as written: -A of "-A, --all"
         (True, lambda r: _same(r.key, w)),
         (False, lambda r: matches(w, r.key)),
+        (False, lambda r: any(_same(v, w) for _, v in r.fields)),  # a whole value before a word inside one
         (False, lambda r: any(matches(w, v) for _, v in r.fields)),
         (False, lambda r: True),
     ):
@@ -276,8 +277,9 @@ def passes(value: str | None, test: str, arg: str = "") -> bool:
         return f.startswith(a)
     if test == "ends":
         return f.endswith(a)
-    if test == "part":
-        return any(_same(p, arg) for p in parts_of(v))
+    if test == "part":  # a date's year is a part of it too ('2023' of '2023-11-29')
+        year = _year(v) if re.fullmatch(r"\d{4}", arg.strip()) else None
+        return any(_same(p, arg) for p in parts_of(v)) or (year is not None and str(year) == arg.strip())
     return re.search(rf"(?<!\w){re.escape(a)}(?!\w)", f) is not None  # contains: the whole word(s), as written
 
 
@@ -285,7 +287,8 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     """Records whose field passes test: starts, ends, contains, part, <, >, empty, present.
 
     Args: var, a text; field; test; value: what the field 'starts' / 'ends' with, the word(s) it 'contains'
-    (whole words as written, no other word forms), one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US'), or
+    (whole words as written, no other word forms), one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US', a
+    date's year), or
     the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank) and
     'present' (a value that is not blank: the records that have the field).
     Case-insensitive; 'part' and 'contains' count past a huge text's parsed head too (as count_where)."""

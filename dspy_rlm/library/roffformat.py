@@ -1,4 +1,5 @@
-"""Manual pages (roff with the ``man`` macros: ``.TH``, ``.SH``, ``.TP``...) as records. Read as lines, every
+"""Manual pages (roff with the ``man`` macros: ``.TH``, ``.SH``, ``.TP``..., or mdoc's: ``.Sh``, ``.It Fl v``)
+as records. Read as lines, every
 record was a macro or a line of escapes (``\\fB\\-\\-save\\-exact\\fR``), and an option's tag and its description
 were two records. Here:
 
@@ -30,9 +31,41 @@ _ROFF_ESCAPE = re.compile(
     r"|n(?:\[[^\]]*\]|\(..|.)|(.))"
 )
 _ROFF_FONTS = {"B", "I", "R", "BR", "RB", "BI", "IB", "IR", "RI", "SB", "SM"}
-_ROFF_ENDS = {"SH", "SS", "TP", "IP", "PP", "P", "LP", "HP", "TQ"}  # a macro that ends an item or paragraph
+_ROFF_ENDS = {"SH", "SS", "TP", "IP", "PP", "P", "LP", "HP", "TQ", "Pp", "Lp", "It", "El"}  # end an item or paragraph
 _ROFF_BULLETS = {"", "\u2022", "-", "*", "o", "\u2013", "\u2014"}
 _ROFF_FIELD = re.compile(r"([^:]{1,40}?):[ \t]+(\S.*)$")
+
+
+_MDOC_TEXT = frozenset(
+    {"Ad", "An", "Aq", "Ar", "At", "Bq", "Brq", "Bsx", "Bx", "Cd", "Cm", "Dl", "Dq", "Dv", "Em", "Er", "Ev", "Fa",
+     "Fl", "Fn", "Fo", "Ft", "Fx", "Ic", "Li", "Lk", "Ms", "Mt", "Nd", "Nm", "No", "Ns", "Nx", "Op", "Ox", "Pa", "Pq",
+     "Ql", "Qq", "Sq", "Sx", "Sy", "Tn", "Ux", "Va", "Vt", "Xr"}
+)  # fmt: skip
+"""mdoc's macros that carry text (``.Fl v`` is ``-v``, ``.Ar file`` is ``file``); the others are layout."""
+_MDOC_PUNCT = re.compile(r"[.,:;)\]?!]+|[(\[]")
+
+
+def _mdoc_text(rest: str) -> str:
+    """The text of mdoc macros and their arguments (``Fl t Ar table`` is ``-t table``, ``Xr ls 1`` ``ls(1)``,
+    ``Ns`` joins its neighbours)."""
+    out, glue, flag = "", False, False
+    words = _args(rest)
+    for k, w in enumerate(words):
+        if k and words[k - 1] == "Xr" and k + 1 < len(words) and words[k + 1].isdigit():
+            words[k + 1] = f"({words[k + 1]})"  # a manual's section: ls(1)
+            glue_next = True
+        else:
+            glue_next = False
+        if w in _MDOC_TEXT:
+            glue, flag = glue or w == "Ns", w == "Fl"
+            if flag and (k + 1 == len(words) or words[k + 1] in _MDOC_TEXT):
+                out, glue, flag = out + (" " if out and not glue else "") + "-", True, False
+            continue
+        w = ("-" + w) if flag else w
+        closing = _MDOC_PUNCT.fullmatch(w) is not None and w not in ("(", "[", "...")
+        out += w if (glue or closing or not out or out.endswith(("(", "["))) else " " + w
+        glue, flag = glue_next, False
+    return out
 
 
 def _char(m: re.Match) -> str:
@@ -102,15 +135,17 @@ def _units(lines: list[str]) -> list[_Unit]:
             continue
         if name in _ROFF_ENDS or (name == "sp" and depth == 0):
             unit, want_tag = None, name in ("TP", "TQ")
-            if name == "IP":
-                tag = roff_text(" ".join(_args(rest)[:1]))
+            if name in ("IP", "It"):  # mdoc's .It: an item of a list, its tag from its macros (.It Fl v)
+                tag = roff_text(_mdoc_text(rest) if name == "It" else " ".join(_args(rest)[:1]))
                 unit = _Unit("bullet" if tag in _ROFF_BULLETS else "tag", i, tag, section, sub)
                 out.append(unit)
             continue
-        if name and name not in _ROFF_FONTS:
-            continue  # layout (.br, .nf, .in, .ad...): no text
+        if name and name not in _ROFF_FONTS and name not in _MDOC_TEXT:
+            continue  # layout (.br, .nf, .in, .ad, mdoc's .Bl...): no text
         text = rest
-        if name in ("B", "I", "SB", "SM"):
+        if name in _MDOC_TEXT:
+            text = _mdoc_text(line[1:])
+        elif name in ("B", "I", "SB", "SM"):
             text = " ".join(_args(rest))
         elif name in _ROFF_FONTS:
             text = "".join(_args(rest))  # .BR alternates fonts with no space between

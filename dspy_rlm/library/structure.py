@@ -52,9 +52,11 @@ Records per kind (the record's ``key`` in brackets):
   ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
-  page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`); (detail
-  ``commented sections``) one per entry of a list under comment headings [the entry], its ``section`` the heading
-  (:mod:`~dspy_rlm.library.listformat`: a .gitignore).
+  page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`: the ``man``
+  macros and mdoc's); (detail ``commented sections``) one per entry of a list under comment headings [the entry],
+  its ``section`` the heading (:mod:`~dspy_rlm.library.listformat`: a .gitignore); (detail ``numbered
+  sections``, before prose) one per ``N. Heading.`` section [N], ``number``, ``heading`` and ``text`` as fields (a
+  license's terms).
 - prose: one per sentence [""]; headings and list items are records of their own, and so is each row of a
   reStructuredText simple table [its first cell] and each ``:Field: value`` line. lines: one per non-empty line
   [""], with a field when the line reads ``key: value`` or ``key = value``.
@@ -109,13 +111,17 @@ from dspy_rlm.library.kvformats import (
     looks_commented_stanzas,
     looks_ini,
     looks_stanzas,
-    looks_yaml,
     parse_assignments,
     parse_commented_stanzas,
     parse_ini,
     parse_stanzas,
 )
-from dspy_rlm.library.listformat import looks_commented_list, parse_commented_list
+from dspy_rlm.library.listformat import (
+    looks_commented_list,
+    looks_numbered_sections,
+    parse_commented_list,
+    parse_numbered_sections,
+)
 from dspy_rlm.library.literalformat import looks_literals, parse_literals
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.markedformat import looks_marked, parse_marked
@@ -142,7 +148,7 @@ from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
-from dspy_rlm.library.yamltree import parse_yaml_tree
+from dspy_rlm.library.yamltree import looks_yaml, parse_yaml_tree
 
 KINDS = (
     "xml", "table", "jsonl", "json", "toml", "css", "logfmt", "stanzas", "profile", "ini",
@@ -332,6 +338,8 @@ def _detect(text: str) -> Structure:
         return _build("keywords", lines, *parse_instructions(lines), detail="instructions")
     if looks_marked(sample) >= 0.9:  # after the stanzas and keyword lines: a mark over each block of headers
         return _build("stanzas", lines, *parse_marked(lines), detail="marked")
+    if looks_numbered_sections(sample):
+        return _build("markdown_list", lines, *parse_numbered_sections(lines), detail="numbered sections")
     if looks_prose(sample) >= 0.5:
         return _build("prose", lines, parse_prose(lines, text), [])
     return _build("lines", lines, _parse_lines(lines), None)

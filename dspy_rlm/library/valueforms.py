@@ -37,6 +37,12 @@ def _date(value: str) -> float | None:
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
+def _year(value: str) -> int | None:
+    """The year of a date or timestamp value (``2023-11-29`` -> 2023), None for anything else."""
+    seconds = _date(value)
+    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc).year
+
+
 def _numbered(values: list[tuple[str, Any]]) -> list[tuple[float, Any]]:
     return [(n, r) for v, r in values if (n := _number(v)) is not None]
 

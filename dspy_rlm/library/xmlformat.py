@@ -219,7 +219,7 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
     keying = _keying(elements)
     for k, (a, b, attrs, leaves, text, up) in enumerate(elements):
         fields, key = _xml_fields(attrs, leaves, text)
-        key = next((v for n, v in attrs if n == keying), key) if keying else key
+        key = next((v for n, v in [*attrs, *((t, v) for t, v, _ in leaves)] if n == keying), key) if keying else key
         if parents and up[1] and all(n != up[0] for n, _ in fields):
             fields.append(up)
         shared = (k > 0 and elements[k - 1][1] == a) or (k + 1 < len(elements) and elements[k + 1][0] == b)
@@ -231,18 +231,26 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
 
 def _keying(elements: list[_XmlItem]) -> str | None:
     """The attribute that tells the records apart where none is named as a key and the first repeats
-    (``<release type="stable" version="0.16.1" date="...">``: version, not type), if one does."""
+    (``<release type="stable" version="0.16.1" date="...">``: version, not type), if one does; of elements
+    with no attributes, the leaf that does where the first leaf's values repeat (a POM's dependencies:
+    ``artifactId``, not ``groupId``)."""
     first = [e[2] for e in elements]
+    if not any(first):  # leaves only: a leaf's values that tell them apart where the first one's repeat
+        first = [[(tag, v) for tag, v, _ in e[3] if v] for e in elements]  # (groupId, then artifactId)
+        named = any(n.casefold() in _XML_KEY_NAMES for pairs in first for n, _ in pairs)
+        if named or not first[0] or len({pairs[0][1] for pairs in first if pairs}) == len(first):
+            return None
+        return next((n for n, _ in first[0][1:] if _all_distinct(n, first)), None)
     if any(n.rpartition(":")[2].casefold() in _XML_KEY_NAMES for attrs in first for n, _ in attrs) or not first[0]:
         return None
     if len({attrs[0][1] for attrs in first if attrs}) * 2 > len(first):
         return None  # the first attribute keys them already
-    names = [n for n, _ in first[0]]
-    for name in names[1:]:
-        values = [next((v for n, v in attrs if n == name), None) for attrs in first]
-        if None not in values and len(set(values)) == len(values):
-            return name
-    return None
+    return next((n for n, _ in first[0][1:] if _all_distinct(n, first)), None)
+
+
+def _all_distinct(name: str, items: list[list[tuple[str, str]]]) -> bool:
+    values = [next((v for n, v in pairs if n == name), None) for pairs in items]
+    return None not in values and len(set(values)) == len(values)
 
 
 def _sections(walk: _XmlWalk, lines: list[str]) -> tuple[list[Raw], list[str]]:

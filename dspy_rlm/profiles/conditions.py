@@ -13,11 +13,12 @@ from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_forms, field_holding_key, field_stems, norm, parts
-from dspy_rlm.profiles.spans import data_subject_spans
+from dspy_rlm.profiles.spans import count_subject, data_subject_spans
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     ENGLISH,
     FALSE_FLAGS,
+    HAVING,
     IMPERATIVES,
     MOST_OF,
     RECORD_UNITS,
@@ -264,10 +265,13 @@ def counts_every_record(book: Any, var: str) -> bool:
         q = q[:a] + " " + q[b:]
     plain = st.words(q.casefold())
     rest = [w for w in plain if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
-    if rest or nouns & TEXT_UNITS or unread_test(book):
-        return False
     s = book.structs[var]
     records = s.records[:SCAN]
+    subject = count_subject(book.text_q) if rest else None
+    if subject and not any(says(v, w) for w in subject[0] for r in records for v in (r.key, *(v for _, v in r.fields))):
+        rest = [w for w in rest if w not in subject[0] and w != subject[1]]  # "... does the project declare?"
+    if rest or nouns & TEXT_UNITS or unread_test(book):
+        return False
     written = [w for w in st.words(book.text_q) if w.casefold() in STOP and w.casefold() not in WHOLE_SET]
     if any(may_be_value(w) and is_stop_value(w, records) for w in written):  # "how many hosts are down?"
         return False
@@ -302,10 +306,11 @@ def flag_counts(book: Any, var: str) -> list[tuple[str, str]]:
     return out
 
 
-def other_condition(book: Any, var: str, phrase: str) -> str | None:
-    """A condition the question states beside the one a count tests (``phrase``): another phrase that is a whole
-    value of the data ("how many hosts run Debian *in Paris*"), or a flag field it names ("how many packages are
-    *essential* and required"). A count of one condition is no answer to both."""
+def other_condition(book: Any, var: str, phrase: str, counted: str | None = None) -> str | None:
+    """A condition the question states beside the one a count tests (``phrase``, in the field ``counted``):
+    another phrase that is a whole value of the data ("how many hosts run Debian *in Paris*"), a flag field it
+    names ("how many packages are *essential* and required"), or another field it says the records have ("...
+    recommend rope *and have a Homepage*"). A count of one condition is no answer to both."""
     said = norm(phrase)
     nouns = counted_nouns(st.words(book.text_q.casefold()))
     for k in book.keys.get(var, []):
@@ -322,7 +327,8 @@ def other_condition(book: Any, var: str, phrase: str) -> str | None:
             and not any(st.stem(w) in field_stems(f) for w in st.words(said))
         ):
             return f
-    return None
+    having = rf"\b(?:{'|'.join(HAVING)})\s+(?:an?\s+|the\s+|any\s+)?({{}})\b"
+    return next((f for f in asked if f != counted and re.search(having.format(re.escape(f)), book.text_q, re.I)), None)
 
 
 def _flag_field(book: Any, var: str, field: str) -> bool:

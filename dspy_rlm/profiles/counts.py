@@ -62,9 +62,12 @@ class CountWhere(KindBase):
             for f in CONTEXT_FIELDS
             if f in s.field_names and f not in fields and key.is_value and _holds(book, var, f, key.text)
         ]
+        # a phrase no parsed record holds as the whole value ("2023" of dates: count_if's 'part') counts none,
+        # unless the text goes on past its parsed head
         return [
             read("count_where", f"I will count the records whose {f} is {kr}.", "count_where", var, f, key.text)
             for f in fields
+            if key.beyond or _holds(book, var, f, key.text)
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -105,6 +108,9 @@ class CountIf(KindBase):
         only = only and not (test == "part" and worded(book, move.var, arg))  # "tr After_I" holds "tr" too
         ok = bool(result) and (field in loose_fields(book, move.var) or only)
         why = "counted" if ok else "no record passes" if not result else "a field not named"
+        tested = next((k for k in book.keys.get(move.var, []) if k.text == arg), None)
+        if ok and test in ("contains", "part") and tested is not None and tested.inner:  # "... the dump options
+            ok, why = False, "the word tested is inside a longer phrase of the question"  # section": no "options"
         return [Candidate(str(result), "count", ok, why)]
 
 

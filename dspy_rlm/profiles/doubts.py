@@ -76,7 +76,8 @@ def _other_condition(book: Any, move: Move, kind: Any, key: Any, text: str) -> s
     tested = key.text if key is not None else move.args[-1] if move.kind == "count_if" else None
     if move.kind not in ONE_CONDITION or not tested:
         return None
-    other = other_condition(book, move.var, str(tested))
+    counted = str(move.args[0]) if move.kind in ("count_where", "count_if") and move.args else None
+    other = other_condition(book, move.var, str(tested), counted)
     return f"the question also says {other!r}" if other else None
 
 
@@ -139,7 +140,7 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "which character is assigned code 163 in the TR font?": record_of('name') reads the font's name line; a
     # phrase the question also names that few records hold, as a whole value or a number, is in the record
     # that answers it (the record read by another phrase of the question that lacks it answers something else)
-    if move.kind not in ("record", "field", "key_of") or key is None:
+    if move.kind not in ("record", "field", "key_of", "search") or key is None:
         return None
     record = lookup.record_of(text, key.text)
     if not isinstance(record, st.Record):
@@ -149,8 +150,9 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     for other in book.keys.get(move.var, []):
         sure = ((other.is_key or other.is_value or plain) and not is_stop(other.text)) or _NUMBER.fullmatch(other.text)
         few = sure and 1 <= other.records <= 3 and not other.inner
-        held = lookup._has(record, other.text) or _spells_field(record, other.text, book.text_q)
-        if other is not key and few and not other.hop and not held:  # hop: no phrase
+        if other is key or not few or other.hop:  # hop: no phrase
+            continue
+        if not (lookup._has(record, other.text) or _spells_field(record, other.text, book.text_q)):
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
 

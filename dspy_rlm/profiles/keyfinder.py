@@ -73,7 +73,12 @@ def question_keys(book: Any, var: str) -> list[Key]:
             before = book.text_q[max(0, first.start() - 3) : first.start()]
             dash = _DASHES.search(before)
             flag = dash.group() if dash else ""  # "--save-exact", "-A": a command-line flag, its dashes its own
-            flag = flag if flag and wordmatch.in_text(flag + book.text_q[first.start() : last.end()], folded) else ""
+            asked_flag = "yes_no" in book.cues and n == 1  # "is there a -q option?": a flag absent says no
+            flag = (
+                flag
+                if flag and (asked_flag or wordmatch.in_text(flag + book.text_q[first.start() : last.end()], folded))
+                else ""
+            )
             # a stop word alone ("down", "off", "no") is a key only where it is a field's whole value
             stop_word = n == 1 and is_stop(words[0]) and not flag
             if n == 1 and last.end() in data_nouns:
@@ -109,7 +114,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
             if colon and rest.strip() and head.strip().casefold() in named_cf:
                 phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
             letter = len(phrase) < 2  # "the key J", "to a capital E", "the character ß": a whole key or value
-            if letter and not (first.start() and one_letter(phrase)):
+            numbered = phrase.isdigit() and i > 0 and tokens[i - 1].group().casefold() not in STOP  # "section 7"
+            if letter and not (first.start() and (one_letter(phrase) or numbered)):
                 continue
             if n == 1 and ID_LIKE.search(phrase) and not wordmatch.in_text(phrase, folded):
                 phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written

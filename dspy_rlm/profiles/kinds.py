@@ -275,7 +275,7 @@ class Exists(KindBase):
         elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
             return [Candidate(False, "answer", False, "the word absent describes what is asked")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
-            asked_id = key is not None and bool(ID_LIKE.search(key.text))
+            asked_id = key is not None and (bool(ID_LIKE.search(key.text)) or key.text.startswith("-"))  # or a flag
             named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
             # "does the ext4 profile turn on metadata_csum?": the identifiers asked are there; a plain word
             # missing ("profile") is the asker's word for them, no evidence that the answer is no

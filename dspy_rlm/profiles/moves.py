@@ -58,8 +58,8 @@ from dspy_rlm.profiles.reads import (
     ranked_names,
     states_pair,
 )
-from dspy_rlm.profiles.spans import without_container
-from dspy_rlm.profiles.vocabulary import CUES, STOP, SYNONYMS, YES_NO_START
+from dspy_rlm.profiles.spans import uncontracted, without_container
+from dspy_rlm.profiles.vocabulary import CUES, QUANTITY, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -95,7 +95,7 @@ class MoveBook:
     submits: dict[str, Candidate] = field(default_factory=dict)  # submit code -> its candidate
 
     def __post_init__(self) -> None:
-        self.text_q = " ".join(self.question.values())
+        self.text_q = uncontracted(" ".join(self.question.values()))
         texts = {n: v for n, v in self.data.items() if isinstance(v, str)}
         self.texts = dict(sorted(texts.items(), key=lambda kv: -len(kv[1]))[:2])
         self.texts.update(file_texts(self.data, self.text_q, 2 - len(self.texts)))
@@ -104,6 +104,9 @@ class MoveBook:
         q += " ".join(w[:-2] if len(w) > 5 and w.endswith("ly") else w for w in q.split()) + " "  # "most commonly"
         q = q.replace(" at least ", " ").replace(" at most ", " ")  # a bound ("at least one"), no ranking
         self.cues = {kind for kind, cues in CUES.items() if any(f" {c.strip()} " in q for c in cues)}
+        quantity = bool(QUANTITY.search(self.text_q))  # "after how many idle minutes": a value in its unit
+        if quantity:
+            self.cues.discard("count")
         self.answer_type = next(iter(self.outputs.values()), str)
         first = q.split()[0] if q.split() else ""
         if self.answer_type is bool or first in YES_NO_START:
@@ -116,7 +119,8 @@ class MoveBook:
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         named = {f.casefold() for s in self.structs.values() for f in s.field_names}  # quoted words name no field
         asked = without_container(unquoted(self.text_q, named), named)
-        entity = counted_nouns(st.words(asked.casefold()))  # "how many time zones ...": the records, no field
+        # "how many time zones ...": the records, no field (a quantity's unit names none either)
+        entity = set() if quantity else counted_nouns(st.words(asked.casefold()))
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         self.q_stems = {st.stem(w) for w in content}
         self.q_stems |= {  # "groupId" says group (a field "group"); "MaxSize", a field's whole name, says no Size

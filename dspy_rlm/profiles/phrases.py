@@ -14,7 +14,7 @@ from typing import Any
 from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
-from dspy_rlm.profiles.reads import camel_parts, field_stems, norm, spelled_by
+from dspy_rlm.profiles.reads import camel_parts, field_stems, norm, parts, spelled_by
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     FUNCTION_WORDS,
@@ -130,7 +130,9 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
 def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str) -> Key | None:
     """Where the question names no record, the key of the one record holding a field it names (``FullName``
     of a font's header: "the font's full name"), as a key of the question; of two such fields, the one whose
-    words the question says together ("full name", not "name of the font": ``FontName``), else none."""
+    words the question says together ("full name", not "name of the font": ``FontName``), or else the one of
+    which it says the most words, two or more and most of its own ("idle minutes": ``idle_timeout_minutes``);
+    else none."""
     if any(k.is_key or k.is_value for k in keys):
         return None
     found = []
@@ -146,7 +148,13 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
     said = " " + " ".join(st.words(question.casefold())) + " "
     if len(found) > 1:
         words = said.split()
-        found = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said or spelled_by(n, words)]
+        together = [
+            (n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said or spelled_by(n, words)
+        ]
+        stems = {st.stem(w) for w in words}
+        told = {n: sum(st.stem(p.casefold()) in stems for p in parts(n)) for n, _ in found}  # "idle minutes" says
+        most = max(told.values())  # two parts of idle_timeout_minutes, one of head_node_type
+        found = together or [(n, k) for n, k in found if told[n] == most >= 2 and most * 2 > len(parts(n))]
     return Key(found[0][1], 1, True, False, hop=True) if len(found) == 1 else None  # no phrase of the question
 
 

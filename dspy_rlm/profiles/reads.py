@@ -242,10 +242,12 @@ def field_holding_key(s: st.Structure) -> str | None:
 
 def keys_identify(book: Any, var: str) -> bool:
     """Whether the records' keys name them: at least half of them distinct. A log read as a table is keyed by
-    its first column, a date most lines share, and "the record holding X" is then no answer (memoized)."""
+    its first column, a date most lines share, and "the record holding X" is then no answer; nor is it in a text
+    of one record (a package's METADATA: its name holds every value) (memoized)."""
     if ("keys_identify", var) not in book.memo:
         keys = [r.key for r in book.structs[var].records if r.key]
-        book.memo[("keys_identify", var)] = len(keys) < 5 or len(set(keys)) * 2 >= len(keys)
+        lone = len(book.structs[var].records) == 1
+        book.memo[("keys_identify", var)] = not lone and (len(keys) < 5 or len(set(keys)) * 2 >= len(keys))
     return bool(book.memo[("keys_identify", var)])
 
 

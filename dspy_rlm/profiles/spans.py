@@ -57,6 +57,20 @@ def subject_span(question: str) -> tuple[int, int] | None:
     return (m.start(1), m.end(2)) if m else None
 
 
+_COUNT_SUBJECT = re.compile(
+    r"(?<!\w)(?:does|do|did)\s+(?:the|this|that|its|your|their)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+    rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b(?=[\s?.!]*$)",
+    re.IGNORECASE,
+)
+
+
+def count_subject(question: str) -> tuple[list[str], str] | None:
+    """The subject and verb closing a count ("how many dependencies *does the project declare*?"): the data
+    itself, where the records say none of its words."""
+    m = _COUNT_SUBJECT.search(question)
+    return (m.group(1).casefold().split(), m.group(2).casefold()) if m else None
+
+
 def data_subject_spans(question: str) -> list[tuple[int, int]]:
     """Where the data is the subject of a verb that holds ("how many entries *does the supported renames table*
     have?"): words there name the data, no condition of a count."""
@@ -87,3 +101,20 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
         if not folded & named:
             rest = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w])", " ", rest)
     return rest
+
+
+_CONTRACTED = re.compile(r"(?i)\b(?:(ca|wo|\w+?)n['\u2019]t)\b|['\u2019](re|ll|ve|m)\b")
+_WHOLE = {"ca": "can", "wo": "will"}
+_SPELLED = {"re": "are", "ll": "will", "ve": "have", "m": "am"}
+
+
+def uncontracted(question: str) -> str:
+    """The question with its contractions spelled out ("don't" -> "do not", "they're" -> "they are"): the
+    letter after an apostrophe is no word of the data (``T`` of "don't")."""
+
+    def spell(m: re.Match[str]) -> str:
+        if m.group(1):
+            return f"{_WHOLE.get(m.group(1).casefold(), m.group(1))} not"
+        return f" {_SPELLED[m.group(2).casefold()]}"
+
+    return _CONTRACTED.sub(spell, question)

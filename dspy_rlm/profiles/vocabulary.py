@@ -102,6 +102,13 @@ CUES = {
     "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
     "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
 }
+QUANTITY = re.compile(
+    r"\bhow\s+many\s+(?:\w+\s+)?(?:(?:milli|micro|nano)?seconds?|minutes?|hours?|days?|weeks?|months?|years?"
+    r"|(?:kilo|mega|giga)?bytes\s+(?:is|are|does|do|long|large|big)\b|[kmg]i?b|percent|pixels?|degrees?|seconds)\b",
+    re.IGNORECASE,
+)
+"""A quantity asked in its unit ("after how many idle minutes", "how many bytes is the parser module"): a value
+that is looked up, not records counted."""
 RANKED = re.compile(r"\b(?:most|fewest)\b(?! (?:of|likely|probably|recently)\b)", re.IGNORECASE)
 """A ranking asked in words the cues above lack ("which compiler gets credited on the most failure patterns?"):
 no single record's value answers it."""
@@ -120,7 +127,8 @@ RECORD_UNITS = frozenset(
 TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characters", "char", "chars", "word", "words"})
 """Units of the text, not its records: "how many lines" counts no records."""
 MOST_OF = re.compile(
-    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|to|by)\s+the\s+"
+    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|covers?|covering|uses?"
+    r"|to|by|on|across)\s+the\s+"
     r"(?:most|(?:largest|greatest|highest|biggest)\s+number\s+of)\s+([a-z][\w-]*)"
     rf"|\b(?:of|in|for|across)\s+the\s+most\s+({'|'.join(sorted(RECORD_UNITS))})\b",
     re.IGNORECASE,
