@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import (
     SAID,
+    SCAN,
     always_whole,
     counts_every_record,
     flag_counts,
@@ -27,7 +29,7 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.sizes import listed_parts
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING, NAME_NOUNS
 
 
 class Count(KindBase):
@@ -43,6 +45,8 @@ class Count(KindBase):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         ok = key is not None and key.is_value and always_whole(book, move.var, key.text)
         why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
+        if ok and key is not None and _counts_names(book, move.var, None, "part", key.text):
+            ok, why = False, "the question counts names, and a record counted holds several"
         return [Candidate(str(result), "count", ok, why)]
 
 
@@ -111,7 +115,23 @@ class CountIf(KindBase):
         tested = next((k for k in book.keys.get(move.var, []) if k.text == arg), None)
         if ok and test in ("contains", "part") and tested is not None and tested.inner:  # "... the dump options
             ok, why = False, "the word tested is inside a longer phrase of the question"  # section": no "options"
+        if ok and _counts_names(book, move.var, field, test, arg):
+            ok, why = False, "the question counts names, and a record counted holds several"
         return [Candidate(str(result), "count", ok, why)]
+
+
+def _counts_names(book: Any, var: str, field: str | None, test: str, arg: str) -> bool:
+    """Whether the counted noun is a name's ("how many environment *variables* does it set with ENV?") and a
+    record passing the test (``field`` None: holding ``arg`` whole in any field) holds more than one named value
+    beside the field tested: the names are counted, not the records (an ``ENV`` instruction sets three)."""
+    said = {st.stem(n) for n in counted_nouns(st.words(book.text_q.casefold()))}
+    if not said & {st.stem(n) for n in NAME_NOUNS}:
+        return False
+    for r in book.structs[var].records[:SCAN]:
+        tested = [f for f, v in r.fields if (f == field or field is None) and lookup.passes(v, test, arg)]
+        if tested and sum(f not in {*tested, "arguments", *CONTEXT_FIELDS} for f, _ in r.fields) > 1:
+            return True
+    return False
 
 
 class CountAll(KindBase):
