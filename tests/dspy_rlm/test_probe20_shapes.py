@@ -217,7 +217,9 @@ def test_a_ranking_by_how_many_records_a_value_covers():
 
 def test_a_count_of_names_is_no_count_of_the_records_that_set_them():
     docker = "FROM ruby:3.2\nARG V=1\nENV RBENV_VERSION=3.2\nRUN gem update\nRUN bundle install\n"
-    docker += "ENV RACK_ENV=production \\\n    RAILS_ENV=production \\\n    RAILS_SERVE_STATIC_FILES=true\nCMD rails s\n"
+    docker += (
+        "ENV RACK_ENV=production \\\n    RAILS_ENV=production \\\n    RAILS_SERVE_STATIC_FILES=true\nCMD rails s\n"
+    )
     _answer, kind = _ask("How many environment variables does this Dockerfile set with ENV?", docker, "int")
     assert kind != "submitted" or _answer == 4  # two ENV instructions set four names
     assert _ask("How many RUN instructions are there?", docker, "int") == (2, "submitted")
