@@ -49,13 +49,8 @@ def _mdoc_text(rest: str) -> str:
     """The text of mdoc macros and their arguments (``Fl t Ar table`` is ``-t table``, ``Xr ls 1`` ``ls(1)``,
     ``Ns`` joins its neighbours)."""
     out, glue, flag = "", False, False
-    words = _args(rest)
+    words = _args(re.sub(r"(?<!\S)Xr\s+(\S+)\s+(\d+)(?!\S)", r"\1(\2)", rest))  # a manual and its section
     for k, w in enumerate(words):
-        if k and words[k - 1] == "Xr" and k + 1 < len(words) and words[k + 1].isdigit():
-            words[k + 1] = f"({words[k + 1]})"  # a manual's section: ls(1)
-            glue_next = True
-        else:
-            glue_next = False
         if w in _MDOC_TEXT:
             glue, flag = glue or w == "Ns", w == "Fl"
             if flag and (k + 1 == len(words) or words[k + 1] in _MDOC_TEXT):
@@ -64,7 +59,7 @@ def _mdoc_text(rest: str) -> str:
         w = ("-" + w) if flag else w
         closing = _MDOC_PUNCT.fullmatch(w) is not None and w not in ("(", "[", "...")
         out += w if (glue or closing or not out or out.endswith(("(", "["))) else " " + w
-        glue, flag = glue_next, False
+        glue = flag = False
     return out
 
 

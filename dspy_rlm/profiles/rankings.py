@@ -12,7 +12,7 @@ from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import field_stems, ranked_names
+from dspy_rlm.profiles.reads import field_stems, ranked_names, unnamed
 from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUES, DATE_VALUE, STOP, TEMPORAL
 
 __all__ = ["ByLength", "Extreme", "MostCommon", "ranked_fields"]
@@ -153,9 +153,9 @@ class Extreme(KindBase):
         asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
         dates = [f for f in ranked_fields(book, move.var, True) if _dates(book, move.var, f)]
         asked = asked or (bool(TEMPORAL.search(book.text_q)) and dates == [field])  # "the oldest version": by date
-        unnamed = all(re.fullmatch(r"col\d+", f) for f in book.structs[move.var].field_names)  # no header row
-        # its one numeric column, where it is no key (a range keying "0000..007F; Basic Latin" names a block)
-        asked = asked or (unnamed and not own and ranked_fields(book, move.var, True) == [field])
+        headerless = all(map(unnamed, book.structs[move.var].field_names))  # no header row: its one numeric
+        # column, where it is no key (a range keying "0000..007F; Basic Latin" names a block)
+        asked = asked or (headerless and not own and ranked_fields(book, move.var, True) == [field])
         why_rank = "ranked" if asked else "ranked a field the question does not name"
         keyed = record if isinstance(record, st.Record) else None  # the key's own field is no rival here
         rank_named = [

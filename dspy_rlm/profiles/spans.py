@@ -42,11 +42,11 @@ def _this_at_end(question: str) -> re.Match[str] | None:
     return m if said and not any(w.casefold() in STOP or any(c.isdigit() for c in w) for w in said) else None
 
 
-_SUBJECT = re.compile(
-    r"^\s*(?:does|do|did|will|can)\s+(?:the|this|that|its|your|their)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
-    rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b",
-    re.IGNORECASE,
-)
+_SUBJECT_VERB = (
+    r"\s+(?:the|this|that|its|your|their)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+    rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b"
+)  # "... the stylesheet have", "... this workflow currently run": a subject of up to three words and its verb
+_SUBJECT = re.compile(r"^\s*(?:does|do|did|will|can)" + _SUBJECT_VERB, re.IGNORECASE)
 
 
 def subject_span(question: str) -> tuple[int, int] | None:
@@ -57,11 +57,7 @@ def subject_span(question: str) -> tuple[int, int] | None:
     return (m.start(1), m.end(2)) if m else None
 
 
-_COUNT_SUBJECT = re.compile(
-    r"(?<!\w)(?:does|do|did)\s+(?:the|this|that|its|your|their)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
-    rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b(?=[\s?.!]*$)",
-    re.IGNORECASE,
-)
+_COUNT_SUBJECT = re.compile(r"(?<!\w)(?:does|do|did)" + _SUBJECT_VERB + r"(?=[\s?.!]*$)", re.IGNORECASE)
 
 
 def count_subject(question: str) -> tuple[list[str], str] | None:

@@ -104,7 +104,7 @@ CUES = {
 }
 QUANTITY = re.compile(
     r"\bhow\s+many\s+(?:\w+\s+)?(?:(?:milli|micro|nano)?seconds?|minutes?|hours?|days?|weeks?|months?|years?"
-    r"|(?:kilo|mega|giga)?bytes\s+(?:is|are|does|do|long|large|big)\b|[kmg]i?b|percent|pixels?|degrees?|seconds)\b",
+    r"|(?:kilo|mega|giga)?bytes\s+(?:is|are|does|do|long|large|big)\b|[kmg]i?b|percent|pixels?|degrees?)\b",
     re.IGNORECASE,
 )
 """A quantity asked in its unit ("after how many idle minutes", "how many bytes is the parser module"): a value
