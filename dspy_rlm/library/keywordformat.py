@@ -7,7 +7,7 @@ Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
 
-from dspy_rlm.library.formats import Raw, meaningful
+from dspy_rlm.library.formats import Raw, _share, meaningful
 
 _KEYWORD_LINE = re.compile(r"([A-Za-z][\w.-]*)(?:[ \t]+(\S.*?))?[ \t]*$")
 _SEMI_PAIR = re.compile(r"([A-Za-z][\w-]{0,15})[ \t]+([^=:;]+?)$")
@@ -127,3 +127,76 @@ def parse_definitions(lines: list[str]) -> tuple[list[Raw], list[str]]:
             a, _, fields, key, _ = out[-1]
             out[-1] = (a, i, [(fields[0][0], fields[0][1] + " " + line.strip()), *fields[1:]], key, None)
     return out, []
+
+
+# -- keyword stanzas: blank-line-separated blocks of ``keyword value`` lines (gettext's .po entries) ----------
+_STANZA_LINE = re.compile(r"([A-Za-z_][\w.-]*(?:\[\d+\])?)[ \t]+(\S.*?)[ \t]*$")  # msgstr[0] "le club"
+_QUOTED_PIECE = re.compile(r'"((?:[^"\\]|\\.)*)"$')
+
+
+def _goes_on(line: str) -> bool:
+    """A line that continues the keyword line above it: indented, or only a quoted string (a .po's ``"..."``)."""
+    return line[:1] in (" ", "\t") or _QUOTED_PIECE.match(line.strip()) is not None
+
+
+def _stanzas(lines: list[str]) -> list[list[int]]:
+    """The indices of each blank-line-separated block's lines that are no comments."""
+    out: list[list[int]] = [[]]
+    for i, line in enumerate(lines):
+        if not line.strip():
+            out.append([]) if out[-1] else None
+        elif not line.lstrip().startswith("#"):
+            out[-1].append(i)
+    return [b for b in out if b]
+
+
+def looks_keyword_stanzas(sample: list[str]) -> float:
+    """The share of the blocks' lines that are keyword lines or continue one, where three blocks or more hold
+    two keyword lines or more, the keywords repeat from block to block (each name in two blocks on average)
+    and most values are quoted (prose, whose lines open with words too, quotes few); 0 otherwise."""
+    spans = _stanzas(sample)
+    found = [m for b in spans for i in b if not _goes_on(sample[i]) and (m := _STANZA_LINE.match(sample[i]))]
+    heads = [[m.group(1) for i in b if not _goes_on(sample[i]) and (m := _STANZA_LINE.match(sample[i]))] for b in spans]
+    full = [h for h in heads if len(h) >= 2]
+    quoted = sum(1 for m in found if _QUOTED_PIECE.match(m.group(2)))
+    if len(full) < 3 or len({m.group(1) for m in found}) * 2 > len(found) or quoted * 5 < len(found) * 3:
+        return 0.0
+    fitting = sum(1 for b in spans for i in b if _goes_on(sample[i]) or _STANZA_LINE.match(sample[i]))
+    return _share(fitting, sum(len(b) for b in spans))
+
+
+def _value(parts: list[str]) -> str:
+    """A value written over lines: quoted pieces joined as one string (their ``\\n`` and ``\\"`` escapes read),
+    anything else joined by spaces."""
+    quoted = [_QUOTED_PIECE.match(p) for p in parts]
+    if all(quoted):
+        return "".join(q.group(1) for q in quoted if q).replace("\\n", "\n").replace('\\"', '"').strip()
+    return " ".join(parts)
+
+
+def parse_keyword_stanzas(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """A record per block, a field per keyword (its first value where it repeats in the block), keyed by the
+    value of the keyword the most blocks hold, of those the one with the most distinct values (a .po's
+    ``msgid``)."""
+    parsed: list[tuple[int, int, list[tuple[str, str]]]] = []
+    for block in _stanzas(lines):
+        fields: dict[str, list[str]] = {}
+        going = ""  # the keyword whose value the next continuation line goes on
+        for i in block:
+            s = lines[i].strip()
+            m = None if _goes_on(lines[i]) else _STANZA_LINE.match(s)
+            if m and m.group(1) not in fields:
+                fields[m.group(1)], going = [m.group(2)], m.group(1)
+            elif m:  # a keyword said again in its block: its first value kept
+                going = ""
+            elif going:
+                fields[going].append(s)
+        parsed.append((block[0], block[-1], [(n, _value(v)) for n, v in fields.items()]))
+    counts: dict[str, list[str]] = {}
+    for _, _, pairs in parsed:
+        for n, v in pairs:
+            counts.setdefault(n, []).append(v)
+    order = list(counts)
+    key = max(order, key=lambda n: (len(counts[n]), len({v for v in counts[n] if v}), -order.index(n)), default="")
+    out: list[Raw] = [(a, b, pairs, dict(pairs).get(key, ""), None) for a, b, pairs in parsed]
+    return out, list(counts)

@@ -203,26 +203,38 @@ def _ini_pair(line: str) -> bool:
     return bool(m.group(2).strip()) or " " not in m.group(1)
 
 
+_COMMENTED_SETTING = re.compile(r"[#;]([A-Za-z_][\w.-]*)=(.*)$")
+"""``#Name=value``: a setting commented out with no space after the mark, as a shipped config documents its
+defaults (systemd's ``#DefaultTimeoutStartSec=90s``); prose comments have a space after the mark."""
+
+
 def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """One record per section, its ``key = value`` lines as fields. A section with no live setting reads its
+    commented-out ``#Name=value`` lines instead: a shipped config whose every setting is commented documents
+    its defaults there, and they are all it says."""
     out: list[Raw] = []
     names: dict[str, None] = {}
     section, first = "", -1
     fields: list[list] = []  # [name, first line, last line]
+    commented: list[tuple[str, str]] = []  # the section's #Name=value lines
 
     def close(last: int) -> None:
         if first >= 0 or fields:
-            pairs = [(n, unquote(_ini_value(lines, a, b))) for n, a, b in fields]
+            pairs = [(n, unquote(_ini_value(lines, a, b))) for n, a, b in fields] or commented
             names.update(dict.fromkeys(n for n, _ in pairs))
             out.append((max(first, 0) if first >= 0 else fields[0][1], last, pairs, section, None))
 
     last = -1
     for i, line in enumerate(lines):
+        if is_comment(line) and (c := _COMMENTED_SETTING.match(line.strip())):
+            commented.append((c.group(1), unquote(c.group(2).strip())))
+            last = last if fields else i  # the record spans them where they are its settings
         if not line.strip() or is_comment(line):
             continue
         m = SECTION.match(line)
         if m:
             close(last)
-            section, first, fields = m.group(1).strip(), i, []
+            section, first, fields, commented = m.group(1).strip(), i, [], []
         elif fields and _indent(line) > _indent(lines[fields[-1][1]]):  # deeper than its key: continues it
             fields[-1][2] = i
         elif _SEPARATOR_LINE.match(line.strip()):

@@ -34,7 +34,13 @@ _TRAILING = re.compile(r"\s+(?:#|//)\s*(.*)$|\s*/\*\s*(.*?)\s*\*/\s*$")
 _NAMED_OPEN = re.compile(
     r"\s*(?:[A-Za-z_]\w*\s+)+(?P<name>[A-Za-z_]\w*)(?:<[^<>]*>)?\s*=?\s*[\[({]\s*$"
 )  # enum nfsstat {
+_HEAD = re.compile(r"\s*(?:typedef\s+)?(?:enum|struct|union)(?:\s+(?P<name>[A-Za-z_]\w*))?\s*$")
+"""C's ``enum`` / ``struct in_addr`` over a line of its own ``{``: the bracket's name (``enum`` where it has none)."""
+_C_DEFINE = re.compile(r"\s*#\s*define\s+(?P<key>[A-Za-z_]\w*)[ \t]+(?P<value>[^\s\\].*?)\s*$")
+"""C's ``#define IPPORT_ECHO 7``: an entry (not a macro with arguments, nor one going on past a backslash)."""
 _LINE_COMMENT = re.compile(r"\s*(?:#|//|/?\*|--|;;)")
+_CLASS = re.compile(r"(?P<indent>[ \t]*)class\s+(?P<key>[A-Za-z_]\w*)\s*(?:\((?P<bases>[^()]*)\))?\s*:")
+"""A Python class: a block by its indent, its body's ``NAME = value`` lines entries (an enum's members)."""
 
 
 def _depth(text: str) -> int:
@@ -59,16 +65,37 @@ def _first(value: str) -> str:
     return unquote(m.group(1)) if m else unquote(value)
 
 
-def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
-    """(first line, last line, key, value, block, comment) of each entry; a value opening a bracket it does not
-    close on its line is a block (its name the entry's key), not an entry."""
-    out: list[tuple[int, int, str, str, str, str]] = []
+_Entry = tuple[int, int, str, str, str, str, str]
+
+
+def _entries(lines: list[str]) -> list[_Entry]:
+    """(first line, last line, key, value, block, comment, what the value is) of each entry; a value opening a
+    bracket it does not close on its line is a block (its name the entry's key), not an entry. What the value
+    is: ``value``, ``member`` (a Python class body's ``NAME = value``) or ``bases`` (a Python class's)."""
+    out: list[_Entry] = []
     stack: list[str] = []
+    classes: list[tuple[int, str]] = []  # the Python classes around the line: (indent, name)
+    head = -1  # the last code line that opened nothing
+    aside = _aside(lines)
     i = 0
     while i < len(lines):
         line = lines[i]
-        s = line.strip()
+        s = "" if i in aside else line.strip()
+        define = _C_DEFINE.match(line) if s else None
+        if define and not s.endswith("\\"):
+            value, comment = _comment(define.group("value"))
+            if value.strip() != define.group("key"):  # "#define IPPROTO_IP IPPROTO_IP" names an entry above
+                block = ".".join(b for b in stack if b)
+                out.append((i, i, define.group("key"), value.strip(), block, comment, "member"))
         if not s or _LINE_COMMENT.match(s):
+            i += 1
+            continue
+        while classes and len(line) - len(line.lstrip()) <= classes[-1][0]:
+            classes.pop()
+        if not stack and (c := _CLASS.match(line)):  # its bases are its value: "class Align(CoerciveEnum):"
+            block = ".".join(name for _, name in classes)
+            out.append((i, i, c.group("key"), (c.group("bases") or "").strip(), block, "", "bases"))
+            classes.append((len(c.group("indent")), c.group("key")))
             i += 1
             continue
         if _CLOSES.match(s) and stack and _depth(s) < 0:
@@ -78,9 +105,14 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
         m = _ENTRY.match(line)
         if _OPENS.search(s) and _depth(s) > 0:  # a bracket opens: named, or not (a call's arguments, a nested list)
             named = _NAMED_OPEN.match(s)  # C's "enum nfsstat {", XDR's "program NFS_PROGRAM {"
-            stack.append(unquote(m.group("key")).lstrip("%$@") if m else named.group("name") if named else "")
+            above = _HEAD.match(lines[head]) if s in "{" and head >= 0 else None  # "enum\n  {": named by its line
+            name = (
+                named.group("name") if named else (above.group("name") or above.group(0).split()[-1]) if above else ""
+            )
+            stack.append(unquote(m.group("key")).lstrip("%$@") if m else name)
             i += 1
             continue
+        head = i
         first = i
         if m:
             value, comment = _comment(m.group("value"))
@@ -89,27 +121,52 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str, str, str, str]]:
                 value += " " + lines[i].strip()
             value = value.strip().rstrip(",;").strip()
             key = unquote(m.group("key"))
-            out.append((first, i, key, unquote(value), ".".join(b for b in stack if b), comment))
+            block = ".".join([*(name for _, name in classes), *(b for b in stack if b)])
+            out.append((first, i, key, unquote(value), block, comment, "member" if classes else "value"))
         elif stack and stack[-1] and (decl := _DECLARED.match(_comment(line)[0]) or _METHOD.match(line)):
             out.append(
-                (i, i, decl.group("key"), decl.group("value"), ".".join(b for b in stack if b), _comment(line)[1])
+                (
+                    i,
+                    i,
+                    decl.group("key"),
+                    decl.group("value"),
+                    ".".join(b for b in stack if b),
+                    _comment(line)[1],
+                    "value",
+                )
             )
         elif stack and (pair := _TUPLE_PAIR.match(line)) and _depth(line) == 0:
             value = _first(pair.group("value"))
-            out.append((i, i, unquote(pair.group("key")), value, ".".join(b for b in stack if b), ""))
+            out.append((i, i, unquote(pair.group("key")), value, ".".join(b for b in stack if b), "", "value"))
         elif stack and (item := _ITEM.match(line)):
-            out.append((i, i, unquote(item.group("key")), "", ".".join(b for b in stack if b), ""))
+            out.append((i, i, unquote(item.group("key")), "", ".".join(b for b in stack if b), "", "value"))
         i += 1
+    return out
+
+
+def _aside(lines: list[str]) -> set[int]:
+    """The lines inside a ``/* ... */`` comment past its first, and those a backslash carries on (a macro's body)."""
+    out: set[int] = set()
+    within = carried = False
+    for i, line in enumerate(lines):
+        if within or carried:
+            out.add(i)
+        carried = line.rstrip().endswith("\\")
+        opened, closed = line.rfind("/*"), line.rfind("*/")
+        within = opened > closed if opened >= 0 or closed >= 0 else within
     return out
 
 
 def looks_literals(sample: list[str]) -> float:
     """The share of the code lines (not blank, not comments) that are entries or brackets around them, where
     ten entries or more sit inside named brackets; 0 otherwise."""
-    code = [ln for ln in sample if ln.strip() and not _LINE_COMMENT.match(ln.strip())]
+    aside = _aside(sample)
+    code = [ln for i, ln in enumerate(sample) if ln.strip() and not _LINE_COMMENT.match(ln.strip()) and i not in aside]
     entries = _entries(sample)
     inside = [e for e in entries if e[4]]
-    ended = sum(1 for e in entries if _comment(sample[e[1]].rstrip())[0].rstrip().endswith((",", ";")))
+    ended = sum(
+        1 for e in entries if e[6] != "value" or _comment(sample[e[1]].rstrip())[0].rstrip().endswith((",", ";"))
+    )
     if len(inside) < 10 or not code or ended * 5 < len(entries) * 3:
         return 0.0  # a program writes its entries with commas; a grammar's "name: rule" lines are no literals
     brackets = sum(1 for ln in code if _CLOSES.match(ln.strip()) or _OPENS.search(ln.strip()))
@@ -120,9 +177,9 @@ def looks_literals(sample: list[str]) -> float:
 def parse_literals(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """One record per entry: key its name; fields ``value`` (where it has one), ``block``, ``comment``."""
     out: list[Raw] = []
-    for a, b, key, value, block, comment in _entries(lines):
-        fields = [("value", value)] if value else []
+    for a, b, key, value, block, comment, what in _entries(lines):
+        fields = [("bases" if what == "bases" else "value", value)] if value else []
         fields += [("block", block)] if block and value else []  # a list's item: no field, its own answer
         fields += [("comment", comment)] if comment else []
         out.append((a, b, fields, key, None))
-    return out, ["value", "block", "comment"]
+    return out, ["value", "block", "comment", "bases"]

@@ -103,8 +103,10 @@ from dspy_rlm.library.jsonformats import (
 from dspy_rlm.library.keywordformat import (
     looks_definitions,
     looks_keyword_lines,
+    looks_keyword_stanzas,
     parse_definitions,
     parse_keyword_lines,
+    parse_keyword_stanzas,
 )
 from dspy_rlm.library.kvformats import (
     looks_assignments,
@@ -327,6 +329,8 @@ def _detect(text: str) -> Structure:
         return _build("markdown_list", lines, parse_markdown_list(lines), None)
     if looks_definitions(sample) >= 0.9:  # before tables: "Editres.Geometry:   500x568" is a name and its value
         return _build("assignments", lines, *parse_definitions(lines), detail="definitions")
+    if looks_keyword_stanzas(sample) >= 0.9:  # before tables: "msgid  \"club\"" lines are a block's fields
+        return _build("stanzas", lines, *parse_keyword_stanzas(lines), detail="keyword stanzas")
     score, aligned = looks_whitespace_table(sample)
     if score >= 0.8:
         return _build("table", lines, *parse_whitespace_table(lines, aligned), detail="whitespace")

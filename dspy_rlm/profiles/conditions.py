@@ -12,8 +12,9 @@ from typing import Any
 from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import field_forms, field_holding_key, field_stems, norm, parts
+from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
 from dspy_rlm.profiles.spans import count_subject, data_subject_spans
+from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     ENGLISH,
@@ -316,6 +317,8 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
     for k in book.keys.get(var, []):
         text = norm(k.text)
         other = text not in said and said not in text and text not in WHOLE_SET | STOP | nouns
+        # a word right after the phrase names what it is ("members of the BlendMode *enum*"): no second condition
+        other = other and not re.search(rf"{re.escape(phrase)}\s+{re.escape(k.text)}\b", book.text_q, re.I)
         if k.is_value and k.records and not k.inner and other:
             return k.text
     stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}

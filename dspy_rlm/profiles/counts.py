@@ -80,7 +80,22 @@ class CountWhere(KindBase):
         why = "counted" if ok else "no record has that value there" if not result else "a field not named"
         if ok and key is not None and worded(book, move.var, key.text, move.args[0]):  # "tr After_I" beside "tr"
             ok, why = False, "other values of the field hold it as a word"
+        if ok and key is not None and move.args[0] in CONTEXT_FIELDS and _blocks_apart(book, move.var, key.text):
+            ok, why = False, "several blocks have that name: the count joins them"  # YAML's nested "mapping:"s
         return [Candidate(str(result), "count", ok, why)]
+
+
+def _blocks_apart(book: Any, var: str, name: str) -> bool:
+    """Whether the records in blocks named ``name`` (a block path's part too) sit at different indents: several
+    blocks share the name (a YAML schema's nested ``mapping:``s), once per run and name."""
+    memo = ("blocks apart", var, name)
+    if memo not in book.memo:
+        said, s = norm(name), book.structs[var]
+        lines = book.texts[var].split("\n")
+        inside = [r for r in s.records if any(said in map(norm, (r.get(f) or "").split(".")) for f in CONTEXT_FIELDS)]
+        indents = {len(lines[r.line - 1]) - len(lines[r.line - 1].lstrip()) for r in inside if 0 < r.line <= len(lines)}
+        book.memo[memo] = len(indents) > 1
+    return bool(book.memo[memo])
 
 
 class CountIf(KindBase):
@@ -117,6 +132,8 @@ class CountIf(KindBase):
             ok, why = False, "the word tested is inside a longer phrase of the question"  # section": no "options"
         if ok and _counts_names(book, move.var, field, test, arg):
             ok, why = False, "the question counts names, and a record counted holds several"
+        if ok and field in CONTEXT_FIELDS and test == "part" and _blocks_apart(book, move.var, arg):
+            ok, why = False, "several blocks have that name: the count joins them"
         return [Candidate(str(result), "count", ok, why)]
 
 

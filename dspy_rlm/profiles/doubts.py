@@ -17,7 +17,8 @@ from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condit
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.phrases import is_stop
-from dspy_rlm.profiles.reads import norm, parts, spelled_by, unit_after, values_in
+from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
+from dspy_rlm.profiles.spellings import spelled_by
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
 ONE_CONDITION = ("count", "count_where", "count_if")

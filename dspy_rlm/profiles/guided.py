@@ -34,6 +34,8 @@ MAX_VALUES = 80
 # A token: letters/digits joined by the characters IDs, codes, dates and numbers use. None of these needs
 # escaping inside a JSON string or a single-quoted Python string.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@+-]*[A-Za-z0-9]|[0-9]")
+_CLAUSE = re.compile(r"[,;]\s*(?:or|and|but|while|whereas)\b|[.!?]\s+(?=[A-Z])")
+"""A new clause or sentence between a word and a value: the value is not the word's."""
 _LINE_PREFIX = re.compile(r"^(?:\[[^\]]*\] )?line \d+: ", re.MULTILINE)  # the 'line N: ' rows of search()
 _MIN_TERM = 3
 
@@ -113,13 +115,16 @@ def stated_pairs(stdouts: list[str], question: dict[str, str], values: list[str]
     pairs: list[tuple[str, str]] = []
     for out in reversed(stdouts):
         for line in _LINE_PREFIX.sub("", out).splitlines():
-            tokens = [t.rstrip(".:") for t in _TOKEN.findall(line)]
+            found = list(_TOKEN.finditer(line))
+            tokens = [t.group().rstrip(".:") for t in found]
             for i, word in enumerate(tokens):
                 if word.casefold() not in asked:
                     continue
-                value = next((t for t in tokens[i + 1 :] if t in candidates), None)
-                if value is not None and (word, value) not in pairs:
-                    pairs.append((word, value))
+                j = next((j for j in range(i + 1, len(tokens)) if tokens[j] in candidates), None)
+                if j is None or _CLAUSE.search(line[found[i].end() : found[j].start() + 1]):
+                    continue  # "~/.npm on Posix, or %LocalAppData% on Windows": Posix states nothing after it
+                if (word, tokens[j]) not in pairs:
+                    pairs.append((word, tokens[j]))
     return pairs[:MAX_VALUES]
 
 

@@ -28,7 +28,7 @@ from dspy_rlm.profiles.phrases import (
 )
 from dspy_rlm.profiles.reads import norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
-from dspy_rlm.profiles.vocabulary import STOP
+from dspy_rlm.profiles.vocabulary import IDIOMS, STOP
 
 __all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "question_keys"]
 
@@ -59,6 +59,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
     data_spans = container_spans(book.text_q)  # "in this tox config": no key phrase
     data_nouns = {b for _, b in data_spans}
     subject = subject_span(book.text_q)  # "does the stylesheet have ...": what holds the thing asked about
+    idioms = [m.span() for m in IDIOMS.finditer(book.text_q)]  # "by default": no key phrase
     for m in QUOTED.finditer(book.text_q):  # a quoted phrase is one key, however long
         phrase = quoted_text(m).strip()
         hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
@@ -81,7 +82,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
             )
             # a stop word alone ("down", "off", "no") is a key only where it is a field's whole value
             stop_word = n == 1 and is_stop(words[0]) and not flag
-            if n == 1 and last.end() in data_nouns:
+            if (n == 1 and last.end() in data_nouns) or any(a < last.end() and first.start() < b for a, b in idioms):
                 continue
             described = any(a <= first.start() and last.end() <= b for a, b in data_spans)
             if described and not any(ID_LIKE.search(w) for w in words):

@@ -50,7 +50,6 @@ from dspy_rlm.profiles.reads import (
     agent_stems,
     camel_parts,
     dated_fields,
-    field_forms,
     field_holding_key,
     norm,
     parts,
@@ -59,6 +58,7 @@ from dspy_rlm.profiles.reads import (
     states_pair,
 )
 from dspy_rlm.profiles.spans import uncontracted, without_container
+from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import CUES, QUANTITY, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]

@@ -14,7 +14,8 @@ from typing import Any
 from dspy_rlm.library import lookup, textkit
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
-from dspy_rlm.profiles.reads import camel_parts, field_stems, norm, parts, spelled_by
+from dspy_rlm.profiles.reads import camel_parts, field_stems, norm, parts
+from dspy_rlm.profiles.spellings import spelled_by
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     FUNCTION_WORDS,

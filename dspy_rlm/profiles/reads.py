@@ -23,10 +23,10 @@ __all__ = [
     "camel_parts",
     "field_holding_key",
     "field_stems",
+    "joined_name",
     "norm",
     "parts",
     "printed",
-    "spelled_by",
     "values_in",
 ]
 
@@ -58,6 +58,13 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         linked = re.escape(key.text) + rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{bare})" + re.escape(value)
         return not fielded and key is not None and re.search(linked, stdout, re.IGNORECASE) is not None
 
+    def verb(word: str, value: str) -> bool:  # "files are stored in ~/.npm": a verb, the place after it the value
+        if re.search(rf"\b(?:is|are|was|were|be|been)\s+{re.escape(value)}{_PLACED}", stdout, re.I):
+            return True
+        # in prose a bare lower-case word right after a word is its verb ("npm installs things"), unless linked
+        linked = rf"{re.escape(word)}(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+){re.escape(value)}"
+        return not fielded and re.fullmatch(r"[a-z]+", value) is not None and not re.search(linked, stdout, re.I)
+
     def whole(value: str) -> bool:  # the token is a field's whole value, not a word of a longer one
         fields = record.fields if isinstance(record, st.Record) else ()
         return any(norm(v) == norm(value) for _, v in fields)
@@ -77,13 +84,18 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
             specific
             and not (v.casefold() in PRONOUNS and not v.isupper())  # "(errors external to PostgreSQL itself)"
             and (w.casefold() not in own or asked(v) or follows_key(v))
-            and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v)),
+            and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v))
+            and not verb(w, v),
             "stated after the key, a whole value" if whole(v) else "stated after the key",
         )
         for w, v in pairs
     ]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
+
+
+_PLACED = r"\s+(?:in|into|at|under|inside|within|to)\b"
+"""After "are stored", "is written": a place follows the verb, which is no value."""
 
 
 def _other_asked(book: Any, var: str, key: Any) -> list[str]:
@@ -292,7 +304,7 @@ def _named_parts(q_stems: set[str], name: str) -> set[str]:
     words = parts(name) or [name]
     if "=" + name in field_stems(name) and "=" + name in q_stems:
         return {name}
-    if "+" + _glued(name) in q_stems:  # words said as one name ("gui bg": guibg): better named than "gui"
+    if "+" + joined_name(name) in q_stems:  # words said as one name ("gui bg": guibg): better named than "gui"
         return {name, "+" + name}
     short = len(words) > 1
     said = {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}
@@ -321,60 +333,8 @@ def dated_fields(text_q: str, s: st.Structure) -> list[str]:
     return out
 
 
-def field_forms(words: list[str], fields: set[str], said: list[str] | None = None) -> set[str]:
-    """The stems of the data's field names that words of the question write another way: a lower-case name of
-    four or more letters that starts a word at least three letters longer ("desc" of "description", "addr" of
-    "address"), a name that two or three words in a row spell joined ("sepal width": ``sepalwidth``, "ship via":
-    ``ship_via``; also marked ``+sepalwidth``, which names it better than a field named by one of the words), and a
-    part of six letters or more that a word of six or more spells with one letter missing, added or changed.
-    The joined names are looked for in ``said`` (all the question's words, stop words too: "link name" spells
-    ``linkname``) where given."""
-    short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
-    out = {st.stem(f) for w in words for f in short if len(w) >= len(f) + 3 and w.casefold().startswith(f)}
-    glued = {_glued(f): f for f in fields if len(f) >= 5}
-    by_start: dict[str, list[str]] = {}  # a name cut short starts with its first word's first three letters
-    for g in glued:
-        by_start.setdefault(g[:3], []).append(g)
-    run = said if said is not None else words
-    for n in (2, 3):
-        for i in range(len(run) - n + 1):
-            said_run = [w.casefold() for w in run[i : i + n]]
-            name = glued.get("".join(said_run))
-            if name is None:  # "build directory": BUILDDIR, "rails environment": RAILS_ENV
-                name = next((glued[g] for g in by_start.get(said_run[0][:3], []) if _abbreviated(g, said_run)), None)
-            if name is not None and not any(st.stem(w) in field_stems(name) for w in run[i : i + n]):
-                out |= {st.stem(name), "+" + _glued(name)}
-    long_parts = {p.casefold() for f in fields for p in parts(f) if len(p) >= 6}
-    for w in (w.casefold() for w in words if len(w) >= 6 and w.casefold() not in long_parts):
-        near = _deletes(w) | {w}  # one letter left out, added or changed ("descripton": Description)
-        out |= {st.stem(p) for p in long_parts if p in near or _deletes(p) & near}
-    return out
-
-
-def spelled_by(name: str, words: list[str]) -> bool:
-    """Whether two or three words in a row spell a field's name joined, whole or cut short ("build directory":
-    ``BUILDDIR``)."""
-    glued = _glued(name)
-    runs = ([w.casefold() for w in words[i : i + n]] for n in (2, 3) for i in range(len(words) - n + 1))
-    return any("".join(run) == glued or _abbreviated(glued, run) for run in runs)
-
-
-def _abbreviated(glued: str, words: list[str]) -> bool:
-    """Whether a glued name is the words' beginnings joined, three letters or more of each (``builddir``: "build
-    directory"), the last one cut short (a name said whole is found as it is)."""
-    if len(words) == 1:
-        w = words[0]
-        return 3 <= len(glued) < len(w) and w.startswith(glued)
-    w = words[0]
-    return any(glued.startswith(w[:k]) and _abbreviated(glued[k:], words[1:]) for k in range(len(w), 2, -1))
-
-
-def _glued(name: str) -> str:
+def joined_name(name: str) -> str:
     return re.sub(r"[\W_]+", "", name.casefold())
-
-
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def unit_after(question: str, field: str) -> bool:

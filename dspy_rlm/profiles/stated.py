@@ -11,7 +11,8 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.conditions import NUMERAL, SCAN, fields_saying, operands, says, unread_test
 from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
-from dspy_rlm.profiles.reads import field_forms, field_stems, norm, parts
+from dspy_rlm.profiles.reads import field_stems, norm, parts
+from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS
 
 __all__ = ["stated"]

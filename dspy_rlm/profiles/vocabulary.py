@@ -109,6 +109,12 @@ QUANTITY = re.compile(
 )
 """A quantity asked in its unit ("after how many idle minutes", "how many bytes is the parser module"): a value
 that is looked up, not records counted."""
+IDIOMS = re.compile(
+    r"\b(?:by default|at (?:least|most|all)|in (?:total|general|practice|particular|short)|for (?:example|instance)"
+    r"|of course)\b",
+    re.IGNORECASE,
+)
+"""Set phrases that qualify a question, never name what it asks about ("is accounting on *by default*?")."""
 RANKED = re.compile(r"\b(?:most|fewest)\b(?! (?:of|likely|probably|recently)\b)", re.IGNORECASE)
 """A ranking asked in words the cues above lack ("which compiler gets credited on the most failure patterns?"):
 no single record's value answers it."""

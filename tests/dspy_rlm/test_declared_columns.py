@@ -10,7 +10,7 @@ made-up file of that shape:
 from __future__ import annotations
 
 from dspy_rlm.library.structure import detect
-from dspy_rlm.profiles.reads import field_forms
+from dspy_rlm.profiles.spellings import field_forms
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 ROWS = [

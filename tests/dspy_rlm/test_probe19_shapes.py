@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.reads import spelled_by
+from dspy_rlm.profiles.spellings import spelled_by
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 from tests.dspy_rlm.test_probe18_shapes import GRID
 
