@@ -43,9 +43,12 @@ _CLASS = re.compile(r"(?P<indent>[ \t]*)class\s+(?P<key>[A-Za-z_]\w*)\s*(?:\((?P
 """A Python class: a block by its indent, its body's ``NAME = value`` lines entries (an enum's members)."""
 
 
+_QUOTED_SPAN = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+
+
 def _depth(text: str) -> int:
     """Opening brackets less closing ones, outside quotes."""
-    bare = re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", text)
+    bare = _QUOTED_SPAN.sub("", text)
     return sum(bare.count(c) for c in "([{") - sum(bare.count(c) for c in ")]}")
 
 
@@ -152,7 +155,8 @@ def _aside(lines: list[str]) -> set[int]:
         if within or carried:
             out.add(i)
         carried = line.rstrip().endswith("\\")
-        opened, closed = line.rfind("/*"), line.rfind("*/")
+        bare = _QUOTED_SPAN.sub("", line)  # a glob in a string ("src/**/*.ts") opens no comment
+        opened, closed = bare.rfind("/*"), bare.rfind("*/")
         within = opened > closed if opened >= 0 or closed >= 0 else within
     return out
 

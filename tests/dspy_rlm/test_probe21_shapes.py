@@ -192,6 +192,12 @@ def test_a_c_headers_anonymous_enum_and_defines_are_entries():
     assert _ask("Which service constant has the value 79?", HEADER, "str") == ("SVC_FINGER", "submitted")
 
 
+def test_a_glob_in_a_string_opens_no_comment():
+    text = "const defaults = {\n" + "".join(f'  k{i}: "src/**/*.ts",\n' for i in range(12)) + "};\n"
+    keyed = {r.key: r for r in st.detect(text).records}
+    assert len(keyed) == 12 and keyed["k11"].get("value") == "src/**/*.ts"
+
+
 def test_a_set_phrase_is_no_key():
     text = "[Main]\nMode=default\nShowStatus=yes\nAccounting=no\n"
     book = MoveBook({"question": "Is accounting turned on by default?"}, {"context": text}, {"answer": bool})
