@@ -7,8 +7,11 @@ them), ``block`` (the names of the brackets it is in, outermost first, joined by
 whose only field it would be, read as the answer to any question naming the item) and ``comment`` (a ``#``,
 ``//`` or ``/* */`` comment closing the line). A bracket opened after ``words NAME`` (``enum nfsstat {``, ``type
 Options = {``) is named NAME; inside a named bracket a declaration is an entry too: C's ``unsigned mode;`` (value
-``unsigned``) and TypeScript's ``withMaxFiles(limit: number): this;`` (value ``(limit: number): this``).
-Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+``unsigned``) and TypeScript's ``withMaxFiles(limit: number): this;`` (value ``(limit: number): this``). C's
+``enum`` over a ``{`` line of its own is named ``enum`` (``struct in_addr`` ``in_addr``); a ``#define NAME value`` is
+an entry; lines inside a ``/* */`` comment or carried on by a backslash are no code. A Python class is an entry
+whose field ``bases`` holds its bases, and the ``NAME = value`` lines of its body are entries of its block (an
+enum's members: a typeshed stub). Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
 

@@ -26,11 +26,13 @@ Records per kind (the record's ``key`` in brackets):
 - logfmt: one per line of ``key=value`` pairs, or of comma-separated ``KEY op value`` pairs (udev rules) [an
   id/name/key/title field, else the first value].
 - stanzas: one per block [its first field's value]; continuation lines belong to the field above; (detail
-  ``marked``, after the keyword lines) one per marker line over ``Key: value`` headers and a body [the word after
-  the marker] (:mod:`~dspy_rlm.library.markedformat`: a journal catalog's ``-- <id>``, ``git log``).
+  ``keyword stanzas``, before the whitespace tables) one per block of ``keyword "value"`` lines [the value of the
+  keyword the most blocks hold: a gettext catalogue's ``msgid``]; (detail ``marked``, after the keyword lines)
+  one per marker line over ``Key: value`` headers and a body [the word after the marker]
+  (:mod:`~dspy_rlm.library.markedformat`: a journal catalog's ``-- <id>``, ``git log``).
 - ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
   ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form a record
-  with key "".
+  with key "". A section with no live setting takes its commented-out ``#Name=value`` lines (documented defaults).
 - blocks: one per unindented ``word args`` line with the indented directive lines under it [its first argument]
   (ssh_config's ``Host``, sensors3.conf's ``chip``); a directive whose word repeats is named with its first argument
   (``label fan1``).
