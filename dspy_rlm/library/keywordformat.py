@@ -8,6 +8,7 @@ Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 import re
 
 from dspy_rlm.library.formats import Raw, _share, meaningful
+from dspy_rlm.library.kvformats import blocks  # inlined before this file
 
 _KEYWORD_LINE = re.compile(r"([A-Za-z][\w.-]*)(?:[ \t]+(\S.*?))?[ \t]*$")
 _SEMI_PAIR = re.compile(r"([A-Za-z][\w-]{0,15})[ \t]+([^=:;]+?)$")
@@ -141,13 +142,8 @@ def _goes_on(line: str) -> bool:
 
 def _stanzas(lines: list[str]) -> list[list[int]]:
     """The indices of each blank-line-separated block's lines that are no comments."""
-    out: list[list[int]] = [[]]
-    for i, line in enumerate(lines):
-        if not line.strip():
-            out.append([]) if out[-1] else None
-        elif not line.lstrip().startswith("#"):
-            out[-1].append(i)
-    return [b for b in out if b]
+    spans = ([i for i in range(a, b + 1) if not lines[i].lstrip().startswith("#")] for a, b in blocks(lines))
+    return [b for b in spans if b]
 
 
 def looks_keyword_stanzas(sample: list[str]) -> float:

@@ -17,6 +17,7 @@ from typing import Any
 
 from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.formats import unquote
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import agree, loose_fields
@@ -159,8 +160,8 @@ class Record(KindBase):
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
                 continue
-            whole_quote = _WHOLE_QUOTE.fullmatch(value.strip())  # 'title "Harbour locale"': the value unquoted
-            value = whole_quote.group(2) if whole_quote else value
+            bare = unquote(value.strip())  # 'title "Harbour locale"': one quoted string answers unquoted
+            value = bare if bare != value.strip() and value.strip()[0] not in bare else value
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
         out += _field_named(book, var, key, result, specific)
         if result.key:
@@ -173,9 +174,6 @@ class Record(KindBase):
         if not result.fields:
             out += printed(book, result.text, key)
         return out
-
-
-_WHOLE_QUOTE = re.compile(r"([\"'])([^\"'\n]*)\1")
 
 
 def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: bool) -> list[Candidate]:

@@ -54,16 +54,14 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     def follows_key(value: str) -> bool:  # a sentence: "the vault access code is 31337"
         # after an identifier a bare space starts its description ("gh-103314 Support sys.last_exc ..."), not a value
         # nor is a bare lower-case word after a plain one a value: prose goes on ("... of Negotiator class")
-        bare = "" if ID_LIKE.search(key.text) or re.fullmatch(r"[a-z]+", value) else r"|\s+"
-        linked = re.escape(key.text) + rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{bare})" + re.escape(value)
-        return not fielded and key is not None and re.search(linked, stdout, re.IGNORECASE) is not None
+        bare = not (ID_LIKE.search(key.text) or re.fullmatch(r"[a-z]+", value))
+        return not fielded and key is not None and _linked(stdout, key.text, value, bare)
 
     def verb(word: str, value: str) -> bool:  # "files are stored in ~/.npm": a verb, the place after it the value
         if re.search(rf"\b(?:is|are|was|were|be|been)\s+{re.escape(value)}{_PLACED}", stdout, re.I):
             return True
         # in prose a bare lower-case word right after a word is its verb ("npm installs things"), unless linked
-        linked = rf"{re.escape(word)}(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+){re.escape(value)}"
-        return not fielded and re.fullmatch(r"[a-z]+", value) is not None and not re.search(linked, stdout, re.I)
+        return not fielded and re.fullmatch(r"[a-z]+", value) is not None and not _linked(stdout, word, value)
 
     def whole(value: str) -> bool:  # the token is a field's whole value, not a word of a longer one
         fields = record.fields if isinstance(record, st.Record) else ()
@@ -92,6 +90,14 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     ]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
+
+
+def _linked(text: str, word: str, value: str, bare: bool = False) -> bool:
+    """Whether ``text`` states ``value`` as ``word``'s: ``word: value``, ``word = value``, ``word is value`` (or,
+    ``bare``, ``word value``)."""
+    loose = r"|\s+" if bare else ""
+    link = rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{loose})"
+    return re.search(re.escape(word) + link + re.escape(value), text, re.IGNORECASE) is not None
 
 
 _PLACED = r"\s+(?:in|into|at|under|inside|within|to)\b"
