@@ -320,16 +320,22 @@ def most_common(var: Any, field: Any) -> str | Nothing:
     return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen
 
 
-def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any = "number") -> KeyValue | Nothing:
+def records_within(s: Structure, place: str) -> list[Record]:
+    """The records under the heading or in the block named ``place`` whole (a literal's enum, a list's heading)."""
+    return [r for r in s.records if any(_same(r.get(f) or "", place) for f in _PLACE_FIELDS)]
+
+
+def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any, place: Any) -> KeyValue | Nothing:
     s = _structure(fn, var)
     name = _field(fn, s, field)
     if by not in ("number", "length"):
         raise ValueError(f"{fn}(): by must be 'number' or 'length', got {by!r}")
+    records = s.records if place is None else records_within(s, _check_word(fn, place, "within"))
     scored: list[tuple[float, Record]]
     if by == "length":
-        scored = [(len(" ".join(v.split())), r) for r in s.records if (v := r.get(name)) and v.strip()]
+        scored = [(len(" ".join(v.split())), r) for r in records if (v := r.get(name)) and v.strip()]
     else:  # a field of dates ranks by date, not by its first number (the year)
-        values = [(v, r) for r in s.records if (v := r.get(name)) is not None and v.strip()]
+        values = [(v, r) for r in records if (v := r.get(name)) is not None and v.strip()]
         dated = [(n, r) for v, r in values if (n := _date(v)) is not None]
         scored = dated if len(dated) * 2 > len(values) else _numbered(values)
     if not scored:
@@ -338,19 +344,20 @@ def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any = 
     return KeyValue(best.key, best.get(name) or "", best)
 
 
-def max_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
+def max_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyValue | Nothing:
     """The record with the largest number in field (by='length': longest value): KEY: VALUE.
 
     Returns: a (key, value) tuple printed 'KEY: VALUE'; .record is the whole record. Records whose field
     holds no number are skipped; '1,234' reads as 1234; a field of dates ranks by date (the latest is the largest).
-    by='length' ranks by the value's length in characters.
+    by='length' ranks by the value's length in characters. within='Name' ranks only the records under that
+    heading or in that block (a class's members, a section's items).
     """
-    return _extreme("max_of", var, field, max, by)
+    return _extreme("max_of", var, field, max, by, within)
 
 
-def min_of(var: Any, field: Any, by: Any = "number") -> KeyValue | Nothing:
-    """The record with the smallest number in field (by='length': shortest): KEY: VALUE."""
-    return _extreme("min_of", var, field, min, by)
+def min_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyValue | Nothing:
+    """The record with the smallest number in field (by='length': shortest): KEY: VALUE (within: as max_of)."""
+    return _extreme("min_of", var, field, min, by, within)
 
 
 def exists(var: Any, word: Any) -> bool:
@@ -365,10 +372,16 @@ def exists(var: Any, word: Any) -> bool:
     return cap is not None and bool(match_lines(w, text, cap))
 
 
-def key_of(var: Any, value: Any) -> str | None:
-    """The key of the record holding value in a field, else None."""
+def key_of(var: Any, value: Any, within: Any = None) -> str | None:
+    """The key of the record holding value in a field, else None.
+
+    within='Name': of the records under that heading or in that block only (as max_of)."""
     v = _check_word("key_of", value, "value")
     found = _containing("key_of", var, v)
+    if within is not None:
+        place = _check_word("key_of", within, "within")
+        inside = {r.index for r in records_within(_structure("key_of", var), place)}
+        found = [r for r in found if r.index in inside]
     for test in (lambda x: _same(x, v), lambda x: matches(v, x)):
         for r in found:
             if any(test(fv) for _, fv in r.fields):

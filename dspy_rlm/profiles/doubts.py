@@ -115,8 +115,8 @@ def _across_blocks(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
     if not getattr(kind, "every_record", False) or s is None or "block" not in s.field_names:
         return None
     field = str(move.args[0]) if move.args else ""
-    if field == "block":
-        return None  # the records of one block counted or ranked by it
+    if field == "block" or move.within is not None:
+        return None  # the records of one block counted or ranked by it, or ranked within it
     memo = ("blocks", move.var, field)
     if memo not in book.memo:  # once per text and field: every ranking and count move asks it
         book.memo[memo] = len({r.get("block") for r in s.records[:5000] if not field or r.get(field) is not None})

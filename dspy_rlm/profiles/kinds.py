@@ -29,13 +29,14 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
-from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
+from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon, places
 from dspy_rlm.profiles.reads import (
     _holds_key,
     _other_asked,
     _past_key,
     field_holding_key,
     field_stems,
+    holders,
     keys_identify,
     norm,
     only_the_record_asked,
@@ -67,7 +68,8 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     text = book.texts.get(var)
     if kind is None or text is None:
         return []
-    result = None if move.kind == "search" else _HOST_HELPERS[move.helper](text, *move.args)
+    within = {"within": move.within} if move.within is not None else {}
+    result = None if move.kind == "search" else _HOST_HELPERS[move.helper](text, *move.args, **within)
     found = kind.evaluate(book, move, stdout, key, result)
     why = next((w for w in (check(book, move, kind, key, text) for check in DOUBTS) if w), None) if found else None
     if why:
@@ -167,6 +169,7 @@ class Record(KindBase):
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
+            reverse = reverse and holders(book.structs[var].records[:5000], key.text) <= 1  # "M": MIXED, MEDIUM
             setting = own_setting(book, var, key) if reverse and specific else None
             why = f"the value is the record's own setting {setting!r}" if setting else None
             why = why or ("reverse lookup" if reverse else "key")
@@ -328,9 +331,19 @@ class KeyOf(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if not (key.is_value and not key.is_key) or not keys_identify(book, var):
             return []
-        return [read("key_of", f"I will find the record holding {key.text!r}.", "key_of", var, key.text)]
+        said = f"I will find the record holding {key.text!r}"
+        scoped = [  # "which PathPaintRule member stands for B*": the one record of that block holding it
+            read("key_of", f"{said} within {p!r}.", "key_of", var, key.text, within=p)
+            for p in places(book, var)
+            if norm(p) != norm(key.text)
+        ]
+        return [*scoped, read("key_of", f"{said}.", "key_of", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if move.within is not None:  # within a block: the one record there holding the value, no other field asked
+            inside = lookup.records_within(book.structs[move.var], move.within)
+            ok = holders(inside, key.text) == 1 and not _other_asked(book, move.var, key)
+            return [Candidate(result, "key", ok, "reverse lookup")] if isinstance(result, str) else []
         # the evidence of a record read's reverse candidate (Record): a value only this record holds, and no other
         # field asked; where the key's own field is not named ("Which bird is owned by Ines Moreau?"), one record
         # alone must hold the value ("whose ID is 0x19": an attribute's ID too), and the support class is that
@@ -342,7 +355,10 @@ class KeyOf(KindBase):
         other = _other_asked(book, move.var, key)
         ok = _specific(key) and not other and (named or key.records == 1)  # unnamed: only one record holds it
         own = own_setting(book, move.var, key) if ok else None
-        if own:
+        several = ok and holders(book.structs[move.var].records[:5000], key.text) > 1
+        if several:  # two records hold the value whole ("M" of MIXED and of MEDIUM): the first is no answer
+            ok, why = False, "several records hold the value"
+        elif own:
             ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
         elif ok:
             why = _why(key) if named else "reverse lookup"

@@ -40,15 +40,19 @@ class Move:
     helper: str = ""
     var: str = ""
     args: tuple[Any, ...] = ()
+    within: str | None = None  # a block or heading the read keeps to (``max_of(..., within='Priority')``)
 
     def pattern(self) -> str:
         return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
 
 
-def read(kind: str, reasoning: str, helper: str, var: str, *args: Any, ignore_case: bool = False) -> Move:
+def read(
+    kind: str, reasoning: str, helper: str, var: str, *args: Any, ignore_case: bool = False, within: str | None = None
+) -> Move:
     """A read move: ``print(helper(var, *args))`` rendered from its parts."""
     shown = ", ".join([var, *(literal(a) for a in args)]) + (", ignore_case=True" if ignore_case else "")
-    return Move(kind, reasoning, f"print({helper}({shown}))", helper=helper, var=var, args=args)
+    shown += f", within={literal(within)}" if within is not None else ""
+    return Move(kind, reasoning, f"print({helper}({shown}))", helper=helper, var=var, args=args, within=within)
 
 
 def _json_regex(text: str) -> str:

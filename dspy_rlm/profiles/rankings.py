@@ -7,33 +7,47 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import field_stems, ranked_names, unnamed
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, CUES, DATE_VALUE, STOP, TEMPORAL
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, CONTEXT_FIELDS, CUES, DATE_VALUE, STOP, TEMPORAL
 
 __all__ = ["ByLength", "Extreme", "MostCommon", "ranked_fields"]
 
 
-def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
-    """Fields for the ranking moves (over the first 2,000 records): for largest / smallest those that
-    mostly hold a number, for most common those whose values repeat. The fields the question names (the
-    key's own field included: "the most common country code" ranks the codes) come alone when any fits, those
-    it names best first."""
-    cached = book.memo.get(("ranked", var, numeric))
+def places(book: Any, var: str) -> list[str]:
+    """The question's key phrases that name a block or heading several records sit in ("among the
+    AccessPermission flags": a class's members): a ranking asked among them ranks within it (memoized)."""
+    memo = ("places", var)
+    if memo not in book.memo:
+        s = book.structs[var]
+        placed = any(f in s.field_names for f in CONTEXT_FIELDS) and s.parsed_chars is None
+        keys = [k.text for k in book.keys.get(var, []) if not k.hop] if placed else []
+        book.memo[memo] = [k for k in dict.fromkeys(keys) if len(lookup.records_within(s, k)) >= 2]
+    return list(book.memo[memo])
+
+
+def ranked_fields(book: Any, var: str, numeric: bool, place: str | None = None) -> list[str]:
+    """Fields for the ranking moves (over the first 2,000 records, or those within ``place``): for largest /
+    smallest those that mostly hold a number, for most common those whose values repeat. The fields the
+    question names (the key's own field included: "the most common country code" ranks the codes) come alone
+    when any fits, those it names best first."""
+    cached = book.memo.get(("ranked", var, numeric, place))
     if cached is not None:
         return cached
     s = book.structs[var]
+    records = s.records[:2000] if place is None else lookup.records_within(s, place)[:2000]
     named = set(book.named_fields(var))
     best = ranked_names(book.q_stems, s.field_names)  # named best first ("Tool Type" before "Target Tier")
     stats = []
     when = bool(TEMPORAL.search(book.text_q))  # "the latest", "the oldest": a ranking by date
     for name in dict.fromkeys([*s.field_names[:12], *book.named_fields(var)]):  # a named one past the 12th too
-        values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
-        if len(values) < 2:
+        values = [v.strip() for v in (r.get(name) for r in records) if v and v.strip()]
+        if len(values) < 2 or (place is not None and name in CONTEXT_FIELDS):
             continue
         # (a date is no number: max_of would rank "1 Jan 1991" by its day)
         share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
@@ -46,7 +60,7 @@ def ranked_fields(book: Any, var: str, numeric: bool) -> list[str]:
             stats.append((name not in named, rank, -share if numeric else distinct, name))
     stats.sort()
     fields = [n for asked, *_, n in stats if not asked] or [n for *_, n in stats[:6]]
-    book.memo[("ranked", var, numeric)] = fields
+    book.memo[("ranked", var, numeric, place)] = fields
     return fields
 
 
@@ -137,7 +151,12 @@ class Extreme(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if self.name not in book.offered:
             return []
-        return [
+        scoped = [  # within a block the question names first: ranking all the records is not what it asks
+            read(self.name, f"I will find the {self.word} {f} within {place!r}.", self.helper, var, f, within=place)
+            for place in places(book, var)
+            for f in ranked_fields(book, var, True, place)
+        ]
+        return scoped + [
             read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f)
             for f in ranked_fields(book, var, True)
         ]
@@ -145,22 +164,26 @@ class Extreme(KindBase):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, tuple):
             return []
-        field = move.args[0]
+        field, place = move.args[0], move.within
         names = book.named_fields(move.var)
         record = getattr(result, "record", None)
+        rankable = ranked_fields(book, move.var, True, place)
         own = isinstance(record, st.Record) and record.get(field) == record.key  # the key's own field is asked,
-        rival = own and any(f in names for f in ranked_fields(book, move.var, True) if f != field)  # unless another
-        asked = field in names and not rival  # named field ranks: "on which date was IBM's price the highest"
-        dates = [f for f in ranked_fields(book, move.var, True) if _dates(book, move.var, f)]
+        rival = own and any(f in names for f in rankable if f != field)  # unless another named field ranks:
+        asked = field in names and not rival  # "on which date was IBM's price the highest"
+        dates = [f for f in rankable if _dates(book, move.var, f)]
         asked = asked or (bool(TEMPORAL.search(book.text_q)) and dates == [field])  # "the oldest version": by date
         headerless = all(map(unnamed, book.structs[move.var].field_names))  # no header row: its one numeric
         # column, where it is no key (a range keying "0000..007F; Basic Latin" names a block)
-        asked = asked or (headerless and not own and ranked_fields(book, move.var, True) == [field])
+        asked = asked or (headerless and not own and rankable == [field])
+        # within a block the question names and no field: the one field there that ranks ("which of the
+        # AccessPermission flags has the highest value" of an enum's NAME = number members)
+        asked = asked or (place is not None and not own and not names and rankable == [field])
         why_rank = "ranked" if asked else "ranked a field the question does not name"
+        if asked and place is None and places(book, move.var):
+            asked, why_rank = False, "the question names a block to rank within"
         keyed = record if isinstance(record, st.Record) else None  # the key's own field is no rival here
-        rank_named = [
-            f for f in ranked_fields(book, move.var, True) if f in names and not (keyed and keyed.get(f) == keyed.key)
-        ]
+        rank_named = [f for f in rankable if f in names and not (keyed and keyed.get(f) == keyed.key)]
         if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:
             asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"
         fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]

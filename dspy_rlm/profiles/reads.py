@@ -23,6 +23,7 @@ __all__ = [
     "camel_parts",
     "field_holding_key",
     "field_stems",
+    "holders",
     "joined_name",
     "norm",
     "parts",
@@ -267,6 +268,12 @@ def keys_identify(book: Any, var: str) -> bool:
         lone = len(book.structs[var].records) == 1
         book.memo[("keys_identify", var)] = not lone and (len(keys) < 5 or len(set(keys)) * 2 >= len(keys))
     return bool(book.memo[("keys_identify", var)])
+
+
+def holders(records: list[st.Record], value: str) -> int:
+    """How many of ``records`` hold ``value`` as a whole field value."""
+    said = norm(value)
+    return sum(1 for r in records if any(norm(v) == said for _, v in r.fields))
 
 
 def unnamed(name: str) -> bool:
