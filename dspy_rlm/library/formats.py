@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from dspy_rlm.library.columnformat import header_columns
+
 Raw = tuple[int, int, list[tuple[str, str]], str, Any]
 
 STANZA_KEY = re.compile(r"([A-Za-z][\w.-]*(?: [\w.()/-]+){0,3})[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
@@ -382,7 +384,10 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     if header is None and len(rows) > 2 and _header_row(rows, width, sep):
         header = [c for c in sep.split(rows[0][1].strip()) if c]
         rows = rows[1:]
-    out, names = _table_records(rows, header, width, lambda s: _split_rest(s, width, sep))
+    placed = header_columns(lines, rows)  # names written over their columns: each word under its name
+    split = placed[1] if placed else (lambda s: _split_rest(s, width, sep))
+    header, width = (placed[0], len(placed[0])) if placed else (header, width)
+    out, names = _table_records(rows, header, width, split)
     for i, _, fields, _key, _t in out:
         if comments.get(i):
             fields.append(("comment", comments[i]))

@@ -226,6 +226,7 @@ def helper_docs() -> str:
 
 STANDALONE_MODULES = (
     "textkit",
+    "columnformat",
     "formats",
     "kvformats",
     "indexformat",

@@ -169,9 +169,37 @@ def _bullet(unit: _Unit) -> tuple[str, str] | None:
     return (m.group(1).strip(), m.group(2).strip()) if m and len(m.group(1).split()) <= 4 else None
 
 
+_TITLE_FIELDS = {"TH": ("title", "manual section", "date", "source", "manual"), "Dt": ("title", "manual section")}
+
+
+def _title(lines: list[str]) -> Raw | None:
+    """The page's title record, from its header macros before the first heading: ``.TH title section date
+    source manual``, or mdoc's ``.Dd date`` and ``.Dt title section`` ("what date is the page stamped with?")."""
+    fields: list[tuple[str, str]] = []
+    first = last = -1
+    for i, line in enumerate(lines[:40]):
+        m = _ROFF_MACRO.match(line)
+        if m is None:
+            continue
+        name = m.group(1)
+        if name in ("SH", "Sh"):
+            break
+        if name == "Dd":
+            fields.append(("date", roff_text(m.group(2).strip())))
+        elif name in _TITLE_FIELDS:
+            fields += [(f, roff_text(a)) for f, a in zip(_TITLE_FIELDS[name], _args(m.group(2))) if a.strip()]
+        else:
+            continue
+        first, last = (i if first < 0 else first), i
+    fields = [(f, v) for f, v in fields if v]
+    title = next((v for f, v in fields if f == "title"), "")
+    return (first, last, fields, title, None) if title else None
+
+
 def parse_roff(lines: list[str]) -> tuple[list[Raw], list[str]]:
     units = _units(lines)
-    out: list[Raw] = []
+    head = _title(lines)
+    out: list[Raw] = [head] if head else []
     by_sub: dict[tuple[str, str], list[_Unit]] = {}
     for u in units:
         if u.sub:

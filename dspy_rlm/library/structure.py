@@ -11,8 +11,10 @@ measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars``
 Records per kind (the record's ``key`` in brackets):
 
 - table: one per data row [first column]; fields named by the header row, a commented header (``#code<TAB>name``) or
-  ``col1..colN``; a whitespace table's last column takes the rest of the line, and a trailing ``# comment`` becomes
-  the field ``comment``; (detail ``calls``, after the literal tables) one per line calling a function or macro
+  ``col1..colN``; a comment among the rows whose names stand over the columns names them, each word of a row in
+  the column it stands under (pg_hba.conf: :mod:`~dspy_rlm.library.columnformat`); a whitespace table's last
+  column takes the rest of the line, and a trailing ``# comment`` becomes the field ``comment``; (detail
+  ``calls``, after the literal tables) one per line calling a function or macro
   with data as its arguments [its ``NAME`` argument, else its first name] (an X-macro table:
   :mod:`~dspy_rlm.library.callformat`).
 - xml: one per element of the most common (tag, depth) that carries attributes or leaf children, spanning its lines
@@ -54,8 +56,9 @@ Records per kind (the record's ``key`` in brackets):
   ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
-  page's options and terms [the tag], bullets and paragraphs (:mod:`~dspy_rlm.library.roffformat`: the ``man``
-  macros and mdoc's); (detail ``commented sections``) one per entry of a list under comment headings [the entry],
+  page's options and terms [the tag], bullets and paragraphs, and first its title (``.TH`` / ``.Dd`` ``.Dt``) with
+  ``title``, ``manual section`` and ``date`` (:mod:`~dspy_rlm.library.roffformat`: the ``man`` macros and
+  mdoc's); (detail ``commented sections``) one per entry of a list under comment headings [the entry],
   its ``section`` the heading (:mod:`~dspy_rlm.library.listformat`: a .gitignore); (detail ``numbered
   sections``, before prose) one per ``N. Heading.`` section [N], ``number``, ``heading`` and ``text`` as fields (a
   license's terms).

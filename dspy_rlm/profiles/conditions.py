@@ -61,7 +61,8 @@ def operands(book: Any, var: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for test, phrases in TESTS.items():
         for phrase in phrases:
-            for m in re.finditer(rf"(?<!\w){re.escape(phrase)}\s+(\S+)", book.text_q, re.IGNORECASE):
+            # "beginning with a Files: field": an article is no operand (a capital "A" is: "starting with A")
+            for m in re.finditer(rf"(?<!\w){re.escape(phrase)}\s+(?-i:(?:a|an|the)\s+)?(\S+)", book.text_q, re.I):
                 arg = m.group(1).strip(_EDGE)
                 if arg and (test not in BOUNDS or lookup._number(arg) is not None):
                     out.append((test, arg.rstrip("/") or arg))

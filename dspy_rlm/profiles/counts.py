@@ -220,7 +220,9 @@ class CountPresent(KindBase):
         # a phrase of the question found in the data ("a Homepage on example.org") or a test ("above 3") narrows it
         field = str(move.args[0])
         phrases = [k for k in book.keys.get(move.var, []) if norm(k.text) != norm(field)]  # not the field's name
-        stated = bool(phrases) or any(test != "key" for test, _ in operands(book, move.var))
+        opening = ("starts", field.casefold())  # "stanzas beginning with a Files: field": those that have it
+        tests = [(t, a.rstrip(":").casefold()) for t, a in operands(book, move.var) if t != "key"]
+        stated = bool(phrases) or any(test != opening for test in tests)
         ok = bool(result) and not stated
         why = "counted the records that have it" if ok else "no record has it" if not result else "a value is stated"
         return [Candidate(str(result), "count", ok, why)]

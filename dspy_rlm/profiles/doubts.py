@@ -16,6 +16,7 @@ from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
+from dspy_rlm.profiles.naming import names_document, other_field_named
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
 from dspy_rlm.profiles.spellings import spelled_by
@@ -52,6 +53,9 @@ def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
     stated = [(t, a) for t, a in operands(book, move.var) if (t != "key" and t not in BOUNDS) or _NUMBER.fullmatch(a)]
     stated = [(t, a) for t, a in stated if t != "key"]  # "under v1.2.5" is a section, no bound
     applied = move.kind == "count_if" and any(t in move.args and a in map(str, move.args) for t, a in stated)
+    field = str(move.args[0]).casefold() if move.helper == "count_if" and "present" in move.args else None
+    stated = [(t, a) for t, a in stated if not (t == "starts" and a.rstrip(":").casefold() == field)]  # a stanza
+    # "beginning with a Files: field" has the field
     if not stated:  # "how many module lines have a cost of 2?", "how many of the enable_* switches ...?"
         args = {str(a).casefold() for a in move.args}
         stated = [(t, a) for t, a in _stated_terms(_outside_keys(book)) if a.casefold() not in args]
@@ -153,7 +157,8 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is key or not few or other.hop:  # hop: no phrase
             continue
-        if not (lookup._has(record, other.text) or _spells_field(record, other.text, book.text_q)):
+        held = lookup._has(record, other.text) or _spells_field(record, other.text, book.text_q)
+        if not held and not names_document(book.structs[move.var], record, other.text, move):
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
 
@@ -369,6 +374,7 @@ DOUBTS = (
     _second_step,
     _ranking_asked,
     _other_number_asked,
+    other_field_named,
     _test_unapplied,
     _other_condition,
     _unread,

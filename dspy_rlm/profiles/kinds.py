@@ -26,6 +26,7 @@ from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.members import HasItem, asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.naming import noted_section
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
@@ -170,6 +171,7 @@ class Record(KindBase):
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
             reverse = reverse and holders(book.structs[var].records[:5000], key.text) <= 1  # "M": MIXED, MEDIUM
+            reverse = reverse or noted_section(book, var, key)
             setting = own_setting(book, var, key) if reverse and specific else None
             why = f"the value is the record's own setting {setting!r}" if setting else None
             why = why or ("reverse lookup" if reverse else "key")

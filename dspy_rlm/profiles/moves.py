@@ -59,7 +59,7 @@ from dspy_rlm.profiles.reads import (
 )
 from dspy_rlm.profiles.spans import uncontracted, without_container
 from dspy_rlm.profiles.spellings import field_forms
-from dspy_rlm.profiles.vocabulary import CUES, QUANTITY, STOP, SYNONYMS, YES_NO_START
+from dspy_rlm.profiles.vocabulary import CUES, FUNCTION_WORDS, QUANTITY, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -132,7 +132,8 @@ class MoveBook:
         self.q_stems |= {st.stem(s) for w in content for group in SYNONYMS if w.casefold() in group for s in group}
         self.q_stems |= agent_stems({st.stem(w) for w in content if not w.endswith("ed")})  # "who maintains X"
         self.q_stems |= field_forms(content, named, parts(asked))  # "description" names the field "desc"
-        self.q_stems |= {st.stem(p) for w in components(named) & set(st.words(asked.casefold())) for p in parts(w)}
+        spoken = set(st.words(asked.casefold())) - FUNCTION_WORDS  # "Which of ...": no devDependencies.which
+        self.q_stems |= {st.stem(p) for w in components(named) & spoken for p in parts(w)}
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
         self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import holding
-from dspy_rlm.profiles.reads import norm
+from dspy_rlm.profiles.reads import norm, parts
 
-__all__ = ["specific", "why_specific"]
+__all__ = ["names_document", "noted_section", "other_field_named", "specific", "why_specific"]
 
 
 def specific(key: Any, book: Any = None, var: str = "") -> bool:
@@ -40,3 +43,46 @@ def _shared_key(book: Any, var: str, key: Any) -> bool:
 def why_specific(key: Any, book: Any = None, var: str = "") -> str:
     """Why a read by ``key`` is vouched for, or not."""
     return "the record matches the question's key" if specific(key, book, var) else "the key matches several records"
+
+
+def other_field_named(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt of a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): another phrase of the question is the
+    last part of the name of another field of the record read ("what version range of *esbuild* does corepack list":
+    ``devDependencies.esbuild``, not corepack's ``version``): that field is the one asked."""
+    if move.kind != "field" or key is None or len(move.args) < 2:
+        return None
+    leaf = st.stem(str(move.args[1]).rsplit(".", 1)[-1].casefold())  # User-Agent of http.User-Agent
+    read_parts = {st.stem(p.casefold()) for p in parts(str(move.args[1]))} | {leaf}
+    said = {st.stem(k.text.casefold()) for k in book.keys.get(move.var, []) if k is not key and not k.hop}
+    said -= read_parts | {st.stem(key.text.casefold())}
+    record = lookup.record_of(text, key.text) if said else None
+    if not isinstance(record, st.Record):
+        return None
+    phrases = [k.text for k in book.keys.get(move.var, []) if not k.hop] + [key.text]
+    for name, value in record.fields:
+        if name == move.args[1] or any(st.matches(p, value) for p in phrases):  # a field a phrase was found in
+            continue  # names the record ("whose ignore list includes B305"): it is no field asked
+        if st.stem(name.rsplit(".", 1)[-1].casefold()) in said:  # the last part of its name, whole
+            return f"the question names {name!r}, another field of the record"
+    return None
+
+
+def names_document(s: st.Structure, record: st.Record, phrase: str, move: Any) -> bool:
+    """Whether ``phrase``, which the ``record`` read lacks, names the whole document: a value of its first record
+    (a copyright file's header: "the Debian packaging of *GNU ed*"), which lacks the field read."""
+    head = s.records[0] if s.records else None
+    field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
+    return (
+        head is not None
+        and head is not record
+        and field is not None
+        and head.get(field) is None
+        and any(lookup._same(v, phrase) for _, v in head.fields)
+    )
+
+
+def noted_section(book: Any, var: str, key: Any) -> bool:
+    """ "Which release dropped support for Python 3.2?": a phrase of one changelog section's notes names it."""
+    noted = book.structs[var].detail == "dated sections" and key is not None and key.records == 1
+    noted = noted and not key.is_key and len(key.text.split()) > 1 and not book.named_fields(var)
+    return noted and re.match(r"\W*(?:in |from )?(?:which|what)\b", book.text_q, re.I) is not None  # no "who"

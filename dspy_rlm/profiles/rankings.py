@@ -13,7 +13,7 @@ from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import field_stems, ranked_names, unnamed
+from dspy_rlm.profiles.reads import field_stems, norm, ranked_names, unnamed
 from dspy_rlm.profiles.vocabulary import BY_LENGTH, CONTEXT_FIELDS, CUES, DATE_VALUE, STOP, TEMPORAL
 
 __all__ = ["ByLength", "Extreme", "MostCommon", "ranked_fields"]
@@ -197,10 +197,11 @@ class Extreme(KindBase):
             for f, v in fields
             if v != result[0]
         ]
+        # a "price: 2392.00" line keyed by its field's own name: the key names no record (the product is elsewhere)
+        own_name = norm(str(result[0])) == norm(field)
+        why_key = "the record's key is the field's name" if own_name else why_rank if not said else "a field asked"
         ranked = [  # the record's key, unless the question asks for another of its fields
-            Candidate(
-                result[0], "key", asked and not value_asked and not said, why_rank if not said else "a field asked"
-            ),
+            Candidate(result[0], "key", asked and not value_asked and not said and not own_name, why_key),
             Candidate(result[1], f"{self.word} {field}", asked and value_asked, why_rank),
         ]
         return [c for c in others if c.label in names] + ranked + [c for c in others if c.label not in names]

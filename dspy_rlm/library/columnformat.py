@@ -1,0 +1,56 @@
+"""Columns named by where a comment writes their names: an aligned table whose header is a comment line, its
+names set above the columns they name (pg_hba.conf's ``# TYPE  DATABASE  USER  ADDRESS  METHOD``, which sits
+among the rows). A row's words go to the column they stand under, so a cell left empty (a ``local`` rule has no
+ADDRESS) leaves the next word in its own column instead of shifting it left.
+
+Stdlib-only: :func:`dspy_rlm.library.helpers.standalone_source` inlines this file into foreign interpreters.
+"""
+
+import re
+from typing import Any
+
+_WORD = re.compile(r"[^\s#]\S*")  # a header's name (after its comment's "#")
+_CELL = re.compile(r"\S+")
+_NAME = re.compile(r"[A-Za-z][\w-]*")
+_ALIGNED_GAP = re.compile(r"\S(?:\t| {2,})\S")
+
+
+def column_header(lines: list[str], rows: list[tuple[int, str]]) -> tuple[list[str], list[int]] | None:
+    """The names of a comment line over the rows and the column each starts (the first column at 0): a line of
+    three names or more set apart by two spaces or a tab, within 30 lines of the rows, each name after the first
+    standing where a word of at least a third of the rows starts, and on average of three rows in five."""
+    sample = rows[:200]
+    if len(sample) < 3:
+        return None
+    starts = [{m.start() for m in _CELL.finditer(part)} for _, part in sample]
+    for j in range(max(0, sample[0][0] - 30), min(len(lines), sample[-1][0])):
+        line = lines[j]
+        if not line.lstrip().startswith("#") or not _ALIGNED_GAP.search(line):
+            continue
+        cells = [(m.group(), m.start()) for m in _WORD.finditer(line)]
+        names = [c for c, _ in cells]
+        if len(cells) < 3 or len(set(names)) < len(names) or not all(_NAME.fullmatch(c) for c in names):
+            continue
+        shares = [sum(at in s for s in starts) / len(starts) for _, at in cells[1:]]
+        if min(shares) >= 1 / 3 and sum(shares) / len(shares) >= 0.6:
+            return names, [0] + [at for _, at in cells[1:]]
+    return None
+
+
+def split_under(line: str, starts: list[int]) -> list[str]:
+    """The cells of ``line``: each word in the column whose start is the last at or before its own, words of
+    one column joined by a space; a column no word stands under is empty."""
+    cells: list[list[str]] = [[] for _ in starts]
+    for m in _CELL.finditer(line):
+        k = max(i for i, at in enumerate(starts) if at <= m.start()) if m.start() >= starts[0] else 0
+        cells[k].append(m.group())
+    return [" ".join(c) for c in cells]
+
+
+def header_columns(lines: list[str], rows: list[tuple[int, str]]) -> Any:
+    """``(names, split)`` for :func:`column_header`'s table, else None."""
+    found = column_header(lines, rows)
+    if found is None:
+        return None
+    names, starts = found
+    return names, lambda s: split_under(s, starts)
