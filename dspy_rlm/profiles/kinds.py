@@ -26,7 +26,7 @@ from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.members import HasItem, asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import noted_section
+from dspy_rlm.profiles.naming import noted_section, rival_field
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
@@ -146,6 +146,7 @@ class Record(KindBase):
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
             ok = specific and (asked or few or (one_number and fname in numeric))
+            ok = ok and not (asked and rival_field(book, var, key, fname, result))  # esbuild's, not corepack's version
             # "meuligoe": a release's record, or its CD-ROM's? a field written once per value: one of several
             ok = ok and agree(book, var, key, fname, value) and len(values_in(result, fname)) == 1
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it

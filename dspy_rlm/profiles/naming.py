@@ -11,7 +11,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import holding
 from dspy_rlm.profiles.reads import norm, parts
 
-__all__ = ["names_document", "noted_section", "other_field_named", "specific", "why_specific"]
+__all__ = ["names_document", "noted_section", "other_field_named", "rival_field", "specific", "why_specific"]
 
 
 def specific(key: Any, book: Any = None, var: str = "") -> bool:
@@ -46,24 +46,27 @@ def why_specific(key: Any, book: Any = None, var: str = "") -> str:
 
 
 def other_field_named(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
-    """A doubt of a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): another phrase of the question is the
-    last part of the name of another field of the record read ("what version range of *esbuild* does corepack list":
-    ``devDependencies.esbuild``, not corepack's ``version``): that field is the one asked."""
+    """A doubt of a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): :func:`rival_field` of the field read."""
     if move.kind != "field" or key is None or len(move.args) < 2:
         return None
-    leaf = st.stem(str(move.args[1]).rsplit(".", 1)[-1].casefold())  # User-Agent of http.User-Agent
-    read_parts = {st.stem(p.casefold()) for p in parts(str(move.args[1]))} | {leaf}
-    said = {st.stem(k.text.casefold()) for k in book.keys.get(move.var, []) if k is not key and not k.hop}
+    record = lookup.record_of(text, key.text)
+    rival = rival_field(book, move.var, key, str(move.args[1]), record) if isinstance(record, st.Record) else None
+    return f"the question names {rival!r}, another field of the record" if rival else None
+
+
+def rival_field(book: Any, var: str, key: Any, field: str, record: st.Record) -> str | None:
+    """Another field of ``record`` whose name's last part is another phrase of the question ("what version range
+    of *esbuild* does corepack list": ``devDependencies.esbuild``, not corepack's ``version``): the one asked,
+    not ``field``. A field a phrase was found in names the record ("whose ignore list includes B305"), no rival."""
+    leaf = st.stem(field.rsplit(".", 1)[-1].casefold())  # User-Agent of http.User-Agent
+    read_parts = {st.stem(p.casefold()) for p in parts(field)} | {leaf}
+    said = {st.stem(k.text.casefold()) for k in book.keys.get(var, []) if k is not key and not k.hop}
     said -= read_parts | {st.stem(key.text.casefold())}
-    record = lookup.record_of(text, key.text) if said else None
-    if not isinstance(record, st.Record):
-        return None
-    phrases = [k.text for k in book.keys.get(move.var, []) if not k.hop] + [key.text]
-    for name, value in record.fields:
-        if name == move.args[1] or any(st.matches(p, value) for p in phrases):  # a field a phrase was found in
-            continue  # names the record ("whose ignore list includes B305"): it is no field asked
-        if st.stem(name.rsplit(".", 1)[-1].casefold()) in said:  # the last part of its name, whole
-            return f"the question names {name!r}, another field of the record"
+    phrases = [k.text for k in book.keys.get(var, []) if not k.hop] + [key.text]
+    for name, value in record.fields if said else ():
+        named = st.stem(name.rsplit(".", 1)[-1].casefold()) in said  # the last part of its name, whole
+        if named and name != field and not any(st.matches(p, value) for p in phrases):
+            return name
     return None
 
 
