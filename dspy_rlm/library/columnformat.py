@@ -9,10 +9,10 @@ Stdlib-only: :func:`dspy_rlm.library.helpers.standalone_source` inlines this fil
 import re
 from typing import Any
 
-_WORD = re.compile(r"[^\s#]\S*")  # a header's name (after its comment's "#")
-_CELL = re.compile(r"\S+")
-_NAME = re.compile(r"[A-Za-z][\w-]*")
-_ALIGNED_GAP = re.compile(r"\S(?:\t| {2,})\S")
+_HEAD_WORD = re.compile(r"[^\s#]\S*")  # a header's name (after its comment's "#")
+_ROW_WORD = re.compile(r"\S+")
+_HEAD_NAME = re.compile(r"[A-Za-z][\w-]*")
+_HEAD_GAP = re.compile(r"\S(?:\t| {2,})\S")
 
 
 def column_header(lines: list[str], rows: list[tuple[int, str]]) -> tuple[list[str], list[int]] | None:
@@ -22,14 +22,14 @@ def column_header(lines: list[str], rows: list[tuple[int, str]]) -> tuple[list[s
     sample = rows[:200]
     if len(sample) < 3:
         return None
-    starts = [{m.start() for m in _CELL.finditer(part)} for _, part in sample]
+    starts = [{m.start() for m in _ROW_WORD.finditer(part)} for _, part in sample]
     for j in range(max(0, sample[0][0] - 30), min(len(lines), sample[-1][0])):
         line = lines[j]
-        if not line.lstrip().startswith("#") or not _ALIGNED_GAP.search(line):
+        if not line.lstrip().startswith("#") or not _HEAD_GAP.search(line):
             continue
-        cells = [(m.group(), m.start()) for m in _WORD.finditer(line)]
+        cells = [(m.group(), m.start()) for m in _HEAD_WORD.finditer(line)]
         names = [c for c, _ in cells]
-        if len(cells) < 3 or len(set(names)) < len(names) or not all(_NAME.fullmatch(c) for c in names):
+        if len(cells) < 3 or len(set(names)) < len(names) or not all(_HEAD_NAME.fullmatch(c) for c in names):
             continue
         shares = [sum(at in s for s in starts) / len(starts) for _, at in cells[1:]]
         if min(shares) >= 1 / 3 and sum(shares) / len(shares) >= 0.6:
@@ -41,7 +41,7 @@ def split_under(line: str, starts: list[int]) -> list[str]:
     """The cells of ``line``: each word in the column whose start is the last at or before its own, words of
     one column joined by a space; a column no word stands under is empty."""
     cells: list[list[str]] = [[] for _ in starts]
-    for m in _CELL.finditer(line):
+    for m in _ROW_WORD.finditer(line):
         k = max(i for i, at in enumerate(starts) if at <= m.start()) if m.start() >= starts[0] else 0
         cells[k].append(m.group())
     return [" ".join(c) for c in cells]

@@ -72,16 +72,16 @@ def rival_field(book: Any, var: str, key: Any, field: str, record: st.Record) ->
 
 def names_document(s: st.Structure, record: st.Record, phrase: str, move: Any) -> bool:
     """Whether ``phrase``, which the ``record`` read lacks, names the whole document: a value of its first record
-    (a copyright file's header: "the Debian packaging of *GNU ed*"), which lacks the field read."""
+    when that record is its header, whose fields no other record has (a copyright file's "the Debian packaging of
+    *GNU ed*", a manual page's title), and which lacks the field read."""
     head = s.records[0] if s.records else None
+    if head is None or head is record or not any(lookup._same(v, phrase) for _, v in head.fields):
+        return False
+    names = {f for f, _ in head.fields}
+    if any(names & {f for f, _ in r.fields} for r in s.records[1:200]):
+        return False  # a table's first row: one record among its peers
     field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
-    return (
-        head is not None
-        and head is not record
-        and field is not None
-        and head.get(field) is None
-        and any(lookup._same(v, phrase) for _, v in head.fields)
-    )
+    return field is None or head.get(field) is None
 
 
 def noted_section(book: Any, var: str, key: Any) -> bool:

@@ -137,7 +137,7 @@ def test_an_mdoc_manual_page_reads_its_items_as_options():
     s = st.detect(MDOC)
     assert (s.kind, s.detail) == ("markdown_list", "roff")
     keyed = {r.key: r for r in s.records if r.key}
-    assert list(keyed)[:5] == ["-h", "-d dir", "-v", "-l", "-t table"]
+    assert list(keyed)[:6] == ["TOOL", "-h", "-d dir", "-v", "-l", "-t table"]  # the page's title record first
     assert keyed["-d dir"].get("description") == "Write the output files to directory dir."
     assert keyed["-l"].get("section") == "DESCRIPTION / Dump options"
     assert any(r.text == ".Xr ls 1" for r in s.records)
