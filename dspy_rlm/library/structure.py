@@ -35,13 +35,17 @@ Records per kind (the record's ``key`` in brackets):
 - ini: one per section [the section name], its keys as fields: "the value of KEY in section S" is
   ``field_of(var, S, KEY)``, "which section has KEY=V" is ``key_of(var, V)``. Keys before any section form a record
   with key "". A section with no live setting takes its commented-out ``#Name=value`` lines (documented defaults).
-- blocks: one per unindented ``word args`` line with the indented directive lines under it [its first argument]
+- blocks: (detail ``dtd``, after xml) one per element a DTD declares [its name], its ``content``, comment and
+  attributes (:mod:`~dspy_rlm.library.dtdformat`); one per unindented ``word args`` line with the indented
+  directive lines under it [its first argument]
   (ssh_config's ``Host``, sensors3.conf's ``chip``); a directive whose word repeats is named with its first argument
   (``label fan1``).
 - profile: one per ``name = { ... }`` block [its name] (a nested block's keys as ``inner.key``), and one per section
   for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
 - yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines are fields
-  named by their own key.
+  named by their own key; (detail ``documents``, before the delimited tables) a stream of ``---`` documents, one per
+  document, its values by path (``spec.replicas``) [a name/id value, else its tag]
+  (:mod:`~dspy_rlm.library.yamlstream`).
 - assignments: one per ``NAME=value`` [NAME], with the single field ``(NAME, value)``, quotes removed (a Makefile's
   variables too: :mod:`~dspy_rlm.library.makeformat`); also (detail ``statements``, tried before tables)
   ``name = value;`` lines with ``//`` comments (XKB keycodes: ``<LVL3> = 92;``, ``indicator 3 = "Scroll Lock";``
@@ -80,6 +84,7 @@ from dspy_rlm.library.braceformat import looks_braces, parse_braces
 from dspy_rlm.library.callformat import looks_calls, parse_calls
 from dspy_rlm.library.cssformat import looks_css, parse_css
 from dspy_rlm.library.directiveformat import looks_directives, parse_directives
+from dspy_rlm.library.dtdformat import looks_dtd, parse_dtd
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
     DELIMITERS,
     Raw,
@@ -155,6 +160,7 @@ from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
+from dspy_rlm.library.yamlstream import looks_yaml_stream, parse_yaml_stream
 from dspy_rlm.library.yamltree import looks_yaml, parse_yaml_tree
 
 KINDS = (
@@ -282,6 +288,8 @@ def _detect(text: str) -> Structure:
     sample = lines[:_SAMPLE_LINES]
     if looks_xml(sample) >= 0.9 and (xml := parse_xml(lines))[0]:  # first: XML lines read as lines or key=value
         return _build("xml", lines, *xml)
+    if looks_dtd(sample) >= 0.8 and (dtd := parse_dtd(lines))[0]:  # declarations, not markup
+        return _build("blocks", lines, *dtd, detail="dtd")
     if looks_jsonl(sample) >= 0.8:
         return _build("jsonl", lines, parse_jsonl(lines), None)
     if looks_json_document(text):
@@ -300,6 +308,8 @@ def _detect(text: str) -> Structure:
         return _build("table", lines, *parse_declared_table(lines), detail="declared")
     if looks_statements(sample) >= 0.8:  # before tables: "<ESC> = 9;" is no semicolon-separated row
         return _build("assignments", lines, *parse_statements(lines), detail="statements")
+    if looks_yaml_stream(sample) >= 0.85 and (stream := parse_yaml_stream(lines))[0]:  # before tables: "a: b"
+        return _build("yaml", lines, *stream, detail="documents")
     score, delim = looks_delimited(sample)
     if score >= 0.85:
         return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])

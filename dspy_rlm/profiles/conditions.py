@@ -199,7 +199,7 @@ NUMERAL = re.compile(r"-?\d+(?:\.\d+)?")
 def says(value: str, word: str) -> bool:
     """Whether a field value, or a whole part of one, is ``word``, or one word of the same stem (failed: fail)."""
     for v in [value, *lookup.parts_of(value)]:
-        said = norm(v).strip(_EDGE + "/")  # "/bin/bash" is said "bin/bash" by a word split
+        said = norm(v).strip(_EDGE + "/#")  # "/bin/bash" is said "bin/bash" by a word split; #REQUIRED, required
         if said == word or (" " not in said and st.stem(said) == st.stem(word)):
             return True
     return False

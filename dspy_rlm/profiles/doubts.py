@@ -16,10 +16,10 @@ from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
-from dspy_rlm.profiles.naming import names_document, other_field_named
+from dspy_rlm.profiles.naming import asks_holder, counts_a_field, names_document, other_field_named
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
-from dspy_rlm.profiles.spellings import spelled_by
+from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
@@ -147,7 +147,8 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # that answers it (the record read by another phrase of the question that lacks it answers something else)
     if move.kind not in ("record", "field", "key_of", "search") or key is None:
         return None
-    record = lookup.record_of(text, key.text)
+    field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
+    record = lookup._best("record_of", text, key.text, field)  # a field's read: the first record keyed so holding it
     if not isinstance(record, st.Record):
         return None
     # (in a text of lines no phrase is a key or a whole value: any phrase the question names beside the one read)
@@ -157,21 +158,10 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is key or not few or other.hop:  # hop: no phrase
             continue
-        held = lookup._has(record, other.text) or _spells_field(record, other.text, book.text_q)
+        held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         if not held and not names_document(book.structs[move.var], record, other.text, move):
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
-
-
-def _spells_field(record: st.Record, phrase: str, question: str) -> bool:
-    """Whether a word of the question beside ``phrase`` and it spell a field of the record ("build *directory*":
-    ``BUILDDIR``): the phrase names the field read, not another record."""
-    words = st.words(question.casefold())
-    p = phrase.casefold()
-    if p not in words:
-        return False
-    i = words.index(p)
-    return any(spelled_by(f, words[max(0, i - 2) : i + 3]) for f, _ in record.fields)
 
 
 def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -375,6 +365,8 @@ DOUBTS = (
     _ranking_asked,
     _other_number_asked,
     other_field_named,
+    counts_a_field,
+    asks_holder,
     _test_unapplied,
     _other_condition,
     _unread,

@@ -35,6 +35,7 @@ from dspy_rlm.profiles.conditions import most_of
 from dspy_rlm.profiles.keyfinder import question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
+from dspy_rlm.profiles.naming import counted_field
 from dspy_rlm.profiles.phrases import (
     Key,
     components,
@@ -147,6 +148,8 @@ class MoveBook:
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: drop_descriptors(self, n, f) for n, f in self.fields.items()}
+        for n, (_, counted) in [(n, c) for n in self.structs if "count" in self.cues and (c := counted_field(self, n))]:
+            self.fields[n] = [counted] + [f for f in self.fields[n] if f != counted]  # "how many replicas does web run"
         for n, s in self.structs.items():  # "the font's full name": the one record holding FullName is named
             if not self.cues & {"count", "most_common", "max", "min"}:  # (a ranking or a count: all records)
                 held = self.fields[n] or (self.named_fields(n) if s.kind == "lines" else [])  # a "name value" line

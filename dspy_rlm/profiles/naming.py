@@ -8,10 +8,20 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.phrases import holding
-from dspy_rlm.profiles.reads import norm, parts
+from dspy_rlm.profiles.phrases import counted_nouns, holding
+from dspy_rlm.profiles.reads import camel_parts, norm, parts
 
-__all__ = ["names_document", "noted_section", "other_field_named", "rival_field", "specific", "why_specific"]
+__all__ = [
+    "asks_holder",
+    "counted_field",
+    "counts_a_field",
+    "names_document",
+    "noted_section",
+    "other_field_named",
+    "rival_field",
+    "specific",
+    "why_specific",
+]
 
 
 def specific(key: Any, book: Any = None, var: str = "") -> bool:
@@ -49,7 +59,7 @@ def other_field_named(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
     """A doubt of a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): :func:`rival_field` of the field read."""
     if move.kind != "field" or key is None or len(move.args) < 2:
         return None
-    record = lookup.record_of(text, key.text)
+    record = lookup._best("record_of", text, key.text, str(move.args[1]))  # the record field_of reads
     rival = rival_field(book, move.var, key, str(move.args[1]), record) if isinstance(record, st.Record) else None
     return f"the question names {rival!r}, another field of the record" if rival else None
 
@@ -72,16 +82,16 @@ def rival_field(book: Any, var: str, key: Any, field: str, record: st.Record) ->
 
 def names_document(s: st.Structure, record: st.Record, phrase: str, move: Any) -> bool:
     """Whether ``phrase``, which the ``record`` read lacks, names the whole document: a value of its first record
-    when that record is its header, whose fields no other record has (a copyright file's "the Debian packaging of
-    *GNU ed*", a manual page's title), and which lacks the field read."""
+    (a copyright file's "the Debian packaging of *GNU ed*", a manual page's title) that lacks the field read; for
+    a read of no field, a first record whose fields no other record has (its header, no table's first row)."""
     head = s.records[0] if s.records else None
     if head is None or head is record or not any(lookup._same(v, phrase) for _, v in head.fields):
         return False
-    names = {f for f, _ in head.fields}
-    if any(names & {f for f, _ in r.fields} for r in s.records[1:200]):
-        return False  # a table's first row: one record among its peers
     field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
-    return field is None or head.get(field) is None
+    if field is not None:  # a field the header lacks (a pom's property, not its artifactId's record)
+        return head.get(field) is None
+    names = {f for f, _ in head.fields}  # any other read: where the header is no table's first row among peers
+    return not any(names & {f for f, _ in r.fields} for r in s.records[1:200])
 
 
 def noted_section(book: Any, var: str, key: Any) -> bool:
@@ -89,3 +99,61 @@ def noted_section(book: Any, var: str, key: Any) -> bool:
     noted = book.structs[var].detail == "dated sections" and key is not None and key.records == 1
     noted = noted and not key.is_key and len(key.text.split()) > 1 and not book.named_fields(var)
     return noted and re.match(r"\W*(?:in |from )?(?:which|what)\b", book.text_q, re.I) is not None  # no "who"
+
+
+_COUNTS = ("count", "count_where", "count_if", "count_all", "count_flag", "count_present", "size_of", "count_items")
+
+
+def counted_field(book: Any, var: str) -> tuple[tuple[str, ...], str] | None:
+    """``(keys, field)`` where what a count question counts is a field, the last part of its name, holding a whole
+    number in the records the key phrases ``keys`` name: "how many *replicas* does web run" is web's
+    ``spec.replicas`` (3), no count of records or entries."""
+    memo = ("counted field", var)
+    if memo not in book.memo:
+        nouns = {st.stem(w) for w in counted_nouns(st.words(book.text_q.casefold()))}
+        named = [f for f in book.structs[var].field_names if st.stem(f.rsplit(".", 1)[-1].casefold()) in nouns]
+        found: dict[str, list[str]] = {}
+        for field in named:
+            for key in [k for k in book.keys.get(var, []) if (k.is_key or k.is_value) and not k.hop]:
+                value = lookup.field_of(book.texts[var], key.text, field)
+                if value is not None and re.fullmatch(r"\d+", value.strip()):
+                    found.setdefault(field, []).append(key.text)
+        field = next(iter(found), None)
+        book.memo[memo] = (tuple(found[field]), field) if field is not None else None
+    return book.memo[memo]
+
+
+def counts_a_field(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt of a count or a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): the number a count question
+    asks is a field's value where :func:`counted_field` finds one, not a count; elsewhere a field's value is no
+    count ("how many sections set workers": not the workers of one)."""
+    found = counted_field(book, move.var) if "count" in book.cues else None
+    if move.kind in _COUNTS and found:
+        return f"the record {found[0][0]!r} states the number asked, in {found[1]!r}"
+    asked = found is not None and move.args[0] in found[0] and move.args[1:2] == (found[1],)
+    if move.kind == "field" and "count" in book.cues and len(move.args) > 1 and not asked:
+        return "a count is asked, not a value of a field"
+    return None
+
+
+_HOLDER = re.compile(
+    r"\W*(?:which|what)\s+(\w+)\s+(?:\w+\s+){0,4}?(?:has|have|declares?|defines?|takes?|requires?|needs?|accepts?|with)"
+    r"\s+(?:both\s+|all\s+)?(?:an?|the)\s+(.+)",
+    re.I,
+)
+
+
+def asks_holder(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt of a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): "which *element* has a *unit*
+    attribute" asks which record holds the field, not the field's value, where the noun asked is no part of the
+    field's name ("which port does it forward to" asks ``targetPort``'s value)."""
+    m = _HOLDER.match(book.text_q) if move.kind == "field" and len(move.args) > 1 else None
+    if m is None:
+        return None
+    field = str(move.args[1])
+    leaf = field.rsplit(".", 1)[-1].casefold()
+    names = {st.stem(p.casefold()) for p in camel_parts(leaf)} | {st.stem(leaf)}
+    after = {st.stem(w) for w in st.words(m.group(2).casefold())}  # "both a uriStartString and a rewritePrefix"
+    if st.stem(m.group(1).casefold()) in names or not names & after:
+        return None
+    return f"the question asks which {m.group(1)} has {field!r}, not its value"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from dspy_rlm.profiles import Profile
 from dspy_rlm.profiles.base import RunView, StepView
+from dspy_rlm.profiles.naming import counted_field
 from dspy_rlm.profiles.steps import SmallPolicy, SmallPolicyRun
 
 if TYPE_CHECKING:
@@ -59,6 +60,10 @@ class _RandomRun(_DecidingRun):
         return self.rng.choice(moves)
 
 
+def _reads(move: Move, keys: tuple[str, ...], field: str) -> bool:
+    return move.args[0] in keys and move.args[1] == field
+
+
 def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
     """The move the fixed rules pick among ``moves`` (see the module doc)."""
     submits = [m for m in moves if m.kind == "submit"]
@@ -68,6 +73,9 @@ def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
     reads = sum(m.kind != "submit" for m in moves)
     if submits and ((book.reads and len(book.reads) >= 2) or not reads):
         return submits[0]  # nothing supported after two reads: the first value, which ends as a guess
+    counted = [m for m in moves if m.kind == "field" and (c := counted_field(book, m.var)) and _reads(m, *c)]
+    if "count" in book.cues and counted:  # "how many replicas does web run": web's replicas field
+        return counted[0]
     order = [k for cue, kinds in _READ_ORDER.items() if cue in book.cues for k in kinds] + list(_DEFAULT_ORDER)
     for kind in order:
         found = [m for m in moves if m.kind == kind]

@@ -21,7 +21,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
-from dspy_rlm.profiles.vocabulary import COUNTED, CUES, STOP
+from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, STOP
 
 __all__ = [
     "CountItems",
@@ -64,10 +64,14 @@ def _shared(book: Any, var: str) -> set[str]:
     return set(book.memo[memo])
 
 
-def _names_no_field_of(book: Any, var: str, record: Any) -> bool:
-    """The question names no field of ``record`` (it asks for the record's size, not for one of its entries)."""
+def _names_no_field_of(book: Any, var: str, record: Any, key: str) -> bool:
+    """The question names no field of ``record``, nor of another record ``key`` names (it asks for the record's
+    size, not for one of its entries: "how many replicas does web run", where a Service and a Deployment are both
+    named web and the Deployment's ``spec.replicas`` is the answer)."""
     named = set(book.named_fields(var))
-    return isinstance(record, st.Record) and not any(f in named for f, _ in record.fields)
+    if not isinstance(record, st.Record) or any(f in named for f, _ in record.fields):
+        return False
+    return all(lookup.field_of(book.texts[var], key, f) is None for f in named)
 
 
 class SizeOf(KindBase):
@@ -84,11 +88,24 @@ class SizeOf(KindBase):
         if not isinstance(result, int):
             return []
         record = lookup.record_of(book.texts[move.var], move.args[0])
-        ok = key is not None and key.is_key and result > 0 and _names_no_field_of(book, move.var, record)
+        ok = key is not None and key.is_key and result > 0
+        ok = ok and _names_no_field_of(book, move.var, record, move.args[0])
         why = "counted the record's entries" if ok else "the question names an entry of the record"
         if ok and any(t != "key" for t, _ in operands(book, move.var)):  # "... whose name starts with build"
             ok, why = False, "the question states a test of the entries"
+        if ok and (unit := _records_counted(book, move.var)):  # "how many ELEMENT declarations does X's DTD hold"
+            ok, why = False, f"the question counts records: {unit!r} is in most of them"
         return [Candidate(str(result), "count", ok, why if result else "no record matches")]
+
+
+def _records_counted(book: Any, var: str) -> str | None:
+    """A phrase the question counts with (its counted noun) that most records hold: what is counted is records."""
+    nouns = {st.stem(w) for w in counted_nouns(st.words(book.text_q.casefold()))}
+    total = len(book.structs[var].records)
+    for k in book.keys.get(var, []):
+        if st.stem(k.text.casefold()) in nouns and k.records >= max(3, total / 2):
+            return str(k.text)
+    return None
 
 
 def listed_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
@@ -109,7 +126,8 @@ def named_parts(book: Any, var: str, counted: set[str], tag: str, least: int = 2
     memo = (tag, var)
     if memo in book.memo:
         return list(book.memo[memo])
-    stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
+    said = st.words(book.text_q.casefold())  # a holding verb names no part ("does the DTD contain": no <contains>)
+    stems = {st.stem(w) for w in said if w not in STOP and w not in HOLDING_VERBS}
     s, text = book.structs[var], book.texts[var]
     key_field = field_holding_key(s)
     if key_field is not None and counted & field_stems(key_field):  # "how many packages ...": the records

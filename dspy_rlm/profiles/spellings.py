@@ -7,7 +7,7 @@ from __future__ import annotations
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import field_stems, joined_name, parts
 
-__all__ = ["field_forms", "spelled_by"]
+__all__ = ["field_forms", "spelled_by", "spells_field"]
 
 
 def field_forms(words: list[str], fields: set[str], said: list[str] | None = None) -> set[str]:
@@ -68,3 +68,14 @@ def _shortens(piece: str, word: str) -> bool:
 
 def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def spells_field(record: st.Record, phrase: str, question: str) -> bool:
+    """Whether a word of the question beside ``phrase`` and it spell a field of the record ("build *directory*":
+    ``BUILDDIR``): the phrase names the field read, not another record."""
+    words = st.words(question.casefold())
+    p = phrase.casefold()
+    if p not in words:
+        return False
+    i = words.index(p)
+    return any(spelled_by(f, words[max(0, i - 2) : i + 3]) for f, _ in record.fields)
