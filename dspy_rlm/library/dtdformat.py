@@ -62,11 +62,12 @@ def _attributes(body: str) -> list[tuple[str, str]]:
     return fields
 
 
-def _comment_before(text: str, start: int, comments: list[re.Match[str]]) -> str:
-    """The comment that ends just before ``start`` (blank space between), as one line of text."""
-    for m in comments:
-        if m.end() <= start and not text[m.end() : start].strip():
-            return " ".join(m.group(1).split())
+def _comment_before(text: str, start: int, comments: list[re.Match[str]], ends: list[int]) -> str:
+    """The comment that ends just before ``start`` (blank space between), as one line of text; ``ends`` are the
+    comments' ends, in order (comments never overlap, so only the last one ending before ``start`` can be)."""
+    i = bisect.bisect_right(ends, start) - 1
+    if i >= 0 and not text[ends[i] : start].strip():
+        return " ".join(comments[i].group(1).split())
     return ""
 
 
@@ -77,10 +78,12 @@ def parse_dtd(lines: list[str]) -> tuple[list[Raw], list[str]]:
     for m in _PARAMETER.finditer(text):
         entities.setdefault(m.group(1), m.group(2) if m.group(2) is not None else m.group(3) or "")
     comments = list(_COMMENT.finditer(text))
+    opens, ends = [c.start() for c in comments], [c.end() for c in comments]
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     records: dict[str, list] = {}  # name -> [first line, last line, fields]
     for m in _DECLARATION.finditer(text):
-        if any(c.start() < m.start() < c.end() for c in comments):
+        inside = bisect.bisect_left(opens, m.start()) - 1
+        if inside >= 0 and m.start() < ends[inside]:
             continue  # a declaration quoted inside a comment
         what, body = m.group(1), _expanded(m.group(2), entities).strip()
         first, last = bisect.bisect_right(starts, m.start()) - 1, bisect.bisect_right(starts, m.end() - 1) - 1
@@ -91,7 +94,7 @@ def parse_dtd(lines: list[str]) -> tuple[list[Raw], list[str]]:
         record = records.setdefault(name, [first, last, []])
         record[0], record[1] = min(record[0], first), max(record[1], last)
         if what == "ELEMENT":
-            note = _comment_before(text, m.start(), comments)
+            note = _comment_before(text, m.start(), comments, ends)
             record[2][:0] = [("content", " ".join(rest.split()))] + ([("comment", note)] if note else [])
         elif what == "ATTLIST":
             record[2] += _attributes(rest)

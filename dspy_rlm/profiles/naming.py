@@ -8,8 +8,9 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.phrases import counted_nouns, holding
+from dspy_rlm.profiles.phrases import counted_stems, holding
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
+from dspy_rlm.profiles.vocabulary import HOLDER_VERBS
 
 __all__ = [
     "asks_holder",
@@ -110,7 +111,7 @@ def counted_field(book: Any, var: str) -> tuple[tuple[str, ...], str] | None:
     ``spec.replicas`` (3), no count of records or entries."""
     memo = ("counted field", var)
     if memo not in book.memo:
-        nouns = {st.stem(w) for w in counted_nouns(st.words(book.text_q.casefold()))}
+        nouns = counted_stems(book)
         named = [f for f in book.structs[var].field_names if st.stem(f.rsplit(".", 1)[-1].casefold()) in nouns]
         found: dict[str, list[str]] = {}
         for field in named:
@@ -137,7 +138,7 @@ def counts_a_field(book: Any, move: Any, kind: Any, key: Any, text: str) -> str 
 
 
 _HOLDER = re.compile(
-    r"\W*(?:which|what)\s+(\w+)\s+(?:\w+\s+){0,4}?(?:has|have|declares?|defines?|takes?|requires?|needs?|accepts?|with)"
+    rf"\W*(?:which|what)\s+(\w+)\s+(?:\w+\s+){{0,4}}?(?:{'|'.join(HOLDER_VERBS)})"
     r"\s+(?:both\s+|all\s+)?(?:an?|the)\s+(.+)",
     re.I,
 )

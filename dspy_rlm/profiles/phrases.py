@@ -86,6 +86,13 @@ def counted_nouns(said: list[str]) -> set[str]:
     return out
 
 
+def counted_stems(book: Any) -> set[str]:
+    """The stems of the nouns the book's question counts with (:func:`counted_nouns`), once per book."""
+    if "counted stems" not in book.memo:
+        book.memo["counted stems"] = {st.stem(w) for w in counted_nouns(st.words(book.text_q.casefold()))}
+    return set(book.memo["counted stems"])
+
+
 def is_stop(word: str) -> bool:
     """A stop word or a "whole" modifier, unless written in capitals (``AS``, ``IN``, ``NO``: a code)."""
     return (word.casefold() in STOP or word.casefold() in WHOLE) and not (len(word) >= 2 and word.isupper())

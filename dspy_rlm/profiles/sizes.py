@@ -19,7 +19,7 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.phrases import counted_nouns
+from dspy_rlm.profiles.phrases import counted_nouns, counted_stems
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
 from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, STOP
 
@@ -100,7 +100,7 @@ class SizeOf(KindBase):
 
 def _records_counted(book: Any, var: str) -> str | None:
     """A phrase the question counts with (its counted noun) that most records hold: what is counted is records."""
-    nouns = {st.stem(w) for w in counted_nouns(st.words(book.text_q.casefold()))}
+    nouns = counted_stems(book)
     total = len(book.structs[var].records)
     for k in book.keys.get(var, []):
         if st.stem(k.text.casefold()) in nouns and k.records >= max(3, total / 2):

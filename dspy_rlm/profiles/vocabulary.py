@@ -254,6 +254,9 @@ HOLDING_VERBS = (*MEMBER_VERBS, "define", "defines", "declare", "declares", "men
                  "specify", "specifies", "use", "uses", "run", "runs", "support", "supports", "provide", "provides",
                  "ship", "ships", "enable", "enables", "configure", "configures")  # fmt: skip
 """Verbs whose subject, asked of in "does the stylesheet *have* ...", is the data itself or a part of it."""
+HOLDER_VERBS = ("has", "have", "declare", "declares", "define", "defines", "take", "takes", "require", "requires",
+                "need", "needs", "accept", "accepts", "with")  # fmt: skip
+"""Words after "which N ..." that ask which record holds a field ("which element *has* a unit attribute")."""
 MEMBERSHIP = ("one of", "among", "amongst", "including", "containing", "listed", "member of", "part of",
               *MEMBER_VERBS[:-2])  # fmt: skip
 """Words that ask whether a list holds an item ("is X *one of* the ...", "does Y *include* X")."""
