@@ -58,9 +58,10 @@ from dspy_rlm.profiles.reads import (
     ranked_names,
     states_pair,
 )
+from dspy_rlm.profiles.router import learned_cues
 from dspy_rlm.profiles.spans import uncontracted, without_container
-from dspy_rlm.profiles.spellings import field_forms
-from dspy_rlm.profiles.vocabulary import CUES, FUNCTION_WORDS, QUANTITY, STOP, SYNONYMS, YES_NO_START
+from dspy_rlm.profiles.spellings import field_forms, respelled
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, CUES, FUNCTION_WORDS, QUANTITY, STOP, SYNONYMS, YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 
@@ -86,18 +87,21 @@ class MoveBook:
         outputs: The signature's output fields (name -> annotation).
         all_moves: Offer every counting, ranking and existence move the output type admits, not only those the
             question's cue words ask for (the model chooses among them).
+        routed: Where the cue words ask for no counting or ranking, add the kinds the learned
+            :mod:`~dspy_rlm.profiles.router` finds.
     """
 
     question: dict[str, str]
     data: dict[str, Any]
     outputs: dict[str, Any]
     all_moves: bool = False  # offer every counting / ranking / existence move the output type admits
+    routed: bool = True  # add the kinds the learned router finds where the cue words find none
     reads: dict[str, list[Candidate]] = field(default_factory=dict)  # read code -> its candidates
     submits: dict[str, Candidate] = field(default_factory=dict)  # submit code -> its candidate
 
     def __post_init__(self) -> None:
-        self.text_q = uncontracted(" ".join(self.question.values()))
         texts = {n: v for n, v in self.data.items() if isinstance(v, str)}
+        self.text_q = respelled(uncontracted(" ".join(self.question.values())), CUE_WORDS, texts.values())
         self.texts = dict(sorted(texts.items(), key=lambda kv: -len(kv[1]))[:2])
         self.texts.update(file_texts(self.data, self.text_q, 2 - len(self.texts)))
         said = st.words(self.text_q.casefold())  # and a hyphened word's parts: "the highest-numbered" ranks
@@ -114,6 +118,9 @@ class MoveBook:
             self.cues.add("yes_no")
         if q.split()[:2] == ["number", "of"]:  # "Number of accounts with group X" (a port number of: no count)
             self.cues.add("count")
+        if self.routed and not self.cues & {"count", "most_common", "max", "min", "yes_no"}:
+            # a phrasing the cue words lack ("the status that most hosts have"); a quantity asked is no count
+            self.cues |= learned_cues(self.text_q) - ({"count"} if quantity else set())
         # the counting, ranking and existence moves offered: those the question's cue words ask for, and with
         # all_moves every one the output type admits (the model chooses; measured on dev: no coverage gained)
         self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())

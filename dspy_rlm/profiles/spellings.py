@@ -4,10 +4,13 @@ letter left out, added or changed."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import field_stems, joined_name, parts
 
-__all__ = ["field_forms", "spelled_by", "spells_field"]
+__all__ = ["field_forms", "respelled", "spelled_by", "spells_field"]
 
 
 def field_forms(words: list[str], fields: set[str], said: list[str] | None = None) -> set[str]:
@@ -79,3 +82,22 @@ def spells_field(record: st.Record, phrase: str, question: str) -> bool:
         return False
     i = words.index(p)
     return any(spelled_by(f, words[max(0, i - 2) : i + 3]) for f, _ in record.fields)
+
+
+def _swaps(word: str) -> set[str]:
+    """``word`` with two neighbouring letters swapped, each way it can be ("count": "ocunt", "cuont", "coutn")."""
+    return {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)} - {word}
+
+
+def respelled(text: str, vocabulary: Iterable[str], data: Iterable[str] = ()) -> str:
+    """``text`` with each word that is a word of ``vocabulary`` (five letters or more) with two neighbouring
+    letters swapped written right ("coutn the hosts", "used most oftne"), unless a text of ``data`` holds that
+    word as it is (a value spelled so is no typo)."""
+    typos = {t: w for w in vocabulary if len(w) >= 5 and w.isalpha() for t in _swaps(w.casefold())}
+    found = {m.group() for m in re.finditer(r"[A-Za-z]{5,}", text) if m.group().casefold() in typos}
+    if not found:
+        return text
+    texts = [d for d in data if isinstance(d, str)]
+    kept = {w for w in found if any(re.search(rf"(?<![A-Za-z]){w}(?![A-Za-z])", t, re.I) for t in texts)}
+    fixed = {w: typos[w.casefold()] for w in found - kept}
+    return re.sub(r"[A-Za-z]{5,}", lambda m: fixed.get(m.group(), m.group()), text) if fixed else text
