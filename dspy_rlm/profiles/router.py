@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.ranker import save_state
 
 __all__ = ["ROUTED", "ROUTER_PATH", "CueRouter", "learned_cues", "load_router", "router_terms"]
 
@@ -67,10 +68,7 @@ class CueRouter:
 
     def save(self, path: str | Path) -> None:
         """Write to ``path`` (a temporary file, then renamed: a reader never sees half a file)."""
-        target = Path(path)
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=0, sort_keys=True) + "\n")
-        tmp.replace(target)
+        save_state(path, self.to_dict())
 
 
 @lru_cache(maxsize=4)

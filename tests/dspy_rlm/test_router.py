@@ -76,3 +76,24 @@ def test_a_quantity_asked_in_its_unit_is_routed_to_no_count():
         {"answer": int},
     )
     assert "count" not in b.cues
+
+
+def test_train_router_fits_a_router_that_routes_phrasings_it_was_not_fit_on():
+    """benchmarks.train_router's fit on questions written here: the kinds are learned from the words, a lookup
+    is routed nowhere, and the question is read as the move book reads it (swapped cue letters written right)."""
+    from benchmarks.train_router import fit, read_as, routing
+
+    fields, nouns = ("color", "owner", "shell", "region", "status"), ("birds", "hosts", "users", "sites")
+    texts, kinds = [], []
+    for f in fields:
+        for n in nouns:
+            texts += [f"Tell me the {f} that most {n} have.", f"{f}: which value do most {n} share?"]
+            texts += [f"How many {n} have the {f} blue?", f"What is the {f} of the {n[:-1]} amber?"]
+            kinds += ["most_common", "most_common", "count", "lookup"]
+    router = fit(texts, kinds, c=1.0, seed=0)
+    assert "most_common" in router.routed("Tell me the city that most stations have.")
+    assert "count" in router.routed("How many stations have the city Oslo?")
+    assert not router.routed("What is the city of the station LINP?")
+    assert read_as("Coutn the hosts whose os is Linux", "HOST OS\nlinux-1 Linux\n").startswith("count the hosts")
+    figures = routing(router, texts, kinds)
+    assert figures["most_common"]["recall_pct"] == 100.0 and figures["count"]["false_routes"] == 0
