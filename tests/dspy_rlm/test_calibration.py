@@ -8,7 +8,7 @@ from dspy.utils import DummyLM
 
 from benchmarks.calibrate import threshold
 from dspy_rlm import RLM
-from dspy_rlm.profiles.calibration import Calibration, load_calibration, support_class
+from dspy_rlm.profiles.calibration import PRIOR_WEIGHT, Calibration, load_calibration, support_class
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.oracle import OraclePolicy
 
@@ -58,8 +58,29 @@ def test_a_supported_value_below_the_threshold_ends_extracted_with_a_note(monkey
 
 def test_an_unseen_structure_backs_off_to_the_class_over_every_structure():
     cal = Calibration({"int|count|counted|table": [9, 10], "int|count|counted|json": [10, 10]})
-    assert cal.confidence("int|count|counted|yaml") == round(20 / 22, 3)
+    prior = 20 / 22  # int|count over the records: 19 of 20, smoothed
+    assert cal.confidence("int|count|counted|yaml") == round((19 + PRIOR_WEIGHT * prior) / (20 + PRIOR_WEIGHT), 3)
     assert cal.confidence("bool|answer|checked|yaml") == cal.unseen
+
+
+def test_a_class_on_records_never_borrows_from_text_but_text_may_borrow_from_records():
+    cal = Calibration({"str|field|stated after the key|prose": [20, 20], "str|field|stated after the key|json": [0, 9]})
+    text, records = 21 / 22, 1 / 11  # the priors: str|field over text, over records
+    assert cal.confidence("str|field|stated after the key|lines") == round((20 + 4 * text) / 24, 3)  # from text
+    assert cal.confidence("str|field|stated after the key|table") == round((0 + 4 * records) / 13, 3)  # records
+    only_text = Calibration({"str|field|stated after the key|prose": [20, 20]})
+    assert only_text.confidence("str|field|stated after the key|table") == only_text.unseen
+    only_records = Calibration({"str|field|the record matches the question's key|json": [9, 10]})
+    assert only_records.confidence("str|field|the record matches the question's key|lines") == round(
+        (9 + 4 * 10 / 12) / 14, 3
+    )
+
+
+def test_a_class_seen_once_leans_on_its_kind_of_value_over_its_family():
+    cal = Calibration({"int|count|counted|json": [98, 100], "int|count|counted the entries|ini": [0, 1]})
+    prior = 99 / 103
+    assert cal.confidence("int|count|counted the entries|ini") == round((0 + PRIOR_WEIGHT * prior) / 5, 3)
+    assert 0.7 < cal.confidence("int|count|counted the entries|ini") < cal.confidence("int|count|counted|json")
 
 
 def test_the_chooser_fit_weighs_the_rankers_probability_beside_the_class_precision(tmp_path):
