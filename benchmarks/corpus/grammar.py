@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from benchmarks.real_files.core import Fact
@@ -140,6 +140,25 @@ def vary(text: str, protected: list[str], rng: random.Random, typo_rate: float =
     if rng.random() < 0.15 and text[-1:] in "?.":
         text = text[:-1]
     return text
+
+
+def fill(
+    shapes: Sequence[str],
+    slots: Mapping[str, Any],
+    rng: random.Random,
+    protected: Callable[[dict[str, str]], list[str]],
+    derive: Callable[[dict[str, str]], None] | None = None,
+) -> str:
+    """A shape drawn from ``shapes``, every slot filled (a tuple's value drawn), ``derive`` adding slots made from
+    the chosen ones, the first letter capitalized, then varied (:func:`vary`) outside ``protected(chosen)``. The
+    generators' own phrasings (listings, rosters, tallies, registries) are made by it."""
+    shape = rng.choice(shapes)
+    chosen = {k: _choose(v, rng) for k, v in slots.items()}
+    if derive is not None:
+        derive(chosen)
+    text = shape.format(**chosen)
+    text = text[0].upper() + text[1:] if not shape.startswith("{") else text
+    return vary(text, protected(chosen), rng)
 
 
 def phrase(fact: Fact, family: str, rng: random.Random) -> str:

@@ -133,8 +133,4 @@ def phrase(fact: Fact, family: str, rng: random.Random) -> str:
     """A listing fact in ``family``'s words: item counts by :data:`SHAPES`, lookups by the grammar."""
     if fact.slots.get("spoken") is None:
         return grammar.phrase(fact, family, rng)
-    shape = rng.choice(SHAPES[family])
-    chosen = {k: (rng.choice(v) if isinstance(v, tuple) else str(v)) for k, v in fact.slots.items()}
-    text = shape.format(**chosen)
-    text = text[0].upper() + text[1:] if not shape.startswith("{") else text
-    return grammar.vary(text, [chosen["name"], chosen["spoken"]], rng)
+    return grammar.fill(SHAPES[family], fact.slots, rng, lambda c: [c["name"], c["spoken"]])

@@ -84,8 +84,5 @@ def registry_file(rng: random.Random) -> tuple[str, list[Fact], str]:
 def phrase(fact: Fact, family: str, rng: random.Random) -> str:
     """A registry fact in ``family``'s words: a section's size by :data:`COUNT_SHAPES`, the extremes by
     :data:`RANK_SHAPES`."""
-    shape = rng.choice((COUNT_SHAPES if fact.kind == "count" else RANK_SHAPES)[family])
-    chosen = {k: (rng.choice(v) if isinstance(v, tuple) else str(v)) for k, v in fact.slots.items()}
-    text = shape.format(**chosen)
-    text = text[0].upper() + text[1:] if not shape.startswith("{") else text
-    return grammar.vary(text, [chosen.get("key", ""), chosen["nouns"]], rng)
+    shapes = (COUNT_SHAPES if fact.kind == "count" else RANK_SHAPES)[family]
+    return grammar.fill(shapes, fact.slots, rng, lambda c: [c.get("key", ""), c["nouns"]])

@@ -152,9 +152,6 @@ def phrase(fact: Fact, family: str, rng: random.Random) -> str:
     shapes = {"min_max": SHAPES, "count": COUNT_SHAPES, "yes_no": MEMBER_SHAPES}.get(fact.kind)
     if shapes is None:
         return grammar.phrase(fact, family, rng)
-    shape = rng.choice(shapes[family])
-    chosen = {k: (rng.choice(v) if isinstance(v, tuple) else str(v)) for k, v in fact.slots.items()}
-    text = shape.format(**chosen)
-    text = text[0].upper() + text[1:] if not shape.startswith("{") else text
-    said = [chosen["name"], chosen["nouns"], *(chosen[k] for k in ("key", "item") if k in chosen)]
-    return grammar.vary(text, said, rng)
+    return grammar.fill(
+        shapes[family], fact.slots, rng, lambda c: [c["name"], c["nouns"], *(c[k] for k in ("key", "item") if k in c)]
+    )

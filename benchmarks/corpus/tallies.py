@@ -75,9 +75,8 @@ def tally_file(rng: random.Random) -> tuple[str, list[Fact], str]:
 def phrase(fact: Fact, family: str, rng: random.Random) -> str:
     """A tally fact in ``family``'s words: the record count by :data:`_ALL`, a having count by :data:`_HAVING`."""
     shapes = _ALL if fact.slots.get("tally") == "all" else _HAVING
-    shape = rng.choice(shapes[family])
-    chosen = {k: (rng.choice(v) if isinstance(v, tuple) else str(v)) for k, v in fact.slots.items()}
-    chosen["a"] = _article(chosen.get("field", ""))
-    text = shape.format(**chosen)
-    text = text[0].upper() + text[1:] if not shape.startswith("{") else text
-    return grammar.vary(text, [chosen.get("field", "")], rng)
+
+    def derive(chosen: dict[str, str]) -> None:
+        chosen["a"] = _article(chosen.get("field", ""))
+
+    return grammar.fill(shapes[family], fact.slots, rng, lambda c: [c.get("field", "")], derive)

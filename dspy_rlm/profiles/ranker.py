@@ -28,12 +28,13 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.calibration import data_shape, load_calibration, support_class
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import parts
+from dspy_rlm.profiles.state import save_state
 
 if TYPE_CHECKING:
     from dspy_rlm.profiles.move import Move
     from dspy_rlm.profiles.moves import MoveBook
 
-__all__ = ["RANKER_PATH", "MoveRanker", "load_ranker", "move_features", "question_terms", "save_state", "step_state"]
+__all__ = ["RANKER_PATH", "MoveRanker", "load_ranker", "move_features", "question_terms", "step_state"]
 
 RANKER_PATH = Path(__file__).with_name("move_ranker.json")
 
@@ -179,15 +180,6 @@ class MoveRanker:
     def save(self, path: str | Path) -> None:
         """Write to ``path`` (:func:`save_state`)."""
         save_state(path, self.to_dict())
-
-
-def save_state(path: str | Path, state: dict[str, Any]) -> None:
-    """Write a learned model's ``state`` as JSON to ``path`` (a temporary file, then renamed: a reader never sees
-    half a file)."""
-    target = Path(path)
-    tmp = target.with_suffix(target.suffix + ".tmp")
-    tmp.write_text(json.dumps(state, indent=0, sort_keys=True) + "\n")
-    tmp.replace(target)
 
 
 @lru_cache(maxsize=4)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.ranker import save_state
+from dspy_rlm.profiles.state import save_state
 
 __all__ = ["ROUTED", "ROUTER_PATH", "CueRouter", "learned_cues", "load_router", "router_terms"]
 
