@@ -66,7 +66,7 @@ def by_kind(per_kind: int, seed: int) -> dict[str, list[dspy.Example]]:
     """A seeded sample of training questions for each kind the moves see, ``2 * per_kind`` each (half to
     bootstrap from, half to validate with), every one of the kind's most common output type."""
     data = build(
-        "train", listings_files=0, roster_files=0, tally_files=0, registry_files=0, unheaded_files=0
+        "train", listings_files=0, roster_files=0, tally_files=0, registry_files=0
     )  # the corpus its shipped artifact was made from
     questions = list(data.questions)
     random.Random(seed).shuffle(questions)

@@ -55,7 +55,7 @@ TRAIN_KWARGS = {"steps": 150, "batch_size": 4, "max_length": 768, "rank": 8, "la
 def sample(per_kind: int, seed: int) -> list[tuple[Any, str, str]]:
     """``(question, context, kind)``: a seeded sample of training questions, ``per_kind`` of each kind."""
     data = build(
-        "train", listings_files=0, roster_files=0, tally_files=0, registry_files=0, unheaded_files=0
+        "train", listings_files=0, roster_files=0, tally_files=0, registry_files=0
     )  # the corpus its shipped artifact was made from
     questions = list(data.questions)
     random.Random(seed).shuffle(questions)

@@ -10,7 +10,7 @@ import hashlib
 import random
 from typing import Any
 
-from benchmarks.corpus import grammar, listings, registries, rosters, tallies, unheaded
+from benchmarks.corpus import grammar, listings, registries, rosters, tallies
 from benchmarks.corpus.facts import Quota, table_facts
 from benchmarks.corpus.generated import generated_table
 from benchmarks.corpus.manifest import TEST, TRAIN, RealFile
@@ -23,7 +23,6 @@ LISTING_FILES = 60
 ROSTER_FILES = 60
 TALLY_FILES = 60
 REGISTRY_FILES = 40
-UNHEADED_FILES = 60
 
 
 def _question(qid: str, source: str, split: str, fact: Fact, family: str, text: str) -> Question:
@@ -97,7 +96,6 @@ def build(
     roster_files: int = ROSTER_FILES,
     tally_files: int = TALLY_FILES,
     registry_files: int = REGISTRY_FILES,
-    unheaded_files: int = UNHEADED_FILES,
 ) -> Dataset:
     """Every question of ``split`` (``train`` or ``test``); a real file missing here is noted, not fatal."""
     if split not in ("train", "test"):
@@ -117,13 +115,12 @@ def build(
             data.contexts[name] = text
             data.questions.extend(questions)
         # settings that list items (how many a setting lists), records listing items under one setting (which
-        # lists the most), whole-file tallies (how many records, how many have a field), registries (how many
-        # entries a section holds, which holds the most) and tables without a header row: training only
+        # lists the most), whole-file tallies (how many records, how many have a field) and registries (how many
+        # entries a section holds, which holds the most): training only
         makers = (("list", "listing", listings.listing_file, listings.phrase, listings_files),
                   ("roster", "roster", rosters.roster_file, rosters.phrase, roster_files),
                   ("tally", "tally", tallies.tally_file, tallies.phrase, tally_files),
-                  ("registry", "registry", registries.registry_file, registries.phrase, registry_files),
-                  ("bare", "unheaded", unheaded.unheaded_file, grammar.phrase, unheaded_files))  # fmt: skip
+                  ("registry", "registry", registries.registry_file, registries.phrase, registry_files))  # fmt: skip
         for prefix, seeded, make, phrase, count in makers:
             for i in range(count):
                 rng = random.Random(f"{seed}:{seeded}:{i}")

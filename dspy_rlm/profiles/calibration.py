@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.reads import names_no_column
 
 __all__ = [
     "CALIBRATION_PATH",
@@ -68,14 +67,9 @@ def support_class(candidate: Candidate, answer_type: Any, shape: str = "table") 
 
 def data_shape(book: Any) -> str:
     """The detected structure kind of the (first, longest) text the run reads: ``table``, ``jsonl``, ``lines``...;
-    ``lines`` past the parser's cap (the records cover only the head: the reads there are line searches);
-    ``columns`` for records whose fields the data never names (a table without a header row: ``col1``..``colN``
-    and a trailing ``comment``), where the question's field words match no column, so a read's support means
-    less than on a named table."""
+    ``lines`` past the parser's cap (the records cover only the head: the reads there are line searches)."""
     s = next(iter(book.structs.values()), None)
-    if s is None or s.parsed_chars is not None:
-        return "lines"
-    return "columns" if names_no_column(s.field_names) else s.kind
+    return "lines" if s is None or s.parsed_chars is not None else s.kind
 
 
 @dataclass(frozen=True)

@@ -111,12 +111,6 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
     record = lookup.record_of(book.texts[var], key.text) if key is not None else None
     if not isinstance(record, st.Record):
         return list(book.fields.get(var, []))
-    if names_no_column(f for f, _ in record.fields):
-        # a table naming no column: no field word can be matched, so the question's own words tell; past its stop
-        # words and the key's words, a reverse question leaves two (the record's noun, the key's column: "which
-        # package has version 5.14.57"); a third asks for another column ("what section does the package whose
-        # version is 5.14.57 have")
-        return ["a column the data does not name"] if len(_unexplained(book, key)) > 2 else []
     said = norm(key.text)
     holders = {f for f, v in record.fields if said in (norm(v), norm(v.split("\n", 1)[0]))}
     # a field the record lacks is asked only where the question says its name whole ("API key" is not
@@ -186,13 +180,9 @@ def only_the_record_asked(book: Any, var: str, key: Any) -> bool:
         return False
     said = norm(key.text)
     holders = {st.stem(w) for f, v in record.fields if said == norm(v) for w in parts(f)}
-    return len(_unexplained(book, key) - holders) <= 1
-
-
-def _unexplained(book: Any, key: Any) -> set[str]:
-    """The stems of the question's words past its stop words and the key's own words."""
     keyed = {st.stem(w) for w in parts(key.text)}
-    return {st.stem(w) for w in parts(book.text_q) if w.casefold() not in STOP} - keyed
+    rest = {st.stem(w) for w in parts(book.text_q) if w.casefold() not in STOP} - keyed - holders
+    return len(rest) <= 1
 
 
 def _holds_key(value: str, key: str, is_record_key: bool) -> bool:
@@ -289,13 +279,6 @@ def holders(records: list[st.Record], value: str) -> int:
 def unnamed(name: str) -> bool:
     """A column the parser named (``col7`` of a table with no header): a log line's message, not a field."""
     return re.fullmatch(r"col\d+", name) is not None
-
-
-def names_no_column(names: Any) -> bool:
-    """Whether the data names none of these fields: every one is a column the parser named (``col1``) or the
-    line's trailing ``# comment`` (``comment``, also the parser's name)."""
-    names = list(names)
-    return bool(names) and any(unnamed(n) for n in names) and all(unnamed(n) or n == "comment" for n in names)
 
 
 def words_inside(phrase: str, value: str) -> bool:

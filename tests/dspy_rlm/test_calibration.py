@@ -118,18 +118,3 @@ def test_fit_chooser_keeps_the_precision_above_its_threshold():
 def test_the_shipped_calibration_has_a_chooser_fit():
     chooser = load_calibration().chooser
     assert chooser is not None and 0.5 <= chooser["threshold"] <= 1.0 and 0.0 < chooser["unsupported"] < 0.5
-
-
-def test_a_table_whose_columns_the_data_never_names_is_its_own_shape():
-    from types import SimpleNamespace
-
-    from dspy_rlm.library import structure as st
-    from dspy_rlm.profiles.calibration import data_shape
-
-    def shape(text: str) -> str:
-        return data_shape(SimpleNamespace(structs={"context": st.detect(text)}))
-
-    rows = "\n".join(f"host-{i}  {'Debian' if i % 3 else 'Fedora'}  {i * 4}" for i in range(1, 31))
-    assert shape("# hosts of the lab\n" + rows + "\n") == "columns"  # col1..col3: no field named
-    assert shape("# name  os  cores\n" + rows + "\n") == "table"  # a comment over the rows names them
-    assert shape(TABLE) == "table"
