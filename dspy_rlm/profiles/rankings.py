@@ -5,6 +5,7 @@ numeric field, and by the length of a field's value ("the longest name"). Regist
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from dspy_rlm.library import lookup
@@ -13,8 +14,8 @@ from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import field_stems, norm, ranked_names, unnamed
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, CONTEXT_FIELDS, CUES, DATE_VALUE, STOP, TEMPORAL
+from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, ranked_names
+from dspy_rlm.profiles.vocabulary import BY_LENGTH, CONTEXT_FIELDS, COUNTED, CUES, DATE_VALUE, STOP, TEMPORAL
 
 __all__ = ["ByLength", "Extreme", "MostCommon", "ranked_fields"]
 
@@ -89,8 +90,27 @@ class MostCommon(KindBase):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = move.args[0]
         asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
-        why = "ranked" if asked else "ranked a field the question does not name"
+        s = book.structs[move.var]
+        # no header row names a column: the one column whose values repeat, where it keys no record ("the most
+        # frequent value" of NAME value lines) and the question names no block ("which section lists the most
+        # codes" asks for a heading the table does not have)
+        keyed = any(r.get(field) == r.key for r in s.records[:50])
+        blocks = {st.stem(w) for w in CONTEXT_FIELDS} & {st.stem(w) for w in st.words(book.text_q.casefold())}
+        sole = ranked_fields(book, move.var, False) == [field]
+        unnamed = not asked and names_no_column(s.field_names) and not keyed and not blocks and sole
+        why = "ranked" if asked or unnamed else "ranked a field the question does not name"
+        if unnamed and _tied(s, field):  # no name vouches for the column: its winner must be clear
+            unnamed, why = False, "the most common value of a column no name vouches for is tied with another"
+        asked = asked or unnamed
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
+
+
+def _tied(s: st.Structure, field: str) -> bool:
+    """Whether two values of ``field`` share the highest count (as :func:`lookup.most_common` counts them): the
+    first seen wins there, so the answer is a toss."""
+    values = [v for v in s.field_values(field) if any(c.isalnum() for c in v)] or s.field_values(field)
+    top = Counter(" ".join(v.split()) for v in values).most_common(2)
+    return len(top) == 2 and top[0][1] == top[1][1]
 
 
 def qualified(book: Any, fields: list[str]) -> str | None:
@@ -173,9 +193,10 @@ class Extreme(KindBase):
         asked = field in names and not rival  # "on which date was IBM's price the highest"
         dates = [f for f in rankable if _dates(book, move.var, f)]
         asked = asked or (bool(TEMPORAL.search(book.text_q)) and dates == [field])  # "the oldest version": by date
-        headerless = all(map(unnamed, book.structs[move.var].field_names))  # no header row: its one numeric
+        headerless = names_no_column(book.structs[move.var].field_names)  # no header row: its one numeric
         # column, where it is no key (a range keying "0000..007F; Basic Latin" names a block)
-        asked = asked or (headerless and not own and rankable == [field])
+        # -- unless the ranking counts things ("the largest number of aliases": no column says how many)
+        asked = asked or (headerless and not own and rankable == [field] and not COUNTED.search(book.text_q))
         # within a block the question names and no field: the one field there that ranks ("which of the
         # AccessPermission flags has the highest value" of an enum's NAME = number members)
         asked = asked or (place is not None and not own and not names and rankable == [field])

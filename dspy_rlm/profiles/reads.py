@@ -281,6 +281,13 @@ def unnamed(name: str) -> bool:
     return re.fullmatch(r"col\d+", name) is not None
 
 
+def names_no_column(names: Any) -> bool:
+    """Whether the data names none of these fields: every one is a column the parser named (``col1``) or the
+    line's trailing ``# comment`` (``comment``, also the parser's name: /etc/services)."""
+    names = list(names)
+    return bool(names) and any(unnamed(n) for n in names) and all(unnamed(n) or n == "comment" for n in names)
+
+
 def words_inside(phrase: str, value: str) -> bool:
     """Whether the words of ``phrase`` run, in order, inside the longer ``value`` (``mime`` in ``pkcs7-mime``)."""
     said, found = st.words(phrase.casefold()), st.words(value.casefold())
