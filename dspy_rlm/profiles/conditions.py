@@ -11,6 +11,7 @@ from typing import Any
 
 from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.naming import column_fields
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
 from dspy_rlm.profiles.spans import count_subject, data_subject_spans
@@ -157,7 +158,8 @@ def loose_fields(book: Any, var: str) -> set[str]:
         words = [w for w in _said_words(book) if w not in ENGLISH and w not in CUE_WORDS]
         names = book.structs[var].field_names
         said = {st.stem(w) for w in words} | field_forms(words, set(names))  # "description" says "desc"
-        book.memo[("loose", var)] = {f for f in names if field_stems(f) & said}
+        named = set(column_fields(book.text_q, book.structs[var]))  # "the petal length (3rd column)"
+        book.memo[("loose", var)] = {f for f in names if field_stems(f) & said or f in named}
     return set(book.memo[("loose", var)])
 
 

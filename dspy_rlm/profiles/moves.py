@@ -35,7 +35,7 @@ from dspy_rlm.profiles.conditions import most_of
 from dspy_rlm.profiles.keyfinder import question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
-from dspy_rlm.profiles.naming import counted_field
+from dspy_rlm.profiles.naming import column_fields, counted_field
 from dspy_rlm.profiles.phrases import (
     Key,
     components,
@@ -183,6 +183,7 @@ class MoveBook:
             return ranked_names(self.q_stems, [f for f in s.field_names if f in columns])[:3]
         key_field = field_holding_key(s)
         named = ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s)
+        named = column_fields(self.text_q, s) + [f for f in named if f not in column_fields(self.text_q, s)]
         return [f for f in named if f != key_field][:3]
 
     def _keys(self, var: str) -> list[Key]:
@@ -194,6 +195,7 @@ class MoveBook:
         if ("named", var) not in self.memo:
             s = self.structs[var]
             said = set(ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s))
+            said |= set(column_fields(self.text_q, s))  # "the 4th column": named by its place
             self.memo[("named", var)] = [f for f in self.structs[var].field_names if f in said]
         return list(self.memo[("named", var)])
 

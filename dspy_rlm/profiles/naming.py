@@ -10,10 +10,11 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_stems, holding
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
-from dspy_rlm.profiles.vocabulary import HOLDER_VERBS
+from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ORDINALS
 
 __all__ = [
     "asks_holder",
+    "column_fields",
     "counted_field",
     "counts_a_field",
     "names_document",
@@ -158,3 +159,24 @@ def asks_holder(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | N
     if st.stem(m.group(1).casefold()) in names or not names & after:
         return None
     return f"the question asks which {m.group(1)} has {field!r}, not its value"
+
+
+COLUMN_AT = re.compile(
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)|({'|'.join(ORDINALS)}))\s+column\b|\bcolumns?\s+(?:no\.?\s*|#\s*)?(\d{{1,2}})\b",
+    re.IGNORECASE,
+)
+"""A column named by its place: "the 4th column", "the second column", "column 3", "column #2"."""
+
+
+def column_fields(text_q: str, s: st.Structure) -> list[str]:
+    """The fields of a table the question names by their place in its rows ("the petal width (4th column)",
+    "in the second column"): the Nth of its columns, counted from 1 (a trailing ``# comment`` is no column)."""
+    if s.kind != "table":
+        return []
+    columns = [f for f in s.field_names if f != "comment"]
+    out = []
+    for m in COLUMN_AT.finditer(text_q):
+        n = int(m.group(1) or m.group(3)) if m.group(2) is None else ORDINALS[m.group(2).casefold()]
+        if columns and (n == -1 or 1 <= n <= len(columns)):
+            out.append(columns[n - 1] if n > 0 else columns[-1])
+    return out

@@ -105,6 +105,22 @@ class MostCommon(KindBase):
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
 
 
+def _odd_row(s: st.Structure, record: st.Record) -> bool:
+    """Whether two or more of the record's values are not of their column's kind -- a number where nine in ten
+    of the column's values are none, or the reverse: a header or summary line read as a row (iris.csv's first
+    line of counts and class names outranks every measurement)."""
+    rows = s.records[:2000]
+    odd = 0
+    for f, v in record.fields:
+        values = [x.strip() for x in (r.get(f) for r in rows) if x and x.strip()]
+        if len(values) < 10 or not v.strip():
+            continue
+        share = sum(bool(FLOAT_RX.match(x)) for x in values) / len(values)
+        number = bool(FLOAT_RX.match(v.strip()))
+        odd += (share >= 0.9 and not number) or (share <= 0.1 and number)
+    return odd >= 2
+
+
 def _tied(s: st.Structure, field: str) -> bool:
     """Whether two values of ``field`` share the highest count (as :func:`lookup.most_common` counts them): the
     first seen wins there, so the answer is a toss."""
@@ -207,6 +223,8 @@ class Extreme(KindBase):
         rank_named = [f for f in rankable if f in names and not (keyed and keyed.get(f) == keyed.key)]
         if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:
             asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"
+        if asked and isinstance(record, st.Record) and _odd_row(book.structs[move.var], record):
+            asked, why_rank = False, "the top row is unlike the others (a header or a summary line?)"
         fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]
         said = [f for f, v in fields if f in names and v != result[0]]  # "the adjusted close for the day ...":
         why_said = why_rank if len(said) <= 1 else "the question names several fields of the record"

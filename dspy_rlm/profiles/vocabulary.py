@@ -275,3 +275,8 @@ IMPERATIVES = frozenset(
 )
 """Verbs that open a second request after "and" ("take the value of X *and give* me the provider under that
 number"): with a word pointing back, the question asks two steps (:func:`dspy_rlm.profiles.conditions.chained`)."""
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "last": -1,
+}  # fmt: skip
+"""Words for a place in a row: "the *second* column", "the *last* column"."""
