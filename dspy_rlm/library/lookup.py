@@ -312,12 +312,18 @@ def most_common(var: Any, field: Any) -> str | Nothing:
     letter or digit (``-``, ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are.
     """
     s = _structure("most_common", var)
-    values = s.field_values(_field("most_common", s, field))
-    if not values:
+    counts = value_counts(s, _field("most_common", s, field))
+    if not counts:
         return Nothing(f"no record has the field {field!r}")
-    values = [v for v in values if any(c.isalnum() for c in v)] or values
-    counts = Counter(" ".join(v.split()) for v in values)
     return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen
+
+
+def value_counts(s: Structure, field: str) -> Counter[str]:
+    """How many records hold each value of ``field``, as :func:`most_common` ranks them (whitespace normalized; a
+    placeholder with no letter or digit counts only where every value is one)."""
+    values = s.field_values(field)
+    values = [v for v in values if any(c.isalnum() for c in v)] or values
+    return Counter(" ".join(v.split()) for v in values)
 
 
 def records_within(s: Structure, place: str) -> list[Record]:

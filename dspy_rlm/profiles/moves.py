@@ -183,7 +183,8 @@ class MoveBook:
             return ranked_names(self.q_stems, [f for f in s.field_names if f in columns])[:3]
         key_field = field_holding_key(s)
         named = ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s)
-        named = column_fields(self.text_q, s) + [f for f in named if f not in column_fields(self.text_q, s)]
+        places = column_fields(self.text_q, s)  # "the 4th column" first: the question says which one
+        named = places + [f for f in named if f not in places]
         return [f for f in named if f != key_field][:3]
 
     def _keys(self, var: str) -> list[Key]:

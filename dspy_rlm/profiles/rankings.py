@@ -5,7 +5,6 @@ numeric field, and by the length of a field's value ("the longest name"). Regist
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
 from dspy_rlm.library import lookup
@@ -124,8 +123,7 @@ def _odd_row(s: st.Structure, record: st.Record) -> bool:
 def _tied(s: st.Structure, field: str) -> bool:
     """Whether two values of ``field`` share the highest count (as :func:`lookup.most_common` counts them): the
     first seen wins there, so the answer is a toss."""
-    values = [v for v in s.field_values(field) if any(c.isalnum() for c in v)] or s.field_values(field)
-    top = Counter(" ".join(v.split()) for v in values).most_common(2)
+    top = lookup.value_counts(s, field).most_common(2)
     return len(top) == 2 and top[0][1] == top[1][1]
 
 
