@@ -110,63 +110,6 @@ def spaced_kv(line: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-# -- settings written commented out (sample configs: ``#figure.figsize: 6.4, 4.8  # in inches``) ------------
-_SETTING = re.compile(r"[ \t]*#([A-Za-z_][\w.-]*)[ \t]*[:=][ \t]*(\S.*?)?[ \t]*$")
-_TRAILING_COMMENT = re.compile(r"(\S)\s+#.*$")
-
-
-def _setting(line: str) -> tuple[str, str] | None:
-    """A ``#key: value`` / ``#key = value`` line (no space after the mark: a commented-out setting, not prose)
-    or the same line uncommented; the value without its trailing ``# comment``."""
-    m = _SETTING.match(line) or ASSIGN.match(line.strip()) or STANZA_KEY.match(line.strip())
-    if not m or not (m.group(2) or "").strip() or (line.lstrip()[:1] != "#" and " " in m.group(1)):
-        return None
-    return m.group(1), unquote(_TRAILING_COMMENT.sub(r"\1", m.group(2).strip()))
-
-
-def looks_commented_settings(sample: list[str]) -> float:
-    """The share of the non-blank lines that are settings, commented out or not, where at least a fifth of all
-    lines are commented-out settings (a file of prose comments and a few settings is not one)."""
-    rows = [ln for ln in sample if ln.strip()]
-    matches = [_SETTING.match(ln) for ln in rows]
-    commented = sum(1 for m in matches if m is not None and (m.group(2) or "").strip())
-    if len(rows) < 5 or _share(commented, len(rows)) < 0.2:
-        return 0.0
-    prose = sum(1 for ln, m in zip(rows, matches) if m is None and is_comment(ln))
-    return _share(len(rows) - prose, len(rows)) + _share(commented, len(rows))
-
-
-def parse_commented_settings(lines: list[str]) -> tuple[list[Raw], list[str]]:
-    out = []
-    for i, line in enumerate(lines):
-        pair = _setting(line)
-        if pair:
-            out.append((i, i, [pair], pair[0], None))
-    return out, []
-
-
-# -- statements ``NAME = VALUE;`` (XKB keycodes, C-like declarations), with ``//`` comments --------------------
-_STATEMENT = re.compile(r"\s*([^\s=;/{}][^=;{}]*?)\s*=\s*([^;]*?)\s*;\s*(?://\s*(.*))?$")
-_FRAME = re.compile(r"\s*(?://|/\*|\*|[{}]|$)|.*\{\s*$")  # a comment line, a brace, a block's opening line
-
-
-def looks_statements(sample: list[str]) -> float:
-    """The share of the lines that are not comments or braces that are ``name = value;`` statements."""
-    rows = [ln for ln in meaningful(sample) if not _FRAME.match(ln)]
-    return _share(sum(1 for ln in rows if _STATEMENT.match(ln)), len(rows)) if len(rows) >= 3 else 0.0
-
-
-def parse_statements(lines: list[str]) -> tuple[list[Raw], list[str]]:
-    out = []
-    for i, line in enumerate(lines):
-        m = _STATEMENT.match(line) if not _FRAME.match(line) else None
-        if m:
-            name = " ".join(m.group(1).split())  # "indicator 3", "alias <MENU>", "<LVL3>"
-            fields = [(name, unquote(m.group(2)))] + ([("comment", m.group(3).strip())] if m.group(3) else [])
-            out.append((i, i, fields, name, None))
-    return out, []
-
-
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _MD_MARK = re.compile(r"(\*\*|`)(.+?)\1")  # not __x__: a name (__init__) more often than bold
 
@@ -211,7 +154,8 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
             continue  # "'cp862' => 'Encode::Byte'," a line: one cell and the delimiter that closes it (a literal)
         if sum(1 for r in rows[:400] if r.strip()[:1] in "([{" and r.rstrip().endswith(delim)) > len(counts) / 2:
             continue  # '("CUresult", "hipError_t"),' a line: a program's list of tuples
-        if delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3:
+        runs = delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3
+        if runs and not _boxed(counts, rows[0]):
             continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
         if delim == "\t" and sum(1 for r in rows[:400] if r.startswith("\t")) > len(counts) * 0.5:
             continue  # most lines tab-indented: a config's nesting (mke2fs.conf, krb5.conf), not TSV
@@ -226,6 +170,13 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
         if score > best[0] + 0.05:
             best = (score, delim)
     return best
+
+
+def _boxed(counts: list[int], first: str) -> bool:
+    """Tab runs that are empty cells, not alignment: a header of distinct names, one tab apart, and (almost) every
+    row exactly as many cells wide (``978-0-8546-257<TAB>Rine mervoost<TAB><TAB>453``: an empty genre)."""
+    head = _cells(first, "\t")
+    return len(head) >= 3 and _header_like(head) and _share(counts.count(len(head)), len(counts)) >= 0.95
 
 
 def _ragged(counts: list[int], first: list[str]) -> bool:
@@ -359,6 +310,9 @@ def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
     return cells
 
 
+_MARK = re.compile(r"[ \t]+[;|][ \t]+")
+
+
 def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
     sep = ALIGNED if aligned else re.compile(r"\s+")
     rows, comments = [], {}
@@ -372,6 +326,9 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
             rows.append((i, part))
     if not rows:
         return [], []
+    if _share(sum(1 for _, part in rows[:400] if _MARK.search(part)), len(rows[:400])) >= 0.8:
+        rows = [(i, _MARK.sub("  ", part)) for i, part in rows]  # "00A5  ; [.09E2.0020]": the ; parts two columns
+        sep = ALIGNED
     counts = sorted(len(sep.split(part.strip())) for _, part in rows[:2000])
     width = max(2, counts[int(len(counts) * 0.9)])
     first = rows[0][0]

@@ -229,6 +229,7 @@ STANDALONE_MODULES = (
     "columnformat",
     "formats",
     "kvformats",
+    "settingformats",
     "indexformat",
     "yamltree",
     "yamlstream",

@@ -202,18 +202,36 @@ def _naming(members: list[tuple[Any, Any, int, int]]) -> str | None:
     return next((k for k in KEY_NAMES if objects and all(isinstance(o.get(k), str) for o in objects)), None)
 
 
+def _wrapped(text: str, top: _Members) -> _Members:
+    """The objects of an object whose members are (nearly) all lists of one or two objects, each as a member named
+    as the list it sits in (a registry keyed by id, one entry per id); empty for any other document."""
+    lists = [m for m in top if isinstance(m[0], str) and isinstance(m[1], list) and m[1]]
+    if len(top) < 3 or len(lists) < 0.8 * len(top) or not all(isinstance(v, dict) for m in lists for v in m[1]):
+        return []
+    if sum(len(m[1]) for m in lists) > 2 * len(lists):
+        return []  # lists of many records each: sections of records, read as they are
+    out: _Members = []
+    for name, _value, begin, _end in lists:  # the first object's lines from its list's: the line naming it
+        out += [(name, v, begin if k == 0 else b, e) for k, (_n, v, b, e) in enumerate(_members(text, begin) or [])]
+    return out
+
+
 def parse_json_document(text: str) -> list[Raw]:
     """One record per object of the container: its fields (nested objects as ``a.b``), its key (the member's
     name in an object of objects, else an id/name/key/title field, else its first string), its lines. An object
     holding no records (a package's manifest, a settings document) is one record of the whole text."""
     top, members, inners = _scan(text)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    wrapped = _wrapped(text, top or [])
+    if wrapped:  # {"GB0000": [{...}], "GB0001": [{...}], ...}: each object keyed by the name it is listed under
+        members, lists = wrapped, [("", wrapped)]
     if members is None:
         value = json.loads(text)
         fields = json_fields(value) if isinstance(value, dict) else []
         return [(0, len(starts) - 1, fields, json_key(value, fields), None)] if fields else []
     out: list[Raw] = []
-    lists = _kin(top or [], members, inners) or [("", members)]  # several lists of one kind: each says its list
+    lists = [] if wrapped else _kin(top or [], members, inners)
+    lists = lists or [("", members)]  # several lists of one kind: each says its list
     for block, held in lists:
         for name, value, begin, end in held:
             if not isinstance(value, dict):

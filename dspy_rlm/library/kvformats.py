@@ -60,6 +60,8 @@ def _stanza_block(lines: list[str], a: int, b: int) -> list[tuple[int, int, str,
             f = fields[-1]
             fields[-1] = (f[0], i, f[2], f[3])
             continue
+        if line.startswith("#"):
+            continue  # a comment line of its own ("# Not world readable ..." above a debconf.conf stanza)
         m = STANZA_KEY.match(line.rstrip("\r"))
         if not m:
             return None

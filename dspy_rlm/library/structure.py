@@ -89,13 +89,9 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     DELIMITERS,
     Raw,
     _line_kv,
-    looks_commented_settings,
     looks_delimited,
-    looks_statements,
     looks_whitespace_table,
-    parse_commented_settings,
     parse_delimited,
-    parse_statements,
     parse_whitespace_table,
     spaced_kv,
 )
@@ -157,6 +153,12 @@ from dspy_rlm.library.profileformat import (
 from dspy_rlm.library.roffformat import looks_roff, parse_roff
 from dspy_rlm.library.rstformat import looks_grid_tables, parse_grid_tables
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
+from dspy_rlm.library.settingformats import (
+    looks_commented_settings,
+    looks_statements,
+    parse_commented_settings,
+    parse_statements,
+)
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
@@ -291,7 +293,11 @@ def _detect(text: str) -> Structure:
     if looks_dtd(sample) >= 0.8 and (dtd := parse_dtd(lines))[0]:  # declarations, not markup
         return _build("blocks", lines, *dtd, detail="dtd")
     if looks_jsonl(sample) >= 0.8:
-        return _build("jsonl", lines, parse_jsonl(lines), None)
+        one_line = sum(1 for ln in sample[:3] if ln.strip()) == 1  # a whole document on one line: records inside
+        inside = parse_json_document(text) if one_line and looks_json_document(text) else []
+        return (
+            _build("json", lines, inside, None) if len(inside) > 1 else _build("jsonl", lines, parse_jsonl(lines), None)
+        )
     if looks_json_document(text):
         return _build("json", lines, parse_json_document(text), None)
     if looks_html_tables(text) and (html := parse_html_tables(text))[0]:

@@ -127,8 +127,21 @@ class _XmlWalk:
                 continue  # lists inside records with attributes (a <release>'s <ul> of changes): their content
             parents = self.groups.get((self.parent[at], at[1] - 1), [])
             if at in self.branchy or len(parents) < _XML_MIN_RECORDS:
-                return at[0], found
+                return at[0], self._same_tag(at, found)
         return None
+
+    def _same_tag(self, at: tuple[str, int], found: list[_XmlItem]) -> list[_XmlItem]:
+        """``found`` and the elements of the same tag at other depths that share an attribute name with them (a
+        ``<document>`` in a ``<dir>`` inside another ``<dir>``), in document order."""
+        names = {n for item in found for n, _ in item[2]}
+        extra = [
+            item
+            for (tag, depth), items in self.groups.items()
+            if tag == at[0] and depth != at[1]
+            for item in items
+            if names & {n for n, _ in item[2]}
+        ]
+        return sorted(found + extra, key=lambda item: (item[0], item[1])) if extra else found
 
     def _inside_records(self, at: tuple[str, int]) -> bool:
         """Whether an enclosing element of group ``at`` repeats 3+ times with attributes."""

@@ -65,10 +65,30 @@ def operands(book: Any, var: str) -> list[tuple[str, str]]:
             # "beginning with a Files: field": an article is no operand (a capital "A" is: "starting with A")
             for m in re.finditer(rf"(?<!\w){re.escape(phrase)}\s+(?-i:(?:a|an|the)\s+)?(\S+)", book.text_q, re.I):
                 arg = m.group(1).strip(_EDGE)
+                arg = _run_on(book, var, m.group(1), book.text_q[m.end() :]) if test not in BOUNDS else arg
                 if arg and (test not in BOUNDS or lookup._number(arg) is not None):
                     out.append((test, arg.rstrip("/") or arg))
     out += [("key", k.text) for k in book.keys.get(var, []) if k.records and not k.beyond]
     return list(dict.fromkeys(out))
+
+
+def _run_on(book: Any, var: str, token: str, rest: str) -> str:
+    """The operand ``token`` (as the question writes it) with the words after it written alike (all capitals, or
+    each capitalized) where the data writes them so: "beginning with HIRAGANA LETTER" tests the two words, not
+    HIRAGANA alone. A token that ends the phrase (``HIRAGANA,``) stays one word."""
+    arg = token.strip(_EDGE)
+    alike = str.isupper if arg.isupper() else str.istitle if arg.istitle() and len(arg) > 1 else None
+    if alike is None or token.rstrip(_EDGE) != token:
+        return arg
+    out = arg
+    for word in rest.split()[:3]:
+        bare = word.strip(_EDGE)
+        if not bare or not alike(bare) or word.lstrip(_EDGE) != word or out + " " + bare not in book.texts[var]:
+            break
+        out += " " + bare
+        if word.rstrip(_EDGE) != word:
+            break  # "LETTER?": the phrase ends here
+    return out
 
 
 def holders(book: Any, var: str, test: str, arg: str) -> list[str]:

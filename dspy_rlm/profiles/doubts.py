@@ -15,8 +15,9 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
 from dspy_rlm.profiles.grounding import said_in
+from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
-from dspy_rlm.profiles.naming import asks_holder, counts_a_field, names_document, other_field_named
+from dspy_rlm.profiles.naming import asks_holder, counts_a_field, names_document, other_field_named, unparsed_name
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
 from dspy_rlm.profiles.spellings import spells_field
@@ -206,10 +207,14 @@ _ASKING_WORD = re.compile(r"^\W*(?:which|what|who|whom|whose|where|when|how)\b",
 def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # "which key in the [Icon Theme] section is set to zip_overlay?": the section's name the question says is
     # no answer to it (a key read by a value gives the record's key, here the section asked *in*); inside the
-    # phrase read by it is no repeat ("'GNU version of the tar archiving utility' describes which package?": tar)
-    asked = book.text_q.replace(key.text, " ") if key is not None else book.text_q
-    asked = _ASKING_WORD.sub(" ", asked, count=1)  # "Which command is described as ...?": the command 'which'
-    if not isinstance(value, str) or len(value.strip()) < 2 or not said_in(value, asked):
+    # phrase read by it is no repeat ("'GNU version of the tar archiving utility' describes which package?": tar),
+    # but a value the question says whole is, where the phrase read by is a part of it ("which book has Cid Rask1
+    # as its author?", read by 'Rask1': 'Cid Rask1')
+    whole = _ASKING_WORD.sub(" ", book.text_q, count=1)  # "Which command is described as ...?": not 'which'
+    asked = whole.replace(key.text, " ") if key is not None else whole
+    if not isinstance(value, str) or len(value.strip()) < 2:
+        return None
+    if not said_in(value, asked) and not (key is not None and said_in(value, whole) and not said_in(value, key.text)):
         return None
     return f"{value!r} repeats a phrase of the question"
 
@@ -367,6 +372,8 @@ DOUBTS = (
     other_field_named,
     counts_a_field,
     asks_holder,
+    unparsed_name,
+    unheld_identifier,
     _test_unapplied,
     _other_condition,
     _unread,

@@ -30,15 +30,38 @@ from dspy_rlm.profiles.reads import norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
 from dspy_rlm.profiles.vocabulary import IDIOMS, STOP
 
-__all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "question_keys"]
+__all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "question_keys", "unheld_identifier"]
 
 MAX_KEYS = 6
 """At most this many question phrases are offered as keys."""
 MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 _GLOB_TAIL = re.compile(r"/?\*+")
-_GLOB_LEAD = re.compile(r"\*\.?$")
+_GLOB_LEAD = re.compile(r"(?:\*\.?|(?<![\w/])~?/)$")  # "*.conf", and a path's leading slash: "/apps/panel"
 _DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
+
+
+def _said_whole(question: str, s: st.Structure, taken: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
+    """``(phrase, span)`` of each key or field value of the first records, five words or more, that the question
+    says whole ("sspaddmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2) -> Tensor"), longest first: one
+    key, where its words of four make keys of records that only begin alike."""
+    asked = question.casefold()
+    values = {
+        v.strip() for r in s.records[:5000] for v in [r.key, *(v for _, v in r.fields)] if v and 12 <= len(v) <= 300
+    }
+    said = sorted((v for v in values if v.casefold() in asked), key=len, reverse=True)
+    out: list[tuple[str, tuple[int, int]]] = []
+    for phrase in said:
+        if len(wordmatch.WORD_TOKEN.findall(phrase)) < 5:
+            continue
+        start = asked.index(phrase.casefold())
+        span = (start, start + len(phrase))
+        before, after = asked[start - 1 : start], asked[span[1] : span[1] + 1]
+        if (before.isalnum() or after.isalnum()) or any(a < span[1] and span[0] < b for a, b in taken):
+            continue  # inside a longer word, or overlapping a phrase already taken
+        out.append((question[span[0] : span[1]], span))
+        taken = [*taken, span]
+    return out
 
 
 def question_keys(book: Any, var: str) -> list[Key]:
@@ -67,6 +90,10 @@ def question_keys(book: Any, var: str) -> list[Key]:
             found.append(make_key(phrase, hits))
             spans.append(m.span())
             firm.add(m.span())
+    for phrase, span in _said_whole(book.text_q, s, spans):  # a record's key or value of five words or more
+        found.append(make_key(phrase, [r for r in s.records if lookup._has(r, phrase)]))
+        spans.append(span)
+        firm.add(span)
     for n in (4, 3, 2, 1):
         for i in range(len(tokens) - n + 1):
             first, last = tokens[i], tokens[i + n - 1]
@@ -166,3 +193,25 @@ def question_keys(book: Any, var: str) -> list[Key]:
     if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
         return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
+
+
+def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt of a lookup's read of records (:data:`~dspy_rlm.profiles.doubts.DOUBTS`) by another phrase than an
+    identifier of the question (eight characters or more, with a digit: a checksum, a serial) that the text holds
+    but no record as its key or a whole value ("the file whose MD5 sum is 0bbcf8d0...", the checksum lists of a
+    release file being no records, or lines of one field's value): the question is about a part the records do
+    not key, so what a read by another phrase finds is no answer."""
+    if move.kind not in ("record", "field", "key_of"):
+        return None
+    memo = ("unheld identifier", move.var)
+    if memo not in book.memo:
+        s = book.structs[move.var]
+        head = (text if s.parsed_chars is None else text[: s.parsed_chars]).casefold()
+        ids = [w for w in wordmatch.WORD_TOKEN.findall(book.text_q) if len(w) >= 8 and any(c.isdigit() for c in w)]
+        ids = [w for w in ids if wordmatch.in_text(w.casefold(), head)]
+        whole = {norm(v) for r in s.records for v in (r.key, *(v for _, v in r.fields))} if ids else set()
+        book.memo[memo] = next((w for w in ids if norm(w) not in whole), None)
+    unheld = book.memo[memo]
+    if not unheld or (key is not None and norm(key.text) == norm(unheld)):
+        return None
+    return f"the question's {unheld!r} keys no record read, and the read is by {key.text if key else 'none'!r}"

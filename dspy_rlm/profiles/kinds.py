@@ -36,7 +36,6 @@ from dspy_rlm.profiles.reads import (
     _other_asked,
     _past_key,
     field_holding_key,
-    field_stems,
     holders,
     keys_identify,
     norm,
@@ -49,7 +48,7 @@ from dspy_rlm.profiles.reads import (
     words_inside,
 )
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
-from dspy_rlm.profiles.stated import stated
+from dspy_rlm.profiles.stated import binds, stated
 from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS, PROSE_FIELDS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
@@ -130,10 +129,11 @@ class Record(KindBase):
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
+        names = book.structs[var].field_names
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
                 continue  # the question's own key: no answer
-            if key is not None and (_binds(book.text_q, key.text, fname) or states_pair(key.text, fname, value)):
+            if key is not None and (binds(book.text_q, key.text, fname, names) or states_pair(key.text, fname, value)):
                 continue  # the field the question gives the key as ("whose output is X", "profile = black")
             asked = fname in book.fields.get(var, [])
             # col2, KEY=value (no name the question could say), or a name a word of the question says; a field
@@ -194,25 +194,6 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
     return [Candidate(named[0], "field name", specific, _why(key, book, var))] if len(named) == 1 else []
 
 
-_BOUND = (  # "profile = black", "whose (expected log) output is 0x0", "where the status was down"
-    re.compile(r"([\w.-]+)\s*[=:]\s*[\"'`]?$"),
-    re.compile(r"\b(?:whose|where|with)\s+(?:\w+\s+){0,2}?(\w+)\s+(?:is|are|was|were|equals)\s*[\"'`]?$", re.I),
-)
-
-
-def _binds(question: str, key: str, field: str) -> bool:
-    """Whether the question states ``key`` as the value of ``field`` ("whose *output is* 0x00000000", "*profile
-    =* black"): reading that field of the record the key finds only repeats the question. "What license is X
-    under?" asks for X's license."""
-    at = question.find(key)
-    before = question[max(0, at - 60) : at] if at > 0 else ""
-    for rx in _BOUND:
-        m = rx.search(before)
-        if m is not None and (norm(m.group(1)) == norm(field) or st.stem(m.group(1).casefold()) in field_stems(field)):
-            return True
-    return False
-
-
 class Field(KindBase):
     name = "field"
 
@@ -231,8 +212,8 @@ class Field(KindBase):
         field = str(move.args[1])
         if not isinstance(result, str) or (key is not None and norm(result) == norm(key.text)):
             return []
-        if key is not None and _binds(book.text_q, key.text, field):  # "whose output is 0x0": output is given
-            return []
+        if key is not None and binds(book.text_q, key.text, field, book.structs[move.var].field_names):
+            return []  # "whose output is 0x0": the output is given
         if key is not None and _holds_key(result, key.text, False):
             return _past_key(result, key.text, field, False, _why(key))
         named = key is not None and key.is_key and norm(field) == norm(key.text)  # a "name value" line's own value
@@ -310,9 +291,16 @@ class Exists(KindBase):
                     k.records and (written_as_name(book.text_q, k.text) or k.text.casefold() in quoted) for k in others
                 )
             )
+            # nor a word just before a name found, describing it ("is the in-place sub_ covered?")
+            ok = ok and not any(k.records and re.search(r"[\W_\d]", k.text) and _before(book, key, k) for k in others)
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
+
+
+def _before(book: Any, key: Any, other: Any) -> bool:
+    """Whether the question says ``key`` just before ``other`` ("the in-place sub_")."""
+    return re.search(rf"(?<!\w){re.escape(key.text)}\s+{re.escape(other.text)}", book.text_q, re.I) is not None
 
 
 def _own_named(book: Any, var: str, key: str) -> bool:

@@ -25,6 +25,7 @@ for. A SUBMIT of an unsupported value ends the run ``Extracted`` with low confid
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,9 +62,24 @@ from dspy_rlm.profiles.reads import (
 from dspy_rlm.profiles.router import learned_cues
 from dspy_rlm.profiles.spans import uncontracted, without_container
 from dspy_rlm.profiles.spellings import field_forms, respelled
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, CUES, FUNCTION_WORDS, QUANTITY, STOP, SYNONYMS, YES_NO_START
+from dspy_rlm.profiles.vocabulary import (
+    CUE_WORDS,
+    CUES,
+    FUNCTION_WORDS,
+    NAME_NOUNS,
+    QUANTITY,
+    STOP,
+    SYNONYMS,
+    YES_NO_START,
+)
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
+_FIELD_NAME_ASKED = re.compile(
+    rf"\b(?:which|what)\s+(?:[\w.-]+\s+){{0,2}}?(?:{'|'.join(sorted(NAME_NOUNS))})\s+"
+    r"(?:is|are|was|has|holds|sets|maps|carries|gives|stores|points)\b",
+    re.I,
+)
+"""A question asking for a field's name ("which gsettings key is mapped to P?"): its name noun names no field."""
 
 MAX_CANDIDATES = 40
 
@@ -147,6 +163,9 @@ class MoveBook:
         self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}  # "time zone": TZ
         self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
+        # "which gsettings key is mapped to P?" asks for a field's name: "key" names no field (gtk-key-theme)
+        asked_name = _FIELD_NAME_ASKED.search(self.text_q) is not None
+        self.field_q = self.q_stems - {st.stem(n) for n in NAME_NOUNS} if asked_name else self.q_stems
         # derived once per run (the question and the data do not change): read_moves() runs every step and, in
         # the oracle's search, once per sequence tried
         self.memo: dict[tuple[Any, ...], Any] = {}
@@ -170,7 +189,9 @@ class MoveBook:
             if cue in self.cues:
                 return cue
         keys = [k for ks in self.keys.values() for k in ks]
-        named = any(self.fields.values())  # "What token does user X have?": a field is asked for, not a key
+        # "What token does user X have?": a field is asked for, not a key; not one the key is the value of ("which
+        # database is given Mode 600?": its Mode is 600)
+        named = any(not (ks and self.field_is_key(n, ks[0], f)) for n, ks in self.keys.items() for f in self.fields[n])
         if keys and keys[0].is_value and not keys[0].is_key and not named:
             return "reverse"
         return "lookup"
@@ -180,9 +201,9 @@ class MoveBook:
         """Fields the question names (a shared stem), the key's own field left out (it holds the key)."""
         if s.kind in ("lines", "prose"):  # a "key: value" shape on some lines names no field of the data; the
             columns = {f for r in s.records[:5000] if len(r.fields) >= 2 for f, _ in r.fields}  # table rows do
-            return ranked_names(self.q_stems, [f for f in s.field_names if f in columns])[:3]
+            return ranked_names(self.field_q, [f for f in s.field_names if f in columns])[:3]
         key_field = field_holding_key(s)
-        named = ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s)
+        named = ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s)
         places = column_fields(self.text_q, s)  # "the 4th column" first: the question says which one
         named = places + [f for f in named if f not in places]
         return [f for f in named if f != key_field][:3]
@@ -195,7 +216,7 @@ class MoveBook:
         included, in file order."""
         if ("named", var) not in self.memo:
             s = self.structs[var]
-            said = set(ranked_names(self.q_stems, s.field_names) + dated_fields(self.text_q, s))
+            said = set(ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s))
             said |= set(column_fields(self.text_q, s))  # "the 4th column": named by its place
             self.memo[("named", var)] = [f for f in self.structs[var].field_names if f in said]
         return list(self.memo[("named", var)])

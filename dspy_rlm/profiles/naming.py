@@ -10,7 +10,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_stems, holding
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
-from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ORDINALS
+from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ORDINALS, STOP
 
 __all__ = [
     "asks_holder",
@@ -22,6 +22,7 @@ __all__ = [
     "other_field_named",
     "rival_field",
     "specific",
+    "unparsed_name",
     "why_specific",
 ]
 
@@ -135,6 +136,8 @@ def counts_a_field(book: Any, move: Any, kind: Any, key: Any, text: str) -> str 
     asked = found is not None and move.args[0] in found[0] and move.args[1:2] == (found[1],)
     if move.kind == "field" and "count" in book.cues and len(move.args) > 1 and not asked:
         return "a count is asked, not a value of a field"
+    if move.kind == "search" and "count" in book.cues and not found:  # "count the records with a salary set":
+        return "a count is asked, not a value a line states"  # not the one salary a search finds
     return None
 
 
@@ -180,3 +183,23 @@ def column_fields(text_q: str, s: st.Structure) -> list[str]:
         if columns and (n == -1 or 1 <= n <= len(columns)):
             out.append(columns[n - 1] if n > 0 else columns[-1])
     return out
+
+
+def unparsed_name(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt of a record or field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): the question names no field
+    but says a word the data writes as an attribute's name (``href="..."``) that no record read holds ("what href
+    is included for the inputlib document?", its record holding only its own ``targetdoc`` and its ``dir``): the
+    value asked sits where the records were not read, and the record's one other field is no answer."""
+    if move.kind not in ("record", "field") or book.named_fields(move.var):
+        return None
+    memo = ("unparsed name", move.var)
+    if memo not in book.memo:
+        keyed = " ".join(k.text for k in book.keys.get(move.var, [])).casefold()
+        fields = {f.casefold() for f in book.structs[move.var].field_names}
+        words = [w for w in parts(book.text_q) if len(w) >= 3 and w.casefold() not in STOP | fields]
+        words = [w for w in words if w.casefold() not in keyed]
+        head = text[:1_000_000]
+        attribute = (re.compile(rf"(?<![\w.:-]){re.escape(w)}[ \t]*=[ \t]*[\"']") for w in words)
+        book.memo[memo] = next((w for w, a in zip(words, attribute) if a.search(head)), None)
+    word = book.memo[memo]
+    return f"the question names {word!r}, an attribute no record read holds" if word else None

@@ -72,10 +72,11 @@ class Key:
 
 def counted_nouns(said: list[str]) -> set[str]:
     """The words naming what is counted or ranked over (``how many time zones``, ``the number of packages``,
-    ``Of all the countries``): the records themselves, not a field of them."""
+    ``Of all the countries``, ``count the targets``): the records themselves, not a field of them."""
     out: set[str] = set()
     for i, w in enumerate(said):
-        if not (w == "many" or (w == "number" and said[i + 1 : i + 2] == ["of"]) or (i == 0 and w == "of")):
+        counting = w == "count" and (i == 0 or said[i - 1] in ("to", "please", "and"))  # "Count the targets of X"
+        if not (w == "many" or counting or (w == "number" and said[i + 1 : i + 2] == ["of"]) or (i == 0 and w == "of")):
             continue
         j = i + 2 if w == "number" else i + 1
         while j < len(said) and said[j] in ("the", "all"):

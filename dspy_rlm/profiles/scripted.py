@@ -77,6 +77,7 @@ def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
     if "count" in book.cues and counted:  # "how many replicas does web run": web's replicas field
         return counted[0]
     order = [k for cue, kinds in _READ_ORDER.items() if cue in book.cues for k in kinds] + list(_DEFAULT_ORDER)
+    order = ["key_of", *order] if book.kind() == "reverse" else order  # a record asked by a value it holds
     for kind in order:
         found = [m for m in moves if m.kind == kind]
         if found and kind in ("count", "count_where", "count_if"):  # what is counted: the phrase most records hold

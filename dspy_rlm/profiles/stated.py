@@ -15,7 +15,7 @@ from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS
 
-__all__ = ["stated"]
+__all__ = ["binds", "stated"]
 
 
 def _noun(book: Any, var: str, key: Any) -> str | None:
@@ -131,3 +131,25 @@ def _number_in(record: Any, number: str) -> bool:
     """Whether the record holds the number as a token of its key or a value ("3.12" in "3.0-3.12")."""
     rx = re.compile(rf"(?<![\w.]){re.escape(number)}(?![\w]|\.\d)")
     return bool(rx.search(record.key or "")) or any(rx.search(v) for _, v in record.fields)
+
+
+_BOUND = (  # "profile = black", "whose (expected log) output is 0x0", "where the status was down"
+    re.compile(r"([\w.-]+)\s*[=:]\s*[\"'`]?$"),
+    re.compile(r"\b(?:whose|where|with)\s+(?:\w+\s+){0,2}?(\w+)\s+(?:is|are|was|were|equals)\s*[\"'`]?$", re.I),
+)
+
+
+def binds(question: str, key: str, field: str, names: Any = ()) -> bool:
+    """Whether the question states ``key`` as the value of ``field`` ("whose *output is* 0x00000000", "*profile
+    =* black"): reading that field of the record the key finds only repeats the question. "What license is X
+    under?" asks for X's license. A word that is another of the fields ``names`` whole binds that one ("whose
+    *name* is spiv" binds ``name``, not ``display_name``)."""
+    at = question.find(key)
+    before = question[max(0, at - 60) : at] if at > 0 else ""
+    for rx in _BOUND:
+        m = rx.search(before)
+        if m is None or (norm(m.group(1)) != norm(field) and any(norm(m.group(1)) == norm(n) for n in names)):
+            continue
+        if norm(m.group(1)) == norm(field) or st.stem(m.group(1).casefold()) in field_stems(field):
+            return True
+    return False

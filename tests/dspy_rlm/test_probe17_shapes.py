@@ -9,7 +9,7 @@ import json
 
 from dspy_rlm.library.items import has_item, items_of, list_items
 from dspy_rlm.library.lookup import max_of, min_of
-from dspy_rlm.profiles.kinds import _binds
+from dspy_rlm.profiles.stated import binds
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 COPYRIGHT = (
@@ -64,10 +64,10 @@ def test_a_yaml_list_of_mappings_lists_its_items_and_vouches_no_absence():
 
 
 def test_a_field_the_question_gives_the_key_as_is_no_answer():
-    assert _binds("which section sets profile = black?", "black", "profile")
-    assert _binds("Tell me the input whose expected output is 0x00000000.", "0x00000000", "output")
-    assert not _binds("Give the country name of DK.", "DK", "name")  # "the F of K" reads K's F
-    assert not _binds("Which service has port 163?", "163", "port")
+    assert binds("which section sets profile = black?", "black", "profile")
+    assert binds("Tell me the input whose expected output is 0x00000000.", "0x00000000", "output")
+    assert not binds("Give the country name of DK.", "DK", "name")  # "the F of K" reads K's F
+    assert not binds("Which service has port 163?", "163", "port")
     assert _ask("which section sets profile = black?", SETUP_CFG) == ("tool:isort", "submitted")
     from dspy_rlm.profiles.kinds import evaluate
     from dspy_rlm.profiles.moves import MoveBook
