@@ -37,7 +37,7 @@ def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
     for a, b, text in logical_lines(lines):
         if rule is not None and text.startswith("\t") and not define:
             rule[1] = b
-            rule[4].append(" ".join(text.split()))
+            rule[4].append(_squeezed(text, text))
             continue
         if rule is not None and text.strip() and not text.lstrip().startswith("#"):
             out.append(_rule(rule))
@@ -50,19 +50,26 @@ def parse_makefile(lines: list[str]) -> tuple[list[Raw], list[str]]:
             continue
         m = _MAKE_ASSIGN.match(text)
         if m:
-            name, value = m.group(1), " ".join(re.split(r"\s#", m.group(2), maxsplit=1)[0].split())  # "# ..." ends it
+            name, value = m.group(1), _squeezed(re.split(r"\s#", m.group(2), maxsplit=1)[0], text)  # "# ..." ends it
             names[name] = None
             out.append((a, b, [(name, value)], name, None))
         elif (r := _MAKE_RULE_LINE.match(text)) and not _MAKE_DIRECTIVE.match(text):
-            targets, deps = " ".join(r.group(1).split()), r.group(2).split(";", 1)
-            rule = [a, b, targets, " ".join(re.split(r"\s#", deps[0], maxsplit=1)[0].split()), []]
+            targets, deps = _squeezed(r.group(1), text), r.group(2).split(";", 1)
+            rule = [a, b, targets, _squeezed(re.split(r"\s#", deps[0], maxsplit=1)[0], text), []]
             if len(deps) > 1 and deps[1].strip():  # "target: deps ; command"
-                rule[4].append(" ".join(deps[1].split()))
+                rule[4].append(_squeezed(deps[1], text))
     if rule is not None:
         out.append(_rule(rule))
     if any(r[2] and r[2][0][0] in _RULE_FIELDS for r in out):
         names.update(dict.fromkeys(_RULE_FIELDS))
     return out, list(names)
+
+
+def _squeezed(part: str, line: str) -> str:
+    """``part`` with its runs of blanks as one space where the line writes it so, else as written: a value is a
+    span of the text (``0\r0`` stays, not ``0 0``)."""
+    squeezed = " ".join(part.split())
+    return squeezed if squeezed in line else part.strip()
 
 
 _MAKE_RULE_LINE = re.compile(r"([^\s#=:][^=#:]*?)\s*::?(?!=)(.*)$")

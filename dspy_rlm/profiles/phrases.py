@@ -155,15 +155,15 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
         if len(holders) == 1 and holders[0].key.strip():
             found.append((name, holders[0].key))
     said = " " + " ".join(st.words(question.casefold())) + " "
+    words = said.split()
+    together = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said or spelled_by(n, words)]
+    stems = {st.stem(w) for w in words}
+    told = {n: sum(st.stem(p.casefold()) in stems for p in parts(n)) for n, _ in found}  # "idle minutes" says
     if len(found) > 1:
-        words = said.split()
-        together = [
-            (n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said or spelled_by(n, words)
-        ]
-        stems = {st.stem(w) for w in words}
-        told = {n: sum(st.stem(p.casefold()) in stems for p in parts(n)) for n, _ in found}  # "idle minutes" says
         most = max(told.values())  # two parts of idle_timeout_minutes, one of head_node_type
         found = together or [(n, k) for n, k in found if told[n] == most >= 2 and most * 2 > len(parts(n))]
+    elif found and not together and told[found[0][0]] * 2 < len(parts(found[0][0])):
+        found = []  # "npm ... config" says two of process.env.npm_config_user_agent's six parts: no name of it
     return Key(found[0][1], 1, True, False, hop=True) if len(found) == 1 else None  # no phrase of the question
 
 

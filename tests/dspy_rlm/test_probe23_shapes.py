@@ -105,8 +105,14 @@ def test_an_operand_of_capitalized_words_is_tested_whole():
 
 def _people() -> str:
     entries = [
-        {"self_link": f"http://api.example/~{n}", "name": n, "display_name": d, "karma": k}
-        for n, d, k in [("limi", "Alex Limi", 12), ("spiv", "Andrew Bennetts", 40), ("jorge", "Jorge Gonzalez", 7)]
+        {
+            "self_link": f"http://api.example/~{n}",
+            "wiki_names_collection_link": f"http://api.example/~{n}/wiki_names",
+            "name": n,
+            "display_name": d,
+            "is_valid": n == "spiv",
+        }
+        for n, d in [("limi", "Alex Limi"), ("spiv", "Andrew Bennetts"), ("jorge", "Jorge Gonzalez")]
     ]
     doc = {"total_size": 3, "start": 0, "entries": entries * 1}
     return json.dumps(doc)  # one line, as an API's page of a collection
@@ -115,6 +121,11 @@ def _people() -> str:
 def test_a_json_document_on_one_line_has_its_entries_as_records():
     q = "What display name does the person whose name is spiv have?"
     assert ask_scripted(q, _people()) == ("Andrew Bennetts", "submitted")
+
+
+def test_the_name_is_the_field_named_name_not_one_ending_in_it():
+    answer, kind = ask_scripted("Whose entry is marked is_valid true? Give the name field.", _people())
+    assert kind != "submitted" or answer == "spiv", answer
 
 
 _DATABASES = """# The main config file. The first stanza names two databases.

@@ -429,3 +429,9 @@ def test_a_whitespace_table_header_row_names_the_columns_but_a_names_only_table_
     assert s.field_names[:4] == ("hostname", "address", "os", "cores") and len(s.records) == 6
     names = detect("\n".join(["POSIX    C", "en_US    en_US.UTF-8", "de_DE    de_DE.UTF-8", "fr_FR    fr_FR.UTF-8"]))
     assert names.records[0].key == "POSIX"
+
+
+def test_a_makefile_rule_keeps_its_values_spans_of_the_text():
+    # found by the property above: a carriage return inside a rule's prerequisites had been read as a space
+    text = "A=\nA=\nA=\n0:0\r0"
+    assert all(v in text for r in structure_module._detect(text).records for _, v in r.fields)
