@@ -162,7 +162,7 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
     if len(found) > 1:
         most = max(told.values())  # two parts of idle_timeout_minutes, one of head_node_type
         found = together or [(n, k) for n, k in found if told[n] == most >= 2 and most * 2 > len(parts(n))]
-    elif found and not together and told[found[0][0]] * 2 < len(parts(found[0][0])):
+    elif found and not together and len(parts(found[0][0])) >= 3 and told[found[0][0]] * 2 < len(parts(found[0][0])):
         found = []  # "npm ... config" says two of process.env.npm_config_user_agent's six parts: no name of it
     return Key(found[0][1], 1, True, False, hop=True) if len(found) == 1 else None  # no phrase of the question
 
