@@ -202,7 +202,7 @@ def _naming(members: list[tuple[Any, Any, int, int]]) -> str | None:
     return next((k for k in KEY_NAMES if objects and all(isinstance(o.get(k), str) for o in objects)), None)
 
 
-def _wrapped(text: str, top: _Members) -> _Members:
+def _wrapped(top: _Members, inners: dict[int, _Members]) -> _Members:
     """The objects of an object whose members are (nearly) all lists of one or two objects, each as a member named
     as the list it sits in (a registry keyed by id, one entry per id); empty for any other document."""
     lists = [m for m in top if isinstance(m[0], str) and isinstance(m[1], list) and m[1]]
@@ -212,7 +212,7 @@ def _wrapped(text: str, top: _Members) -> _Members:
         return []  # lists of many records each: sections of records, read as they are
     out: _Members = []
     for name, _value, begin, _end in lists:  # the first object's lines from its list's: the line naming it
-        out += [(name, v, begin if k == 0 else b, e) for k, (_n, v, b, e) in enumerate(_members(text, begin) or [])]
+        out += [(name, v, begin if k == 0 else b, e) for k, (_n, v, b, e) in enumerate(inners.get(begin) or [])]
     return out
 
 
@@ -222,7 +222,7 @@ def parse_json_document(text: str) -> list[Raw]:
     holding no records (a package's manifest, a settings document) is one record of the whole text."""
     top, members, inners = _scan(text)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    wrapped = _wrapped(text, top or [])
+    wrapped = _wrapped(top or [], inners)
     if wrapped:  # {"GB0000": [{...}], "GB0001": [{...}], ...}: each object keyed by the name it is listed under
         members, lists = wrapped, [("", wrapped)]
     if members is None:
