@@ -12,7 +12,7 @@ from collections import Counter
 
 from dspy_rlm.library.formats import Raw, continued_lines, settings, unquote
 
-_NAME = re.compile(r"(\"[^\"]+\"|[^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*$")
+_NAME = re.compile(r"(\"(?:\\.|[^\"\\])+\"|[^\s(]+(?:\([^()]*\))?)(?:[ \t]+(\S.*?))?[ \t]*$")
 _HASH_COMMENT = re.compile(r"(?:^|[ \t]+)#(?:[ \t]+(.*))?$")
 _CLOSING_COMMENT = re.compile(r"[ \t]*(?:/\*(.*?)\*/|//(.*))[ \t]*$")
 _PUNCTUATION = re.compile(r"[\W_]+")

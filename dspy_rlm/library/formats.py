@@ -163,6 +163,8 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
             continue  # tab-separated rows whose last cell says "terminate:ctrl_alt_bksp": no colon table
         if delim == ":" and sum(1 for r in rows[:400] if CLOCK.search(r)) > len(counts) * 0.3:
             continue  # 14:02:51 in every line is a log's clock, not a colon-separated table
+        if delim == ":" and sum(1 for r in rows[:400] if "::" in r) > len(counts) * 0.5:
+            continue  # "::msgcat::mcset": a namespace's separators, no cells
         near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
         if delim in ",;\t" and _ragged(counts, _cells(rows[0], delim)):
             near = len(counts)
@@ -237,7 +239,20 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     header = _comment_header(lines, data[0], width, lambda s: _cells(s, delim))
     if header is None and _header_like(first_cells) and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
-    return _table_records([(i, lines[i]) for i in data], header, width, lambda s: _cells(s, delim))
+    raws, names = _table_records([(i, lines[i]) for i in data], header, width, lambda s: _cells(s, delim))
+    said = [m for r in raws if r[2] and (m := _QUOTE_COMMENT.fullmatch(r[2][-1][1]))]
+    if delim != "\t" or len(said) * 2 < len(raws):
+        return raws, names
+    out: list[Raw] = []  # a Vim keymap's 'J<TAB><char-0x039E>   " GREEK CAPITAL LETTER XI': a value and its comment
+    for a, b, fields, key, text in raws:
+        m = _QUOTE_COMMENT.fullmatch(fields[-1][1]) if fields else None
+        if m:
+            fields = [*fields[:-1], (fields[-1][0], m.group(1)), ("comment", m.group(2).strip())]
+        out.append((a, b, fields, key, text))
+    return out, [*names, "comment"]
+
+
+_QUOTE_COMMENT = re.compile(r"(\S.*?)[ \t]{2,}\"([^\"]*)")  # a last cell's trailing comment: a quote never closed
 
 
 def _shaped_like_data(lines: list[str], data: list[int], delim: str) -> bool:

@@ -253,6 +253,7 @@ STANDALONE_MODULES = (
     "callformat",
     "braceformat",
     "markedformat",
+    "treeformat",
     "wordmatch",
     "structure",
     "tail",

@@ -39,7 +39,8 @@ Records per kind (the record's ``key`` in brackets):
   attributes (:mod:`~dspy_rlm.library.dtdformat`); one per unindented ``word args`` line with the indented
   directive lines under it [its first argument]
   (ssh_config's ``Host``, sensors3.conf's ``chip``); a directive whose word repeats is named with its first argument
-  (``label fan1``).
+  (``label fan1``); (detail ``tree``, before TOML) one per node of a drawn tree (``├── name``) [its name], its
+  ``parent``, ``depth``, ``children`` and ``descendants`` (:mod:`~dspy_rlm.library.treeformat`).
 - profile: one per ``name = { ... }`` block [its name] (a nested block's keys as ``inner.key``), and one per section
   for its own ``key = value`` lines [the section name] (krb5.conf, mke2fs.conf).
 - yaml: one per top-level key [the key] or top-level list item [its first value]; nested ``k: v`` lines are fields
@@ -160,6 +161,7 @@ from dspy_rlm.library.settingformats import (
     parse_statements,
 )
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
+from dspy_rlm.library.treeformat import looks_tree, parse_tree
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
 from dspy_rlm.library.yamlstream import looks_yaml_stream, parse_yaml_stream
@@ -308,6 +310,8 @@ def _detect(text: str) -> Structure:
         return _build("markdown_table", lines, *parse_markdown_table(lines))
     if looks_grid_tables(sample) and (grid := parse_grid_tables(lines))[1]:
         return _build("markdown_table", lines, *grid, detail="rst grid")
+    if looks_tree(sample) >= 0.9:  # connectors before labels: no table's cells
+        return _build("blocks", lines, *parse_tree(lines), detail="tree")
     if looks_toml(sample) and (toml := parse_toml(lines))[0]:  # before INI: a value may span lines
         return _build("toml", lines, *toml)
     if looks_declared_table(sample):  # its rows' columns are named above them: before the delimited tables
@@ -317,6 +321,8 @@ def _detect(text: str) -> Structure:
     if looks_yaml_stream(sample) >= 0.85 and (stream := parse_yaml_stream(lines))[0]:  # before tables: "a: b"
         return _build("yaml", lines, *stream, detail="documents")
     score, delim = looks_delimited(sample)
+    if score >= 0.85 and delim == ";" and looks_keyword_lines(sample) >= 0.8:  # cells of "KEY value" pairs
+        return _build("keywords", lines, *parse_keyword_lines(lines))
     if score >= 0.85:
         return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])
     for kind, looks, parse, threshold in (

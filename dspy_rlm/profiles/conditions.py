@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.naming import column_fields
-from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, may_be_value
+from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, keyed_by, may_be_value
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
 from dspy_rlm.profiles.spans import count_subject, data_subject_spans
 from dspy_rlm.profiles.spellings import field_forms
@@ -371,8 +371,7 @@ def agree(book: Any, var: str, key: Any, field: str, value: str) -> bool:
         return True
     memo = ("keyed", var, key.text)
     if memo not in book.memo:
-        said = norm(key.text)
-        book.memo[memo] = [r for r in holding(book.texts[var], book.structs[var], key.text)[:50] if norm(r.key) == said]
+        book.memo[memo] = keyed_by(holding(book.texts[var], book.structs[var], key.text)[:50], key.text)
     keyed = book.memo[memo]
     if len(keyed) < 2:
         return True

@@ -26,7 +26,7 @@ from dspy_rlm.profiles.phrases import (
     spelled_as,
     unqualified,
 )
-from dspy_rlm.profiles.reads import norm, parts
+from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
 from dspy_rlm.profiles.vocabulary import IDIOMS, STOP
 
@@ -64,6 +64,21 @@ def _said_whole(question: str, s: st.Structure, taken: list[tuple[int, int]]) ->
     return out
 
 
+def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int, int], str]:
+    """``{span: field}`` where the question says a field's name of two parts or more whole, its parts in a row
+    ("the italic angle" for ``ItalicAngle``)."""
+    stems = [st.stem(t.group()) for t in tokens]
+    out: dict[tuple[int, int], str] = {}
+    for f in s.field_names[:200]:
+        want = [st.stem(p.casefold()) for p in camel_parts(f)]
+        if len(want) < 2 or len(want) > 4:
+            continue
+        for i in range(len(stems) - len(want) + 1):
+            if stems[i : i + len(want)] == want:
+                out[(tokens[i].start(), tokens[i + len(want) - 1].end())] = f
+    return out
+
+
 def question_keys(book: Any, var: str) -> list[Key]:
     """The key phrases of the question found in ``var``: longest first, a record's key or a whole value first,
     then what only a huge text's tail holds, then loose words; for a yes/no, a phrase absent from the data."""
@@ -83,6 +98,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
     data_nouns = {b for _, b in data_spans}
     subject = subject_span(book.text_q)  # "does the stylesheet have ...": what holds the thing asked about
     idioms = [m.span() for m in IDIOMS.finditer(book.text_q)]  # "by default": no key phrase
+    field_said = _field_said(tokens, s)  # "the italic angle": a word of it keys no record lacking that field
     for m in QUOTED.finditer(book.text_q):  # a quoted phrase is one key, however long
         phrase = quoted_text(m).strip()
         hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
@@ -170,6 +186,9 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
             if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word:
                 continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
+            said = [f for (a, b), f in field_said.items() if a <= start and end <= b and (a, b) != (start, end)]
+            if said and not any(r.get(said[0]) is not None for r in hits):
+                continue  # "angle" of "italic angle" keys the glyph named angle, which has no ItalicAngle
             found.append(made)
             spans.append((first.start(), last.end()))
             firm |= {(first.start(), last.end())} if made.is_key or made.is_value else set()

@@ -8,8 +8,8 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.phrases import counted_stems, holding
-from dspy_rlm.profiles.reads import camel_parts, norm, parts
+from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
+from dspy_rlm.profiles.reads import camel_parts, parts
 from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ORDINALS, STOP
 
 __all__ = [
@@ -46,8 +46,7 @@ def _keyed_beside(book: Any, var: str, key: Any) -> bool:
 def _shared_key(book: Any, var: str, key: Any) -> bool:
     memo = ("shared key", var, key.text)
     if memo not in book.memo:
-        said = norm(key.text)
-        named = sum(norm(r.key) == said for r in holding(book.texts[var], book.structs[var], key.text)[:50]) > 1
+        named = len(keyed_by(holding(book.texts[var], book.structs[var], key.text)[:50], key.text)) > 1
         others = any(k.is_key or k.is_value for k in book.keys.get(var, []) if k is not key and k.records)
         book.memo[memo] = named and others
     return bool(book.memo[memo])
@@ -86,15 +85,32 @@ def rival_field(book: Any, var: str, key: Any, field: str, record: st.Record) ->
 def names_document(s: st.Structure, record: st.Record, phrase: str, move: Any) -> bool:
     """Whether ``phrase``, which the ``record`` read lacks, names the whole document: a value of its first record
     (a copyright file's "the Debian packaging of *GNU ed*", a manual page's title) that lacks the field read; for
-    a read of no field, a first record whose fields no other record has (its header, no table's first row)."""
+    a read of no field, a first record whose fields no other record has (its header, no table's first row); or a
+    value of a header line before the record's peers (:func:`_names_header`)."""
     head = s.records[0] if s.records else None
-    if head is None or head is record or not any(lookup._same(v, phrase) for _, v in head.fields):
+    if head is None or head is record:
         return False
+    if not any(lookup._same(v, phrase) for _, v in head.fields):
+        return _names_header(s, record, phrase)
     field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
     if field is not None:  # a field the header lacks (a pom's property, not its artifactId's record)
         return head.get(field) is None
     names = {f for f, _ in head.fields}  # any other read: where the header is no table's first row among peers
     return not any(names & {f for f, _ in r.fields} for r in s.records[1:200])
+
+
+def _names_header(s: st.Structure, record: st.Record, phrase: str) -> bool:
+    """Whether ``phrase`` is a value of one of the header lines before the first of the ``record``'s peers (records
+    sharing a field with it), a line whose fields the record lacks: a font's ``FontName Symbol-Slanted`` above
+    its glyphs' rows."""
+    names = {n for n, _ in record.fields}
+    for r in s.records[:50]:
+        fields = {n for n, _ in r.fields}
+        if r is record or fields & names:
+            return False
+        if any(lookup._same(v, phrase) for _, v in r.fields):
+            return True
+    return False
 
 
 def noted_section(book: Any, var: str, key: Any) -> bool:

@@ -41,6 +41,7 @@ __all__ = [
     "id_parts",
     "is_stop",
     "is_stop_value",
+    "keyed_by",
     "make_key",
     "mark_inner",
     "may_be_value",
@@ -251,6 +252,16 @@ def holding(text: str, s: st.Structure, phrase: str) -> list[st.Record]:
     if s.parsed_chars is None:
         return [r for r in s.records if lookup._has(r, phrase)]
     return lookup.containing(text, phrase)
+
+
+def keyed_by(records: list[st.Record], phrase: str) -> list[st.Record]:
+    """The ``records`` keyed by ``phrase``: as written where any is ("Omega" beside "omega": the data tells them
+    apart by case; a phrase of one character may be a piece of a longer key: "<~O"), else in any case."""
+    exact = [r for r in records if r.key == phrase] if len(phrase) > 1 else []
+    if exact:
+        return exact
+    said = norm(phrase)
+    return [r for r in records if norm(r.key) == said]
 
 
 def found_beyond(text: str, phrase: str, cap: int, n: int) -> bool:
