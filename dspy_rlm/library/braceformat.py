@@ -22,7 +22,9 @@ _BRACE_SETTING = re.compile(
 )
 _BRACE_CLOSE_LINE = re.compile(r"\}\s*[;,]?\s*$|[^{}()]*\{[^{}()]*\}\s*[;,]?\s*$")  # or a block on one line
 _BRACE_COMMENT = re.compile(r"\s*(?:#|//|/\*|\*)")
-_BRACE_PREPROCESSOR = re.compile(r"\s*#\s*(?:define|include|if|ifdef|ifndef|endif|pragma|undef)\b")
+_BRACE_PREPROCESSOR = re.compile(
+    r"\s*#(?:\s*(?:define|include|ifdef|ifndef|endif|pragma|undef)\b|if\b)"
+)  # "# if this": a comment
 _BRACE_CODE_HEAD = re.compile(
     r"(?:struct|enum|union|typedef|class|interface|namespace|impl|fn|function|def|let|if|else|switch|for|while|do"
     r"|try|catch|static|public|private|protected|extern|template|const|var|return)\b"

@@ -141,7 +141,25 @@ class _XmlWalk:
             for item in items
             if names & {n for n, _ in item[2]}
         ]
+        extra += self._same_shape(at, found)
         return sorted(found + extra, key=lambda item: (item[0], item[1])) if extra else found
+
+    def _same_shape(self, at: tuple[str, int], found: list[_XmlItem]) -> list[_XmlItem]:
+        """The elements of other tags, of no attributes as the records, that hold the two or more leaves (nested
+        one level: ``configItem.name``) every record holds: xkb's ``<layout>`` and ``<model>`` beside its
+        ``<variant>`` records, each named by its own ``configItem``."""
+        if any(item[2] for item in found):
+            return []
+        common = set.intersection(*({t for t, _, _ in item[3] if "." in t} for item in found))
+        if len(common) < 2:
+            return []
+        return [
+            item
+            for (tag, _), items in self.groups.items()
+            if tag != at[0]
+            for item in items
+            if not item[2] and common <= {t for t, _, _ in item[3]}
+        ]
 
     def _inside_records(self, at: tuple[str, int]) -> bool:
         """Whether an enclosing element of group ``at`` repeats 3+ times with attributes."""

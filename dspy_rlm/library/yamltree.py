@@ -1,8 +1,9 @@
 """Nested YAML mappings as records: where a top-level key holds mappings of mappings (``canonical_surfaces:``
 then ``  ai:`` then ``    command: ai``), each mapping that holds values is a record of its own, keyed by its
-name, with those values and ``block`` (the name of the mapping around it). Read at the top level only, all the
-entries' fields fell into one record (``name`` said a hundred times). A list or a block scalar under a key is
-that key's value, as :func:`parse_yaml` reads it; a top-level key of values only, or
+name, with those values, ``block`` (the name of the mapping around it) and, deeper, ``path`` (``TensorMeta.fields``),
+in line order. Read at the top level only, all the entries' fields fell into one record (``name`` said a hundred times).
+A list or a block scalar under a key is that key's value, as :func:`parse_yaml` reads it; a top-level key of
+values only, or
 of list items, stays its record. Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
@@ -174,7 +175,7 @@ def _records(lines: list[str], rows: list[int], k: int, name: str, outer: str, o
         m = YAML_KEY.match(lines[i].strip())
         if _mapping_head(lines, rows, k):
             inner = unquote(m.group(1).strip()) if m else ""
-            k = _records(lines, rows, k + 1, inner, name, out, i)
+            k = _records(lines, rows, k + 1, inner, f"{outer}.{name}" if outer else name, out, i)  # its path
             continue
         k += 1
         if m is None:
@@ -190,7 +191,9 @@ def _records(lines: list[str], rows: list[int], k: int, name: str, outer: str, o
         fields.append((unquote(m.group(1).strip()), unquote(value)))
         last = rows[k - 1]
     if fields:
-        out.append((first, last, [*fields, ("block", outer)] if outer else fields, name, None))
+        block = outer.rpartition(".")[2]  # the mapping around it; its path where that is deeper (TensorMeta.fields)
+        placed = [("block", block), *([("path", outer)] if outer != block else [])] if outer else []
+        out.append((first, last, [*fields, *placed], name, None))
     return k
 
 
@@ -208,6 +211,7 @@ def _nested(lines: list[str], a: int, b: int) -> list[Raw] | None:
         _records(lines, rows, 0, top, "", out, a)
     except RecursionError:  # nested deeper than the interpreter recurses (a hostile text): read flat
         return None
+    out.sort(key=lambda raw: raw[0])  # a mapping's own record comes after its inner ones: in line order for lookups
     return out or None
 
 

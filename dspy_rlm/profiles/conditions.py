@@ -252,7 +252,10 @@ def unread_test(book: Any) -> str | None:
 _CLAUSE_END = re.compile(r"[;.?!]\s+(?=\S)")
 _THEN = re.compile(rf",?\s+and\s+(?:then\s+)?(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE)
 _SAME = re.compile(r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b", re.IGNORECASE)
-_REFERS = re.compile(r"(?<!\w)(?:that|this|those|these)\s+(\w+)", re.IGNORECASE)
+_REFERS = re.compile(  # "that setting", and "the definition it points to" (a noun the earlier clause said)
+    r"(?<!\w)(?:(?:that|this|those|these)\s+(\w+)|the\s+(\w+)\s+(?:(?:that|which)\s+)?(?:it|they)\s+[a-z]+)",
+    re.IGNORECASE,
+)
 
 
 def chained(book: Any) -> str | None:
@@ -267,7 +270,8 @@ def chained(book: Any) -> str | None:
                 before = {st.stem(w) for w in st.words(" ".join(clauses[:i]).casefold())}
                 m = _REFERS.search(clauses[i])
                 back = not named or (m is not None and m.group(0)[:4].casefold() == "that")  # "...; does that rule"
-                if m and len(st.words(clauses[i - 1])) >= 3 and (back or st.stem(m.group(1).casefold()) in before):
+                noun = (m.group(1) or m.group(2)).casefold() if m else ""
+                if m and len(st.words(clauses[i - 1])) >= 3 and (back or st.stem(noun) in before):
                     found = found or m.group(0)
         # "X was released on some day. What *other* version has the *same* date?": the record X names gives the
         # date; another record holding it is the answer

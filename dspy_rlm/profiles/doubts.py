@@ -20,6 +20,7 @@ from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.naming import asks_holder, counts_a_field, names_document, other_field_named, unparsed_name
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
+from dspy_rlm.profiles.spans import offered
 from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
@@ -155,7 +156,9 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # (in a text of lines no phrase is a key or a whole value: any phrase the question names beside the one read)
     plain = book.structs[move.var].kind in ("lines", "prose")
     for other in book.keys.get(move.var, []):
-        sure = ((other.is_key or other.is_value or plain) and not is_stop(other.text)) or _NUMBER.fullmatch(other.text)
+        held = (other.is_key or other.is_value or plain) and not is_stop(other.text)
+        joined = move.kind == "field" and key.hop and re.search(r"\w[_./:@]\w", other.text) is not None  # a/b
+        sure = bool(held or joined or _NUMBER.fullmatch(other.text))  # an identifier ("actions/checkout") vs a hop
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is key or not few or other.hop:  # hop: no phrase
             continue
@@ -212,7 +215,7 @@ def _repeats_question(book: Any, move: Move, key: Any, value: Any) -> str | None
     # as its author?", read by 'Rask1': 'Cid Rask1')
     whole = _ASKING_WORD.sub(" ", book.text_q, count=1)  # "Which command is described as ...?": not 'which'
     asked = whole.replace(key.text, " ") if key is not None else whole
-    if not isinstance(value, str) or len(value.strip()) < 2:
+    if not isinstance(value, str) or len(value.strip()) < 2 or norm(value) in {norm(w) for w in offered(book.text_q)}:
         return None
     if not said_in(value, asked) and not (key is not None and said_in(value, whole) and not said_in(value, key.text)):
         return None

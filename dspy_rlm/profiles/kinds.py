@@ -88,6 +88,18 @@ def _in_sentence(found: list[Candidate]) -> list[Candidate]:
     return [Candidate(c.value, c.label, True, IN_SENTENCE) for c in found if c.supported]
 
 
+_DEFAULT_SAID = re.compile(r"\bdefaults?(?:\s+(?:value\s+)?is|\s+to|:)\s+(\S.*?)(?:\.(?:\s|$)|[;)]|$)", re.I)
+
+
+def _default_said(book: Any, value: str, fname: str, ok: bool) -> list[Candidate]:
+    """ "The default output level of -o": what a description says its default is ("... Default: info.")."""
+    if "default" not in {st.stem(w) for w in st.words(book.text_q.casefold())}:
+        return []
+    m = _DEFAULT_SAID.search(value)
+    said = unquote(m.group(1).strip(" '\"`")) if m else ""
+    return [Candidate(said, fname, ok, IN_SENTENCE)] if said and len(said.split()) <= 6 else []
+
+
 def _stated(part: str, sentence: str) -> bool:
     """Whether ``part`` follows a ``:`` or ``=`` in ``sentence`` (``[default: 256]``, ``unit=B``)."""
     return re.search(rf"[:=]\s*{re.escape(part)}(?!\w)", sentence) is not None
@@ -128,6 +140,7 @@ class Record(KindBase):
         elsewhere = bool(book.fields.get(var)) and not {f for f, _ in result.fields} & set(book.fields[var])
         # no doubt which field is meant (unless a count is asked: a field's number is no count)
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
+        one_number = one_number and not elsewhere  # "the resolution": a record without one has no number asked
         flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
         names = book.structs[var].field_names
         for fname, value in result.fields:
@@ -161,6 +174,7 @@ class Record(KindBase):
             parts = _in_sentence(printed(book, value, key)) if loose else []
             if fname in PROSE_FIELDS:  # a description states a value after a mark ("[default: 256]"), not in its
                 parts = [c for c in parts if _stated(c.value, value)]  # examples ("gzip -l file.Z")
+                parts = parts or _default_said(book, value, fname, ok or (specific and loose))
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
                 continue

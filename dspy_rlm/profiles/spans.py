@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dspy_rlm.profiles.phrases import components
 from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, HOLDING_VERBS, STOP
 
-__all__ = ["container_spans", "data_subject_spans", "subject_span", "without_container"]
+__all__ = ["container_spans", "data_subject_spans", "offered", "subject_span", "without_container"]
 
 
 _CONTAINER = re.compile(
@@ -114,3 +114,12 @@ def uncontracted(question: str) -> str:
         return f" {_SPELLED[m.group(2).casefold()]}"
 
     return _CONTRACTED.sub(spell, question)
+
+
+_CHOICES = re.compile(r"[:,]\s*((?:[\w.+-]+\s*,\s*)*[\w.+-]+,?\s+or\s+[\w.+-]+)\s*\??\s*$")
+
+
+def offered(question: str) -> list[str]:
+    """The answers a question closes by offering ("... here: struct, union or enum?"), else none."""
+    m = _CHOICES.search(question)
+    return [w for w in re.split(r"\s*,\s*|\s+or\s+", m.group(1)) if w] if m else []

@@ -119,3 +119,204 @@ def test_a_namespaced_command_is_no_colon_table_and_an_escaped_quote_stays_in_it
         "Speichern unter",
         "submitted",
     )
+
+
+_REGISTRY = """<?xml version="1.0"?>
+<registry>
+  <modelList>
+    <model><configItem><name>std101</name><description>Plain 101-key board</description></configItem></model>
+    <model><configItem><name>std104</name><description>Plain 104-key board</description></configItem></model>
+  </modelList>
+  <layoutList>
+    <layout>
+      <configItem><name>nl</name><shortDescription>nl</shortDescription><description>Dutch</description></configItem>
+      <variantList>
+        <variant><configItem><name>mac</name><description>Dutch (Mac)</description></configItem></variant>
+        <variant><configItem><name>std</name><description>Dutch (standard)</description></configItem></variant>
+        <variant><configItem><name>intl</name><description>Dutch (intl)</description></configItem></variant>
+      </variantList>
+    </layout>
+    <layout>
+      <configItem><name>fy</name><shortDescription>fy</shortDescription><description>Frisian</description></configItem>
+      <variantList>
+        <variant>
+          <configItem><name>nlx</name><shortDescription>nl</shortDescription><description>Frisian (x)</description>
+          </configItem>
+        </variant>
+        <variant><configItem><name>alt</name><description>Frisian (alt)</description></configItem></variant>
+        <variant><configItem><name>old</name><description>Frisian (old)</description></configItem></variant>
+      </variantList>
+    </layout>
+  </layoutList>
+</registry>
+"""
+
+
+def test_elements_of_other_tags_shaped_as_the_records_are_records_too():
+    s = detect(_REGISTRY)
+    keys = {r.get("configItem.name"): r for r in s.records}
+    assert {"std101", "nl", "fy", "mac", "nlx"} <= set(keys)
+    assert keys["nl"].get("configItem.description") == "Dutch"
+    q = "What short description is given for the Dutch layout nl?"
+    answer, kind = ask_scripted(q, _REGISTRY)
+    assert answer == "nl" or kind != "submitted", answer
+    assert ask_scripted("What's the description of the keyboard model std104?", _REGISTRY) == (
+        "Plain 104-key board",
+        "submitted",
+    )
+
+
+_MANUAL = """.TH PAGER 1 "2025" "pager 2.0" "User Commands"
+.SH NAME
+pager \\- page through text
+.SH OPTIONS
+.TP
+.B \\-w \\fIwidth\\fR
+Sets the line width in columns. Default: 80.
+.TP
+.B \\-o \\fIlevel\\fR
+Specifies the output format. quiet | normal | loud. Default: normal.
+.TP
+.B \\-q
+Quiet: no bell.
+"""
+
+
+def test_the_default_a_description_states_answers_a_question_of_the_default():
+    assert ask_scripted("What is the default output level for the -o option?", _MANUAL) == ("normal", "submitted")
+
+
+_CARDS = """# Card definitions
+
+Board.pcm.front.0 {
+\ttype asym
+\tplayback.pcm {
+\t\ttype softvol
+\t\tslave.pcm { type hw }
+\t}
+}
+
+Board.pcm.rear.0 {
+\ttype hw
+\t# if this element is present, skip the rest
+\tskip_rest true
+}
+
+Board.pcm.side.0 cards.Board.pcm.front.0
+
+Board.pcm.hdmi.0 {
+\ttype hw
+\tdevice 3
+}
+"""
+
+
+def test_a_comment_saying_if_is_no_preprocessor_line_of_a_brace_config():
+    s = detect(_CARDS)
+    assert (s.kind, s.detail) == ("blocks", "braces")
+    front = next(r for r in s.records if r.key == "Board.pcm.front.0")
+    assert front.get("playback.pcm.type") == "softvol"
+
+
+def test_a_later_clause_naming_what_the_first_points_to_asks_a_second_step():
+    q = (
+        "Board.pcm.side.0 is just an alias for another PCM definition. "
+        "What type is the playback PCM of the definition it points to?"
+    )
+    answer, kind = ask_scripted(q, _CARDS.replace("\t# if this element is present, skip the rest\n", ""))
+    assert kind != "submitted" or answer == "softvol", answer
+
+
+_SCHEMA = """# generated
+Point:
+  kind: struct
+  fields:
+    x:
+      type: float
+    y:
+      type: float
+Box:
+  kind: struct
+  fields:
+    corner:
+      type: Point
+    span_offset:
+      type: int
+      default: 0
+Mode:
+  kind: enum
+  fields:
+    OPEN: 1
+    SHUT: 2
+"""
+
+
+def test_nested_mappings_keep_their_path_and_line_order():
+    s = detect(_SCHEMA)
+    assert [r.line for r in s.records] == sorted(r.line for r in s.records)
+    offset = next(r for r in s.records if r.key == "span_offset")
+    assert (offset.get("type"), offset.get("block"), offset.get("path")) == ("int", "fields", "Box.fields")
+    from dspy_rlm.library import lookup
+
+    assert lookup.field_of(_SCHEMA, "span_offset", "type") == "int"
+
+
+def test_one_of_the_answers_a_question_offers_is_no_repeat_of_it():
+    q = "What is the most common kind among the top-level definitions here: struct or enum?"
+    assert ask_scripted(q, _SCHEMA) == ("struct", "submitted")
+
+
+_WORKFLOW = """name: build
+on: [push]
+
+jobs:
+  build:
+    strategy:
+      matrix:
+        python-version:
+          - "3.11"
+          - "3.12"
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v5
+      - run: make test
+"""
+
+
+def test_an_identifier_the_field_read_by_a_hop_lacks_vouches_for_no_value():
+    answer, kind = ask_scripted("Which version tag of actions/checkout does this workflow pull in?", _WORKFLOW)
+    assert kind != "submitted" or answer == "v5", answer
+
+
+_MIXER = """Mixer.pcm.front.0 {
+\tplayback.pcm {
+\t\ttype softvol
+\t\tsubdevice 0
+\t}
+}
+
+Mixer.pcm.default {
+\tcapture.pcm {
+\t\ttype plug
+\t\tslave.pcm {
+\t\t\ttype softvol
+\t\t\tresolution 121
+\t\t}
+\t}
+}
+
+Mixer.pcm.rear.0 {
+\ttype hw
+}
+"""
+
+
+def test_the_lone_number_of_a_record_lacking_the_field_asked_is_no_answer():
+    from dspy_rlm.profiles.moves import MoveBook
+    from dspy_rlm.profiles.oracle import host_reader
+
+    q = "What resolution is configured for the capture softvol control of the Mixer default PCM?"
+    book = MoveBook({"question": q}, {"context": _MIXER}, {"answer": int})
+    move = next(m for m in book.read_moves() if m.code == "print(record_of(context, 'softvol'))")
+    book.record_read(move.code, host_reader(book.data)(move))
+    assert not [c.value for c in book.reads[move.code] if c.supported]
