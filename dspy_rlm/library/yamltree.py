@@ -1,10 +1,10 @@
 """Nested YAML mappings as records: where a top-level key holds mappings of mappings (``canonical_surfaces:``
 then ``  ai:`` then ``    command: ai``), each mapping that holds values is a record of its own, keyed by its
-name, with those values, ``block`` (the name of the mapping around it) and, deeper, ``path`` (``TensorMeta.fields``),
-in line order. Read at the top level only, all the entries' fields fell into one record (``name`` said a hundred times).
-A list or a block scalar under a key is that key's value, as :func:`parse_yaml` reads it; a top-level key of
-values only, or
-of list items, stays its record. Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
+name, with those values, ``block`` (the name of the mapping around it) and, deeper, ``path``
+(``TensorMeta.fields``), in line order. Read at the top level only, all the entries' fields fell into one record
+(``name`` said a hundred times). A list or a block scalar under a key is that key's value, as :func:`parse_yaml`
+reads it; a top-level key of values only, or of list items, stays its record. Stdlib only:
+:func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
 
