@@ -11,6 +11,7 @@ decoder's own offsets, so ``record_of`` shows the object as written.
 import bisect
 import json
 import re
+from collections import Counter
 from typing import Any
 
 from dspy_rlm.library.formats import KEY_NAMES, Raw, _line_kv, _share, is_comment, meaningful, unquote
@@ -196,6 +197,23 @@ def _kin(top: _Members, best: _Members, inners: dict[int, _Members]) -> list[tup
     return out if len(out) > 1 and any(inner is best for _, inner in out) else []
 
 
+def _kin_objects(top: _Members, best: _Members, inners: dict[int, _Members]) -> list[tuple[str, _Members]]:
+    """The top-level objects of named objects shaped as the container's (a JSON Schema's ``properties`` beside its
+    ``definitions``: each member a schema with a ``type`` or ``description``), each with its member's name, the
+    container among them; empty where no other object is."""
+    if not all(isinstance(m[0], str) and isinstance(m[1], dict) for m in best):
+        return []
+    counts = Counter(k for m in best for k in m[1])
+    common = {k for k, n in counts.items() if 2 * n >= len(best)}
+    out = []
+    for name, value, begin, _end in top:
+        inner = inners.get(begin)
+        shaped = bool(inner) and all(isinstance(m[1], dict) and common & set(m[1]) for m in inner or ())
+        if isinstance(name, str) and isinstance(value, dict) and (inner is best or shaped):
+            out.append((name, inner or []))
+    return out if len(out) > 1 and any(inner is best for _, inner in out) else []
+
+
 def _naming(members: list[tuple[Any, Any, int, int]]) -> str | None:
     """The field that names every object of a list (``name``, ``id``, ...), if one does."""
     objects = [m[1] for m in members if isinstance(m[1], dict)]
@@ -230,7 +248,7 @@ def parse_json_document(text: str) -> list[Raw]:
         fields = json_fields(value) if isinstance(value, dict) else []
         return [(0, len(starts) - 1, fields, json_key(value, fields), None)] if fields else []
     out: list[Raw] = []
-    lists = [] if wrapped else _kin(top or [], members, inners)
+    lists = [] if wrapped else _kin(top or [], members, inners) or _kin_objects(top or [], members, inners)
     lists = lists or [("", members)]  # several lists of one kind: each says its list
     for block, held in lists:
         for name, value, begin, end in held:

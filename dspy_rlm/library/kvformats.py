@@ -226,23 +226,25 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
             names.update(dict.fromkeys(n for n, _ in pairs))
             out.append((max(first, 0) if first >= 0 else fields[0][1], last, pairs, section, None))
 
-    last = -1
+    last, going = -1, False
     for i, line in enumerate(lines):
         if is_comment(line) and (c := _COMMENTED_SETTING.match(line.strip())):
             commented.append((c.group(1), unquote(c.group(2).strip())))
             last = last if fields else i  # the record spans them where they are its settings
+        going = going and not is_comment(line)  # a comment line ends a value (as configparser reads it)
         if not line.strip() or is_comment(line):
             continue
         m = SECTION.match(line)
         if m:
             close(last)
             section, first, fields, commented = m.group(1).strip(), i, [], []
-        elif fields and _indent(line) > _indent(lines[fields[-1][1]]):  # deeper than its key: continues it
+        elif going and fields and _indent(line) > _indent(lines[fields[-1][1]]):  # deeper than its key: continues it
             fields[-1][2] = i
         elif _SEPARATOR_LINE.match(line.strip()):
             continue
         elif kv := INI_KV.match(line.strip()):
             fields.append([kv.group(1).strip(), i, i])
+            going = True
         last = i
     close(last)
     return out, list(names)

@@ -27,7 +27,8 @@ def stem(word: str) -> str:
 
     Rules, in order: ``-sses`` -> ``-ss``; ``-ies`` -> ``-y``; a final ``-s`` goes (not after s, u, i);
     ``-ing`` / ``-ed`` go when 3+ letters with a vowel remain, then a doubled final consonant (not l, s, z)
-    is undoubled; a final ``-y`` becomes ``-i``; a final ``-e`` goes. So licenses, license, licensed and
+    is undoubled (before them ``-tion`` of 8+ letters loses ``-ion``); a final ``-y`` becomes ``-i``; a final ``-e``
+    goes. So deprecation, deprecated -> ``deprecat``; licenses, license, licensed and
     licensing -> ``licens``; running, runs -> ``run``; policy, policies -> ``polici``; status -> ``status``.
     """
     w = word.casefold()
@@ -39,6 +40,8 @@ def stem(word: str) -> str:
         w = w[:-3] + "y"
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
+    if w.endswith("tion") and len(w) >= 8:  # deprecation, deprecated, deprecate -> deprecat (not option)
+        w = w[:-3]
     for suffix in ("ing", "ed"):
         base = w[: -len(suffix)]
         if w.endswith(suffix) and len(base) >= 3 and any(v in base for v in "aeiouy"):

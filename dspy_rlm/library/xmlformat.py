@@ -19,6 +19,7 @@ import re
 from dspy_rlm.library.formats import Raw
 
 _XML_MIN_RECORDS = 3  # a (tag, depth) that holds records occurs this often
+_XML_SETTINGS = 8  # an element of this many leaves beside the records is a section of settings
 _XML_KEY_NAMES = ("name", "id", "key", "ref", "title")  # title, as for JSON records
 _XML_LEAD = re.compile(r"[\ufeff \t\r\n]*")
 _XML_NAMING = ("name", "key", "id")  # a leaf child's attribute that names its text (<property name="x">)
@@ -170,11 +171,28 @@ class _XmlWalk:
                 return True
         return False
 
+    def settings(self, tag: str, least: int) -> list[tuple[str, _XmlItem]]:
+        """The elements of another tag than the records', each the one of its (tag, depth), holding ``least``
+        distinct leaves or more and no attributes (a POM's ``<properties>`` of ``<commons.junit.version>5.9.1``
+        lines beside four plugins): a section of settings beside the records, keyed by its tag."""
+        return [
+            (name, items[0])
+            for (name, _), items in self.groups.items()
+            if name != tag and len(items) == 1 and not items[0][2] and _distinct_leaves(items[0][3]) >= least
+        ]
+
     def sections(self) -> list[tuple[str, _XmlItem]]:
         """Where no element repeats (a Maven POM, one settings document): every element with attributes or leaf
         children, in document order, with its tag -- a section each, as an INI file's."""
         found = [(tag, item) for (tag, _), items in self.groups.items() for item in items]
         return sorted(found, key=lambda pair: pair[1][0]) if len(found) >= 2 else []
+
+
+def _distinct_leaves(leaves: list[_XmlLeaf]) -> int:
+    """How many leaf names, where they are (nearly) all distinct, else 0 (a ``<plugins>`` list's repeated
+    ``plugin.groupId``: a list's children, no settings)."""
+    distinct = len({t for t, _, _ in leaves})
+    return distinct if distinct * 5 >= len(leaves) * 4 else 0
 
 
 def _xmlns(name: str) -> bool:
@@ -257,7 +275,14 @@ def parse_xml(lines: list[str]) -> tuple[list[Raw], list[str]]:
         first, final = min(a - 1 + walk.offset, last), min(b - 1 + walk.offset, last)
         names.update(dict.fromkeys(n for n, _ in fields))
         out.append((first, max(first, final), fields, key, _xml_show(tag, fields) if shared else None))
-    return out, list(names)
+    held = sum(len(e[2]) + len(e[3]) for e in elements)  # a settings element holding more than the records do
+    for name, (a, b, attrs, leaves, text, up) in walk.settings(tag, max(held, _XML_SETTINGS)):  # a POM's properties
+        fields, _ = _xml_fields(attrs, leaves, text)
+        fields += [("block", up[0])] if up[0] and all(n != "block" for n, _ in fields) else []
+        first, final = min(a - 1 + walk.offset, last), min(b - 1 + walk.offset, last)
+        names.update(dict.fromkeys(n for n, _ in fields))
+        out.append((first, max(first, final), fields, name, None))
+    return sorted(out, key=lambda raw: raw[0]), list(names)
 
 
 def _keying(elements: list[_XmlItem]) -> str | None:

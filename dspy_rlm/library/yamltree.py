@@ -182,8 +182,11 @@ def _records(lines: list[str], rows: list[int], k: int, name: str, outer: str, o
             continue
         value = (m.group(2) or "").strip()
         end = k
-        while end < len(rows) and _indent(lines[rows[end]]) > indent:
-            end += 1  # a list or a block scalar under the key: its value
+        while end < len(rows) and (
+            _indent(lines[rows[end]]) > indent
+            or (not value and _indent(lines[rows[end]]) == indent and _item(lines[rows[end]]))
+        ):
+            end += 1  # a list or a block scalar under the key (its "- " items may sit at the key's indent): its value
         if end > k:
             body = lines[i + 1 : rows[end - 1] + 1]
             value = _block_value(body, value[0]) if _BLOCK_SCALAR.match(value) else "\n".join([value, *body]).strip()
@@ -195,6 +198,10 @@ def _records(lines: list[str], rows: list[int], k: int, name: str, outer: str, o
         placed = [("block", block), *([("path", outer)] if outer != block else [])] if outer else []
         out.append((first, last, [*fields, *placed], name, None))
     return k
+
+
+def _item(line: str) -> bool:
+    return line.lstrip()[:2] in ("- ", "-")
 
 
 def _nested(lines: list[str], a: int, b: int) -> list[Raw] | None:

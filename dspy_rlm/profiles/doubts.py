@@ -17,7 +17,17 @@ from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condit
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
-from dspy_rlm.profiles.naming import asks_holder, counts_a_field, names_document, other_field_named, unparsed_name
+from dspy_rlm.profiles.naming import (
+    asks_holder,
+    counts_a_field,
+    names_a_record,
+    names_document,
+    other_field_named,
+    other_than_named,
+    other_than_possessed,
+    record_keys,
+    unparsed_name,
+)
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
 from dspy_rlm.profiles.spans import offered
@@ -160,7 +170,7 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         joined = move.kind == "field" and key.hop and re.search(r"\w[_./:@]\w", other.text) is not None  # a/b
         sure = bool(held or joined or _NUMBER.fullmatch(other.text))  # an identifier ("actions/checkout") vs a hop
         few = sure and 1 <= other.records <= 3 and not other.inner
-        if other is key or not few or other.hop:  # hop: no phrase
+        if other is key or not few or other.hop or other.text == key.via[0]:  # hop: no phrase; its record's key
             continue
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         if not held and not names_document(book.structs[move.var], record, other.text, move):
@@ -179,29 +189,6 @@ def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
     if any({p.casefold() for p in parts(f)} & named for f in book.structs[move.var].field_names):
         return None
     return f"the question points to the text's comments ({sorted(said)[0]!r}), which its records leave out"
-
-
-def _names_a_record(book: Any, move: Move, key: Any, value: Any) -> str | None:
-    # "which PostScript font is used for plain latin1 text of the bookman family?": "bookman=bookman_light" is
-    # an alias; the record bookman_light names holds the font. A lookup's value that is another record's key
-    # is a reference, and the value it leads to may be the one asked
-    if move.kind not in ("record", "field") or not isinstance(value, str) or key is None:
-        return None
-    if norm(value) not in _record_keys(book, move.var) or norm(value) == norm(key.text):
-        return None
-    record = lookup.record_of(book.texts[move.var], key.text)  # the record read: its own key is its value
-    if not isinstance(record, st.Record) or norm(record.key) == norm(value):
-        return None
-    # an alias leads to a record whose value is a name of its kind; a license's text or a font's index number
-    # is what the name stands for, and the name is the answer
-    said = norm(value)
-    target = next((r for r in book.structs[move.var].records if r.key and norm(r.key) == said), None)
-    if target is None or not any(_ALIAS.fullmatch(v) and not v.isdigit() for _, v in target.fields):
-        return None
-    field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
-    if field is not None and field in book.fields.get(move.var, []) and target.get(field) is not None:
-        return None  # a link of a chain the question names (a Makefile rule's prerequisites, a preset's inherits)
-    return f"{value!r} is the key of another record (an alias of it)"
 
 
 _ASKING_WORD = re.compile(r"^\W*(?:which|what|who|whom|whose|where|when|how)\b", re.IGNORECASE)
@@ -278,14 +265,6 @@ def _flag_for_which(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} is a flag; the question asks {asked[0]!r}" if asked else None
 
 
-def _record_keys(book: Any, var: str) -> set[str]:
-    """The keys of a text's records, normalized, collected once per text."""
-    memo = ("record keys", var)
-    if memo not in book.memo:
-        book.memo[memo] = {norm(r.key) for r in book.structs[var].records if r.key}
-    return book.memo[memo]
-
-
 _REFERENCE = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|%\((\w+)\)s")
 
 
@@ -297,7 +276,7 @@ def _refers(book: Any, move: Move, key: Any, value: Any) -> str | None:
     if not names or s is None:
         return None
     fields = {st.name_form(f) for f in s.field_names}
-    if not any(norm(n) in _record_keys(book, move.var) or st.name_form(n) in fields for n in names):
+    if not any(norm(n) in record_keys(book, move.var) or st.name_form(n) in fields for n in names):
         return None
     return f"{value!r} refers to other settings ({', '.join(sorted(names))}), not expanded"
 
@@ -363,7 +342,6 @@ def _one_of_several(book: Any, move: Move, key: Any, value: Any) -> str | None:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_ALIAS = re.compile(r"[\w.@/+-]{1,64}")
 DOUBTS = (
     _head_only,
     _one_ranked,
@@ -373,6 +351,8 @@ DOUBTS = (
     _ranking_asked,
     _other_number_asked,
     other_field_named,
+    other_than_possessed,
+    other_than_named,
     counts_a_field,
     asks_holder,
     unparsed_name,
@@ -386,7 +366,7 @@ DOUBTS = (
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""
 VALUE_DOUBTS = (
-    _names_a_record,
+    names_a_record,
     _repeats_question,
     _holds_phrase_read,
     _cut_from_quote,

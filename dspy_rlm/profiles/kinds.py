@@ -26,7 +26,7 @@ from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.members import HasItem, asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import noted_section, rival_field
+from dspy_rlm.profiles.naming import noted_section, possessed, rival_field
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
@@ -47,9 +47,10 @@ from dspy_rlm.profiles.reads import (
     values_in,
     words_inside,
 )
+from dspy_rlm.profiles.said import default_said, keyed_tail, stated_after_mark
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import binds, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CONTEXT_FIELDS, FIRST_LINE, NAME_NOUNS, PROSE_FIELDS
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CONTEXT_FIELDS, FIRST_LINE, NAME_ASKED, PROSE_FIELDS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -86,23 +87,6 @@ def _doubted(book: Any, move: Move, key: Any, found: Candidate) -> Candidate:
 def _in_sentence(found: list[Candidate]) -> list[Candidate]:
     """The supported tokens of a field that is a sentence, said so (a class of its own for calibration)."""
     return [Candidate(c.value, c.label, True, IN_SENTENCE) for c in found if c.supported]
-
-
-_DEFAULT_SAID = re.compile(r"\bdefaults?(?:\s+(?:value\s+)?is|\s+to|:)\s+(\S.*?)(?:\.(?:\s|$)|[;)]|$)", re.I)
-
-
-def _default_said(book: Any, value: str, fname: str, ok: bool) -> list[Candidate]:
-    """ "The default output level of -o": what a description says its default is ("... Default: info.")."""
-    if "default" not in {st.stem(w) for w in st.words(book.text_q.casefold())}:
-        return []
-    m = _DEFAULT_SAID.search(value)
-    said = unquote(m.group(1).strip(" '\"`")) if m else ""
-    return [Candidate(said, fname, ok, IN_SENTENCE)] if said and len(said.split()) <= 6 else []
-
-
-def _stated(part: str, sentence: str) -> bool:
-    """Whether ``part`` follows a ``:`` or ``=`` in ``sentence`` (``[default: 256]``, ``unit=B``)."""
-    return re.search(rf"[:=]\s*{re.escape(part)}(?!\w)", sentence) is not None
 
 
 class Search(KindBase):
@@ -173,15 +157,15 @@ class Record(KindBase):
             loose = sentence_field and len(value.split()) > 3
             parts = _in_sentence(printed(book, value, key)) if loose else []
             if fname in PROSE_FIELDS:  # a description states a value after a mark ("[default: 256]"), not in its
-                parts = [c for c in parts if _stated(c.value, value)]  # examples ("gzip -l file.Z")
-                parts = parts or _default_said(book, value, fname, ok or (specific and loose))
+                parts = [c for c in parts if stated_after_mark(c.value, value)]  # examples ("gzip -l file.Z")
+                parts = parts or default_said(book, value, fname, ok or (specific and loose))
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
                 continue
             bare = unquote(value.strip())  # 'title "Harbour locale"': one quoted string answers unquoted
             value = bare if bare != value.strip() and value.strip()[0] not in bare else value
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
-        out += _field_named(book, var, key, result, specific)
+        out[:0] = _field_named(book, var, key, result, specific)  # first: a record of many fields cuts the tail
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
@@ -201,7 +185,7 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
     value the question names, where it asks for a field by what fields are called (the record read by S or by V)."""
     if key is None or book.structs[var].kind in ("table", "lines", "prose"):
         return []
-    if not NAME_NOUNS & set(st.words(book.text_q.casefold())):
+    if not NAME_ASKED.search(book.text_q):
         return []
     values = {norm(k.text) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
     named = [f for f, v in result.fields if norm(v) in values and f != result.key and f not in CONTEXT_FIELDS]
@@ -212,7 +196,8 @@ class Field(KindBase):
     name = "field"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        fields = list(book.fields[var])
+        owned = possessed(book, var, key)  # "go1.x's successor" first; a hop's field asked again last
+        fields = sorted(book.fields[var], key=lambda f: (f == key.via[1], f != owned))
         if key.hop and book.structs[var].kind == "assignments" and _own_named(book, var, key.text):
             fields = [key.text] + [f for f in fields if f != key.text]  # an alias's target: a setting's value is its
             # one field, named as its key (<COMP> = 135); a Makefile rule's is no setting
@@ -228,6 +213,10 @@ class Field(KindBase):
             return []
         if key is not None and binds(book.text_q, key.text, field, book.structs[move.var].field_names):
             return []  # "whose output is 0x0": the output is given
+        if key is not None and (tail := keyed_tail(result, key.text)):  # "nodejs:amd64 (20.20.2-1)": the version
+            alone = book.fields[move.var] == [field]  # "the run that installed X ... when did it end": End-Date
+            own = Candidate(tail, field, alone and _specific(key, book, move.var), _why(key, book, move.var))
+            return [own, Candidate(result, field, False, "its name repeats the question's key")]
         if key is not None and _holds_key(result, key.text, False):
             return _past_key(result, key.text, field, False, _why(key))
         named = key is not None and key.is_key and norm(field) == norm(key.text)  # a "name value" line's own value
@@ -369,7 +358,8 @@ class KeyOf(KindBase):
             why = _why(key) if named else "reverse lookup"
         else:
             why = f"the question asks for {other[0]!r}" if other else _why(key)
-        return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
+        named_own = [Candidate(own, "field name", True, _why(key))] if own and NAME_ASKED.search(book.text_q) else []
+        return [Candidate(result, "key", ok, why), *named_own] if isinstance(result, str) else []
 
 
 for _kind in (

@@ -174,6 +174,10 @@ class MoveBook:
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: drop_descriptors(self, n, f) for n, f in self.fields.items()}
+        ranked = {c for c in ("max", "min") if c in self.cues}  # "the minimum of nbformat_minor": a field of a record
+        worded = {c.strip() for r in ranked for c in CUES[r] if f" {c.strip()} " in q}
+        if worded and worded <= named and any(k.is_key for ks in self.keys.values() for k in ks):
+            self.cues, self.offered = self.cues - ranked, self.offered - ranked
         for n, (_, counted) in [(n, c) for n in self.structs if "count" in self.cues and (c := counted_field(self, n))]:
             self.fields[n] = [counted] + [f for f in self.fields[n] if f != counted]  # "how many replicas does web run"
         for n, s in self.structs.items():  # "the font's full name": the one record holding FullName is named
@@ -205,7 +209,7 @@ class MoveBook:
         key_field = field_holding_key(s)
         named = ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s)
         places = column_fields(self.text_q, s)  # "the 4th column" first: the question says which one
-        named = places + [f for f in named if f not in places]
+        named = list(dict.fromkeys(places + named))  # once each: a named field of dates is also a dated one
         return [f for f in named if f != key_field][:3]
 
     def _keys(self, var: str) -> list[Key]:
@@ -318,7 +322,9 @@ class MoveBook:
         self.reads[code] = evaluate(self, move, stdout)
         values = [c.value for c in self.reads[code]] if move.kind == "field" else []  # a key read's value is a key
         if (hop := hop_key(self.structs[move.var], self.keys[move.var], values)) is not None:
-            self.keys[move.var].insert(0, hop)  # a field's value naming another record: the next reads read by it
+            hop.via = (str(move.args[0]), str(move.args[1]))  # a field's value naming another record: the next
+            # reads read by it
+            self.keys[move.var].insert(0, hop)
 
     def key_of(self, move: Move) -> tuple[str, Key | None]:
         """The variable a read reads, and the question's key phrase it reads by (None for rankings)."""

@@ -9,7 +9,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
-from dspy_rlm.profiles.reads import camel_parts, parts
+from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ORDINALS, STOP
 
 __all__ = [
@@ -17,9 +17,14 @@ __all__ = [
     "column_fields",
     "counted_field",
     "counts_a_field",
+    "names_a_record",
     "names_document",
     "noted_section",
     "other_field_named",
+    "other_than_named",
+    "other_than_possessed",
+    "possessed",
+    "record_keys",
     "rival_field",
     "specific",
     "unparsed_name",
@@ -219,3 +224,76 @@ def unparsed_name(book: Any, move: Any, kind: Any, key: Any, text: str) -> str |
         book.memo[memo] = next((w for w, a in zip(words, attribute) if a.search(head)), None)
     word = book.memo[memo]
     return f"the question names {word!r}, an attribute no record read holds" if word else None
+
+
+def possessed(book: Any, var: str, key: Any) -> str | None:
+    """The field the question asks of ``key`` by its position ("go1.x*'s successor*", "the *successor* of go1.x"):
+    where another field is asked too ("the deprecation date of the runtime listed as go1.x's successor"), that
+    one is asked of the record this field names, not of ``key``'s."""
+    if key is None or key.hop or not book.structs[var].field_names:
+        return None
+    memo = ("possessed", var, key.text)
+    if memo not in book.memo:
+        k, q, found = re.escape(key.text), book.text_q, None
+        names = {st.stem(n.rsplit(".", 1)[-1].casefold()): n for n in book.structs[var].field_names}
+        for rx in (rf"(?<!\w){k}(?:'s|\u2019s)\s+([\w-]+)", rf"\bthe\s+([\w-]+)\s+of\s+{k}(?!\w)"):
+            m = re.search(rx, q, re.I)
+            found = found or (names.get(st.stem(m.group(1).casefold())) if m else None)
+        book.memo[memo] = found
+    return book.memo[memo]
+
+
+def other_than_possessed(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): a field read of ``key`` other than the one the question
+    asks of it (:func:`possessed`), where the question names the field read too: a second step's field."""
+    if move.kind != "field" or len(move.args) < 2 or (owned := possessed(book, move.var, key)) is None:
+        return None
+    return f"the question asks the {owned} of {key.text!r}" if str(move.args[1]) != owned else None
+
+
+def other_than_named(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt: a field read by a key phrase that is the name of another field ("commons.javadoc.java.link is
+    defined by pointing at another property. What URL ...": that setting's, not the ``sonar.host.url`` beside)."""
+    if move.kind != "field" or len(move.args) < 2 or key is None or key.is_key or key.is_value:
+        return None
+    form, names = st.name_form(key.text), book.structs[move.var].field_names
+    named = form != st.name_form(str(move.args[1])) and any(st.name_form(n) == form for n in names)
+    return f"the question names the field {key.text!r}" if named else None
+
+
+ALIAS = re.compile(r"[\w.@/+-]{1,64}")
+
+
+def record_keys(book: Any, var: str) -> set[str]:
+    """The keys of a text's records, normalized, collected once per text."""
+    memo = ("record keys", var)
+    if memo not in book.memo:
+        book.memo[memo] = {norm(r.key) for r in book.structs[var].records if r.key}
+    return book.memo[memo]
+
+
+def names_a_record(book: Any, move: Any, key: Any, value: Any) -> str | None:
+    """A value doubt (:data:`~dspy_rlm.profiles.doubts.VALUE_DOUBTS`): a lookup's value that is another record's
+    key, read where the question asks what that record holds."""
+    # "which PostScript font is used for plain latin1 text of the bookman family?": "bookman=bookman_light" is
+    # an alias; the record bookman_light names holds the font. A lookup's value that is another record's key
+    # is a reference, and the value it leads to may be the one asked
+    if move.kind not in ("record", "field") or not isinstance(value, str) or key is None:
+        return None
+    if norm(value) not in record_keys(book, move.var) or norm(value) == norm(key.text):
+        return None
+    record = lookup.record_of(book.texts[move.var], key.text)  # the record read: its own key is its value
+    if not isinstance(record, st.Record) or norm(record.key) == norm(value):
+        return None
+    # an alias leads to a record whose value is a name of its kind; a license's text or a font's index number
+    # is what the name stands for, and the name is the answer
+    said = norm(value)
+    target = next((r for r in book.structs[move.var].records if r.key and norm(r.key) == said), None)
+    if target is None or not any(ALIAS.fullmatch(v) and not v.isdigit() for _, v in target.fields):
+        return None
+    field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
+    chain = field is not None and field in book.fields.get(move.var, []) and target.get(field) is not None
+    first = chain and possessed(book, move.var, key) == field and len(book.fields.get(move.var, [])) > 1
+    if chain and not first:  # "alpha1's successor" beside another field asked: the first of two steps
+        return None  # a link of a chain the question names (a Makefile rule's prerequisites, a preset's inherits)
+    return f"{value!r} is the key of another record (an alias of it)"

@@ -69,6 +69,7 @@ class Key:
     # too where a line past the head, parsed as the head's records are, has it as its key)
     inner: bool = False  # inside a longer phrase of the question found in fewer records ("R5" of "GDCA R5 ROOT")
     hop: bool = False  # no phrase of the question: a value a read produced that is another record's key (hop_key)
+    via: tuple[str, str] = ("", "")  # a hop's: the key and field whose value it is (the next read asks another)
 
 
 def counted_nouns(said: list[str]) -> set[str]:

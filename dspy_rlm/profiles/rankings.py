@@ -14,9 +14,18 @@ from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, ranked_names
-from dspy_rlm.profiles.vocabulary import BY_LENGTH, CONTEXT_FIELDS, COUNTED, CUES, DATE_VALUE, STOP, TEMPORAL
+from dspy_rlm.profiles.vocabulary import (
+    BY_LENGTH,
+    CONTEXT_FIELDS,
+    COUNTED,
+    CUES,
+    DATE_VALUE,
+    NAME_NOUNS,
+    STOP,
+    TEMPORAL,
+)
 
-__all__ = ["ByLength", "Extreme", "MostCommon", "ranked_fields"]
+__all__ = ["ByLength", "Extreme", "MostCommon", "counts_fields", "ranked_fields"]
 
 
 def places(book: Any, var: str) -> list[str]:
@@ -73,13 +82,21 @@ def _dates(book: Any, var: str, field: str) -> bool:
     return bool(book.memo[memo])
 
 
+def counts_fields(book: Any) -> bool:
+    """Whether a ranking counts what records' fields are called ("which section has the most *keys*"): by a
+    record's size, even where the records share their fields; no value recurs."""
+    m = COUNTED.search(book.text_q)
+    noun = st.stem(m.group(0).split()[-1].casefold()) if m else ""
+    return noun in {st.stem(n) for n in NAME_NOUNS}  # not "entries": "the protocol shared by the most entries"
+
+
 class MostCommon(KindBase):
     name = "most_common"
     every_record = True
     per_key = False
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "most_common" not in book.offered:
+        if "most_common" not in book.offered or counts_fields(book):
             return []
         return [
             read("most_common", f"I will find the most common {f}.", "most_common", var, f)

@@ -352,7 +352,8 @@ def dated_fields(text_q: str, s: st.Structure) -> list[str]:
         values = [v.strip() for v in (r.get(name) for r in s.records[:200]) if v and v.strip()]
         if len(values) >= 2 and sum(bool(DATE_VALUE.fullmatch(v)) for v in values) >= 0.8 * len(values):
             out.append(name)
-    return out
+    stems = {st.stem(w) for w in st.words(text_q.casefold())}  # "the *deprecation* date": that field's, no other
+    return [] if any(field_stems(f) & stems for f in out) else out
 
 
 def joined_name(name: str) -> str:

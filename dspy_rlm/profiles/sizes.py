@@ -10,6 +10,7 @@ Registered by :mod:`dspy_rlm.profiles.kinds`."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -20,8 +21,9 @@ from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import counted_nouns, counted_stems
+from dspy_rlm.profiles.rankings import counts_fields
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
-from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, STOP
+from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, ITEM_NOUNS, STOP
 
 __all__ = [
     "CountItems",
@@ -161,8 +163,8 @@ def _named(name: str, stems: set[str], counted: set[str], loose: bool = False) -
     a short name ("*locales*" of ``optional_locales``); ``False`` where it says every word of it but not as the
     counted noun, ``None`` where it does not name it."""
     whole = st.stem(name.casefold())  # "how many devDependencies": the name as the data spells it
-    if whole in counted or whole in stems:
-        return whole in counted
+    if whole in counted or whole in stems:  # or named whole, its items counted by a noun any list's items take
+        return whole in counted or bool(counted & {st.stem(w) for w in ITEM_NOUNS})
     parts = [st.stem(w.casefold()) for w in camel_parts(name)]
     words = set(parts)
     named = {w for w in words if _said(w, stems)}
@@ -233,7 +235,7 @@ class FieldsExtreme(_Ranking):
     question that names no field (the ranking is by size, not by a value)."""
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if not book.offered & set(self.cues) or not lists_entries(book, var):
+        if not book.offered & set(self.cues) or not (lists_entries(book, var) or counts_fields(book)):
             return []
         return [read(self.name, f"I will find the record with the {self.word} entries.", self.helper, var)]
 
@@ -250,12 +252,20 @@ class FieldsExtreme(_Ranking):
             why = "the question asks for a value that recurs, naming an entry"
         elif not COUNTED.search(book.text_q):  # "which directive is set to the largest number?"
             why = "the question ranks a value, not how many entries a record lists"
+        elif not lists_entries(book, move.var):  # "which section holds the most settings": commented ones too?
+            why = "the records share their fields: how many each writes may not be what is counted"
         ok = why == "ranked the records by their entries"
         number = book.answer_type in (int, float)
         return [
             Candidate(result[0], "key", ok and not number, why),
             Candidate(result[1], f"{self.word} entries", ok and number, why),
         ]
+
+
+def _before_noun(question: str, name: str, counted: set[str]) -> bool:
+    """Whether ``name`` is said just before a counted noun ("the largest number of *required fields*")."""
+    m = re.search(rf"(?<![\w.-]){re.escape(name)}\s+([A-Za-z]+)", question, re.IGNORECASE)
+    return m is not None and st.stem(m.group(1).casefold()) in counted
 
 
 def ranked_lists(book: Any, var: str) -> list[str]:
@@ -281,7 +291,8 @@ def ranked_lists(book: Any, var: str) -> list[str]:
                 for n in (names if not out else [])
                 if _named(n, stems, counted, loose) is not None and isinstance(items.most_items(text, n), tuple)
             ]
-        book.memo[memo] = out
+        before = [n for n in out if _before_noun(book.text_q, n, counted)]  # "the most *required* fields"
+        book.memo[memo] = before if len(before) == 1 else out
     return list(book.memo[memo])
 
 
@@ -295,7 +306,8 @@ def _ranks_by(book: Any, name: str) -> bool:
     the field ``name``: the records are ranked by its items, not by another count."""
     m = COUNTED.search(book.text_q)
     noun = _noun(m) if m else ""
-    return bool(noun) and any(_said(st.stem(w.casefold()), {noun}) for w in camel_parts(name))
+    named = any(_said(st.stem(w.casefold()), {noun}) for w in camel_parts(name))
+    return bool(noun) and (named or _before_noun(book.text_q, name, {noun}))  # or "the most *required* fields"
 
 
 class ItemsExtreme(_Ranking):

@@ -159,7 +159,20 @@ TESTS = {
 }
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
 SYNONYMS = (
-    frozenset({"description", "comment", "comments", "note", "notes", "remark", "remarks"}),
+    frozenset(
+        {
+            "description",
+            "describe",
+            "describes",
+            "described",
+            "comment",
+            "comments",
+            "note",
+            "notes",
+            "remark",
+            "remarks",
+        }
+    ),
     frozenset({"id", "identifier", "code"}),
     frozenset({"url", "link", "href", "homepage", "website"}),
     *(frozenset(g) for g in ({"wide", "width"}, {"long", "length"}, {"tall", "high", "height"}, {"deep", "depth"})),
@@ -188,6 +201,13 @@ COMMENT_WORDS = frozenset({"comment", "comments", "commented"})
 """Words that point to a text's comments, which a structure leaves out of its records."""
 NAME_NOUNS = frozenset({"key", "setting", "field", "property", "option", "variable", "parameter", "attribute"})
 """What a record's fields are called: "which *setting* in section S is set to V" asks for a field's name."""
+NAME_ASKED = re.compile(
+    rf"\b(?:which|what|name\s+the)\s+(?:[\w.-]+\s+){{0,2}}?(?:{'|'.join(sorted(NAME_NOUNS))})s?\b", re.I
+)
+"""A field's name asked: the noun is what "which"/"what" ask for, not a later word ("what name is given to option
+3")."""
+ITEM_NOUNS = frozenset({"value", "values", "item", "items", "entry", "entries", "element", "elements", "choices"})
+"""Nouns that count a list's items whatever it holds ("how many *values* are allowed in the X enum")."""
 FIRST_LINE = ("short", "brief", "synopsis", "summary", "one-line")
 """Words that ask for the first line of a multi-line value (a package's short description)."""
 WHOLE = frozenset({"full", "complete", "whole", "entire", "exact"})
