@@ -321,10 +321,9 @@ class MoveBook:
             return
         self.reads[code] = evaluate(self, move, stdout)
         values = [c.value for c in self.reads[code]] if move.kind == "field" else []  # a key read's value is a key
-        if (hop := hop_key(self.structs[move.var], self.keys[move.var], values)) is not None:
-            hop.via = (str(move.args[0]), str(move.args[1]))  # a field's value naming another record: the next
-            # reads read by it
-            self.keys[move.var].insert(0, hop)
+        via = (str(move.args[0]), str(move.args[1])) if values else ("", "")
+        if (hop := hop_key(self.structs[move.var], self.keys[move.var], values, via)) is not None:
+            self.keys[move.var].insert(0, hop)  # a field's value naming another record: the next reads read by it
 
     def key_of(self, move: Move) -> tuple[str, Key | None]:
         """The variable a read reads, and the question's key phrase it reads by (None for rankings)."""

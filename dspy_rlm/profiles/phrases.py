@@ -217,16 +217,16 @@ def drop_descriptors(book: Any, var: str, fields: list[str]) -> list[str]:
     return [f for f in fields if not (field_stems(f) & desc)]
 
 
-def hop_key(s: st.Structure, keys: list[Key], values: list) -> Key | None:
+def hop_key(s: st.Structure, keys: list[Key], values: list, via: tuple[str, str] = ("", "")) -> Key | None:
     """The first of ``values`` (what a read produced) that is exactly one record's key and no key yet: an alias's
     target (``alias <MENU> = <COMP>``: the record ``<COMP>`` holds the answer), which the next reads may read by;
-    at most two per text."""
+    at most two per text. ``via``: the key and field of the read that produced ``values``."""
     if sum(k.hop for k in keys) >= 2:
         return None
     for value in values[:3]:
         fresh = isinstance(value, str) and len(value) >= 2 and all(k.text != value for k in keys)
         if fresh and s.key_counts.get(value) == 1:
-            return Key(value, 1, True, False, hop=True)
+            return Key(value, 1, True, False, hop=True, via=via)
     return None
 
 

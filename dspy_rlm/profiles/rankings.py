@@ -82,11 +82,17 @@ def _dates(book: Any, var: str, field: str) -> bool:
     return bool(book.memo[memo])
 
 
+def ranked_noun(question: str) -> str:
+    """The stem of the noun a ranking counts ("the most *members*"), the last word of a :data:`COUNTED` match;
+    empty where none is counted."""
+    m = COUNTED.search(question)
+    return st.stem(m.group(0).split()[-1].casefold()) if m else ""
+
+
 def counts_fields(book: Any) -> bool:
     """Whether a ranking counts what records' fields are called ("which section has the most *keys*"): by a
     record's size, even where the records share their fields; no value recurs."""
-    m = COUNTED.search(book.text_q)
-    noun = st.stem(m.group(0).split()[-1].casefold()) if m else ""
+    noun = ranked_noun(book.text_q)
     return noun in {st.stem(n) for n in NAME_NOUNS}  # not "entries": "the protocol shared by the most entries"
 
 

@@ -21,7 +21,7 @@ from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import counted_nouns, counted_stems
-from dspy_rlm.profiles.rankings import counts_fields
+from dspy_rlm.profiles.rankings import counts_fields, ranked_noun
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
 from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, ITEM_NOUNS, STOP
 
@@ -278,8 +278,8 @@ def ranked_lists(book: Any, var: str) -> list[str]:
         said = st.words(book.text_q.casefold())
         said += [p for w in said if "-" in w for p in w.split("-") if p]  # "which optional-dependencies extra"
         stems = {st.stem(w) for w in said if w not in STOP}
-        ranked = COUNTED.search(book.text_q)  # "the most *locales*": the noun counted
-        counted = {st.stem(w) for w in counted_nouns(said)} | ({_noun(ranked)} if ranked else set())
+        ranked = ranked_noun(book.text_q)  # "the most *locales*": the noun counted
+        counted = {st.stem(w) for w in counted_nouns(said)} | ({ranked} if ranked else set())
         s, text = book.structs[var], book.texts[var]
         groups = {f.split(".")[0] for f in s.field_names if "." in f.strip(".")}
         keys = {r.key for r in s.records[:_SAMPLE] if r.key and len(r.fields) >= 2 and " " not in r.key.strip()}
@@ -296,16 +296,10 @@ def ranked_lists(book: Any, var: str) -> list[str]:
     return list(book.memo[memo])
 
 
-def _noun(m: Any) -> str:
-    """The stem of the noun a ranking counts, the last word of a :data:`COUNTED` match."""
-    return st.stem(m.group(0).split()[-1].casefold())
-
-
 def _ranks_by(book: Any, name: str) -> bool:
     """Whether the noun a ranking counts ("the most *members*", "the largest number of *versions*") is a word of
     the field ``name``: the records are ranked by its items, not by another count."""
-    m = COUNTED.search(book.text_q)
-    noun = _noun(m) if m else ""
+    noun = ranked_noun(book.text_q)
     named = any(_said(st.stem(w.casefold()), {noun}) for w in camel_parts(name))
     return bool(noun) and (named or _before_noun(book.text_q, name, {noun}))  # or "the most *required* fields"
 
