@@ -57,7 +57,8 @@ def _clean(item: str) -> str:
 def list_items(value: str) -> list[str]:
     """The items a field's value lists, as written: a bracketed list (``[a, b]``), one item a line (``- a`` lines
     of YAML, an INI value continued on indented lines), items between commas, or names between spaces where every
-    one is a name of the data, not a word of a sentence (``AF_UNIX AF_INET``, ``a.service b.target``). A value of
+    one is a name of the data, not a word of a sentence (``AF_UNIX AF_INET``, ``a.service b.target``, three or
+    more lower-case names with no word a sentence needs: ``sid bookworm bullseye``). A value of
     one item gives ``[value]``, an empty one ``[]``."""
     v = value.strip()
     if len(v) >= 2 and v[0] + v[-1] in ("[]", "()", "{}"):
@@ -80,7 +81,18 @@ def list_items(value: str) -> list[str]:
     tokens = v.split()
     if len(tokens) > 1 and all(_TOKEN.fullmatch(t) and _is_name(t) for t in tokens):
         return tokens
+    if len(tokens) > 2 and all(_BARE.fullmatch(t) and t not in _PROSE for t in tokens):
+        return tokens  # "sid bookworm bullseye buster": lower-case names, no word a sentence needs
     return [_clean(v)]
+
+
+_BARE = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*")
+_PROSE = frozenset({
+    "a", "an", "the", "of", "to", "and", "or", "in", "on", "at", "by", "for", "from", "with", "as", "is", "are", "be",
+    "was", "were", "it", "its", "this", "that", "these", "those", "not", "no", "if", "then", "when", "so", "than",
+    "but", "into", "onto", "over", "per", "via", "use", "used", "uses", "all", "any", "each",
+})  # fmt: skip
+"""Words a sentence needs: lower-case words between spaces holding none of them are names listed."""
 
 
 def _dashed_entries(lines: list[str]) -> list[str] | None:

@@ -305,14 +305,17 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     return sum(1 for r in itertools.chain(s.records, rest) if passes(r.get(name), test, arg))
 
 
-def most_common(var: Any, field: Any) -> str | Nothing:
-    """The most common value of field.
+def most_common(var: Any, field: Any, but: Any = None) -> str | Nothing:
+    """The most common value of field, leaving out the value ``but`` if given ("UTF-8 aside, which charset ...").
 
     Ties go to the value seen first; values are compared with whitespace normalized. A placeholder with no
     letter or digit (``-``, ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are.
     """
     s = _structure("most_common", var)
     counts = value_counts(s, _field("most_common", s, field))
+    if but is not None:
+        left = " ".join(_check_word("most_common", but, "but").split()).casefold()
+        counts = Counter({v: n for v, n in counts.items() if v.casefold() != left})
     if not counts:
         return Nothing(f"no record has the field {field!r}")
     return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen

@@ -222,15 +222,43 @@ def _nested(lines: list[str], a: int, b: int) -> list[Raw] | None:
     return out or None
 
 
+_DEEP_ITEM = re.compile(r"^(\s+)- ([\w.-]+):")
+_MIN_DEEP = 3  # a list of fewer mappings inside a document of one record stays in it
+
+
+def _deep_items(lines: list[str], a: int, b: int) -> list[Raw]:
+    """Records for the items of the longest list of mappings inside a document of one record (a command
+    surface's ``params:`` of ``- arg_name: zone`` items, each read as a record keyed by its first value): the
+    outermost items of one indent that start with the same key, at least :data:`_MIN_DEEP`."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for i in range(a + 1, b + 1):
+        m = _DEEP_ITEM.match(lines[i])
+        if m:
+            groups.setdefault((len(m.group(1)), m.group(2)), []).append(i)
+    kept = [(at, starts) for at, starts in groups.items() if len(starts) >= _MIN_DEEP]
+    if not kept:
+        return []
+    (indent, _), starts = min(kept, key=lambda kv: (kv[0][0], -len(kv[1])))  # the outermost: not a list in items
+    out = []
+    for i in starts:
+        end = i + 1
+        while end <= b and (not lines[end].strip() or is_comment(lines[end]) or _indent(lines[end]) > indent):
+            end += 1
+        out.append(_yaml_record(lines, i, _last_content(lines, i, end - 1)))
+    return out
+
+
 def parse_yaml_tree(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """:func:`parse_yaml`'s records, a top-level key of nested mappings read as the
-    records of its mappings."""
+    records of its mappings; in a document of one record, the items of its longest list of mappings too."""
     raws, _ = parse_yaml(lines)
     out: list[Raw] = []
     for raw in raws:
         head = lines[raw[0]]
         nested = _nested(lines, raw[0], raw[1]) if not head[:1].isspace() and not head.startswith("- ") else None
         out.extend(nested or [raw])
+    if len(out) == 1:
+        out.extend(_deep_items(lines, out[0][0], out[0][1]))
     names: dict[str, None] = {}
     for raw in out:
         names.update(dict.fromkeys(n for n, _ in raw[2]))

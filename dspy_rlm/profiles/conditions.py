@@ -244,6 +244,7 @@ def unread_test(book: Any) -> str | None:
             for k in book.keys[var]:
                 q = q.replace(k.text.casefold(), " ")
         rx = {w: "n't" if w == "n't" else rf"(?<![\w']){re.escape(w)}(?!\w)" for w in UNREAD}  # isn't, don't
+        rx["between"] = r"(?<!\w)between\s+[^?.;,]*?\band\b"  # a range ("between 10 and 20"), not "between polls"
         said = (w for w in UNREAD if re.search(rx[w], q))
         book.memo["unread"] = next(said, None)
     return book.memo["unread"]
@@ -293,6 +294,7 @@ def counts_every_record(book: Any, var: str) -> bool:
         q = q[:a] + " " + q[b:]
     plain = st.words(q.casefold())
     rest = [w for w in plain if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
+    rest = [w for w in rest if w not in RECORD_UNITS]  # "how many install scheme *sections*": the records
     s = book.structs[var]
     records = s.records[:SCAN]
     subject = count_subject(book.text_q) if rest else None

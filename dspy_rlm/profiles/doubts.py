@@ -30,6 +30,7 @@ from dspy_rlm.profiles.naming import (
 )
 from dspy_rlm.profiles.phrases import is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
+from dspy_rlm.profiles.said import asks_start
 from dspy_rlm.profiles.spans import offered
 from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
@@ -54,6 +55,8 @@ def _outside_keys(book: Any) -> str:
 
 def _unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "how many packages do not have priority optional": count_where counts those that do
+    if move.helper == "most_common" and len(move.args) == 2:  # "other than X": most_common(V, F, X) leaves X out
+        return None
     unread = unread_test(book)
     return f"no read tests the question's {unread!r}" if unread else None
 
@@ -295,7 +298,8 @@ def _label_or_mark(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # is a mark of the text's layout (a table's rule, a section's bracket), no value at all
     if not isinstance(value, str) or not value.strip():
         return None
-    if all(ch in string.punctuation or ch.isspace() for ch in value):  # an emoji or a sign ('±') is a value
+    if all(ch in string.punctuation or ch.isspace() for ch in value) and not (book and asks_start(book.text_q)):
+        # an emoji or a sign ('±') is a value; and a symbol that starts one ("what token does X start with?")
         return f"{value!r} is only ASCII punctuation"
     return f"{value!r} is a label (it ends with {value.rstrip()[-1]!r})" if value.rstrip()[-1] in ":=" else None
 

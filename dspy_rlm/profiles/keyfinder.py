@@ -28,9 +28,9 @@ from dspy_rlm.profiles.phrases import (
 )
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
-from dspy_rlm.profiles.vocabulary import IDIOMS, STOP
+from dspy_rlm.profiles.vocabulary import ABBREVIATED, IDIOMS, NAME_NOUNS, RECORD_UNITS, STOP
 
-__all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "question_keys", "unheld_identifier"]
+__all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "fields_said", "question_keys", "unheld_identifier"]
 
 MAX_KEYS = 6
 """At most this many question phrases are offered as keys."""
@@ -64,18 +64,29 @@ def _said_whole(question: str, s: st.Structure, taken: list[tuple[int, int]]) ->
     return out
 
 
+_COMMON = 10  # a key phrase more records hold than this is a common word of the data ("python" of its manual)
+
+
+def fields_said(question: str, s: st.Structure) -> dict[tuple[int, int], str]:
+    """:func:`_field_said` of the question's words."""
+    return _field_said(list(re.finditer(wordmatch.WORD_TOKEN, question)), s)
+
+
 def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int, int], str]:
     """``{span: field}`` where the question says a field's name of two parts or more whole, its parts in a row
-    ("the italic angle" for ``ItalicAngle``)."""
-    stems = [st.stem(t.group()) for t in tokens]
+    ("the italic angle" for ``ItalicAngle``, "the default log level" for ``a.b.defaultLogLevel``, "the maximum
+    attempts" for ``maxAttempts``: a part may be said in full, :data:`ABBREVIATED`)."""
+    stems = [st.stem(ABBREVIATED.get(t.group().casefold(), t.group())) for t in tokens]
     out: dict[tuple[int, int], str] = {}
     for f in s.field_names[:200]:
-        want = [st.stem(p.casefold()) for p in camel_parts(f)]
-        if len(want) < 2 or len(want) > 4:
-            continue
-        for i in range(len(stems) - len(want) + 1):
-            if stems[i : i + len(want)] == want:
-                out[(tokens[i].start(), tokens[i + len(want) - 1].end())] = f
+        for name in dict.fromkeys((f, f.strip(".").rsplit(".", 1)[-1])):  # a dotted name's last part said alone
+            words = [p.casefold() for p in camel_parts(name)]
+            want = [st.stem(p) for p in words]
+            if len(want) > 4 or sum(p not in STOP for p in words) < 2:  # "shipped to" says no ship-to
+                continue
+            for i in range(len(stems) - len(want) + 1):
+                if stems[i : i + len(want)] == want:
+                    out[(tokens[i].start(), tokens[i + len(want) - 1].end())] = f
     return out
 
 
@@ -90,6 +101,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
     named_cf = {f.casefold() for f in s.field_names}
     found: list[Key] = []
     absent: list[Key] = []
+    quoted_absent: set[str] = set()  # quoted phrases the data lacks (a yes/no's)
     beyond: list[Key] = []  # found only past the parsed head of a huge text: search() reads it
     spans: list[tuple[int, int]] = []
     firm: set[tuple[int, int]] = set()  # spans of a record's key or a whole value, and quoted phrases
@@ -106,6 +118,17 @@ def question_keys(book: Any, var: str) -> list[Key]:
             found.append(make_key(phrase, hits))
             spans.append(m.span())
             firm.add(m.span())
+        elif len(phrase) >= 2 and "yes_no" in book.cues and not wordmatch.in_text(phrase, folded):
+            absent.append(Key(phrase, 0, False, False))  # "does it document a '-X perf' option?": what is asked
+            quoted_absent.add(phrase)
+    for span, f in field_said.items():  # "the default log level": the setting a.b.defaultLogLevel is a record
+        own = (
+            [r for r in s.records if r.key == f and [n for n, _ in r.fields] == [f]] if s.key_counts.get(f) == 1 else []
+        )
+        if own and not any(a < span[1] and span[0] < b for a, b in spans):
+            found.append(make_key(f, own))
+            spans.append(span)
+            firm.add(span)
     for phrase, span in _said_whole(book.text_q, s, spans):  # a record's key or value of five words or more
         found.append(make_key(phrase, [r for r in s.records if lookup._has(r, phrase)]))
         spans.append(span)
@@ -164,9 +187,14 @@ def question_keys(book: Any, var: str) -> list[Key]:
             if n == 1 and ID_LIKE.search(phrase) and not wordmatch.in_text(phrase, folded):
                 phrase = spelled_as(text, phrase) or phrase  # "quiet-lagoon" asked, "quiet_lagoon" written
                 phrase = unqualified(folded, phrase) or phrase  # "HTTPStatus.OK" asked, "OK = 200" written
+                unit = re.fullmatch(r"(\d+(?:\.\d+)?)-[a-z]+", phrase)  # "80-bit" asked, bitsize="80" written
+                phrase = unit.group(1) if unit and not wordmatch.in_text(phrase, folded) else phrase
             present = wordmatch.in_text(phrase, folded)
             cap = s.parsed_chars
             hits = holding(text, s, phrase) if s.records and present else []
+            if flag and not hits and s.records and (bare := phrase[len(flag) :]) and wordmatch.in_text(bare, folded):
+                keyed = [r for r in holding(text, s, bare) if r.key.strip().casefold() == bare.casefold()]
+                phrase, hits = (bare, keyed) if keyed else (phrase, hits)  # "--output" of a record keyed output
             if stop_word and not is_stop_value(phrase, hits):
                 continue
             if not hits and cap is not None and found_beyond(text, phrase, cap, n):
@@ -176,7 +204,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 continue
             if not hits:
                 holder = subject and subject[0] <= first.start() and last.end() <= subject[1]
-                if "yes_no" in book.cues and n == 1 and not only_field_words and not holder:
+                common = phrase.casefold() in NAME_NOUNS | RECORD_UNITS  # "a scripts *key*": what a part is called
+                if "yes_no" in book.cues and n == 1 and not only_field_words and not holder and not common:
                     absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                 continue
             made = make_key(phrase, hits)
@@ -200,7 +229,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 naming.add(phrase)
     mark_inner(found, text, s)
     usable = [k for k in found if k.records <= MAX_KEY_RECORDS or k.text in naming or "count" in book.cues]
-    usable.sort(key=lambda k: (not k.is_key, not k.is_value, k.records, -len(k.text)))
+    # a record's key first; one that many records hold too ("python" of a manual page), after those few hold
+    usable.sort(key=lambda k: (not k.is_key, k.records > _COMMON, not k.is_value, k.records, -len(k.text)))
     if "count" not in book.cues and any(k.is_key or k.is_value for k in usable):
         # the question names a record (its key or a whole value): common words are no keys beside it
         usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
@@ -209,6 +239,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
     ordered = strong + beyond[:2] + usable[len(strong) :]  # what only the tail holds, before loose words
     if "count" not in book.cues and any(ID_LIKE.search(k.text) for k in beyond):
         ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys
+    if absent and absent[0].text in quoted_absent:  # "does it document a '-X perf' option?": the quote is asked
+        return (absent[:1] + ordered)[: MAX_KEYS + 1]
     if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
         return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]

@@ -1,7 +1,8 @@
 """The move kinds: each kind of read is one object that says how it is offered (for which key phrases, fields
 and questions), what sentence demonstrates it, and what its result supports. Adding a kind is one class and one
 :func:`register` call (the protocol and registry: :mod:`~dspy_rlm.profiles.kind_registry`; the ranking kinds:
-:mod:`~dspy_rlm.profiles.rankings`; the counting kinds: :mod:`~dspy_rlm.profiles.counts`);
+:mod:`~dspy_rlm.profiles.rankings`; the counting kinds: :mod:`~dspy_rlm.profiles.counts`; the existence read:
+:mod:`~dspy_rlm.profiles.existence`);
 :class:`~dspy_rlm.profiles.moves.MoveBook` offers the registered kinds in registration order and :func:`evaluate`
 dispatches on a move's kind.
 
@@ -23,13 +24,13 @@ from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
+from dspy_rlm.profiles.existence import Exists
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
-from dspy_rlm.profiles.members import HasItem, asks_membership, item_phrase, member_parts
+from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import noted_section, possessed, rival_field
+from dspy_rlm.profiles.naming import noted_section, possessed, rival_field, sole_holder
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
-from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon, places
 from dspy_rlm.profiles.reads import (
     _holds_key,
@@ -47,10 +48,18 @@ from dspy_rlm.profiles.reads import (
     values_in,
     words_inside,
 )
-from dspy_rlm.profiles.said import default_said, keyed_tail, stated_after_mark
+from dspy_rlm.profiles.said import (
+    alias_values,
+    as_asked,
+    asks_part,
+    default_said,
+    keyed_tail,
+    shaped_field,
+    stated_after_mark,
+)
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
-from dspy_rlm.profiles.stated import binds, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CONTEXT_FIELDS, FIRST_LINE, NAME_ASKED, PROSE_FIELDS
+from dspy_rlm.profiles.stated import binds, flag_answer
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_ASKED, PROSE_FIELDS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -126,6 +135,7 @@ class Record(KindBase):
         one_number = book.answer_type in (int, float) and len(numeric) == 1 and "count" not in book.cues
         one_number = one_number and not elsewhere  # "the resolution": a record without one has no number asked
         flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
+        shaped = shaped_field(book.text_q, own) if not elsewhere else None  # "what hex value": 0x0200
         names = book.structs[var].field_names
         for fname, value in result.fields:
             if said is not None and " ".join(value.casefold().split()) == said:
@@ -142,7 +152,7 @@ class Record(KindBase):
             few = (len(own) == 2 and (nameless or whole) and not apart) or (len(own) == 1 and whole)
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
-            ok = specific and (asked or few or (one_number and fname in numeric))
+            ok = specific and (asked or few or (one_number and fname in numeric) or (whole and fname == shaped))
             ok = ok and not (asked and rival_field(book, var, key, fname, result))  # esbuild's, not corepack's version
             # "meuligoe": a release's record, or its CD-ROM's? a field written once per value: one of several
             ok = ok and agree(book, var, key, fname, value) and len(values_in(result, fname)) == 1
@@ -162,15 +172,19 @@ class Record(KindBase):
             if parts:  # "... opened incident INC-4821": the question asks for the part said after its word
                 out += parts
                 continue
+            ok = ok and not (loose and fname in PROSE_FIELDS and asks_part(book, value, key))  # "removed in 3.12"
             bare = unquote(value.strip())  # 'title "Harbour locale"': one quoted string answers unquoted
             value = bare if bare != value.strip() and value.strip()[0] not in bare else value
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
         out[:0] = _field_named(book, var, key, result, specific)  # first: a record of many fields cuts the tail
+        out[:0] = alias_values(
+            book, var, key, result, specific, why_rec
+        )  # "an alias of another flag: what does it end up"
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
             reverse = reverse and holders(book.structs[var].records[:5000], key.text) <= 1  # "M": MIXED, MEDIUM
-            reverse = reverse or noted_section(book, var, key)
+            reverse = reverse or noted_section(book, var, key) or sole_holder(book, var, key)
             setting = own_setting(book, var, key) if reverse and specific else None
             why = f"the value is the record's own setting {setting!r}" if setting else None
             why = why or ("reverse lookup" if reverse else "key")
@@ -211,6 +225,8 @@ class Field(KindBase):
         field = str(move.args[1])
         if not isinstance(result, str) or (key is not None and norm(result) == norm(key.text)):
             return []
+        if flagged := flag_answer(book, move.var, field, result, _specific(key, book, move.var)):
+            return flagged  # "is RPATH enabled?": ENABLE_RPATH = NO
         if key is not None and binds(book.text_q, key.text, field, book.structs[move.var].field_names):
             return []  # "whose output is 0x0": the output is given
         if key is not None and (tail := keyed_tail(result, key.text)):  # "nodejs:amd64 (20.20.2-1)": the version
@@ -230,93 +246,15 @@ class Field(KindBase):
             whole = Candidate(result, field, False, "records of the same key hold other values there")
         first = result.strip().split("\n", 1)[0].strip()
         if "\n" not in result.strip() or not first:
-            return [whole]
+            return as_asked(book, move.var, key, whole)  # "${base}/bin": as written, and what it stands for
         line = Candidate(first, f"{field} (first line)", whole.supported, whole.why)  # a package's short description
         return [line, whole] if set(st.words(book.text_q.casefold())) & set(FIRST_LINE) else [whole, line]
-
-
-class Exists(KindBase):
-    name = "exists"
-    streams = True
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "yes_no" not in book.offered or key.hop:  # a key no phrase of the question says: it exists
-            return []
-        return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        parts = member_parts(book, move.var)
-        phrase = item_phrase(book, move.var, parts[0][0]) if len(parts) == 1 else None
-        if phrase is not None and asks_membership(book, parts[0][0], phrase):  # "is X one of Y's deps?"
-            return [Candidate(bool(result), "answer", False, "the question asks whether a part's list holds it")]
-        # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
-        # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
-        others = [k for k in book.keys.get(move.var, []) if k is not key and not k.hop]  # phrases of the question
-        named = any(k.is_key or k.is_value for k in others)
-        missing = any(k.records == 0 and ID_LIKE.search(k.text) for k in others)  # an identifier named is absent
-        if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
-            ok = key is not None and (key.is_key or key.is_value) and not missing
-            met, differs = stated(book, move.var, key) if ok else (True, False)
-            if not met:  # "did job X fail?": X is listed, and its record says "ok" where others say "failed"
-                # -- unless the statement holds of the record another key phrase names ("is gold 255 215 0?")
-                differs = differs and not any(stated(book, move.var, k)[0] for k in others if k.is_key or k.is_value)
-                # -- nor where the phrase the question quotes is in the data ("does Pod::Escapes know the 'hellip'
-                # entity?": the module's name is everywhere; what it asks about is the quoted entity, found)
-                quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}
-                differs = differs and not any(k.records and k.text.casefold() in quoted for k in others)
-                return [Candidate(False, "answer", differs, "its record holds another value")]
-        elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
-            return [Candidate(False, "answer", False, "the word absent describes what is asked")]
-        else:  # an identifier absent from the whole text, where no other identifier names a record
-            asked_id = key is not None and (bool(ID_LIKE.search(key.text)) or key.text.startswith("-"))  # or a flag
-            named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
-            # "does the ext4 profile turn on metadata_csum?": the identifiers asked are there; a plain word
-            # missing ("profile") is the asker's word for them, no evidence that the answer is no
-            present_id = any(k.records and ID_LIKE.search(k.text) for k in others)
-            ok = key is not None and key.records == 0 and (not named or (asked_id and not named_id))
-            # nor is an identifier missing beside one present ("does tzdata.zi define America/Ciudad_Juarez?":
-            # the file's own name is not in it)
-            ok = ok and not present_id
-            # nor is a plain word missing beside two phrases found ("is the name attribute of the test element
-            # required?": the file says ATTLIST, not "attribute"; the question asks about what it names)
-            ok = ok and (asked_id or sum(1 for k in others if k.records) < 2)
-            # nor beside a phrase of several words that a few records hold ("is there a keycode for an emoji
-            # picker key?": one comment says "emoji picker"; "keycode" is the asker's word for its line)
-            ok = ok and (asked_id or not any(0 < k.records <= 3 and len(k.text.split()) > 1 for k in others))
-            # nor is a lower-case word missing beside a name found ("is there a pattern attributed to Borland?":
-            # the file comments "# Borland" on a regex; "pattern" is the asker's word for the line)
-            # -- nor beside a phrase the question quotes, found ("does it define a 'headerlink' class?")
-            quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}
-            ok = ok and (
-                asked_id
-                or key.text[:1].isupper()
-                or not any(
-                    k.records and (written_as_name(book.text_q, k.text) or k.text.casefold() in quoted) for k in others
-                )
-            )
-            # nor a word just before a name found, describing it ("is the in-place sub_ covered?")
-            ok = ok and not any(k.records and re.search(r"[\W_\d]", k.text) and _before(book, key, k) for k in others)
-            if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
-                return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
-        return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
-
-
-def _before(book: Any, key: Any, other: Any) -> bool:
-    """Whether the question says ``key`` just before ``other`` ("the in-place sub_")."""
-    return re.search(rf"(?<!\w){re.escape(key.text)}\s+{re.escape(other.text)}", book.text_q, re.I) is not None
 
 
 def _own_named(book: Any, var: str, key: str) -> bool:
     """Whether the record ``key`` names holds a field named as the key (a setting, not a rule)."""
     record = lookup.record_of(book.texts[var], key)
     return isinstance(record, st.Record) and record.get(key) is not None
-
-
-def _describing(word: str) -> bool:
-    """A compound adjective ("print-specific", "top-level"): lower-case letters joined by a hyphen, the last part
-    one of :data:`~dspy_rlm.profiles.vocabulary.ADJECTIVE_HEADS`."""
-    parts = word.split("-")
-    return len(parts) == 2 and all(p.isalpha() and p.islower() for p in parts) and parts[1] in ADJECTIVE_HEADS
 
 
 class KeyOf(KindBase):

@@ -132,6 +132,18 @@ def item_phrase(book: Any, var: str, name: str) -> str | None:
     return book.memo[memo]
 
 
+def _listed_word(book: Any, var: str, name: str, owner: str | None, phrase: str) -> str | None:
+    """The word right beside ``phrase`` in the question that the part ``name`` lists, where ``phrase`` is not
+    listed ("is Ubuntu jammy among the codenames in DISTS?": jammy), else None."""
+    q = book.text_q
+    at = q.find(phrase)
+    if at < 0:
+        return None
+    beside = [*_WORD.findall(q[at + len(phrase) :])[:1], *_WORD.findall(q[:at])[-1:]]
+    listed = [w for w in beside if w.casefold() not in STOP and not _part_word(w, name)]
+    return next((w for w in listed if items.has_item(book.texts[var], name, w, owner) is True), None)
+
+
 def asks_membership(book: Any, name: str, phrase: str) -> bool:
     """Whether the question asks if a list holds ``phrase``: it says so ("one of", "among", "include", "listed";
     "X in Y's list")."""
@@ -195,15 +207,18 @@ class HasItem(KindBase):
     per_key = False
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if book.structs[var].kind in ("lines", "prose"):
-            return []
+        parts = member_parts(book, var)
+        if book.structs[var].kind in ("lines", "prose"):  # in a script's lines, a KEY="a b c" the question writes
+            parts = [p for p in parts if any(k.is_key and k.text == p[0] for k in book.keys.get(var, []))]
         moves = []
-        for name, owner in member_parts(book, var):
+        for name, owner in parts:
             phrase = item_phrase(book, var, name)
             # a yes/no that asks no membership reads the list only where it holds the phrase ("does the ext4
             # profile turn on the metadata_csum feature?"), not for any phrase ("is Verify-Peer set to true?")
             if phrase is not None and not asks_membership(book, name, phrase):
                 phrase = phrase if items.has_item(book.texts[var], name, phrase, owner) is True else None
+            elif phrase is not None and items.has_item(book.texts[var], name, phrase, owner) is not True:
+                phrase = _listed_word(book, var, name, owner, phrase) or phrase  # "is Ubuntu *jammy* among ..."
             if phrase is not None:
                 say = f"I will check whether {phrase!r} is one of the items {name!r} lists."
                 moves.append(read("has_item", say, "has_item", var, name, phrase, *([owner] if owner else [])))

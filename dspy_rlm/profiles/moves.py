@@ -33,7 +33,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
 from dspy_rlm.profiles.conditions import most_of
-from dspy_rlm.profiles.keyfinder import question_keys
+from dspy_rlm.profiles.keyfinder import fields_said, question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
 from dspy_rlm.profiles.naming import column_fields, counted_field
@@ -91,6 +91,12 @@ _TYPE_OFFERS: dict[Any, set[str]] = {
     str: {"most_common", "max", "min"},
 }
 """With ``all_moves``: the counting, ranking and existence moves each output type admits."""
+
+
+def _written(name: str, question: str) -> bool:
+    """Whether the question writes the field ``name`` whole, where it is an identifier (``a.b``, ``a_b``)."""
+    ident = re.search(r"\w[._]\w", name) is not None
+    return ident and re.search(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", question) is not None
 
 
 @dataclass
@@ -174,6 +180,7 @@ class MoveBook:
         self.fields = {n: self._matched_fields(s) for n, s in self.structs.items()}
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: drop_descriptors(self, n, f) for n, f in self.fields.items()}
+        self._phrased_fields()  # "the fewest maximum attempts": maxAttempts, ranked by "fewest"
         ranked = {c for c in ("max", "min") if c in self.cues}  # "the minimum of nbformat_minor": a field of a record
         worded = {c.strip() for r in ranked for c in CUES[r] if f" {c.strip()} " in q}
         if worded and worded <= named and any(k.is_key for ks in self.keys.values() for k in ks):
@@ -185,6 +192,28 @@ class MoveBook:
                 held = self.fields[n] or (self.named_fields(n) if s.kind == "lines" else [])  # a "name value" line
                 self.keys[n][:0] = [k for k in [held_once(s, held, self.keys[n], self.text_q)] if k]
                 self.fields[n] = self.fields[n] or named_line(s, self.keys[n])  # its value is read whole
+
+    def _phrased_fields(self) -> None:
+        """Fields the question names by a phrase of their words (:func:`~dspy_rlm.profiles.keyfinder.fields_said`)
+        come first; of two ranking cues, one whose words all lie inside such a phrase ("maximum" of "the fewest
+        maximum attempts") ranks nothing."""
+        spans: list[tuple[int, int]] = []
+        for n, s in self.structs.items():
+            said = fields_said(self.text_q, s)
+            spans += list(said)
+            own = [f for f in said.values() if f != field_holding_key(s)]
+            self.fields[n] = list(dict.fromkeys(own + self.fields[n]))[:3] if own else self.fields[n]
+        ranked = {c for c in ("max", "min") if c in self.cues}
+        if len(ranked) < 2 or not spans:
+            return
+        for cue in ranked:
+            at = [
+                m.span()
+                for c in CUES[cue]
+                for m in re.finditer(rf"(?<!\w){re.escape(c.strip())}(?!\w)", self.text_q, re.I)
+            ]
+            if at and all(any(a <= x and y <= b for a, b in spans) for x, y in at):
+                self.cues, self.offered = self.cues - {cue}, self.offered - {cue}
 
     def kind(self) -> str:
         """The kind of question, as the moves see it: ``yes_no``, ``count``, ``most_common``, ``max``, ``min``,
@@ -210,6 +239,10 @@ class MoveBook:
         named = ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s)
         places = column_fields(self.text_q, s)  # "the 4th column" first: the question says which one
         named = list(dict.fromkeys(places + named))  # once each: a named field of dates is also a dated one
+        written = [f for f in named if _written(f, self.text_q)]  # "commons.javadoc.java.link ... what URL": an
+        if written:  # identifier written whole, and fields said whole, not a word of another (sonar.host.url)
+            whole = [f for f in named if all(st.stem(p.casefold()) in self.field_q for p in parts(f))]
+            named = list(dict.fromkeys(places + written + whole))
         return [f for f in named if f != key_field][:3]
 
     def _keys(self, var: str) -> list[Key]:
@@ -222,6 +255,7 @@ class MoveBook:
             s = self.structs[var]
             said = set(ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s))
             said |= set(column_fields(self.text_q, s))  # "the 4th column": named by its place
+            said |= set(fields_said(self.text_q, s).values())  # "the maximum attempts": maxAttempts
             self.memo[("named", var)] = [f for f in self.structs[var].field_names if f in said]
         return list(self.memo[("named", var)])
 

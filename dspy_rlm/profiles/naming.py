@@ -10,7 +10,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
-from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ORDINALS, STOP
+from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ID_LIKE, ORDINALS, STOP
 
 __all__ = [
     "asks_holder",
@@ -26,6 +26,7 @@ __all__ = [
     "possessed",
     "record_keys",
     "rival_field",
+    "sole_holder",
     "specific",
     "unparsed_name",
     "why_specific",
@@ -296,4 +297,22 @@ def names_a_record(book: Any, move: Any, key: Any, value: Any) -> str | None:
     first = chain and possessed(book, move.var, key) == field and len(book.fields.get(move.var, [])) > 1
     if chain and not first:  # "alpha1's successor" beside another field asked: the first of two steps
         return None  # a link of a chain the question names (a Makefile rule's prerequisites, a preset's inherits)
+    if field is not None and book.fields.get(move.var, []) == [field] and target.get(field) is None:
+        return None  # "the successor runtime for java8": the one field asked, which the record named lacks
     return f"{value!r} is the key of another record (an alias of it)"
+
+
+_WHICH_NOUN = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*\s+(?!(?:is|are|was|were|of)\b)", re.I)
+
+
+def sole_holder(book: Any, var: str, key: Any) -> bool:
+    """ "Which waiter counts a DBClusterSnapshotNotFoundFault error as success?": the question asks which record
+    holds an identifier (digits, punctuation or inner capitals) that one record of three or more holds, anywhere
+    in it but as a whole value, and names no field and no other record."""
+    if key is None or key.is_key or key.is_value or key.records != 1 or book.fields.get(var):
+        return False
+    if len(book.structs[var].records) < 3:
+        return False
+    if not (ID_LIKE.search(key.text) or re.search(r"[a-z][A-Z]", key.text)) or not _WHICH_NOUN.match(book.text_q):
+        return False
+    return not any(k.is_key or k.is_value for k in book.keys.get(var, []) if k is not key)

@@ -96,6 +96,23 @@ def counts_fields(book: Any) -> bool:
     return noun in {st.stem(n) for n in NAME_NOUNS}  # not "entries": "the protocol shared by the most entries"
 
 
+_LEAVING_OUT = (
+    r"(?:other\s+than|excluding|except(?:\s+for)?|besides|apart\s+from|aside\s+from|not\s+counting|ignoring|setting)"
+)
+
+
+def excluded_value(book: Any, var: str, field: str) -> str | None:
+    """The value of ``field`` the question leaves out of a ranking ("*setting UTF-8 aside*, which character set
+    is listed most often?", "other than X", "excluding X"), as the data writes it; else None."""
+    counts = lookup.value_counts(book.structs[var], field)
+    for value, _ in counts.most_common(20):
+        v = re.escape(value)
+        said = rf"{_LEAVING_OUT}\s+(?:the\s+)?['\"`]?{v}(?![\w-])|(?<![\w-]){v}['\"`]?\s+aside\b"
+        if re.search(said, book.text_q, re.I):
+            return value
+    return None
+
+
 class MostCommon(KindBase):
     name = "most_common"
     every_record = True
@@ -104,10 +121,14 @@ class MostCommon(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "most_common" not in book.offered or counts_fields(book):
             return []
-        return [
-            read("most_common", f"I will find the most common {f}.", "most_common", var, f)
-            for f in ranked_fields(book, var, False)
-        ]
+        out = []
+        for f in ranked_fields(book, var, False):
+            if (but := excluded_value(book, var, f)) is not None:  # "setting UTF-8 aside, which charset ..."
+                out.append(
+                    read("most_common", f"I will find the most common {f} but {but!r}.", "most_common", var, f, but)
+                )
+            out.append(read("most_common", f"I will find the most common {f}.", "most_common", var, f))
+        return out
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = move.args[0]

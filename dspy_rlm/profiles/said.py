@@ -1,17 +1,32 @@
 """What a value says beside its main text: a default a description states ("... Default: info."), a part after a
-``:`` or ``=`` mark, and the bracketed detail of an item the question's key names ("nodejs:amd64 (20.20.2-1)")."""
+``:`` or ``=`` mark, the bracketed detail of an item the question's key names ("nodejs:amd64 (20.20.2-1)"), and
+what its references to other settings stand for (``${base}/bin``)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.vocabulary import RESOLVING
 
-__all__ = ["default_said", "keyed_tail", "stated_after_mark"]
+__all__ = [
+    "alias_values",
+    "aliased",
+    "as_asked",
+    "asks_part",
+    "asks_start",
+    "default_said",
+    "expanded",
+    "expansions",
+    "keyed_tail",
+    "shaped_field",
+    "stated_after_mark",
+]
 
 _DEFAULT_SAID = re.compile(r"\bdefaults?(?:\s+(?:value\s+)?is|\s+to|:)\s+(\S.*?)(?:\.(?:\s|$)|[;)]|$)", re.I)
 _ITEM = re.compile(r"(?:[^,()\[\]]|\([^()]*\)|\[[^\[\]]*\])+")  # a comma list's items, brackets whole
@@ -46,3 +61,163 @@ def keyed_tail(value: str, key: str) -> str | None:
         if m and (name == k or (name.startswith(k) and name[len(k) : len(k) + 1] in (":", "/", "@"))):
             return m.group(2).strip() or None
     return None
+
+
+_REF = re.compile(r"\$\{([\w.:-]+)\}|\$\(([\w.:-]+)\)|@([\w.-]+)@")
+"""A reference to another setting by its name: ``${name}`` (shell, Maven, CMake), ``$(NAME)`` (make), ``@NAME@``
+(autoconf)."""
+
+
+def expanded(value: str, record: st.Record | None, records: list[st.Record], rounds: int = 4) -> str | None:
+    """``value`` with each reference to a setting the data defines replaced by that setting's value, again for
+    the references those values hold (up to ``rounds`` times), else None where it holds none the data defines. A
+    name is looked up first among ``record``'s fields, then as the key of a record whose one field it names (a
+    setting)."""
+
+    def value_of(m: re.Match[str]) -> str:
+        name = next(g for g in m.groups() if g)
+        own = record.get(name) if record is not None else None
+        if own is None:
+            keyed = [r for r in records if r.key == name and len(r.fields) == 1]
+            own = keyed[0].fields[0][1] if len(keyed) == 1 else None
+        return m.group(0) if own is None else own
+
+    out = value
+    for _ in range(rounds):
+        nxt = _REF.sub(value_of, out)
+        if nxt == out:
+            break
+        out = nxt
+    return out if out != value else None
+
+
+def expansions(book: Any, var: str, key: Any, whole: Candidate) -> list[Candidate]:
+    """A field's value as written and with its references expanded (:func:`expanded`), the one the question asks
+    for first (:data:`RESOLVING`: "what URL does it end up as?"), the other unsupported; ``[whole]`` where it holds
+    no reference the data defines."""
+    record = lookup.record_of(book.texts[var], key.text) if key is not None else None
+    full = expanded(str(whole.value), record if isinstance(record, st.Record) else None, book.structs[var].records)
+    if full is None:
+        return [whole]
+    if RESOLVING.search(book.text_q):
+        return [
+            Candidate(full, f"{whole.label} (expanded)", whole.supported, whole.why),
+            Candidate(whole.value, whole.label, False, "the question asks what its references stand for"),
+        ]
+    return [whole, Candidate(full, f"{whole.label} (expanded)", False, "its references expanded")]
+
+
+_STARTS = re.compile(
+    r"\b(?:starts?|begins?|opens?)\s+with\b|\b(?:first|leading|initial)\s+(?:token|word|symbol)\b", re.I
+)
+_FIRST_TOKEN = re.compile(r"""\s*(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))""")
+
+
+def asks_start(question: str) -> bool:
+    """Whether the question asks what a value starts with ("what token does a decorator start with?")."""
+    return _STARTS.search(question) is not None
+
+
+def as_asked(book: Any, var: str, key: Any, whole: Candidate) -> list[Candidate]:
+    """A field's value as the question asks for it: its first token where it asks what the value starts with
+    ("what token does a decorator start with?": ``'@' dotted_name ...`` gives ``@``), the whole unsupported;
+    else as written and expanded (:func:`expansions`)."""
+    value = str(whole.value)
+    m = _FIRST_TOKEN.match(value) if _STARTS.search(book.text_q) and len(value.split()) > 1 else None
+    if m is None:
+        return expansions(book, var, key, whole)
+    first = next(g for g in m.groups() if g)
+    return [
+        Candidate(first, f"{whole.label} (first token)", whole.supported, whole.why),
+        Candidate(value, whole.label, False, "the question asks how it starts"),
+    ]
+
+
+def aliased(value: str, field: str, records: list[st.Record], rounds: int = 4) -> str | None:
+    """The value a name stands for, where ``value`` is wholly the key of one other record (``#define RTF_MSS
+    RTF_MTU``): that record's ``field``, followed again where it is a name too (up to ``rounds`` times); else
+    None."""
+    out, seen = value.strip(), {value.strip()}
+    for _ in range(rounds):
+        target = [r for r in records if r.key == out]
+        nxt = target[0].get(field) if len(target) == 1 else None
+        if nxt is None or nxt.strip() in seen:
+            break
+        out = nxt.strip()
+        seen.add(out)
+    return out if out != value.strip() else None
+
+
+def alias_values(book: Any, var: str, key: Any, result: st.Record, specific: bool, why: str) -> list[Candidate]:
+    """Where the question asks what a name ends up as (:data:`RESOLVING`: "RTF_MSS is an alias of another flag -
+    what value does it end up with?"), the value the record's one field naming another record stands for
+    (:func:`aliased`), vouched for (``why``) where the record is named by its key."""
+    if key is None or not RESOLVING.search(book.text_q):
+        return []
+    records = book.structs[var].records
+    found = [(f, full) for f, v in result.fields if (full := aliased(v, f, records)) is not None]
+    ok = specific and key.is_key and len(found) == 1
+    return [
+        Candidate(full, f"{f} (what it names)", ok, why if ok else "the value its alias names") for f, full in found
+    ]
+
+
+_HEX = r"0x[0-9a-f]+"
+_NUMBER = r"[-+]?\d+(?:\.\d+)?"
+_SHAPES = {"hex": _HEX, "hexadecimal": _HEX, "octal": r"0o?[0-7]+", "numeric": f"{_NUMBER}|{_HEX}", "decimal": _NUMBER}
+"""Words a question says of a value's form ("what *hex* value"), and the form."""
+
+
+def shaped_field(question: str, fields: list[tuple[str, str]]) -> str | None:
+    """The one of ``fields`` whose value has the form the question says ("what hex value does X give ...":
+    ``0x0200``, not the comment beside it), else None."""
+    said = {_SHAPES[w] for w in st.words(question.casefold()) if w in _SHAPES}
+    if len(said) != 1:
+        return None
+    rx = re.compile(said.pop(), re.I)
+    found = [f for f, v in fields if rx.fullmatch(v.strip())]
+    return found[0] if len(found) == 1 else None
+
+
+_PLAIN = frozenset(
+    {
+        "what",
+        "which",
+        "who",
+        "when",
+        "where",
+        "how",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "the",
+        "a",
+        "an",
+        "in",
+        "of",
+        "to",
+        "for",
+        "by",
+        "and",
+        "or",
+        "it",
+        "its",
+        "this",
+        "that",
+        "be",
+        "with",
+        "on",
+        "at",
+    }
+)
+
+
+def asks_part(book: Any, sentence: str, key: Any) -> bool:
+    """Whether the question says a word of ``sentence`` (a description) besides its key and the words of the
+    asking ("in which version is X *removed*?": "... will be removed in Python 3.12"): it asks for a part of it,
+    not the whole."""
+    own = {w.casefold() for w in st.words(key.text)} if key is not None else set()
+    said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in _PLAIN and w not in own and len(w) > 3}
+    return bool(said & {st.stem(w) for w in st.words(sentence.casefold())})

@@ -191,11 +191,14 @@ class CountItems(KindBase):
     per_key = False
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if "count" not in book.offered or book.structs[var].kind in ("lines", "prose"):
+        if "count" not in book.offered:
             return []
+        parts = listed_parts(book, var)
+        if book.structs[var].kind in ("lines", "prose"):  # in a script's lines, a KEY="a b c" the question writes
+            parts = [p for p in parts if any(k.is_key and k.text == p[0] for k in book.keys.get(var, []))]
         return [
             read("count_items", f"I will count the items {name!r} lists.", "items_of", var, name, *([k] if k else []))
-            for name, k in listed_parts(book, var)
+            for name, k in parts
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:

@@ -9,13 +9,14 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import NUMERAL, SCAN, fields_saying, operands, says, unread_test
 from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spellings import field_forms
-from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS
+from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS, TRUE_FLAGS
 
-__all__ = ["binds", "stated"]
+__all__ = ["absent_value", "binds", "flag_answer", "stated"]
 
 
 def _noun(book: Any, var: str, key: Any) -> str | None:
@@ -48,8 +49,13 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     said_key = norm(key.text)  # the records the key names: by their key, else by a whole value, else any holding it
     every = [r for r in every if norm(r.key) == said_key] or [r for r in every if fields_saying(r, said_key)] or every
     held = every[:50]
-    if not held or not all(any(r.get(f) for r in held) for f in fields):
-        return not held, False
+    if not held:
+        return True, False
+    if not all(any(r.get(f) for r in held) for f in fields):  # "does the posix_prefix section set a scripts key?":
+        # the record its key names lacks a field two other records hold or more -- where the key names it by its key
+        lacked = [f for f in fields if not any(r.get(f) for r in held)]
+        shared = all(sum(r.get(f) is not None for r in s.records[:SCAN]) >= 2 for f in lacked)
+        return False, shared and all(norm(r.key) == said_key for r in held)
     flags = [norm(r.get(f) or "") for f in fields for r in held if r.get(f)]  # "does X run in a terminal?": its
     if flags and all(v in FALSE_FLAGS and v not in written for v in flags):  # Terminal field says false
         return False, True
@@ -153,3 +159,33 @@ def binds(question: str, key: str, field: str, names: Any = ()) -> bool:
         if norm(m.group(1)) == norm(field) or st.stem(m.group(1).casefold()) in field_stems(field):
             return True
     return False
+
+
+def flag_answer(book: Any, var: str, field: str, value: str, specific: bool) -> list[Candidate]:
+    """A yes/no answered by a setting's flag ("is RPATH enabled?": ``ENABLE_RPATH = NO`` says no): the whole
+    value of a field the question names is a flag (:data:`TRUE_FLAGS`, :data:`FALSE_FLAGS`); a question saying
+    the negative ("is X disabled?") is answered the other way; one that negates ("is X not ...") is vouched for
+    by nothing."""
+    v = norm(value)
+    if book.answer_type is not bool or v not in TRUE_FLAGS | FALSE_FLAGS:
+        return []
+    said = set(st.words(book.text_q.casefold()))
+    holds = (v in TRUE_FLAGS) != bool(said & (FALSE_FLAGS - {"no"}))
+    ok = specific and field in book.fields.get(var, []) and not unread_test(book)
+    return [Candidate(holds, "answer", ok, "the setting's flag says so")]
+
+
+_SET_TO = r"(?<!\w)(?:set|equal|equals|changed|mapped|assigned|defaults?)\s+(?:to|as)|(?<!\w)=(?!=)"
+"""Words before the value a yes/no states of a setting ("can X be *set to* yaml", "is X *=* on")."""
+
+
+def absent_value(book: Any, var: str, key: Any) -> str | None:
+    """The value a yes/no states of the record ``key`` names that the data holds nowhere ("can the --output option
+    be set *to yaml*?": no value of the file is yaml), where ``key`` is a record's key; else None."""
+    if key is None or not key.is_key:
+        return None
+    for k in book.keys.get(var, []):
+        said = rf"(?:{_SET_TO})\s+['\"`]?{re.escape(k.text)}(?!\w)"
+        if k is not key and not k.records and re.search(said, book.text_q, re.I):
+            return k.text
+    return None

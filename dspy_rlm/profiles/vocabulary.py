@@ -300,3 +300,12 @@ ORDINALS = {
     "ninth": 9, "tenth": 10, "last": -1,
 }  # fmt: skip
 """Words for a place in a row: "the *second* column", "the *last* column"."""
+RESOLVING = re.compile(
+    r"\b(?:resolves?|resolved|expands?|expanded|ends?\s+up|effective|actual|ultimately|evaluates?\s+to|"
+    r"(?:points?|pointing|refers?|referring)\s+(?:at|to))\b",
+    re.I,
+)
+"""Words asking what a reference to another setting stands for ("what URL does it *end up* as?", "the *effective*
+path"): the value with its references expanded, not as written."""
+ABBREVIATED = {"maximum": "max", "minimum": "min", "number": "num", "description": "desc", "directory": "dir"}
+"""Words a field's name shortens (``maxAttempts`` for "the maximum attempts"): said in full, they say its part."""

@@ -114,9 +114,9 @@ Version: 7
 """
 
 
-def test_a_value_naming_another_setting_is_not_submitted_as_written():
+def test_a_value_naming_another_setting_is_submitted_expanded_not_as_written():
     asked = "tell me what unit_dir expands to once all the variables are substituted"
-    assert _ask(asked, PC) == ("${rootprefix}/lib/lake/system", "extracted")  # before: Submitted
+    assert _ask(asked, PC) == ("/lib/lake/system", "submitted")  # probe 9: as written; stop 75: expanded
 
 
 HISTORY = """2.0.0 / 2024-08-31

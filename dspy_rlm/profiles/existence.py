@@ -1,0 +1,98 @@
+"""The existence read (``exists(V, PHRASE)``) and what its result says of a yes/no question: a phrase that names
+a record (its key or a whole value) and what the question states of it, or an identifier the data lacks. Split
+from :mod:`~dspy_rlm.profiles.kinds`, which registers it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.kind_registry import KindBase
+from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
+from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
+from dspy_rlm.profiles.stated import absent_value, stated
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS
+
+__all__ = ["Exists"]
+
+
+class Exists(KindBase):
+    name = "exists"
+    streams = True
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "yes_no" not in book.offered or key.hop:  # a key no phrase of the question says: it exists
+            return []
+        return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        parts = member_parts(book, move.var)
+        phrase = item_phrase(book, move.var, parts[0][0]) if len(parts) == 1 else None
+        if phrase is not None and asks_membership(book, parts[0][0], phrase):  # "is X one of Y's deps?"
+            return [Candidate(bool(result), "answer", False, "the question asks whether a part's list holds it")]
+        # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
+        # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
+        others = [k for k in book.keys.get(move.var, []) if k is not key and not k.hop]  # phrases of the question
+        named = any(k.is_key or k.is_value for k in others)
+        quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}  # an identifier or a quote absent
+        missing = any(k.records == 0 and (ID_LIKE.search(k.text) or k.text.casefold() in quoted) for k in others)
+        if result and (unheld := absent_value(book, move.var, key)):  # "can --output be set to yaml?": no yaml
+            return [Candidate(False, "answer", True, f"the value {unheld!r} is nowhere in the data")]
+        if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
+            ok = key is not None and (key.is_key or key.is_value) and not missing
+            met, differs = stated(book, move.var, key) if ok else (True, False)
+            if not met:  # "did job X fail?": X is listed, and its record says "ok" where others say "failed"
+                # -- unless the statement holds of the record another key phrase names ("is gold 255 215 0?")
+                differs = differs and not any(stated(book, move.var, k)[0] for k in others if k.is_key or k.is_value)
+                # -- nor where the phrase the question quotes is in the data ("does Pod::Escapes know the 'hellip'
+                # entity?": the module's name is everywhere; what it asks about is the quoted entity, found)
+                differs = differs and not any(k.records and k.text.casefold() in quoted for k in others)
+                return [Candidate(False, "answer", differs, "its record holds another value")]
+        elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
+            return [Candidate(False, "answer", False, "the word absent describes what is asked")]
+        else:  # an identifier absent from the whole text, where no other identifier names a record
+            asked_id = key is not None and (bool(ID_LIKE.search(key.text)) or key.text.startswith("-"))  # or a flag
+            named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
+            # "does the ext4 profile turn on metadata_csum?": the identifiers asked are there; a plain word
+            # missing ("profile") is the asker's word for them, no evidence that the answer is no
+            present_id = any(k.records and ID_LIKE.search(k.text) for k in others)
+            ok = key is not None and key.records == 0 and (not named or (asked_id and not named_id))
+            # nor is an identifier missing beside one present ("does tzdata.zi define America/Ciudad_Juarez?":
+            # the file's own name is not in it)
+            ok = ok and not present_id
+            # nor is a plain word missing beside two phrases found ("is the name attribute of the test element
+            # required?": the file says ATTLIST, not "attribute"; the question asks about what it names)
+            ok = ok and (asked_id or sum(1 for k in others if k.records) < 2)
+            # nor beside a phrase of several words that a few records hold ("is there a keycode for an emoji
+            # picker key?": one comment says "emoji picker"; "keycode" is the asker's word for its line)
+            ok = ok and (asked_id or not any(0 < k.records <= 3 and len(k.text.split()) > 1 for k in others))
+            # nor is a lower-case word missing beside a name found ("is there a pattern attributed to Borland?":
+            # the file comments "# Borland" on a regex; "pattern" is the asker's word for the line)
+            # -- nor beside a phrase the question quotes, found ("does it define a 'headerlink' class?")
+            quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}
+            ok = ok and (
+                asked_id
+                or key.text[:1].isupper()
+                or not any(
+                    k.records and (written_as_name(book.text_q, k.text) or k.text.casefold() in quoted) for k in others
+                )
+            )
+            # nor a word just before a name found, describing it ("is the in-place sub_ covered?")
+            ok = ok and not any(k.records and re.search(r"[\W_\d]", k.text) and _before(book, key, k) for k in others)
+            if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
+                return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
+        return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
+
+
+def _before(book: Any, key: Any, other: Any) -> bool:
+    """Whether the question says ``key`` just before ``other`` ("the in-place sub_")."""
+    return re.search(rf"(?<!\w){re.escape(key.text)}\s+{re.escape(other.text)}", book.text_q, re.I) is not None
+
+
+def _describing(word: str) -> bool:
+    """A compound adjective ("print-specific", "top-level"): lower-case letters joined by a hyphen, the last part
+    one of :data:`~dspy_rlm.profiles.vocabulary.ADJECTIVE_HEADS`."""
+    parts = word.split("-")
+    return len(parts) == 2 and all(p.isalpha() and p.islower() for p in parts) and parts[1] in ADJECTIVE_HEADS
