@@ -306,10 +306,11 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
 
 
 def most_common(var: Any, field: Any, but: Any = None) -> str | Nothing:
-    """The most common value of field, leaving out the value ``but`` if given ("UTF-8 aside, which charset ...").
+    """The most common value of field, leaving out `but` if given.
 
-    Ties go to the value seen first; values are compared with whitespace normalized. A placeholder with no
-    letter or digit (``-``, ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are.
+    ``but`` ("UTF-8 aside, which charset is listed most often?") is compared whole, any case. Ties go to the value
+    seen first; values are compared with whitespace normalized. A placeholder with no letter or digit (``-``,
+    ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are.
     """
     s = _structure("most_common", var)
     counts = value_counts(s, _field("most_common", s, field))
