@@ -71,7 +71,6 @@ class Exists(KindBase):
             # nor is a lower-case word missing beside a name found ("is there a pattern attributed to Borland?":
             # the file comments "# Borland" on a regex; "pattern" is the asker's word for the line)
             # -- nor beside a phrase the question quotes, found ("does it define a 'headerlink' class?")
-            quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}
             ok = ok and (
                 asked_id
                 or key.text[:1].isupper()

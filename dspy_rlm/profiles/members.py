@@ -17,7 +17,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import Key
 from dspy_rlm.profiles.reads import camel_parts, norm
-from dspy_rlm.profiles.sizes import named_parts
+from dspy_rlm.profiles.sizes import named_parts, written_parts
 from dspy_rlm.profiles.vocabulary import ASKING, ID_LIKE, MEMBER_VERBS, MEMBERSHIP, STOP
 
 __all__ = ["HasItem", "asks_membership", "item_phrase", "member_parts", "owns"]
@@ -208,8 +208,7 @@ class HasItem(KindBase):
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         parts = member_parts(book, var)
-        if book.structs[var].kind in ("lines", "prose"):  # in a script's lines, a KEY="a b c" the question writes
-            parts = [p for p in parts if any(k.is_key and k.text == p[0] for k in book.keys.get(var, []))]
+        parts = written_parts(book, var, parts)
         moves = []
         for name, owner in parts:
             phrase = item_phrase(book, var, name)

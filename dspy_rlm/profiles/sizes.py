@@ -183,6 +183,14 @@ def _said(stem: str, stems: set[str]) -> bool:
     )
 
 
+def written_parts(book: Any, var: str, parts: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``parts`` as read from lines of text: only those the question writes as a record's key (a script's
+    ``KEY="a b c"``); from other structures, all."""
+    if book.structs[var].kind not in ("lines", "prose"):
+        return parts
+    return [p for p in parts if any(k.is_key and k.text == p[0] for k in book.keys.get(var, []))]
+
+
 class CountItems(KindBase):
     """``items_of(V, NAME[, KEY])``: how many items the one part the question names lists (a field's list value,
     a field written once per item, a dotted group's keys)."""
@@ -194,8 +202,7 @@ class CountItems(KindBase):
         if "count" not in book.offered:
             return []
         parts = listed_parts(book, var)
-        if book.structs[var].kind in ("lines", "prose"):  # in a script's lines, a KEY="a b c" the question writes
-            parts = [p for p in parts if any(k.is_key and k.text == p[0] for k in book.keys.get(var, []))]
+        parts = written_parts(book, var, parts)  # in a script's lines, a KEY="a b c" the question writes
         return [
             read("count_items", f"I will count the items {name!r} lists.", "items_of", var, name, *([k] if k else []))
             for name, k in parts
