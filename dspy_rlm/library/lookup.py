@@ -222,7 +222,8 @@ def field_of(var: Any, word: Any, field: Any) -> str | None:
 def count_records(var: Any, word: Any = None) -> int:
     """How many records contain word (or all records).
 
-    A record under a heading or block named word (whole) contains it.
+    A record under a heading or block named word (whole) contains it; word='NAME_*' counts the records whose key
+    starts with NAME_.
 
     With no word, where some records have a key or fields, the lines of prose between them (records of neither: a
     page's text around its table, a line no assignment) are no records. In a huge text whose records are lines,
@@ -236,6 +237,8 @@ def count_records(var: Any, word: Any = None) -> int:
             return len(s.records) + sum(1 for ln in rest if ln.strip() and not ln.lstrip().startswith(("#", ";")))
         return sum(1 for r in s.records if r.fields or r.key) or len(s.records)
     w = _check_word("count_records", word)
+    if len(w) > 1 and w.endswith("*") and re.fullmatch(r"[\w.:/-]+", w[:-1]):  # a key prefix: "ARPOP_*"
+        return sum(1 for r in s.records if r.key.startswith(w[:-1]) and r.key != w[:-1])
     if s.parsed_chars is not None and s.records and one_line_records(s):
         return sum(1 for n in match_lines(w, text) if n >= s.records[0].line)
     return len(_placed(s, w, _containing("count_records", var, w)))

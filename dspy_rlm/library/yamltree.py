@@ -85,6 +85,15 @@ def _item_lines(lines: list[str], i: int, b: int, indent: int) -> tuple[str, int
     return ("\n".join(items), end) if items and not any(YAML_KEY.match(x) for x in items) else ("", i)
 
 
+_YAML_COMMENT = re.compile(r"""^("[^"]*"|'[^']*'|.*?)[ \t]+#.*$""")
+
+
+def _yaml_scalar(value: str) -> str:
+    """A one-line value without its trailing comment (``"auto"    # Let Azure pick``: ``auto``), unquoted."""
+    m = _YAML_COMMENT.match(value)
+    return unquote(m.group(1).strip() if m else value)
+
+
 def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
     head = lines[a]
     m = YAML_KEY.match(head.strip())
@@ -107,11 +116,11 @@ def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
             elif not value:  # "hosts:" then "- a" lines of plain items: the value is those lines
                 value, i = _item_lines(lines, i, b, _indent(lines[i - 1]))
             if value:
-                fields.append((unquote(sub.group(1).strip()), unquote(value)))
+                fields.append((unquote(sub.group(1).strip()), _yaml_scalar(value) if "\n" not in value else value))
     if key and m:
         value = (m.group(2) or "").strip()
         if value and b == a:
-            fields.insert(0, (key, unquote(value)))
+            fields.insert(0, (key, _yaml_scalar(value)))
         elif b > a and not nested:
             body = lines[a + 1 : b + 1]  # a list / block scalar
             joined = _block_value(body, value[0]) if _BLOCK_SCALAR.match(value) else "\n".join([value, *body])

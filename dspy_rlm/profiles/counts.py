@@ -43,6 +43,8 @@ class Count(KindBase):
         return [read("count", f"I will count the records with {key.text!r}.", "count_records", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if key is not None and key.text.endswith("*") and not key.is_value:  # "the ARPOP_ ones": the keyed group
+            return [Candidate(str(result), "count", True, "counted")]  # (its class: the calibrated "counted")
         ok = key is not None and key.is_value and always_whole(book, move.var, key.text)
         why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
         if ok and key is not None and _counts_names(book, move.var, None, "part", key.text):

@@ -12,7 +12,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
-from dspy_rlm.profiles.stated import absent_value, stated
+from dspy_rlm.profiles.stated import absent_value, negated_word, stated
 from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS
 
 __all__ = ["Exists"]
@@ -50,6 +50,8 @@ class Exists(KindBase):
                 # entity?": the module's name is everywhere; what it asks about is the quoted entity, found)
                 differs = differs and not any(k.records and k.text.casefold() in quoted for k in others)
                 return [Candidate(False, "answer", differs, "its record holds another value")]
+            if ok and (word := negated_word(book, move.var, key)):  # "in a container?": "!container"
+                return [Candidate(True, "answer", False, f"{key.text!r} holds {word!r} only negated")]
         elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
             return [Candidate(False, "answer", False, "the word absent describes what is asked")]
         else:  # an identifier absent from the whole text, where no other identifier names a record

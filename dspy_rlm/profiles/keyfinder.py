@@ -38,6 +38,12 @@ MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
 _GLOB_TAIL = re.compile(r"/?\*+")
 _GLOB_LEAD = re.compile(r"(?:\*\.?|(?<![\w/])~?/)$")  # "*.conf", and a path's leading slash: "/apps/panel"
+_PREFIX = re.compile(
+    r"(?<![\w*/.-])(?:([A-Za-z][A-Za-z0-9]*_)(?![\w*])|([A-Za-z][\w]*)\*(?![\w*])"
+    r"|([A-Za-z][\w.-]*[:/])(?:[A-Z]{2,}|<[\w-]+>|\{[\w-]+\})(?![\w*]))"
+)
+"""A name's written prefix: "the ARPOP_ ones", "RTCF_*", "[testenv:NAME]" (what the names keying a group of
+records start with; a placeholder in capitals or brackets stands for the rest)."""
 _DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
 
 
@@ -121,6 +127,13 @@ def question_keys(book: Any, var: str) -> list[Key]:
         elif len(phrase) >= 2 and "yes_no" in book.cues and not wordmatch.in_text(phrase, folded):
             absent.append(Key(phrase, 0, False, False))  # "does it document a '-X perf' option?": what is asked
             quoted_absent.add(phrase)
+    for m in _PREFIX.finditer(book.text_q) if "count" in book.cues else ():  # "how many ... (the ARPOP_ ones)":
+        head = m.group(1) or m.group(2) or m.group(3)  # the records whose keys start so, counted as one key
+        keyed = [r for r in s.records if r.key.startswith(head) and r.key != head]
+        if len(keyed) >= 2:
+            found.append(Key(head + "*", len(keyed), False, False))
+            spans.append(m.span())
+            firm.add(m.span())
     for span, f in field_said.items():  # "the default log level": the setting a.b.defaultLogLevel is a record
         own = (
             [r for r in s.records if r.key == f and [n for n, _ in r.fields] == [f]] if s.key_counts.get(f) == 1 else []

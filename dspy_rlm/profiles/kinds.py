@@ -54,6 +54,7 @@ from dspy_rlm.profiles.said import (
     asks_part,
     default_said,
     keyed_tail,
+    pinned,
     shaped_field,
     stated_after_mark,
 )
@@ -177,6 +178,7 @@ class Record(KindBase):
             value = bare if bare != value.strip() and value.strip()[0] not in bare else value
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
         out[:0] = _field_named(book, var, key, result, specific)  # first: a record of many fields cuts the tail
+        out[:0] = pinned(book, key, result, why_rec) if specific else []  # "which version of X is pinned"
         out[:0] = alias_values(
             book, var, key, result, specific, why_rec
         )  # "an alias of another flag: what does it end up"

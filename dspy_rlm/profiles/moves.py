@@ -47,7 +47,7 @@ from dspy_rlm.profiles.phrases import (
     named_line,
     unquoted,
 )
-from dspy_rlm.profiles.rankings import ranked_fields
+from dspy_rlm.profiles.rankings import glossed_ranking, ranked_fields
 from dspy_rlm.profiles.reads import (
     agent_stems,
     camel_parts,
@@ -181,6 +181,8 @@ class MoveBook:
         self.keys = {n: self._keys(n) for n in self.texts}
         self.fields = {n: drop_descriptors(self, n, f) for n, f in self.fields.items()}
         self._phrased_fields()  # "the fewest maximum attempts": maxAttempts, ranked by "fewest"
+        if glossed_ranking(self):  # "polls most frequently, i.e. has the shortest delay": the delay is ranked
+            self.cues, self.offered = self.cues - {"most_common"}, self.offered - {"most_common"}
         ranked = {c for c in ("max", "min") if c in self.cues}  # "the minimum of nbformat_minor": a field of a record
         worded = {c.strip() for r in ranked for c in CUES[r] if f" {c.strip()} " in q}
         if worded and worded <= named and any(k.is_key for ks in self.keys.values() for k in ks):

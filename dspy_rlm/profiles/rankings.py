@@ -4,6 +4,7 @@ numeric field, and by the length of a field's value ("the longest name"). Regist
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -13,7 +14,7 @@ from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, ranked_names
+from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
     CONTEXT_FIELDS,
@@ -219,6 +220,17 @@ def asks_ranked_value(book: Any, field: str) -> bool:
     return bool(field_stems(field) & {st.stem(x) for x in after})
 
 
+def glossed_ranking(book: Any) -> bool:
+    """Whether a ranking cue written just before a field the question names ("the shortest delay") ranks that
+    field beside a most-common cue that glosses it ("which waiter polls most frequently, i.e. ..."): no tally."""
+    if "most_common" not in book.cues or not book.cues & {"max", "min"}:
+        return False
+    stems = {st.stem(p.casefold()) for fs in book.fields.values() for f in fs for p in parts(f)}
+    words = {c for r in ("max", "min") if r in book.cues for c in CUES[r] if " " not in c.strip()}
+    said = st.words(book.text_q.casefold())
+    return any(a in words and st.stem(b) in stems for a, b in itertools.pairwise(said))
+
+
 class Extreme(KindBase):
     per_key = False
     every_record = True
@@ -302,6 +314,8 @@ class ByLength(Extreme):
             return []
         best = best_loose(book, var)  # the fields said most fully first
         loose = best + [f for f in book.structs[var].field_names if f in loose_fields(book, var) and f not in best]
+        numbers = set(ranked_fields(book, var, True))  # "the shortest delay" of numbers: the smallest (Extreme's)
+        loose = [f for f in loose if f not in numbers]
         return [read(self.name, f"I will find the {self.word} {f}.", self.helper, var, f, "length") for f in loose]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:

@@ -63,9 +63,11 @@ def keyed_tail(value: str, key: str) -> str | None:
     return None
 
 
-_REF = re.compile(r"\$\{([\w.:-]+)\}|\$\(([\w.:-]+)\)|@([\w.-]+)@")
+_REF = re.compile(r"\$\{([\w.:-]+)\}|\$\(([\w.:-]+)\)|@([\w.-]+)@|\{(\[[^\]\n]+\][\w.-]+)\}")
 """A reference to another setting by its name: ``${name}`` (shell, Maven, CMake), ``$(NAME)`` (make), ``@NAME@``
-(autoconf)."""
+(autoconf), ``{[section]name}`` (tox); ``${section:name}`` (Python's ExtendedInterpolation) where no setting is
+named ``section:name``."""
+_SECTIONED = re.compile(r"\[([^\]\n]+)\]([\w.-]+)|([^:]+):([\w.-]+)")
 
 
 def expanded(value: str, record: st.Record | None, records: list[st.Record], rounds: int = 4) -> str | None:
@@ -80,6 +82,11 @@ def expanded(value: str, record: st.Record | None, records: list[st.Record], rou
         if own is None:
             keyed = [r for r in records if r.key == name and len(r.fields) == 1]
             own = keyed[0].fields[0][1] if len(keyed) == 1 else None
+        part = _SECTIONED.fullmatch(name) if own is None else None
+        if part is not None:  # a field of another section
+            section, field = (part.group(1), part.group(2)) if part.group(1) else (part.group(3), part.group(4))
+            held = [v for r in records if r.key.strip() == section.strip() and (v := r.get(field)) is not None]
+            own = held[0] if len(held) == 1 else None
         return m.group(0) if own is None else own
 
     out = value
@@ -221,3 +228,16 @@ def asks_part(book: Any, sentence: str, key: Any) -> bool:
     own = {w.casefold() for w in st.words(key.text)} if key is not None else set()
     said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in _PLAIN and w not in own and len(w) > 3}
     return bool(said & {st.stem(w) for w in st.words(sentence.casefold())})
+
+
+_VERSION_ASKED = re.compile(r"\b(?:versions?|pinned|pins?)\b", re.I)
+
+
+def pinned(book: Any, key: Any, record: st.Record, why: str) -> list[Candidate]:
+    """ "Which version of pycodestyle is pinned?": the version a requirement of the record writes after the key's
+    name (``pycodestyle==2.4.0``, ``six>=1.16``, ``flake8 = 7.1``), supported where the record pins it once."""
+    if key is None or key.is_key or not _VERSION_ASKED.search(book.text_q) or not re.fullmatch(r"[\w.-]+", key.text):
+        return []
+    rx = re.compile(rf"(?<![\w.-]){re.escape(key.text)}\s*(?:===?|~=|>=|<=|=|@)\s*v?(\d[\w.+-]*)", re.I)
+    found = {m.group(1) for _, v in record.fields for m in rx.finditer(v)}
+    return [Candidate(v, "version", len(found) == 1, why) for v in sorted(found)]

@@ -16,7 +16,7 @@ from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS, TRUE_FLAGS
 
-__all__ = ["absent_value", "binds", "flag_answer", "stated"]
+__all__ = ["absent_value", "binds", "flag_answer", "negated_word", "stated"]
 
 
 def _noun(book: Any, var: str, key: Any) -> str | None:
@@ -45,9 +45,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     stems |= field_forms([w for w in asked if w not in STOP], set(s.field_names))  # "petal length": petallength
     fields = [f for f in s.field_names if field_stems(f) <= stems]  # said whole: "is X essential?", not "model"
     asked = [w for w in asked if st.stem(w) not in named]
-    every = holding(book.texts[var], s, key.text)[:SCAN]
-    said_key = norm(key.text)  # the records the key names: by their key, else by a whole value, else any holding it
-    every = [r for r in every if norm(r.key) == said_key] or [r for r in every if fields_saying(r, said_key)] or every
+    every = keyed_records(book, var, key)
     held = every[:50]
     if not held:
         return True, False
@@ -55,7 +53,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         # the record its key names lacks a field two other records hold or more -- where the key names it by its key
         lacked = [f for f in fields if not any(r.get(f) for r in held)]
         shared = all(sum(r.get(f) is not None for r in s.records[:SCAN]) >= 2 for f in lacked)
-        return False, shared and all(norm(r.key) == said_key for r in held)
+        return False, shared and all(norm(r.key) == norm(key.text) for r in held)
     flags = [norm(r.get(f) or "") for f in fields for r in held if r.get(f)]  # "does X run in a terminal?": its
     if flags and all(v in FALSE_FLAGS and v not in written for v in flags):  # Terminal field says false
         return False, True
@@ -188,4 +186,30 @@ def absent_value(book: Any, var: str, key: Any) -> str | None:
         said = rf"(?:{_SET_TO})\s+['\"`]?{re.escape(k.text)}(?!\w)"
         if k is not key and not k.records and re.search(said, book.text_q, re.I):
             return k.text
+    return None
+
+
+def keyed_records(book: Any, var: str, key: Any) -> list[st.Record]:
+    """The records the key names (of the first :data:`SCAN` holding it): by their key, else by a whole value, else
+    any holding it."""
+    every = holding(book.texts[var], book.structs[var], key.text)[:SCAN]
+    said_key = norm(key.text)
+    return [r for r in every if norm(r.key) == said_key] or [r for r in every if fields_saying(r, said_key)] or every
+
+
+def negated_word(book: Any, var: str, key: Any) -> str | None:
+    """A word the question says of the record its key names that the key's records hold only negated, ``!word``
+    (``ConditionVirtualization=!container``: "will the unit start in a container?"): the statement is the
+    question's, turned; no exists() read answers it. None where no such word is."""
+    s = book.structs[var]
+    held = keyed_records(book, var, key)
+    mine = {norm(w) for w in st.words(key.text)}
+    named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
+    for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if held else ():
+        if len(w) < 3 or w in mine or w in STOP or w in ANSWER_WORDS or st.stem(w) in named or not w.isalpha():
+            continue
+        negated = re.compile(rf"(?:^|(?<=[\s=,(]))!{re.escape(w)}(?![\w-])", re.IGNORECASE | re.MULTILINE)  # no <!X
+        plain = re.compile(rf"(?<![\w!-]){re.escape(w)}(?![\w-])", re.IGNORECASE)
+        if any(negated.search(r.text) for r in held) and not any(plain.search(r.text) for r in held):
+            return w
     return None

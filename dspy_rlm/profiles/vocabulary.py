@@ -177,6 +177,7 @@ SYNONYMS = (
     frozenset({"url", "link", "href", "homepage", "website"}),
     *(frozenset(g) for g in ({"wide", "width"}, {"long", "length"}, {"tall", "high", "height"}, {"deep", "depth"})),
     frozenset({"heavy", "weight"}),
+    frozenset({"region", "location"}),
     frozenset({"depend", "depends", "prerequisite", "prerequisites"}),
 )
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
@@ -199,7 +200,9 @@ PROSE_FIELDS = frozenset({"description"})
 question says words of one besides its key ("the default buffer size of --buf-size"), it asks for a part of it."""
 COMMENT_WORDS = frozenset({"comment", "comments", "commented"})
 """Words that point to a text's comments, which a structure leaves out of its records."""
-NAME_NOUNS = frozenset({"key", "setting", "field", "property", "option", "variable", "parameter", "attribute"})
+NAME_NOUNS = frozenset(
+    {"key", "setting", "field", "property", "option", "variable", "parameter", "attribute", "directive"}
+)
 """What a record's fields are called: "which *setting* in section S is set to V" asks for a field's name."""
 NAME_ASKED = re.compile(
     rf"\b(?:which|what|name\s+the)\s+(?:[\w.-]+\s+){{0,2}}?(?:{'|'.join(sorted(NAME_NOUNS))})s?\b", re.I
