@@ -83,10 +83,10 @@ def expanded(value: str, record: st.Record | None, records: list[st.Record], rou
             keyed = [r for r in records if r.key == name and len(r.fields) == 1]
             own = keyed[0].fields[0][1] if len(keyed) == 1 else None
         part = _SECTIONED.fullmatch(name) if own is None else None
-        if part is not None:  # a field of another section
+        if part is not None and rounds > 0:  # a field of another section, its own references read there
             section, field = (part.group(1), part.group(2)) if part.group(1) else (part.group(3), part.group(4))
-            held = [v for r in records if r.key.strip() == section.strip() and (v := r.get(field)) is not None]
-            own = held[0] if len(held) == 1 else None
+            held = [(r, v) for r in records if r.key.strip() == section.strip() and (v := r.get(field)) is not None]
+            own = (expanded(held[0][1], held[0][0], records, rounds - 1) or held[0][1]) if len(held) == 1 else None
         return m.group(0) if own is None else own
 
     out = value

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 from dspy_rlm.library import lookup
+from dspy_rlm.library.structure import detect
+from dspy_rlm.profiles.said import expanded
 from tests.dspy_rlm.scripted import ask_scripted
 
 _POLLERS = json.dumps(
@@ -145,3 +147,19 @@ def test_names_are_counted_by_their_written_prefix():
     q = "How many gadget operation codes (the GOP_ ones) does this header define?"
     assert ask_scripted(q, _HEADER, "int") == (3, "submitted")
     assert lookup.count_records(_HEADER, "GT_*") == 3
+
+
+_PATHS = """[paths]
+root = /srv/app
+logs = ${root}/logs
+
+[service]
+log_dir = ${paths:logs}
+name = app
+"""
+
+
+def test_a_reference_to_another_sections_key_is_expanded_there():
+    records = list(detect(_PATHS).records)
+    service = next(r for r in records if r.key == "service")
+    assert expanded(service.get("log_dir") or "", service, records) == "/srv/app/logs"
