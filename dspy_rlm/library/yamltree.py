@@ -85,13 +85,18 @@ def _item_lines(lines: list[str], i: int, b: int, indent: int) -> tuple[str, int
     return ("\n".join(items), end) if items and not any(YAML_KEY.match(x) for x in items) else ("", i)
 
 
-_YAML_COMMENT = re.compile(r"""^("[^"]*"|'[^']*'|.*?)[ \t]+#.*$""")
+_YAML_COMMENT = re.compile(r"[ \t]+#.*$")
 
 
 def _yaml_scalar(value: str) -> str:
-    """A one-line value without its trailing comment (``"auto"    # Let Azure pick``: ``auto``), unquoted."""
-    m = _YAML_COMMENT.match(value)
-    return unquote(m.group(1).strip() if m else value)
+    """A one-line value without its trailing comment (``"auto"    # Let Azure pick``: ``auto``; a ``#`` inside
+    quotes is the value's), unquoted."""
+    if value[:1] in ("'", '"'):
+        end = value.find(value[0], 1)
+        rest = value[end + 1 :] if end > 0 else ""
+        return unquote(value[: end + 1] if rest and _YAML_COMMENT.fullmatch(rest) else value)
+    m = _YAML_COMMENT.search(value)
+    return unquote(value[: m.start()] if m else value)
 
 
 def _yaml_record(lines: list[str], a: int, b: int) -> Raw:

@@ -113,6 +113,7 @@ provider:
     region: north-2
     zone: "auto"    # let the cloud pick one
     group: demo-group
+    tag: "blue # green"
 
 cloudco_params:
     size: small
@@ -126,6 +127,7 @@ def test_a_yaml_values_trailing_comment_is_no_part_of_it():
         "submitted",
     )
     assert lookup.field_of(_CLUSTER, "provider", "zone") == "auto"
+    assert lookup.field_of(_CLUSTER, "provider", "tag") == "blue # green"  # a mark inside quotes is the value's
 
 
 _HEADER = """#ifndef _GADGET_H
