@@ -308,15 +308,25 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     return sum(1 for r in itertools.chain(s.records, rest) if passes(r.get(name), test, arg))
 
 
-def most_common(var: Any, field: Any, but: Any = None) -> str | Nothing:
-    """The most common value of field, leaving out `but` if given.
+def most_common(var: Any, field: Any, but: Any = None, by: Any = None) -> str | Nothing:
+    """Most common value of field (by='dir': its directory), not `but`.
 
     ``but`` ("UTF-8 aside, which charset is listed most often?") is compared whole, any case. Ties go to the value
     seen first; values are compared with whitespace normalized. A placeholder with no letter or digit (``-``,
-    ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are.
+    ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are. by='dir' counts the directory of
+    each path value (``a/b/c.py``: ``a/b``; a value with no directory is left out): "which directory holds the
+    most files".
     """
     s = _structure("most_common", var)
     counts = value_counts(s, _field("most_common", s, field))
+    if by == "dir":
+        dirs: Counter[str] = Counter()
+        for v, n in counts.items():
+            if "/" in v.strip("/"):
+                dirs[v.rstrip("/").rsplit("/", 1)[0]] += n
+        counts = dirs
+    elif by is not None:
+        raise ValueError(f"most_common: by={by!r}; expected None or 'dir'")
     if but is not None:
         left = " ".join(_check_word("most_common", but, "but").split()).casefold()
         counts = Counter({v: n for v, n in counts.items() if v.casefold() != left})
@@ -369,7 +379,7 @@ def max_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyV
 
 
 def min_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyValue | Nothing:
-    """The record with the smallest number in field (by='length': shortest): KEY: VALUE (within: as max_of)."""
+    """As max_of, with the smallest number in field (by='length': shortest): KEY: VALUE."""
     return _extreme("min_of", var, field, min, by, within)
 
 

@@ -21,6 +21,7 @@ from dspy_rlm.profiles.vocabulary import (
     COUNTED,
     CUES,
     DATE_VALUE,
+    DIRECTORY_WORDS,
     NAME_NOUNS,
     STOP,
     TEMPORAL,
@@ -114,6 +115,22 @@ def excluded_value(book: Any, var: str, field: str) -> str | None:
     return None
 
 
+def path_fields(book: Any, var: str) -> list[str]:
+    """Where the question asks for a directory ("which directory holds the most files"), the fields of the first
+    2,000 records whose values are mostly paths with a directory (``requests/models.py``)."""
+    if not set(st.words(book.text_q.casefold())) & DIRECTORY_WORDS:
+        return []
+    s, out = book.structs[var], []
+    for name in s.field_names[:12]:
+        values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
+        if len(values) >= 3 and sum(bool(_PATH.fullmatch(v)) for v in values) >= 0.8 * len(values):
+            out.append(name)
+    return out
+
+
+_PATH = re.compile(r"[\w.@+~-]+(?:/[\w.@+~-]+)+/?")
+
+
 class MostCommon(KindBase):
     name = "most_common"
     every_record = True
@@ -122,7 +139,18 @@ class MostCommon(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "most_common" not in book.offered or counts_fields(book):
             return []
-        out = []
+        out = [
+            read(
+                "most_common",
+                f"I will find the directory holding the most {f} paths.",
+                "most_common",
+                var,
+                f,
+                None,
+                "dir",
+            )
+            for f in path_fields(book, var)
+        ]
         for f in ranked_fields(book, var, False):
             if (but := excluded_value(book, var, f)) is not None:  # "setting UTF-8 aside, which charset ..."
                 out.append(
@@ -133,6 +161,11 @@ class MostCommon(KindBase):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = move.args[0]
+        if move.args[2:3] == ("dir",):  # the one field of paths, its directories ranked: the question asks for one
+            paths = path_fields(book, move.var)
+            named = [f for f in paths if f in book.named_fields(move.var)]  # "of the tests reported as FAILED"
+            ok = (named or paths) == [field]
+            return [Candidate(result, f"most common {field}", ok, "ranked")] if isinstance(result, str) else []
         asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
         s = book.structs[move.var]
         # no header row names a column: the one column whose values repeat, where it keys no record ("the most

@@ -216,6 +216,8 @@ FIRST_LINE = ("short", "brief", "synopsis", "summary", "one-line")
 WHOLE = frozenset({"full", "complete", "whole", "entire", "exact"})
 """Words that ask for a value whole ("the complete description"): never a key phrase's edge, though they may
 name a field (``full_name``)."""
+DIRECTORY_WORDS = frozenset({"directory", "directories", "folder", "folders", "dir", "dirs", "subdirectory"})
+"""Words that ask for a path's directory ("which directory holds the most files": ``most_common(..., by='dir')``)."""
 BY_LENGTH = ("longest", "shortest")
 """Ranking words that rank a text by its length (``max_of(..., by='length')``), not a number."""
 YES_NO_START = (

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from dspy_rlm.library import lookup
 from dspy_rlm.library.structure import detect
 from dspy_rlm.profiles.said import expanded
@@ -165,3 +167,24 @@ def test_a_reference_to_another_sections_key_is_expanded_there():
     records = list(detect(_PATHS).records)
     service = next(r for r in records if r.key == "service")
     assert expanded(service.get("log_dir") or "", service, records) == "/srv/app/logs"
+
+
+_RECORD = """pkg/__init__.py,sha256=aa,120
+pkg/api.py,sha256=bb,3000
+pkg/models.py,sha256=cc,9000
+pkg/utils.py,sha256=dd,4000
+pkg/sub/one.py,sha256=ee,100
+pkg/sub/two.py,sha256=ff,200
+pkg-1.0.dist-info/METADATA,sha256=gg,500
+pkg-1.0.dist-info/RECORD,,
+"""
+
+
+def test_the_directory_holding_the_most_paths_is_ranked_by_each_paths_directory():
+    assert lookup.most_common(_RECORD, "col1", None, "dir") == "pkg"
+    assert ask_scripted("Which directory holds the most files in this RECORD?", _RECORD) == ("pkg", "submitted")
+
+
+def test_most_common_refuses_an_unknown_by():
+    with pytest.raises(ValueError, match="by="):
+        lookup.most_common(_RECORD, "col1", None, "suffix")
