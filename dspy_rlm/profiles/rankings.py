@@ -128,7 +128,7 @@ def path_fields(book: Any, var: str) -> list[str]:
     return out
 
 
-_PATH = re.compile(r"[\w.@+~-]+(?:/[\w.@+~-]+)+/?")
+_PATH = re.compile(r"/?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")  # relative or absolute
 
 
 class MostCommon(KindBase):

@@ -188,3 +188,16 @@ def test_the_directory_holding_the_most_paths_is_ranked_by_each_paths_directory(
 def test_most_common_refuses_an_unknown_by():
     with pytest.raises(ValueError, match="by="):
         lookup.most_common(_RECORD, "col1", None, "suffix")
+
+
+_FILES = """path,size
+/usr/share/doc/pkg/README,100
+/usr/share/doc/pkg/NEWS,200
+/usr/share/doc/pkg/copyright,300
+/usr/bin/pkg,400
+/usr/lib/pkg/plugin.so,500
+"""
+
+
+def test_the_directory_holding_the_most_absolute_paths_is_ranked():
+    assert ask_scripted("Which directory holds the most files?", _FILES) == ("/usr/share/doc/pkg", "submitted")
