@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.library.items import SIZE_HELPERS  # inlined after lookup.py by standalone_source()
-from dspy_rlm.library.lookup import STRUCTURE_HELPERS  # inlined, with structure.py, by standalone_source()
 from dspy_rlm.library.search import (  # standalone_source() inlines search.py before this file
     _show,
     count_matches,
@@ -21,6 +20,7 @@ from dspy_rlm.library.search import (  # standalone_source() inlines search.py b
     search,
     search_context,
 )
+from dspy_rlm.library.superlatives import STRUCTURE_HELPERS  # inlined, with structure.py, by standalone_source()
 from dspy_rlm.library.textkit import (  # standalone_source() inlines this module in place of this import
     _check_int,
     _type_error,
@@ -260,6 +260,7 @@ STANDALONE_MODULES = (
     "results",
     "valueforms",
     "lookup",
+    "superlatives",
     "items",
     "search",
     "helpers",

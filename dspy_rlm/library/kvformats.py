@@ -5,6 +5,7 @@ stripped spans of the text).
 """
 
 import re
+from collections import Counter
 
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py before this file
     ASSIGN,
@@ -12,9 +13,11 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     SECTION,
     STANZA_KEY,
     Raw,
+    _line_kv,
     _share,
     is_comment,
     meaningful,
+    spaced_kv,
     unquote,
 )
 
@@ -300,3 +303,16 @@ def parse_assignments(lines: list[str]) -> tuple[list[Raw], list[str]]:
         else:
             out.append((i, last, [], "", None))
     return out, list(names)
+
+
+def parse_lines(lines: list[str]) -> list[Raw]:
+    """One record per line; a ``key: value`` / ``key=value`` line is keyed by its name (a list's ``"R2019a=9.6"``
+    names R2019a), as an assignment is, and so is a ``name  "value"`` line whose name no other line opens with."""
+    spaced = {i: pair for i, ln in enumerate(lines) if ln.strip() and (pair := spaced_kv(ln))}
+    said = Counter(name for name, _ in spaced.values())
+    out: list[Raw] = []
+    for i, ln in enumerate(lines):
+        if ln.strip():
+            kv = _line_kv(ln) or ([spaced[i]] if i in spaced and said[spaced[i][0]] == 1 else [])
+            out.append((i, i, kv, kv[0][0] if len(kv) == 1 else "", None))
+    return out

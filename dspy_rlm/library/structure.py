@@ -77,7 +77,6 @@ Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inline
 import functools
 import gc
 import re
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -89,12 +88,10 @@ from dspy_rlm.library.dtdformat import looks_dtd, parse_dtd
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
     DELIMITERS,
     Raw,
-    _line_kv,
     looks_delimited,
     looks_whitespace_table,
     parse_delimited,
     parse_whitespace_table,
-    spaced_kv,
 )
 from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
 from dspy_rlm.library.indexformat import looks_indexed, parse_indexed
@@ -123,6 +120,7 @@ from dspy_rlm.library.kvformats import (
     parse_assignments,
     parse_commented_stanzas,
     parse_ini,
+    parse_lines,
     parse_stanzas,
 )
 from dspy_rlm.library.listformat import (
@@ -204,9 +202,15 @@ class Record:
         return next((v for n, v in self.fields if name_form(n) == want), None)
 
     def show(self) -> str:
-        """``record N (line L):`` then one ``  Name: value`` line per field (or the text, indented)."""
+        """``record N (line L):`` then one ``  Name: value`` line per field (or the text, indented). A key that no
+        field's name or value shows (an INI section's name, a man page option's tag line) is written after the
+        place, in brackets: ``record 3 (lines 9-12) [Service]:``."""
         where = f"line {self.line}" if self.end_line == self.line else f"lines {self.line}-{self.end_line}"
-        rows = [f"record {self.index} ({where}):"]
+        key = " ".join(self.key.split())
+        shown = (
+            not key or not self.fields or any(key in (" ".join(n.split()), " ".join(v.split())) for n, v in self.fields)
+        )
+        rows = [f"record {self.index} ({where}){'' if shown else f' [{key[:_SHOW_VALUE_CHARS]}]'}:"]
         for name, value in self.fields:
             cut = value if len(value) <= _SHOW_VALUE_CHARS else value[:_SHOW_VALUE_CHARS] + " ..."
             rows.append(f"  {name}: " + cut.replace("\n", "\n    "))
@@ -273,7 +277,7 @@ def detect(text: str) -> Structure:
     try:
         found = _detect(parsed)
     except Exception:  # noqa: BLE001 - a parser bug must not cost the run its input: read it as lines
-        found = _build("lines", parsed.split("\n"), _parse_lines(parsed.split("\n")), [])
+        found = _build("lines", parsed.split("\n"), parse_lines(parsed.split("\n")), [])
     finally:
         if collecting:
             gc.enable()
@@ -373,20 +377,7 @@ def _detect(text: str) -> Structure:
         return _build("markdown_list", lines, *parse_numbered_sections(lines), detail="numbered sections")
     if looks_prose(sample) >= 0.5:
         return _build("prose", lines, parse_prose(lines, text), [])
-    return _build("lines", lines, _parse_lines(lines), None)
-
-
-def _parse_lines(lines: list[str]) -> list[Raw]:
-    """One record per line; a ``key: value`` / ``key=value`` line is keyed by its name (a list's ``"R2019a=9.6"``
-    names R2019a), as an assignment is, and so is a ``name  "value"`` line whose name no other line opens with."""
-    spaced = {i: pair for i, ln in enumerate(lines) if ln.strip() and (pair := spaced_kv(ln))}
-    said = Counter(name for name, _ in spaced.values())
-    out: list[Raw] = []
-    for i, ln in enumerate(lines):
-        if ln.strip():
-            kv = _line_kv(ln) or ([spaced[i]] if i in spaced and said[spaced[i][0]] == 1 else [])
-            out.append((i, i, kv, kv[0][0] if len(kv) == 1 else "", None))
-    return out
+    return _build("lines", lines, parse_lines(lines), None)
 
 
 def _build(kind: str, lines: list[str], raws: list[Raw], names: Any, detail: str = "") -> Structure:

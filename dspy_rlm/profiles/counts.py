@@ -12,6 +12,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import (
+    BOUNDS,
     SAID,
     SCAN,
     always_whole,
@@ -278,3 +279,41 @@ def _holds(book: Any, var: str, field: str, value: str) -> bool:
     if memo not in book.memo:
         book.memo[memo] = {(r.get(field) or "").casefold() for r in book.structs[var].records}
     return value.casefold() in book.memo[memo]
+
+
+class AnyIf(KindBase):
+    """``count_if(V, F, '>', N)`` for a yes/no question that states a bound ("is there any sample whose first
+    column is above 14.5?"): yes where a record passes. Supported in a field the question names."""
+
+    name = "any_if"
+    every_record = True
+    per_key = False
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "yes_no" not in book.offered or book.structs[var].kind in ("lines", "prose"):
+            return []
+        # "does any Iris-setosa sample ...": a record or value named besides is a second condition, not tested here
+        if any((k.is_key or k.is_value) and not k.hop for k in book.keys.get(var, [])):
+            return []
+        moves = []
+        for test, arg in operands(book, var):
+            if test not in BOUNDS:
+                continue
+            numeric = [f for f in book.fields.get(var, []) if _numeric(book, var, f)]  # "no" is read there too
+            for f in dict.fromkeys(numeric + holders(book, var, test, arg)):
+                said = f"I will count the records whose {f} {SAID[test]} {arg!r}: any?"
+                moves.append(read("any_if", said, "count_if", var, f, test, arg))
+        return moves
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, int):
+            return []
+        ok = move.args[0] in loose_fields(book, move.var)
+        why = "a record passes the test" if result else "no record passes the test"
+        return [Candidate(result > 0, "answer", ok, why if ok else "a field not named")]
+
+
+def _numeric(book: Any, var: str, field: str) -> bool:
+    """Whether most of the first records' values of ``field`` are numbers."""
+    values = [v for r in book.structs[var].records[:SCAN] if (v := r.get(field)) and v.strip()]
+    return sum(lookup._number(v) is not None for v in values) >= 0.5 * max(1, len(values)) > 0

@@ -28,11 +28,13 @@ from dspy_rlm.profiles.naming import (
     record_keys,
     unparsed_name,
 )
-from dspy_rlm.profiles.phrases import is_stop
+from dspy_rlm.profiles.owners import unfielded_key
+from dspy_rlm.profiles.phrases import holds_field, is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
 from dspy_rlm.profiles.said import asks_start
 from dspy_rlm.profiles.spans import offered
 from dspy_rlm.profiles.spellings import spells_field
+from dspy_rlm.profiles.versions import version_unread
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, FALSE_FLAGS, NO_VALUE, RANKED, STOP, SYNONYMS, TRUE_FLAGS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
@@ -175,6 +177,8 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is key or not few or other.hop or other.text == key.via[0]:  # hop: no phrase; its record's key
             continue
+        if field is not None and key.hop and not holds_field(book.structs[move.var], other.text, [field]):
+            continue  # "the getty@ template *unit*": the [Unit] section, without the field asked, answers nothing
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         if not held and not names_document(book.structs[move.var], record, other.text, move):
             return f"the question also names {other.text!r}, which the record read does not hold"
@@ -342,6 +346,8 @@ def _one_of_several(book: Any, move: Move, key: Any, value: Any) -> str | None:
     if not isinstance(record, st.Record):
         return None
     values = values_in(record, str(move.args[1]))
+    if sum(st.matches(str(move.args[0]), v) for v in values) == 1:  # field_of read the one holding the word:
+        return None  # "Requires-Dist: yarl<2.0,>=1.25.1" of the record's 13
     return f"the record holds {len(values)} values of {move.args[1]!r}" if len(values) > 1 else None
 
 
@@ -379,6 +385,8 @@ VALUE_DOUBTS = (
     _lone_count,
     _label_or_mark,
     _one_of_several,
+    version_unread,
+    unfielded_key,
 )
 """What makes one value of a read unsupported: each check takes the book, the move, the key phrase and the value,
 and says why, or None."""

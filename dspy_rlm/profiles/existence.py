@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.conditions import BOUNDS, operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
@@ -82,6 +83,9 @@ class Exists(KindBase):
             )
             # nor a word just before a name found, describing it ("is the in-place sub_ covered?")
             ok = ok and not any(k.records and re.search(r"[\W_\d]", k.text) and _before(book, key, k) for k in others)
+            # nor a plain word beside a bound the question states ("is there any sample whose first column is above
+            # 14.5?": "sample" is the asker's word for a row; the bound is what is asked)
+            ok = ok and (asked_id or not any(t in BOUNDS for t, _ in operands(book, move.var)))
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]

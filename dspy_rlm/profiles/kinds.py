@@ -16,13 +16,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dspy_rlm.library import items, lookup
+from dspy_rlm.library import items, lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import agree, loose_fields
-from dspy_rlm.profiles.counts import Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
+from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
 from dspy_rlm.profiles.existence import Exists
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
@@ -31,6 +31,7 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import noted_section, possessed, rival_field, sole_holder
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
+from dspy_rlm.profiles.owners import path_owner
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon, places
 from dspy_rlm.profiles.reads import (
     _holds_key,
@@ -54,12 +55,14 @@ from dspy_rlm.profiles.said import (
     asks_part,
     default_said,
     keyed_tail,
-    pinned,
+    option_form,
     shaped_field,
+    spelling_asked,
     stated_after_mark,
 )
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import binds, flag_answer
+from dspy_rlm.profiles.versions import pinned
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_ASKED, PROSE_FIELDS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
@@ -68,7 +71,7 @@ _COMPOUND = re.compile(r"[(\[].*,.*[)\]]", re.DOTALL)
 """A value written as a tuple or list of several items (``('pygments.lexers.q', 'K', ('k',))``)."""
 
 
-_HOST_HELPERS = {**lookup.STRUCTURE_HELPERS, **items.SIZE_HELPERS}
+_HOST_HELPERS = {**superlatives.STRUCTURE_HELPERS, **items.SIZE_HELPERS}
 """The structure helpers a read runs again on the host, by name, for the values it reads."""
 
 
@@ -178,10 +181,16 @@ class Record(KindBase):
             value = bare if bare != value.strip() and value.strip()[0] not in bare else value
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
         out[:0] = _field_named(book, var, key, result, specific)  # first: a record of many fields cuts the tail
-        out[:0] = pinned(book, key, result, why_rec) if specific else []  # "which version of X is pinned"
+        out[:0] = (
+            pinned(book, key, [v for _, v in result.fields], why_rec) if specific else []
+        )  # "which version of X is pinned"
+        if spelling_asked(book, key, result):  # "the long option for -L": its other spelling, or none
+            out = [Candidate(c.value, c.label, False, "another spelling of the option is asked") for c in out]
+            out[:0] = option_form(book, key, result, why_rec) if specific else []
         out[:0] = alias_values(
             book, var, key, result, specific, why_rec
         )  # "an alias of another flag: what does it end up"
+        out[:0] = path_owner(book, var, key, result, why_rec)  # "which job builds on X": the job it sits in
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
@@ -231,6 +240,12 @@ class Field(KindBase):
             return flagged  # "is RPATH enabled?": ENABLE_RPATH = NO
         if key is not None and binds(book.text_q, key.text, field, book.structs[move.var].field_names):
             return []  # "whose output is 0x0": the output is given
+        if versions := pinned(book, key, [result], _why(key, book, move.var)):  # Requires-Dist: yarl<2.0,>=1.25.1
+            return (
+                versions
+                if _specific(key, book, move.var)
+                else [Candidate(v.value, v.label, False, v.why) for v in versions]
+            )
         if key is not None and (tail := keyed_tail(result, key.text)):  # "nodejs:amd64 (20.20.2-1)": the version
             alone = book.fields[move.var] == [field]  # "the run that installed X ... when did it end": End-Date
             own = Candidate(tail, field, alone and _specific(key, book, move.var), _why(key, book, move.var))
@@ -275,7 +290,7 @@ class KeyOf(KindBase):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if move.within is not None:  # within a block: the one record there holding the value, no other field asked
-            inside = lookup.records_within(book.structs[move.var], move.within)
+            inside = superlatives.records_within(book.structs[move.var], move.within)
             ok = holders(inside, key.text) == 1 and not _other_asked(book, move.var, key)
             return [Candidate(result, "key", ok, "reverse lookup")] if isinstance(result, str) else []
         # the evidence of a record read's reverse candidate (Record): a value only this record holds, and no other
@@ -328,3 +343,4 @@ register(ItemsExtreme("most_items", "most_items", ("max", "most_common"), "most"
 register(ItemsExtreme("fewest_items", "fewest_items", ("min",), "fewest"))
 register(FieldsExtreme("most_fields", "most_fields", ("max", "most_common"), "most"))
 register(FieldsExtreme("fewest_fields", "fewest_fields", ("min",), "fewest"))
+register(AnyIf())

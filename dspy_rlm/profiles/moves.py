@@ -62,6 +62,7 @@ from dspy_rlm.profiles.reads import (
 from dspy_rlm.profiles.router import learned_cues
 from dspy_rlm.profiles.spans import uncontracted, without_container
 from dspy_rlm.profiles.spellings import field_forms, respelled
+from dspy_rlm.profiles.versions import bounds_version, requirement_first
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     CUES,
@@ -70,6 +71,7 @@ from dspy_rlm.profiles.vocabulary import (
     QUANTITY,
     STOP,
     SYNONYMS,
+    UNSTATED,
     YES_NO_START,
 )
 
@@ -169,6 +171,7 @@ class MoveBook:
         self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}  # "time zone": TZ
         self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
+        self.q_stems |= {st.stem("default")} if UNSTATED.search(self.text_q) else set()  # "without an explicit X"
         # "which gsettings key is mapped to P?" asks for a field's name: "key" names no field (gtk-key-theme)
         asked_name = _FIELD_NAME_ASKED.search(self.text_q) is not None
         self.field_q = self.q_stems - {st.stem(n) for n in NAME_NOUNS} if asked_name else self.q_stems
@@ -187,6 +190,9 @@ class MoveBook:
         worded = {c.strip() for r in ranked for c in CUES[r] if f" {c.strip()} " in q}
         if worded and worded <= named and any(k.is_key for ks in self.keys.values() for k in ks):
             self.cues, self.offered = self.cues - ranked, self.offered - ranked
+        if ranked and bounds_version(self):  # "the minimum yarl version required": yarl<2.0,>=1.25.1 says it
+            self.cues, self.offered = self.cues - ranked, self.offered - ranked
+        self.keys = {n: requirement_first(self, ks) for n, ks in self.keys.items()}
         for n, (_, counted) in [(n, c) for n in self.structs if "count" in self.cues and (c := counted_field(self, n))]:
             self.fields[n] = [counted] + [f for f in self.fields[n] if f != counted]  # "how many replicas does web run"
         for n, s in self.structs.items():  # "the font's full name": the one record holding FullName is named
@@ -245,7 +251,7 @@ class MoveBook:
         if written:  # identifier written whole, and fields said whole, not a word of another (sonar.host.url)
             whole = [f for f in named if all(st.stem(p.casefold()) in self.field_q for p in parts(f))]
             named = list(dict.fromkeys(places + written + whole))
-        return [f for f in named if f != key_field][:3]
+        return [f for f in named if f != key_field or f in places][:3]  # "the first column" is named
 
     def _keys(self, var: str) -> list[Key]:
         return question_keys(self, var)

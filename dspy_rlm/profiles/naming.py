@@ -8,6 +8,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ID_LIKE, ORDINALS, STOP
@@ -284,8 +285,8 @@ def names_a_record(book: Any, move: Any, key: Any, value: Any) -> str | None:
     if norm(value) not in record_keys(book, move.var) or norm(value) == norm(key.text):
         return None
     record = lookup.record_of(book.texts[move.var], key.text)  # the record read: its own key is its value
-    if not isinstance(record, st.Record) or norm(record.key) == norm(value):
-        return None
+    if not isinstance(record, st.Record) or norm(record.key) == norm(value) or owner(book.text_q, record) == value:
+        return None  # (the block the record sits in, asked by its kind: "which job ...", is a record's key)
     # an alias leads to a record whose value is a name of its kind; a license's text or a font's index number
     # is what the name stands for, and the name is the answer
     said = norm(value)

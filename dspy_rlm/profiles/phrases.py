@@ -37,6 +37,7 @@ __all__ = [
     "found_beyond",
     "held_once",
     "holding",
+    "holds_field",
     "hop_key",
     "id_parts",
     "is_stop",
@@ -138,14 +139,28 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     return Key(phrase, len(hits), is_key, is_value)
 
 
+def holds_field(s: st.Structure, name: str, fields: list[str]) -> bool:
+    """Whether a record keyed ``name``, or holding it as a whole value, holds one of ``fields`` (or none is given, or
+    such a record is a setting of one field: it is what is asked about)."""
+    said = " ".join(name.casefold().split())
+    named = [
+        r
+        for r in s.records[:5000]
+        if said in (" ".join(v.casefold().split()) for v in (r.key, *dict(r.fields).values()))
+    ]
+    if not fields or not named or any(len(r.fields) < 2 for r in named):  # a setting of its own ("version = 5")
+        return True  # names a thing asked about, not a section the field might sit elsewhere than
+    return any(r.get(f) is not None for r in named for f in fields)
+
+
 def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str) -> Key | None:
     """Where the question names no record, the key of the one record holding a field it names (``FullName``
     of a font's header: "the font's full name"), as a key of the question; of two such fields, the one whose
     words the question says together ("full name", not "name of the font": ``FontName``), or else the one of
     which it says the most words, two or more and most of its own ("idle minutes": ``idle_timeout_minutes``);
     else none."""
-    if any(k.is_key or k.is_value for k in keys):
-        return None
+    if any((k.is_key or k.is_value) and holds_field(s, k.text, fields) for k in keys):  # "the getty@ template *unit*":
+        return None  # a record named [Unit] that holds no field asked names no record the question asks of
     found = []
     for name in fields:
         holders = []

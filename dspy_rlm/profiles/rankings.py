@@ -8,8 +8,8 @@ import itertools
 import re
 from typing import Any
 
-from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
@@ -38,7 +38,7 @@ def places(book: Any, var: str) -> list[str]:
         s = book.structs[var]
         placed = any(f in s.field_names for f in CONTEXT_FIELDS) and s.parsed_chars is None
         keys = [k.text for k in book.keys.get(var, []) if not k.hop] if placed else []
-        book.memo[memo] = [k for k in dict.fromkeys(keys) if len(lookup.records_within(s, k)) >= 2]
+        book.memo[memo] = [k for k in dict.fromkeys(keys) if len(superlatives.records_within(s, k)) >= 2]
     return list(book.memo[memo])
 
 
@@ -51,7 +51,7 @@ def ranked_fields(book: Any, var: str, numeric: bool, place: str | None = None) 
     if cached is not None:
         return cached
     s = book.structs[var]
-    records = s.records[:2000] if place is None else lookup.records_within(s, place)[:2000]
+    records = s.records[:2000] if place is None else superlatives.records_within(s, place)[:2000]
     named = set(book.named_fields(var))
     best = ranked_names(book.q_stems, s.field_names)  # named best first ("Tool Type" before "Target Tier")
     stats = []
@@ -106,7 +106,7 @@ _LEAVING_OUT = (
 def excluded_value(book: Any, var: str, field: str) -> str | None:
     """The value of ``field`` the question leaves out of a ranking ("*setting UTF-8 aside*, which character set
     is listed most often?", "other than X", "excluding X"), as the data writes it; else None."""
-    counts = lookup.value_counts(book.structs[var], field)
+    counts = superlatives.value_counts(book.structs[var], field)
     for value, _ in counts.most_common(20):
         v = re.escape(value)
         said = rf"{_LEAVING_OUT}\s+(?:the\s+)?['\"`]?{v}(?![\w-])|(?<![\w-]){v}['\"`]?\s+aside\b"
@@ -117,15 +117,18 @@ def excluded_value(book: Any, var: str, field: str) -> str | None:
 
 def path_fields(book: Any, var: str) -> list[str]:
     """Where the question asks for a directory ("which directory holds the most files"), the fields of the first
-    2,000 records whose values are mostly paths with a directory (``requests/models.py``)."""
+    2,000 records whose values are mostly paths with a directory (``requests/models.py``) (memoized)."""
     if not set(st.words(book.text_q.casefold())) & DIRECTORY_WORDS:
         return []
-    s, out = book.structs[var], []
-    for name in s.field_names[:12]:
-        values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
-        if len(values) >= 3 and sum(bool(_PATH.fullmatch(v)) for v in values) >= 0.8 * len(values):
-            out.append(name)
-    return out
+    memo = ("path_fields", var)
+    if memo not in book.memo:
+        s, out = book.structs[var], []
+        for name in s.field_names[:12]:
+            values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
+            if len(values) >= 3 and sum(bool(_PATH.fullmatch(v)) for v in values) >= 0.8 * len(values):
+                out.append(name)
+        book.memo[memo] = out
+    return list(book.memo[memo])
 
 
 _PATH = re.compile(r"/?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")  # relative or absolute
@@ -199,9 +202,9 @@ def _odd_row(s: st.Structure, record: st.Record) -> bool:
 
 
 def _tied(s: st.Structure, field: str) -> bool:
-    """Whether two values of ``field`` share the highest count (as :func:`lookup.most_common` counts them): the
+    """Whether two values of ``field`` share the highest count (as :func:`superlatives.most_common` counts them): the
     first seen wins there, so the answer is a toss."""
-    top = lookup.value_counts(s, field).most_common(2)
+    top = superlatives.value_counts(s, field).most_common(2)
     return len(top) == 2 and top[0][1] == top[1][1]
 
 

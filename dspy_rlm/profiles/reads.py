@@ -16,6 +16,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.said import WHO, whole_name
 from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, ID_LIKE, PRONOUNS, RECORD_UNITS, STOP
 
 __all__ = [
@@ -89,6 +90,10 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         )
         for w, v in pairs
     ]
+    if WHO.search(book.text_q):  # "who is credited as the author?": "Author: Darrick J. Wong <...>", the whole name
+        out = [n for c in out for n in whole_name(c, stdout)]
+    if len({norm(str(c.value)) for c in out if c.supported}) > 2:  # a listing (operation: A, operation: B, ...)
+        out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
 

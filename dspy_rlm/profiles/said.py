@@ -15,6 +15,7 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.vocabulary import RESOLVING
 
 __all__ = [
+    "WHO",
     "alias_values",
     "aliased",
     "as_asked",
@@ -24,8 +25,11 @@ __all__ = [
     "expanded",
     "expansions",
     "keyed_tail",
+    "option_form",
     "shaped_field",
+    "spelling_asked",
     "stated_after_mark",
+    "whole_name",
 ]
 
 _DEFAULT_SAID = re.compile(r"\bdefaults?(?:\s+(?:value\s+)?is|\s+to|:)\s+(\S.*?)(?:\.(?:\s|$)|[;)]|$)", re.I)
@@ -230,14 +234,42 @@ def asks_part(book: Any, sentence: str, key: Any) -> bool:
     return bool(said & {st.stem(w) for w in st.words(sentence.casefold())})
 
 
-_VERSION_ASKED = re.compile(r"\b(?:versions?|pinned|pins?)\b", re.I)
+_FORM_ASKED = re.compile(r"\b(long|short)(?:[- ](?:hand|form|name|option|flag|switch|version|spelling))?\b", re.I)
+_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z0-9][\w.-]*)")
 
 
-def pinned(book: Any, key: Any, record: st.Record, why: str) -> list[Candidate]:
-    """ "Which version of pycodestyle is pinned?": the version a requirement of the record writes after the key's
-    name (``pycodestyle==2.4.0``, ``six>=1.16``, ``flake8 = 7.1``), supported where the record pins it once."""
-    if key is None or key.is_key or not _VERSION_ASKED.search(book.text_q) or not re.fullmatch(r"[\w.-]+", key.text):
+def spelling_asked(book: Any, key: Any, record: st.Record) -> bool:
+    """Whether the question asks another spelling ("the long option for -L") of a flag the record's key lists."""
+    if key is None or not key.text.startswith("-") or not record.key or not _FORM_ASKED.search(book.text_q):
+        return False
+    return key.text in [m.group(1) for m in _FLAG.finditer(record.key.split("  ")[0])]
+
+
+def option_form(book: Any, key: Any, record: st.Record, why: str) -> list[Candidate]:
+    """ "Which long option corresponds to -L?": the other spelling of the flag the key names, where the record's
+    key lists an option's forms (``-L, --library-path DIR``): the long one (``--x``) or the short one (``-x``), as
+    asked; supported where the key lists one such form."""
+    if not spelling_asked(book, key, record):
         return []
-    rx = re.compile(rf"(?<![\w.-]){re.escape(key.text)}\s*(?:===?|~=|>=|<=|=|@)\s*v?(\d[\w.+-]*)", re.I)
-    found = {m.group(1) for _, v in record.fields for m in rx.finditer(v)}
-    return [Candidate(v, "version", len(found) == 1, why) for v in sorted(found)]
+    forms = [m.group(1) for m in _FLAG.finditer(record.key.split("  ")[0])]
+    long_asked = _FORM_ASKED.search(book.text_q).group(1).casefold() == "long"  # type: ignore[union-attr]
+    other = [f for f in forms if f != key.text and f.startswith("--") == long_asked]
+    return [Candidate(f, "option", len(other) == 1, why) for f in other]
+
+
+WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
+
+
+def whole_name(found: Candidate, stdout: str) -> list[Candidate]:
+    """A capitalized word a row states, with the capitalized words and initials after it ("Darrick J. Wong"): the
+    whole name in its place, the word alone unsupported after it."""
+    v = str(found.value)
+    if not v[:1].isupper():
+        return [found]
+    m = re.search(rf"(?<![\w.-]){re.escape(v)}((?:[ \t]+(?:[A-Z][a-z'-]+|[A-Z]\.))+)(?![\w@])", stdout)
+    if m is None:
+        return [found]
+    return [
+        Candidate(v + m.group(1), found.label, found.supported, found.why),
+        Candidate(v, found.label, False, found.why),
+    ]

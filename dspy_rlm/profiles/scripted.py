@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy", "scripted_choice"]
 
 _READ_ORDER = {
-    "yes_no": ("has_item", "exists"),
+    "yes_no": ("any_if", "has_item", "exists"),
     "count": ("count_all", "count_flag", "count_items", "size_of", "count_where", "count_if", "count_present", "count"),
     "most_common": ("most_common", "most_items"),
     "max": ("most_items", "max_length", "max"),

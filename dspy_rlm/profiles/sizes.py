@@ -20,6 +20,7 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_nouns, counted_stems
 from dspy_rlm.profiles.rankings import counts_fields, ranked_noun
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
@@ -338,7 +339,10 @@ class ItemsExtreme(_Ranking):
             why = "what the question counts is not the field's items"  # "the code shared by the most zones"
         ok = why == "ranked the lists by their items"
         number = book.answer_type in (int, float)
+        record = getattr(result, "record", None)  # "which job has the most OS runners": the job its matrix is in
+        named = owner(book.text_q, record) if isinstance(record, st.Record) else None
         return [
-            Candidate(result[0], "key", ok and not number, why),
+            *([Candidate(named, "block", ok and not number, why)] if named else []),
+            Candidate(result[0], "key", ok and not number and not named, why),
             Candidate(result[1], f"{self.word} items", ok and number, why),
         ]

@@ -36,7 +36,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     does not hold, each record holding the key has another value in the fields that word fills elsewhere."""
     s = book.structs[var]
     mine = {norm(w) for w in st.words(key.text)}
-    named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
+    named = _field_stems(book, var)
     noun = _noun(book, var, key)
     asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine and w != noun]
     written = {norm(w): w for w in st.words(book.text_q)}  # as the question writes it: "IT" may be a code
@@ -191,20 +191,32 @@ def absent_value(book: Any, var: str, key: Any) -> str | None:
 
 def keyed_records(book: Any, var: str, key: Any) -> list[st.Record]:
     """The records the key names (of the first :data:`SCAN` holding it): by their key, else by a whole value, else
-    any holding it."""
-    every = holding(book.texts[var], book.structs[var], key.text)[:SCAN]
-    said_key = norm(key.text)
-    return [r for r in every if norm(r.key) == said_key] or [r for r in every if fields_saying(r, said_key)] or every
+    any holding it (memoized: stated() and negated_word() ask for the same)."""
+    memo = ("keyed_records", var, key.text)
+    if memo not in book.memo:
+        every = holding(book.texts[var], book.structs[var], key.text)[:SCAN]
+        said = norm(key.text)
+        book.memo[memo] = (
+            [r for r in every if norm(r.key) == said] or [r for r in every if fields_saying(r, said)] or every
+        )
+    return list(book.memo[memo])
+
+
+def _field_stems(book: Any, var: str) -> set[str]:
+    """The stems of the words of every field name of ``var``'s structure (memoized)."""
+    memo = ("field_stems", var)
+    if memo not in book.memo:
+        book.memo[memo] = {st.stem(p) for f in book.structs[var].field_names for p in st.words(f.casefold())}
+    return set(book.memo[memo])
 
 
 def negated_word(book: Any, var: str, key: Any) -> str | None:
     """A word the question says of the record its key names that the key's records hold only negated, ``!word``
     (``ConditionVirtualization=!container``: "will the unit start in a container?"): the statement is the
     question's, turned; no exists() read answers it. None where no such word is."""
-    s = book.structs[var]
     held = keyed_records(book, var, key)
     mine = {norm(w) for w in st.words(key.text)}
-    named = {st.stem(p) for f in s.field_names for p in st.words(f.casefold())}
+    named = _field_stems(book, var)
     for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if held else ():
         if len(w) < 3 or w in mine or w in STOP or w in ANSWER_WORDS or st.stem(w) in named or not w.isalpha():
             continue

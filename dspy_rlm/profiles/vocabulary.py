@@ -158,6 +158,13 @@ TESTS = {
     "<=": ("at most",),
 }
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
+UNSTATED = re.compile(
+    r"\b(?:(?:without|with\s+no|no)\s+(?:an?\s+|any\s+)?(?:explicit|specified|given)|if\s+(?:none|nothing)\s+is\s+(?:given|set|specified)"
+    r"|unless\s+(?:otherwise\s+)?(?:specified|set|given)|when\s+(?:not|none\s+is)\s+(?:specified|set|given)|unspecified)\b",
+    re.IGNORECASE,
+)
+"""A question's way of asking a default without the word ("enabled without an explicit instance name, which
+instance is used?"): it names the fields called default (``DefaultInstance``)."""
 SYNONYMS = (
     frozenset(
         {

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from dspy_rlm.library import lookup, search, structure, tail, textkit
+from dspy_rlm.library import lookup, search, structure, superlatives, tail, textkit
 
 
 def _text(n: int, seed: int) -> str:
@@ -43,7 +43,7 @@ def test_a_huge_texts_records_holding_a_word_are_found_once(monkeypatch):
     find = lookup._find
     monkeypatch.setattr(lookup, "_find", lambda *a: calls.append(a[2]) or find(*a))
     first = lookup.record_of(text, "host-x")
-    assert lookup.field_of(text, "host-x", "col3") == "offline" and lookup.key_of(text, "offline") == "host-x"
+    assert lookup.field_of(text, "host-x", "col3") == "offline" and superlatives.key_of(text, "offline") == "host-x"
     assert first.key == "host-x" and calls.count("host-x") == 1
     assert tail.remembered(structure.detect(text), "host-x", list) == [first]
 

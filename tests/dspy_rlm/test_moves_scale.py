@@ -11,7 +11,7 @@ from dspy.utils import DummyLM
 
 from dspy_outlines.replies import chat_reply
 from dspy_rlm import RLM
-from dspy_rlm.library import lookup, structure, tail
+from dspy_rlm.library import lookup, structure, superlatives, tail
 from dspy_rlm.profiles.calibration import load_calibration
 from dspy_rlm.profiles.kinds import evaluate
 from dspy_rlm.profiles.moves import MoveBook
@@ -162,7 +162,7 @@ def test_a_table_row_past_the_cap_is_read_as_a_record_with_the_header_fields(mon
     text = "host\tport\towner\tstatus\n" + "\n".join(rows)
     assert structure.detect(text).parsed_chars is not None
     assert lookup.field_of(text, "osprey-gateway", "port") == "36213"
-    assert lookup.key_of(text, "osprey-gateway") == "osprey-gateway"
+    assert superlatives.key_of(text, "osprey-gateway") == "osprey-gateway"
     assert not lookup.record_of(text, "kestrel-gateway")  # absent everywhere: Nothing
     book = MoveBook({"question": "What port does host osprey-gateway use?"}, {"context": text}, {"answer": int})
     key = next(k for k in book.keys["context"] if k.text == "osprey-gateway")

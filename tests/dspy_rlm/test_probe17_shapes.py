@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from dspy_rlm.library.items import has_item, items_of, list_items
-from dspy_rlm.library.lookup import max_of, min_of
+from dspy_rlm.library.superlatives import max_of, min_of
 from dspy_rlm.profiles.stated import binds
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 

@@ -3,8 +3,8 @@ a ranking or a reverse lookup asked among the members of one block (a class, a h
 
 from __future__ import annotations
 
-from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.library import superlatives
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 STUB = """from enum import IntEnum
@@ -34,8 +34,8 @@ def test_a_ranking_among_one_blocks_members_ranks_within_it():
         "submitted",
     )
     assert _ask("Of the Size members, which has the smallest value?", STUB, "str") == ("SMALL", "submitted")
-    assert lookup.max_of(STUB, "value", within="Color") == ("BLUE", "300")
-    assert lookup.min_of(STUB, "value", "number", "Priority") == ("LOW", "10")
+    assert superlatives.max_of(STUB, "value", within="Color") == ("BLUE", "300")
+    assert superlatives.min_of(STUB, "value", "number", "Priority") == ("LOW", "10")
 
 
 CODES = """from enum import Enum
@@ -57,7 +57,7 @@ class Mode(Enum):
 
 
 def test_a_value_several_blocks_hold_is_looked_up_within_the_block_named():
-    assert lookup.key_of(CODES, "D", within="Mode") == "DENSE" and lookup.key_of(CODES, "D") == "DARK"
+    assert superlatives.key_of(CODES, "D", within="Mode") == "DENSE" and superlatives.key_of(CODES, "D") == "DARK"
     assert _ask('Which Mode member stands for the code "M"?', CODES, "str") == ("MEDIUM", "submitted")
     assert _ask('Which member stands for the code "M"?', CODES, "str")[1] != "submitted"  # two blocks hold it
 

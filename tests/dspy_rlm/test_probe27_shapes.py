@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library.structure import detect
 from dspy_rlm.profiles.said import expanded
 from tests.dspy_rlm.scripted import ask_scripted
@@ -181,13 +181,13 @@ pkg-1.0.dist-info/RECORD,,
 
 
 def test_the_directory_holding_the_most_paths_is_ranked_by_each_paths_directory():
-    assert lookup.most_common(_RECORD, "col1", None, "dir") == "pkg"
+    assert superlatives.most_common(_RECORD, "col1", None, "dir") == "pkg"
     assert ask_scripted("Which directory holds the most files in this RECORD?", _RECORD) == ("pkg", "submitted")
 
 
 def test_most_common_refuses_an_unknown_by():
     with pytest.raises(ValueError, match="by="):
-        lookup.most_common(_RECORD, "col1", None, "suffix")
+        superlatives.most_common(_RECORD, "col1", None, "suffix")
 
 
 _FILES = """path,size

@@ -6,7 +6,7 @@ literal's ``block`` no longer counts among its values: its tuple became the one 
 
 from __future__ import annotations
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import superlatives
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 ACCOUNTS = """user=ada uid=20981 group=boka shell=/bin/sh
@@ -61,8 +61,8 @@ yawl      1986  12
 
 
 def test_a_placeholder_is_no_most_common_value():
-    assert lookup.most_common(FIXED, "YEAR") == "1986"  # before: "-", the empty cells
-    assert lookup.most_common("A B\nx -\ny -\n", "B") == "-"  # all placeholders: the placeholder
+    assert superlatives.most_common(FIXED, "YEAR") == "1986"  # before: "-", the empty cells
+    assert superlatives.most_common("A B\nx -\ny -\n", "B") == "-"  # all placeholders: the placeholder
 
 
 SUBTITLES = """1

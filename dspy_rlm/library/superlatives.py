@@ -1,0 +1,128 @@
+"""REPL helpers that rank the records of a detected structure: the most common value of a field
+(``most_common``), the record with the largest / smallest number or longest / shortest value (``max_of`` /
+``min_of``), and the key of the record holding a value (``key_of``), each optionally within one heading or block.
+
+Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it after ``lookup``.
+"""
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from dspy_rlm.library.lookup import (  # inlined before this file
+    _PLACE_FIELDS,
+    _check_word,
+    _containing,
+    _field,
+    _same,
+    _structure,
+    count_if,
+    count_records,
+    count_where,
+    exists,
+    field_of,
+    fields,
+    record_of,
+    records,
+    structure,
+)
+from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
+from dspy_rlm.library.structure import Record, Structure, matches  # inlined before this file
+from dspy_rlm.library.valueforms import _date, _numbered  # inlined before this file
+
+
+def most_common(var: Any, field: Any, but: Any = None, by: Any = None) -> str | Nothing:
+    """Most common value of field (by='dir': its directory), not `but`.
+
+    ``but`` ("UTF-8 aside, which charset is listed most often?") is compared whole, any case. Ties go to the value
+    seen first; values are compared with whitespace normalized. A placeholder with no letter or digit (``-``,
+    ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are. by='dir' counts the directory of
+    each path value (``a/b/c.py``: ``a/b``; a value with no directory is left out): "which directory holds the
+    most files".
+    """
+    s = _structure("most_common", var)
+    counts = value_counts(s, _field("most_common", s, field))
+    if by == "dir":
+        dirs: Counter[str] = Counter()
+        for v, n in counts.items():
+            if "/" in v.strip("/"):
+                dirs[v.rstrip("/").rsplit("/", 1)[0]] += n
+        counts = dirs
+    elif by is not None:
+        raise ValueError(f"most_common: by={by!r}; expected None or 'dir'")
+    if but is not None:
+        left = " ".join(_check_word("most_common", but, "but").split()).casefold()
+        counts = Counter({v: n for v, n in counts.items() if v.casefold() != left})
+    if not counts:
+        return Nothing(f"no record has the field {field!r}")
+    return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen
+
+
+def value_counts(s: Structure, field: str) -> Counter[str]:
+    """How many records hold each value of ``field``, as :func:`most_common` ranks them (whitespace normalized; a
+    placeholder with no letter or digit counts only where every value is one)."""
+    values = s.field_values(field)
+    values = [v for v in values if any(c.isalnum() for c in v)] or values
+    return Counter(" ".join(v.split()) for v in values)
+
+
+def records_within(s: Structure, place: str) -> list[Record]:
+    """The records under the heading or in the block named ``place`` whole (a literal's enum, a list's heading)."""
+    return [r for r in s.records if any(_same(r.get(f) or "", place) for f in _PLACE_FIELDS)]
+
+
+def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any, place: Any) -> KeyValue | Nothing:
+    s = _structure(fn, var)
+    name = _field(fn, s, field)
+    if by not in ("number", "length"):
+        raise ValueError(f"{fn}(): by must be 'number' or 'length', got {by!r}")
+    records = s.records if place is None else records_within(s, _check_word(fn, place, "within"))
+    scored: list[tuple[float, Record]]
+    if by == "length":
+        scored = [(len(" ".join(v.split())), r) for r in records if (v := r.get(name)) and v.strip()]
+    else:  # a field of dates ranks by date, not by its first number (the year)
+        values = [(v, r) for r in records if (v := r.get(name)) is not None and v.strip()]
+        dated = [(n, r) for v, r in values if (n := _date(v)) is not None]
+        scored = dated if len(dated) * 2 > len(values) else _numbered(values)
+    if not scored:
+        return Nothing(f"no record has a {'value' if by == 'length' else 'number'} in the field {name!r}")
+    _, best = pick(scored, key=lambda pair: pair[0])
+    return KeyValue(best.key, best.get(name) or "", best)
+
+
+def max_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyValue | Nothing:
+    """The record with the largest number in field (by='length': longest value): KEY: VALUE.
+
+    Returns: a (key, value) tuple printed 'KEY: VALUE'; .record is the whole record. Records whose field
+    holds no number are skipped; '1,234' reads as 1234; a field of dates ranks by date (the latest is the largest).
+    by='length' ranks by the value's length in characters. within='Name' ranks only the records under that
+    heading or in that block (a class's members, a section's items).
+    """
+    return _extreme("max_of", var, field, max, by, within)
+
+
+def min_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyValue | Nothing:
+    """As max_of, with the smallest number in field (by='length': shortest): KEY: VALUE."""
+    return _extreme("min_of", var, field, min, by, within)
+
+
+def key_of(var: Any, value: Any, within: Any = None) -> str | None:
+    """The key of the record holding value in a field, else None.
+
+    within='Name': of the records under that heading or in that block only (as max_of)."""
+    v = _check_word("key_of", value, "value")
+    found = _containing("key_of", var, v)
+    if within is not None:
+        place = _check_word("key_of", within, "within")
+        inside = {r.index for r in records_within(_structure("key_of", var), place)}
+        found = [r for r in found if r.index in inside]
+    for test in (lambda x: _same(x, v), lambda x: matches(v, x)):
+        for r in found:
+            if any(test(fv) for _, fv in r.fields):
+                return r.key
+    return None
+
+
+_ORDER = (structure, records, fields, record_of, field_of, count_records, count_where, count_if, most_common, max_of)
+STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (*_ORDER, min_of, exists, key_of)}
+"""The structure helpers in the order the model reads their docs."""

@@ -1,0 +1,64 @@
+"""The named block a nested record sits in, asked by its kind: "which *job* builds on ubuntu-22.04?" of a workflow
+whose ``jobs:`` map holds ``ubuntu_build:``, whose ``strategy.matrix`` lists the runner. The record read is the
+inner block (``matrix``); the answer is the name one level under the block the question's noun names."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.candidates import Candidate
+
+__all__ = ["owner", "path_owner", "unfielded_key"]
+
+_WHICH = re.compile(r"\b(?:which|what)\s+([a-z][a-z_-]+)\b", re.I)
+
+
+def _plural_of(word: str, name: str) -> bool:
+    w, n = word.casefold(), name.casefold()
+    return n in (w + "s", w + "es", w[:-1] + "ies" if w.endswith("y") else w + "s")
+
+
+def owner(question: str, record: st.Record) -> str | None:
+    """The name under the block the question's "which NOUN" names in plural (``jobs`` for "which job") on the
+    record's path, where the record sits deeper than that name; else None."""
+    m = _WHICH.search(question)
+    path = record.get("path") or ""
+    if m is None or not path:
+        return None
+    parts = [*path.split("."), record.key]
+    at = [i for i, p in enumerate(parts[:-1]) if _plural_of(m.group(1), p)]
+    return parts[at[-1] + 1] if at and at[-1] + 2 < len(parts) else None
+
+
+def path_owner(book: Any, var: str, key: Any, record: st.Record, why: str) -> list[Candidate]:
+    """ "Which job builds on ubuntu-22.04?": the job whose block holds the record read, supported where every
+    record holding the key phrase sits in that one."""
+    name = owner(book.text_q, record)
+    if name is None or key is None or key.is_key:
+        return []
+    said = " ".join(key.text.casefold().split())
+    holding = [r for r in book.structs[var].records[:5000] if said in r.text.casefold()]
+    names = {owner(book.text_q, r) or r.key for r in holding}
+    return [Candidate(name, "block", names == {name}, why if names == {name} else "records of other blocks hold it")]
+
+
+def unfielded_key(book: Any, move: Any, key: Any, value: Any) -> str | None:
+    """A value doubt (:data:`~dspy_rlm.profiles.doubts.VALUE_DOUBTS`) of a record or field read: the key phrase, no
+    key or whole value of the data, lies in a JSON record's text but in none of its fields or their names
+    ("delete()" of a resource whose nested ``actions.Delete`` the flattened fields leave out): the fields read say
+    nothing of it, so the value asked is not among them. The record's own key is ("which waiter counts a
+    NotFoundFault as success?": the waiter holding it)."""
+    if move.kind not in ("record", "field") or key is None or key.is_key or key.is_value or key.hop:
+        return None
+    if book.structs[move.var].kind != "json":  # (a JSON record's text is all data; elsewhere a body or comment
+        return None  # beside the fields says more)
+    record = lookup.record_of(book.texts[move.var], key.text)
+    if not isinstance(record, st.Record) or not record.fields or str(value) == record.key:
+        return None
+    said = (record.key, *(p for f in record.fields for p in f))
+    if any(st.matches(key.text, p) for p in said):
+        return None
+    return f"{key.text!r} is in the record's text, in none of its fields"
