@@ -24,8 +24,8 @@ _OPS = {
 
 
 def _name(key: Any) -> str | None:
-    text = key.text if key is not None and not key.is_key else ""
-    return text if re.fullmatch(r"[\w.-]+", text) else None
+    text = key.text if key is not None and not key.is_key else ""  # ("version = 0.8" is no requirement of "version")
+    return text if re.fullmatch(r"[\w.-]+", text) and not _VERSION_ASKED.fullmatch(text) else None
 
 
 def _spec(name: str) -> re.Pattern[str]:

@@ -215,3 +215,8 @@ done
 
 def test_who_is_answered_with_the_whole_name_a_row_states():
     assert ask_scripted("Who is the author?", _SCRIPT)[0] == "Jane Q. Public"
+
+
+def test_the_word_version_is_no_requirement_of_its_own():
+    text = "[senri]\nversion = 0.8\nlicense = MIT\n\n[ostpel]\nversion = 2.28\nlicense = BSD\n"
+    assert ask_scripted("senri version", text) == ("0.8", "submitted")
