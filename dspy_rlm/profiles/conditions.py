@@ -41,6 +41,7 @@ __all__ = [
     "fields_saying",
     "holders",
     "loose_fields",
+    "mostly_numbers",
     "operands",
     "says",
     "unread_test",
@@ -100,14 +101,21 @@ def holders(book: Any, var: str, test: str, arg: str) -> list[str]:
     records = book.structs[var].records[:SCAN]
     out = []
     for f in book.structs[var].field_names[:12]:
-        values = [v for v in (r.get(f) for r in records) if v and v.strip()]
-        numbers = sum(lookup._number(v) is not None for v in values)
-        if test in BOUNDS and numbers < 0.5 * max(1, len(values)):
+        if test in BOUNDS and not mostly_numbers(book, var, f):
             continue
-        if any(lookup.passes(v, test, arg) for v in values):
+        if any(lookup.passes(v, test, arg) for v in (r.get(f) for r in records) if v and v.strip()):
             out.append(f)
     book.memo[memo] = out
     return list(out)
+
+
+def mostly_numbers(book: Any, var: str, field: str) -> bool:
+    """Whether at least half of the first records' values of ``field`` are numbers."""
+    memo = ("mostly_numbers", var, field)
+    if memo not in book.memo:
+        values = [v for r in book.structs[var].records[:SCAN] if (v := r.get(field)) and v.strip()]
+        book.memo[memo] = sum(lookup._number(v) is not None for v in values) >= 0.5 * max(1, len(values))
+    return bool(book.memo[memo])
 
 
 def worded(book: Any, var: str, arg: str, field: str | None = None) -> bool:

@@ -20,6 +20,7 @@ from dspy_rlm.profiles.conditions import (
     flag_counts,
     holders,
     loose_fields,
+    mostly_numbers,
     names_field,
     operands,
     said_inside,
@@ -299,7 +300,7 @@ class AnyIf(KindBase):
         for test, arg in operands(book, var):
             if test not in BOUNDS:
                 continue
-            numeric = [f for f in book.fields.get(var, []) if _numeric(book, var, f)]  # "no" is read there too
+            numeric = [f for f in book.fields.get(var, []) if mostly_numbers(book, var, f)]  # "no" is read there too
             for f in dict.fromkeys(numeric + holders(book, var, test, arg)):
                 said = f"I will count the records whose {f} {SAID[test]} {arg!r}: any?"
                 moves.append(read("any_if", said, "count_if", var, f, test, arg))
@@ -311,9 +312,3 @@ class AnyIf(KindBase):
         ok = move.args[0] in loose_fields(book, move.var)
         why = "a record passes the test" if result else "no record passes the test"
         return [Candidate(result > 0, "answer", ok, why if ok else "a field not named")]
-
-
-def _numeric(book: Any, var: str, field: str) -> bool:
-    """Whether most of the first records' values of ``field`` are numbers."""
-    values = [v for r in book.structs[var].records[:SCAN] if (v := r.get(field)) and v.strip()]
-    return sum(lookup._number(v) is not None for v in values) >= 0.5 * max(1, len(values)) > 0

@@ -39,9 +39,12 @@ def path_owner(book: Any, var: str, key: Any, record: st.Record, why: str) -> li
     name = owner(book.text_q, record)
     if name is None or key is None or key.is_key:
         return []
-    said = " ".join(key.text.casefold().split())
-    holding = [r for r in book.structs[var].records[:5000] if said in r.text.casefold()]
-    names = {owner(book.text_q, r) or r.key for r in holding}
+    memo = ("path_owner", var, key.text)
+    if memo not in book.memo:
+        said = " ".join(key.text.casefold().split())
+        holding = [r for r in book.structs[var].records[:5000] if said in r.text.casefold()]
+        book.memo[memo] = {owner(book.text_q, r) or r.key for r in holding}
+    names = book.memo[memo]
     return [Candidate(name, "block", names == {name}, why if names == {name} else "records of other blocks hold it")]
 
 
@@ -55,7 +58,10 @@ def unfielded_key(book: Any, move: Any, key: Any, value: Any) -> str | None:
         return None
     if book.structs[move.var].kind != "json":  # (a JSON record's text is all data; elsewhere a body or comment
         return None  # beside the fields says more)
-    record = lookup.record_of(book.texts[move.var], key.text)
+    memo = ("record_of", move.var, key.text)
+    if memo not in book.memo:
+        book.memo[memo] = lookup.record_of(book.texts[move.var], key.text)
+    record = book.memo[memo]
     if not isinstance(record, st.Record) or not record.fields or str(value) == record.key:
         return None
     said = (record.key, *(p for f in record.fields for p in f))
