@@ -12,6 +12,9 @@ from dspy_rlm.library.kvformats import logical_lines
 
 _MAKE_ASSIGN = re.compile(r"(?:export[ \t]+|override[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*(?:::|[:?+!])?=[ \t]*(.*)$")
 _MAKE_RULE = re.compile(r"[^\s#=:][^=#]*?:(?!=)")
+_TARGET_VARIABLE = re.compile(
+    r"\$\([\w.-]+\)[ \t]*:[ \t]*(?:export[ \t]+|override[ \t]+)?[A-Za-z_][\w.-]*[ \t]*[:?+!]?="
+)
 _MAKE_DIRECTIVE = re.compile(r"-?(?:s?include|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|vpath)\b")
 
 
@@ -22,7 +25,12 @@ def looks_makefile(sample: list[str]) -> float:
     rows = [t for _, _, t in logical_lines(sample) if t.strip() and not t.lstrip().startswith("#")]
     assigns = sum(1 for t in rows if not t.startswith("\t") and _MAKE_ASSIGN.match(t))
     other = sum(
-        1 for t in rows if t.startswith("\t") or _MAKE_DIRECTIVE.match(t) or (_MAKE_RULE.match(t) and "=" not in t)
+        1
+        for t in rows
+        if t.startswith("\t")
+        or _MAKE_DIRECTIVE.match(t)
+        or (_MAKE_RULE.match(t) and "=" not in t)
+        or _TARGET_VARIABLE.match(t)  # "$(TARGETS): GNU = ...": a variable set for some targets
     )
     if assigns < 3 or other < 1:
         return 0.0

@@ -377,6 +377,8 @@ def _detect(text: str) -> Structure:
         return _build("markdown_list", lines, *parse_numbered_sections(lines), detail="numbered sections")
     if looks_prose(sample) >= 0.5:
         return _build("prose", lines, parse_prose(lines, text), [])
+    if looks_commented_settings(sample) >= 0.35:  # a shipped config whose few settings, all commented out, sit
+        return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")  # among notes
     return _build("lines", lines, parse_lines(lines), None)
 
 

@@ -5,6 +5,7 @@
 Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it after ``lookup``.
 """
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -73,25 +74,46 @@ def records_within(s: Structure, place: str) -> list[Record]:
 
 def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any, place: Any) -> KeyValue | Nothing:
     s = _structure(fn, var)
-    name = _field(fn, s, field)
+    name = _field(fn, s, field) if field != OWN else OWN
     if by not in ("number", "length"):
         raise ValueError(f"{fn}(): by must be 'number' or 'length', got {by!r}")
     records = s.records if place is None else records_within(s, _check_word(fn, place, "within"))
     scored: list[tuple[float, Record]]
     if by == "length":
-        scored = [(len(" ".join(v.split())), r) for r in records if (v := r.get(name)) and v.strip()]
+        scored = [(len(" ".join(v.split())), r) for r in records if (v := _own_or(r, name)) and v.strip()]
     else:  # a field of dates ranks by date, not by its first number (the year)
-        values = [(v, r) for r in records if (v := r.get(name)) is not None and v.strip()]
+        values = [(v, r) for r in records if (v := _own_or(r, name)) is not None and v.strip()]
+        if name == OWN:  # a setting's own number, written bare: '1.24' is a string, SHA256 a name
+            values = [(v, r) for v, r in values if _BARE_NUMBER.fullmatch(v.strip()) and not _quoted(r, v)]
         dated = [(n, r) for v, r in values if (n := _date(v)) is not None]
         scored = dated if len(dated) * 2 > len(values) else _numbered(values)
+    if name == OWN and len(scored) < 2:
+        return Nothing("fewer than two settings hold a number: nothing is ranked")
     if not scored:
         return Nothing(f"no record has a {'value' if by == 'length' else 'number'} in the field {name!r}")
     _, best = pick(scored, key=lambda pair: pair[0])
-    return KeyValue(best.key, best.get(name) or "", best)
+    return KeyValue(best.key, _own_or(best, name) or "", best)
+
+
+OWN = "*"
+"""The field argument of :func:`max_of` / :func:`min_of` that ranks each record's own one value: the settings of a
+file of ``NAME = value`` lines, each record a setting named by its key."""
+_BARE_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+
+
+def _own_or(record: Record, name: str) -> str | None:
+    if name != OWN:
+        return record.get(name)
+    return record.fields[0][1] if len(record.fields) == 1 and record.fields[0][0] == record.key else None
+
+
+def _quoted(record: Record, value: str) -> bool:
+    return any(q + value + q in record.text for q in "'\"")
 
 
 def max_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyValue | Nothing:
     """The record with the largest number in field (by='length': longest value): KEY: VALUE.
+    field='*': each setting's own value, in a file of NAME = value settings (a quoted value is no number).
 
     Returns: a (key, value) tuple printed 'KEY: VALUE'; .record is the whole record. Records whose field
     holds no number are skipped; '1,234' reads as 1234; a field of dates ranks by date (the latest is the largest).

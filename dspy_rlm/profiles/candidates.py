@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
-__all__ = ["FLOAT_RX", "INT_RX", "Candidate", "judge", "typed"]
+__all__ = ["FLOAT_RX", "INT_RX", "Candidate", "judge", "key_and_value", "typed"]
 
 MAX_VALUE_CHARS = 160
 INT_RX = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
@@ -109,3 +109,10 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     return bool(a == b)
+
+
+def key_and_value(result: Any, label: str, ok: bool, why: str, answer_type: Any) -> list[Candidate]:
+    """A ranking's two answers, its record's key and its ranked value (``label``): the one the answer type asks
+    (a number: the value) supported where the ranking is."""
+    number = answer_type in (int, float)
+    return [Candidate(result[0], "key", ok and not number, why), Candidate(result[1], label, ok and number, why)]

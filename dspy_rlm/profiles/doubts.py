@@ -10,7 +10,7 @@ import re
 import string
 from typing import Any
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
@@ -22,6 +22,7 @@ from dspy_rlm.profiles.naming import (
     counts_a_field,
     names_a_record,
     names_document,
+    names_file,
     other_field_named,
     other_than_named,
     other_than_possessed,
@@ -180,7 +181,9 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         if field is not None and key.hop and not holds_field(book.structs[move.var], other.text, [field]):
             continue  # "the getty@ template *unit*": the [Unit] section, without the field asked, answers nothing
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
-        if not held and not names_document(book.structs[move.var], record, other.text, move):
+        s = book.structs[move.var]
+        named = names_document(s, record, other.text, move) or names_file(s, text, other.text)
+        if not held and not named:
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
 
@@ -330,8 +333,8 @@ def _unit_fields(book: Any, var: str) -> list[str]:
 def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "which extra has the longest list of requirements?" over a wheel's METADATA, one record: max_of ranks that
     # record alone, and its key is no answer to which of several is largest
-    if move.helper not in ("max_of", "min_of") or not move.args:
-        return None
+    if move.helper not in ("max_of", "min_of") or not move.args or move.args[0] == superlatives.OWN:
+        return None  # (each setting's own value: one per record)
     field = str(move.args[0])
     having = sum(1 for r in book.structs[move.var].records[:2000] if (r.get(field) or "").strip())
     return f"only {having} record has {field!r}: nothing is ranked" if having < 2 else None

@@ -47,7 +47,7 @@ from dspy_rlm.profiles.phrases import (
     named_line,
     unquoted,
 )
-from dspy_rlm.profiles.rankings import glossed_ranking, ranked_fields
+from dspy_rlm.profiles.rankings import glossed_ranking, names_limit, ranked_fields
 from dspy_rlm.profiles.reads import (
     agent_stems,
     camel_parts,
@@ -188,7 +188,8 @@ class MoveBook:
             self.cues, self.offered = self.cues - {"most_common"}, self.offered - {"most_common"}
         ranked = {c for c in ("max", "min") if c in self.cues}  # "the minimum of nbformat_minor": a field of a record
         worded = {c.strip() for r in ranked for c in CUES[r] if f" {c.strip()} " in q}
-        if worded and worded <= named and any(k.is_key for ks in self.keys.values() for k in ks):
+        limit = worded and names_limit(self.text_q, worded, self.field_spans)  # "what maximum line length": a limit
+        if worded and (worded <= named or limit) and any(k.is_key for ks in self.keys.values() for k in ks):
             self.cues, self.offered = self.cues - ranked, self.offered - ranked
         if ranked and bounds_version(self):  # "the minimum yarl version required": yarl<2.0,>=1.25.1 says it
             self.cues, self.offered = self.cues - ranked, self.offered - ranked
@@ -211,6 +212,7 @@ class MoveBook:
             spans += list(said)
             own = [f for f in said.values() if f != field_holding_key(s)]
             self.fields[n] = list(dict.fromkeys(own + self.fields[n]))[:3] if own else self.fields[n]
+        self.field_spans = spans
         ranked = {c for c in ("max", "min") if c in self.cues}
         if len(ranked) < 2 or not spans:
             return

@@ -27,7 +27,14 @@ from dspy_rlm.profiles.vocabulary import (
     TEMPORAL,
 )
 
-__all__ = ["ByLength", "Extreme", "MostCommon", "counts_fields", "ranked_fields"]
+__all__ = [
+    "ByLength",
+    "Extreme",
+    "MostCommon",
+    "counts_fields",
+    "names_limit",
+    "ranked_fields",
+]
 
 
 def places(book: Any, var: str) -> list[str]:
@@ -360,3 +367,11 @@ class ByLength(Extreme):
         asked = move.args[0] in best_loose(book, move.var)
         why = "ranked" if asked else "ranked a field the question does not name"
         return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]
+
+
+def names_limit(question: str, worded: set[str], spans: list[tuple[int, int]]) -> bool:
+    """Whether each ranking word ``worded`` of the question stands just before a phrase naming a field (``spans``,
+    "maximum *line length*"): the field is a limit, read off the record the question names, not ranked."""
+    at = [m.end() for c in worded for m in re.finditer(rf"(?<!\w){re.escape(c)}(?!\w)", question, re.I)]
+    starts = {a for a, _ in spans}
+    return bool(at) and all(e + len(question[e:]) - len(question[e:].lstrip()) in starts for e in at)

@@ -31,8 +31,8 @@ _READ_ORDER = {
     "yes_no": ("any_if", "has_item", "exists"),
     "count": ("count_all", "count_flag", "count_items", "size_of", "count_where", "count_if", "count_present", "count"),
     "most_common": ("most_common", "most_items"),
-    "max": ("most_items", "max_length", "max"),
-    "min": ("fewest_items", "min_length", "min"),
+    "max": ("most_items", "max_length", "max", "max_setting"),
+    "min": ("fewest_items", "min_length", "min", "min_setting"),
 }
 _DEFAULT_ORDER = ("field", "key_of", "record", "search", "peek")
 

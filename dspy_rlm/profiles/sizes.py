@@ -16,7 +16,7 @@ from typing import Any
 
 from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.candidates import Candidate, key_and_value
 from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 _SAMPLE = 500  # records looked at to tell a listing from a schema
+_VALUE_ASKED = re.compile(r"\b(?:which|what)\s+values?\b", re.I)
 
 
 def lists_entries(book: Any, var: str) -> bool:
@@ -266,11 +267,7 @@ class FieldsExtreme(_Ranking):
         elif not lists_entries(book, move.var):  # "which section holds the most settings": commented ones too?
             why = "the records share their fields: how many each writes may not be what is counted"
         ok = why == "ranked the records by their entries"
-        number = book.answer_type in (int, float)
-        return [
-            Candidate(result[0], "key", ok and not number, why),
-            Candidate(result[1], f"{self.word} entries", ok and number, why),
-        ]
+        return key_and_value(result, f"{self.word} entries", ok, why, book.answer_type)
 
 
 def _before_noun(question: str, name: str, counted: set[str]) -> bool:
@@ -335,6 +332,8 @@ class ItemsExtreme(_Ranking):
             why = "the question states a test of the items"
         elif not COUNTED.search(book.text_q):  # "which group has the largest id?"
             why = "the question ranks a value, not how many items a list holds"
+        elif _VALUE_ASKED.search(book.text_q):  # "which value is assigned to the most settings?": no list's name
+            why = "the question asks a value, not the name of a list"
         elif move.args[0] in book.structs[move.var].field_names and not _ranks_by(book, move.args[0]):
             why = "what the question counts is not the field's items"  # "the code shared by the most zones"
         ok = why == "ranked the lists by their items"
