@@ -101,10 +101,13 @@ file of ``NAME = value`` lines, each record a setting named by its key."""
 _BARE_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 
 
-def _own_or(record: Record, name: str) -> str | None:
-    if name != OWN:
-        return record.get(name)
+def setting_value(record: Record) -> str | None:
+    """The value of a record that is one setting (its one field named by its key), else None."""
     return record.fields[0][1] if len(record.fields) == 1 and record.fields[0][0] == record.key else None
+
+
+def _own_or(record: Record, name: str) -> str | None:
+    return record.get(name) if name != OWN else setting_value(record)
 
 
 def _quoted(record: Record, value: str) -> bool:

@@ -90,8 +90,13 @@ def _stated_terms(said: str) -> list[tuple[str, str]]:
     """A plain number and a wildcard name (``enable_*``, ``*.conf``) the question states outside its key phrases:
     each narrows what a count counts."""
     return [("number", m.group(0)) for m in _PLAIN_NUMBER.finditer(said)] + [
-        ("pattern", m.group(0).strip(".,;:?!")) for m in _GLOB.finditer(said)
+        ("pattern", p) for p in name_patterns(said)
     ]
+
+
+def name_patterns(said: str) -> list[str]:
+    """The wildcard names (``enable_*``, ``*.conf``) ``said`` states."""
+    return [m.group(0).strip(".,;:?!") for m in _GLOB.finditer(said)]
 
 
 def _other_condition(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -182,8 +187,7 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
             continue  # "the getty@ template *unit*": the [Unit] section, without the field asked, answers nothing
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         s = book.structs[move.var]
-        named = names_document(s, record, other.text, move) or names_file(s, text, other.text)
-        if not held and not named:
+        if not held and not (names_document(s, record, other.text, move) or names_file(s, text, other.text)):
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
 

@@ -5,23 +5,17 @@ says which to rank."""
 from __future__ import annotations
 
 import fnmatch
-import re
 from typing import Any
 
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, key_and_value
+from dspy_rlm.profiles.doubts import name_patterns
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.vocabulary import COUNTED
 
 __all__ = ["SettingExtreme", "settings_file"]
-
-_GLOB = re.compile(r"(?<!\S)[\w.\-/]*\w[\w.\-/]*\*[\w.\-/*]*")
-
-
-def _globs(question: str) -> list[str]:
-    return [m.group(0).strip(".,;:?!") for m in _GLOB.finditer(question)]
 
 
 def settings_file(book: Any, var: str) -> bool:
@@ -29,7 +23,7 @@ def settings_file(book: Any, var: str) -> bool:
     memo = ("settings file", var)
     if memo not in book.memo:
         records = book.structs[var].records[:200]
-        own = sum(len(r.fields) == 1 and r.fields[0][0] == r.key for r in records)
+        own = sum(superlatives.setting_value(r) is not None for r in records)
         book.memo[memo] = len(records) >= 3 and own >= 0.8 * len(records)
     return bool(book.memo[memo])
 
@@ -61,9 +55,9 @@ class SettingExtreme(KindBase):
             why = "the question names a setting: its own value, no ranking"
         elif COUNTED.search(book.text_q):  # "the most entries": a count, not a value
             why = "the ranking counts things, not a setting's value"
-        elif sum(len(r.fields) == 1 and " ".join(r.fields[0][1].split()) == value for r in records) > 1:
+        elif sum(" ".join((superlatives.setting_value(r) or "").split()) == value for r in records) > 1:
             why = "another setting has the same value"
-        elif any(not fnmatch.fnmatchcase(str(result[0]), g) for g in _globs(book.text_q)):
+        elif any(not fnmatch.fnmatchcase(str(result[0]), g) for g in name_patterns(book.text_q)):
             why = "the question names a pattern of names this setting's does not fit"  # "the figure.subplot.* ones"
         elif isinstance(record, st.Record) and any(  # "among the UID settings": a phrase that picks some records
             not lookup._has(record, k.text) and lookup.containing(book.texts[move.var], k.text)
