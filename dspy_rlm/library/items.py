@@ -71,8 +71,8 @@ def list_items(value: str) -> list[str]:
     entries = _dashed_entries(lines)
     if entries is not None:  # YAML's "- " items of several lines each (a workflow's steps): one item each
         return entries
-    if len(lines) > 1:
-        flat = [p for ln in lines for p in (_split_args(ln, ",") if ln.rstrip().endswith(",") else [ln])]
+    if len(lines) > 1:  # a line ending in "," lists; so does one of single words between commas (tox's envlist)
+        flat = [p for ln in lines for p in (_split_args(ln, ",") if _comma_line(ln) else [ln])]
         return [c for c in map(_clean, flat) if c]
     for sep in (",", ";", "|"):
         parts = _rejoined_bounds([c for c in map(_clean, _split_args(v, sep)) if c], sep)
@@ -93,6 +93,13 @@ _PROSE = frozenset({
     "but", "into", "onto", "over", "per", "via", "use", "used", "uses", "all", "any", "each",
 })  # fmt: skip
 """Words a sentence needs: lower-case words between spaces holding none of them are names listed."""
+
+
+def _comma_line(line: str) -> bool:
+    if line.rstrip().endswith(","):
+        return True
+    parts = [p.strip() for p in line.split(",")]
+    return len(parts) > 1 and all(p and len(p.split()) == 1 for p in parts)
 
 
 def _dashed_entries(lines: list[str]) -> list[str] | None:

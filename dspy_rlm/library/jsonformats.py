@@ -214,6 +214,25 @@ def _kin_objects(top: _Members, best: _Members, inners: dict[int, _Members]) -> 
     return out if len(out) > 1 and any(inner is best for _, inner in out) else []
 
 
+def _named_beside(top: _Members, best: _Members, inners: dict[int, _Members]) -> list[tuple[str, _Members]]:
+    """The container beside each top-level object of named objects that is no container's kin (an ARM
+    template's ``parameters``, each a ``{type, defaultValue}``, beside its ``resources`` list): every one read,
+    each record naming its member as ``block``; empty where there is none, or where the container is itself an
+    object (a JSON Schema's ``definitions`` beside its ``properties`` are :func:`_kin_objects`'s to judge). Read as
+    the largest container alone, "the default value of the priority parameter" found only a resource's
+    ``[parameters('priority')]``."""
+    if any(m[0] is not None for m in best):
+        return []
+    out = []
+    for name, value, begin, _end in top:
+        inner = inners.get(begin)
+        if not isinstance(name, str) or not inner:
+            continue
+        if inner is best or (isinstance(value, dict) and len(value) >= _MIN_RECORDS and _records_of(inner)):
+            out.append((name, inner))
+    return out if len(out) > 1 and any(inner is best for _, inner in out) else []
+
+
 def _naming(members: list[tuple[Any, Any, int, int]]) -> str | None:
     """The field that names every object of a list (``name``, ``id``, ...), if one does."""
     objects = [m[1] for m in members if isinstance(m[1], dict)]
@@ -249,7 +268,7 @@ def parse_json_document(text: str) -> list[Raw]:
         return [(0, len(starts) - 1, fields, json_key(value, fields), None)] if fields else []
     out: list[Raw] = []
     lists = [] if wrapped else _kin(top or [], members, inners) or _kin_objects(top or [], members, inners)
-    lists = lists or [("", members)]  # several lists of one kind: each says its list
+    lists = lists or ([] if wrapped else _named_beside(top or [], members, inners)) or [("", members)]
     for block, held in lists:
         for name, value, begin, end in held:
             if not isinstance(value, dict):

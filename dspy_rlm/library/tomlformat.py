@@ -54,10 +54,13 @@ def _walk(table: dict, path: str, found: list[tuple[str, dict, list[tuple[str, s
         if isinstance(value, dict):
             _walk(value, at, found)
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            keys = []
             for item in value:
                 own = [(str(k), s) for k, v in item.items() if (s := _joined(v)) is not None]
-                found.append((json_key(item, own), item, [*own, ("in", at)]))
+                keys.append(json_key(item, own))
+                found.append((keys[-1], item, [*own, ("in", at)]))
                 _walk({k: v for k, v in item.items() if isinstance(v, dict)}, at, found)
+            fields.append((str(name), ", ".join(k for k in keys if k)))  # the table names its items too
         elif (s := _joined(value)) is not None:
             fields.append((str(name), s))
     if fields and not path:

@@ -95,7 +95,7 @@ def _blocks_apart(book: Any, var: str, name: str) -> bool:
     memo = ("blocks apart", var, name)
     if memo not in book.memo:
         said, s = norm(name), book.structs[var]
-        lines = book.texts[var].split("\n")
+        lines = [ln.expandtabs() for ln in book.texts[var].split("\n")]  # a tab among spaces: the same indent
         inside = [r for r in s.records if any(said in map(norm, (r.get(f) or "").split(".")) for f in CONTEXT_FIELDS)]
         indents = {len(lines[r.line - 1]) - len(lines[r.line - 1].lstrip()) for r in inside if 0 < r.line <= len(lines)}
         book.memo[memo] = len(indents) > 1

@@ -155,6 +155,7 @@ class Record(KindBase):
             # (a key apart from the fields, a JSON object's name or a section's, is a value of its own: of two
             # fields beside it neither is the one left over)
             few = (len(own) == 2 and (nameless or whole) and not apart) or (len(own) == 1 and whole)
+            few = few and fname not in CONTEXT_FIELDS  # a bullet holding only its heading: where it is, no answer
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
             ok = specific and (asked or few or (one_number and fname in numeric) or (whole and fname == shaped))

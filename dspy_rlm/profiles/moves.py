@@ -60,7 +60,7 @@ from dspy_rlm.profiles.reads import (
     states_pair,
 )
 from dspy_rlm.profiles.router import learned_cues
-from dspy_rlm.profiles.spans import uncontracted, without_container
+from dspy_rlm.profiles.spans import uncontracted, unpossessed, without_container
 from dspy_rlm.profiles.spellings import field_forms, respelled
 from dspy_rlm.profiles.versions import bounds_version, requirement_first
 from dspy_rlm.profiles.vocabulary import (
@@ -150,7 +150,7 @@ class MoveBook:
         self.offered = set(self.cues) | (_TYPE_OFFERS.get(self.answer_type, set()) if self.all_moves else set())
         self.structs = {n: st.detect(t) for n, t in self.texts.items()}
         named = {f.casefold() for s in self.structs.values() for f in s.field_names}  # quoted words name no field
-        asked = without_container(unquoted(self.text_q, named), named)
+        asked = without_container(unquoted(unpossessed(self.text_q), named), named)
         # "how many time zones ...": the records, no field (a quantity's unit names none either)
         entity = set() if quantity else counted_nouns(st.words(asked.casefold()))
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]

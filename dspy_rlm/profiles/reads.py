@@ -121,10 +121,13 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
     # a field the record lacks is asked only where the question says its name whole ("API key" is not
     # headers.api-subscription-key, which scaleway's record does not have), not by initials only ("character
     # code" says CC, which a record of C, WX and N lacks)
+    # nor is the list the record sits in ("which maintainer ...": a TOML table's ``maintainers`` names the record
+    # found, whose ``in`` is ``project.maintainers``)
+    places = {norm(str(v).rsplit(".", 1)[-1]) for f, v in record.fields if f in ("in", "block")}
     named = [
         f
         for f in book.fields.get(var, [])
-        if f not in holders and (record.get(f) is not None or _said_whole(book.q_stems, f))
+        if f not in holders and norm(f) not in places and (record.get(f) is not None or _said_whole(book.q_stems, f))
     ]
     # a field of the record the question names with two letters swapped ("the aPges of the book"): asked too
     typed = {w.casefold() for w in st.words(book.text_q) if len(w) >= 5}

@@ -116,6 +116,15 @@ def uncontracted(question: str) -> str:
     return _CONTRACTED.sub(spell, question)
 
 
+_POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")
+
+
+def unpossessed(question: str) -> str:
+    """The question less each ``'s`` of a possessive or "what's" (``is`` is no field's name either): the ``s``
+    left over named a man page's ``-s`` flag ("npm's logging page, what's the default loglevel?")."""
+    return _POSSESSIVE.sub("", question)
+
+
 _CHOICES = re.compile(r"[:,]\s*((?:[\w.+-]+\s*,\s*)*[\w.+-]+,?\s+or\s+[\w.+-]+)\s*\??\s*$")
 
 

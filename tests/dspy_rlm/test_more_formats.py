@@ -46,6 +46,7 @@ build-backend = "flit_core.buildapi"
 name = "quietlake"
 description = "Reads lakes, quietly and well."
 keywords = ["lake", "water"]
+authors = [{name = "Cy Dale", email = "cy@example.org"}]
 maintainers = [
   {name = "Ada Brook", email = "ada@example.org"},
   {name = "Bo Reed", email="bo@example.org"},
@@ -146,7 +147,9 @@ def test_toml_tables_and_tables_in_arrays_are_records():
     assert by_key["optional-dependencies"].get("block") == "project"  # a table is keyed by its own name
     assert by_key["Bo Reed"].fields == (("name", "Bo Reed"), ("email", "bo@example.org"), ("in", "project.maintainers"))
     assert by_key["mypy"].get("warn_return_any") == "true"
+    assert by_key["project"].get("maintainers") == "Ada Brook, Bo Reed"  # a table names the items of its arrays
     assert _ask("What is the project description given in this pyproject?", TOML)[0] == "Reads lakes, quietly and well."
+    assert _ask("Who is the author of quietlake?", TOML) == ("Cy Dale", "submitted")
 
 
 def test_plain_text_entities_are_read_and_records_name_their_parent():
