@@ -122,6 +122,21 @@ def _field(fn: str, s: Structure, field: Any) -> str:
     raise ValueError(f"{fn}(): no field {name!r} in this {s.kind}; fields are: {shown}")
 
 
+OWN = "*"
+"""The field argument that reads each record's own one value: the settings of a file of ``NAME = value`` lines,
+each record a setting named by its key (``count_where(V, '*', 'no')``, ``most_common(V, '*')``, ``max_of(V, '*')``)."""
+
+
+def setting_value(record: Record) -> str | None:
+    """The value of a record that is one setting (its one field named by its key), else None."""
+    return record.fields[0][1] if len(record.fields) == 1 and record.fields[0][0] == record.key else None
+
+
+def value_in(record: Record, name: str) -> str | None:
+    """The record's value of the field ``name``; with :data:`OWN`, its own value where it is one setting."""
+    return record.get(name) if name != OWN else setting_value(record)
+
+
 def _same(a: str, b: str) -> bool:  # quotes around a whole value are no part of it ('break')
     return " ".join(unquote(a.strip()).casefold().split()) == " ".join(unquote(b.strip()).casefold().split())
 
@@ -251,11 +266,14 @@ def count_records(var: Any, word: Any = None) -> int:
 def count_where(var: Any, field: Any, value: Any) -> int:
     """How many records have field == value (case-insensitive).
 
+    field='*': each setting's own value, in a file of NAME = value settings.
+
     Past a huge text's parsed head too, where its records are lines (those holding value are parsed)."""
     s = _structure("count_where", var)
-    name, v = _field("count_where", s, field), _check_word("count_where", value, "value")
+    name = OWN if field == OWN else _field("count_where", s, field)
+    v = _check_word("count_where", value, "value")
     rest = records_beyond(_text("count_where", var), s, v)
-    return sum(1 for r in itertools.chain(s.records, rest) if _same(r.get(name) or "", v))
+    return sum(1 for r in itertools.chain(s.records, rest) if _same(value_in(r, name) or "", v))
 
 
 _TESTS = ("starts", "ends", "contains", "part", "<", "<=", ">", ">=", "empty", "present")
@@ -298,18 +316,19 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     date's year), or
     the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank) and
     'present' (a value that is not blank: the records that have the field).
-    Case-insensitive; 'part' and 'contains' count past a huge text's parsed head too (as count_where)."""
+    Case-insensitive; 'part' and 'contains' count past a huge text's parsed head too (as count_where).
+    field='*': each setting's own value, in a file of NAME = value settings."""
     s = _structure("count_if", var)
-    name = _field("count_if", s, field)
+    name = OWN if field == OWN else _field("count_if", s, field)
     if test not in _TESTS:
         raise ValueError(f"count_if(): test must be one of {', '.join(map(repr, _TESTS))}; got {test!r}")
     if test in ("empty", "present"):
-        return sum(1 for r in s.records if passes(r.get(name), test))
+        return sum(1 for r in s.records if passes(value_in(r, name), test))
     arg = _check_word("count_if", value, "value")
     if test in ("<", "<=", ">", ">=") and _number(arg) is None:
         raise TypeError(f"count_if(): a {test!r} test needs a number, got {value!r}")
     rest = records_beyond(_text("count_if", var), s, arg) if test in STREAMED_TESTS else ()
-    return sum(1 for r in itertools.chain(s.records, rest) if passes(r.get(name), test, arg))
+    return sum(1 for r in itertools.chain(s.records, rest) if passes(value_in(r, name), test, arg))
 
 
 def exists(var: Any, word: Any) -> bool:

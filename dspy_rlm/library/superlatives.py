@@ -12,6 +12,7 @@ from typing import Any
 
 from dspy_rlm.library.lookup import (  # inlined before this file
     _PLACE_FIELDS,
+    OWN,
     _check_word,
     _containing,
     _field,
@@ -25,7 +26,9 @@ from dspy_rlm.library.lookup import (  # inlined before this file
     fields,
     record_of,
     records,
+    setting_value,
     structure,
+    value_in,
 )
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
 from dspy_rlm.library.structure import Record, Structure, matches  # inlined before this file
@@ -39,10 +42,10 @@ def most_common(var: Any, field: Any, but: Any = None, by: Any = None) -> str | 
     seen first; values are compared with whitespace normalized. A placeholder with no letter or digit (``-``,
     ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are. by='dir' counts the directory of
     each path value (``a/b/c.py``: ``a/b``; a value with no directory is left out): "which directory holds the
-    most files".
+    most files". field='*': each setting's own value, in a file of NAME = value settings.
     """
     s = _structure("most_common", var)
-    counts = value_counts(s, _field("most_common", s, field))
+    counts = value_counts(s, OWN if field == OWN else _field("most_common", s, field))
     if by == "dir":
         dirs: Counter[str] = Counter()
         for v, n in counts.items():
@@ -62,7 +65,7 @@ def most_common(var: Any, field: Any, but: Any = None, by: Any = None) -> str | 
 def value_counts(s: Structure, field: str) -> Counter[str]:
     """How many records hold each value of ``field``, as :func:`most_common` ranks them (whitespace normalized; a
     placeholder with no letter or digit counts only where every value is one)."""
-    values = s.field_values(field)
+    values = s.field_values(field) if field != OWN else [v for r in s.records if (v := setting_value(r)) is not None]
     values = [v for v in values if any(c.isalnum() for c in v)] or values
     return Counter(" ".join(v.split()) for v in values)
 
@@ -80,9 +83,9 @@ def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any, p
     records = s.records if place is None else records_within(s, _check_word(fn, place, "within"))
     scored: list[tuple[float, Record]]
     if by == "length":
-        scored = [(len(" ".join(v.split())), r) for r in records if (v := _own_or(r, name)) and v.strip()]
+        scored = [(len(" ".join(v.split())), r) for r in records if (v := value_in(r, name)) and v.strip()]
     else:  # a field of dates ranks by date, not by its first number (the year)
-        values = [(v, r) for r in records if (v := _own_or(r, name)) is not None and v.strip()]
+        values = [(v, r) for r in records if (v := value_in(r, name)) is not None and v.strip()]
         if name == OWN:  # a setting's own number, written bare: '1.24' is a string, SHA256 a name
             values = [(v, r) for v, r in values if _BARE_NUMBER.fullmatch(v.strip()) and not _quoted(r, v)]
         dated = [(n, r) for v, r in values if (n := _date(v)) is not None]
@@ -92,22 +95,10 @@ def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any, p
     if not scored:
         return Nothing(f"no record has a {'value' if by == 'length' else 'number'} in the field {name!r}")
     _, best = pick(scored, key=lambda pair: pair[0])
-    return KeyValue(best.key, _own_or(best, name) or "", best)
+    return KeyValue(best.key, value_in(best, name) or "", best)
 
 
-OWN = "*"
-"""The field argument of :func:`max_of` / :func:`min_of` that ranks each record's own one value: the settings of a
-file of ``NAME = value`` lines, each record a setting named by its key."""
 _BARE_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
-
-
-def setting_value(record: Record) -> str | None:
-    """The value of a record that is one setting (its one field named by its key), else None."""
-    return record.fields[0][1] if len(record.fields) == 1 and record.fields[0][0] == record.key else None
-
-
-def _own_or(record: Record, name: str) -> str | None:
-    return record.get(name) if name != OWN else setting_value(record)
 
 
 def _quoted(record: Record, value: str) -> bool:

@@ -60,7 +60,7 @@ from dspy_rlm.profiles.said import (
     spelling_asked,
     stated_after_mark,
 )
-from dspy_rlm.profiles.setting_rank import SettingExtreme
+from dspy_rlm.profiles.setting_rank import SettingCommon, SettingCount, SettingExtreme
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.versions import pinned
@@ -339,6 +339,8 @@ register(Extreme("max", "max_of", "largest"))
 register(Extreme("min", "min_of", "smallest"))
 register(SettingExtreme("max_setting", "max_of", "max", "largest"))
 register(SettingExtreme("min_setting", "min_of", "min", "smallest"))
+register(SettingCount())
+register(SettingCommon())
 register(ByLength("max_length", "max_of", "longest", "max"))
 register(ByLength("min_length", "min_of", "shortest", "min"))
 register(SizeOf())

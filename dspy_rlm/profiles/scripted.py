@@ -29,8 +29,18 @@ __all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy", "script
 
 _READ_ORDER = {
     "yes_no": ("any_if", "has_item", "exists"),
-    "count": ("count_all", "count_flag", "count_items", "size_of", "count_where", "count_if", "count_present", "count"),
-    "most_common": ("most_common", "most_items"),
+    "count": (
+        "count_all",
+        "count_flag",
+        "count_items",
+        "size_of",
+        "count_setting",
+        "count_where",
+        "count_if",
+        "count_present",
+        "count",
+    ),
+    "most_common": ("most_common_setting", "most_common", "most_items"),
     "max": ("most_items", "max_length", "max", "max_setting"),
     "min": ("fewest_items", "min_length", "min", "min_setting"),
 }

@@ -1,6 +1,8 @@
-"""Rankings over a file of settings (``NAME = value`` lines, each record one setting named by its key): "which
-setting has the largest value?" ranks each setting's own value (``max_of(V, '*')``), where no field of a table
-says which to rank."""
+"""Counts and rankings over a file of settings (``NAME = value`` lines, each record one setting named by its key),
+where no field of a table says which value to read: "which setting has the largest value?" ranks each setting's
+own value (``max_of(V, '*')``), "how many components are marked unavailable?" counts the settings whose own value
+it is (``count_where(V, '*', 'unavailable')``), "which value is given most often?" counts them all
+(``most_common(V, '*')``). Read per field, each setting's own field held its one value: a count of 1."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.vocabulary import COUNTED
 
-__all__ = ["SettingExtreme", "settings_file"]
+__all__ = ["SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
 
 
 def settings_file(book: Any, var: str) -> bool:
@@ -65,3 +67,84 @@ class SettingExtreme(KindBase):
         ):
             why = "the question names a phrase some settings hold and this one lacks"
         return key_and_value(result, f"{self.word} value", why == "ranked", why, book.answer_type)
+
+
+def whole_settings(book: Any, var: str) -> bool:
+    """A :func:`settings_file` whose settings are most of its text: half its lines that are not blank or comments
+    (an apt Release file's dozen settings head thousands of checksum lines, which no count of settings reads)."""
+    memo = ("whole settings", var)
+    if memo not in book.memo:
+        lines = sum(1 for ln in book.texts[var].splitlines() if ln.strip() and not ln.lstrip().startswith(("#", ";")))
+        records = len(book.structs[var].records)
+        book.memo[memo] = settings_file(book, var) and records * 2 >= lines
+    return bool(book.memo[memo])
+
+
+def _same(a: str | None, b: str) -> bool:
+    return a is not None and " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def _named(book: Any, var: str) -> str | None:
+    """Why a count or ranking of every setting's own value is not what is asked: the question names a setting (its
+    own value is asked), or a phrase that picks some settings ("among the app-engine ones"); else None."""
+    if book.named_fields(var):
+        return "the question names a setting: its own value, no count of all"
+    if any(k.is_key or (not k.is_value and lookup.containing(book.texts[var], k.text)) for k in book.keys.get(var, [])):
+        return "the question names a phrase some settings hold"
+    if name_patterns(book.text_q):
+        return "the question names a pattern of names: some settings are asked of"  # "the enable_* switches"
+    return None
+
+
+class SettingCount(KindBase):
+    """``count_where(V, '*', value)``: how many settings are set to a value the question names."""
+
+    name = "count_setting"
+    every_record = True
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "count" not in book.offered or key is None or not key.is_value or not whole_settings(book, var):
+            return []
+        if not any(_same(superlatives.setting_value(r), key.text) for r in book.structs[var].records):
+            return []
+        said = f"I will count the settings set to {key.text!r}."
+        return [read(self.name, said, "count_where", var, superlatives.OWN, key.text)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, int):
+            return []
+        others = [k for k in book.keys.get(move.var, []) if key is None or k.text != key.text]
+        why = "counted" if result else "no setting has that value"
+        if result and (key is None or key.is_key or book.named_fields(move.var)):
+            why = "the value is also a setting's name, or the question names a setting"
+        elif result and (any(k.is_key or k.is_value for k in others) or name_patterns(book.text_q)):
+            why = "the question names a phrase or a pattern of names some settings hold"
+        elif result and any(  # "programs that list Jim Meyering among their authors": inside a list counts too
+            not _same(v, key.text) and lookup.passes(v, "contains", key.text)
+            for r in book.structs[move.var].records
+            if (v := superlatives.setting_value(r)) is not None
+        ):
+            why = "other settings hold the value inside a longer one"
+        return [Candidate(str(result), "count", why == "counted", why)]
+
+
+class SettingCommon(KindBase):
+    """``most_common(V, '*')``: the value the most settings are set to."""
+
+    name = "most_common_setting"
+    per_key = False
+    every_record = True
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if "most_common" not in book.offered or not whole_settings(book, var):
+            return []
+        return [read(self.name, "I will find the value most settings have.", "most_common", var, superlatives.OWN)]
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, str):
+            return []
+        top = superlatives.value_counts(book.structs[move.var], superlatives.OWN).most_common(2)
+        why = _named(book, move.var) or "ranked"
+        if why == "ranked" and (len(top) < 2 or top[0][1] == top[1][1] or top[0][1] < 2):
+            why = "no value is held by more settings than any other"
+        return [Candidate(result, "most common value", why == "ranked", why)]

@@ -1,11 +1,12 @@
 """Shapes the thirtieth probe read wrong, each made up here: a JSON template's named parameters beside its list of
 resources, a TOML table's array of author tables, a possessive ``'s`` that named a ``-s`` flag, a bullet holding
-only the heading it sits under, a list continued over lines of comma-separated names, and tabs among the spaces
-of a JSON block. Each positive test fails before its change; each negative one guards an answer that must not
-be ``Submitted``."""
+only the heading it sits under, a list continued over lines of comma-separated names, tabs among the spaces of a
+JSON block, and a file of settings counted or ranked by each setting's own value. Each positive test fails before
+its change; each negative one guards an answer that must not be ``Submitted``."""
 
 from __future__ import annotations
 
+from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.items import list_items
 from dspy_rlm.profiles.moves import MoveBook
@@ -184,3 +185,45 @@ isolated_build = true
         6,
         "submitted",
     )
+
+
+_MAPPING = """# which package ships each tool
+frob-core: frob-cli
+frob-docs: unavailable
+frob-lint: frob-cli-lint
+frob-gui: unavailable
+frob-net: frob-cli
+frob-old: unavailable
+frob-test: frob-cli-test
+frob-web: frob-cli
+frob-zip: frob-cli
+"""
+
+
+def test_settings_are_counted_by_their_own_value():
+    q = "How many tools are marked unavailable in the mapping?"
+    assert ask_scripted(q, _MAPPING, "int") == (3, "submitted")
+    assert lookup.count_where(_MAPPING, "*", "unavailable") == 3
+    assert lookup.count_if(_MAPPING, "*", "starts", "frob-cli-") == 2
+
+
+def test_the_value_most_settings_have():
+    assert superlatives.most_common(_MAPPING, "*") == "frob-cli"
+    assert ask_scripted("Which package appears most often in the mapping?", _MAPPING) == ("frob-cli", "submitted")
+
+
+def test_a_value_also_inside_longer_settings_is_no_count_of_the_whole_ones():
+    credits = "".join(
+        f"{n} = {who}\n" for n, who in [("cat", "Ann Lee"), ("cut", "Ann Lee, Bo Ito"), ("tac", "Ann Lee")]
+    )
+    credits += "tee = Bo Ito\nyes = Ann Lee, Cy Orr\n"
+    answer = ask_scripted("How many programs list Ann Lee among their authors?", credits, "int")
+    assert answer != (2, "submitted")
+
+
+def test_a_few_settings_heading_a_long_list_are_no_file_of_settings():
+    head = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nOrigin: Frob\nLabel: Frob\nSuite: stable\n"
+    head += "Codename: frobnik\nVersion: 12\nDate: Sat, 11 Jul 2026 10:16:37 UTC\nAcquire-By-Hash: yes\nMD5Sum:\n"
+    sums = "".join(f" {i % 7:032x} {100 + i} main/binary-{i}/Packages\n" for i in range(60))
+    answer = ask_scripted("Which checksum shows up most often in the MD5Sum list?", head + sums)
+    assert answer != ("Frob", "submitted")
