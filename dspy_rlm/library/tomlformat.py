@@ -60,7 +60,8 @@ def _walk(table: dict, path: str, found: list[tuple[str, dict, list[tuple[str, s
                 keys.append(json_key(item, own))
                 found.append((keys[-1], item, [*own, ("in", at)]))
                 _walk({k: v for k, v in item.items() if isinstance(v, dict)}, at, found)
-            fields.append((str(name), ", ".join(k for k in keys if k)))  # the table names its items too
+            if any(keys):  # the table names its items too
+                fields.append((str(name), ", ".join(k for k in keys if k)))
         elif (s := _joined(value)) is not None:
             fields.append((str(name), s))
     if fields and not path:
