@@ -96,6 +96,8 @@ _PROSE = frozenset({
 
 
 def _comma_line(line: str) -> bool:
+    """Whether a line of a list spread over lines lists names itself: it ends in a comma, or it is single words
+    between commas (``py38, py39, py310``)."""
     if line.rstrip().endswith(","):
         return True
     parts = [p.strip() for p in line.split(",")]

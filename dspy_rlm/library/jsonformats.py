@@ -215,12 +215,11 @@ def _kin_objects(top: _Members, best: _Members, inners: dict[int, _Members]) -> 
 
 
 def _named_beside(top: _Members, best: _Members, inners: dict[int, _Members]) -> list[tuple[str, _Members]]:
-    """The container beside each top-level object of named objects that is no container's kin (an ARM
-    template's ``parameters``, each a ``{type, defaultValue}``, beside its ``resources`` list): every one read,
-    each record naming its member as ``block``; empty where there is none, or where the container is itself an
-    object (a JSON Schema's ``definitions`` beside its ``properties`` are :func:`_kin_objects`'s to judge). Read as
-    the largest container alone, "the default value of the priority parameter" found only a resource's
-    ``[parameters('priority')]``."""
+    """Where the records' container is a list, it and each top-level object of named objects beside it (an ARM
+    template's ``resources`` and its ``parameters``, each a ``{type, defaultValue}``), each with its member's name;
+    empty where there is no such object, or where the container is itself an object (a JSON Schema's
+    ``definitions`` beside its ``properties`` are :func:`_kin_objects`'s to judge). Read as the largest container
+    alone, "the default value of the priority parameter" found only a resource's ``[parameters('priority')]``."""
     if any(m[0] is not None for m in best):
         return []
     out = []
@@ -267,8 +266,10 @@ def parse_json_document(text: str) -> list[Raw]:
         fields = json_fields(value) if isinstance(value, dict) else []
         return [(0, len(starts) - 1, fields, json_key(value, fields), None)] if fields else []
     out: list[Raw] = []
-    lists = [] if wrapped else _kin(top or [], members, inners) or _kin_objects(top or [], members, inners)
-    lists = lists or ([] if wrapped else _named_beside(top or [], members, inners)) or [("", members)]
+    if not wrapped:  # several lists of one kind, or named objects beside a list: each record says its block
+        top = top or []
+        lists = _kin(top, members, inners) or _kin_objects(top, members, inners) or _named_beside(top, members, inners)
+    lists = lists or [("", members)]
     for block, held in lists:
         for name, value, begin, end in held:
             if not isinstance(value, dict):

@@ -80,10 +80,6 @@ def whole_settings(book: Any, var: str) -> bool:
     return bool(book.memo[memo])
 
 
-def _same(a: str | None, b: str) -> bool:
-    return a is not None and " ".join(a.casefold().split()) == " ".join(b.casefold().split())
-
-
 def _named(book: Any, var: str) -> str | None:
     """Why a count or ranking of every setting's own value is not what is asked: the question names a setting (its
     own value is asked), or a phrase that picks some settings ("among the app-engine ones"); else None."""
@@ -105,7 +101,7 @@ class SettingCount(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "count" not in book.offered or key is None or not key.is_value or not whole_settings(book, var):
             return []
-        if not any(_same(superlatives.setting_value(r), key.text) for r in book.structs[var].records):
+        if not any(lookup._same(superlatives.setting_value(r) or "", key.text) for r in book.structs[var].records):
             return []
         said = f"I will count the settings set to {key.text!r}."
         return [read(self.name, said, "count_where", var, superlatives.OWN, key.text)]
@@ -120,7 +116,7 @@ class SettingCount(KindBase):
         elif result and (any(k.is_key or k.is_value for k in others) or name_patterns(book.text_q)):
             why = "the question names a phrase or a pattern of names some settings hold"
         elif result and any(  # "programs that list Jim Meyering among their authors": inside a list counts too
-            not _same(v, key.text) and lookup.passes(v, "contains", key.text)
+            not lookup._same(v, key.text) and lookup.passes(v, "contains", key.text)
             for r in book.structs[move.var].records
             if (v := superlatives.setting_value(r)) is not None
         ):
