@@ -71,7 +71,14 @@ def value_counts(s: Structure, field: str) -> Counter[str]:
 
 
 def records_within(s: Structure, place: str) -> list[Record]:
-    """The records under the heading or in the block named ``place`` whole (a literal's enum, a list's heading)."""
+    """The records under the heading or in the block named ``place`` whole (a literal's enum, a list's heading);
+    a ``place`` holding ``*`` is a pattern of keys first (``'SIG*'``: the records keyed SIGBUS, SIGPWR ...)."""
+    if "*" in place:
+        pattern = ".*".join(re.escape(p) for p in place.split("*"))
+        fit = [r for r in s.records if re.fullmatch(pattern, r.key)]
+        fit = fit or [r for r in s.records if re.fullmatch(pattern, r.key, re.IGNORECASE)]
+        if fit:
+            return fit
     return [r for r in s.records if any(_same(r.get(f) or "", place) for f in _PLACE_FIELDS)]
 
 
@@ -112,7 +119,7 @@ def max_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyV
     Returns: a (key, value) tuple printed 'KEY: VALUE'; .record is the whole record. Records whose field
     holds no number are skipped; '1,234' reads as 1234; a field of dates ranks by date (the latest is the largest).
     by='length' ranks by the value's length in characters. within='Name' ranks only the records under that
-    heading or in that block (a class's members, a section's items).
+    heading or in that block (a class's members, a section's items); within='SIG*': those whose key fits.
     """
     return _extreme("max_of", var, field, max, by, within)
 

@@ -9,7 +9,14 @@ from typing import Any
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 
 
+_HEX = re.compile(r"\s*([-+]?)0[xX]([0-9a-fA-F]+)[uUlL]{0,3}\s*")
+
+
 def _number(value: str) -> float | None:
+    """The first number in ``value`` ('1,234' is 1234); a value written wholly in hex (``0x0060``, ``0xFFUL``) is
+    its value."""
+    if h := _HEX.fullmatch(value):
+        return float(int(h.group(1) + h.group(2), 16))
     m = _NUMBER.search(value)
     return float(m.group().replace(",", "")) if m else None
 

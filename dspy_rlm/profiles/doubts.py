@@ -17,6 +17,7 @@ from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condit
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
+from dspy_rlm.profiles.name_scopes import name_patterns
 from dspy_rlm.profiles.naming import (
     asks_holder,
     counts_a_field,
@@ -83,7 +84,6 @@ def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
 
 
 _PLAIN_NUMBER = re.compile(r"(?<![\w.\-/:#$%])\d+(?:\.\d+)?(?![\w\-/:%]|\.\d)")
-_GLOB = re.compile(r"(?<!\S)[\w.\-/]*\w[\w.\-/]*\*[\w.\-/*]*|(?<!\S)\*[\w.\-/]*\w[\w.\-/*]*")
 
 
 def _stated_terms(said: str) -> list[tuple[str, str]]:
@@ -92,11 +92,6 @@ def _stated_terms(said: str) -> list[tuple[str, str]]:
     return [("number", m.group(0)) for m in _PLAIN_NUMBER.finditer(said)] + [
         ("pattern", p) for p in name_patterns(said)
     ]
-
-
-def name_patterns(said: str) -> list[str]:
-    """The wildcard names (``enable_*``, ``*.conf``) ``said`` states."""
-    return [m.group(0).strip(".,;:?!") for m in _GLOB.finditer(said)]
 
 
 def _other_condition(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:

@@ -14,6 +14,7 @@ from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.name_scopes import name_scopes
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
@@ -39,13 +40,15 @@ __all__ = [
 
 def places(book: Any, var: str) -> list[str]:
     """The question's key phrases that name a block or heading several records sit in ("among the
-    AccessPermission flags": a class's members): a ranking asked among them ranks within it (memoized)."""
+    AccessPermission flags": a class's members), then the patterns of keys it names (:func:`name_scopes`): a
+    ranking asked among them ranks within it (memoized)."""
     memo = ("places", var)
     if memo not in book.memo:
         s = book.structs[var]
         placed = any(f in s.field_names for f in CONTEXT_FIELDS) and s.parsed_chars is None
         keys = [k.text for k in book.keys.get(var, []) if not k.hop] if placed else []
-        book.memo[memo] = [k for k in dict.fromkeys(keys) if len(superlatives.records_within(s, k)) >= 2]
+        found = [k for k in dict.fromkeys(keys) if len(superlatives.records_within(s, k)) >= 2]
+        book.memo[memo] = found + [p for p in name_scopes(book, var) if p not in found]  # "the ETH_P_ defines"
     return list(book.memo[memo])
 
 

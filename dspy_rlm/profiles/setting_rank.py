@@ -6,15 +6,14 @@ it is (``count_where(V, '*', 'unavailable')``), "which value is given most often
 
 from __future__ import annotations
 
-import fnmatch
 from typing import Any
 
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, key_and_value
-from dspy_rlm.profiles.doubts import name_patterns
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.name_scopes import fitting, name_patterns, name_scopes
 from dspy_rlm.profiles.vocabulary import COUNTED
 
 __all__ = ["SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
@@ -42,9 +41,11 @@ class SettingExtreme(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if self.cue not in book.offered or not settings_file(book, var):
             return []
-        return [
-            read(self.name, f"I will find the setting with the {self.word} value.", self.helper, var, superlatives.OWN)
-        ]
+        said = f"I will find the setting with the {self.word} value"
+        return [  # "of the figure.subplot.* settings": those whose names fit first
+            read(self.name, f"{said} among {p!r}.", self.helper, var, superlatives.OWN, within=p)
+            for p in name_scopes(book, var)
+        ] + [read(self.name, f"{said}.", self.helper, var, superlatives.OWN)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, tuple):
@@ -59,7 +60,9 @@ class SettingExtreme(KindBase):
             why = "the ranking counts things, not a setting's value"
         elif sum(" ".join((superlatives.setting_value(r) or "").split()) == value for r in records) > 1:
             why = "another setting has the same value"
-        elif any(not fnmatch.fnmatchcase(str(result[0]), g) for g in name_patterns(book.text_q)):
+        elif any(p != move.within for p in name_scopes(book, move.var)) or any(
+            not fitting([str(result[0])], g) for g in name_patterns(book.text_q)
+        ):
             why = "the question names a pattern of names this setting's does not fit"  # "the figure.subplot.* ones"
         elif isinstance(record, st.Record) and any(  # "among the UID settings": a phrase that picks some records
             not lookup._has(record, k.text) and lookup.containing(book.texts[move.var], k.text)
