@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.library.callformat import _split_args  # inlined before this file
-from dspy_rlm.library.lookup import _check_word, _structure, record_of  # inlined before this file
+from dspy_rlm.library.lookup import _check_word, _structure, _text, record_of  # inlined before this file
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
 from dspy_rlm.library.structure import Record, Structure  # inlined before this file
 
@@ -169,8 +169,10 @@ def _listed(fn: str, var: Any, name: Any, key: Any = None) -> list[str] | Nothin
             return [_clean(v) for v in values] if len(values) > 1 else list_items(values[0])
     group = n.casefold() + "."
     grouped = [(r, f) for r in records for f, _ in r.fields if f.casefold().startswith(group)]
-    if grouped and len({r.index for r, _ in grouped}) == 1:
-        return list(dict.fromkeys(f[len(group) :].split(".")[0] for _, f in grouped))
+    if grouped and len({r.index for r, _ in grouped}) == 1:  # a key quoted whole is one ("TB.Name" in JSON)
+        text = _text(fn, var)
+        rests = [f[len(group) :] for _, f in grouped]
+        return list(dict.fromkeys(x if f'"{x}"' in text else x.split(".")[0] for x in rests))
     r = record_of(var, n) if key is None else records[0]
     if isinstance(r, Record) and r.key.strip().casefold() == n.casefold():
         return list_items(r.fields[0][1]) if len(r.fields) == 1 else [f for f, _ in r.fields]

@@ -78,11 +78,22 @@ def _block_value(body: list[str], style: str) -> str:
 
 def _item_lines(lines: list[str], i: int, b: int, indent: int) -> tuple[str, int]:
     """The ``- item`` lines from ``i`` under a key indented ``indent``, and the line after; none of mappings."""
-    end = i
-    while end <= b and (not lines[end].strip() or (_indent(lines[end]) >= indent and lines[end].lstrip()[:2] == "- ")):
+    end, items, dash = i, [], -1  # dash: the items' indent; a deeper line is the item's (a "- |" block's text)
+    while end <= b and (not lines[end].strip() or _indent(lines[end]) >= indent):
+        ind, s = _indent(lines[end]), lines[end].strip()
+        if s and s[:2] == "- " and dash in (-1, ind):
+            dash = ind
+            items.append([s])
+        elif s and items and ind > dash:
+            items[-1].append(s)
+        elif s:
+            break
         end += 1
-    items = [ln.strip() for ln in lines[i:end] if ln.strip()]
-    return ("\n".join(items), end) if items and not any(YAML_KEY.match(x) for x in items) else ("", i)
+    block = [len(it) > 1 and re.fullmatch(r"-\s+[|>][-+]?\d*", it[0]) is not None for it in items]
+    if not items or any(YAML_KEY.match(x) for it, bl in zip(items, block) for x in (it[:1] if bl else it)):
+        return "", i
+    rows = ["- " + " ".join(it[1:]) if bl else " ".join(it) for it, bl in zip(items, block)]
+    return "\n".join(rows), end
 
 
 _YAML_COMMENT = re.compile(r"[ \t]+#.*$")

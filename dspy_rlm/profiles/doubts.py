@@ -33,7 +33,7 @@ from dspy_rlm.profiles.naming import (
 from dspy_rlm.profiles.owners import unfielded_key
 from dspy_rlm.profiles.phrases import holds_field, is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
-from dspy_rlm.profiles.said import asks_start
+from dspy_rlm.profiles.said import asks_start, path_for_who
 from dspy_rlm.profiles.spans import offered
 from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.versions import version_unread
@@ -222,12 +222,16 @@ def _holds_phrase_read(book: Any, move: Move, key: Any, value: Any) -> str | Non
     # "which locale is mapped to the tatar-cyr compose table?": the record 'tatar-cyr' finds is keyed by the
     # table itself ("tatar-cyr/Compose  tt_RU.TATAR-CYR"); a record's key that holds the phrase read by names
     # the thing the question gave, not the one it asks for
-    if move.kind not in ("record", "key_of") or key is None or not isinstance(value, str):
+    # the same of a field read where the phrase is in no key: "which file's stanza lists Yuan Tong as copyright
+    # holder?" read by 'Yuan Tong' in the field Copyright gives back '2022 Yuan Tong'
+    if move.kind not in ("record", "key_of", "field") or key is None or not isinstance(value, str):
         return None
     if norm(value) == norm(key.text) or not said_in(key.text, value):
         return None
     record = lookup.record_of(book.texts[move.var], key.text)  # its key, not a field ("the United Kingdom of ...")
-    if not isinstance(record, st.Record) or not record.key or norm(record.key) != norm(value):
+    if not isinstance(record, st.Record) or not record.key:
+        return None
+    if norm(record.key) != norm(value) and (move.kind != "field" or said_in(key.text, record.key)):
         return None
     return f"{value!r} holds the phrase read by ({key.text!r}): it names what the question gave"
 
@@ -386,6 +390,7 @@ VALUE_DOUBTS = (
     _flag_for_which,
     _lone_count,
     _label_or_mark,
+    path_for_who,
     _one_of_several,
     version_unread,
     unfielded_key,

@@ -216,7 +216,15 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
         return []
     values = {norm(k.text) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
     named = [f for f, v in result.fields if norm(v) in values and f != result.key and f not in CONTEXT_FIELDS]
-    return [Candidate(named[0], "field name", specific, _why(key, book, var))] if len(named) == 1 else []
+    if len(named) != 1:
+        return []
+    heads = [  # "which extra_style key is set to X?": Prompt, not extra_style.Prompt
+        h
+        for i in range(1, named[0].count(".") + 1)
+        if re.search(rf"(?<![\w.]){re.escape(h := named[0].rsplit('.', i)[0])}(?![\w.])", book.text_q, re.I)
+    ]
+    name = named[0][len(heads[0]) + 1 :] if heads else named[0]
+    return [Candidate(name, "field name", specific, _why(key, book, var))]
 
 
 class Field(KindBase):

@@ -16,7 +16,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.said import WHO, whole_name
+from dspy_rlm.profiles.said import WHEN, WHO, whole_date, whole_name
 from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, ID_LIKE, PRONOUNS, RECORD_UNITS, STOP
 
 __all__ = [
@@ -92,6 +92,8 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     ]
     if WHO.search(book.text_q):  # "who is credited as the author?": "Author: Darrick J. Wong <...>", the whole name
         out = [n for c in out for n in whole_name(c, stdout)]
+    elif WHEN.search(book.text_q):  # "when was it last updated?": "Last Updated Tue Nov 17 07:07:01 2026 UTC"
+        out = [n for c in out for n in whole_date(c, stdout)]
     if len({norm(str(c.value)) for c in out if c.supported}) > 2:  # a listing (operation: A, operation: B, ...)
         out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]

@@ -273,3 +273,32 @@ def whole_name(found: Candidate, stdout: str) -> list[Candidate]:
         Candidate(v + m.group(1), found.label, found.supported, found.why),
         Candidate(v, found.label, False, found.why),
     ]
+
+
+WHEN = re.compile(r"\bwhen\b|\bwhat (?:date|day|time)\b", re.I)
+_DATE_PART = (
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?"
+    r"|\d{1,4}(?:[-/]\d{1,2}){0,2}|\d{1,2}:\d\d(?::\d\d)?(?:\.\d+)?|UTC|GMT|[A-Z]{1,3}[SD]T|[+-]\d{4}),?"
+)
+
+
+def whole_date(found: Candidate, stdout: str) -> list[Candidate]:
+    """A word starting a date a row states ("Last Updated Tue Nov 17 07:07:01 2026 UTC"), with the date's words
+    after it (three or more, one a number): the whole date in its place, the word alone unsupported after it."""
+    v = str(found.value)
+    if not re.fullmatch(_DATE_PART, v):
+        return [found]
+    m = re.search(rf"(?<![\w.:-]){re.escape(v)}((?:[ \t]+{_DATE_PART}){{2,}})(?![\w:.-])", stdout)
+    if m is None or not re.search(r"\d", m.group(1)):
+        return [found]
+    return [
+        Candidate((v + m.group(1)).rstrip(","), found.label, found.supported, found.why),
+        Candidate(v, found.label, False, found.why),
+    ]
+
+
+def path_for_who(book: Any, move: Any, key: Any, value: Any) -> str | None:
+    """A doubt of one value (:data:`~dspy_rlm.profiles.doubts.VALUE_DOUBTS`): "who holds the oldest copyright?"
+    is answered by no path: the Files stanza's pattern keying the record (apps/shared/iccjpeg.*) is no one."""
+    who = book is not None and re.match(r"\W*who(?:m|se)?\b", book.text_q, re.I)
+    return "a path answers no 'who'" if who and isinstance(value, str) and re.search(r"[/*]", value) else None

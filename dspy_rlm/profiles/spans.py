@@ -21,6 +21,13 @@ _CONTAINER = re.compile(
 )
 
 
+_OWNED_CONTAINER = re.compile(
+    rf"(?<!\w)(?:in|from|of|per|within|inside|across|according\s+to)\s+[\w.+-]+['’]s\s+"
+    rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
+    re.IGNORECASE,
+)
+
+
 # "how many entries *does the supported renames table* have?": the data as the subject of a verb that holds
 _SUBJECT_CONTAINER = re.compile(
     rf"(?<!\w)(?:does|do|did)\s+(?:the|this|that)\s+(?:[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})"
@@ -121,8 +128,9 @@ _POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")
 
 def unpossessed(question: str) -> str:
     """The question less each ``'s`` of a possessive or "what's" (``is`` is no field's name either): the ``s``
-    left over named a man page's ``-s`` flag ("npm's logging page, what's the default loglevel?")."""
-    return _POSSESSIVE.sub("", question)
+    left over named a man page's ``-s`` flag ("npm's logging page, what's the default loglevel?"). A phrase naming
+    the data by its owner goes whole ("of libavif's Debian *copyright* file": no field ``Copyright``)."""
+    return _POSSESSIVE.sub("", _OWNED_CONTAINER.sub(" ", question))
 
 
 _CHOICES = re.compile(r"[:,]\s*((?:[\w.+-]+\s*,\s*)*[\w.+-]+,?\s+or\s+[\w.+-]+)\s*\??\s*$")
