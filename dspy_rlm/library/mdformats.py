@@ -14,28 +14,8 @@ LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)$")
 # No two whitespace repeats side by side (they backtracked quadratically: 3.4 s on 16,000 spaces).
 MD_SEPARATOR = re.compile(r"\s*(?:\|\s*)?:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*(?:\|\s*)?$")
 SENTENCE_END = re.compile(r"""[.!?]["')\]]*\s+(?=["'(\[]?[^\W_])""")
-ABBREVIATIONS = frozenset(
-    [
-        "e.g",
-        "i.e",
-        "etc",
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "vs",
-        "st",
-        "no",
-        "fig",
-        "cf",
-        "approx",
-        "inc",
-        "ltd",
-        "jr",
-        "sr",
-        "al",
-    ]
-)
+_ABBR = "e.g i.e etc mr mrs ms dr vs st no fig cf approx inc ltd jr sr al"  # no sentence ends after them
+ABBREVIATIONS = frozenset(_ABBR.split())
 
 
 def looks_markdown_table(sample: list[str]) -> float:
@@ -52,10 +32,14 @@ def looks_markdown_tables(sample: list[str]) -> bool:
     if not any("|" in r for r in sample):  # most texts: no pass with a regex
         return False
     separators = sum(1 for r in sample if MD_SEPARATOR.match(r.strip()) and "-" in r and "|" in r)
-    rows = sum(1 for r in sample if r.strip().startswith("|") and r.count("|") >= 3)
+    rows = sum(1 for r in sample if r.count("|") >= (3 if r.strip().startswith("|") else 2))  # "a | b | c" too
     if separators == 1:
         return rows - 2 >= 5 and 4 * rows >= sum(1 for r in sample if r.strip())
     return separators >= 2 and rows - 2 * separators >= 5
+
+
+_HTML_HEADING = re.compile(r"<(\w+)[^<>]*>\s*([^<>]*?[^<>\s])\s*</\1>")
+"""A line that is one HTML element around its text: a heading written in HTML (``<summary>``, ``<h3>``)."""
 
 
 def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:
@@ -83,7 +67,8 @@ def parse_markdown_table(lines: list[str]) -> tuple[list[Raw], list[str]]:
                 out.append((i, i, fields, cells[0], None))
         elif s:
             header = None
-            heading = s.lstrip("#").strip() if s.startswith("#") else heading
+            html = _HTML_HEADING.fullmatch(s)  # "<summary> Qwen3-4B </summary>" above a table in a README
+            heading = s.lstrip("#").strip() if s.startswith("#") else html.group(2) if html else heading
             out.append((i, i, _line_kv(s), "", None))
     if tables >= 2 and "section" not in names and any(h for _, h in rows):
         for at, h in rows:

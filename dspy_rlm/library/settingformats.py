@@ -32,13 +32,20 @@ def looks_commented_settings(sample: list[str]) -> float:
     return _share(len(rows) - prose, len(rows)) + _share(commented, len(rows))
 
 
+def commented_outnumber(sample: list[str]) -> bool:
+    """Whether a config's commented-out settings outnumber its live ones three to one (five or more): a shipped
+    sample (wgetrc) documents its defaults there, beside the one or two it sets."""
+    rows = [ln for ln in sample if ln.strip()]
+    commented = sum(1 for ln in rows if (m := _SETTING.match(ln)) and (m.group(2) or "").strip())
+    live = sum(1 for ln in rows if not is_comment(ln) and _setting(ln))
+    return commented >= 5 and commented >= 3 * live
+
+
 def parse_commented_settings(lines: list[str]) -> tuple[list[Raw], list[str]]:
-    out = []
-    for i, line in enumerate(lines):
-        pair = _setting(line)
-        if pair:
-            out.append((i, i, [pair], pair[0], None))
-    return out, []
+    """One record per setting, commented out or live; a live one hides the commented-out lines of its name."""
+    pairs = [(i, pair, line.lstrip()[:1] != "#") for i, line in enumerate(lines) if (pair := _setting(line))]
+    live = {pair[0] for _, pair, on in pairs if on}
+    return [(i, i, [pair], pair[0], None) for i, pair, on in pairs if on or pair[0] not in live], []
 
 
 # -- statements ``NAME = VALUE;`` (XKB keycodes, C-like declarations), with ``//`` comments --------------------

@@ -52,8 +52,9 @@ Records per kind (the record's ``key`` in brackets):
   ``name = value;`` lines with ``//`` comments (XKB keycodes: ``<LVL3> = 92;``, ``indicator 3 = "Scroll Lock";``
   [``indicator 3``], a trailing comment as ``comment``), and (detail ``commented``, after the other key-value
   formats) a sample config whose settings are commented out (``#figure.figsize: 6.4, 4.8 # in inches``: the value
-  without its trailing comment), and (detail ``definitions``) ``name: definition`` lines with their continuations
-  (an EBNF grammar).
+  without its trailing comment; ``commented beside live`` where they outnumber the live ones three to one, a live
+  one hiding the commented-out lines of its name: wgetrc), and (detail ``definitions``) ``name: definition`` lines
+  with their continuations (an EBNF grammar).
 - keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;`` [the
   value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics); (detail
   ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``];
@@ -153,6 +154,7 @@ from dspy_rlm.library.roffformat import looks_roff, parse_roff
 from dspy_rlm.library.rstformat import looks_grid_tables, parse_grid_tables
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
 from dspy_rlm.library.settingformats import (
+    commented_outnumber,
     looks_commented_settings,
     looks_statements,
     parse_commented_settings,
@@ -343,6 +345,8 @@ def _detect(text: str) -> Structure:
         ("blocks", looks_directive_blocks, parse_directive_blocks, 0.9),
     ):
         if looks(sample) >= threshold:
+            if parse is parse_assignments and commented_outnumber(sample):  # wgetrc: "#tries = 20" beside one live
+                return _build(kind, lines, *parse_commented_settings(lines), detail="commented beside live")
             return _build(kind, lines, *parse(lines))
     if looks_commented_settings(sample) >= 0.6:
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")

@@ -79,7 +79,11 @@ def records_within(s: Structure, place: str) -> list[Record]:
         fit = fit or [r for r in s.records if re.fullmatch(pattern, r.key, re.IGNORECASE)]
         if fit:
             return fit
-    return [r for r in s.records if any(_same(r.get(f) or "", place) for f in _PLACE_FIELDS)]
+    found = [r for r in s.records if any(_same(r.get(f) or "", place) for f in _PLACE_FIELDS)]
+    tail = "/" + place.strip().casefold()  # "the Qwen3-4B table" under the heading "Qwen/Qwen3-4B"
+    return found or [
+        r for r in s.records if any((r.get(f) or "").strip().casefold().endswith(tail) for f in _PLACE_FIELDS)
+    ]
 
 
 def _extreme(fn: str, var: Any, field: Any, pick: Callable[..., Any], by: Any, place: Any) -> KeyValue | Nothing:

@@ -195,6 +195,9 @@ class MostCommon(KindBase):
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
 
 
+_MISSING = re.compile(r":\w+:|[-\u2013\u2014?*]+|n/?a|none|null|tbd|unknown", re.IGNORECASE)
+
+
 def _odd_row(s: st.Structure, record: st.Record) -> bool:
     """Whether two or more of the record's values are not of their column's kind -- a number where nine in ten
     of the column's values are none, or the reverse: a header or summary line read as a row (iris.csv's first
@@ -203,7 +206,7 @@ def _odd_row(s: st.Structure, record: st.Record) -> bool:
     odd = 0
     for f, v in record.fields:
         values = [x.strip() for x in (r.get(f) for r in rows) if x and x.strip()]
-        if len(values) < 10 or not v.strip():
+        if len(values) < 10 or not v.strip() or _MISSING.fullmatch(v.strip()):  # ":skull:", "n/a": no value
             continue
         share = sum(bool(FLOAT_RX.match(x)) for x in values) / len(values)
         number = bool(FLOAT_RX.match(v.strip()))

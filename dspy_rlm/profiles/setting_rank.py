@@ -114,7 +114,9 @@ class SettingCount(KindBase):
             return []
         others = [k for k in book.keys.get(move.var, []) if key is None or k.text != key.text]
         why = "counted" if result else "no setting has that value"
-        if result and (key is None or key.is_key or book.named_fields(move.var)):
+        if book.structs[move.var].detail == "commented beside live":  # which ones does "the settings" count?
+            why = "live settings beside commented-out ones: which are counted is unsure"
+        elif result and (key is None or key.is_key or book.named_fields(move.var)):
             why = "the value is also a setting's name, or the question names a setting"
         elif result and (any(k.is_key or k.is_value for k in others) or name_patterns(book.text_q)):
             why = "the question names a phrase or a pattern of names some settings hold"

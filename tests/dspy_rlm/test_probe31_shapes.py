@@ -6,6 +6,8 @@ block scalars. Each positive test fails before its change; each negative one gua
 
 from __future__ import annotations
 
+from dspy_rlm.library import lookup, superlatives
+from dspy_rlm.library import structure as st
 from dspy_rlm.library.items import items_of
 from tests.dspy_rlm.scripted import ask_scripted
 
@@ -107,3 +109,93 @@ def test_a_yaml_list_of_block_scalars_counts_each_block_once():
     assert items_of(_PORT, "notes") == 5  # a "- |" block is one item; the sub-items belong to their item
     q = "How many notes are listed in quill's port file describing its differences?"
     assert ask_scripted(q, _PORT, "int") == (5, "submitted")
+
+
+_SAMPLE_RC = """###
+### Sample fetchrc: every setting shown commented out is the default
+###
+
+## How many times to try a download.
+#tries = 20
+
+## How deep to recurse.
+#reclevel = 5
+
+#passive = off
+#timestamping = off
+#robots = on
+#dirstruct = off
+
+## Passive mode is on here.
+passive = on
+"""
+
+
+def test_a_sample_configs_commented_out_settings_are_read_beside_its_live_one():
+    s = st.detect(_SAMPLE_RC)
+    assert (s.kind, s.detail) == ("assignments", "commented beside live")
+    assert [r.key for r in s.records] == ["tries", "reclevel", "timestamping", "robots", "dirstruct", "passive"]
+    assert lookup.field_of(_SAMPLE_RC, "passive", "passive") == "on"  # the live one hides "#passive = off"
+    assert ask_scripted("What is reclevel set to in this fetchrc?", _SAMPLE_RC, "int") == (5, "submitted")
+
+
+def test_a_count_over_live_and_commented_out_settings_is_unsupported():
+    q = "How many of the settings in this fetchrc are off?"
+    assert ask_scripted(q, _SAMPLE_RC, "int")[1] != "submitted"  # the live or the commented-out ones?
+
+
+_BENCH = """# Benchmarks
+
+## Commands
+
+The command for the benchmark:
+
+```
+tool.bench --model org/repo -p 2048
+```
+
+## Models
+
+<details>
+
+ <summary> acme/Tiny-1B </summary>
+
+Precision | Score | Speed tok/sec | Memory GB | Repo
+--------- | ----- | ------------- | --------- | ----
+bf16      | 41.05 | 52.47         | 2.02      | acme/Tiny-1B
+q8 | 40.85 | 86.90 | 1.25 | acme-community/Tiny-1B-8bit
+q4 | 39.72 | 134.52 | 0.75 | acme-community/Tiny-1B-4bit
+
+</details>
+
+<details>
+<summary> acme/Large-30B </summary>
+
+Precision | Score | Speed tok/sec | Memory GB | Repo
+--------- | ----- | ------------- | --------- | ----
+bf16 | 72.62 | :skull: | :skull: | acme/Large-30B
+q8 | 72.10 | 40.10 | 33.5 | acme-community/Large-30B-8bit
+q4 | 71.02 | 80.30 | 17.2 | acme-community/Large-30B-4bit
+
+</details>
+"""
+
+
+def test_tables_without_outer_pipes_under_html_headings_are_records_of_their_section():
+    s = st.detect(_BENCH)
+    assert s.kind == "markdown_table" and "section" in s.field_names
+    q = "In the BENCHMARKS.md table for acme/Tiny-1B, which precision has the highest speed tok/sec?"
+    assert ask_scripted(q, _BENCH) == ("q4", "submitted")
+
+
+def test_a_missing_value_mark_does_not_make_a_row_odd():
+    q = "What's the highest Score reported anywhere in BENCHMARKS.md? Answer with the number."
+    assert ask_scripted(q, _BENCH) == ("72.62", "submitted")  # its row's ":skull:" cells are no header's words
+
+
+def test_a_heading_is_named_by_its_last_path_part():
+    s = st.detect(_BENCH)
+    assert {r.key for r in superlatives.records_within(s, "Large-30B")} == {"bf16", "q8", "q4"}
+    q = "Which repo is the Large-30B variant with the lowest memory usage (GB)?"
+    answer, ending = ask_scripted(q, _BENCH)
+    assert answer == "acme-community/Large-30B-4bit" or ending != "submitted"  # never the Tiny-1B row's
