@@ -107,14 +107,15 @@ def names_document(s: st.Structure, record: st.Record, phrase: str, move: Any) -
     return not any(names & {f for f, _ in r.fields} for r in s.records[1:200])
 
 
-_FILE_NAME = re.compile(r"(?:[\w.-]*/)+[\w.@-]+|[\w@-]+\.[A-Za-z]\w{0,5}")
-"""A path or a file's name with an extension: how a question names the document it asks of."""
+FILE_NAME = re.compile(r"(?:[\w.-]*/)+[\w.@-]+|[\w@-]+\.[A-Za-z]\w{0,5}|[\w@-]*[A-Za-z][\w@-]*\.\d(?![\w.])")
+"""A path or a file's name with an extension (a manual page's section: ``cargo-new.1``): how a question names the
+document it asks of."""
 
 
 def names_file(s: st.Structure, text: str, phrase: str) -> bool:
     """Whether ``phrase`` is a path or file name ("/etc/sysctl.conf") that the text states only in its first
     lines (its own header comment), in no record's fields: the question names the document, no record of it."""
-    if not _FILE_NAME.fullmatch(phrase) or any(lookup._has(r, phrase) for r in s.records[:200]):
+    if not FILE_NAME.fullmatch(phrase) or any(lookup._has(r, phrase) for r in s.records[:200]):
         return False
     at = [m.start() for m in re.finditer(re.escape(phrase), text, re.IGNORECASE)]
     head = sum(len(line) + 1 for line in text.split("\n", 10)[:10])

@@ -11,6 +11,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import NUMERAL, SCAN, fields_saying, operands, says, unread_test
+from dspy_rlm.profiles.naming import FILE_NAME
 from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spellings import field_forms
@@ -85,6 +86,9 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     if setting and any(all(_beside(r, w) for r in held) for w in unsaid):
         return False, True  # "is pdf the savefig.format?": its line lists pdf beside its value, png
     filled = {w: set().union(*(fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
+    # "is --bin the default behavior of cargo new, according to cargo-new.1?": the file's name says no condition
+    named = {p.casefold() for m in FILE_NAME.finditer(book.text_q) for p in re.findall(r"[^\W\d_]+", m.group(0))}
+    filled = {w: set() if w in named else f for w, f in filled.items()}
     conditions = [  # a stop word ("all", "on") only as a whole value in its case or a lower one: "in" is no
         # condition of a table of codes that holds IN
         w

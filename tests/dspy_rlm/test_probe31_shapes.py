@@ -9,6 +9,7 @@ from __future__ import annotations
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.items import items_of
+from dspy_rlm.profiles.naming import FILE_NAME
 from tests.dspy_rlm.scripted import ask_scripted
 
 _COPYRIGHT = """Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
@@ -199,3 +200,50 @@ def test_a_heading_is_named_by_its_last_path_part():
     q = "Which repo is the Large-30B variant with the lowest memory usage (GB)?"
     answer, ending = ask_scripted(q, _BENCH)
     assert answer == "acme-community/Large-30B-4bit" or ending != "submitted"  # never the Tiny-1B row's
+
+
+_ROFF = r"""'\" t
+.TH "FROB\-NEW" "1"
+.SH "NAME"
+frob\-new \[em] Create a new Frob package
+.SH "OPTIONS"
+.SS "New Options"
+.sp
+\fB\-\-bin\fR
+.RS 4
+Create a package with a binary target (\fBsrc/main.rs\fR).
+This is the default behavior.
+.RE
+.sp
+\fB\-\-lib\fR
+.RS 4
+Create a package with a library target (\fBsrc/lib.rs\fR).
+.RE
+.sp
+\fB\-\-quiet\fR
+.RS 4
+Do not print frob log messages.
+.RE
+.sp
+\fB\-\-config\fR \fIKEY=VALUE\fR
+.RS 4
+Overrides a Frob configuration value.
+.RE
+.sp
+\fB\-\-color\fR \fIwhen\fR
+.RS 4
+Control when colored output is used. Valid values:
+.RS 4
+\h'-04'\(bu\h'+03'\fBauto\fR (default): Automatically detect color support.
+.RE
+.RE
+.SH "SEE ALSO"
+\fBfrob\fR(1), \fBfrob\-init\fR(1)
+"""
+
+
+def test_the_manual_pages_own_name_states_no_condition():
+    assert [m.group(0) for m in FILE_NAME.finditer("according to frob-new.1, in Python 3.11?")] == ["frob-new.1"]
+    q = "Is creating a binary target (--bin) the default behavior of frob new, according to frob-new.1?"
+    assert ask_scripted(q, _ROFF, "bool") == (True, "submitted")  # a guard: "frob" is the page's, no value
+    # --bin lacks (on cargo-new.1 itself, where "cargo" is a word of six options' descriptions, it gave False)
