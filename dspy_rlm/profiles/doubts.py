@@ -34,6 +34,7 @@ from dspy_rlm.profiles.owners import unfielded_key
 from dspy_rlm.profiles.phrases import holds_field, is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after, values_in
 from dspy_rlm.profiles.said import asks_start, path_for_who
+from dspy_rlm.profiles.setting_rank import mixed_count
 from dspy_rlm.profiles.spans import offered
 from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.versions import version_unread
@@ -360,6 +361,7 @@ def _one_of_several(book: Any, move: Move, key: Any, value: Any) -> str | None:
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 DOUBTS = (
     _head_only,
+    mixed_count,
     _one_ranked,
     _unit_unapplied,
     _across_blocks,

@@ -16,7 +16,7 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import fitting, name_patterns, name_scopes
 from dspy_rlm.profiles.vocabulary import COUNTED
 
-__all__ = ["SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
+__all__ = ["SettingCommon", "SettingCount", "SettingExtreme", "mixed_count", "settings_file"]
 
 
 def settings_file(book: Any, var: str) -> bool:
@@ -114,9 +114,7 @@ class SettingCount(KindBase):
             return []
         others = [k for k in book.keys.get(move.var, []) if key is None or k.text != key.text]
         why = "counted" if result else "no setting has that value"
-        if book.structs[move.var].detail == "commented beside live":  # which ones does "the settings" count?
-            why = "live settings beside commented-out ones: which are counted is unsure"
-        elif result and (key is None or key.is_key or book.named_fields(move.var)):
+        if result and (key is None or key.is_key or book.named_fields(move.var)):
             why = "the value is also a setting's name, or the question names a setting"
         elif result and (any(k.is_key or k.is_value for k in others) or name_patterns(book.text_q)):
             why = "the question names a phrase or a pattern of names some settings hold"
@@ -149,3 +147,11 @@ class SettingCommon(KindBase):
         if why == "ranked" and (len(top) < 2 or top[0][1] == top[1][1] or top[0][1] < 2):
             why = "no value is held by more settings than any other"
         return [Candidate(result, "most common value", why == "ranked", why)]
+
+
+def mixed_count(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt of every count (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): over a sample config read with its
+    commented-out settings beside its live ones (wgetrc), which of them "the settings" are is unsure."""
+    if move.kind.startswith("count") and book.structs[move.var].detail == "commented beside live":
+        return "live settings beside commented-out ones: which are counted is unsure"
+    return None

@@ -247,3 +247,16 @@ def test_the_manual_pages_own_name_states_no_condition():
     q = "Is creating a binary target (--bin) the default behavior of frob new, according to frob-new.1?"
     assert ask_scripted(q, _ROFF, "bool") == (True, "submitted")  # a guard: "frob" is the page's, no value
     # --bin lacks (on cargo-new.1 itself, where "cargo" is a word of six options' descriptions, it gave False)
+
+
+def test_no_count_is_vouched_for_over_live_and_commented_out_settings():
+    from dspy_rlm.profiles.moves import MoveBook
+    from dspy_rlm.profiles.oracle import host_reader
+
+    q = {"question": "Count the commented-out settings in this fetchrc whose shown value is exactly off."}
+    book = MoveBook(q, {"context": _SAMPLE_RC}, {"answer": int})
+    counts = [m for m in book.step_moves([], []) if m.kind.startswith("count")]
+    assert counts  # count_records(V, 'off') and count_where(V, '*', 'off') are offered
+    for m in counts:
+        book.record_read(m.code, host_reader(book.data)(m))
+    assert [s.candidate.value for s in book.submit_moves() if s.candidate and s.candidate.supported] == []
