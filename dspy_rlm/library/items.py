@@ -147,6 +147,9 @@ def _field_named(s: Structure, name: str) -> str | None:
     return next((f for f in s.field_names if f.casefold() == want), None)
 
 
+_QUOTED_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"')  # the strings a JSON text quotes, each key among them
+
+
 def _listed(fn: str, var: Any, name: Any, key: Any = None) -> list[str] | Nothing:
     """The items the part ``name`` lists (see :func:`items_of`), read in the record matching ``key`` if given."""
     n = _check_word(fn, name, "name")
@@ -170,9 +173,9 @@ def _listed(fn: str, var: Any, name: Any, key: Any = None) -> list[str] | Nothin
     group = n.casefold() + "."
     grouped = [(r, f) for r in records for f, _ in r.fields if f.casefold().startswith(group)]
     if grouped and len({r.index for r, _ in grouped}) == 1:  # a key quoted whole is one ("TB.Name" in JSON)
-        text = _text(fn, var)
         rests = [f[len(group) :] for _, f in grouped]
-        return list(dict.fromkeys(x if f'"{x}"' in text else x.split(".")[0] for x in rests))
+        quoted = set(_QUOTED_KEY.findall(_text(fn, var))) if any("." in x for x in rests) else set()
+        return list(dict.fromkeys(x if x in quoted else x.split(".")[0] for x in rests))
     r = record_of(var, n) if key is None else records[0]
     if isinstance(r, Record) and r.key.strip().casefold() == n.casefold():
         return list_items(r.fields[0][1]) if len(r.fields) == 1 else [f for f, _ in r.fields]

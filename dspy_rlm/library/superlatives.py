@@ -7,7 +7,7 @@ Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inline
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dspy_rlm.library.lookup import (  # inlined before this file
@@ -70,15 +70,19 @@ def value_counts(s: Structure, field: str) -> Counter[str]:
     return Counter(" ".join(v.split()) for v in values)
 
 
+def keys_fitting(items: Sequence[Any], pattern: str, key: Callable[[Any], str] = str) -> list[Any]:
+    """The items whose key (``key(item)``) ``pattern`` fits whole, each ``*`` any run of characters: as written,
+    else ignoring case (``'SIG*'``: SIGBUS, SIGPWR ...)."""
+    rx = re.compile(".*".join(re.escape(p) for p in pattern.split("*")), re.DOTALL)
+    fit = [x for x in items if rx.fullmatch(key(x))]
+    return fit or [x for x in items if re.fullmatch(rx.pattern, key(x), re.DOTALL | re.IGNORECASE)]
+
+
 def records_within(s: Structure, place: str) -> list[Record]:
     """The records under the heading or in the block named ``place`` whole (a literal's enum, a list's heading);
     a ``place`` holding ``*`` is a pattern of keys first (``'SIG*'``: the records keyed SIGBUS, SIGPWR ...)."""
-    if "*" in place:
-        pattern = ".*".join(re.escape(p) for p in place.split("*"))
-        fit = [r for r in s.records if re.fullmatch(pattern, r.key)]
-        fit = fit or [r for r in s.records if re.fullmatch(pattern, r.key, re.IGNORECASE)]
-        if fit:
-            return fit
+    if "*" in place and (fit := keys_fitting(s.records, place, key=lambda r: r.key)):
+        return fit
     found = [r for r in s.records if any(_same(r.get(f) or "", place) for f in _PLACE_FIELDS)]
     tail = "/" + place.strip().casefold()  # "the Qwen3-4B table" under the heading "Qwen/Qwen3-4B"
     return found or [

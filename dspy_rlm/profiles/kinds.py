@@ -23,7 +23,7 @@ from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
-from dspy_rlm.profiles.doubts import DOUBTS, VALUE_DOUBTS
+from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.members import HasItem
@@ -63,6 +63,7 @@ from dspy_rlm.profiles.said import (
 from dspy_rlm.profiles.setting_rank import SettingCommon, SettingCount, SettingExtreme
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import binds, flag_answer
+from dspy_rlm.profiles.value_doubts import VALUE_DOUBTS
 from dspy_rlm.profiles.versions import pinned
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_ASKED, PROSE_FIELDS
 

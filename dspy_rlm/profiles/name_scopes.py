@@ -5,11 +5,12 @@ defines, which has the largest value?" ranks those records only: ``max_of(V, 'va
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from typing import Any
 
-__all__ = ["fitting", "name_patterns", "name_scopes"]
+from dspy_rlm.library.superlatives import keys_fitting
+
+__all__ = ["name_patterns", "name_scopes"]
 
 _GLOB = re.compile(r"(?<![^\s(\[\"'`])(?:[\w.\-/]*\w[\w.\-/]*\*[\w.\-/*]*|\*[\w.\-/]*\w[\w.\-/*]*)")
 _PREFIX = re.compile(r"(?<![\w.:*-])[A-Za-z_][\w]*(?:(?:::|[._-])[\w]+)*(?:::|[._-])?(?![\w*])")
@@ -23,21 +24,12 @@ def name_patterns(said: str) -> list[str]:
     return [m.group(0).strip(".,;:?!") for m in _GLOB.finditer(said)]
 
 
-def fitting(keys: list[str], pattern: str) -> list[str]:
-    """The keys ``pattern`` fits, as written, else ignoring case."""
-    fit = [k for k in keys if fnmatch.fnmatchcase(k, pattern)]
-    return fit or [k for k in keys if fnmatch.fnmatchcase(k.casefold(), pattern.casefold())]
-
-
 def _prefixes(said: str) -> list[str]:
     out = []
     for m in _PREFIX.finditer(_GLOB.sub(" ", said)):
-        token = m.group(0)
-        if not _SEP.search(token.rstrip(".")) or token.endswith("."):  # a sentence's full stop is no separator
-            token = token.rstrip(".")
-            if not _SEP.search(token):
-                continue
-        out.append(token + "*")
+        token = m.group(0).rstrip(".")  # a sentence's full stop is no separator
+        if _SEP.search(token):
+            out.append(token + "*")
     return out
 
 
@@ -49,7 +41,7 @@ def name_scopes(book: Any, var: str) -> list[str]:
         keys = [r.key for r in book.structs[var].records[:5000] if r.key]
         found = []
         for p in dict.fromkeys([*name_patterns(book.text_q), *_prefixes(book.text_q)]):
-            n = len(fitting(keys, p))
+            n = len(keys_fitting(keys, p))
             if 2 <= n < len(keys):
                 found.append(p)
         book.memo[memo] = found

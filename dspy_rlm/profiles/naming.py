@@ -291,7 +291,7 @@ def record_keys(book: Any, var: str) -> set[str]:
 
 
 def names_a_record(book: Any, move: Any, key: Any, value: Any) -> str | None:
-    """A value doubt (:data:`~dspy_rlm.profiles.doubts.VALUE_DOUBTS`): a lookup's value that is another record's
+    """A value doubt (:data:`~dspy_rlm.profiles.value_doubts.VALUE_DOUBTS`): a lookup's value that is another record's
     key, read where the question asks what that record holds."""
     # "which PostScript font is used for plain latin1 text of the bookman family?": "bookman=bookman_light" is
     # an alias; the record bookman_light names holds the font. A lookup's value that is another record's key

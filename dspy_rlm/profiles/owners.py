@@ -49,8 +49,8 @@ def path_owner(book: Any, var: str, key: Any, record: st.Record, why: str) -> li
 
 
 def unfielded_key(book: Any, move: Any, key: Any, value: Any) -> str | None:
-    """A value doubt (:data:`~dspy_rlm.profiles.doubts.VALUE_DOUBTS`) of a record or field read: the key phrase, no
-    key or whole value of the data, lies in a JSON record's text but in none of its fields or their names
+    """A value doubt (:data:`~dspy_rlm.profiles.value_doubts.VALUE_DOUBTS`) of a record or field read: the key
+    phrase, no key or whole value of the data, lies in a JSON record's text but in none of its fields or their names
     ("delete()" of a resource whose nested ``actions.Delete`` the flattened fields leave out): the fields read say
     nothing of it, so the value asked is not among them. The record's own key is ("which waiter counts a
     NotFoundFault as success?": the waiter holding it)."""

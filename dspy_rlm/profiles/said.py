@@ -298,7 +298,7 @@ def whole_date(found: Candidate, stdout: str) -> list[Candidate]:
 
 
 def path_for_who(book: Any, move: Any, key: Any, value: Any) -> str | None:
-    """A doubt of one value (:data:`~dspy_rlm.profiles.doubts.VALUE_DOUBTS`): "who holds the oldest copyright?"
+    """A doubt of one value (:data:`~dspy_rlm.profiles.value_doubts.VALUE_DOUBTS`): "who holds the oldest copyright?"
     is answered by no path: the Files stanza's pattern keying the record (apps/shared/iccjpeg.*) is no one."""
     who = book is not None and re.match(r"\W*who(?:m|se)?\b", book.text_q, re.I)
     return "a path answers no 'who'" if who and isinstance(value, str) and re.search(r"[/*]", value) else None

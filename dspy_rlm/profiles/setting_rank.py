@@ -10,13 +10,14 @@ from typing import Any
 
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.superlatives import keys_fitting
 from dspy_rlm.profiles.candidates import Candidate, key_and_value
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.name_scopes import fitting, name_patterns, name_scopes
+from dspy_rlm.profiles.name_scopes import name_patterns, name_scopes
 from dspy_rlm.profiles.vocabulary import COUNTED
 
-__all__ = ["SettingCommon", "SettingCount", "SettingExtreme", "mixed_count", "settings_file"]
+__all__ = ["SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
 
 
 def settings_file(book: Any, var: str) -> bool:
@@ -61,7 +62,7 @@ class SettingExtreme(KindBase):
         elif sum(" ".join((superlatives.setting_value(r) or "").split()) == value for r in records) > 1:
             why = "another setting has the same value"
         elif any(p != move.within for p in name_scopes(book, move.var)) or any(
-            not fitting([str(result[0])], g) for g in name_patterns(book.text_q)
+            not keys_fitting([str(result[0])], g) for g in name_patterns(book.text_q)
         ):
             why = "the question names a pattern of names this setting's does not fit"  # "the figure.subplot.* ones"
         elif isinstance(record, st.Record) and any(  # "among the UID settings": a phrase that picks some records
@@ -147,11 +148,3 @@ class SettingCommon(KindBase):
         if why == "ranked" and (len(top) < 2 or top[0][1] == top[1][1] or top[0][1] < 2):
             why = "no value is held by more settings than any other"
         return [Candidate(result, "most common value", why == "ranked", why)]
-
-
-def mixed_count(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    """A doubt of every count (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): over a sample config read with its
-    commented-out settings beside its live ones (wgetrc), which of them "the settings" are is unsure."""
-    if move.kind.startswith("count") and book.structs[move.var].detail == "commented beside live":
-        return "live settings beside commented-out ones: which are counted is unsure"
-    return None

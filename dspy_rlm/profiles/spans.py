@@ -13,19 +13,13 @@ from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, HOLDING_VERBS, S
 __all__ = ["container_spans", "data_subject_spans", "offered", "subject_span", "without_container"]
 
 
-_CONTAINER = re.compile(
-    rf"(?<!\w)(?:(?:in|from|of|per|within|inside|across|according\s+to)\s+(?:the|this|that)|this)\s+"
-    rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?"
-    rf"(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
-    re.IGNORECASE,
+_PREPOSITION = r"(?<!\w)(?:in|from|of|per|within|inside|across|according\s+to)\s+"
+_NAMED_CONTAINER = (  # up to four words naming it, then the container's word ("the Debian copyright file")
+    rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})(?!\w)"
 )
-
-
-_OWNED_CONTAINER = re.compile(
-    rf"(?<!\w)(?:in|from|of|per|within|inside|across|according\s+to)\s+[\w.+-]+['’]s\s+"
-    rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})(?!\w)",
-    re.IGNORECASE,
-)
+_CONTAINER = re.compile(rf"(?:{_PREPOSITION}(?:the|this|that)|(?<!\w)this)\s+{_NAMED_CONTAINER}", re.IGNORECASE)
+_OWNED_CONTAINER = re.compile(rf"{_PREPOSITION}[\w.+-]+['’]s\s+{_NAMED_CONTAINER}", re.IGNORECASE)
+"""A container an owner's phrase names ("of libavif's Debian copyright file")."""
 
 
 # "how many entries *does the supported renames table* have?": the data as the subject of a verb that holds

@@ -4,7 +4,7 @@ line's label and a mark of the layout."""
 
 from __future__ import annotations
 
-from dspy_rlm.profiles.doubts import _label_or_mark
+from dspy_rlm.profiles.value_doubts import _label_or_mark
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 from tests.dspy_rlm.test_count_present import PACKAGES
 
