@@ -9,6 +9,9 @@ were two records. Here:
 - a bulleted item (``.IP \\(bu``) is a record as a Markdown list item is: ``name: value`` gives that field;
 - a subsection whose bullets are all ``name: value`` (npm's ``.SS "access"`` with ``Default:`` and ``Type:``)
   is one record keyed by its heading, holding those fields and ``description``;
+- the page's header (``.TH`` / ``.Dt``) is its first record, keyed by its title, with ``manual section``, ``date``
+  ..., and the one-line ``description`` of the NAME section right below it (``isympy \\- interactive shell for
+  SymPy``, mdoc's ``.Nd``) with that ``section``;
 - any other line of text is a record with no fields, as a Markdown page's.
 
 Font and character escapes are decoded in keys and values (``\\-`` is ``-``, ``\\(bu`` a bullet, ``\\[u2026]``
@@ -193,7 +196,32 @@ def _title(lines: list[str]) -> Raw | None:
         first, last = (i if first < 0 else first), i
     fields = [(f, v) for f, v in fields if v]
     title = next((v for f, v in fields if f == "title"), "")
+    if title and (said := _name_line(lines, last)) is not None:
+        last = said[0]  # its NAME section's line: the page's own description ("what is isympy?")
+        fields += [("description", said[1]), ("section", said[2])]
     return (first, last, fields, title, None) if title else None
+
+
+_NAME_DASH = re.compile(r"\S.*?\s\\?-\s+(\S.*)$")  # "isympy \- interactive shell for SymPy"
+
+
+def _name_line(lines: list[str], after: int) -> tuple[int, str, str] | None:
+    """The line and text of the one-line description the NAME section right after the header gives (``isympy
+    \\- interactive shell for SymPy``, mdoc's ``.Nd``), and the section's heading, if it does."""
+    heads = [(i, m) for i in range(after + 1, min(after + 6, len(lines))) if (m := _ROFF_MACRO.match(lines[i]))]
+    at = next((i for i, m in heads if m.group(1) in ("SH", "Sh")), None)
+    heading = roff_text(lines[at][3:]).strip('" ') if at is not None else ""
+    if at is None or heading.upper() != "NAME":
+        return None
+    for i in range(at + 1, min(at + 6, len(lines))):
+        m = _ROFF_MACRO.match(lines[i])
+        if m is not None and m.group(1) in ("SH", "Sh"):
+            return None
+        if m is not None and m.group(1) == "Nd":
+            return i, roff_text(m.group(2)).strip(), heading
+        if m is None and (dash := _NAME_DASH.match(lines[i].strip())):
+            return i, roff_text(dash.group(1)).strip(), heading
+    return None
 
 
 def parse_roff(lines: list[str]) -> tuple[list[Raw], list[str]]:

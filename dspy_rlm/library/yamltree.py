@@ -131,6 +131,8 @@ def _yaml_record(lines: list[str], a: int, b: int) -> Raw:
                 value, i = _block_value(lines[i:end], value[0]), end
             elif not value:  # "hosts:" then "- a" lines of plain items: the value is those lines
                 value, i = _item_lines(lines, i, b, _indent(lines[i - 1]))
+                if value.startswith("- ") and "\n" not in value:  # a list of one item: the item
+                    value = value[2:].strip()
             if value:
                 fields.append((unquote(sub.group(1).strip()), _yaml_scalar(value) if "\n" not in value else value))
     if key and m:

@@ -29,7 +29,7 @@ from dspy_rlm.profiles.naming import (
 from dspy_rlm.profiles.phrases import holds_field, is_stop
 from dspy_rlm.profiles.reads import parts, unit_after
 from dspy_rlm.profiles.spellings import spells_field
-from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, RANKED, SYNONYMS
+from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, ID_LIKE, RANKED, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
@@ -172,6 +172,8 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
             continue
         if field is not None and key.hop and not holds_field(book.structs[move.var], other.text, [field]):
             continue  # "the getty@ template *unit*": the [Unit] section, without the field asked, answers nothing
+        if field is not None and st.name_form(other.text) == st.name_form(field):
+            continue  # the field read, named ("the one-line description of tqdm"), no phrase of a record
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         s = book.structs[move.var]
         if not held and not (names_document(s, record, other.text, move) or names_file(s, text, other.text)):
@@ -229,11 +231,31 @@ def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | 
     return f"only {having} record has {field!r}: nothing is ranked" if having < 2 else None
 
 
+def _ranked_elsewhere(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "what is the minimum of the allowed range for resources.memory_gb?": the question names one record by an
+    # identifier few records hold; min_of over every record ranks another ('runtimeConfig.pythonVersion: 3')
+    if move.helper not in ("max_of", "min_of") or not move.args:
+        return None
+    best = getattr(superlatives, move.helper)(text, *move.args, within=move.within)
+    record = getattr(best, "record", None)
+    if not isinstance(record, st.Record):
+        return None
+    s = book.structs[move.var]
+    for other in book.keys.get(move.var, []):
+        named = (other.is_key or other.is_value) and ID_LIKE.search(other.text) and 1 <= other.records <= 3
+        if not named or other.hop or lookup._has(record, other.text):
+            continue
+        if not (names_document(s, record, other.text, move) or names_file(s, text, other.text)):  # a font's name
+            return f"the question names {other.text!r}, which the record ranked first does not hold"
+    return None
+
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 DOUBTS = (
     _head_only,
     _mixed_count,
     _one_ranked,
+    _ranked_elsewhere,
     _unit_unapplied,
     _across_blocks,
     _second_step,

@@ -18,8 +18,9 @@ _NAMED_CONTAINER = (  # up to four words naming it, then the container's word ("
     rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})(?!\w)"
 )
 _CONTAINER = re.compile(rf"(?:{_PREPOSITION}(?:the|this|that)|(?<!\w)this)\s+{_NAMED_CONTAINER}", re.IGNORECASE)
-_OWNED_CONTAINER = re.compile(rf"{_PREPOSITION}[\w.+-]+['’]s\s+{_NAMED_CONTAINER}", re.IGNORECASE)
-"""A container an owner's phrase names ("of libavif's Debian copyright file")."""
+_OWNED_CONTAINER = re.compile(rf"{_PREPOSITION}[\w.+-]+(?:['’]s|(?<=s)['’])\s+{_NAMED_CONTAINER}", re.IGNORECASE)
+"""A container an owner's phrase names ("of libavif's Debian copyright file", "to universal-ctags' copyright
+file")."""
 
 
 # "how many entries *does the supported renames table* have?": the data as the subject of a verb that holds

@@ -48,8 +48,8 @@ def _holds_phrase_read(book: Any, move: Move, key: Any, value: Any) -> str | Non
     # "which locale is mapped to the tatar-cyr compose table?": the record 'tatar-cyr' finds is keyed by the
     # table itself ("tatar-cyr/Compose  tt_RU.TATAR-CYR"); a record's key that holds the phrase read by names
     # the thing the question gave, not the one it asks for
-    # the same of a field read where the phrase is in no key: "which file's stanza lists Yuan Tong as copyright
-    # holder?" read by 'Yuan Tong' in the field Copyright gives back '2022 Yuan Tong'
+    # the same of a field or record read where the phrase is in no key: "which file's stanza lists Yuan Tong as
+    # copyright holder?" read by 'Yuan Tong' in the field Copyright gives back '2022 Yuan Tong'
     if move.kind not in ("record", "key_of", "field") or key is None or not isinstance(value, str):
         return None
     if norm(value) == norm(key.text) or not said_in(key.text, value):
@@ -57,9 +57,24 @@ def _holds_phrase_read(book: Any, move: Move, key: Any, value: Any) -> str | Non
     record = lookup.record_of(book.texts[move.var], key.text)  # its key, not a field ("the United Kingdom of ...")
     if not isinstance(record, st.Record) or not record.key:
         return None
-    if norm(record.key) != norm(value) and (move.kind != "field" or said_in(key.text, record.key)):
+    if norm(record.key) != norm(value) and said_in(key.text, record.key):
         return None
     return f"{value!r} holds the phrase read by ({key.text!r}): it names what the question gave"
+
+
+def _phrase_of_field(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "according to the NAME section, what does jwebserver do?": NAME is a value of the field section (a man
+    # page's heading), which the question states to say where to read; field_of(V, 'NAME', 'section') reads the
+    # section of another record that holds the word, no answer (of every phrase the question gives as such a
+    # value, tried at stop 81, dev lost a right answer)
+    if move.kind != "field" or key is None or len(move.args) < 2 or not isinstance(value, str):
+        return None
+    field, phrase, records = str(move.args[1]), norm(key.text), book.structs[move.var].records[:2000]
+    if norm(value) == phrase or any(norm(r.key) == phrase for r in records):  # a record keyed so: its own field
+        return None
+    if not any(norm(r.get(field) or "") == phrase for r in records):
+        return None
+    return f"{key.text!r} is itself a value of {field!r}: the question says where to read, not which {field!r}"
 
 
 _QUOTED = re.compile(r"\"([^\"\n]{2,})\"|'([^'\n]{2,})'")
@@ -158,6 +173,7 @@ VALUE_DOUBTS = (
     names_a_record,
     _repeats_question,
     _holds_phrase_read,
+    _phrase_of_field,
     _cut_from_quote,
     _refers,
     _flag_for_which,
