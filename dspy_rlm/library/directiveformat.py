@@ -104,16 +104,32 @@ def looks_directives(sample: list[str]) -> float:
 def parse_directives(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """One record per directive line: key the name (no field: a record's name apart from its fields, as an
     assignment's); fields ``value``, each ``name=value`` word of a value made of them (Vim's ``hi Pmenu
-    guifg=#ffffff guibg=#666666``), and ``comment`` if any."""
+    guifg=#ffffff guibg=#666666``), and ``comment`` if any. A line opening with a keyword no other line opens
+    with (``viewmode user`` among ``dmetrics`` lines) is a record keyed by that keyword."""
     rows = _logical(lines)
     word, _ = _opening_directive([t for _, _, t in rows])
     out: list[Raw] = []
     names: dict[str, None] = dict.fromkeys(["value", "comment"])
+    others = Counter(t.split()[0] for _, _, t in rows if t.split()[0] != word.split()[0])
     for a, b, text in rows:
         split = _split(text, word.split())
+        if split is None and others[text.split()[0]] == 1 and _keyword_line(text):
+            split = _split(text, [])  # "viewmode user" beside the dmetrics lines: a keyword and its value
         if split is not None:
             name, value, comment = split
             pairs = settings(value)
             names.update(dict.fromkeys(n for n, _ in pairs))
             out.append((a, b, [("value", value), *pairs] + ([("comment", comment)] if comment else []), name, None))
     return out, list(names)
+
+
+_KEYWORD = re.compile(r"[A-Za-z_][\w-]*")
+
+
+def _keyword_line(text: str) -> bool:
+    """Whether a line is a keyword then a value (``preload_libdirs ../lib:../lib32``), not a sentence nor a call
+    (CMake's ``macro (NAME _VAR)``)."""
+    words = text.split()
+    if len(words) < 2 or not _KEYWORD.fullmatch(words[0]) or words[1][0] in "([{=<":
+        return False
+    return not (len(words) >= 3 and text[-1] in ".:;,")

@@ -223,7 +223,7 @@ class CountPresent(KindBase):
             return []
         # a phrase of the question found in the data ("a Homepage on example.org") or a test ("above 3") narrows it
         field = str(move.args[0])
-        phrases = [k for k in book.keys.get(move.var, []) if norm(k.text) != norm(field)]  # not the field's name
+        phrases = [k for k in book.keys.get(move.var, []) if norm(k.text.rstrip(":")) != norm(field)]  # not its name
         opening = ("starts", field.casefold())  # "stanzas beginning with a Files: field": those that have it
         tests = [(t, a.rstrip(":").casefold()) for t, a in operands(book, move.var) if t != "key"]
         stated = bool(phrases) or any(test != opening for test in tests)

@@ -231,6 +231,27 @@ def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | 
     return f"only {having} record has {field!r}: nothing is ranked" if having < 2 else None
 
 
+_ASKED_NAME = re.compile(
+    r"(?<!\w)(?:what|which)\s+([A-Za-z][\w.-]*[_.][\w.-]*\w)\s+(?:is|are|was|were|does|do)\b", re.IGNORECASE
+)
+"""An identifier asked for whole ("what *ui_name* is shown"), not one qualifying a noun ("which ETH_P_ constant")."""
+
+
+def _asks_named_part(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "look up the integration whose displayName is 'New Relic': what ui_name is shown for its region?": the
+    # question asks for a part the data names (ui_name) that the records' fields leave out (nested deeper), and
+    # no value of a record read (its key: newrelic) is it
+    if move.kind not in ("key_of", "record"):
+        return None
+    m = _ASKED_NAME.search(book.text_q)
+    if m is None or m.group(1) not in text:
+        return None
+    asked = st.name_form(m.group(1))
+    if any(asked in (st.name_form(f), st.name_form(f.rsplit(".", 1)[-1])) for f in book.structs[move.var].field_names):
+        return None  # a field of the records: read it
+    return f"the question asks for {m.group(1)!r}, a part the data names that no field holds"
+
+
 def _ranked_elsewhere(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "what is the minimum of the allowed range for resources.memory_gb?": the question names one record by an
     # identifier few records hold; min_of over every record ranks another ('runtimeConfig.pythonVersion: 3')
@@ -256,6 +277,7 @@ DOUBTS = (
     _mixed_count,
     _one_ranked,
     _ranked_elsewhere,
+    _asks_named_part,
     _unit_unapplied,
     _across_blocks,
     _second_step,

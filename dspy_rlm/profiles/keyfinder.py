@@ -96,6 +96,25 @@ def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int,
     return out
 
 
+def _glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str, tuple[int, int]]]:
+    """Records' keys the question writes as two or three plain words no record holds as written ("view mode":
+    ``viewmode``, ``view_mode``), with their spans."""
+    glued: dict[str, str] = {}
+    for r in s.records[:5000]:
+        if r.key and not r.key.isdigit():
+            glued.setdefault(re.sub(r"[\W_]+", "", r.key.casefold()), r.key)
+    out: list[tuple[str, tuple[int, int]]] = []
+    for n in (3, 2):
+        for i in range(len(tokens) - n + 1):
+            run = [t.group() for t in tokens[i : i + n]]
+            key = glued.get("".join(w.casefold() for w in run)) if all(w.isalpha() for w in run) else None
+            span = (tokens[i].start(), tokens[i + n - 1].end())
+            taken = any(a < span[1] and span[0] < b for _, (a, b) in out)
+            if key and not taken and not any(lookup._has(r, " ".join(run)) for r in s.records[:5000]):
+                out.append((key, span))  # (a comment may say "view mode": no record does)
+    return out
+
+
 def question_keys(book: Any, var: str) -> list[Key]:
     """The key phrases of the question found in ``var``: longest first, a record's key or a whole value first,
     then what only a huge text's tail holds, then loose words; for a yes/no, a phrase absent from the data."""
@@ -142,6 +161,10 @@ def question_keys(book: Any, var: str) -> list[Key]:
             found.append(make_key(f, own))
             spans.append(span)
             firm.add(span)
+    for key, span in _glued_said(tokens, s):  # "what view mode does it set?": the keyword viewmode
+        found.append(make_key(key, [r for r in s.records if r.key == key]))
+        spans.append(span)
+        firm.add(span)
     for phrase, span in _said_whole(book.text_q, s, spans):  # a record's key or value of five words or more
         found.append(make_key(phrase, [r for r in s.records if lookup._has(r, phrase)]))
         spans.append(span)

@@ -18,15 +18,19 @@ _NAMED_CONTAINER = (  # up to four words naming it, then the container's word ("
     rf"(?:(?!(?:in|from|of|the|this|that)\s)[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})(?!\w)"
 )
 _CONTAINER = re.compile(rf"(?:{_PREPOSITION}(?:the|this|that)|(?<!\w)this)\s+{_NAMED_CONTAINER}", re.IGNORECASE)
-_OWNED_CONTAINER = re.compile(rf"{_PREPOSITION}[\w.+-]+(?:['’]s|(?<=s)['’])\s+{_NAMED_CONTAINER}", re.IGNORECASE)
-"""A container an owner's phrase names ("of libavif's Debian copyright file", "to universal-ctags' copyright
-file")."""
+_OWNED_CONTAINER = re.compile(
+    rf"{_PREPOSITION}[\w.+-]+(?:['’]s|(?<=s)['’])\s+(?:{_NAMED_CONTAINER}|/?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{{0,5}}(?![\w.]))",
+    re.IGNORECASE,
+)
+"""A container or file an owner's phrase names ("of libavif's Debian copyright file", "to universal-ctags'
+copyright file", "in litellm's callback_configs.json")."""
 
 
 # "how many entries *does the supported renames table* have?": the data as the subject of a verb that holds
+# (its path may follow: "does the Debian copyright file /usr/share/doc/x/copyright contain?")
 _SUBJECT_CONTAINER = re.compile(
     rf"(?<!\w)(?:does|do|did)\s+(?:the|this|that)\s+(?:[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})"
-    r"(?=\s+(?:have|has|hold|holds|list|lists|contain|contains|include|includes)\b)",
+    r"(?=(?:\s+/?[\w.-]+(?:/[\w.-]+)+)?\s+(?:have|has|hold|holds|list|lists|contain|contains|include|includes)\b)",
     re.IGNORECASE,
 )
 
@@ -76,9 +80,10 @@ def data_subject_spans(question: str) -> list[tuple[int, int]]:
 
 
 def container_spans(question: str) -> list[tuple[int, int]]:
-    """The phrases naming the data as a whole ("in *this dataset*", "in *the tox config*", a phrase of "this"
-    closing the question): their plain words describe the file, and their last is no key phrase."""
-    spans = [m.span() for rx in (_CONTAINER, _SUBJECT_CONTAINER) for m in rx.finditer(question)]
+    """The phrases naming the data as a whole ("in *this dataset*", "in *the tox config*", "in *litellm's
+    callback_configs.json*", a phrase of "this" closing the question): their plain words describe the file, and
+    their last is no key phrase."""
+    spans = [m.span() for rx in (_CONTAINER, _SUBJECT_CONTAINER, _OWNED_CONTAINER) for m in rx.finditer(question)]
     m = _this_at_end(question)
     return [*spans, m.span(1)] if m else spans
 

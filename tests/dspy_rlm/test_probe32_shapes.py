@@ -162,3 +162,65 @@ value_limited:
 def test_a_ranking_over_every_record_is_no_answer_about_the_one_named():
     q = "What is the minimum of the allowed range for resources.disk_gb in this features file?"
     assert ask_scripted(q, _RANGES, "int")[1] != "submitted"  # the smallest allowed value (3), not disk_gb's
+
+
+_RC = """# Defaults for the frobber.
+#
+# Which classes of commentary are shown.
+frob all
+# The metrics shown by default.
+dmetrics i.alpha:e!alpha
+dmetrics i.beta:e!beta
+dmetrics i!gamma:e.gamma
+dmetrics i!delta:e.delta
+dmetrics ei.epsilon
+dmetrics i.zeta:e!zeta
+dmetrics i!eta:e!.eta
+dmetrics i!theta:e!.theta
+dmetrics ei.iota
+dmetrics i!kappa:e!.kappa
+dmetrics i.lambda:e!lambda
+dmetrics i!mu:e.mu
+dmetrics ei.nu
+dmetrics i!xi:e!.xi
+dmetrics i.omicron:e!omicron
+dmetrics i!pi:e.pi
+# The sort order.
+dsort ei.any:name
+# The view: user, expert or machine.
+viewmode expert
+compare off
+preload_dirs ../lib:../lib64
+"""
+
+
+def test_a_keyword_line_among_directive_lines_is_a_record():
+    s = st.detect(_RC)
+    assert s.kind == "keywords" and len(s.records) == 21
+    assert lookup.field_of(_RC, "preload_dirs", "value") == "../lib:../lib64"
+
+
+def test_a_key_written_as_one_word_is_found_by_its_words_apart():
+    assert ask_scripted("What view mode does this rc file set?", _RC) == ("expert", "submitted")
+    assert ask_scripted("Which directive is given the value ei.any:name?", _RC) == ("dsort", "submitted")
+
+
+_CALLBACKS = """[
+  {"id": "acme", "displayName": "Acme", "logo": "acme.png",
+   "params": {"acme_key": {"type": "password", "ui_name": "Acme Key"}}},
+  {"id": "northwind", "displayName": "North Wind", "logo": "northwind.png",
+   "params": {"northwind_region": {"type": "text", "ui_name": "North Wind Region (us or eu)"}}},
+  {"id": "zenith", "displayName": "Zenith", "logo": "zenith.png",
+   "params": {"zenith_key": {"type": "password", "ui_name": "Zenith Key"}}}
+]
+"""
+
+
+def test_a_records_key_is_no_answer_for_a_part_the_data_names_deeper():
+    q = "Look up the integration whose displayName is 'North Wind': what ui_name is shown for its region parameter?"
+    assert ask_scripted(q, _CALLBACKS)[1] != "submitted"  # not northwind
+
+
+def test_a_count_of_records_having_a_field_the_question_quotes_with_its_colon():
+    q = "How many 'Files:' paragraphs does the Debian copyright file /usr/share/doc/plumtools/copyright contain?"
+    assert ask_scripted(q, _COPYRIGHT, "int") == (5, "submitted")
