@@ -148,6 +148,7 @@ def run_question(
             record["result_kind"] = getattr(result, "kind", "failed")
             record["confidence"] = getattr(result, "confidence", None)
             record["answer"] = getattr(pred, "answer", None)
+            record["notes"] = (getattr(result, "notes", None) or "")[:400] or None  # why the ending: what backed it
         except Exception as e:  # noqa: BLE001 - a benchmark records a crash as a failed run and goes on
             logger.warning("%s on %s crashed: %s", method_name, question.id, e)
             record["error"] = f"{type(e).__name__}: {e}"[:500]

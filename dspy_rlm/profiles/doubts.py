@@ -257,8 +257,10 @@ def _ranked_elsewhere(book: Any, move: Move, kind: Any, key: Any, text: str) -> 
     # identifier few records hold; min_of over every record ranks another ('runtimeConfig.pythonVersion: 3')
     if move.helper not in ("max_of", "min_of") or not move.args:
         return None
-    best = getattr(superlatives, move.helper)(text, *move.args, within=move.within)
-    record = getattr(best, "record", None)
+    memo = ("ranked", move.code)  # the move's own ranking, once per book however often its reads are doubted
+    if memo not in book.memo:
+        book.memo[memo] = getattr(superlatives, move.helper)(text, *move.args, within=move.within)
+    record = getattr(book.memo[memo], "record", None)
     if not isinstance(record, st.Record):
         return None
     s = book.structs[move.var]

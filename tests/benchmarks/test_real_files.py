@@ -117,6 +117,7 @@ def test_runner_end_to_end_with_a_scripted_lm(monkeypatch, tmp_path):
     records = payload["records"]
     assert [r["id"] for r in records] == [q.id for q in chosen]
     assert all(r["result_kind"] == "submitted" and r["correct"] for r in records), records
+    assert all("notes" in r for r in records)  # what backed each ending is kept beside it
     summary = payload["summary"]["methods"]["scripted_gold"]
     assert summary["solved_pct"] == 100.0 and summary["submitted_precision_pct"] == 100.0
     assert payload["summary"]["overall"]["solved_pct"] is None  # no "model" run here
