@@ -18,6 +18,7 @@ class Submitted:
     source: str = "submit"  # submit | final_direct | final_var
     lm_calls: int = 0  # every LM call of the run (action steps, sub-LM calls, extraction): the CLI's "LM calls"
     confidence: float = 1.0  # a policy that calibrates its endings (the small policy) sets it; 1.0 otherwise
+    notes: str | None = None  # what backs the outputs, where a policy says (the small policy: the support class)
 
     kind = "submitted"
 

@@ -268,7 +268,9 @@ def _shaped_like_data(lines: list[str], data: list[int], delim: str) -> bool:
     return any(first) and all(u and u[0][0] == m for u, m in zip(usual, first))
 
 
-def _table_records(rows: list[tuple[int, str]], header: list[str] | None, width: int, split: Any) -> Any:
+def _table_records(
+    rows: list[tuple[int, str]], header: list[str] | None, width: int, split: Any, key_at: int = 0
+) -> Any:
     names = _unique(header or [f"col{k + 1}" for k in range(width)])
     wide = names + [f"col{k + 1}" for k in range(len(names), 64)]
     out: list[Raw] = []
@@ -276,7 +278,8 @@ def _table_records(rows: list[tuple[int, str]], header: list[str] | None, width:
         cells = split(line)
         if len(cells) > len(wide):
             wide += [f"col{k + 1}" for k in range(len(wide), len(cells))]
-        out.append((i, i, [pair for pair in zip(wide, cells) if pair[1]], cells[0] if cells else "", None))
+        key = cells[key_at] if len(cells) > key_at else cells[0] if cells else ""
+        out.append((i, i, [pair for pair in zip(wide, cells) if pair[1]], key, None))
     return out, names
 
 
@@ -326,6 +329,19 @@ def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
 
 
 _MARK = re.compile(r"[ \t]+[;|][ \t]+")
+_TYPE_CODE = re.compile(r"(\S{1,2}) (?! )(\S+)")
+
+
+def _type_coded(rows: list[tuple[int, str]]) -> bool:
+    """Rows that open with a one- or two-character type code, one space, then the entry's name (systemd's
+    sysusers.d ``g adm   4   -``, ``u root   0   - /root``): the padding aligns space-separated fields, the
+    name is the key. A handful of codes, names mostly distinct."""
+    heads = [_TYPE_CODE.match(part.strip()) for _, part in rows[:2000]]
+    found = [m for m in heads if m]
+    if len(found) < 3 or _share(len(found), len(heads)) < 0.9:
+        return False
+    codes, names = {m.group(1) for m in found}, [m.group(2) for m in found]
+    return len(codes) <= 6 and _share(len(set(names)), len(names)) >= 0.8
 
 
 def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
@@ -344,6 +360,8 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     if _share(sum(1 for _, part in rows[:400] if _MARK.search(part)), len(rows[:400])) >= 0.8:
         rows = [(i, _MARK.sub("  ", part)) for i, part in rows]  # "00A5  ; [.09E2.0020]": the ; parts two columns
         sep = ALIGNED
+    typed = sep is ALIGNED and _type_coded(rows)
+    sep = re.compile(r"\s+") if typed else sep  # "g adm   4   -": space-separated fields, padded to align
     counts = sorted(len(sep.split(part.strip())) for _, part in rows[:2000])
     width = max(2, counts[int(len(counts) * 0.9)])
     first = rows[0][0]
@@ -359,7 +377,7 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     placed = header_columns(lines, rows)  # names written over their columns: each word under its name
     split = placed[1] if placed else (lambda s: _split_rest(s, width, sep))
     header, width = (placed[0], len(placed[0])) if placed else (header, width)
-    out, names = _table_records(rows, header, width, split)
+    out, names = _table_records(rows, header, width, split, key_at=1 if typed else 0)
     for i, _, fields, _key, _t in out:
         if comments.get(i):
             fields.append(("comment", comments[i]))

@@ -115,6 +115,10 @@ def _glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str,
     return out
 
 
+def _whole_value(phrase: str, records: list[st.Record]) -> bool:
+    return any(v.strip() == phrase for r in records[:200] for _, v in r.fields)
+
+
 def question_keys(book: Any, var: str) -> list[Key]:
     """The key phrases of the question found in ``var``: longest first, a record's key or a whole value first,
     then what only a huge text's tail holds, then loose words; for a yes/no, a phrase absent from the data."""
@@ -139,7 +143,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
     for m in QUOTED.finditer(book.text_q):  # a quoted phrase is one key, however long
         phrase = quoted_text(m).strip()
         hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
-        if len(phrase) >= 2 and hits:
+        if hits and (len(phrase) >= 2 or _whole_value(phrase, hits)):  # 'g': one character, a field's whole value
             found.append(make_key(phrase, hits))
             spans.append(m.span())
             firm.add(m.span())

@@ -8,10 +8,9 @@ from the data's detected structure (:mod:`dspy_rlm.library.structure`), never fr
   ``count_where(V, 'F', 'K')``, ``count_if(V, 'F', test, 'K')``, ``most_common(V, 'F')``,
   ``max_of`` / ``min_of(V, 'F')``, ``exists(V, 'K')``, ``key_of(V, 'K')``, where ``K`` is a phrase of the
   question found in the data (longest first; a record's key or a field's whole value ranks first) and ``F`` a
-  field whose name shares a stem with a word of the question. Counting, ranking and existence moves are
-  offered when the question asks for them (``how many``, ``most common``, ``largest``, a yes/no question) or
-  the output type does (``int``, ``bool``); ``count_if`` tests a field as the question states (``starting
-  with G``, ``below 100``, a phrase that is a whole part of a value).
+  field whose name shares a stem with a word of the question. Counting, ranking and existence moves are offered
+  when the question (``how many``, ``largest``, a yes/no) or the output type (``int``, ``bool``) asks for them;
+  ``count_if`` tests a field as the question states (``starting with G``, ``below 100``, a part of a value).
 * submits -- ``SUBMIT(answer=...)`` with a value a read produced: a whole field value (several words,
   punctuation, non-ASCII), a record key, a count, a number as printed (normalized for ``int``), True/False.
   The host computes each read's result itself with the same helpers, so values are exact, not re-tokenized.
@@ -32,7 +31,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
-from dspy_rlm.profiles.conditions import most_of
+from dspy_rlm.profiles.conditions import chained, most_of
 from dspy_rlm.profiles.keyfinder import fields_said, question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
@@ -364,9 +363,12 @@ class MoveBook:
             self.reads[code] = printed(self, stdout)
             return
         self.reads[code] = evaluate(self, move, stdout)
-        values = [c.value for c in self.reads[code]] if move.kind == "field" else []  # a key read's value is a key
-        via = (str(move.args[0]), str(move.args[1])) if values else ("", "")
-        if (hop := hop_key(self.structs[move.var], self.keys[move.var], values, via)) is not None:
+        # a field read's value naming another record; a record's, for a second step (SIGCLD's value SIGCHLD)
+        named = [c for c in self.reads[code] if move.kind == "field" or c.label not in ("key", "answer", "count")]
+        if not named or not (move.kind == "field" or (move.kind == "record" and chained(self))):
+            return
+        via = (str(move.args[0]), str(move.args[1]) if move.kind == "field" else named[0].label)
+        if (hop := hop_key(self.structs[move.var], self.keys[move.var], [c.value for c in named], via)) is not None:
             self.keys[move.var].insert(0, hop)  # a field's value naming another record: the next reads read by it
 
     def key_of(self, move: Move) -> tuple[str, Key | None]:

@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-QUOTED = re.compile(r'"([^"]{2,200})"|\u201c([^\u201d]{2,200})\u201d|(?<![\w\'])\'([^\'\n]{2,200}?)\'(?![\w\'])')
+QUOTED = re.compile(r'"([^"]{1,200})"|\u201c([^\u201d]{1,200})\u201d|(?<![\w\'])\'([^\'\n]{1,200}?)\'(?![\w\'])')
 """A phrase in quotes: double, curly, or single where no letter touches the quote from outside (not "user's")."""
 
 

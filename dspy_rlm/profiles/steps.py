@@ -231,7 +231,7 @@ class SmallPolicyRun(BasePolicyRun):
         confidence = calibration.combined(cls, choice)
         cutoff = calibration.cutoff(choice)
         if confidence >= cutoff:
-            return replace(result, confidence=confidence)
+            return replace(result, confidence=confidence, notes=f"supported: {cls}")
         note = (
             f"the submitted value {candidate.value!r} is supported ({candidate.why}), but submits like it "
             f"were right {confidence:.0%} of the time where the answer was known (Submitted needs {cutoff:.0%})"
