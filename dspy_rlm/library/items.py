@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.library.callformat import _split_args  # inlined before this file
-from dspy_rlm.library.lookup import _check_word, _structure, _text, record_of  # inlined before this file
+from dspy_rlm.library.lookup import _PLACE_FIELDS, _check_word, _structure, _text, record_of  # inlined before this file
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
 from dspy_rlm.library.structure import Record, Structure  # inlined before this file
 
@@ -25,9 +25,14 @@ _GROUPED = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,250: one number
 def size_of(var: Any, word: Any) -> int:
     """How many fields the record matching word has (0: none matches).
 
-    For a record that lists entries: an INI section of commands, a JSON object's keys."""
+    For a record that lists entries: an INI section of commands, a JSON object's keys (not the ``block`` or
+    ``section`` it sits in: no entry of its own)."""
     r = record_of(var, _check_word("size_of", word))
-    return len(r.fields) if isinstance(r, Record) else 0
+    return _own_size(r) if isinstance(r, Record) else 0
+
+
+def _own_size(r: Record) -> int:
+    return sum(1 for f, _ in r.fields if f not in _PLACE_FIELDS)
 
 
 def _by_size(fn: str, var: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
@@ -35,8 +40,8 @@ def _by_size(fn: str, var: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
     sized = [r for r in s.records if r.fields]
     if not sized:
         return Nothing("no record has fields")
-    best = pick(sized, key=lambda r: len(r.fields))  # ties: the first such record
-    return KeyValue(best.key, str(len(best.fields)), best)
+    best = pick(sized, key=_own_size)  # ties: the first such record
+    return KeyValue(best.key, str(_own_size(best)), best)
 
 
 def most_fields(var: Any) -> KeyValue | Nothing:

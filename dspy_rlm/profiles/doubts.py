@@ -11,6 +11,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
 from dspy_rlm.profiles.keyfinder import unheld_identifier
@@ -273,8 +274,27 @@ def _ranked_elsewhere(book: Any, move: Move, kind: Any, key: Any, text: str) -> 
     return None
 
 
+def _key_in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "what is the backward formula given for self in the sigmoid entry?": 'formula' keys one record only by a
+    # comment line inside it (# so the jvp formula is ...): no value of that record is what the phrase names
+    if move.kind not in ("record", "field", "key_of") or key is None or key.hop:
+        return None
+    field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
+    record = lookup._best("record_of", text, key.text, field)
+    if not isinstance(record, st.Record) or st.matches(key.text, record.key):
+        return None
+    if any(st.matches(key.text, v) for _, v in record.fields):
+        return None
+    lines = [ln for ln in record.text.splitlines() if ln.strip()]
+    said = [ln for ln in lines if st.matches(key.text, ln)]  # (a record that is a comment line holds it whole)
+    if said and all(is_comment(ln) for ln in said) and not all(is_comment(ln) for ln in lines):
+        return f"the record holds {key.text!r} only in a comment line"
+    return None
+
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 DOUBTS = (
+    _key_in_comments,
     _head_only,
     _mixed_count,
     _one_ranked,

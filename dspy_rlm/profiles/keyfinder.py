@@ -9,6 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.naming import FILE_NAME
 from dspy_rlm.profiles.phrases import (
     ID_LIKE,
     QUOTED,
@@ -113,6 +114,14 @@ def _glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str,
             if key and not taken and not any(lookup._has(r, " ".join(run)) for r in s.records[:5000]):
                 out.append((key, span))  # (a comment may say "view mode": no record does)
     return out
+
+
+def _names_file(question: str, phrase: str) -> bool:
+    """A file's name the question reads in ("in the Rust error codes book_config.toml"), not a setting it asks of
+    ("is there a setting called keymap.bqck?")."""
+    if not FILE_NAME.fullmatch(phrase):
+        return False
+    return re.search(rf"\b(?:in|from|of)\s+(?:the\s+)?(?:[\w'-]+\s+){{0,5}}{re.escape(phrase)}", question) is not None
 
 
 def _whole_value(phrase: str, records: list[st.Record]) -> bool:
@@ -245,6 +254,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
             if not hits:
                 holder = subject and subject[0] <= first.start() and last.end() <= subject[1]
                 common = phrase.casefold() in NAME_NOUNS | RECORD_UNITS  # "a scripts *key*": what a part is called
+                common = common or _names_file(book.text_q, phrase)  # "in the ... book_config.toml": the file
                 if "yes_no" in book.cues and n == 1 and not only_field_words and not holder and not common:
                     absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                 continue

@@ -131,6 +131,7 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     said = norm(phrase)
     flag = said[:1] in "-+" and _FLAG.fullmatch(said) is not None  # case kept: -a is not -A
     is_key = any(norm(r.key) == said or (flag and phrase.strip() in _FLAG.findall(r.key)) for r in hits)
+    is_key = is_key or any(r.get("block") and norm(f"{r.get('block')}.{r.key}") == said for r in hits)  # a table's path
     is_value = any(
         said in (norm(v), norm(v.split("\n", 1)[0]), norm(unquote(v.strip())), norm(v).removesuffix("."))
         for r in hits
@@ -219,13 +220,19 @@ def drop_descriptors(book: Any, var: str, fields: list[str]) -> list[str]:
             desc |= {st.stem(b) for b in before} | (
                 {"=" + before[0][0].upper() + before[1][0].upper()} if len(before) == 2 else set()
             )
-    if not desc:
-        return fields
-    holders = set()
+    holders, before_key = set(), set()
     for k in book.keys.get(var, []):
         record = lookup.record_of(book.texts[var], k.text) if k.is_value and not k.is_key else None
         if isinstance(record, st.Record):
-            holders |= {f for f, v in record.fields if norm(v) == norm(k.text)}
+            held = {f for f, v in record.fields if norm(v) == norm(k.text)}
+            holders |= held
+            at = book.text_q.casefold().find(k.text.casefold())  # "with the file name pattern *.epub": the words
+            words = list(itertools.takewhile(lambda b: b not in FUNCTION_WORDS, st.words(book.text_q[:at])[::-1]))
+            stems = {st.stem(b.casefold()) for b in words[:3]}  # before a value that name its field describe it
+            before_key |= stems if at > 0 and any(field_stems(f) & stems for f in held) else set()
+    fields = [f for f in fields if f in holders or not (field_stems(f) & before_key)]
+    if not desc:
+        return fields
     named = book.named_fields(var)
     if not [f for f in named if not (field_stems(f) & desc) and f not in holders]:
         return fields

@@ -39,6 +39,10 @@ __all__ = [
 ]
 
 
+_KEYWORD_FIELDS = {"value", "comment"}
+"""The fields a text of ``NAME value`` lines gets from the parser (``#define CAP_CHOWN 0``): names no data gave."""
+
+
 def places(book: Any, var: str) -> list[str]:
     """The question's key phrases that name a block or heading several records sit in ("among the
     AccessPermission flags": a class's members), then the patterns of keys it names (:func:`name_scopes`): a
@@ -320,7 +324,8 @@ class Extreme(KindBase):
         asked = field in names and not rival  # "on which date was IBM's price the highest"
         dates = [f for f in rankable if _dates(book, move.var, f)]
         asked = asked or (bool(TEMPORAL.search(book.text_q)) and dates == [field])  # "the oldest version": by date
-        headerless = names_no_column(book.structs[move.var].field_names)  # no header row: its one numeric
+        s = book.structs[move.var]  # no header row (or NAME value lines: #define's): its one numeric
+        headerless = names_no_column(s.field_names) or (s.kind == "keywords" and set(s.field_names) <= _KEYWORD_FIELDS)
         # column, where it is no key (a range keying "0000..007F; Basic Latin" names a block)
         # -- unless the ranking counts things ("the largest number of aliases": no column says how many)
         asked = asked or (headerless and not own and rankable == [field] and not COUNTED.search(book.text_q))

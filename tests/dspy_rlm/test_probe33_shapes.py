@@ -9,8 +9,8 @@ import dspy
 from dspy.utils import DummyLM
 
 from dspy_rlm import RLM
+from dspy_rlm.library import items, superlatives
 from dspy_rlm.library import structure as st
-from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.scripted import ScriptedMovePolicy
 from tests.dspy_rlm.scripted import ask_scripted
 
@@ -76,3 +76,112 @@ def test_a_calibrated_submit_says_what_backs_it():
         )
     assert pred.answer == 31 and pred.rlm_result.kind == "submitted"
     assert pred.rlm_result.notes.startswith("supported: int|")
+
+
+_RULES = """# Rules for joining pipes. Each entry names a joint and the sealant of each side.
+- name: elbow(Pipe inner) -> Pipe
+  inner: hemp_wrap(seal)
+
+- name: tee(Pipe inner, Pipe b) -> Pipe
+  # the older joints used hemp; the fitting formula below replaces it
+  inner: tape_wrap(seal)
+  b: dope(seal)
+
+- name: elbowsweep(Pipe inner) -> Pipe
+  inner: solder(seal, flux)
+
+- name: union(Pipe inner) -> Pipe
+  inner: weld(seal)
+
+- name: union_(Pipe(a!) a) -> Pipe(a!)
+  inner: weld_(seal)
+
+- name: union_backward(Pipe g, Pipe inner) -> Pipe
+  g: union_backward(g, inner)
+  inner: zeros_like(g)
+"""
+
+
+def test_a_key_phrase_a_record_holds_only_in_a_comment_line_supports_none_of_its_values():
+    q = "In this rules file, what is the backward formula given for inner in the union entry?"
+    assert ask_scripted(q, _RULES)[1] != "submitted"  # not tee's tape_wrap(seal): 'formula' is in its comment
+
+
+_MIMES = """<?xml version="1.0"?>
+<mime-info>
+  <mime-type type="application/x-bale">
+    <comment>hay bale archive</comment>
+    <generic-icon name="package-x-generic"/>
+    <glob pattern="*.bale"/>
+  </mime-type>
+  <mime-type type="text/x-furrow">
+    <comment>furrow plan</comment>
+    <generic-icon name="text-x-generic"/>
+    <glob pattern="*.furrow"/>
+  </mime-type>
+  <mime-type type="image/x-silo">
+    <comment>silo image</comment>
+    <generic-icon name="image-x-generic"/>
+    <glob pattern="*.silo"/>
+  </mime-type>
+</mime-info>
+"""
+
+
+def test_words_before_a_value_that_name_its_field_describe_the_value_not_the_field_asked():
+    q = "Which MIME type is associated with the file name pattern *.furrow?"
+    assert ask_scripted(q, _MIMES) == ("text/x-furrow", "submitted")  # not text-x-generic: a "name" field
+
+
+_BOOK = """[book]
+title = "Gate codes"
+description = "Every gate code of the farm"
+
+[output.html.search]
+enable = true
+expand = true
+limit-results = 20
+"""
+
+
+def test_a_file_name_the_question_reads_in_is_no_absent_phrase_of_a_yes_no():
+    q = "Is the search 'expand' option enabled in the farm's gate codes book_config.toml?"
+    assert ask_scripted(q, _BOOK, "bool") != (False, "submitted")  # book_config.toml is absent: not a "no"
+
+
+def test_a_dotted_setting_the_question_asks_of_may_be_absent():
+    q = "is there a setting called search.folds?"
+    assert ask_scripted(q, _BOOK, "bool") == (False, "submitted")
+
+
+_CAPS = """/* Made-up workshop capabilities */
+#ifndef _WORKSHOP_CAPS_H
+#define _WORKSHOP_CAPS_H
+
+/* Allow whittling of any wood */
+#define CAP_WHITTLE          4
+
+/* Allow splicing ropes */
+#define CAP_SPLICE           2
+
+/* Allow lighting the forge */
+#define CAP_FORGE            9
+
+/* Allow tempering blades */
+#define CAP_TEMPER           7
+
+/* Allow sharpening */
+#define CAP_HONE             5
+
+#endif
+"""
+
+
+def test_the_number_of_define_lines_is_their_value_ranked():
+    assert ask_scripted("Which capability has the lowest number in this header?", _CAPS) == ("CAP_SPLICE", "submitted")
+
+
+def test_a_tables_dotted_path_is_its_key_and_its_size_leaves_out_where_it_sits():
+    assert items.size_of(_BOOK, "output.html.search") == 3  # enable, expand, limit-results: not its block
+    q = "How many keys are set in the [output.html.search] table of book_config.toml?"
+    assert ask_scripted(q, _BOOK, "int") == (3, "submitted")
