@@ -226,10 +226,14 @@ def drop_descriptors(book: Any, var: str, fields: list[str]) -> list[str]:
         if isinstance(record, st.Record):
             held = {f for f, v in record.fields if norm(v) == norm(k.text)}
             holders |= held
-            at = book.text_q.casefold().find(k.text.casefold())  # "with the file name pattern *.epub": the words
-            words = list(itertools.takewhile(lambda b: b not in FUNCTION_WORDS, st.words(book.text_q[:at])[::-1]))
-            stems = {st.stem(b.casefold()) for b in words[:3]}  # before a value that name its field describe it
-            before_key |= stems if at > 0 and any(field_stems(f) & stems for f in held) else set()
+            at = book.text_q.lower().find(k.text.lower())  # "with the file name pattern *.epub": the words
+            words = list(
+                itertools.takewhile(
+                    lambda b: b not in FUNCTION_WORDS, st.words(book.text_q[: max(at, 0)].casefold())[::-1]
+                )
+            )
+            stems = {st.stem(b) for b in words[:3]}  # before a value that name its field describe it
+            before_key |= stems if any(field_stems(f) & stems for f in held) else set()
     fields = [f for f in fields if f in holders or not (field_stems(f) & before_key)]
     if not desc:
         return fields
@@ -373,9 +377,9 @@ def beyond_key(text: str, phrase: str) -> Key:
 
 def unquoted(question: str, field_names: Collection[str]) -> str:
     """The question less its quoted phrases (a quoted value names no field), but for a field's whole name in
-    quotes ("what does the 'Regular Testing' column say")."""
+    quotes ("what does the 'Regular Testing' column say"), written as the file writes it too ('result:')."""
     named = {f.casefold() for f in field_names}
-    return QUOTED.sub(lambda m: m.group(0) if quoted_text(m).casefold() in named else " ", question)
+    return QUOTED.sub(lambda m: m.group(0) if quoted_text(m).casefold().rstrip(":= ") in named else " ", question)
 
 
 def quoted_text(m: re.Match) -> str:

@@ -185,3 +185,25 @@ def test_a_tables_dotted_path_is_its_key_and_its_size_leaves_out_where_it_sits()
     assert items.size_of(_BOOK, "output.html.search") == 3  # enable, expand, limit-results: not its block
     q = "How many keys are set in the [output.html.search] table of book_config.toml?"
     assert ask_scripted(q, _BOOK, "int") == (3, "submitted")
+
+
+_STEPS = """- name: grind(Blade b) -> Blade
+  b: hone(b)
+  result: auto_linear
+
+- name: polish(Blade b) -> Blade
+  b: buff(b)
+  result: auto_linear
+
+- name: quench(Blade b) -> Blade
+  b: cool(b)
+  result: auto_element_wise
+
+- name: temper(Blade b) -> Blade
+  b: heat(b)
+"""
+
+
+def test_a_field_quoted_as_the_file_writes_it_is_named():
+    q = "Which value of the 'result:' field occurs most often in this file?"
+    assert ask_scripted(q, _STEPS) == ("auto_linear", "submitted")
