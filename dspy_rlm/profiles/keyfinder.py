@@ -124,10 +124,6 @@ def _names_file(question: str, phrase: str) -> bool:
     return re.search(rf"\b(?:in|from|of)\s+(?:the\s+)?(?:[\w'-]+\s+){{0,5}}{re.escape(phrase)}", question) is not None
 
 
-def _whole_value(phrase: str, records: list[st.Record]) -> bool:
-    return any(v.strip() == phrase for r in records[:200] for _, v in r.fields)
-
-
 def question_keys(book: Any, var: str) -> list[Key]:
     """The key phrases of the question found in ``var``: longest first, a record's key or a whole value first,
     then what only a huge text's tail holds, then loose words; for a yes/no, a phrase absent from the data."""
@@ -152,8 +148,10 @@ def question_keys(book: Any, var: str) -> list[Key]:
     for m in QUOTED.finditer(book.text_q):  # a quoted phrase is one key, however long
         phrase = quoted_text(m).strip()
         hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
-        if hits and (len(phrase) >= 2 or _whole_value(phrase, hits)):  # 'g': one character, a field's whole value
-            found.append(make_key(phrase, hits))
+        made = make_key(phrase, hits)
+        if hits and (len(phrase) >= 2 or made.is_value):  # 'g': one character, a field's whole value
+            made.quoted = True
+            found.append(made)
             spans.append(m.span())
             firm.add(m.span())
         elif len(phrase) >= 2 and "yes_no" in book.cues and not wordmatch.in_text(phrase, folded):

@@ -11,9 +11,8 @@ from the data's detected structure (:mod:`dspy_rlm.library.structure`), never fr
   field whose name shares a stem with a word of the question. Counting, ranking and existence moves are offered
   when the question (``how many``, ``largest``, a yes/no) or the output type (``int``, ``bool``) asks for them;
   ``count_if`` tests a field as the question states (``starting with G``, ``below 100``, a part of a value).
-* submits -- ``SUBMIT(answer=...)`` with a value a read produced: a whole field value (several words,
-  punctuation, non-ASCII), a record key, a count, a number as printed (normalized for ``int``), True/False.
-  The host computes each read's result itself with the same helpers, so values are exact, not re-tokenized.
+* submits -- ``SUBMIT(answer=...)`` with a value a read produced (a whole field value, a record key, a count,
+  a number as printed, True/False), computed on the host with the same helpers: exact, not re-tokenized.
 
 Each submit value carries whether the run's reads *support* it (:class:`Candidate`): the record it came from
 matches the question's key phrase, or it is the result of the count / ranking / existence the question asks

@@ -71,6 +71,7 @@ class Key:
     inner: bool = False  # inside a longer phrase of the question found in fewer records ("R5" of "GDCA R5 ROOT")
     hop: bool = False  # no phrase of the question: a value a read produced that is another record's key (hop_key)
     via: tuple[str, str] = ("", "")  # a hop's: the key and field whose value it is (the next read asks another)
+    quoted: bool = False  # the question quotes it whole ('g', "result:"): one key, however long or short
 
 
 def counted_nouns(said: list[str]) -> set[str]:
@@ -226,10 +227,10 @@ def drop_descriptors(book: Any, var: str, fields: list[str]) -> list[str]:
         if isinstance(record, st.Record):
             held = {f for f, v in record.fields if norm(v) == norm(k.text)}
             holders |= held
-            at = book.text_q.lower().find(k.text.lower())  # "with the file name pattern *.epub": the words
+            asked = book.text_q.casefold()  # "with the file name pattern *.epub": the words
             words = list(
                 itertools.takewhile(
-                    lambda b: b not in FUNCTION_WORDS, st.words(book.text_q[: max(at, 0)].casefold())[::-1]
+                    lambda b: b not in FUNCTION_WORDS, st.words(asked[: max(asked.find(k.text.casefold()), 0)])[::-1]
                 )
             )
             stems = {st.stem(b) for b in words[:3]}  # before a value that name its field describe it

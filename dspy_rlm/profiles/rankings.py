@@ -15,7 +15,6 @@ from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_scopes
-from dspy_rlm.profiles.phrases import QUOTED, quoted_text
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
@@ -54,11 +53,10 @@ def places(book: Any, var: str) -> list[str]:
         keys = [k.text for k in book.keys.get(var, []) if not k.hop] if placed else []
         found = [k for k in dict.fromkeys(keys) if len(superlatives.records_within(s, k)) >= 2]
         # "among the groups on 'g' lines": a value some records hold whole, the rest not, scopes the ranking
-        quoted = {quoted_text(m).strip() for m in QUOTED.finditer(book.text_q)}
         found += [
             k.text
             for k in book.keys.get(var, [])
-            if k.text in quoted and k.is_value and not k.is_key and 2 <= k.records < 0.9 * len(s.records)
+            if k.quoted and k.is_value and not k.is_key and 2 <= k.records < 0.9 * len(s.records)
         ]
         book.memo[memo] = found + [p for p in name_scopes(book, var) if p not in found]  # "the ETH_P_ defines"
     return list(book.memo[memo])
