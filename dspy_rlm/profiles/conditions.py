@@ -362,7 +362,8 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
     asked = book.fields.get(var, ())  # a nested field named by its last part ("supporting OCR": endpoints.ocr)
     for f in book.structs[var].field_names[:40]:
         if (
-            (field_stems(f) <= stems or f in asked)
+            f != counted  # "set manual_cpp_binding: True": the flag the count tests
+            and (field_stems(f) <= stems or f in asked)
             and _flag_field(book, var, f)
             and not any(st.stem(w) in field_stems(f) for w in st.words(said))
         ):

@@ -7,13 +7,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import BOUNDS, operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
-from dspy_rlm.profiles.stated import absent_value, negated_word, stated
+from dspy_rlm.profiles.stated import absent_value, flag_answer, negated_word, stated
 from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS
 
 __all__ = ["Exists"]
@@ -41,6 +43,8 @@ class Exists(KindBase):
         missing = any(k.records == 0 and (ID_LIKE.search(k.text) or k.text.casefold() in quoted) for k in others)
         if result and (unheld := absent_value(book, move.var, key)):  # "can --output be set to yaml?": no yaml
             return [Candidate(False, "answer", True, f"the value {unheld!r} is nowhere in the data")]
+        if result and (flag := _own_flag(book, move.var, key)):  # "declared fixed-pitch?": IsFixedPitch true
+            return flag
         if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
             ok = key is not None and (key.is_key or key.is_value) and not missing
             met, differs = stated(book, move.var, key) if ok else (True, False)
@@ -101,3 +105,15 @@ def _describing(word: str) -> bool:
     one of :data:`~dspy_rlm.profiles.vocabulary.ADJECTIVE_HEADS`."""
     parts = word.split("-")
     return len(parts) == 2 and all(p.isalpha() and p.islower() for p in parts) and parts[1] in ADJECTIVE_HEADS
+
+
+def _own_flag(book: Any, var: str, key: Any) -> list[Candidate]:
+    """A setting the question names by its name, whose one value is a flag ("is Courier Bold declared as a
+    fixed-pitch font?": ``IsFixedPitch true``): the flag answers, as a read of that field would."""
+    if key is None or not key.is_key or key.records != 1:
+        return []
+    record = lookup.record_of(book.texts[var], key.text)
+    if not isinstance(record, st.Record) or len(record.fields) != 1:
+        return []
+    field, value = record.fields[0]
+    return [c for c in flag_answer(book, var, field, value, True) if c.supported]  # a field the question names

@@ -29,7 +29,7 @@ from dspy_rlm.profiles.phrases import (
 )
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
-from dspy_rlm.profiles.vocabulary import ABBREVIATED, IDIOMS, NAME_NOUNS, RECORD_UNITS, STOP
+from dspy_rlm.profiles.vocabulary import ABBREVIATED, IDIOMS, NAME_NOUNS, PREDICATE_PARTS, RECORD_UNITS, STOP
 
 __all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "fields_said", "question_keys", "unheld_identifier"]
 
@@ -83,17 +83,26 @@ def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int,
     """``{span: field}`` where the question says a field's name of two parts or more whole, its parts in a row
     ("the italic angle" for ``ItalicAngle``, "the default log level" for ``a.b.defaultLogLevel``, "the maximum
     attempts" for ``maxAttempts``: a part may be said in full, :data:`ABBREVIATED`)."""
+    spans = [t.span() for t in tokens]
     stems = [st.stem(ABBREVIATED.get(t.group().casefold(), t.group())) for t in tokens]
+    # a yes/no field's name (IsFixedPitch) said without its first part, maybe hyphenated ("fixed-pitch")
+    question = tokens[0].string if tokens else ""
+    pieces = [(t.start() + m.start(), t.start() + m.end()) for t in tokens for m in re.finditer(r"[^\W_]+", t.group())]
+    piece_stems = [st.stem(question[a:b].casefold()) for a, b in pieces]
     out: dict[tuple[int, int], str] = {}
     for f in s.field_names[:200]:
         for name in dict.fromkeys((f, f.strip(".").rsplit(".", 1)[-1])):  # a dotted name's last part said alone
             words = [p.casefold() for p in camel_parts(name)]
-            want = [st.stem(p) for p in words]
-            if len(want) > 4 or sum(p not in STOP for p in words) < 2:  # "shipped to" says no ship-to
-                continue
-            for i in range(len(stems) - len(want) + 1):
-                if stems[i : i + len(want)] == want:
-                    out[(tokens[i].start(), tokens[i + len(want) - 1].end())] = f
+            runs = [(words, stems, spans)]
+            if words[:1] and words[0] in PREDICATE_PARTS and len(words) >= 3:
+                runs.append((words[1:], piece_stems, pieces))
+            for run, said, where in runs:
+                want = [st.stem(p) for p in run]
+                if len(want) > 4 or sum(p not in STOP for p in run) < 2:  # "shipped to" says no ship-to
+                    continue
+                for i in range(len(said) - len(want) + 1):
+                    if said[i : i + len(want)] == want:
+                        out[(where[i][0], where[i + len(want) - 1][1])] = f
     return out
 
 

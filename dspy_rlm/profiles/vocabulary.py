@@ -111,10 +111,11 @@ QUANTITY = re.compile(
 that is looked up, not records counted."""
 IDIOMS = re.compile(
     r"\b(?:by default|at (?:least|most|all)|in (?:total|general|practice|particular|short)|for (?:example|instance)"
-    r"|of course)\b",
+    r"|of course|in (?:(?:milli|micro|nano)?seconds|minutes|hours|days|(?:kilo|mega|giga)?bytes|pixels|percent))\b",
     re.IGNORECASE,
 )
-"""Set phrases that qualify a question, never name what it asks about ("is accounting on *by default*?")."""
+"""Set phrases that qualify a question, never name what it asks about ("is accounting on *by default*?", "what
+is the unlock time *in seconds*?": the unit the answer is given in)."""
 RANKED = re.compile(r"\b(?:most|fewest)\b(?! (?:of|likely|probably|recently)\b)", re.IGNORECASE)
 """A ranking asked in words the cues above lack ("which compiler gets credited on the most failure patterns?"):
 no single record's value answers it."""
@@ -321,3 +322,13 @@ RESOLVING = re.compile(
 path"): the value with its references expanded, not as written."""
 ABBREVIATED = {"maximum": "max", "minimum": "min", "number": "num", "description": "desc", "directory": "dir"}
 """Words a field's name shortens (``maxAttempts`` for "the maximum attempts"): said in full, they say its part."""
+PREDICATE_PARTS = frozenset({"is", "has", "use", "uses", "enable", "enabled", "allow", "allows"})
+"""A field name's first part that makes it a yes/no (``IsFixedPitch``, ``has_docs``, ``enableFoo``): a question may
+say the rest alone ("declared as a *fixed-pitch* font")."""
+STANDS_FOR = re.compile(
+    r"\bstand(?:s|ing)?\s+for\b|\bstood\s+for\b|\bshort\s+for\b|\babbreviat\w*|\bacronym\b"
+    r"|\bspell(?:ed|s)?\s+out\b|\bfull\s+form\b|\binitials?\b",
+    re.IGNORECASE,
+)
+"""Words asking what an acronym's letters stand for ("What does CITGM stand for?"): the words whose initials
+spell it, not a whole definition that starts with them."""
