@@ -30,7 +30,8 @@ copyright file", "in litellm's callback_configs.json")."""
 # (its path may follow: "does the Debian copyright file /usr/share/doc/x/copyright contain?")
 _SUBJECT_CONTAINER = re.compile(
     rf"(?<!\w)(?:does|do|did)\s+(?:the|this|that)\s+(?:[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})"
-    r"(?=(?:\s+/?[\w.-]+(?:/[\w.-]+)+)?\s+(?:have|has|hold|holds|list|lists|contain|contains|include|includes)\b)",
+    r"(?=(?:\s+/?[\w.-]+(?:/[\w.-]+)+)?\s+(?:have|has|hold|holds|list|lists|contain|contains|include|includes"
+    r"|say|state|rate|rank|describe|document|define|declare|give|show|mention|mark|call|name|specify|recommend)\b)",
     re.IGNORECASE,
 )
 
@@ -92,7 +93,7 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
     """The question less what names no field: the phrases naming the data as a whole ("In the v143 linker flag
     table, which setting ...": *flag* names the file, not its ``flags`` field) and identifiers other than a
     field's whole name ("which property in *java.security* is set to tryLast": no field ``security``)."""
-    rest = _CONTAINER.sub(" ", question)
+    rest = _SUBJECT_CONTAINER.sub(" ", _CONTAINER.sub(" ", question))  # "does the jcmd manual rate": no manual
     m = _this_at_end(rest)
     rest = rest[: m.start()] + " " + rest[m.end() :] if m else rest
     ids = (t for t in re.findall(r"[\w.:/@-]+", rest) if re.search(r"\w[-_./:@]\w", t) and not t[:1].isdigit())

@@ -298,7 +298,7 @@ RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 
 CONTAINERS = frozenset(
     {"table", "file", "list", "listing", "config", "configuration", "database", "document", "log", "template", "data"}
-    | {"dataset"}
+    | {"dataset", "manual"}
 )
 """Nouns that name the data as a whole: the words before one in "in the v143 linker flag *table*" describe the
 file, not a field of its records (:func:`dspy_rlm.profiles.spans.without_container`)."""

@@ -7,6 +7,7 @@ without its check."""
 from __future__ import annotations
 
 from dspy_rlm.profiles.initials import spelled_run
+from dspy_rlm.profiles.spans import without_container
 from tests.dspy_rlm.scripted import ask_scripted
 
 _GLOSSARY = """# Made-up glossary of the harbour crew
@@ -88,3 +89,11 @@ def test_a_count_of_the_records_setting_a_flag_written_name_value():
 def test_the_unit_an_answer_is_asked_in_is_no_key():
     q = "What is the default gap in this tide gauge config, in seconds?"
     assert ask_scripted(q, _SAMPLE, "int")[0] == 90
+
+
+def test_the_document_as_the_subject_of_a_verb_names_no_field():
+    asked = without_container("Which command does the hoist manual rate as High impact?", {"manual", "impact"})
+    assert "manual" not in asked and "hoist" not in asked
+    assert "impact" in without_container("Which command does the hoist manual rate as High impact?", {"impact"})
+    kept = without_container("Which manual section does the hoist page belong to?", {"manual section"})
+    assert "manual" in kept  # no document noun as the subject of a verb: the field is named
