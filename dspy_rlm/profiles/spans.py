@@ -8,7 +8,7 @@ import re
 from collections.abc import Collection
 
 from dspy_rlm.profiles.phrases import components
-from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, HOLDING_VERBS, STOP
+from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, DOCUMENT_VERBS, HOLDING_VERBS, STOP
 
 __all__ = ["container_spans", "data_subject_spans", "offered", "subject_span", "without_container"]
 
@@ -30,8 +30,7 @@ copyright file", "in litellm's callback_configs.json")."""
 # (its path may follow: "does the Debian copyright file /usr/share/doc/x/copyright contain?")
 _SUBJECT_CONTAINER = re.compile(
     rf"(?<!\w)(?:does|do|did)\s+(?:the|this|that)\s+(?:[\w.:-]+\s+){{0,4}}?(?:{'|'.join(sorted(CONTAINERS))})"
-    r"(?=(?:\s+/?[\w.-]+(?:/[\w.-]+)+)?\s+(?:have|has|hold|holds|list|lists|contain|contains|include|includes"
-    r"|say|state|rate|rank|describe|document|define|declare|give|show|mention|mark|call|name|specify|recommend)\b)",
+    rf"(?=(?:\s+/?[\w.-]+(?:/[\w.-]+)+)?\s+(?:{'|'.join(sorted(DOCUMENT_VERBS))})\b)",
     re.IGNORECASE,
 )
 

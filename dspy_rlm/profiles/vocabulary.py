@@ -300,6 +300,13 @@ CONTAINERS = frozenset(
     {"table", "file", "list", "listing", "config", "configuration", "database", "document", "log", "template", "data"}
     | {"dataset", "manual"}
 )
+DOCUMENT_VERBS = frozenset(
+    {"have", "has", "hold", "holds", "list", "lists", "contain", "contains", "include", "includes", "say", "state"}
+    | {"rate", "rank", "describe", "document", "define", "declare", "give", "show", "mention", "mark", "call", "name"}
+    | {"specify", "recommend"}
+)
+"""Verbs whose subject is the data as a whole ("how many entries *does the renames table have*?", "which command
+*does the jcmd manual rate* as High?"): the words of that subject name the file, no field."""
 """Nouns that name the data as a whole: the words before one in "in the v143 linker flag *table*" describe the
 file, not a field of its records (:func:`dspy_rlm.profiles.spans.without_container`)."""
 
@@ -327,7 +334,7 @@ PREDICATE_PARTS = frozenset({"is", "has", "use", "uses", "enable", "enabled", "a
 say the rest alone ("declared as a *fixed-pitch* font")."""
 STANDS_FOR = re.compile(
     r"\bstand(?:s|ing)?\s+for\b|\bstood\s+for\b|\bshort\s+for\b|\babbreviat\w*|\bacronym\b"
-    r"|\bspell(?:ed|s)?\s+out\b|\bfull\s+form\b|\binitials?\b",
+    r"|\bspell(?:ed|s)?\s+out\b|\bfull\s+form\b|\binitials\b",
     re.IGNORECASE,
 )
 """Words asking what an acronym's letters stand for ("What does CITGM stand for?"): the words whose initials
