@@ -57,6 +57,8 @@ class Exists(KindBase):
                 return [Candidate(False, "answer", differs, "its record holds another value")]
             if ok and (word := negated_word(book, move.var, key)):  # "in a container?": "!container"
                 return [Candidate(True, "answer", False, f"{key.text!r} holds {word!r} only negated")]
+            if ok and (owner := _elsewhere(book, move.var, key, others)):  # "is Yu Gothic UI given sans-serif?"
+                return [Candidate(True, "answer", False, f"the record {owner!r} names does not hold it")]
         elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
             return [Candidate(False, "answer", False, "the word absent describes what is asked")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
@@ -117,3 +119,16 @@ def _own_flag(book: Any, var: str, key: Any) -> list[Candidate]:
         return []
     field, value = record.fields[0]
     return [c for c in flag_answer(book, var, field, value, True) if c.supported]  # a field the question names
+
+
+def _elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
+    """A value many records hold, asked of the one record another phrase of the question names by its key ("is Yu
+    Gothic UI given sans-serif?"), that record lacking it: the key of that record; else None."""
+    if not key.is_value or key.is_key or key.records < 2:
+        return None
+    for k in others:
+        if k.is_key and k.records == 1:
+            record = lookup.record_of(book.texts[var], k.text)
+            if isinstance(record, st.Record) and not lookup._has(record, key.text):
+                return str(k.text)
+    return None
