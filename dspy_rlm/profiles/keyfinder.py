@@ -79,6 +79,9 @@ def fields_said(question: str, s: st.Structure) -> dict[tuple[int, int], str]:
     return _field_said(list(re.finditer(wordmatch.WORD_TOKEN, question)), s)
 
 
+_PIECE = re.compile(r"[^\W_]+")
+
+
 def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int, int], str]:
     """``{span: field}`` where the question says a field's name of two parts or more whole, its parts in a row
     ("the italic angle" for ``ItalicAngle``, "the default log level" for ``a.b.defaultLogLevel``, "the maximum
@@ -86,15 +89,19 @@ def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int,
     spans = [t.span() for t in tokens]
     stems = [st.stem(ABBREVIATED.get(t.group().casefold(), t.group())) for t in tokens]
     # a yes/no field's name (IsFixedPitch) said without its first part, maybe hyphenated ("fixed-pitch")
-    question = tokens[0].string if tokens else ""
-    pieces = [(t.start() + m.start(), t.start() + m.end()) for t in tokens for m in re.finditer(r"[^\W_]+", t.group())]
-    piece_stems = [st.stem(question[a:b].casefold()) for a, b in pieces]
+    pieces: list[tuple[int, int]] = []
+    piece_stems: list[str] = []
     out: dict[tuple[int, int], str] = {}
     for f in s.field_names[:200]:
         for name in dict.fromkeys((f, f.strip(".").rsplit(".", 1)[-1])):  # a dotted name's last part said alone
             words = [p.casefold() for p in camel_parts(name)]
             runs = [(words, stems, spans)]
             if words[:1] and words[0] in PREDICATE_PARTS and len(words) >= 3:
+                if not pieces and tokens:  # the question's words split at hyphens, made once, when first wanted
+                    pieces = [
+                        (t.start() + m.start(), t.start() + m.end()) for t in tokens for m in _PIECE.finditer(t.group())
+                    ]
+                    piece_stems = [st.stem(tokens[0].string[a:b].casefold()) for a, b in pieces]
                 runs.append((words[1:], piece_stems, pieces))
             for run, said, where in runs:
                 want = [st.stem(p) for p in run]

@@ -25,9 +25,7 @@ from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
-from dspy_rlm.profiles.initials import expand_initials
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
-from dspy_rlm.profiles.linktext import link_texts
 from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import noted_section, possessed, rival_field, sole_holder
@@ -51,6 +49,7 @@ from dspy_rlm.profiles.reads import (
     values_in,
     words_inside,
 )
+from dspy_rlm.profiles.rewrites import rewrite
 from dspy_rlm.profiles.said import (
     alias_values,
     as_asked,
@@ -88,7 +87,7 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
         return []
     within = {"within": move.within} if move.within is not None else {}
     result = None if move.kind == "search" else _HOST_HELPERS[move.helper](text, *move.args, **within)
-    found = link_texts(book, key, expand_initials(book, key, kind.evaluate(book, move, stdout, key, result)))
+    found = rewrite(book, key, kind.evaluate(book, move, stdout, key, result))
     why = next((w for w in (check(book, move, kind, key, text) for check in DOUBTS) if w), None) if found else None
     if why:
         return [Candidate(c.value, c.label, False, why) for c in found]
