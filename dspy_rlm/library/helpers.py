@@ -239,6 +239,7 @@ STANDALONE_MODULES = (
     "htmltable",
     "roffformat",
     "jsonformats",
+    "embedded",
     "mdformats",
     "rstformat",
     "schemaformats",

@@ -86,6 +86,7 @@ from dspy_rlm.library.callformat import looks_calls, parse_calls
 from dspy_rlm.library.cssformat import looks_css, parse_css
 from dspy_rlm.library.directiveformat import looks_directives, parse_directives
 from dspy_rlm.library.dtdformat import looks_dtd, parse_dtd
+from dspy_rlm.library.embedded import embedded_json  # inlined before this file
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
     DELIMITERS,
     Raw,
@@ -308,6 +309,8 @@ def _detect(text: str) -> Structure:
         )
     if looks_json_document(text):
         return _build("json", lines, parse_json_document(text), None)
+    if (padded := embedded_json(text)) is not None and len(inside := parse_json_document(padded)) > 1:
+        return _build("json", lines, inside, None, detail="embedded")  # a program's one data literal: its records
     if looks_html_tables(text) and (html := parse_html_tables(text))[0]:
         return _build("table", lines, *html, detail="html")
     if looks_roff(sample) >= 0.2 and (roff := parse_roff(lines))[0]:  # a manual page: its macros are no lines

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from dspy_rlm.library.items import list_items  # inlined after this file: called at run time only
 from dspy_rlm.library.lookup import (  # inlined before this file
     _PLACE_FIELDS,
     OWN,
@@ -36,24 +37,26 @@ from dspy_rlm.library.valueforms import _date, _numbered  # inlined before this 
 
 
 def most_common(var: Any, field: Any, but: Any = None, by: Any = None) -> str | Nothing:
-    """Most common value of field (by='dir': its directory), not `but`.
+    """Most common field value (by='dir': its dir; 'item': each item), not `but`.
 
     ``but`` ("UTF-8 aside, which charset is listed most often?") is compared whole, any case. Ties go to the value
     seen first; values are compared with whitespace normalized. A placeholder with no letter or digit (``-``,
     ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are. by='dir' counts the directory of
     each path value (``a/b/c.py``: ``a/b``; a value with no directory is left out): "which directory holds the
-    most files". field='*': each setting's own value, in a file of NAME = value settings.
+    most files". by='item': each item a value lists counts once a record (``tags: [a, b]``): "which tag is on the
+    most posts". field='*': each setting's own value, in a file of NAME = value settings.
     """
     s = _structure("most_common", var)
-    counts = value_counts(s, OWN if field == OWN else _field("most_common", s, field))
+    name = OWN if field == OWN else _field("most_common", s, field)
+    counts = item_counts(s, name) if by == "item" and name != OWN else value_counts(s, name)
     if by == "dir":
         dirs: Counter[str] = Counter()
         for v, n in counts.items():
             if "/" in v.strip("/"):
                 dirs[v.rstrip("/").rsplit("/", 1)[0]] += n
         counts = dirs
-    elif by is not None:
-        raise ValueError(f"most_common: by={by!r}; expected None or 'dir'")
+    elif by not in (None, "item"):
+        raise ValueError(f"most_common: by={by!r}; expected None, 'dir' or 'item'")
     if but is not None:
         left = " ".join(_check_word("most_common", but, "but").split()).casefold()
         counts = Counter({v: n for v, n in counts.items() if v.casefold() != left})
@@ -68,6 +71,15 @@ def value_counts(s: Structure, field: str) -> Counter[str]:
     values = s.field_values(field) if field != OWN else [v for r in s.records if (v := setting_value(r)) is not None]
     values = [v for v in values if any(c.isalnum() for c in v)] or values
     return Counter(" ".join(v.split()) for v in values)
+
+
+def item_counts(s: Structure, field: str) -> Counter[str]:
+    """How many records list each item in ``field`` (:func:`~dspy_rlm.library.items.list_items`; an item a record
+    lists twice counts once), whitespace normalized."""
+    counts: Counter[str] = Counter()
+    for v in s.field_values(field):
+        counts.update(list(dict.fromkeys(" ".join(i.split()) for i in list_items(v) if any(c.isalnum() for c in i))))
+    return counts
 
 
 def keys_fitting(items: Sequence[Any], pattern: str, key: Callable[[Any], str] = str) -> list[Any]:

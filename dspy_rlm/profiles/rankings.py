@@ -13,6 +13,7 @@ from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
+from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_scopes
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
@@ -180,7 +181,7 @@ class MostCommon(KindBase):
                     read("most_common", f"I will find the most common {f} but {but!r}.", "most_common", var, f, but)
                 )
             out.append(read("most_common", f"I will find the most common {f}.", "most_common", var, f))
-        return out
+        return item_reads(book, var, ranked_fields(book, var, False)) + out  # an item read first: it is asked
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = move.args[0]
@@ -190,6 +191,10 @@ class MostCommon(KindBase):
             ok = (named or paths) == [field]
             return [Candidate(result, f"most common {field}", ok, "ranked")] if isinstance(result, str) else []
         asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
+        if move.args[2:3] == ("item",) or (asked and lists_items(book, move.var, field)):  # "which tag ...": an item
+            ok = asked and move.args[2:3] == ("item",) and not WHOLE_LISTS.search(book.text_q)
+            why = "ranked" if ok else "the field lists items: one item is asked, not a whole list"
+            return [Candidate(result, f"most common {field}", ok, why)] if isinstance(result, str) else []
         s = book.structs[move.var]
         # no header row names a column: the one column whose values repeat, where it keys no record ("the most
         # frequent value" of NAME value lines) and the question names no block ("which section lists the most

@@ -1,0 +1,57 @@
+"""Fields that list items (``"tags": ["security", "release"]``): "which tag is on the most posts?" ranks the items
+the records list, each once a record (``most_common(V, F, None, 'item')``), not the lists whole, which rarely
+repeat and are no one tag."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from dspy_rlm.library import structure as st
+from dspy_rlm.library.items import list_items
+from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.reads import camel_parts, parts
+
+__all__ = ["WHOLE_LISTS", "item_reads", "lists_items"]
+
+WHOLE_LISTS = re.compile(r"\b(?:combinations?|sets?\s+of|lists?\s+of|pairs?\s+of|together)\b", re.IGNORECASE)
+"""Words asking for a list as a whole ("which combination of tags is most common"), not one item of it."""
+_PLURAL = re.compile(r"[a-z]{2,}(?<![su])s", re.IGNORECASE)
+"""A plural noun's last part ("tags", "categories", "keywords"; not "status", "class", "alias")."""
+
+
+def lists_items(book: Any, var: str, field: str) -> bool:
+    """Whether ``field``, named in the plural, holds lists: a fifth of its values (two at least) list two items or
+    more, and some item is listed by more records than any whole value is (memoized per question)."""
+    memo = book.memo.setdefault(("lists_items", var), {})
+    if field not in memo:
+        memo[field] = _lists(book.structs[var], field)
+    return bool(memo[field])
+
+
+def _lists(s: st.Structure, field: str) -> bool:
+    words = [p for w in parts(field.rsplit(".", 1)[-1]) for p in camel_parts(w)]
+    if not words or not _PLURAL.fullmatch(words[-1]):
+        return False
+    values = [v for v in (r.get(field) for r in s.records[:2000]) if v and v.strip()]
+    listed = [list_items(v) for v in values]
+    if sum(len(i) >= 2 for i in listed) < max(2, len(values) / 5):
+        return False
+    items: Counter[str] = Counter()
+    for i in listed:
+        items.update(set(i))
+    return max(items.values()) > max(Counter(values).values())
+
+
+def item_reads(book: Any, var: str, ranked: list[str]) -> list[Move]:
+    """``most_common(V, F, None, 'item')`` for each field the question names (or a field ranked) that lists
+    items, where the question asks no list whole."""
+    if WHOLE_LISTS.search(book.text_q):
+        return []
+    fields = dict.fromkeys([*book.named_fields(var), *ranked])
+    return [
+        read("most_common", f"I will find the item the most {f} list.", "most_common", var, f, None, "item")
+        for f in fields
+        if lists_items(book, var, f)
+    ]
