@@ -41,6 +41,9 @@ class Exists(KindBase):
         named = any(k.is_key or k.is_value for k in others)
         quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}  # an identifier or a quote absent
         missing = any(k.records == 0 and (ID_LIKE.search(k.text) or k.text.casefold() in quoted) for k in others)
+        # -- unless the key and another phrase both name records: the statement is one between them ("does
+        # rt_dsfield map 0x40 to CS3?"), and the absent name is the asker's for the data as a whole
+        missing = missing and not (key is not None and key.records and _pair_named(key, others))
         if result and (unheld := absent_value(book, move.var, key)):  # "can --output be set to yaml?": no yaml
             return [Candidate(False, "answer", True, f"the value {unheld!r} is nowhere in the data")]
         if result and (flag := _own_flag(book, move.var, key)):  # "declared fixed-pitch?": IsFixedPitch true
@@ -95,6 +98,11 @@ class Exists(KindBase):
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
+
+
+def _pair_named(key: Any, others: list[Any]) -> bool:
+    """Whether ``key`` and another phrase of the question each name one record, by its key or a whole value."""
+    return (key.is_key or key.is_value) and any(k.records == 1 and (k.is_key or k.is_value) for k in others)
 
 
 def _before(book: Any, key: Any, other: Any) -> bool:

@@ -1,0 +1,33 @@
+"""Shapes the thirty-sixth probe read wrong, each made up here: a yes/no stating a pair between two phrases that
+each name a record ("does rt_tidecodes map 0x40 to K3?"), where the question also names the data by a name the data
+does not hold. Each positive test fails before its change; each guard fails without its check."""
+
+from __future__ import annotations
+
+from tests.dspy_rlm.scripted import ask_scripted
+
+_CODES = """# Tide codes of the harbour
+# made up for a test
+0x0\tcalm
+0x20\tK1
+0x40\tK2
+0x60\tK3
+0x80\tK4
+0xA0\tK5
+0xC0\tK6
+0xE0\tK7
+0xB8\tsurge
+"""
+
+
+def test_a_pair_stated_between_two_records_is_checked_though_the_data_is_named():
+    assert ask_scripted("Does rt_tidecodes map 0x40 to K3?", _CODES, "bool") == (False, "submitted")
+
+
+def test_a_pair_the_data_holds_is_a_yes():
+    assert ask_scripted("Does rt_tidecodes map 0x40 to K2?", _CODES, "bool") == (True, "submitted")
+
+
+def test_an_absent_name_beside_one_phrase_found_is_still_unchecked():
+    # only 0x40 names a record: the absent identifier may be what is asked about
+    assert ask_scripted("Does rt_harbourmaster use 0x40?", _CODES, "bool") == (True, "extracted")
