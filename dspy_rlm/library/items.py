@@ -16,6 +16,7 @@ from dspy_rlm.library.lookup import _PLACE_FIELDS, _check_word, _structure, _tex
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
 from dspy_rlm.library.structure import Record, Structure  # inlined before this file
 
+_CALL_GIVEN = re.compile(r"[A-Za-z_][\w.]*\((.*)\)", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
 _TOKEN = re.compile(r"[\w.:/@+*=<>~-]+")
 _QUOTES = "\"'`"
@@ -66,6 +67,10 @@ def list_items(value: str) -> list[str]:
     more lower-case names with no word a sentence needs: ``sid bookworm bullseye``). A value of
     one item gives ``[value]``, an empty one ``[]``."""
     v = value.strip()
+    call = _CALL_GIVEN.fullmatch(v)  # cycler('color', ['268BD2', '2AA198']): the one list a call is given
+    lists = [a for a in _split_args(call.group(1), ",") if a.strip()[:1] + a.strip()[-1:] == "[]"] if call else []
+    if len(lists) == 1:
+        v = lists[0].strip()
     if len(v) >= 2 and v[0] + v[-1] in ("[]", "()", "{}"):
         v = v[1:-1].strip()
     if not v:

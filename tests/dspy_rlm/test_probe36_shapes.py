@@ -1,9 +1,11 @@
 """Shapes the thirty-sixth probe read wrong, each made up here: a yes/no stating a pair between two phrases that
-each name a record ("does rt_tidecodes map 0x40 to K3?"), where the question also names the data by a name the data
-does not hold. Each positive test fails before its change; each guard fails without its check."""
+each name a record ("does rt_tidecodes map 0x40 to K3?"), where the question also names the data by a name the
+data does not hold; a setting whose value is a call given one list (``cycler('color', [...])``). Each positive
+test fails before its change; each guard fails without its check."""
 
 from __future__ import annotations
 
+from dspy_rlm.library.items import list_items
 from tests.dspy_rlm.scripted import ask_scripted
 
 _CODES = """# Tide codes of the harbour
@@ -31,3 +33,19 @@ def test_a_pair_the_data_holds_is_a_yes():
 def test_an_absent_name_beside_one_phrase_found_is_still_unchecked():
     # only 0x40 names a record: the absent identifier may be what is asked about
     assert ask_scripted("Does rt_harbourmaster use 0x40?", _CODES, "bool") == (True, "extracted")
+
+
+_STYLE = """# A made-up plotting style
+figure.facecolor: FDF6E3
+lines.linewidth: 2
+lines.markercycle: cycler('marker', ['o', 's', '^', 'd', 'x'])
+axes.grid: True
+grid.color: 93A1A1
+legend.frameon: False
+"""
+
+
+def test_the_items_of_a_call_given_one_list():
+    assert list_items("cycler('marker', ['o', 's', '^'])") == ["o", "s", "^"]
+    assert list_items("span([1, 2], [3, 4])") == ["span([1, 2], [3, 4])"]  # two lists given: which one is no say
+    assert ask_scripted("How many markers are in the lines.markercycle?", _STYLE, "int") == (5, "submitted")
