@@ -1,6 +1,8 @@
-"""Fields that list items (``"tags": ["security", "release"]``): "which tag is on the most posts?" ranks the items
-the records list, each once a record (``most_common(V, F, None, 'item')``), not the lists whole, which rarely
-repeat and are no one tag."""
+"""How a field's values are written, for the rankings: fields that list items (``"tags": ["security",
+"release"]``: "which tag is on the most posts?" ranks the items the records list, each once a record,
+``most_common(V, F, None, 'item')``, not the lists whole, which rarely repeat and are no one tag), and numbers
+written under one prefix (``v1`` ... ``v86``: a version numbered, ranked by its number); and a field the question
+names only by words of the field ranked (:func:`said_within`)."""
 
 from __future__ import annotations
 
@@ -13,12 +15,22 @@ from dspy_rlm.library.items import list_items
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import camel_parts, parts
 
-__all__ = ["WHOLE_LISTS", "item_reads", "lists_items"]
+__all__ = ["WHOLE_LISTS", "item_reads", "lists_items", "numbered_share", "said_within"]
 
 WHOLE_LISTS = re.compile(r"\b(?:combinations?|sets?\s+of|lists?\s+of|pairs?\s+of|together)\b", re.IGNORECASE)
 """Words asking for a list as a whole ("which combination of tags is most common"), not one item of it."""
 _PLURAL = re.compile(r"[a-z]{2,}(?<![su])s", re.IGNORECASE)
 """A plural noun's last part ("tags", "categories", "keywords"; not "status", "class", "alias")."""
+
+
+_PREFIXED = re.compile(r"([A-Za-z]{1,2})-?(\d+)")
+
+
+def numbered_share(values: list[str]) -> float:
+    """The share of ``values`` that are one number under one prefix of a letter or two, the same for all
+    (``v2``, ``v86``; not ``AF11`` beside ``CS3``: names)."""
+    found = [m.group(1) for v in values if (m := _PREFIXED.fullmatch(v))]
+    return len(found) / len(values) if values and len(set(found)) == 1 else 0.0
 
 
 def lists_items(book: Any, var: str, field: str) -> bool:
@@ -55,3 +67,15 @@ def item_reads(book: Any, var: str, ranked: list[str]) -> list[Move]:
         for f in fields
         if lists_items(book, var, f)
     ]
+
+
+def _word_stems(name: str) -> set[str]:
+    return {st.stem(p.casefold()) for w in parts(name) for p in camel_parts(w)}
+
+
+def said_within(book: Any, other: str, field: str) -> bool:
+    """Whether the words of ``other`` the question says are all words of ``field``, which it says more of ("the
+    highest default version number" says ``Document.Version`` only by a word of ``DefaultVersionId``, the field
+    ranked; "the earliest post" says ``posted_on`` and ``posted_by`` alike)."""
+    mine, its = _word_stems(field) & book.q_stems, _word_stems(other) & book.q_stems
+    return its <= mine and len(its) < len(mine)

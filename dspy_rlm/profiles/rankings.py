@@ -13,7 +13,7 @@ from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
-from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items
+from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_scopes
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
@@ -83,6 +83,7 @@ def ranked_fields(book: Any, var: str, numeric: bool, place: str | None = None) 
             continue
         # (a date is no number: max_of would rank "1 Jan 1991" by its day)
         share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
+        share = max(share, numbered_share(values))  # v1 ... v86: numbers under one prefix
         distinct = len(set(values)) / len(values)
         if numeric and when and _dates(book, var, name):  # "the most recent post": max_of ranks dates by date
             share = 1.0
@@ -345,8 +346,9 @@ class Extreme(KindBase):
         if asked and isinstance(record, st.Record) and _odd_row(book.structs[move.var], record):
             asked, why_rank = False, "the top row is unlike the others (a header or a summary line?)"
         fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]
-        said = [f for f, v in fields if f in names and v != result[0]]  # "the adjusted close for the day ...":
-        why_said = why_rank if len(said) <= 1 else "the question names several fields of the record"
+        said = [f for f, v in fields if f in names and v != result[0] and not said_within(book, f, field)]
+        why_said = why_rank if len(said) <= 1 else "the question names several fields of the record"  # "the
+        # adjusted close for the day ...":
         # a number asks for the ranked value, a text for the record -- unless the question asks the value itself
         value_asked = book.answer_type in (int, float) or asks_ranked_value(book, field)
         one_said = len(said) == 1 and not (value_asked and book.answer_type is str)  # "the posted_on of the latest"

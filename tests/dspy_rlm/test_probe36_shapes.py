@@ -49,3 +49,21 @@ def test_the_items_of_a_call_given_one_list():
     assert list_items("cycler('marker', ['o', 's', '^'])") == ["o", "s", "^"]
     assert list_items("span([1, 2], [3, 4])") == ["span([1, 2], [3, 4])"]  # two lists given: which one is no say
     assert ask_scripted("How many markers are in the lines.markercycle?", _STYLE, "int") == (5, "submitted")
+
+
+_POLICIES = """{
+ "HarbourRead": {"DefaultVersionId": "v3", "Document": {"Version": "2012-10-17"}, "Path": "/"},
+ "HarbourWrite": {"DefaultVersionId": "v12", "Document": {"Version": "2012-10-17"}, "Path": "/"},
+ "QuayAdmin": {"DefaultVersionId": "v9", "Document": {"Version": "2008-10-17"}, "Path": "/job/"},
+ "TideAudit": {"DefaultVersionId": "v1", "Document": {"Version": "2012-10-17"}, "Path": "/"},
+ "PilotOps": {"DefaultVersionId": "v4", "Document": {"Version": "2012-10-17"}, "Path": "/job/"}
+}
+"""
+
+
+def test_numbers_under_one_prefix_rank_and_a_field_said_by_fewer_words_is_no_rival():
+    # v12 ranks by its number; "version" alone names Document.Version, which the ranked field's words cover
+    assert ask_scripted("Which policy has the highest default version number?", _POLICIES) == (
+        "HarbourWrite",
+        "submitted",
+    )
