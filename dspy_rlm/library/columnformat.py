@@ -3,6 +3,8 @@ names set above the columns they name (pg_hba.conf's ``# TYPE  DATABASE  USER  A
 among the rows). A row's words go to the column they stand under, so a cell left empty (a ``local`` rule has no
 ADDRESS) leaves the next word in its own column instead of shifting it left.
 
+Also: which column keys a table of a code and its name (:func:`named_second`).
+
 Stdlib-only: :func:`dspy_rlm.library.helpers.standalone_source` inlines this file into foreign interpreters.
 """
 
@@ -54,3 +56,18 @@ def header_columns(lines: list[str], rows: list[tuple[int, str]]) -> Any:
         return None
     names, starts = found
     return names, lambda s: split_under(s, starts)
+
+
+_CODE_CELL = re.compile(r"0[xX][0-9A-Fa-f]+|[-+]?\d+")
+_NUMBER_NAME = re.compile(r"[-+]?[\d.,:/%]+")  # formats.NUMBER_CELL: a number, no name
+
+
+def named_second(raws: list[Any]) -> bool:
+    """Whether rows of two cells each pair a number (``0x40``, ``254``) with a name no other row has: the name
+    keys the row, as ``/etc/iproute2``'s tables give each code its name."""
+    pairs = [[v for _, v in r[2]] for r in raws]
+    if len(pairs) < 3 or any(len(p) != 2 for p in pairs):
+        return False
+    names = [p[1] for p in pairs]
+    codes = all(_CODE_CELL.fullmatch(p[0]) for p in pairs)
+    return codes and len(set(names)) == len(names) and not any(_NUMBER_NAME.fullmatch(n) for n in names)

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from dspy_rlm.library.columnformat import header_columns
+from dspy_rlm.library.columnformat import header_columns, named_second
 
 Raw = tuple[int, int, list[tuple[str, str]], str, Any]
 
@@ -239,7 +239,10 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     header = _comment_header(lines, data[0], width, lambda s: _cells(s, delim))
     if header is None and _header_like(first_cells) and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
-    raws, names = _table_records([(i, lines[i]) for i in data], header, width, lambda s: _cells(s, delim))
+    rows = [(i, lines[i]) for i in data]
+    raws, names = _table_records(rows, header, width, lambda s: _cells(s, delim))
+    if header is None and named_second(raws):  # "0x40<TAB>CS2": a code, then the name it is given
+        raws, names = _table_records(rows, header, width, lambda s: _cells(s, delim), key_at=1)
     said = [m for r in raws if r[2] and (m := _QUOTE_COMMENT.fullmatch(r[2][-1][1]))]
     if delim != "\t" or len(said) * 2 < len(raws):
         return raws, names

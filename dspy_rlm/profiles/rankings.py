@@ -83,7 +83,8 @@ def ranked_fields(book: Any, var: str, numeric: bool, place: str | None = None) 
             continue
         # (a date is no number: max_of would rank "1 Jan 1991" by its day)
         share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
-        share = max(share, numbered_share(values))  # v1 ... v86: numbers under one prefix
+        if not all(r.get(name) in (None, r.key) for r in records[:50]):  # v1 ... v86, no key: numbered
+            share = max(share, numbered_share(values))
         distinct = len(set(values)) / len(values)
         if numeric and when and _dates(book, var, name):  # "the most recent post": max_of ranks dates by date
             share = 1.0

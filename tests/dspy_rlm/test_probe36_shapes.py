@@ -6,6 +6,7 @@ test fails before its change; each guard fails without its check."""
 from __future__ import annotations
 
 from dspy_rlm.library.items import list_items
+from dspy_rlm.library.structure import detect
 from tests.dspy_rlm.scripted import ask_scripted
 
 _CODES = """# Tide codes of the harbour
@@ -67,3 +68,14 @@ def test_numbers_under_one_prefix_rank_and_a_field_said_by_fewer_words_is_no_riv
         "HarbourWrite",
         "submitted",
     )
+
+
+def test_a_code_then_its_name_is_keyed_by_the_name():
+    assert ask_scripted("Which entry in the tide codes has the largest value?", _CODES) == ("K7", "submitted")
+    assert ask_scripted("What hex value is given to K3?", _CODES) == ("0x60", "submitted")
+    assert detect(_CODES).records[1].key == "K1"
+
+
+def test_codes_sharing_a_name_stay_keyed_by_the_code():
+    shared = "0x0\tcalm\n0x20\tcalm\n0x40\tK2\n0x60\tK3\n"  # a name two codes have keys neither
+    assert [r.key for r in detect(shared).records] == ["0x0", "0x20", "0x40", "0x60"]
