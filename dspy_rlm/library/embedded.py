@@ -78,8 +78,10 @@ def embedded_json(text: str) -> str | None:
     """``text`` with everything but its one data literal blanked and that literal as JSON, where the literal spans
     half its lines or more and reads as a JSON object or array; else None."""
     lines = text.count("\n") + 1
+    line, at = 0, 0  # the line of ``at``, counted on as the matches go (once over the text)
     for m in _DATA_ASSIGN.finditer(text):
-        if text.count("\n", m.end()) * 2 < lines:  # no literal this late spans half the lines
+        line, at = line + text.count("\n", at, m.end()), m.end()
+        if (lines - line) * 2 < lines:  # no literal this late spans half the lines
             break
         opening = m.group("open")
         if opening in "[{":

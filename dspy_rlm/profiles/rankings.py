@@ -193,8 +193,9 @@ class MostCommon(KindBase):
             ok = (named or paths) == [field]
             return [Candidate(result, f"most common {field}", ok, "ranked")] if isinstance(result, str) else []
         asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
-        if move.args[2:3] == ("item",) or (asked and lists_items(book, move.var, field)):  # "which tag ...": an item
-            ok = asked and move.args[2:3] == ("item",) and not WHOLE_LISTS.search(book.text_q)
+        whole = bool(WHOLE_LISTS.search(book.text_q))  # "which combination of tags": the lists whole
+        if move.args[2:3] == ("item",) or (asked and not whole and lists_items(book, move.var, field)):  # an item
+            ok = asked and move.args[2:3] == ("item",) and not whole
             why = "ranked" if ok else "the field lists items: one item is asked, not a whole list"
             return [Candidate(result, f"most common {field}", ok, why)] if isinstance(result, str) else []
         s = book.structs[move.var]
