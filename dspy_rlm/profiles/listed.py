@@ -7,11 +7,11 @@ names only by words of the field ranked (:func:`said_within`)."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.items import list_items
+from dspy_rlm.library.superlatives import item_counts, value_counts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import camel_parts, parts
 
@@ -46,14 +46,11 @@ def _lists(s: st.Structure, field: str) -> bool:
     words = [p for w in parts(field.rsplit(".", 1)[-1]) for p in camel_parts(w)]
     if not words or not _PLURAL.fullmatch(words[-1]):
         return False
-    values = [v for v in (r.get(field) for r in s.records[:2000]) if v and v.strip()]
-    listed = [list_items(v) for v in values]
-    if sum(len(i) >= 2 for i in listed) < max(2, len(values) / 5):
+    values = [v for v in s.field_values(field) if v.strip()]
+    if sum(len(list_items(v)) >= 2 for v in values[:2000]) < max(2, min(len(values), 2000) / 5):
         return False
-    items: Counter[str] = Counter()
-    for i in listed:
-        items.update(set(i))
-    return max(items.values()) > max(Counter(values).values())
+    items, whole = item_counts(s, field), value_counts(s, field)
+    return bool(items) and max(items.values()) > max(whole.values(), default=0)
 
 
 def item_reads(book: Any, var: str, ranked: list[str]) -> list[Move]:
