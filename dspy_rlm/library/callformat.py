@@ -9,6 +9,7 @@ name or a quoted string rather than a number. A call whose parentheses close on 
 import re
 
 from dspy_rlm.library.formats import Raw, unquote
+from dspy_rlm.library.textkit import split_outside
 
 _CALL = re.compile(r"\s*(?P<callee>[A-Za-z_][\w.:]*)\s*\((?P<args>.*)\)\s*[;,]?\s*(?:(?://|#).*|/\*.*\*/)?$")
 _OPEN_CALL = re.compile(r"\s*[A-Za-z_][\w.:]*\s*\(")
@@ -37,29 +38,6 @@ def _closed_once(args: str) -> bool:
     return depth == 0
 
 
-def _split_args(args: str, sep: str = ",") -> list[str]:
-    """The arguments of a call, split at commas (``sep``) outside quotes and brackets."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth, quote = 0, ""
-    for ch in args:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    last = "".join(cur).strip()
-    return [*out, last] if out or last else []
-
-
 def _calls(lines: list[str]) -> list[tuple[int, int, str, list[str]]]:
     """(first line, last line, callee, arguments) of each line that is one call (with its continuation lines)."""
     out = []
@@ -72,7 +50,7 @@ def _calls(lines: list[str]) -> list[tuple[int, int, str, list[str]]]:
                 text += " " + lines[i].strip()
             m = _CALL.match(text)
             if m and _closed_once(m.group("args")):
-                out.append((first, i, m.group("callee"), _split_args(m.group("args"))))
+                out.append((first, i, m.group("callee"), split_outside(m.group("args"))))
             else:
                 i = first
         i += 1

@@ -2,8 +2,9 @@
 /* Resource deadlock would occur */`` in a C header; ``::msgcat::mcset de PM "nachm."`` in a Tcl catalog; any
 file of that shape). A line's directive is its first word, with the second where nearly every such line repeats
 it (``::msgcat::mcset de``). Each directive line is a record keyed by its name, with the fields ``value``
-(unquoted where one quoted string) and ``comment`` (a ``/* */``, ``//`` or `` # `` comment closing the line).
-A name may be one quoted string (CMake's ``FAIL_REGEX "[Uu]nknown option"  # GNU``).
+(unquoted where one quoted string; a binding ``:`` or ``=`` before it and a closing ``;`` left out) and
+``comment`` (a ``/* */``, ``//`` or `` # `` comment closing the line). A name may be one quoted string
+(CMake's ``FAIL_REGEX "[Uu]nknown option"  # GNU``).
 Block comments and lines ending in ``\\`` (continued on the next) are read as C and Tcl write them.
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
@@ -90,6 +91,22 @@ def looks_directives(sample: list[str]) -> float:
     such lines, where the directive is no word (a list's ``*``, a table's first column of numbers), or where the
     names repeat (a word opening sentences)."""
     rows = [t for _, _, t in _logical(sample)]
+    whole = _directive_share(rows)  # half the lines open with the directive at least: then the brace blocks
+    return max(whole, _directive_share(_outside_braces(rows))) if whole >= 0.5 else whole  # are no data between
+
+
+def _outside_braces(rows: list[str]) -> list[str]:
+    """The rows outside brace blocks, a block's opening row kept (a C header's ``struct tftphdr {`` among its
+    #defines: one declaration, not a dozen lines that open with no directive)."""
+    kept, depth = [], 0
+    for r in rows:
+        if depth == 0:
+            kept.append(r)
+        depth = max(0, depth + r.count("{") - r.count("}"))
+    return kept
+
+
+def _directive_share(rows: list[str]) -> float:
     word, _ = _opening_directive(rows)
     if not _directive_word(word):
         return 0.0
@@ -105,22 +122,48 @@ def parse_directives(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """One record per directive line: key the name (no field: a record's name apart from its fields, as an
     assignment's); fields ``value``, each ``name=value`` word of a value made of them (Vim's ``hi Pmenu
     guifg=#ffffff guibg=#666666``), and ``comment`` if any. A line opening with a keyword no other line opens
-    with (``viewmode user`` among ``dmetrics`` lines) is a record keyed by that keyword."""
+    with (``viewmode user`` among ``dmetrics`` lines) is a record keyed by that keyword. Where two short
+    comments or more stand alone between directive lines (``/* Error codes. */``), each line below one has the
+    field ``section``: the comment, up to the next or a brace block."""
     rows = _logical(lines)
     word, _ = _opening_directive([t for _, _, t in rows])
     out: list[Raw] = []
     names: dict[str, None] = dict.fromkeys(["value", "comment"])
     others = Counter(t.split()[0] for _, _, t in rows if t.split()[0] != word.split()[0])
-    for a, b, text in rows:
+    headings = [""] + [_heading_comment(lines[rows[i - 1][1] + 1 : a]) for i, (a, _, _) in enumerate(rows) if i]
+    sectioned = len({h for h in headings if h}) >= 2
+    section = ""
+    for (a, b, text), heading in zip(rows, headings):
+        section = heading or ("" if "{" in text else section)  # a declaration's block ends the section
         split = _split(text, word.split())
         if split is None and others[text.split()[0]] == 1 and _keyword_line(text):
             split = _split(text, [])  # "viewmode user" beside the dmetrics lines: a keyword and its value
         if split is not None:
             name, value, comment = split
+            value = _BOUND.sub("", value).removesuffix(";").rstrip()  # "def i8 : ValueType<8, 3>;": ValueType<8, 3>
             pairs = settings(value)
             names.update(dict.fromkeys(n for n, _ in pairs))
-            out.append((a, b, [("value", value), *pairs] + ([("comment", comment)] if comment else []), name, None))
-    return out, list(names)
+            placed = [("section", section)] if sectioned and section else []
+            out.append(
+                (a, b, [("value", value), *pairs, *placed] + ([("comment", comment)] if comment else []), name, None)
+            )
+    return out, list(names) + (["section"] if sectioned else [])
+
+
+_BOUND = re.compile(r"^[:=][ \t]+")
+"""The sign binding a name to its value (``NAME : value``, ``NAME = value``): no part of the value."""
+_COMMENT_MARKS = re.compile(r"^\s*(?:/\*+|\*+/?|//+)|\*+/\s*$")
+
+
+def _heading_comment(between: list[str]) -> str:
+    """The text of the C comment (``/* */``, ``//``) standing alone on the lines ``between`` two directive lines,
+    where it is short (a line of eight words or fewer, no sentence going on), else ''."""
+    if any(not ln.strip().startswith(("/*", "*", "//")) for ln in between if ln.strip()):
+        return ""  # a "#" comment: a note on the line below ("# Set View mode to user"), not a heading
+    said = [t for ln in between if (t := _COMMENT_MARKS.sub("", ln).strip())]
+    if len(said) != 1 or len(said[0].split()) > 8 or not any(c.isalpha() for c in said[0]):
+        return ""
+    return said[0].rstrip(".:")
 
 
 _KEYWORD = re.compile(r"[A-Za-z_][\w-]*")

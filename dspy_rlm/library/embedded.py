@@ -14,6 +14,8 @@ _DATA_ASSIGN = re.compile(
     r"(?P<open>[\[{]|[rbuRBU]{0,2}(?:\"\"\"|'''))[ \t]*\r?$",
     re.MULTILINE,
 )
+_BARE_OPEN = re.compile(r"(?:[ \t]*(?:(?:#|//)[^\n]*)?\r?\n)*[ \t]*[\[{]")
+"""Blank and comment lines, then the bracket opening the text's one literal."""
 _LITERAL_TOKEN = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|#[^\n]*|//[^\n]*|[\[\]{}()]")
 _PY_TO_JSON = {"True": "true", "False": "false", "None": "null"}
 _PY_WORD = re.compile(r"\b(?:True|False|None)\b")
@@ -78,6 +80,11 @@ def embedded_json(text: str) -> str | None:
     """``text`` with everything but its one data literal blanked and that literal as JSON, where the literal spans
     half its lines or more and reads as a JSON object or array; else None."""
     lines = text.count("\n") + 1
+    bare = _BARE_OPEN.match(text)  # a file that is one literal under its comments (a .gypi's dict)
+    if bare and (end := _closing(text, bare.end() - 1)) is not None:
+        body = _literal_as_json(text[bare.end() - 1 : end + 1])
+        if body.count("\n") * 2 >= lines and (padded := _as_json(text, bare.end() - 1, end, body)) is not None:
+            return padded
     line, at = 0, 0  # the line of ``at``, counted on as the matches go (once over the text)
     for m in _DATA_ASSIGN.finditer(text):
         line, at = line + text.count("\n", at, m.end()), m.end()
@@ -100,10 +107,16 @@ def embedded_json(text: str) -> str | None:
                 continue
         if body.count("\n") * 2 < lines:
             continue
-        padded = _blanked(text[:start]) + body + _blanked(text[end + 1 :])
-        try:
-            json.loads(padded)
-        except ValueError:
-            continue
-        return padded
+        if (padded := _as_json(text, start, end, body)) is not None:
+            return padded
     return None
+
+
+def _as_json(text: str, start: int, end: int, body: str) -> str | None:
+    """``text`` blanked but for ``body`` (the literal from ``start`` to ``end`` as JSON), where it loads."""
+    padded = _blanked(text[:start]) + body + _blanked(text[end + 1 :])
+    try:
+        json.loads(padded)
+    except ValueError:
+        return None
+    return padded

@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from dspy_rlm.library.columnformat import header_columns, named_second
+from dspy_rlm.library.textkit import split_outside
 
 Raw = tuple[int, int, list[tuple[str, str]], str, Any]
 
@@ -150,10 +151,15 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
         solid = delim == ":" and sum(1 for r in rows[:400] if not r.strip().count(" ")) > len(counts) * 0.9
         if mode < (3 if delim == ":" and not solid else 2):  # "key: value" lines, unless no cell has a space
             continue  # ("application/pdf:x-office-document": two columns joined by a colon)
-        if sum(1 for r in rows[:400] if len(_cells(r.rstrip().removesuffix(delim), delim)) < 2) > len(counts) / 2:
-            continue  # "'cp862' => 'Encode::Byte'," a line: one cell and the delimiter that closes it (a literal)
+        if (
+            sum(1 for r in rows[:400] if len(_cells(_STATEMENT_TAIL.sub("", r).removesuffix(delim), delim)) < 2)
+            > len(counts) / 2
+        ):  # "'cp862' => 'Encode::Byte'," a line: one cell and the delimiter that closes it (a literal; a
+            continue  # statement's ";" before its "// comment")
         if sum(1 for r in rows[:400] if r.strip()[:1] in "([{" and r.rstrip().endswith(delim)) > len(counts) / 2:
             continue  # '("CUresult", "hipError_t"),' a line: a program's list of tuples
+        if delim in ",;" and sum(1 for r in rows[:400] if delim in r and _bracketed(r, delim)) > len(counts) / 2:
+            continue  # "def i8 : ValueType<8, 3>;" a line: the commas part a call's arguments, no cells
         runs = delim == "\t" and sum(1 for r in rows[:400] if "\t\t" in r) > len(counts) * 0.3
         if runs and not _boxed(counts, rows[0]):
             continue  # tab runs align columns (/etc/services): a whitespace table, not TSV
@@ -172,6 +178,14 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
         if score > best[0] + 0.05:
             best = (score, delim)
     return best
+
+
+_STATEMENT_TAIL = re.compile(r"\s+//.*$|\s+$")  # a statement's closing comment (no URL's "//": a space before)
+
+
+def _bracketed(row: str, delim: str) -> bool:
+    """Whether every ``delim`` of ``row`` sits inside brackets (``()``, ``[]``, ``{}``, ``<>``) outside quotes."""
+    return len(split_outside(row, delim, "()[]{}<>")) < 2
 
 
 def _boxed(counts: list[int], first: str) -> bool:

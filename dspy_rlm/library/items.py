@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from dspy_rlm.library.callformat import _split_args  # inlined before this file
 from dspy_rlm.library.lookup import _PLACE_FIELDS, _check_word, _structure, _text, record_of  # inlined before this file
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
 from dspy_rlm.library.structure import Record, Structure  # inlined before this file
+from dspy_rlm.library.textkit import split_outside  # inlined before this file
 
 _CALL_GIVEN = re.compile(r"[A-Za-z_][\w.]*\((.*)\)", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
@@ -68,7 +68,7 @@ def list_items(value: str) -> list[str]:
     one item gives ``[value]``, an empty one ``[]``."""
     v = value.strip()
     call = _CALL_GIVEN.fullmatch(v)  # cycler('color', ['268BD2', '2AA198']): the one list a call is given
-    lists = [a for a in _split_args(call.group(1), ",") if a.strip()[:1] + a.strip()[-1:] == "[]"] if call else []
+    lists = [a for a in split_outside(call.group(1), ",") if a.strip()[:1] + a.strip()[-1:] == "[]"] if call else []
     if len(lists) == 1:
         v = lists[0].strip()
     if len(v) >= 2 and v[0] + v[-1] in ("[]", "()", "{}"):
@@ -82,10 +82,10 @@ def list_items(value: str) -> list[str]:
     if entries is not None:  # YAML's "- " items of several lines each (a workflow's steps): one item each
         return entries
     if len(lines) > 1:  # a line ending in "," lists; so does one of single words between commas (tox's envlist)
-        flat = [p for ln in lines for p in (_split_args(ln, ",") if _comma_line(ln) else [ln])]
+        flat = [p for ln in lines for p in (split_outside(ln, ",") if _comma_line(ln) else [ln])]
         return [c for c in map(_clean, flat) if c]
     for sep in (",", ";", "|"):
-        parts = _rejoined_bounds([c for c in map(_clean, _split_args(v, sep)) if c], sep)
+        parts = _rejoined_bounds([c for c in map(_clean, split_outside(v, sep)) if c], sep)
         if len(parts) > 1:
             return parts
     tokens = v.split()

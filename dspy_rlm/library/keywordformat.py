@@ -101,7 +101,8 @@ def looks_definitions(sample: list[str]) -> float:
     """The share of the meaningful lines that define a name (``file_input: stmt* ENDMARKER``: an EBNF grammar,
     mail aliases, X resources' ``*label13: Welcome``) or continue a definition; 0 unless at least five names are
     defined and almost none twice (a name said twice is a record's field: stanzas or YAML)."""
-    rows = [r for r in meaningful(sample) if not r.startswith("!")]  # (comments left out; X resources' "!" too)
+    rows = [r for r in meaningful(sample) if not r.lstrip().startswith(("!", "//"))]  # comments left out (X
+    # resources' "!", a grammar's "//" too)
     names = [m.group(1) for m in map(_DEFINITION.match, rows) if m]
     goes_on = sum(1 for ln in rows if _GOES_ON.match(ln))
     if len(names) < 5 or len(set(names)) < 0.95 * len(names):
@@ -111,7 +112,8 @@ def looks_definitions(sample: list[str]) -> float:
 
 def parse_definitions(lines: list[str]) -> tuple[list[Raw], list[str]]:
     """A record per defined name, its one field the name and its value; a `` # comment`` closing the value is
-    the field ``comment`` (matplotlib's ``lines.linewidth : 1.0  # line width in points``)."""
+    the field ``comment`` (matplotlib's ``lines.linewidth : 1.0  # line width in points``); where half the values
+    or more end with ``;`` (a grammar's rules), it is left out."""
     out: list[Raw] = []
     for i, line in enumerate(lines):
         m = _DEFINITION.match(line)
@@ -127,6 +129,8 @@ def parse_definitions(lines: list[str]) -> tuple[list[Raw], list[str]]:
         ):
             a, _, fields, key, _ = out[-1]
             out[-1] = (a, i, [(fields[0][0], fields[0][1] + " " + line.strip()), *fields[1:]], key, None)
+    if sum(1 for *_, fields, _, _ in out if fields[0][1].endswith(";")) * 2 >= len(out):  # "math: relation;"
+        out = [(a, b, [(f[0][0], f[0][1].removesuffix(";").rstrip()), *f[1:]], k, t) for a, b, f, k, t in out]
     return out, []
 
 

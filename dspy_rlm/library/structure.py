@@ -95,6 +95,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     parse_delimited,
     parse_whitespace_table,
 )
+from dspy_rlm.library.htmlpage import looks_html_page, page_lines, relined
 from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
 from dspy_rlm.library.indexformat import looks_indexed, parse_indexed
 from dspy_rlm.library.instructionformat import looks_instructions, parse_instructions
@@ -145,6 +146,7 @@ from dspy_rlm.library.mdformats import (
     parse_markdown_table,
     parse_prose,
 )
+from dspy_rlm.library.podformat import looks_pod, pod_markdown
 from dspy_rlm.library.profileformat import (
     looks_directive_blocks,
     looks_profile,
@@ -161,6 +163,7 @@ from dspy_rlm.library.settingformats import (
     parse_commented_settings,
     parse_statements,
 )
+from dspy_rlm.library.sqlformat import looks_sql, parse_sql
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.treeformat import looks_tree, parse_tree
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
@@ -313,6 +316,10 @@ def _detect(text: str) -> Structure:
         return _build("json", lines, inside, None, detail="embedded")  # a program's one data literal: its records
     if looks_html_tables(text) and (html := parse_html_tables(text))[0]:
         return _build("table", lines, *html, detail="html")
+    if looks_html_page(text):  # no table: the page as a browser shows it (markdown), its records on its lines
+        return relined(_detect((shown := page_lines(text))[0]), shown[1])
+    if looks_pod(sample):  # Perl's documentation: the markdown it stands for, line for line
+        return _detect("\n".join(pod_markdown(lines)))
     if looks_roff(sample) >= 0.2 and (roff := parse_roff(lines))[0]:  # a manual page: its macros are no lines
         return _build("markdown_list", lines, *roff, detail="roff")
     if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):
@@ -325,6 +332,8 @@ def _detect(text: str) -> Structure:
         return _build("toml", lines, *toml)
     if looks_declared_table(sample):  # its rows' columns are named above them: before the delimited tables
         return _build("table", lines, *parse_declared_table(lines), detail="declared")
+    if looks_sql(sample):  # before the assignments and instructions: a statement's clauses are its fields
+        return _build("blocks", lines, *parse_sql(lines), detail="sql")
     if looks_statements(sample) >= 0.8:  # before tables: "<ESC> = 9;" is no semicolon-separated row
         return _build("assignments", lines, *parse_statements(lines), detail="statements")
     if looks_yaml_stream(sample) >= 0.85 and (stream := parse_yaml_stream(lines))[0]:  # before tables: "a: b"

@@ -296,3 +296,27 @@ def find_from_lowered(rx: re.Pattern, lead: str, text: str, low: str, start: int
         if m is not None:
             yield m
         at = low.find(lead, m.end() if m is not None and m.end() > at else at + 1)
+
+
+def split_outside(text: str, sep: str = ",", brackets: str = "()[]{}") -> list[str]:
+    """``text`` split at ``sep`` outside quotes and ``brackets`` (pairs: opening, closing), parts stripped (a
+    call's arguments)."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in brackets[::2]:
+            depth += 1
+        elif ch in brackets[1::2]:
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    last = "".join(cur).strip()
+    return [*out, last] if out or last else []

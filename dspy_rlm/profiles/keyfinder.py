@@ -48,18 +48,24 @@ records start with; a placeholder in capitals or brackets stands for the rest)."
 _DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
 
 
+_FORMULA = re.compile(r"[()\[\]{}?+*|=<>/\\]")
+"""A sign of a formula, pattern or code in a value said whole."""
+
+
 def _said_whole(question: str, s: st.Structure, taken: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
-    """``(phrase, span)`` of each key or field value of the first records, five words or more, that the question
-    says whole ("sspaddmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2) -> Tensor"), longest first: one
-    key, where its words of four make keys of records that only begin alike."""
+    """``(phrase, span)`` of each key or field value of the first records, five words or more, or two and the
+    signs of a formula (``(CR? LF)+``: its brackets and operators are no word's), that the question says whole
+    ("sspaddmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2) -> Tensor"), longest first: one key, where its
+    words of four make keys of records that only begin alike."""
     asked = question.casefold()
     values = {
-        v.strip() for r in s.records[:5000] for v in [r.key, *(v for _, v in r.fields)] if v and 12 <= len(v) <= 300
+        v.strip() for r in s.records[:5000] for v in [r.key, *(v for _, v in r.fields)] if v and 6 <= len(v) <= 300
     }
     said = sorted((v for v in values if v.casefold() in asked), key=len, reverse=True)
     out: list[tuple[str, tuple[int, int]]] = []
     for phrase in said:
-        if len(wordmatch.WORD_TOKEN.findall(phrase)) < 5:
+        words = len(wordmatch.WORD_TOKEN.findall(phrase))
+        if (words < 5 and not (words >= 2 and _FORMULA.search(phrase))) or (len(phrase) < 12 and words >= 5):
             continue
         start = asked.index(phrase.casefold())
         span = (start, start + len(phrase))
@@ -138,6 +144,10 @@ def _names_file(question: str, phrase: str) -> bool:
     if not FILE_NAME.fullmatch(phrase):
         return False
     return re.search(rf"\b(?:in|from|of)\s+(?:the\s+)?(?:[\w'-]+\s+){{0,5}}{re.escape(phrase)}", question) is not None
+
+
+_SAYS_VALUE = frozenset({"value", "values", "equals", "to", "is"})
+"""Words after which a lone digit is a value said ("has the value 6", "set to 3"), though stop words."""
 
 
 def question_keys(book: Any, var: str) -> list[Key]:
@@ -244,7 +254,10 @@ def question_keys(book: Any, var: str) -> list[Key]:
             if colon and rest.strip() and head.strip().casefold() in named_cf:
                 phrase = rest.strip()  # "Priority: required" names the field and the value: the value is key
             letter = len(phrase) < 2  # "the key J", "to a capital E", "the character ß": a whole key or value
-            numbered = phrase.isdigit() and i > 0 and tokens[i - 1].group().casefold() not in STOP  # "section 7"
+            before_word = tokens[i - 1].group().casefold() if i > 0 else ""  # "section 7", "the value 6"
+            numbered = (
+                phrase.isdigit() and bool(before_word) and (before_word not in STOP or before_word in _SAYS_VALUE)
+            )
             if letter and not (first.start() and (one_letter(phrase) or numbered)):
                 continue
             if n == 1 and ID_LIKE.search(phrase) and not wordmatch.in_text(phrase, folded):
@@ -300,7 +313,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
         usable = [k for k in usable if k.is_key or k.is_value or k.records <= 3]
     beyond.sort(key=lambda k: (not ID_LIKE.search(k.text), " " not in k.text))  # IDs, phrases, then words
     strong = [k for k in usable if k.is_key or k.is_value]  # a record named in the head comes first; then
-    ordered = strong + beyond[:2] + usable[len(strong) :]  # what only the tail holds, before loose words
+    # what only the tail holds, before loose words (a value many records hold, "C", sorts after a word few hold)
+    ordered = strong + beyond[:2] + [k for k in usable if k not in strong]
     if "count" not in book.cues and any(ID_LIKE.search(k.text) for k in beyond):
         ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys
     if absent and absent[0].text in quoted_absent:  # "does it document a '-X perf' option?": the quote is asked

@@ -129,9 +129,9 @@ class Record(KindBase):
         specific, why_rec = _specific(key, book, var), _why(key, book, var)
         out = []
         said = " ".join(key.text.casefold().split()) if key is not None else None
-        numeric = [f for f, v in result.fields if INT_RX.match(v.strip())]
         # a record's own values: not where it sits (a literal's block)
         own = [(f, v) for f, v in result.fields if f not in CONTEXT_FIELDS] or list(result.fields)
+        numeric = [f for f, v in own if INT_RX.match(v.strip())]
         if any(f in book.fields.get(var, []) for f, _ in result.fields if f in CONTEXT_FIELDS):
             own = list(result.fields)  # the question names the block: it is one of the values asked among
         apart = bool(result.key) and all(norm(v) != norm(result.key) for _, v in own)
@@ -238,10 +238,12 @@ class Field(KindBase):
         if key.hop and book.structs[var].kind == "assignments" and _own_named(book, var, key.text):
             fields = [key.text] + [f for f in fields if f != key.text]  # an alias's target: a setting's value is its
             # one field, named as its key (<COMP> = 135); a Makefile rule's is no setting
+        lacks = _one_record_lacks(book, var, key)
         return [
             read("field", f"I will read the {f} of {key.text!r}.", "field_of", var, key.text, f)
             for f in fields
             if not book.field_is_key(var, key, f)  # the key is this field's value: reading it repeats the question
+            and not lacks(f)
         ]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -278,6 +280,15 @@ class Field(KindBase):
             return as_asked(book, move.var, key, whole)  # "${base}/bin": as written, and what it stands for
         line = Candidate(first, f"{field} (first line)", whole.supported, whole.why)  # a package's short description
         return [line, whole] if set(st.words(book.text_q.casefold())) & set(FIRST_LINE) else [whole, line]
+
+
+def _one_record_lacks(book: Any, var: str, key: Any) -> Any:
+    """For a key one record holds: whether that record lacks a field (reading it prints None: a grammar's rules,
+    each its own field, ``NEWLINE: (CR? LF)+`` holds no field ``CR``); for any other key, never."""
+    record = lookup.record_of(book.texts[var], key.text) if key.records == 1 else None
+    if not isinstance(record, st.Record):
+        return lambda f: False
+    return lambda f: record.get(f) is None
 
 
 def _own_named(book: Any, var: str, key: str) -> bool:

@@ -126,6 +126,10 @@ def is_stop_value(word: str, hits: list[st.Record]) -> bool:
 _FLAG = re.compile(r"(?<![\w-])[-+]{1,2}\w[\w.-]*")  # a command-line flag: -t, --dry-run, +toolchain
 
 
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_QUOTED_LIST = re.compile(rf"\s*(?:{_QUOTED.pattern})(?:\s*,\s*(?:{_QUOTED.pattern}))+\s*")
+
+
 def make_key(phrase: str, hits: list[st.Record]) -> Key:
     """A phrase of the question found in ``hits``: is it a record's key, a field's whole value? A flag is the
     key of the record keyed by the flags it is one of (a manual's ``-t or --list``, ``-v, --verbose``)."""
@@ -135,9 +139,11 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     is_key = is_key or any(r.get("block") and norm(f"{r.get('block')}.{r.key}") == said for r in hits)  # a table's path
     is_value = any(
         said in (norm(v), norm(v.split("\n", 1)[0]), norm(unquote(v.strip())), norm(v).removesuffix("."))
+        or (v.count(",") and _QUOTED_LIST.fullmatch(v) and said in {norm(q[1:-1]) for q in _QUOTED.findall(v)})
         for r in hits
         for _, v in r.fields
-    )  # a value's first line: a stanza's synopsis; 'break' quoted; a sentence: "Creates the archive."
+    )  # a value's first line: a stanza's synopsis; 'break' quoted; a sentence: "Creates the archive."; an item of
+    # quoted strings listed ('MODULE_PATHNAME', 'accept_weak_input')
     return Key(phrase, len(hits), is_key, is_value)
 
 

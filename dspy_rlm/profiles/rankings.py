@@ -16,6 +16,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_scopes
+from dspy_rlm.profiles.rankcheck import odd_row, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
@@ -207,36 +208,10 @@ class MostCommon(KindBase):
         sole = ranked_fields(book, move.var, False) == [field]
         unnamed = not asked and names_no_column(s.field_names) and not keyed and not blocks and sole
         why = "ranked" if asked or unnamed else "ranked a field the question does not name"
-        if unnamed and _tied(s, field):  # no name vouches for the column: its winner must be clear
+        if unnamed and tied(s, field):  # no name vouches for the column: its winner must be clear
             unnamed, why = False, "the most common value of a column no name vouches for is tied with another"
         asked = asked or unnamed
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
-
-
-_MISSING = re.compile(r":\w+:|[-\u2013\u2014?*]+|n/?a|none|null|tbd|unknown", re.IGNORECASE)
-
-
-def _odd_row(s: st.Structure, record: st.Record) -> bool:
-    """Whether two or more of the record's values are not of their column's kind -- a number where nine in ten
-    of the column's values are none, or the reverse: a header or summary line read as a row (iris.csv's first
-    line of counts and class names outranks every measurement)."""
-    rows = s.records[:2000]
-    odd = 0
-    for f, v in record.fields:
-        values = [x.strip() for x in (r.get(f) for r in rows) if x and x.strip()]
-        if len(values) < 10 or not v.strip() or _MISSING.fullmatch(v.strip()):  # ":skull:", "n/a": no value
-            continue
-        share = sum(bool(FLOAT_RX.match(x)) for x in values) / len(values)
-        number = bool(FLOAT_RX.match(v.strip()))
-        odd += (share >= 0.9 and not number) or (share <= 0.1 and number)
-    return odd >= 2
-
-
-def _tied(s: st.Structure, field: str) -> bool:
-    """Whether two values of ``field`` share the highest count (as :func:`superlatives.most_common` counts them): the
-    first seen wins there, so the answer is a toss."""
-    top = superlatives.value_counts(s, field).most_common(2)
-    return len(top) == 2 and top[0][1] == top[1][1]
 
 
 def qualified(book: Any, fields: list[str]) -> str | None:
@@ -331,10 +306,14 @@ class Extreme(KindBase):
         dates = [f for f in rankable if _dates(book, move.var, f)]
         asked = asked or (bool(TEMPORAL.search(book.text_q)) and dates == [field])  # "the oldest version": by date
         s = book.structs[move.var]  # no header row (or NAME value lines: #define's): its one numeric
-        headerless = names_no_column(s.field_names) or (s.kind == "keywords" and set(s.field_names) <= _KEYWORD_FIELDS)
+        headerless = names_no_column(s.field_names) or (
+            s.kind == "keywords" and set(s.field_names) - CONTEXT_FIELDS <= _KEYWORD_FIELDS
+        )
         # column, where it is no key (a range keying "0000..007F; Basic Latin" names a block)
         # -- unless the ranking counts things ("the largest number of aliases": no column says how many)
-        asked = asked or (headerless and not own and rankable == [field] and not COUNTED.search(book.text_q))
+        asked = asked or (
+            headerless and not own and rankable == [field] and field != "comment" and not COUNTED.search(book.text_q)
+        )  # a comment's number ("2048 x i32 vector value") is a note's, not the record's value
         # within a block the question names and no field: the one field there that ranks ("which of the
         # AccessPermission flags has the highest value" of an enum's NAME = number members)
         asked = asked or (place is not None and not own and not names and rankable == [field])
@@ -345,7 +324,7 @@ class Extreme(KindBase):
         rank_named = [f for f in rankable if f in names and not (keyed and keyed.get(f) == keyed.key)]
         if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:
             asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"
-        if asked and isinstance(record, st.Record) and _odd_row(book.structs[move.var], record):
+        if asked and isinstance(record, st.Record) and odd_row(book.structs[move.var], record):
             asked, why_rank = False, "the top row is unlike the others (a header or a summary line?)"
         fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]
         said = [f for f, v in fields if f in names and v != result[0] and not said_within(book, f, field)]

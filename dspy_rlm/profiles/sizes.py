@@ -225,7 +225,29 @@ class CountItems(KindBase):
             # entries are under the FSFULLR license?": a License paragraph is keyed FSFULLR, and 9 stanzas name it
         elif result < 2:
             why = "the part lists no items"
+        elif narrowing := _narrowing(book, move):
+            why = f"the question's {narrowing!r} is in some of the items only: the count may be of those"
         return [Candidate(str(result), "count", why == "counted the items the part lists", why)]
+
+
+_NAME_PART = re.compile(r"/|^[-.]|[-_./]$")
+"""A part of an item's name: a path (``lib/internal/crypto``), a suffix (``-preview``) or a prefix (``py-``)."""
+
+
+def _narrowing(book: Any, move: Move) -> str | None:
+    """A key phrase of the question shaped as a part of a name (not the part's name) that some of the items counted
+    hold and some do not ("how many files under lib/internal/crypto/ are listed in node_library_files"): a subset
+    is counted."""
+    listed = items._listed("items_of", book.texts[move.var], *move.args)
+    if not isinstance(listed, list) or len(listed) < 2:
+        return None
+    for k in book.keys.get(move.var, []):
+        if k.is_key or k.is_value or not _NAME_PART.search(k.text) or norm(k.text) in {norm(str(a)) for a in move.args}:
+            continue  # a record's name ("npm's devDependencies"), a word ("JavaScript"): no part of an item's name
+        held = sum(1 for i in listed if k.text.casefold() in i.casefold())
+        if 0 < held < len(listed):
+            return k.text
+    return None
 
 
 RECURS = tuple(c for c in CUES["most_common"] if not c.startswith("by "))

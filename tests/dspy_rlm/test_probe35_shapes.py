@@ -91,5 +91,6 @@ def test_a_cell_written_as_a_reference_link_answers_with_its_text():
 
 
 def test_a_reverse_lookup_by_a_linked_name_gives_the_record_not_the_name():
-    # the phrase read by stays as written (its text is no answer to a reverse lookup), and nothing supports it
-    assert ask_scripted("Which crew does Ada Brink lead?", _CREWS) == ("[Ada Brink][abrink]", "extracted")
+    # the phrase read by is no answer to a reverse lookup, and nothing supports it (stop 85: the record's key is
+    # read, no field its one record lacks, and extracted)
+    assert ask_scripted("Which crew does Ada Brink lead?", _CREWS) == ("Pilotage", "extracted")
