@@ -10,7 +10,7 @@ import hashlib
 import random
 from typing import Any
 
-from benchmarks.corpus import grammar, listings, registries, rosters, tallies
+from benchmarks.corpus import grammar, limits, listings, registries, rosters, tallies
 from benchmarks.corpus.facts import Quota, table_facts
 from benchmarks.corpus.generated import generated_table
 from benchmarks.corpus.manifest import TEST, TRAIN, RealFile
@@ -23,6 +23,7 @@ LISTING_FILES = 60
 ROSTER_FILES = 60
 TALLY_FILES = 60
 REGISTRY_FILES = 40
+LIMIT_FILES = 60
 
 
 def _question(qid: str, source: str, split: str, fact: Fact, family: str, text: str) -> Question:
@@ -96,6 +97,7 @@ def build(
     roster_files: int = ROSTER_FILES,
     tally_files: int = TALLY_FILES,
     registry_files: int = REGISTRY_FILES,
+    limit_files: int = LIMIT_FILES,
 ) -> Dataset:
     """Every question of ``split`` (``train`` or ``test``); a real file missing here is noted, not fatal."""
     if split not in ("train", "test"):
@@ -116,11 +118,13 @@ def build(
             data.questions.extend(questions)
         # settings that list items (how many a setting lists), records listing items under one setting (which
         # lists the most), whole-file tallies (how many records, how many have a field) and registries (how many
-        # entries a section holds, which holds the most): training only
+        # entries a section holds, which holds the most) and limits (which setting of a section is set highest):
+        # training only
         makers = (("list", "listing", listings.listing_file, listings.phrase, listings_files),
                   ("roster", "roster", rosters.roster_file, rosters.phrase, roster_files),
                   ("tally", "tally", tallies.tally_file, tallies.phrase, tally_files),
-                  ("registry", "registry", registries.registry_file, registries.phrase, registry_files))  # fmt: skip
+                  ("registry", "registry", registries.registry_file, registries.phrase, registry_files),
+                  ("limits", "limits", limits.limits_file, limits.phrase, limit_files))  # fmt: skip
         for prefix, seeded, make, phrase, count in makers:
             for i in range(count):
                 rng = random.Random(f"{seed}:{seeded}:{i}")

@@ -3,7 +3,8 @@ names set above the columns they name (pg_hba.conf's ``# TYPE  DATABASE  USER  A
 among the rows). A row's words go to the column they stand under, so a cell left empty (a ``local`` rule has no
 ADDRESS) leaves the next word in its own column instead of shifting it left.
 
-Also: which column keys a table of a code and its name (:func:`named_second`).
+Also: a header written as the comment line above the rows (:func:`comment_header`), which column keys a table of
+a code and its name (:func:`named_second`), and whether a first line is no row of data (:func:`preamble_row`).
 
 Stdlib-only: :func:`dspy_rlm.library.helpers.standalone_source` inlines this file into foreign interpreters.
 """
@@ -71,3 +72,50 @@ def named_second(raws: list[Any]) -> bool:
     names = [p[1] for p in pairs]
     codes = all(_CODE_CELL.fullmatch(p[0]) for p in pairs)
     return codes and len(set(names)) == len(names) and not any(_NUMBER_NAME.fullmatch(n) for n in names)
+
+
+_FIGURE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def preamble_row(rows: list[list[str]]) -> bool:
+    """Whether the first of ``rows`` (each a line's cells) is no row of data: two or more of its cells are of
+    another kind than nine in ten of their column's cells below (a number over words, or a word over numbers),
+    and ten rows or more follow -- a line of counts and class names over measurements (``150,4,setosa,...``)."""
+    first, later = rows[0], rows[1:2001]
+    if len(later) < 10:
+        return False
+    odd = 0
+    for k, cell in enumerate(first):
+        below = [r[k].strip() for r in later if len(r) > k and r[k].strip()]
+        if len(below) < 10 or not cell.strip():
+            continue
+        share = sum(bool(_FIGURE.fullmatch(v)) for v in below) / len(below)
+        number = bool(_FIGURE.fullmatch(cell.strip()))
+        odd += (share >= 0.9 and not number) or (share <= 0.1 and number)
+    return odd >= 2
+
+
+def comment_header(lines: list[str], first: int, width: int, split: Any) -> list[str] | None:
+    """A header written as the last comment line before the data (``#codes<TAB>coordinates<TAB>TZ``), its cells
+    split by ``split``; tabs that align (``TZ<TAB><TAB><TAB>comments``) leave no empty name."""
+    j = first - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    if j < 0 or not lines[j].lstrip().startswith(("#", ";")):
+        return None
+    cells = split(lines[j].strip().lstrip("#;").strip())
+    for names in (cells, [c for c in cells if c.strip()]):
+        fits = len(names) >= 2 and width - 1 <= len(names) <= width + 1 and len(set(names)) == len(names)
+        if fits and all(_name_cell(c) for c in names):
+            return names
+    return None
+
+
+_DATA_IN_CELL = re.compile(r"\w{1,20}: |\b(?=[0-9A-F]*\d)[0-9A-F]{4,}|\d{3,}")
+"""What a column name does not hold: a ``label: value`` or a long number (``# @missing: 0000..10FFFF; No_Block``
+is a comment that says a default row, not the columns' names)."""
+
+
+def _name_cell(cell: str) -> bool:
+    named = bool(cell) and any(c.isalnum() for c in cell)  # "#### AFRICA ####": a banner, no column's name
+    return named and len(cell) <= 60 and not _NUMBER_NAME.fullmatch(cell) and not _DATA_IN_CELL.search(cell)

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from dspy_rlm.library.columnformat import header_columns, named_second
+from dspy_rlm.library.columnformat import comment_header, header_columns, named_second, preamble_row
 from dspy_rlm.library.textkit import split_outside
 
 Raw = tuple[int, int, list[tuple[str, str]], str, Any]
@@ -212,28 +212,6 @@ def _header_like(cells: list[str]) -> bool:
     )
 
 
-def _comment_header(lines: list[str], first: int, width: int, split: Any) -> list[str] | None:
-    """A header written as the last comment line before the data (``#codes<TAB>coordinates<TAB>TZ``)."""
-    j = first - 1
-    while j >= 0 and not lines[j].strip():
-        j -= 1
-    if j < 0 or not is_comment(lines[j]):
-        return None
-    cells = split(lines[j].strip().lstrip("#;").strip())
-    fits = len(cells) >= 2 and width - 1 <= len(cells) <= width + 1 and len(set(cells)) == len(cells)
-    return cells if fits and all(_name_cell(c) for c in cells) else None
-
-
-_DATA_IN_CELL = re.compile(r"\w{1,20}: |\b(?=[0-9A-F]*\d)[0-9A-F]{4,}|\d{3,}")
-"""What a column name does not hold: a ``label: value`` or a long number (``# @missing: 0000..10FFFF; No_Block``
-is a comment that says a default row, not the columns' names)."""
-
-
-def _name_cell(cell: str) -> bool:
-    named = bool(cell) and any(c.isalnum() for c in cell)  # "#### AFRICA ####": a banner, no column's name
-    return named and len(cell) <= 60 and not NUMBER_CELL.fullmatch(cell) and not _DATA_IN_CELL.search(cell)
-
-
 def _unique(names: list[str]) -> list[str]:
     seen: Counter = Counter()
     out = []
@@ -250,9 +228,11 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     widths = Counter(len(_cells(lines[i], delim)) for i in data[:400])
     width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
     first_cells = _cells(lines[data[0]], delim)
-    header = _comment_header(lines, data[0], width, lambda s: _cells(s, delim))
+    header = comment_header(lines, data[0], width, lambda s: _cells(s, delim))
     if header is None and _header_like(first_cells) and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
+    elif header is None and preamble_row([_cells(lines[i], delim) for i in data[:2001]]):
+        data = data[1:]  # a first line of counts and names over rows of measurements: no row
     rows = [(i, lines[i]) for i in data]
     raws, names = _table_records(rows, header, width, lambda s: _cells(s, delim))
     if header is None and named_second(raws):  # "0x40<TAB>CS2": a code, then the name it is given
@@ -382,7 +362,7 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     counts = sorted(len(sep.split(part.strip())) for _, part in rows[:2000])
     width = max(2, counts[int(len(counts) * 0.9)])
     first = rows[0][0]
-    header = _comment_header(lines, first, width, lambda s: [c for c in sep.split(s) if c])
+    header = comment_header(lines, first, width, lambda s: [c for c in sep.split(s) if c])
     if header is None and any(is_comment(lines[j]) for j in range(first)):
         k = next(j for j in range(first - 1, -1, -1) if is_comment(lines[j]))
         cells = lines[k].strip().lstrip("#").split()

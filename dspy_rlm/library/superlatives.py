@@ -152,6 +152,61 @@ def min_of(var: Any, field: Any, by: Any = "number", within: Any = None) -> KeyV
     return _extreme("min_of", var, field, min, by, within)
 
 
+def max_field(var: Any, record: Any = None) -> KeyValue | Nothing:
+    """The record's setting with the largest number (record=None: any record's): NAME: VALUE.
+
+    A record's fields are its settings ("which limit under [tool.pylint] is set highest?"); record names the
+    record as record_of finds it. Only values written as a bare number rank (a quoted '1.24' is a string); .record
+    is the record the setting is in.
+    """
+    return _field_extreme("max_field", var, record, max)
+
+
+def min_field(var: Any, record: Any = None) -> KeyValue | Nothing:
+    """As max_field, the smallest."""
+    return _field_extreme("min_field", var, record, min)
+
+
+def _field_extreme(fn: str, var: Any, record: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
+    s = _structure(fn, var)
+    found: list[Record] = list(s.records)
+    named: Record | None = None
+    if record is not None:
+        got = record_of(var, _check_word(fn, record, "record"))
+        if not isinstance(got, Record):
+            return Nothing(f"no record matches {record!r}")
+        named = got
+        found = [named, *(r for r in s.records if named.key and _set_under(r, named))]  # TOML's dotted keys
+    values = [
+        (v, (_setting_name(f, r, named), v, r))
+        for r in found
+        for f, v in r.fields
+        if f not in _PLACE_FIELDS and _BARE_NUMBER.fullmatch(v.strip()) and not _quoted(r, v.strip())
+    ]
+    scored = _numbered(values)
+    if len(scored) < 2:
+        return Nothing("fewer than two settings hold a number: nothing is ranked")
+    _, (name, value, best) = pick(scored, key=lambda pair: pair[0])
+    return KeyValue(name, value, best)
+
+
+def _table_path(record: Record) -> str:
+    """A record's key with the block it sits in (``tool.lint`` + ``limits``): a TOML table's whole name."""
+    block = record.get("block")
+    return f"{block}.{record.key}" if block else record.key
+
+
+def _set_under(record: Record, named: Record) -> bool:
+    return record is not named and record.key.startswith(_table_path(named) + ".")
+
+
+def _setting_name(name: str, record: Record, named: Record | None) -> str:
+    """A setting's name as written under the record asked: ``inner.depth`` of ``[tool.lint.limits]``'s subtable."""
+    if named is None or not _set_under(record, named):
+        return name
+    return f"{record.key[len(_table_path(named)) + 1 :]}.{name}"
+
+
 def key_of(var: Any, value: Any, within: Any = None) -> str | None:
     """The key of the record holding value in a field, else None.
 
@@ -170,5 +225,7 @@ def key_of(var: Any, value: Any, within: Any = None) -> str | None:
 
 
 _ORDER = (structure, records, fields, record_of, field_of, count_records, count_where, count_if, most_common, max_of)
-STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (*_ORDER, min_of, exists, key_of)}
+STRUCTURE_HELPERS: dict[str, Callable[..., Any]] = {
+    f.__name__: f for f in (*_ORDER, min_of, max_field, min_field, exists, key_of)
+}
 """The structure helpers in the order the model reads their docs."""

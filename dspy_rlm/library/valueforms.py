@@ -51,7 +51,17 @@ def _year(value: str) -> int | None:
 
 
 def _numbered(values: list[tuple[str, Any]]) -> list[tuple[float, Any]]:
+    """Each value's number (:func:`_number`); a column of bare hex codes (``0800``, ``86DD``, ``A0ED``: every value
+    two hex digits or more, a tenth of them with a letter, half of them opening with a digit) read in hex."""
+    bare = [v.strip() for v, _ in values]
+    hexed = len(bare) >= 3 and all(_BARE_HEX.fullmatch(v) for v in bare)
+    lettered = sum(not v.isdigit() for v in bare) * 10 >= len(bare)
+    if hexed and lettered and sum(v[:1].isdigit() for v in bare) * 2 >= len(bare):
+        return [(float(int(v, 16)), r) for v, (_, r) in zip(bare, values, strict=True)]
     return [(n, r) for v, r in values if (n := _number(v)) is not None]
+
+
+_BARE_HEX = re.compile(r"[0-9A-Fa-f]{2,16}")
 
 
 def _strptime(value: str, form: str) -> datetime | None:

@@ -143,7 +143,24 @@ class _XmlWalk:
             if names & {n for n, _ in item[2]}
         ]
         extra += self._same_shape(at, found)
+        if kin := self._same_kind(at, found):  # each record says its element where two kinds are read
+            found = [(a, b, [*attrs, ("element", at[0])], leaves, text, up) for a, b, attrs, leaves, text, up in found]
+            extra += kin
         return sorted(found + extra, key=lambda item: (item[0], item[1])) if extra else found
+
+    def _same_kind(self, at: tuple[str, int], found: list[_XmlItem]) -> list[_XmlItem]:
+        """The elements of another tag beside the records (the same parent, the same depth) holding half or more of
+        the records' attribute names, two at least (iso_4217's ``<historic_iso_4217_entry>`` beside its
+        ``<iso_4217_entry>``): records too, each with its tag as the field ``element``."""
+        names = {n for item in found for n, _ in item[2]}
+        out: list[_XmlItem] = []
+        for (tag, depth), items in self.groups.items():
+            if tag == at[0] or depth != at[1] or self.parent.get((tag, depth)) != self.parent.get(at) or len(items) < 2:
+                continue
+            shared = names & {n for item in items for n, _ in item[2]}
+            if len(shared) >= 2 and len(shared) * 2 >= len(names):
+                out += [(a, b, [*attrs, ("element", tag)], leaves, text, up) for a, b, attrs, leaves, text, up in items]
+        return out
 
     def _same_shape(self, at: tuple[str, int], found: list[_XmlItem]) -> list[_XmlItem]:
         """The elements of other tags, of no attributes as the records, that hold the two or more leaves (nested

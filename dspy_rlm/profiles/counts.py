@@ -86,7 +86,19 @@ class CountWhere(KindBase):
             ok, why = False, "other values of the field hold it as a word"
         if ok and key is not None and move.args[0] in CONTEXT_FIELDS and _blocks_apart(book, move.var, key.text):
             ok, why = False, "several blocks have that name: the count joins them"  # YAML's nested "mapping:"s
+        if ok and key is not None and _noun_of_all(book, move.var, key, result):
+            ok, why = False, "every record holds the noun counted: the question's condition is another phrase"
         return [Candidate(str(result), "count", ok, why)]
+
+
+def _noun_of_all(book: Any, var: str, key: Any, result: Any) -> bool:
+    """Whether ``key`` is the noun "how many" counts ("how many *lexers* live in the configs module?"), held by
+    every record (the block ``LEXERS`` they sit in), while another phrase of the question picks some records."""
+    total = len(book.structs[var].records)
+    said = {st.stem(w) for w in counted_nouns(st.words(book.text_q.casefold()))}
+    if result != total or not said or not {st.stem(w) for w in st.words(key.text.casefold())} <= said:
+        return False
+    return any(k.text != key.text and 0 < k.records < total for k in book.keys.get(var, []))
 
 
 def _blocks_apart(book: Any, var: str, name: str) -> bool:
@@ -138,6 +150,8 @@ class CountIf(KindBase):
             ok, why = False, "the question counts names, and a record counted holds several"
         if ok and field in CONTEXT_FIELDS and test == "part" and _blocks_apart(book, move.var, arg):
             ok, why = False, "several blocks have that name: the count joins them"
+        if ok and tested is not None and _noun_of_all(book, move.var, tested, result):
+            ok, why = False, "every record holds the noun counted: the question's condition is another phrase"
         return [Candidate(str(result), "count", ok, why)]
 
 

@@ -62,6 +62,10 @@ class Exists(KindBase):
                 return [Candidate(True, "answer", False, f"{key.text!r} holds {word!r} only negated")]
             if ok and (owner := _elsewhere(book, move.var, key, others)):  # "is Yu Gothic UI given sans-serif?"
                 return [Candidate(True, "answer", False, f"the record {owner!r} names does not hold it")]
+            if ok and (held := _held_unread(book, others)):  # "does ypbind have any aliases?": ypbind is listed
+                return [
+                    Candidate(True, "answer", False, f"the question asks whether it has {held!r}, no word of the data")
+                ]
         elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
             return [Candidate(False, "answer", False, "the word absent describes what is asked")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
@@ -140,3 +144,18 @@ def _elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
             if isinstance(record, st.Record) and not lookup._has(record, key.text):
                 return str(k.text)
     return None
+
+
+_HAS_ANY = re.compile(
+    r"\b(?:have|has|had|list|lists|carry|carries|define|defines|declare|declares)\s+(?:any|an?|some)\s+"
+    r"([\w-]+)(?:\s+([\w-]+))?",
+    re.IGNORECASE,
+)
+
+
+def _held_unread(book: Any, others: list[Any]) -> str | None:
+    """The thing a yes/no question asks a record to have ("does ypbind have any *aliases*?"), where the data holds
+    that word nowhere: the record exists, and whether it has such a thing is not what was read."""
+    m = _HAS_ANY.search(book.text_q)
+    nouns = {w.casefold() for w in (m.groups() if m else ()) if w}
+    return next((k.text for k in others if k.records == 0 and k.text.casefold() in nouns), None)

@@ -33,6 +33,8 @@ from dspy_rlm.profiles.vocabulary import ABBREVIATED, IDIOMS, NAME_NOUNS, PREDIC
 
 __all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "fields_said", "question_keys", "unheld_identifier"]
 
+_TABLE_AFTER = re.compile(r"\s+tables?\b", re.IGNORECASE)
+
 MAX_KEYS = 6
 """At most this many question phrases are offered as keys."""
 MAX_KEY_RECORDS = 50
@@ -86,6 +88,21 @@ def fields_said(question: str, s: st.Structure) -> dict[tuple[int, int], str]:
 
 
 _PIECE = re.compile(r"[^\W_]+")
+
+
+def _initials_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[int, int]]:
+    """Spans of two or three words whose initials are a field's whole upper-case name ("time zone" for ``TZ``)."""
+    names = {f for f in s.field_names[:200] if 2 <= len(f) <= 3 and f.isalpha() and f.isupper()}
+    out = []
+    for n in (2, 3) if names else ():
+        for i in range(len(tokens) - n + 1):
+            run = [t.group() for t in tokens[i : i + n]]
+            if (
+                all(w[:1].isalpha() and w.casefold() not in STOP for w in run)
+                and "".join(w[0] for w in run).upper() in names
+            ):
+                out.append((tokens[i].start(), tokens[i + n - 1].end()))
+    return out
 
 
 def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int, int], str]:
@@ -171,6 +188,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
     subject = subject_span(book.text_q)  # "does the stylesheet have ...": what holds the thing asked about
     idioms = [m.span() for m in IDIOMS.finditer(book.text_q)]  # "by default": no key phrase
     field_said = _field_said(tokens, s)  # "the italic angle": a word of it keys no record lacking that field
+    initials = _initials_said(tokens, s)
     for m in QUOTED.finditer(book.text_q):  # a quoted phrase is one key, however long
         phrase = quoted_text(m).strip()
         hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
@@ -224,8 +242,15 @@ def question_keys(book: Any, var: str) -> list[Key]:
             if (n == 1 and last.end() in data_nouns) or any(a < last.end() and first.start() < b for a, b in idioms):
                 continue
             described = any(a <= first.start() and last.end() <= b for a, b in data_spans)
-            if described and not any(ID_LIKE.search(w) for w in words):
-                continue  # the file's kind, in plain words ("tox"), is no record's key
+            # the file's kind, in plain words ("tox"), is no record's key -- unless a record is keyed by it whole
+            # and the word after it is "table" (TOML's tables: "of the delzar table"; "this tox file" is the file)
+            keyed_by = (
+                _TABLE_AFTER.match(book.text_q, last.end()) is not None
+                and len(s.records) > 1
+                and s.key_counts.get(book.text_q[first.start() : last.end()], 0) > 0
+            )
+            if described and not keyed_by and not any(ID_LIKE.search(w) for w in words):
+                continue
             if (is_stop(words[0]) or is_stop(words[-1])) and not (stop_word and may_be_value(words[0])) and not flag:
                 continue
             only_field_words = all(
@@ -290,6 +315,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 continue
             if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
                 continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
+            if any(a <= first.start() and last.end() <= b for a, b in initials) and not made.is_key:
+                continue  # "time zone" says the field TZ by its initials: its words key no record
             if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word:
                 continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
             said = [f for (a, b), f in field_said.items() if a <= start and end <= b and (a, b) != (start, end)]

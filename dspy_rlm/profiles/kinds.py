@@ -26,6 +26,7 @@ from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf,
 from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
+from dspy_rlm.profiles.listed import nth_item
 from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import noted_section, possessed, rival_field, sole_holder
@@ -61,7 +62,7 @@ from dspy_rlm.profiles.said import (
     spelling_asked,
     stated_after_mark,
 )
-from dspy_rlm.profiles.setting_rank import SettingCommon, SettingCount, SettingExtreme
+from dspy_rlm.profiles.setting_rank import FieldExtreme, SettingCommon, SettingCount, SettingExtreme
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.value_doubts import VALUE_DOUBTS
@@ -275,11 +276,17 @@ class Field(KindBase):
         whole = Candidate(result, field, _specific(key, book, move.var), _why(key, book, move.var))
         if whole.supported and not agree(book, move.var, key, field, result):
             whole = Candidate(result, field, False, "records of the same key hold other values there")
+        if (item := nth_item(book.text_q, result)) is not None:  # "the first font listed under font.fantasy"
+            return [Candidate(item, f"{field} (an item)", whole.supported, whole.why), _one_item(whole)]
         first = result.strip().split("\n", 1)[0].strip()
         if "\n" not in result.strip() or not first:
             return as_asked(book, move.var, key, whole)  # "${base}/bin": as written, and what it stands for
         line = Candidate(first, f"{field} (first line)", whole.supported, whole.why)  # a package's short description
         return [line, whole] if set(st.words(book.text_q.casefold())) & set(FIRST_LINE) else [whole, line]
+
+
+def _one_item(whole: Candidate) -> Candidate:
+    return Candidate(whole.value, whole.label, False, "the question asks for one item of the list")
 
 
 def _one_record_lacks(book: Any, var: str, key: Any) -> Any:
@@ -360,6 +367,8 @@ register(Extreme("max", "max_of", "largest"))
 register(Extreme("min", "min_of", "smallest"))
 register(SettingExtreme("max_setting", "max_of", "max", "largest"))
 register(SettingExtreme("min_setting", "min_of", "min", "smallest"))
+register(FieldExtreme("max_field", "max_field", "max", "largest"))
+register(FieldExtreme("min_field", "min_field", "min", "smallest"))
 register(SettingCount())
 register(SettingCommon())
 register(ByLength("max_length", "max_of", "longest", "max"))

@@ -2,7 +2,8 @@
 "release"]``: "which tag is on the most posts?" ranks the items the records list, each once a record,
 ``most_common(V, F, None, 'item')``, not the lists whole, which rarely repeat and are no one tag), and numbers
 written under one prefix (``v1`` ... ``v86``: a version numbered, ranked by its number); and a field the question
-names only by words of the field ranked (:func:`said_within`)."""
+names only by words of the field ranked (:func:`said_within`); and one item of a list asked by its place
+(:func:`nth_item`: "the *first* font listed under font.fantasy")."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from dspy_rlm.library.items import list_items
 from dspy_rlm.library.superlatives import item_counts, value_counts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import camel_parts, parts
+from dspy_rlm.profiles.vocabulary import ORDINALS
 
-__all__ = ["WHOLE_LISTS", "item_reads", "lists_items", "numbered_share", "said_within"]
+__all__ = ["WHOLE_LISTS", "item_reads", "lists_items", "nth_item", "numbered_share", "said_within"]
 
 WHOLE_LISTS = re.compile(r"\b(?:combinations?|sets?\s+of|lists?\s+of|pairs?\s+of|together)\b", re.IGNORECASE)
 """Words asking for a list as a whole ("which combination of tags is most common"), not one item of it."""
@@ -76,3 +78,23 @@ def said_within(book: Any, other: str, field: str) -> bool:
     ranked; "the earliest post" says ``posted_on`` and ``posted_by`` alike)."""
     mine, its = _word_stems(field) & book.q_stems, _word_stems(other) & book.q_stems
     return its <= mine and len(its) < len(mine)
+
+
+_NTH_ITEM = re.compile(
+    rf"\b({'|'.join(ORDINALS)})\s+(?!(?:column|line|row|field|word|character|letter|part)s?\b)[A-Za-z][\w-]*"
+    r"(?:\s+[A-Za-z][\w-]*)?\s+(?:listed|named|given|mentioned|in\s+the\s+list)\b",
+    re.IGNORECASE,
+)
+"""An item asked by its place in a list: "the *first font listed* under font.fantasy", "the *second alias
+named*" (a column, a line or a word by its place is asked elsewhere)."""
+
+
+def nth_item(question: str, value: str) -> str | None:
+    """The item of ``value`` (a list of two items or more, :func:`list_items`) the question asks by its place, else
+    None."""
+    m = _NTH_ITEM.search(question)
+    listed = list_items(value) if m else []
+    if m is None or len(listed) < 2:
+        return None
+    n = ORDINALS[m.group(1).casefold()]
+    return listed[n - 1] if 0 < n <= len(listed) else listed[-1] if n == -1 else None

@@ -204,7 +204,7 @@ def asks_holder(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | N
 
 
 COLUMN_AT = re.compile(
-    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)|({'|'.join(ORDINALS)}))\s+column\b|\bcolumns?\s+(?:no\.?\s*|#\s*)?(\d{{1,2}})\b",
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)|({'|'.join(ORDINALS)}))[\s-]+column\b|\bcolumns?\s+(?:no\.?\s*|#\s*)?(\d{{1,2}})\b",
     re.IGNORECASE,
 )
 """A column named by its place: "the 4th column", "the second column", "column 3", "column #2"."""

@@ -1,5 +1,6 @@
-"""Checks a ranking's winner must pass: a row unlike its column (a header or a summary line read as a row), and a
-tie for the top count (the first seen would win: a toss)."""
+"""Checks a ranking's winner must pass: a row unlike its column (a header or a summary line read as a row), a tie
+for the top count (the first seen would win: a toss), and a column whose values are each two signed numbers (which
+one ranks is a guess)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.candidates import FLOAT_RX
 
-__all__ = ["odd_row", "tied"]
+__all__ = ["odd_row", "several_numbers", "tied"]
 
 _MISSING = re.compile(r":\w+:|[-\u2013\u2014?*]+|n/?a|none|null|tbd|unknown", re.IGNORECASE)
 
@@ -35,3 +36,14 @@ def tied(s: st.Structure, field: str) -> bool:
     first seen wins there, so the answer is a toss."""
     top = superlatives.value_counts(s, field).most_common(2)
     return len(top) == 2 and top[0][1] == top[1][1]
+
+
+_TWO_NUMBERS = re.compile(r"[+-]\d+(?:\.\d+)?[+-]\d+(?:\.\d+)?")
+"""Two signed numbers glued in one value: a coordinate's latitude and longitude (ISO 6709's ``+394421-1045903``)."""
+
+
+def several_numbers(s: st.Structure, field: str) -> bool:
+    """Whether half or more of ``field``'s values are two signed numbers (:data:`_TWO_NUMBERS`): ranked by the
+    first, a coordinate's latitude beside its longitude, written to two precisions, is no answer."""
+    values = [v.strip() for r in s.records[:500] if (v := r.get(field))]
+    return bool(values) and sum(bool(_TWO_NUMBERS.fullmatch(v)) for v in values) * 2 >= len(values)

@@ -16,7 +16,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_scopes
-from dspy_rlm.profiles.rankcheck import odd_row, tied
+from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
@@ -326,6 +326,8 @@ class Extreme(KindBase):
             asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"
         if asked and isinstance(record, st.Record) and odd_row(book.structs[move.var], record):
             asked, why_rank = False, "the top row is unlike the others (a header or a summary line?)"
+        if asked and several_numbers(book.structs[move.var], field):  # "+7800+01600": latitude and longitude
+            asked, why_rank = False, "the field's values each hold two numbers: which one ranks is a guess"
         fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]
         said = [f for f, v in fields if f in names and v != result[0] and not said_within(book, f, field)]
         why_said = why_rank if len(said) <= 1 else "the question names several fields of the record"  # "the
@@ -341,6 +343,9 @@ class Extreme(KindBase):
         # a "price: 2392.00" line keyed by its field's own name: the key names no record (the product is elsewhere)
         own_name = norm(str(result[0])) == norm(field)
         why_key = "the record's key is the field's name" if own_name else why_rank if not said else "a field asked"
+        # a headerless table's first column of measures (iris.csv's 5.7): other rows share the key, it names none
+        if place is None and isinstance(record, st.Record) and s.key_counts.get(record.key, 0) > 1:
+            own_name, why_key = True, "other records share the record's key: it names none"
         ranked = [  # the record's key, unless the question asks for another of its fields
             Candidate(result[0], "key", asked and not value_asked and not said and not own_name, why_key),
             Candidate(result[1], f"{self.word} {field}", asked and value_asked, why_rank),

@@ -41,8 +41,8 @@ _READ_ORDER = {
         "count",
     ),
     "most_common": ("most_common_setting", "most_common", "most_items"),
-    "max": ("most_items", "max_length", "max", "max_setting"),
-    "min": ("fewest_items", "min_length", "min", "min_setting"),
+    "max": ("most_items", "max_length", "max", "max_setting", "max_field"),
+    "min": ("fewest_items", "min_length", "min", "min_setting", "min_field"),
 }
 _DEFAULT_ORDER = ("field", "key_of", "record", "search", "peek")
 

@@ -2,7 +2,10 @@
 where no field of a table says which value to read: "which setting has the largest value?" ranks each setting's
 own value (``max_of(V, '*')``), "how many components are marked unavailable?" counts the settings whose own value
 it is (``count_where(V, '*', 'unavailable')``), "which value is given most often?" counts them all
-(``most_common(V, '*')``). Read per field, each setting's own field held its one value: a count of 1."""
+(``most_common(V, '*')``). Read per field, each setting's own field held its one value: a count of 1. Where
+a record holds several settings (an INI section, a TOML table, a unit file's ``[Service]``), "which limit under
+[tool.pylint] is set highest?" ranks that record's own fields (``max_field(V, 'tool.pylint')``), and "which
+directive is set to the largest number?" every record's (``max_field(V)``)."""
 
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ from dspy_rlm.profiles.candidates import Candidate, key_and_value
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_patterns, name_scopes
+from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.vocabulary import COUNTED
 
-__all__ = ["SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
+__all__ = ["FieldExtreme", "SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
 
 
 def settings_file(book: Any, var: str) -> bool:
@@ -148,3 +152,62 @@ class SettingCommon(KindBase):
         if why == "ranked" and (len(top) < 2 or top[0][1] == top[1][1] or top[0][1] < 2):
             why = "no value is held by more settings than any other"
         return [Candidate(result, "most common value", why == "ranked", why)]
+
+
+_ROWS = frozenset({"table", "markdown_table", "jsonl", "lines", "prose"})
+"""Structures whose records share their fields: a ranking there is by one field across records (``max_of``)."""
+
+
+class FieldExtreme(KindBase):
+    """``max_field(V, KEY)`` / ``min_field(V, KEY)``: the setting of the record the question names whose number is
+    largest / smallest, and ``max_field(V)`` over every record's settings where it names none."""
+
+    per_key = False
+    every_record = True
+
+    def __init__(self, name: str, helper: str, cue: str, word: str) -> None:
+        self.name, self.helper, self.cue, self.word = name, helper, cue, word
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if self.cue not in book.offered or book.structs[var].kind in _ROWS or settings_file(book, var):
+            return []
+        said = f"I will find the setting with the {self.word} number"
+        scopes = [k.text for k in book.keys.get(var, []) if k.is_key] + [None]
+        return [  # where two settings or more hold a number (the host ranks them as the REPL would)
+            read(
+                self.name, f"{said} in {k!r}." if k else f"{said} in any record.", self.helper, var, *([k] if k else [])
+            )
+            for k in scopes
+            if self._ranks(book, var, k)
+        ]
+
+    def _ranks(self, book: Any, var: str, scope: str | None) -> bool:
+        memo = ("settings ranked", var, scope)
+        if memo not in book.memo:
+            found = superlatives.max_field(book.texts[var], scope) if scope else superlatives.max_field(book.texts[var])
+            book.memo[memo] = isinstance(found, tuple)
+        return bool(book.memo[memo])
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if not isinstance(result, tuple):
+            return []
+        record = getattr(result, "record", None)
+        s = book.structs[move.var]
+        scope = [record] if move.args and isinstance(record, st.Record) else list(s.records)
+        named = book.named_fields(move.var)
+        shared = [f for f in named if sum(r.get(f) is not None for r in s.records[:200]) > 1]
+        numbers = [lookup._number(v) for r in scope for f, v in r.fields if f not in lookup._PLACE_FIELDS]
+        why = "ranked"
+        if COUNTED.search(book.text_q):  # "the most entries": a count, not a setting's value
+            why = "the ranking counts things, not a setting's value"
+        elif shared:  # "which host has the largest port": that field, ranked across the records
+            why = "the question names a field the records share: the ranking is by it"
+        elif named and norm(str(result[0])) not in {norm(f) for f in named}:  # "which timeout is set highest"
+            why = "the question names settings this one is not among"
+        elif not move.args and any(k.is_key for k in book.keys.get(move.var, [])):
+            why = "the question names a record: its own settings are ranked"
+        elif numbers.count(lookup._number(str(result[1]))) > 1:
+            why = "another setting has the same number"
+        elif any(not keys_fitting([str(result[0])], g) for g in name_patterns(book.text_q)):
+            why = "the question names a pattern of names this setting's does not fit"
+        return key_and_value(result, f"{self.word} value", why == "ranked", why, book.answer_type)

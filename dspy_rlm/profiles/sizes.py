@@ -24,7 +24,7 @@ from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_nouns, counted_stems
 from dspy_rlm.profiles.rankings import counts_fields, ranked_noun
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
-from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, ITEM_NOUNS, STOP
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, COUNTED, CUES, HOLDING_VERBS, ITEM_NOUNS, STOP
 
 __all__ = [
     "CountItems",
@@ -358,12 +358,23 @@ class ItemsExtreme(_Ranking):
             why = "the question asks a value, not the name of a list"
         elif move.args[0] in book.structs[move.var].field_names and not _ranks_by(book, move.args[0]):
             why = "what the question counts is not the field's items"  # "the code shared by the most zones"
+        record = getattr(result, "record", None)  # "which job has the most OS runners": the job its matrix is in
+        if why == "ranked the lists by their items" and _one_list(book, move, record, str(result[0])):
+            why = "the record named holds one list: nothing is ranked"
         ok = why == "ranked the lists by their items"
         number = book.answer_type in (int, float)
-        record = getattr(result, "record", None)  # "which job has the most OS runners": the job its matrix is in
         named = owner(book.text_q, record) if isinstance(record, st.Record) else None
         return [
             *([Candidate(named, "block", ok and not number, why)] if named else []),
             Candidate(result[0], "key", ok and not number and not named, why),
             Candidate(result[1], f"{self.word} items", ok and number, why),
         ]
+
+
+def _one_list(book: Any, move: Move, record: Any, winner: str) -> bool:
+    """Whether ``most_items`` ranked the fields of one record (a record's key named, not a field) that has one field
+    of its own: ``value: 5`` of a ``'Modula2Lexer': (...)`` entry names no list among others."""
+    if not isinstance(record, st.Record) or move.args[0] in book.structs[move.var].field_names:
+        return False
+    own = [f for f, _ in record.fields if f not in CONTEXT_FIELDS]
+    return winner in own and len(own) < 2
