@@ -18,7 +18,7 @@ def test_demos_are_the_oracles_moves_on_training_questions_and_reproducible():
     kinds = by_kind(3, seed=28)
     assert {"lookup", "yes_no", "count"} <= set(kinds)
     assert all(
-        ex.qid.startswith(("gen", "ubuntu", "debian", "pygments", "language", "former", "mpl"))
+        ex.qid.startswith(("gen", "limits", "ubuntu", "debian", "pygments", "language", "former", "mpl"))
         for v in kinds.values()
         for ex in v
     )
