@@ -147,7 +147,7 @@ def _elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
 
 
 _HAS_ANY = re.compile(
-    r"\b(?:have|has|had|list|lists|carry|carries|define|defines|declare|declares)\s+(?:any|an?|some)\s+"
+    r"\b(?:have|has|had|list|lists|carry|carries|define|defines|declare|declares)\s+any\s+"
     r"([\w-]+)(?:\s+([\w-]+))?",
     re.IGNORECASE,
 )
