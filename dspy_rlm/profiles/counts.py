@@ -27,6 +27,7 @@ from dspy_rlm.profiles.conditions import (
     worded,
 )
 from dspy_rlm.profiles.kind_registry import KindBase
+from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import norm, parts, unit_after
@@ -217,32 +218,38 @@ class CountFlag(KindBase):
 
 class CountPresent(KindBase):
     """``count_if(V, F, 'present')`` for "how many entries carry a Documentation line?": the records that have a
-    field the question names, where other records lack it; supported only where the question names nothing else
-    the data holds, nor a test (else it counts something narrower)."""
+    field the question names, where other records lack it; with ``test='empty'`` (``count_empty``) the records
+    that lack a field the question names after a word of lacking ("how many posts have *no* tags?",
+    :func:`~dspy_rlm.profiles.lacking.lacked_fields`). Supported only where the question names nothing else only
+    some records hold, nor a test (else it counts something narrower)."""
 
-    name = "count_present"
     per_key = False
     every_record = True
+
+    def __init__(self, name: str = "count_present", test: str = "present") -> None:
+        self.name, self.test = name, test
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "count" not in book.offered:
             return []
-        return [
-            read("count_present", f"I will count the records that have a {f}.", "count_if", var, f, "present")
-            for f in _sparse(book, var)
-        ]
+        fields, having = (_sparse(book, var), "a") if self.test == "present" else (lacked_fields(book, var), "no")
+        said = "I will count the records that have {} {}."
+        return [read(self.name, said.format(having, f), "count_if", var, f, self.test) for f in fields]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, int):
             return []
-        # a phrase of the question found in the data ("a Homepage on example.org") or a test ("above 3") narrows it
-        field = str(move.args[0])
-        phrases = [k for k in book.keys.get(move.var, []) if norm(k.text.rstrip(":")) != norm(field)]  # not its name
+        # a phrase of the question found in the data ("a Homepage on example.org") or a test ("above 3") narrows it;
+        # not its name, nor a phrase every record holds ("blog" of blog posts)
+        field, total = str(move.args[0]), len(book.structs[move.var].records)
+        phrases = [k for k in book.keys.get(move.var, []) if norm(k.text.rstrip(":")) != norm(field)]
+        phrases = [k for k in phrases if k.records < total]
         opening = ("starts", field.casefold())  # "stanzas beginning with a Files: field": those that have it
         tests = [(t, a.rstrip(":").casefold()) for t, a in operands(book, move.var) if t != "key"]
         stated = bool(phrases) or any(test != opening for test in tests)
         ok = bool(result) and not stated
-        why = "counted the records that have it" if ok else "no record has it" if not result else "a value is stated"
+        why = "counted the records that have it" if self.test == "present" else "counted"
+        why = why if ok else "no record passes" if not result else "a value is stated"
         return [Candidate(str(result), "count", ok, why)]
 
 
@@ -259,6 +266,7 @@ def _sparse(book: Any, var: str) -> list[str]:
             f
             for f in dict.fromkeys(named)
             if (_had(book.text_q, f) or unit_after(book.text_q, f) or f in kinds)
+            and f not in lacked_fields(book, var)  # "have no tags": count_empty counts those
             and 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)
         ]
     return list(book.memo[memo])

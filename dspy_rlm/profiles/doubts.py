@@ -15,6 +15,7 @@ from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
 from dspy_rlm.profiles.keyfinder import unheld_identifier
+from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_patterns
 from dspy_rlm.profiles.naming import (
@@ -55,7 +56,17 @@ def _unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None
     if move.helper == "most_common" and len(move.args) == 2:  # "other than X": most_common(V, F, X) leaves X out
         return None
     unread = unread_test(book)
+    if move.kind == "count_empty" and unread in ("not", "never", "n't", "without"):  # "do not have a Homepage"
+        return None
     return f"no read tests the question's {unread!r}" if unread else None
+
+
+def _lacking_unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many blog posts have no tags?": a count of the posts holding "blog" counts them all
+    if not move.kind.startswith("count") or move.kind == "count_empty":
+        return None
+    lacked = lacked_fields(book, move.var)
+    return f"the question counts the records lacking {lacked[0]!r}; this count does not" if lacked else None
 
 
 def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -312,6 +323,7 @@ DOUBTS = (
     asks_holder,
     unparsed_name,
     unheld_identifier,
+    _lacking_unread,
     _test_unapplied,
     _other_condition,
     _unread,

@@ -16,7 +16,7 @@ from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
 from dspy_rlm.profiles.stated import absent_value, flag_answer, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, STOP, TRUE_FLAGS
 
 __all__ = ["Exists"]
 
@@ -62,6 +62,8 @@ class Exists(KindBase):
                 return [Candidate(True, "answer", False, f"{key.text!r} holds {word!r} only negated")]
             if ok and (owner := _elsewhere(book, move.var, key, others)):  # "is Yu Gothic UI given sans-serif?"
                 return [Candidate(True, "answer", False, f"the record {owner!r} names does not hold it")]
+            if ok and (beside := _named_beside(book, move.var, key)):  # "SQLITE_DB_PATH ... marked as a secret?"
+                return [Candidate(True, "answer", False, f"its line names {beside!r}, whose value was not read")]
             if ok and (held := _held_unread(book, others)):  # "does ypbind have any aliases?": ypbind is listed
                 return [
                     Candidate(True, "answer", False, f"the question asks whether it has {held!r}, no word of the data")
@@ -99,6 +101,9 @@ class Exists(KindBase):
             # nor a plain word beside a bound the question states ("is there any sample whose first column is above
             # 14.5?": "sample" is the asker's word for a row; the bound is what is asked)
             ok = ok and (asked_id or not any(t in BOUNDS for t, _ in operands(book, move.var)))
+            # nor where the question names a flag of the data ("does journald forward log messages to syslog?":
+            # ForwardToSyslog=yes is the setting asked; "journald" is the asker's name for the program configured)
+            ok = ok and (asked_id or not _flag_named(book, move.var))
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
@@ -159,3 +164,46 @@ def _held_unread(book: Any, others: list[Any]) -> str | None:
     m = _HAS_ANY.search(book.text_q)
     nouns = {w.casefold() for w in (m.groups() if m else ()) if w}
     return next((k.text for k in others if k.records == 0 and k.text.casefold() in nouns), None)
+
+
+def _named_beside(book: Any, var: str, key: Any) -> str | None:
+    """A word of the question, besides its key phrase, that a line holding the key (or one beside it at the same
+    indent) gives as a setting's name with a value of its own (``{"name": "SQLITE_DB_PATH", "secret": false}`` for
+    "is SQLITE_DB_PATH marked as a secret?"): the question asks what that setting says, not whether the key is
+    there. Else None."""
+    mine = {w.casefold() for w in st.words(key.text)}
+    asked = [
+        w
+        for w in dict.fromkeys(w.casefold() for w in st.words(book.text_q))
+        if len(w) > 2 and w not in mine and w not in STOP and w not in CUE_WORDS and not w.isdigit()
+    ]
+    if not asked:
+        return None
+    said = {w.casefold() for w in st.words(book.text_q)} - mine - STOP
+    text = book.texts[var].split("\n")
+    lines = []
+    for i in [i for i, ln in enumerate(text) if key.text in ln][:20]:  # and, nested, its siblings: the same
+        nested = _indent(text[i]) > 0  # object's lines (a stanza's lines at the margin are the record's own fields)
+        lines += [ln for ln in text[max(0, i - 3) : i + 4] if _indent(ln) == _indent(text[i])] if nested else [text[i]]
+    for w in asked:
+        rx = re.compile(rf"(?<![\w.-])[\"']?{re.escape(w)}s?[\"']?\s*[:=]\s*(?![:=])(\S.*)", re.IGNORECASE)
+        for line in lines:
+            m = rx.search(line)
+            # "name": "X" names the key itself, "Depends: libc, X" lists it: no other setting; and a value the
+            # question states ("an interval of 180": "interval": 180) is checked where it is stated
+            rest = m.group(1).casefold() if m else ""
+            if m and key.text.casefold() not in rest and not said & set(st.words(rest)):
+                return w
+    return None
+
+
+def _indent(line: str) -> int:
+    """Where a line's content starts, past spaces and a list's dash (``- name: X`` and ``  secret: no`` align)."""
+    return len(line) - len(line.lstrip(" -"))
+
+
+def _flag_named(book: Any, var: str) -> bool:
+    """Whether a field the question names holds a flag (``yes`` / ``no``, ``true`` / ``false``) in some record."""
+    flags = TRUE_FLAGS | FALSE_FLAGS
+    records = book.structs[var].records[:2000]
+    return any((r.get(f) or "").strip().casefold() in flags for f in book.fields.get(var, []) for r in records)

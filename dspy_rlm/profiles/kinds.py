@@ -359,6 +359,7 @@ for _kind in (
     CountAll(),
     CountFlag(),
     CountPresent(),
+    CountPresent("count_empty", "empty"),
     KeyOf(),
     MostCommon(),
 ):

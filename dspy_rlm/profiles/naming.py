@@ -143,7 +143,17 @@ def noted_section(book: Any, var: str, key: Any) -> bool:
     return noted and re.match(r"\W*(?:in |from )?(?:which|what)\b", book.text_q, re.I) is not None  # no "who"
 
 
-_COUNTS = ("count", "count_where", "count_if", "count_all", "count_flag", "count_present", "size_of", "count_items")
+_COUNTS = (
+    "count",
+    "count_where",
+    "count_if",
+    "count_all",
+    "count_flag",
+    "count_present",
+    "count_empty",
+    "size_of",
+    "count_items",
+)
 
 
 def counted_field(book: Any, var: str) -> tuple[tuple[str, ...], str] | None:

@@ -342,6 +342,10 @@ def _named_parts(q_stems: set[str], name: str) -> set[str]:
     said = {p for p in words if st.stem(p) in q_stems or (short and p.isupper() and len(p) <= 3 and "=" + p in q_stems)}
     for p in words:  # a camel-case part is said where each of its words is ("full name" says FullName),
         inner = camel_parts(p)
+        # a short function word between two said ("ForwardToSyslog" for "forward ... to syslog") need not be
+        inner = [
+            w for i, w in enumerate(inner) if not (0 < i < len(inner) - 1 and len(w) <= 3 and w.casefold() in STOP)
+        ]
         if p not in said and len(inner) > 1 and all(st.stem(w) in q_stems for w in inner):
             said.add(p)
         elif p not in said and len(inner) > 2 and all(st.stem(w) in q_stems for w in inner[:-1]):

@@ -30,6 +30,7 @@ __all__ = ["RandomMovePolicy", "RankedMovePolicy", "ScriptedMovePolicy", "script
 _READ_ORDER = {
     "yes_no": ("any_if", "has_item", "exists"),
     "count": (
+        "count_empty",
         "count_all",
         "count_flag",
         "count_items",

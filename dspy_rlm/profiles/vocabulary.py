@@ -237,6 +237,9 @@ HAVING = (
     "list", "lists", "give", "gives",
 )  # fmt: skip
 """Words before a field's name that ask for the records having it ("how many packages *have* a Homepage")."""
+LACKING = ("no", "without", "lack", "lacks", "lacking", "missing", "empty", "blank", "unset")
+"""Words before a field's name that ask for the records lacking it ("how many posts have *no* tags", "an *empty*
+tags list"); after it, "is empty" / "are missing" says the same."""
 UNREAD = (
     "not", "never", "without", "except", "excluding", "other than", "n't", "or more", "or less", "or fewer",
     "or greater", "or higher", "or lower", "or above", "or below", "or over", "or under", "at least", "at most",
