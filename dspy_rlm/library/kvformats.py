@@ -223,11 +223,14 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
     fields: list[list] = []  # [name, first line, last line]
     commented: list[tuple[str, str]] = []  # the section's #Name=value lines
 
+    live: list[list[tuple[str, int, int, str]]] = []  # each record's live settings: name, lines, value
+
     def close(last: int) -> None:
         if first >= 0 or fields:
             pairs = [(n, unquote(_ini_value(lines, a, b))) for n, a, b in fields] or commented
             names.update(dict.fromkeys(n for n, _ in pairs))
             out.append((max(first, 0) if first >= 0 else fields[0][1], last, pairs, section, None))
+            live.append([(n, a, b, v) for (n, a, b), (_, v) in zip(fields, pairs, strict=False)] if fields else [])
 
     last, going = -1, False
     for i, line in enumerate(lines):
@@ -250,7 +253,15 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
             going = True
         last = i
     close(last)
+    if len(out) == 1 and len(live[0]) >= _LONE_SECTION:  # one section of many settings (an entry_points.txt):
+        # each setting is a record of its own, as in a file of NAME = value lines ("which console script runs
+        # X?", "how many scripts live in package P?" ask of its settings, not of the one section)
+        return [(a, b, [(n, v)], n, None) for n, a, b, v in live[0]], list(dict.fromkeys(n for n, *_ in live[0]))
     return out, list(names)
+
+
+_LONE_SECTION = 8
+"""A lone section with this many live settings or more is read one record per setting."""
 
 
 def _ini_value(lines: list[str], a: int, b: int) -> str:

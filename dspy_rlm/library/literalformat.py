@@ -128,7 +128,11 @@ def _entries(lines: list[str]) -> list[_Entry]:
             value = value.strip().rstrip(",;").strip()
             key = unquote(m.group("key"))
             block = ".".join([*(name for _, name in classes), *(b for b in stack if b)])
+            closed = 0  # "'purple': '#7e1e9c'}": the last entry closes its block on its own line
+            while stack and closed < len(stack) and _depth(value) < 0 and value[-1:] in ")]}":
+                value, closed = value[:-1].rstrip().rstrip(",;").rstrip(), closed + 1
             out.append((first, i, key, unquote(value), block, comment, "member" if classes else "value"))
+            del stack[len(stack) - closed :]
         elif stack and stack[-1] and (decl := _DECLARED.match(_comment(line)[0]) or _METHOD.match(line)):
             out.append(
                 (

@@ -55,6 +55,28 @@ def _sql_statements(lines: list[str]) -> list[tuple[int, int, list[str]]]:
     return out
 
 
+_INLINE_CLAUSE = re.compile(r"(?<![\w'])(RETURNS|LANGUAGE|AS)\s+")
+
+
+def _inline_clauses(rest: str) -> list[tuple[str, str]]:
+    """The clauses a one-line ``CREATE FUNCTION`` writes after its name (``RETURNS text AS '$libdir/x', 'f'
+    LANGUAGE C STRICT``): each clause word in capitals, outside quotes, with what follows it up to the next; the
+    capitals after a language are its ``flags``."""
+    bare = re.sub(r"'(?:[^']|'')*'", lambda m: "_" * len(m.group()), rest)  # quotes hide no clause word
+    marks = [m for m in _INLINE_CLAUSE.finditer(bare) if m.start() == 0 or bare[m.start() - 1] == " "]
+    if not marks or marks[0].start() != 0:
+        return []
+    out = []
+    for m, nxt in zip(marks, [*marks[1:], None], strict=False):
+        value = rest[m.end() : nxt.start() if nxt else len(rest)].strip()
+        word, _, after = value.partition(" ")
+        if m.group(1) == "LANGUAGE" and after and after.isupper():  # "LANGUAGE C STRICT": its flags after it
+            out += [("LANGUAGE", word), ("flags", " ".join(after.split()))]
+        elif value:
+            out.append((m.group(1), value))
+    return out
+
+
 def looks_sql(sample: list[str]) -> bool:
     """Whether the statements (five or more) mostly open with a SQL verb and end with ``;``."""
     statements = _sql_statements(sample)
@@ -86,6 +108,9 @@ def parse_sql(lines: list[str]) -> tuple[list[Raw], list[str]]:
             rest = after
         if rest.strip(" (;"):
             fields.append(("rest", rest.strip().rstrip(";").rstrip()))
+            for name, value in _inline_clauses(rest.strip().rstrip(";").rstrip()):  # "RETURNS text AS ... LANGUAGE C"
+                names[name] = None
+                fields.append((name, value))
         for ln in body[1:]:
             clause = _SQL_CLAUSE.fullmatch(ln.strip().rstrip(";").rstrip())
             if clause and clause.group(2).strip(" (),"):

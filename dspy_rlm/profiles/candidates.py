@@ -18,6 +18,7 @@ __all__ = ["FLOAT_RX", "INT_RX", "Candidate", "judge", "key_and_value", "typed"]
 MAX_VALUE_CHARS = 160
 INT_RX = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
 FLOAT_RX = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
 _BRACKETED_TAIL = re.compile(r"\s*(?:<[^<>]*>|\([^()]*\)|\[[^\[\]]*\])\s*$")
 
 
@@ -60,6 +61,8 @@ def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> l
             continue
         if annotation in (int, float):
             number = _number(str(c.value).strip(), INT_RX if annotation is int else FLOAT_RX)
+            if number is None and annotation is int and _HEX.fullmatch(str(c.value).strip()):  # 0x03d1: 977
+                number = str(int(str(c.value).strip(), 16))
             if number is not None:
                 out.append(Candidate(int(number) if annotation is int else float(number), c.label, c.supported, c.why))
         elif get_origin(annotation) is list:

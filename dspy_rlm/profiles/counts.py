@@ -10,6 +10,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.superlatives import OWN
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import (
     BOUNDS,
@@ -31,8 +32,9 @@ from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import norm, parts, unit_after
+from dspy_rlm.profiles.setting_rank import settings_file
 from dspy_rlm.profiles.sizes import listed_parts
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING, NAME_NOUNS
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING, ID_LIKE, NAME_NOUNS
 
 
 class Count(KindBase):
@@ -129,13 +131,23 @@ class CountIf(KindBase):
                 inside = said_inside(book, arg)  # asks for it inside a value), else a word in it
                 whole_part = holders(book, var, "part", arg) and not worded(book, var, arg)
                 test = "part" if whole_part and not inside else "contains"
-            for f in holders(book, var, test, arg):
+            for f in holders(book, var, test, arg) if not settings_file(book, var) else ():  # (one record each)
                 said = f"I will count the records whose {f} {SAID[test]} {arg!r}."
                 moves.append(read("count_if", said, "count_if", var, f, test, arg))
+            if _own_holds(book, var, test, arg):  # a file of settings: each setting's own value
+                said = f"I will count the settings whose value {SAID[test]} {arg!r}."
+                moves.append(read("count_if", said, "count_if", var, OWN, test, arg))
         return moves
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field, test, arg = move.args
+        if field == OWN:  # every setting's value tested: an identifier written whole ("in the mlx_lm.quant
+            ok = bool(result) and bool(ID_LIKE.search(str(arg)))  # package") picks them; a plain word may be a name
+            why = "counted" if ok else "a word, not an identifier, tested"
+            total = len(book.structs[move.var].records)
+            if ok and result == total and any(0 < k.records < total for k in book.keys.get(move.var, [])):
+                ok, why = False, "every setting holds it: another phrase of the question picks some"
+            return [Candidate(str(result), "count", ok, why)]
         # no other field could be meant: the only field where the stated test holds, or where the phrase is a
         # whole part of a value ("udp" in "53/udp"); a word inside a sentence of one field is no such evidence
         # "have 'Cyrillic' in their name": asked inside a name (not a word of a note: that may be said of anything)
@@ -154,6 +166,15 @@ class CountIf(KindBase):
         if ok and tested is not None and _noun_of_all(book, move.var, tested, result):
             ok, why = False, "every record holds the noun counted: the question's condition is another phrase"
         return [Candidate(str(result), "count", ok, why)]
+
+
+def _own_holds(book: Any, var: str, test: str, arg: str) -> bool:
+    """Whether ``book`` reads a file of settings (one record each) where some setting's own value passes ``test``
+    against ``arg`` (not a bound: a setting's number is counted by the settings kinds)."""
+    if test in BOUNDS or not settings_file(book, var):
+        return False
+    values = (lookup.setting_value(r) for r in book.structs[var].records[:SCAN])
+    return any(lookup.passes(v, test, arg) for v in values if v)
 
 
 def _counts_names(book: Any, var: str, field: str | None, test: str, arg: str) -> bool:

@@ -167,6 +167,10 @@ _SAYS_VALUE = frozenset({"value", "values", "equals", "to", "is"})
 """Words after which a lone digit is a value said ("has the value 6", "set to 3"), though stop words."""
 
 
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.\w+)+")
+"""A dotted name written whole (``mlx_lm.quant``): a key even where its words are fields' names."""
+
+
 def question_keys(book: Any, var: str) -> list[Key]:
     """The key phrases of the question found in ``var``: longest first, a record's key or a whole value first,
     then what only a huge text's tail holds, then loose words; for a yes/no, a phrase absent from the data."""
@@ -317,8 +321,11 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
             if any(a <= first.start() and last.end() <= b for a, b in initials) and not made.is_key:
                 continue  # "time zone" says the field TZ by its initials: its words key no record
-            if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word:
-                continue  # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...)
+            # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...) or it is an identifier
+            # written whole that names no field ("mlx_lm.quant" of the settings mlx_lm.quant.*)
+            whole_id = _DOTTED.fullmatch(phrase) is not None and phrase.casefold() not in named_cf
+            if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word and not whole_id:
+                continue
             said = [f for (a, b), f in field_said.items() if a <= start and end <= b and (a, b) != (start, end)]
             if said and not any(r.get(said[0]) is not None for r in hits):
                 continue  # "angle" of "italic angle" keys the glyph named angle, which has no ItalicAngle

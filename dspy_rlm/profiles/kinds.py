@@ -304,12 +304,22 @@ def _own_named(book: Any, var: str, key: str) -> bool:
     return isinstance(record, st.Record) and record.get(key) is not None
 
 
+_WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)
+
+
+def _lone(book: Any, var: str) -> bool:
+    """Whether the text holds one record (an INI file of one section, a package's METADATA)."""
+    return len(book.structs[var].records) == 1
+
+
 class KeyOf(KindBase):
     name = "key_of"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if not (key.is_value and not key.is_key) or not keys_identify(book, var):
+        if not (key.is_value and not key.is_key):
             return []
+        if not keys_identify(book, var) and not (_lone(book, var) and own_setting(book, var, key)):
+            return []  # in a text of one record, a setting that holds the value names it
         said = f"I will find the record holding {key.text!r}"
         scoped = [  # "which PathPaintRule member stands for B*": the one record of that block holding it
             read("key_of", f"{said} within {p!r}.", "key_of", var, key.text, within=p)
@@ -343,7 +353,12 @@ class KeyOf(KindBase):
             why = _why(key) if named else "reverse lookup"
         else:
             why = f"the question asks for {other[0]!r}" if other else _why(key)
-        named_own = [Candidate(own, "field name", True, _why(key))] if own and NAME_ASKED.search(book.text_q) else []
+        # "which console script runs X?" of a text of one record: no record is asked, so the setting's name is
+        asked = NAME_ASKED.search(book.text_q) or (_lone(book, move.var) and _WHICH.match(book.text_q))
+        if own and "." in own:  # "which extra_style key ...": the part of the path after the one the question says
+            head, _, tail = own.rpartition(".")
+            own = tail if all(p.casefold() in book.text_q.casefold() for p in head.split(".")) else own
+        named_own = [Candidate(own, "field name", True, _why(key))] if own and asked else []
         return [Candidate(result, "key", ok, why), *named_own] if isinstance(result, str) else []
 
 

@@ -139,8 +139,9 @@ def _other_asked(book: Any, var: str, key: Any) -> list[str]:
 def own_setting(book: Any, var: str, key: Any) -> str | None:
     """The field holding the key value where it is a setting of that record's own (no other record has the
     field; the record has three or more) and the question does not name it: a TOML table's
-    ``register-python-argcomplete = "argcomplete...:main"``. "Which console command runs X?" may ask for that
-    name, not the table's (memoized)."""
+    ``register-python-argcomplete = "argcomplete...:main"``, or any setting of a text of one record (an
+    ``entry_points.txt`` of one section). "Which console command runs X?" may ask for that name, not the table's
+    (memoized)."""
     memo = ("own setting", var, key.text if key is not None else None)
     if memo not in book.memo:
         book.memo[memo] = _own_setting(book, var, key)
@@ -151,7 +152,7 @@ def own_setting(book: Any, var: str, key: Any) -> str | None:
 def _own_setting(book: Any, var: str, key: Any) -> str | None:
     s = book.structs[var]
     record = lookup.record_of(book.texts[var], key.text) if key is not None else None
-    if not isinstance(record, st.Record) or len(record.fields) < 3 or len(s.records) < 2:
+    if not isinstance(record, st.Record) or len(record.fields) < 3:  # one record: every field is its own
         return None
     said = norm(key.text)
     holders = [f for f, v in record.fields if norm(v) == said]

@@ -227,7 +227,20 @@ class CountItems(KindBase):
             why = "the part lists no items"
         elif narrowing := _narrowing(book, move):
             why = f"the question's {narrowing!r} is in some of the items only: the count may be of those"
+        elif lacked := _named_elsewhere(book, move):  # "how many reason values does X list in its _enum?": X's
+            why = f"the question names {lacked!r}, which the part counted does not hold"  # list is another one
         return [Candidate(str(result), "count", why == "counted the items the part lists", why)]
+
+
+def _named_elsewhere(book: Any, move: Move) -> str | None:
+    """A field the question names, besides the part counted, that the record counted lacks (its items are of
+    another list than the one asked), else None."""
+    name, key = str(move.args[0]), (str(move.args[1]) if len(move.args) > 1 else None)
+    record = lookup.record_of(book.texts[move.var], key or name)
+    if not isinstance(record, st.Record) or (key is None and norm(record.key) != norm(name)):
+        return None
+    held = {f for f, _ in record.fields}
+    return next((f for f in book.named_fields(move.var) if norm(f) != norm(name) and f not in held), None)
 
 
 _NAME_PART = re.compile(r"/|^[-.]|[-_./]$")
