@@ -253,15 +253,23 @@ def parse_ini(lines: list[str]) -> tuple[list[Raw], list[str]]:
             going = True
         last = i
     close(last)
-    if len(out) == 1 and len(live[0]) >= _LONE_SECTION:  # one section of many settings (an entry_points.txt):
-        # each setting is a record of its own, as in a file of NAME = value lines ("which console script runs
-        # X?", "how many scripts live in package P?" ask of its settings, not of the one section)
+    if len(out) == 1 and _lone_settings(live[0]):  # one section of many settings (an entry_points.txt): each
+        # setting is a record of its own, as in a file of NAME = value lines ("which console script runs X?",
+        # "how many scripts live in package P?" ask of its settings, not of the one section)
         return [(a, b, [(n, v)], n, None) for n, a, b, v in live[0]], list(dict.fromkeys(n for n, *_ in live[0]))
     return out, list(names)
 
 
 _LONE_SECTION = 8
 """A lone section with this many live settings or more is read one record per setting."""
+
+
+def _lone_settings(settings: list[tuple[str, int, int, str]]) -> bool:
+    """Whether a lone section's settings are records of their own: :data:`_LONE_SECTION` or more, each name once
+    and each value on its own line (a section whose names repeat or whose values go on below lists items: its
+    lists are read as the section's)."""
+    names = [n for n, *_ in settings]
+    return len(settings) >= _LONE_SECTION and len(set(names)) == len(names) and all(a == b for _, a, b, _ in settings)
 
 
 def _ini_value(lines: list[str], a: int, b: int) -> str:
