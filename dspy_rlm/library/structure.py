@@ -359,7 +359,10 @@ def _detect(text: str) -> Structure:
         if looks(sample) >= threshold:
             if parse is parse_assignments and commented_outnumber(sample):  # wgetrc: "#tries = 20" beside one live
                 return _build(kind, lines, *parse_commented_settings(lines), detail="commented beside live")
-            return _build(kind, lines, *parse(lines))
+            if parse is parse_assignments and looks_literals(sample) >= 0.9:  # a Python enum's "NAME = 0x15"
+                return _build(kind, lines, *parse_literals(lines), detail="literals")  # members: in their class
+            found = _build(kind, lines, *parse(lines))
+            return _with_body(lines, found) if kind == "stanzas" else found
     if looks_commented_settings(sample) >= 0.6:
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")
     if looks_directives(sample) >= _DIRECTIVES:
@@ -396,6 +399,28 @@ def _detect(text: str) -> Structure:
     if looks_commented_settings(sample) >= 0.35:  # a shipped config whose few settings, all commented out, sit
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")  # among notes
     return _build("lines", lines, parse_lines(lines), None)
+
+
+def _with_body(lines: list[str], found: Structure) -> Structure:
+    """A header stanza over a free-text body (a wheel's METADATA: its headers, then its README and changelog, read
+    as stanzas of no fields, or as one message): the header one record keyed by its name, then the body's own
+    records (a changelog's dated sections), where the body alone reads as records of another kind."""
+    head, rest = (found.records[0], found.records[1:]) if found.records else (None, ())
+    if head is None or head.line != 1 or len(head.fields) < 3 or len(lines) - head.end_line < 10:
+        return found
+    if rest and sum(1 for r in rest if not r.fields) < 0.8 * len(rest):
+        return found
+    start = head.end_line  # the body's lines follow the header's
+    body = _detect("\n".join(lines[start:]))
+    if body.kind in ("lines", "prose", "stanzas") or len(body.records) < 3:
+        return found
+    named = [v for n, v in head.fields if n.casefold() in ("name", "title", "id")]
+    head = replace(head, key=named[0].split("\n")[0].strip()) if named else head
+    moved = [
+        replace(r, index=i + 1, line=r.line + start, end_line=r.end_line + start) for i, r in enumerate(body.records)
+    ]
+    names = tuple(dict.fromkeys([*(n for n, _ in head.fields), *body.field_names]))
+    return Structure(body.kind, (head, *moved), names, f"{body.detail or body.kind} under a header stanza")
 
 
 def _build(kind: str, lines: list[str], raws: list[Raw], names: Any, detail: str = "") -> Structure:

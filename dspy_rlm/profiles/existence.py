@@ -7,16 +7,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import BOUNDS, operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.naming import names_asked_document
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
-from dspy_rlm.profiles.stated import absent_value, flag_answer, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, STOP, TRUE_FLAGS
+from dspy_rlm.profiles.rankings import places
+from dspy_rlm.profiles.reads import holders, norm
+from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, MANY, STOP, TRUE_FLAGS
 
 __all__ = ["Exists"]
 
@@ -31,6 +34,8 @@ class Exists(KindBase):
         return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if key is not None and (block := _block_lacking(book, move.var, key)):  # "the DeviceType enum: PROXY?"
+            return [Candidate(False, "answer", True, f"no record of the block {block!r} is {key.text!r}")]
         parts = member_parts(book, move.var)
         phrase = item_phrase(book, move.var, parts[0][0]) if len(parts) == 1 else None
         if phrase is not None and asks_membership(book, parts[0][0], phrase):  # "is X one of Y's deps?"
@@ -44,6 +49,10 @@ class Exists(KindBase):
         # -- unless the key and another phrase both name records: the statement is one between them ("does
         # rt_dsfield map 0x40 to CS3?"), and the absent name is the asker's for the data as a whole
         missing = missing and not (key is not None and key.records and _pair_named(key, others))
+        if (
+            result and key is not None and (many := _asks_many(book, move.var, key)) is not None
+        ):  # "more than one version of X?"
+            return many
         if result and (unheld := absent_value(book, move.var, key)):  # "can --output be set to yaml?": no yaml
             return [Candidate(False, "answer", True, f"the value {unheld!r} is nowhere in the data")]
         if result and (flag := _own_flag(book, move.var, key)):  # "declared fixed-pitch?": IsFixedPitch true
@@ -104,6 +113,8 @@ class Exists(KindBase):
             # nor where the question names a flag of the data ("does journald forward log messages to syslog?":
             # ForwardToSyslog=yes is the setting asked; "journald" is the asker's name for the program configured)
             ok = ok and (asked_id or not _flag_named(book, move.var))
+            # nor the asker's name for the document, absent beside phrases found ("does /etc/xattr.conf skip afs.*?")
+            ok = ok and not (any(k.records for k in others) and names_asked_document(book, move.var, key.text))
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
@@ -207,3 +218,37 @@ def _flag_named(book: Any, var: str) -> bool:
     flags = TRUE_FLAGS | FALSE_FLAGS
     records = book.structs[var].records[:2000]
     return any((r.get(f) or "").strip().casefold() in flags for f in book.fields.get(var, []) for r in records)
+
+
+def _asks_many(book: Any, var: str, key: Any) -> list[Candidate] | None:
+    """ "Does the SBOM list more than one version of the itertools crate?": a count of the records the key names
+    by their key (two components named itertools: yes), where the question says one of :data:`MANY` a few words
+    before the key and ``of`` / ``for`` joins them; None where it does not ask so."""
+    q = book.text_q.casefold()
+    at = q.find(key.text.casefold())
+    said = [(q.rfind(m, 0, at), m) for m in MANY] if at > 0 else []
+    many, phrase = max(said, default=(-1, ""))
+    between = st.words(q[many + len(phrase) : at]) if many >= 0 else []
+    if many < 0 or len(between) > 5 or not {"of", "for"} & set(between):
+        return None
+    keyed = [r for r in keyed_records(book, var, key) if norm(r.key) == norm(key.text)]
+    if not keyed:
+        return [Candidate(True, "answer", False, "the question counts records its key names by no key")]
+    return [Candidate(len(keyed) > 1, "answer", True, f"{len(keyed)} records have the key {key.text!r}")]
+
+
+def _block_lacking(book: Any, var: str, key: Any) -> str | None:
+    """A block the question names before ``key`` (:func:`~dspy_rlm.profiles.rankings.places`: a class, a
+    section) none of whose records is keyed by ``key`` or holds it whole, where ``key`` is written as a name (an
+    identifier, upper case, capitalized) some record holds: "does the DeviceType enum include a PROXY member?"
+    (PROXY is in SOCKS_PROXY, of another class)."""
+    if key.hop or not key.records or not (ID_LIKE.search(key.text) or written_as_name(book.text_q, key.text)):
+        return None
+    q, said = book.text_q.casefold(), norm(key.text)
+    for place in places(book, var):
+        if norm(place) == said or not 0 <= q.find(place.casefold()) < q.find(key.text.casefold()):
+            continue
+        inside = superlatives.records_within(book.structs[var], place)
+        if len(inside) >= 2 and not any(norm(r.key) == said or holders([r], key.text) for r in inside):
+            return place
+    return None

@@ -318,15 +318,15 @@ class KeyOf(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if not (key.is_value and not key.is_key):
             return []
-        if not keys_identify(book, var) and not (_lone(book, var) and own_setting(book, var, key)):
-            return []  # in a text of one record, a setting that holds the value names it
+        # in a text of one record, a setting that holds the value names it
+        whole = keys_identify(book, var) or (_lone(book, var) and own_setting(book, var, key))
         said = f"I will find the record holding {key.text!r}"
         scoped = [  # "which PathPaintRule member stands for B*": the one record of that block holding it
             read("key_of", f"{said} within {p!r}.", "key_of", var, key.text, within=p)
-            for p in places(book, var)
-            if norm(p) != norm(key.text)
+            for p in places(book, var)  # a block whose keys name its records, where the whole text's do not
+            if norm(p) != norm(key.text) and (whole or _distinct(superlatives.records_within(book.structs[var], p)))
         ]
-        return [*scoped, read("key_of", f"{said}.", "key_of", var, key.text)]
+        return [*scoped, read("key_of", f"{said}.", "key_of", var, key.text)] if whole else scoped
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if move.within is not None:  # within a block: the one record there holding the value, no other field asked
@@ -349,6 +349,8 @@ class KeyOf(KindBase):
             ok, why = False, "several records hold the value"
         elif own:
             ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
+        elif ok and (block := _outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
+            ok, why = False, f"the question names the block {block!r}, which does not hold the value"
         elif ok:
             why = _why(key) if named else "reverse lookup"
         else:
@@ -360,6 +362,19 @@ class KeyOf(KindBase):
             own = tail if all(p.casefold() in book.text_q.casefold() for p in head.split(".")) else own
         named_own = [Candidate(own, "field name", True, _why(key))] if own and asked else []
         return [Candidate(result, "key", ok, why), *named_own] if isinstance(result, str) else []
+
+
+def _distinct(records: list[Any]) -> bool:
+    """Whether two records or more are keyed, each by a key no other of them has (a class's enum members)."""
+    keys = [r.key for r in records if r.key]
+    return len(keys) >= 2 and len(set(keys)) == len(keys)
+
+
+def _outside(book: Any, var: str, value: str) -> str | None:
+    """A block the question names (:func:`places`) where no record holds ``value``: the record found holding it
+    is elsewhere ("take the model type whose config is ASTConfig: which class does MAPPING_B give?")."""
+    s = book.structs[var]
+    return next((p for p in places(book, var) if not holders(superlatives.records_within(s, p), value)), None)
 
 
 for _kind in (

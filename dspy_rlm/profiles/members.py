@@ -15,7 +15,7 @@ from dspy_rlm.library.formats import KEY_NAMES
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import FILE_NAME
+from dspy_rlm.profiles.naming import names_asked_document
 from dspy_rlm.profiles.phrases import Key
 from dspy_rlm.profiles.reads import camel_parts, norm
 from dspy_rlm.profiles.sizes import named_parts, written_parts
@@ -128,9 +128,12 @@ def item_phrase(book: Any, var: str, name: str) -> str | None:
         if not k.records and _asking(k.text):
             continue
         # a path the data does not hold names the document asked of ("in /usr/lib/x/pyproject.toml"): last
-        doc = "/" in k.text and not k.records and FILE_NAME.fullmatch(k.text) and k.text not in book.texts[var]
+        doc = not k.records and names_asked_document(book, var, k.text)  # or the name before "copyright file"
         # the object of "does Y list X" first, then a phrase of the data, then other words
-        found.append((bool(doc), verb is not None and a < verb, not written, a, -(b - a), book.text_q[a:b]))
+        restated = q[a - 1 : a] == "(" and q[b : b + 1] == ")"  # "PDF files (*.pdf)": the exact spelling, in brackets
+        found.append(
+            (bool(doc), verb is not None and a < verb, not restated, not written, a, -(b - a), book.text_q[a:b])
+        )
     book.memo[memo] = min(found)[-1] if found else None
     return book.memo[memo]
 

@@ -11,7 +11,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
-from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ID_LIKE, ORDINALS, STOP
+from dspy_rlm.profiles.vocabulary import DOCUMENT_NOUNS, HOLDER_VERBS, ID_LIKE, ORDINALS, STOP
 
 __all__ = [
     "asks_holder",
@@ -19,6 +19,7 @@ __all__ = [
     "counted_field",
     "counts_a_field",
     "names_a_record",
+    "names_asked_document",
     "names_document",
     "names_file",
     "noted_section",
@@ -110,6 +111,20 @@ def names_document(s: st.Structure, record: st.Record, phrase: str, move: Any) -
 FILE_NAME = re.compile(r"(?:[\w.-]*/)+[\w.@-]+|[\w@-]+\.[A-Za-z]\w{0,5}|[\w@-]*[A-Za-z][\w@-]*\.\d(?![\w.])")
 """A path or a file's name with an extension (a manual page's section: ``cargo-new.1``): how a question names the
 document it asks of."""
+
+
+def names_asked_document(book: Any, var: str, phrase: str) -> bool:
+    """Whether ``phrase``, absent from the data, is how the question names the document it asks of: a path or
+    file name (``/etc/xattr.conf``, ``mypy.xsd``) or a name one or two words before a document noun ("the
+    *libboost-regex1.74.0* copyright file")."""
+    text = book.texts[var]
+    if phrase.casefold() in text[:2_000_000].casefold() and not names_file(book.structs[var], text, phrase):
+        return False  # the text holds it past its own header comment ("# /etc/xattr.conf")
+    if FILE_NAME.fullmatch(phrase):
+        return True
+    at = book.text_q.find(phrase)
+    after = st.words(book.text_q[at + len(phrase) :].casefold())[:2] if at >= 0 else []
+    return any(w in DOCUMENT_NOUNS for w in after)
 
 
 def names_file(s: st.Structure, text: str, phrase: str) -> bool:

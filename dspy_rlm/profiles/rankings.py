@@ -16,6 +16,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_scopes
+from dspy_rlm.profiles.naming import names_asked_document, names_document
 from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.vocabulary import (
@@ -214,6 +215,24 @@ class MostCommon(KindBase):
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
 
 
+def _unkept(book: Any, move: Move, record: st.Record) -> str | None:
+    """A phrase of the question written as no plain word (a path, a dotted or numbered name, a quote) that a few of
+    the data's records hold (under a fifth of them), and the top record of a ranking over all of them does not:
+    "among the .so libraries inside *torch/lib/*, the smallest" ranks within the records holding it."""
+    var = move.var
+    s = book.structs[var]
+    n = len(s.records)
+    held = " ".join([record.key or "", *(v for _, v in record.fields)]).casefold()
+    for k in book.keys.get(var, []):
+        marked = k.quoted or re.search(r"[^\w\s]|[_\d]", k.text)  # a path, a dotted name: no asker's plain word
+        # as the question writes it ("major.h" found as _LINUX_MAJOR_H is the file's name, respelled)
+        marked = marked and k.text.casefold() in book.text_q.casefold() and not names_asked_document(book, var, k.text)
+        marked = marked and not names_document(s, record, k.text, move)  # a font's name, in its header lines
+        if marked and not k.hop and not k.beyond and 0 < k.records <= n / 5 and k.text.casefold() not in held:
+            return k.text
+    return None
+
+
 def qualified(book: Any, fields: list[str]) -> str | None:
     """Of several named fields that rank, the one the superlative word qualifies: named by the words right after
     it ("the lowest intraday *low*"), else right before it ("the trading *volume* the highest"); None if unsure."""
@@ -324,6 +343,8 @@ class Extreme(KindBase):
         rank_named = [f for f in rankable if f in names and not (keyed and keyed.get(f) == keyed.key)]
         if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:
             asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"
+        if asked and place is None and isinstance(record, st.Record) and (subset := _unkept(book, move, record)):
+            asked, why_rank = False, f"the question names {subset!r}, a few records' word the top one lacks"
         if asked and isinstance(record, st.Record) and odd_row(book.structs[move.var], record):
             asked, why_rank = False, "the top row is unlike the others (a header or a summary line?)"
         if asked and several_numbers(book.structs[move.var], field):  # "+7800+01600": latitude and longitude

@@ -200,9 +200,11 @@ def keyed_records(book: Any, var: str, key: Any) -> list[st.Record]:
     if memo not in book.memo:
         every = holding(book.texts[var], book.structs[var], key.text)[:SCAN]
         said = norm(key.text)
-        book.memo[memo] = (
-            [r for r in every if norm(r.key) == said] or [r for r in every if fields_saying(r, said)] or every
-        )
+        by_key, by_value = [r for r in every if norm(r.key) == said], [r for r in every if fields_saying(r, said)]
+        if any(r.fields for r in by_key + by_value):  # a heading of no fields that repeats a record's name (a
+            by_key, by_value = [r for r in by_key if r.fields], [r for r in by_value if r.fields]  # README's "#
+            # python-dotenv" under the METADATA header whose Name it is) stands for no record of it
+        book.memo[memo] = by_key or by_value or every
     return list(book.memo[memo])
 
 

@@ -251,6 +251,12 @@ UNREAD = (
 """Negations, tests and an order no read applies ("how many packages are *not* essential", "a UID of 100 *or
 more*", "the release that came *right after* Trusty"): a question that says one vouches for no value a read
 produced, unless a key phrase found in the data holds it."""
+MANY = ("more than one", "multiple", "several", "two or more", "at least two")
+"""How a yes/no question asks whether a name has more than one record ("more than one version of the itertools
+crate?"): a count of the records the name keys, no statement about one of them."""
+DOCUMENT_NOUNS = frozenset({"file", "files", "manual", "manpage", "schema", "document"})
+"""Nouns by which a question names the document it asks of ("the libboost-regex copyright *file*"): the word just
+before one is the asker's name for the whole text, no phrase the text itself must hold."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
 """Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
 TRUE_FLAGS = frozenset({"true", "yes", "on", "enabled"})
