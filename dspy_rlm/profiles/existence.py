@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dspy_rlm.library import lookup, superlatives
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import BOUNDS, operands
@@ -16,8 +16,8 @@ from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import names_asked_document
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
-from dspy_rlm.profiles.rankings import places
-from dspy_rlm.profiles.reads import holders, norm
+from dspy_rlm.profiles.reads import norm
+from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
 from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, MANY, STOP, TRUE_FLAGS
 
@@ -34,7 +34,7 @@ class Exists(KindBase):
         return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        if key is not None and (block := _block_lacking(book, move.var, key)):  # "the DeviceType enum: PROXY?"
+        if key is not None and (block := block_lacking(book, move.var, key)):  # "the DeviceType enum: PROXY?"
             return [Candidate(False, "answer", True, f"no record of the block {block!r} is {key.text!r}")]
         parts = member_parts(book, move.var)
         phrase = item_phrase(book, move.var, parts[0][0]) if len(parts) == 1 else None
@@ -235,20 +235,3 @@ def _asks_many(book: Any, var: str, key: Any) -> list[Candidate] | None:
     if not keyed:
         return [Candidate(True, "answer", False, "the question counts records its key names by no key")]
     return [Candidate(len(keyed) > 1, "answer", True, f"{len(keyed)} records have the key {key.text!r}")]
-
-
-def _block_lacking(book: Any, var: str, key: Any) -> str | None:
-    """A block the question names before ``key`` (:func:`~dspy_rlm.profiles.rankings.places`: a class, a
-    section) none of whose records is keyed by ``key`` or holds it whole, where ``key`` is written as a name (an
-    identifier, upper case, capitalized) some record holds: "does the DeviceType enum include a PROXY member?"
-    (PROXY is in SOCKS_PROXY, of another class)."""
-    if key.hop or not key.records or not (ID_LIKE.search(key.text) or written_as_name(book.text_q, key.text)):
-        return None
-    q, said = book.text_q.casefold(), norm(key.text)
-    for place in places(book, var):
-        if norm(place) == said or not 0 <= q.find(place.casefold()) < q.find(key.text.casefold()):
-            continue
-        inside = superlatives.records_within(book.structs[var], place)
-        if len(inside) >= 2 and not any(norm(r.key) == said or holders([r], key.text) for r in inside):
-            return place
-    return None

@@ -33,7 +33,7 @@ from dspy_rlm.profiles.naming import noted_section, possessed, rival_field, sole
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.owners import path_owner
-from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon, places
+from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
     _holds_key,
     _other_asked,
@@ -62,6 +62,7 @@ from dspy_rlm.profiles.said import (
     spelling_asked,
     stated_after_mark,
 )
+from dspy_rlm.profiles.scopes import distinct, outside, places
 from dspy_rlm.profiles.setting_rank import FieldExtreme, SettingCommon, SettingCount, SettingExtreme
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
 from dspy_rlm.profiles.stated import binds, flag_answer
@@ -203,8 +204,10 @@ class Record(KindBase):
             reverse = reverse or noted_section(book, var, key) or sole_holder(book, var, key)
             setting = own_setting(book, var, key) if reverse and specific else None
             why = f"the value is the record's own setting {setting!r}" if setting else None
+            block = outside(book, var, key.text) if reverse and not why else None  # the first hop of two
+            why = why or (f"the question names the block {block!r}, which does not hold the value" if block else None)
             why = why or ("reverse lookup" if reverse else "key")
-            out.append(Candidate(result.key, "key", reverse and specific and not setting, why))
+            out.append(Candidate(result.key, "key", reverse and specific and not setting and not block, why))
         if not result.fields:
             out += printed(book, result.text, key)
         return out
@@ -324,7 +327,7 @@ class KeyOf(KindBase):
         scoped = [  # "which PathPaintRule member stands for B*": the one record of that block holding it
             read("key_of", f"{said} within {p!r}.", "key_of", var, key.text, within=p)
             for p in places(book, var)  # a block whose keys name its records, where the whole text's do not
-            if norm(p) != norm(key.text) and (whole or _distinct(superlatives.records_within(book.structs[var], p)))
+            if norm(p) != norm(key.text) and (whole or distinct(superlatives.records_within(book.structs[var], p)))
         ]
         return [*scoped, read("key_of", f"{said}.", "key_of", var, key.text)] if whole else scoped
 
@@ -349,7 +352,7 @@ class KeyOf(KindBase):
             ok, why = False, "several records hold the value"
         elif own:
             ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
-        elif ok and (block := _outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
+        elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
             ok, why = False, f"the question names the block {block!r}, which does not hold the value"
         elif ok:
             why = _why(key) if named else "reverse lookup"
@@ -362,19 +365,6 @@ class KeyOf(KindBase):
             own = tail if all(p.casefold() in book.text_q.casefold() for p in head.split(".")) else own
         named_own = [Candidate(own, "field name", True, _why(key))] if own and asked else []
         return [Candidate(result, "key", ok, why), *named_own] if isinstance(result, str) else []
-
-
-def _distinct(records: list[Any]) -> bool:
-    """Whether two records or more are keyed, each by a key no other of them has (a class's enum members)."""
-    keys = [r.key for r in records if r.key]
-    return len(keys) >= 2 and len(set(keys)) == len(keys)
-
-
-def _outside(book: Any, var: str, value: str) -> str | None:
-    """A block the question names (:func:`places`) where no record holds ``value``: the record found holding it
-    is elsewhere ("take the model type whose config is ASTConfig: which class does MAPPING_B give?")."""
-    s = book.structs[var]
-    return next((p for p in places(book, var) if not holders(superlatives.records_within(s, p), value)), None)
 
 
 for _kind in (

@@ -15,10 +15,9 @@ from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.name_scopes import name_scopes
-from dspy_rlm.profiles.naming import names_asked_document, names_document
 from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
+from dspy_rlm.profiles.scopes import places, unkept
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
     CONTEXT_FIELDS,
@@ -43,26 +42,6 @@ __all__ = [
 
 _KEYWORD_FIELDS = {"value", "comment"}
 """The fields a text of ``NAME value`` lines gets from the parser (``#define CAP_CHOWN 0``): names no data gave."""
-
-
-def places(book: Any, var: str) -> list[str]:
-    """The question's key phrases that name a block or heading several records sit in ("among the
-    AccessPermission flags": a class's members), then the patterns of keys it names (:func:`name_scopes`): a
-    ranking asked among them ranks within it (memoized)."""
-    memo = ("places", var)
-    if memo not in book.memo:
-        s = book.structs[var]
-        placed = any(f in s.field_names for f in CONTEXT_FIELDS) and s.parsed_chars is None
-        keys = [k.text for k in book.keys.get(var, []) if not k.hop] if placed else []
-        found = [k for k in dict.fromkeys(keys) if len(superlatives.records_within(s, k)) >= 2]
-        # "among the groups on 'g' lines": a value some records hold whole, the rest not, scopes the ranking
-        found += [
-            k.text
-            for k in book.keys.get(var, [])
-            if k.quoted and k.is_value and not k.is_key and 2 <= k.records < 0.9 * len(s.records)
-        ]
-        book.memo[memo] = found + [p for p in name_scopes(book, var) if p not in found]  # "the ETH_P_ defines"
-    return list(book.memo[memo])
 
 
 def ranked_fields(book: Any, var: str, numeric: bool, place: str | None = None) -> list[str]:
@@ -215,24 +194,6 @@ class MostCommon(KindBase):
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
 
 
-def _unkept(book: Any, move: Move, record: st.Record) -> str | None:
-    """A phrase of the question written as no plain word (a path, a dotted or numbered name, a quote) that a few of
-    the data's records hold (under a fifth of them), and the top record of a ranking over all of them does not:
-    "among the .so libraries inside *torch/lib/*, the smallest" ranks within the records holding it."""
-    var = move.var
-    s = book.structs[var]
-    n = len(s.records)
-    held = " ".join([record.key or "", *(v for _, v in record.fields)]).casefold()
-    for k in book.keys.get(var, []):
-        marked = k.quoted or re.search(r"[^\w\s]|[_\d]", k.text)  # a path, a dotted name: no asker's plain word
-        # as the question writes it ("major.h" found as _LINUX_MAJOR_H is the file's name, respelled)
-        marked = marked and k.text.casefold() in book.text_q.casefold() and not names_asked_document(book, var, k.text)
-        marked = marked and not names_document(s, record, k.text, move)  # a font's name, in its header lines
-        if marked and not k.hop and not k.beyond and 0 < k.records <= n / 5 and k.text.casefold() not in held:
-            return k.text
-    return None
-
-
 def qualified(book: Any, fields: list[str]) -> str | None:
     """Of several named fields that rank, the one the superlative word qualifies: named by the words right after
     it ("the lowest intraday *low*"), else right before it ("the trading *volume* the highest"); None if unsure."""
@@ -343,7 +304,7 @@ class Extreme(KindBase):
         rank_named = [f for f in rankable if f in names and not (keyed and keyed.get(f) == keyed.key)]
         if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:
             asked, why_rank = False, "the question names other fields that rank"  # "the close of the lowest low"
-        if asked and place is None and isinstance(record, st.Record) and (subset := _unkept(book, move, record)):
+        if asked and place is None and isinstance(record, st.Record) and (subset := unkept(book, move, record)):
             asked, why_rank = False, f"the question names {subset!r}, a few records' word the top one lacks"
         if asked and isinstance(record, st.Record) and odd_row(book.structs[move.var], record):
             asked, why_rank = False, "the top row is unlike the others (a header or a summary line?)"

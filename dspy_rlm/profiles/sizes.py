@@ -24,6 +24,7 @@ from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_nouns, counted_stems
 from dspy_rlm.profiles.rankings import counts_fields, ranked_noun
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
+from dspy_rlm.profiles.scopes import condition
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, COUNTED, CUES, HOLDING_VERBS, ITEM_NOUNS, STOP
 
 __all__ = [
@@ -225,28 +226,13 @@ class CountItems(KindBase):
             # entries are under the FSFULLR license?": a License paragraph is keyed FSFULLR, and 9 stanzas name it
         elif result < 2:
             why = "the part lists no items"
-        elif stated := _condition(book, move):  # "how many sections ... have Type=Scalable?": a count_where
+        elif stated := condition(book, move):  # "how many sections ... have Type=Scalable?": a count_where
             why = f"the question states {stated!r} of some records: the count may be of those"
         elif narrowing := _narrowing(book, move):
             why = f"the question's {narrowing!r} is in some of the items only: the count may be of those"
         elif lacked := _named_elsewhere(book, move):  # "how many reason values does X list in its _enum?": X's
             why = f"the question names {lacked!r}, which the part counted does not hold"  # list is another one
         return [Candidate(str(result), "count", why == "counted the items the part lists", why)]
-
-
-def _condition(book: Any, move: Move) -> str | None:
-    """A field the question names (not the part counted) and a phrase of it that is that field's whole value in
-    two records or more: a condition on records, which counting one part's items does not apply."""
-    s = book.structs[move.var]
-    fields = [f for f in book.named_fields(move.var) if f != move.args[0]]
-    for k in book.keys.get(move.var, []):
-        if k.hop or k.records < 2:
-            continue
-        value = norm(k.text.rpartition("=")[2])
-        for f in fields:
-            if sum(norm(r.get(f) or "") == value for r in s.records[:2000]) >= 2:
-                return f"{f}={k.text.rpartition('=')[2]}"
-    return None
 
 
 def _named_elsewhere(book: Any, move: Move) -> str | None:

@@ -117,8 +117,19 @@ _MAPPINGS = (
 
 
 def test_a_reverse_lookup_is_doubted_where_the_block_the_question_names_does_not_hold_the_value():
+    from dspy_rlm.profiles.moves import MoveBook
+    from dspy_rlm.profiles.oracle import host_reader
+
     question = "Take the model type whose config class is TideConfig: which extractor does EXTRACTOR_NAMES give for it?"
     assert ask_scripted(question, _MAPPINGS) != ("tide", "submitted")
+    book = MoveBook({"question": question}, {"context": _MAPPINGS}, {"answer": str})
+    read = next(m for m in book.step_moves([], []) if m.code == "print(record_of(context, 'TideConfig'))")
+    out = host_reader({"context": _MAPPINGS})(read)
+    book.record_read(read.code, out)
+    keys = [
+        m.candidate for m in book.step_moves([read.code], [out]) if m.kind == "submit" and m.candidate.value == "tide"
+    ]
+    assert keys and not any(c.supported for c in keys)  # the record read's key: the first hop, not the answer
 
 
 _THEME = (
