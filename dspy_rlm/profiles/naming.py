@@ -117,14 +117,19 @@ def names_asked_document(book: Any, var: str, phrase: str) -> bool:
     """Whether ``phrase``, absent from the data, is how the question names the document it asks of: a path or
     file name (``/etc/xattr.conf``, ``mypy.xsd``) or a name one or two words before a document noun ("the
     *libboost-regex1.74.0* copyright file")."""
-    text = book.texts[var]
-    if phrase.casefold() in text[:2_000_000].casefold() and not names_file(book.structs[var], text, phrase):
-        return False  # the text holds it past its own header comment ("# /etc/xattr.conf")
-    if FILE_NAME.fullmatch(phrase):
-        return True
-    at = book.text_q.find(phrase)
-    after = st.words(book.text_q[at + len(phrase) :].casefold())[:2] if at >= 0 else []
-    return any(w in DOCUMENT_NOUNS for w in after)
+    memo = ("asked document", var, phrase)  # asked per key at each step: the text is casefolded once a phrase
+    if memo not in book.memo:
+        text = book.texts[var]
+        if "folded head" not in book.memo:
+            book.memo["folded head"] = {}
+        folded = book.memo["folded head"].setdefault(var, text[:2_000_000].casefold())
+        if phrase.casefold() in folded and not names_file(book.structs[var], text, phrase):
+            book.memo[memo] = False  # the text holds it past its own header comment ("# /etc/xattr.conf")
+        else:
+            at = book.text_q.find(phrase)
+            after = st.words(book.text_q[at + len(phrase) :].casefold())[:2] if at >= 0 else []
+            book.memo[memo] = bool(FILE_NAME.fullmatch(phrase)) or any(w in DOCUMENT_NOUNS for w in after)
+    return bool(book.memo[memo])
 
 
 def names_file(s: st.Structure, text: str, phrase: str) -> bool:
