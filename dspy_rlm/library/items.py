@@ -89,7 +89,8 @@ def list_items(value: str) -> list[str]:
         if len(parts) > 1:
             return parts
     tokens = v.split()
-    if len(tokens) > 1 and all(_TOKEN.fullmatch(t) and _is_name(t) for t in tokens):
+    joined = any(t.casefold() in _JOINERS for t in tokens[1:-1])  # "MIT OR Apache-2.0": one expression, no list
+    if len(tokens) > 1 and not joined and all(_TOKEN.fullmatch(t) and _is_name(t) for t in tokens):
         return tokens
     if len(tokens) > 2 and all(_BARE.fullmatch(t) and t not in _PROSE for t in tokens):
         return tokens  # "sid bookworm bullseye buster": lower-case names, no word a sentence needs
@@ -103,6 +104,8 @@ _PROSE = frozenset({
     "but", "into", "onto", "over", "per", "via", "use", "used", "uses", "all", "any", "each",
 })  # fmt: skip
 """Words a sentence needs: lower-case words between spaces holding none of them are names listed."""
+_JOINERS = frozenset({"and", "or", "not", "with"})
+"""Words that join names into one expression (``MIT OR Apache-2.0``, ``A AND (B OR C)``), not a list of them."""
 
 
 def _comma_line(line: str) -> bool:

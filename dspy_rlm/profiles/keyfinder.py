@@ -29,7 +29,15 @@ from dspy_rlm.profiles.phrases import (
 )
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
-from dspy_rlm.profiles.vocabulary import ABBREVIATED, IDIOMS, NAME_NOUNS, PREDICATE_PARTS, RECORD_UNITS, STOP
+from dspy_rlm.profiles.vocabulary import (
+    ABBREVIATED,
+    CONTEXT_FIELDS,
+    IDIOMS,
+    NAME_NOUNS,
+    PREDICATE_PARTS,
+    RECORD_UNITS,
+    STOP,
+)
 
 __all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "fields_said", "question_keys", "unheld_identifier"]
 
@@ -338,6 +346,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 and len(hits) > MAX_KEY_RECORDS >= sum(norm(r.key) == norm(phrase) for r in hits)
             ):  # an identifier keying few records names them, however many mention it (not a word: "config")
                 naming.add(phrase)
+            if made.is_value and len(hits) > MAX_KEY_RECORDS and _names_block(hits, phrase):
+                naming.add(phrase)  # "the Event flag class": a block's name, however many records mention it
     mark_inner(found, text, s)
     usable = [k for k in found if k.records <= MAX_KEY_RECORDS or k.text in naming or "count" in book.cues]
     # a record's key first; one that many records hold too ("python" of a manual page), after those few hold
@@ -356,6 +366,11 @@ def question_keys(book: Any, var: str) -> list[Key]:
     if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
         return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
+
+
+def _names_block(hits: list[st.Record], phrase: str) -> bool:
+    """Whether two records or more sit in a block or section named ``phrase`` as written (case kept)."""
+    return sum(any((r.get(f) or "").strip() == phrase for f in CONTEXT_FIELDS) for r in hits) >= 2
 
 
 def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:

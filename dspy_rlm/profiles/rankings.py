@@ -17,7 +17,7 @@ from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbe
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
-from dspy_rlm.profiles.scopes import places, unkept
+from dspy_rlm.profiles.scopes import places, rival_place, unkept
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
     CONTEXT_FIELDS,
@@ -300,6 +300,8 @@ class Extreme(KindBase):
         why_rank = "ranked" if asked else "ranked a field the question does not name"
         if asked and place is None and places(book, move.var):
             asked, why_rank = False, "the question names a block to rank within"
+        if asked and place is not None and (other := rival_place(book, move.var, place)):
+            asked, why_rank = False, f"the question writes the block {other!r} as named, {place!r} in another case"
         keyed = record if isinstance(record, st.Record) else None  # the key's own field is no rival here
         rank_named = [f for f in rankable if f in names and not (keyed and keyed.get(f) == keyed.key)]
         if asked and len(rank_named) > 1 and qualified(book, rank_named) != field:

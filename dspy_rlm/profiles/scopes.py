@@ -19,7 +19,7 @@ from dspy_rlm.profiles.phrases import written_as_name
 from dspy_rlm.profiles.reads import holders, norm
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE
 
-__all__ = ["block_lacking", "condition", "distinct", "outside", "places", "unkept"]
+__all__ = ["block_lacking", "condition", "distinct", "outside", "places", "rival_place", "unkept"]
 
 
 def places(book: Any, var: str) -> list[str]:
@@ -38,8 +38,24 @@ def places(book: Any, var: str) -> list[str]:
             for k in book.keys.get(var, [])
             if k.quoted and k.is_value and not k.is_key and 2 <= k.records < 0.9 * len(s.records)
         ]
+        found.sort(key=lambda p: not _written_block(book, s, p))  # "the Event flag class": Event, then Flag
         book.memo[memo] = found + [p for p in name_scopes(book, var) if p not in found]  # "the ETH_P_ defines"
     return list(book.memo[memo])
+
+
+def _written_block(book: Any, s: st.Structure, place: str) -> bool:
+    """Whether the question writes ``place`` as the data names a block (case kept), not only in another case."""
+    written = re.search(rf"(?<![\w.]){re.escape(place)}(?![\w])", book.text_q) is not None
+    return written and any((r.get(f) or "").strip() == place for r in s.records for f in CONTEXT_FIELDS)
+
+
+def rival_place(book: Any, var: str, place: str) -> str | None:
+    """Another block the question names, written as the data names it, where ``place`` is written only in another
+    case ("the Event flag class": the class Event, not the class Flag): a ranking within ``place`` is a guess."""
+    s = book.structs[var]
+    if _written_block(book, s, place):
+        return None
+    return next((p for p in places(book, var) if p != place and _written_block(book, s, p)), None)
 
 
 def unkept(book: Any, move: Move, record: st.Record) -> str | None:
