@@ -3,7 +3,8 @@ names set above the columns they name (pg_hba.conf's ``# TYPE  DATABASE  USER  A
 among the rows). A row's words go to the column they stand under, so a cell left empty (a ``local`` rule has no
 ADDRESS) leaves the next word in its own column instead of shifting it left.
 
-Also: a header written as the comment line above the rows (:func:`comment_header`), which column keys a table of
+Also: a header written as the comment line above the rows (:func:`comment_header`) or as names in angle brackets
+in the comments above them (:func:`angle_header`: ``# <pattern> <action>``), which column keys a table of
 a code and its name (:func:`named_second`), and whether a first line is no row of data (:func:`preamble_row`).
 
 Stdlib-only: :func:`dspy_rlm.library.helpers.standalone_source` inlines this file into foreign interpreters.
@@ -119,3 +120,23 @@ is a comment that says a default row, not the columns' names)."""
 def _name_cell(cell: str) -> bool:
     named = bool(cell) and any(c.isalnum() for c in cell)  # "#### AFRICA ####": a banner, no column's name
     return named and len(cell) <= 60 and not _NUMBER_NAME.fullmatch(cell) and not _DATA_IN_CELL.search(cell)
+
+
+_ANGLED = re.compile(r"(?:<[^<>\n]{1,40}>[ \t]*){2,}")
+_ANGLE = re.compile(r"<([^<>\n]{1,40})>")
+
+
+def angle_header(lines: list[str], first: int, width: int) -> list[str] | None:
+    """The column names a comment above the rows writes in angle brackets, nothing else on its line (xattr.conf's
+    ``# <pattern> <action>``, fstab's ``# <file system> <mount point> <type> ...``), within the 40 lines before
+    the first row, as many as the rows have cells (one more or fewer), each once."""
+    for j in range(first - 1, max(-1, first - 41), -1):
+        said = lines[j].strip()
+        if not said.startswith(("#", ";")):
+            continue
+        body = said.lstrip("#;").strip()
+        if _ANGLED.fullmatch(body):
+            names = [n.strip() for n in _ANGLE.findall(body)]
+            fits = width - 1 <= len(names) <= width + 1 and len(set(names)) == len(names)
+            return names if fits and all(_name_cell(n) for n in names) else None
+    return None

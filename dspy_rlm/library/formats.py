@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from dspy_rlm.library.columnformat import comment_header, header_columns, named_second, preamble_row
+from dspy_rlm.library.columnformat import angle_header, comment_header, header_columns, named_second, preamble_row
 from dspy_rlm.library.textkit import split_outside
 
 Raw = tuple[int, int, list[tuple[str, str]], str, Any]
@@ -228,7 +228,7 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     widths = Counter(len(_cells(lines[i], delim)) for i in data[:400])
     width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
     first_cells = _cells(lines[data[0]], delim)
-    header = comment_header(lines, data[0], width, lambda s: _cells(s, delim))
+    header = comment_header(lines, data[0], width, lambda s: _cells(s, delim)) or angle_header(lines, data[0], width)
     if header is None and _header_like(first_cells) and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
     elif header is None and preamble_row([_cells(lines[i], delim) for i in data[:2001]]):
@@ -363,6 +363,7 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     width = max(2, counts[int(len(counts) * 0.9)])
     first = rows[0][0]
     header = comment_header(lines, first, width, lambda s: [c for c in sep.split(s) if c])
+    header = header or angle_header(lines, first, width)  # "# <pattern> <action>" among the comments above
     if header is None and any(is_comment(lines[j]) for j in range(first)):
         k = next(j for j in range(first - 1, -1, -1) if is_comment(lines[j]))
         cells = lines[k].strip().lstrip("#").split()

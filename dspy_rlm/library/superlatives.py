@@ -36,19 +36,26 @@ from dspy_rlm.library.structure import Record, Structure, matches  # inlined bef
 from dspy_rlm.library.valueforms import _date, _numbered  # inlined before this file
 
 
-def most_common(var: Any, field: Any, but: Any = None, by: Any = None) -> str | Nothing:
-    """Most common field value (by='dir': its dir; 'item': each item), not `but`.
+def most_common(var: Any, field: Any, but: Any = None, by: Any = None, within: Any = None) -> str | Nothing:
+    """Most common field value (by='dir': its dir; 'item': each item), not `but`, in `within`.
 
     ``but`` ("UTF-8 aside, which charset is listed most often?") is compared whole, any case. Ties go to the value
     seen first; values are compared with whitespace normalized. A placeholder with no letter or digit (``-``,
     ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are. by='dir' counts the directory of
     each path value (``a/b/c.py``: ``a/b``; a value with no directory is left out): "which directory holds the
     most files". by='item': each item a value lists counts once a record (``tags: [a, b]``): "which tag is on the
-    most posts". field='*': each setting's own value, in a file of NAME = value settings.
+    most posts". field='*': each setting's own value, in a file of NAME = value settings. within: only the
+    records in the block or under the heading so named (as :func:`max_of`'s): "the most common value in the
+    SPECIAL_NAMES mapping".
     """
     s = _structure("most_common", var)
     name = OWN if field == OWN else _field("most_common", s, field)
-    counts = item_counts(s, name) if by == "item" and name != OWN else value_counts(s, name)
+    records = None
+    if within is not None:
+        records = records_within(s, _check_word("most_common", within, "within"))
+        if not records:
+            return Nothing(f"no block or heading is named {within!r}")
+    counts = item_counts(s, name, records) if by == "item" and name != OWN else value_counts(s, name, records)
     if by == "dir":
         dirs: Counter[str] = Counter()
         for v, n in counts.items():
@@ -65,19 +72,26 @@ def most_common(var: Any, field: Any, but: Any = None, by: Any = None) -> str | 
     return max(counts, key=counts.__getitem__)  # max() keeps the first of equal counts: first seen
 
 
-def value_counts(s: Structure, field: str) -> Counter[str]:
-    """How many records hold each value of ``field``, as :func:`most_common` ranks them (whitespace normalized; a
-    placeholder with no letter or digit counts only where every value is one)."""
-    values = s.field_values(field) if field != OWN else [v for r in s.records if (v := setting_value(r)) is not None]
+def value_counts(s: Structure, field: str, records: list[Record] | None = None) -> Counter[str]:
+    """How many records (of ``records``, else all) hold each value of ``field``, as :func:`most_common` ranks them
+    (whitespace normalized; a placeholder with no letter or digit counts only where every value is one)."""
+    rows = s.records if records is None else records
+    values = (
+        [v for r in rows if (v := r.get(field)) is not None]
+        if field != OWN
+        else [v for r in rows if (v := setting_value(r)) is not None]
+    )
     values = [v for v in values if any(c.isalnum() for c in v)] or values
     return Counter(" ".join(v.split()) for v in values)
 
 
-def item_counts(s: Structure, field: str) -> Counter[str]:
-    """How many records list each item in ``field`` (:func:`~dspy_rlm.library.items.list_items`; an item a record
-    lists twice counts once), whitespace normalized."""
+def item_counts(s: Structure, field: str, records: list[Record] | None = None) -> Counter[str]:
+    """How many records (of ``records``, else all) list each item in ``field``
+    (:func:`~dspy_rlm.library.items.list_items`; an item a record lists twice counts once), whitespace
+    normalized."""
     counts: Counter[str] = Counter()
-    for v in s.field_values(field):
+    rows = s.records if records is None else records
+    for v in (v for r in rows if (v := r.get(field)) is not None):
         counts.update(list(dict.fromkeys(" ".join(i.split()) for i in list_items(v) if any(c.isalnum() for c in i))))
     return counts
 

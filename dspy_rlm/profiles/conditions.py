@@ -69,8 +69,13 @@ def operands(book: Any, var: str) -> list[tuple[str, str]]:
                 arg = _run_on(book, var, m.group(1), book.text_q[m.end() :]) if test not in BOUNDS else arg
                 if arg and (test not in BOUNDS or lookup._number(arg) is not None):
                     out.append((test, arg.rstrip("/") or arg))
+    out += [("ends", m.group()) for m in _SUFFIX.finditer(book.text_q)]  # ".pyi stub files": values ending so
     out += [("key", k.text) for k in book.keys.get(var, []) if k.records and not k.beyond]
     return list(dict.fromkeys(out))
+
+
+_SUFFIX = re.compile(r"(?<![\w./*])\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.])")
+"""A file name's suffix the question writes alone (``.pyi``, ``.so``): what the values it counts end with."""
 
 
 def _run_on(book: Any, var: str, token: str, rest: str) -> str:
@@ -172,6 +177,8 @@ def most_of(book: Any) -> str | None:
     for s in book.structs.values():
         for f in s.field_names[:12]:
             if said in field_stems(f):
+                if all(r.get(f) == r.key for r in s.records[:SCAN]):  # "used for the most patterns": the column
+                    return "most_common"  # keying each record names the records counted
                 values = [v for v in (r.get(f) for r in s.records[:SCAN]) if v and v.strip()]
                 numbers = sum(lookup._number(v) is not None for v in values)
                 lists = any(len(items.list_items(v)) >= 2 for v in values)  # "the most members": the longest list

@@ -30,6 +30,7 @@ from dspy_rlm.profiles.conditions import (
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.naming import before_document_noun
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.setting_rank import settings_file
@@ -264,7 +265,9 @@ class CountPresent(KindBase):
         # not its name, nor a phrase every record holds ("blog" of blog posts)
         field, total = str(move.args[0]), len(book.structs[move.var].records)
         phrases = [k for k in book.keys.get(move.var, []) if norm(k.text.rstrip(":")) != norm(field)]
-        phrases = [k for k in phrases if k.records < total]
+        phrases = [k for k in phrases if k.records < total and k.text.casefold() not in HAVING]  # "contain": a verb
+        # a loose word describing the document ("the Debian copyright file") narrows nothing either
+        phrases = [k for k in phrases if k.is_key or k.is_value or not before_document_noun(book.text_q, k.text)]
         opening = ("starts", field.casefold())  # "stanzas beginning with a Files: field": those that have it
         tests = [(t, a.rstrip(":").casefold()) for t, a in operands(book, move.var) if t != "key"]
         stated = bool(phrases) or any(test != opening for test in tests)

@@ -46,6 +46,9 @@ class Exists(KindBase):
         named = any(k.is_key or k.is_value for k in others)
         quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}  # an identifier or a quote absent
         missing = any(k.records == 0 and (ID_LIKE.search(k.text) or k.text.casefold() in quoted) for k in others)
+        missing = missing and not all(  # the document's own name absent ("does /etc/xattr.conf skip afs.*?")
+            names_asked_document(book, move.var, k.text) for k in others if k.records == 0
+        )
         # -- unless the key and another phrase both name records: the statement is one between them ("does
         # rt_dsfield map 0x40 to CS3?"), and the absent name is the asker's for the data as a whole
         missing = missing and not (key is not None and key.records and _pair_named(key, others))

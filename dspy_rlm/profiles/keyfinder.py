@@ -9,7 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.naming import FILE_NAME
+from dspy_rlm.profiles.naming import FILE_NAME, before_document_noun
 from dspy_rlm.profiles.phrases import (
     ID_LIKE,
     QUOTED,
@@ -31,7 +31,6 @@ from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
 from dspy_rlm.profiles.vocabulary import (
     ABBREVIATED,
-    CONTEXT_FIELDS,
     IDIOMS,
     NAME_NOUNS,
     PREDICATE_PARTS,
@@ -47,7 +46,7 @@ MAX_KEYS = 6
 """At most this many question phrases are offered as keys."""
 MAX_KEY_RECORDS = 50
 """A phrase found in more records than this is no key (it is offered for counting only)."""
-_GLOB_TAIL = re.compile(r"/?\*+")
+_GLOB_TAIL = re.compile(r"[/.]?\*+")  # "debian/*", "afs.*"
 _GLOB_LEAD = re.compile(r"(?:\*\.?|(?<![\w/])~?/)$")  # "*.conf", and a path's leading slash: "/apps/panel"
 _PREFIX = re.compile(
     r"(?<![\w*/.-])(?:([A-Za-z][A-Za-z0-9]*_)(?![\w*])|([A-Za-z][\w]*)\*(?![\w*])"
@@ -323,6 +322,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
                     absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                 continue
             made = make_key(phrase, hits)
+            if not (made.is_key or made.is_value or made.quoted) and before_document_noun(book.text_q, phrase):
+                continue  # "the Debian copyright file": a loose word describing the document, no key
             if (letter or (loose and not exempt)) and not (made.is_key or made.is_value):
                 continue
             if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:
@@ -346,8 +347,6 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 and len(hits) > MAX_KEY_RECORDS >= sum(norm(r.key) == norm(phrase) for r in hits)
             ):  # an identifier keying few records names them, however many mention it (not a word: "config")
                 naming.add(phrase)
-            if made.is_value and len(hits) > MAX_KEY_RECORDS and _names_block(hits, phrase):
-                naming.add(phrase)  # "the Event flag class": a block's name, however many records mention it
     mark_inner(found, text, s)
     usable = [k for k in found if k.records <= MAX_KEY_RECORDS or k.text in naming or "count" in book.cues]
     # a record's key first; one that many records hold too ("python" of a manual page), after those few hold
@@ -366,11 +365,6 @@ def question_keys(book: Any, var: str) -> list[Key]:
     if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
         return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
-
-
-def _names_block(hits: list[st.Record], phrase: str) -> bool:
-    """Whether two records or more sit in a block or section named ``phrase`` as written (case kept)."""
-    return sum(any((r.get(f) or "").strip() == phrase for f in CONTEXT_FIELDS) for r in hits) >= 2
 
 
 def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:

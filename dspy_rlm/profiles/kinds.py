@@ -152,6 +152,10 @@ class Record(KindBase):
             if key is not None and (binds(book.text_q, key.text, fname, names) or states_pair(key.text, fname, value)):
                 continue  # the field the question gives the key as ("whose output is X", "profile = black")
             asked = fname in book.fields.get(var, [])
+            # "which attribute pattern carries the comment ...": the key's own column, named, read by another's value
+            asked = asked or (
+                value == result.key and key is not None and not key.is_key and fname in book.named_fields(var)
+            )
             # col2, KEY=value (no name the question could say), or a name a word of the question says; a field
             nameless = unnamed(fname) or fname == result.key or fname in loose_fields(book, var)
             whole = key is not None and (key.is_key or key.is_value)  # the record named whole, not "#syn@" in a ref

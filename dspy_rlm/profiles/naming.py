@@ -15,6 +15,7 @@ from dspy_rlm.profiles.vocabulary import DOCUMENT_NOUNS, HOLDER_VERBS, ID_LIKE, 
 
 __all__ = [
     "asks_holder",
+    "before_document_noun",
     "column_fields",
     "counted_field",
     "counts_a_field",
@@ -126,10 +127,16 @@ def names_asked_document(book: Any, var: str, phrase: str) -> bool:
         if phrase.casefold() in folded and not names_file(book.structs[var], text, phrase):
             book.memo[memo] = False  # the text holds it past its own header comment ("# /etc/xattr.conf")
         else:
-            at = book.text_q.find(phrase)
-            after = st.words(book.text_q[at + len(phrase) :].casefold())[:2] if at >= 0 else []
-            book.memo[memo] = bool(FILE_NAME.fullmatch(phrase)) or any(w in DOCUMENT_NOUNS for w in after)
+            book.memo[memo] = bool(FILE_NAME.fullmatch(phrase)) or before_document_noun(book.text_q, phrase)
     return bool(book.memo[memo])
+
+
+def before_document_noun(question: str, phrase: str) -> bool:
+    """Whether the question writes ``phrase`` one or two words before a document noun ("the *Debian* copyright
+    file", "*mypy*'s schema"): a word describing the document, whether or not the data holds it too."""
+    at = question.find(phrase)
+    after = st.words(question[at + len(phrase) :].casefold())[:2] if at >= 0 else []
+    return any(w in DOCUMENT_NOUNS for w in after)
 
 
 def names_file(s: st.Structure, text: str, phrase: str) -> bool:

@@ -31,10 +31,11 @@ def odd_row(s: st.Structure, record: st.Record) -> bool:
     return odd >= 2
 
 
-def tied(s: st.Structure, field: str) -> bool:
-    """Whether two values of ``field`` share the highest count (as :func:`superlatives.most_common` counts them): the
-    first seen wins there, so the answer is a toss."""
-    top = superlatives.value_counts(s, field).most_common(2)
+def tied(s: st.Structure, field: str, within: str | None = None) -> bool:
+    """Whether two values of ``field`` share the highest count (as :func:`superlatives.most_common` counts them, in
+    the block ``within`` names where given): the first seen wins there, so the answer is a toss."""
+    records = superlatives.records_within(s, within) if within is not None else None
+    top = superlatives.value_counts(s, field, records).most_common(2)
     return len(top) == 2 and top[0][1] == top[1][1]
 
 

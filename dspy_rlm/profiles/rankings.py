@@ -17,7 +17,7 @@ from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbe
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
-from dspy_rlm.profiles.scopes import places, rival_place, unkept
+from dspy_rlm.profiles.scopes import rank_places, rival_place, unkept
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
     CONTEXT_FIELDS,
@@ -164,7 +164,12 @@ class MostCommon(KindBase):
                     read("most_common", f"I will find the most common {f} but {but!r}.", "most_common", var, f, but)
                 )
             out.append(read("most_common", f"I will find the most common {f}.", "most_common", var, f))
-        return item_reads(book, var, ranked_fields(book, var, False)) + out  # an item read first: it is asked
+        scoped = [  # within a block the question names ("as a value in SPECIAL_NAMES"): its records only
+            read("most_common", f"I will find the most common {f} within {p!r}.", "most_common", var, f, within=p)
+            for p in rank_places(book, var)
+            for f in ranked_fields(book, var, False, p)
+        ]
+        return scoped + item_reads(book, var, ranked_fields(book, var, False)) + out  # an item read first: asked
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = move.args[0]
@@ -191,6 +196,15 @@ class MostCommon(KindBase):
         if unnamed and tied(s, field):  # no name vouches for the column: its winner must be clear
             unnamed, why = False, "the most common value of a column no name vouches for is tied with another"
         asked = asked or unnamed
+        # within a block the question names: the one field there whose values repeat ("most often as a value in X")
+        asked = asked or (move.within is not None and ranked_fields(book, move.var, False, move.within) == [field])
+        why = "ranked" if asked else why
+        if asked and move.within is not None and tied(s, field, move.within):
+            asked, why = False, "the most common value within the block is tied with another"
+        if asked and move.within is None and rank_places(book, move.var):
+            asked, why = False, "the question names a block to rank within"
+        if asked and move.within is not None and (other := rival_place(book, move.var, move.within)):
+            asked, why = False, f"the question writes the block {other!r} as named, {move.within!r} in another case"
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
 
 
@@ -265,7 +279,7 @@ class Extreme(KindBase):
             return []
         scoped = [  # within a block the question names first: ranking all the records is not what it asks
             read(self.name, f"I will find the {self.word} {f} within {place!r}.", self.helper, var, f, within=place)
-            for place in places(book, var)
+            for place in rank_places(book, var)
             for f in ranked_fields(book, var, True, place)
         ]
         return scoped + [
@@ -298,7 +312,7 @@ class Extreme(KindBase):
         # AccessPermission flags has the highest value" of an enum's NAME = number members)
         asked = asked or (place is not None and not own and not names and rankable == [field])
         why_rank = "ranked" if asked else "ranked a field the question does not name"
-        if asked and place is None and places(book, move.var):
+        if asked and place is None and rank_places(book, move.var):
             asked, why_rank = False, "the question names a block to rank within"
         if asked and place is not None and (other := rival_place(book, move.var, place)):
             asked, why_rank = False, f"the question writes the block {other!r} as named, {place!r} in another case"

@@ -19,7 +19,7 @@ from dspy_rlm.profiles.phrases import written_as_name
 from dspy_rlm.profiles.reads import holders, norm
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE
 
-__all__ = ["block_lacking", "condition", "distinct", "outside", "places", "rival_place", "unkept"]
+__all__ = ["block_lacking", "condition", "distinct", "outside", "places", "rank_places", "rival_place", "unkept"]
 
 
 def places(book: Any, var: str) -> list[str]:
@@ -38,9 +38,30 @@ def places(book: Any, var: str) -> list[str]:
             for k in book.keys.get(var, [])
             if k.quoted and k.is_value and not k.is_key and 2 <= k.records < 0.9 * len(s.records)
         ]
-        found.sort(key=lambda p: not _written_block(book, s, p))  # "the Event flag class": Event, then Flag
         book.memo[memo] = found + [p for p in name_scopes(book, var) if p not in found]  # "the ETH_P_ defines"
     return list(book.memo[memo])
+
+
+def rank_places(book: Any, var: str) -> list[str]:
+    """The blocks a ranking ranks within (:func:`places`), and those whose names the question writes whole as the
+    data writes them, though no key phrase (:func:`_blocks_written`), the ones written so first (memoized)."""
+    memo = ("rank places", var)
+    if memo not in book.memo:
+        s = book.structs[var]
+        found = places(book, var)
+        if any(f in s.field_names for f in CONTEXT_FIELDS) and s.parsed_chars is None:
+            found += [w for w in _blocks_written(book, s) if w not in found]
+        found.sort(key=lambda p: not _written_block(book, s, p))  # "the Event flag class": Event, then Flag
+        book.memo[memo] = found
+    return list(book.memo[memo])
+
+
+def _blocks_written(book: Any, s: st.Structure) -> list[str]:
+    """The names of blocks of two records or more that the question writes whole, as the data writes them ("the
+    Event flag class": a class many other records mention, so no key phrase of the question)."""
+    names = {(r.get(f) or "").strip() for r in s.records for f in CONTEXT_FIELDS} - {""}
+    said = dict.fromkeys(w for w in re.findall(r"[\w.-]+", book.text_q) if w in names)
+    return [w for w in said if sum(any((r.get(f) or "").strip() == w for f in CONTEXT_FIELDS) for r in s.records) >= 2]
 
 
 def _written_block(book: Any, s: st.Structure, place: str) -> bool:
@@ -55,7 +76,7 @@ def rival_place(book: Any, var: str, place: str) -> str | None:
     s = book.structs[var]
     if _written_block(book, s, place):
         return None
-    return next((p for p in places(book, var) if p != place and _written_block(book, s, p)), None)
+    return next((p for p in rank_places(book, var) if p != place and _written_block(book, s, p)), None)
 
 
 def unkept(book: Any, move: Move, record: st.Record) -> str | None:

@@ -91,6 +91,9 @@ def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
     order = ["key_of", *order] if book.kind() == "reverse" else order  # a record asked by a value it holds
     for kind in order:
         found = [m for m in moves if m.kind == kind]
+        tested = [m for m in found if kind == "count_if" and m.args[1] in _STATED_TESTS]
+        if tested:  # "how many ... are .pyi files", "... above 100": the test the question states
+            return tested[0]
         if found and kind in ("count", "count_where", "count_if"):  # what is counted: the phrase most records hold
             keys = sorted((k for ks in book.keys.values() for k in ks), key=lambda k: -k.records)
             ranked = [m for k in keys for m in found if repr(k.text) in m.code]
@@ -98,6 +101,10 @@ def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
         if found:
             return found[0]
     return submits[0] if submits else moves[0]
+
+
+_STATED_TESTS = ("starts", "ends", "<", "<=", ">", ">=")
+"""Tests a question states in words ("ending in .pyi", "above 100"), not a phrase found in the data."""
 
 
 class _ScriptedRun(_DecidingRun):
