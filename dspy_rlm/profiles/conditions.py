@@ -74,8 +74,9 @@ def operands(book: Any, var: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
-_SUFFIX = re.compile(r"(?<![\w./*])\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.])")
-"""A file name's suffix the question writes alone (``.pyi``, ``.so``): what the values it counts end with."""
+_SUFFIX = re.compile(r"(?<![\w./*])\.[a-z][a-z0-9]{0,5}(?![\w.])")
+"""A file name's suffix the question writes alone, in lower case (``.pyi``, ``.so``; not a Makefile's ``.SUFFIXES``
+target): what the values it counts end with."""
 
 
 def _run_on(book: Any, var: str, token: str, rest: str) -> str:

@@ -33,6 +33,7 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import before_document_noun
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import norm, parts, unit_after
+from dspy_rlm.profiles.scopes import blocks_apart
 from dspy_rlm.profiles.setting_rank import settings_file
 from dspy_rlm.profiles.sizes import listed_parts
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING, ID_LIKE, NAME_NOUNS
@@ -88,7 +89,7 @@ class CountWhere(KindBase):
         why = "counted" if ok else "no record has that value there" if not result else "a field not named"
         if ok and key is not None and worded(book, move.var, key.text, move.args[0]):  # "tr After_I" beside "tr"
             ok, why = False, "other values of the field hold it as a word"
-        if ok and key is not None and move.args[0] in CONTEXT_FIELDS and _blocks_apart(book, move.var, key.text):
+        if ok and key is not None and move.args[0] in CONTEXT_FIELDS and blocks_apart(book, move.var, key.text):
             ok, why = False, "several blocks have that name: the count joins them"  # YAML's nested "mapping:"s
         if ok and key is not None and _noun_of_all(book, move.var, key, result):
             ok, why = False, "every record holds the noun counted: the question's condition is another phrase"
@@ -103,19 +104,6 @@ def _noun_of_all(book: Any, var: str, key: Any, result: Any) -> bool:
     if result != total or not said or not {st.stem(w) for w in st.words(key.text.casefold())} <= said:
         return False
     return any(k.text != key.text and 0 < k.records < total for k in book.keys.get(var, []))
-
-
-def _blocks_apart(book: Any, var: str, name: str) -> bool:
-    """Whether the records in blocks named ``name`` (a block path's part too) sit at different indents: several
-    blocks share the name (a YAML schema's nested ``mapping:``s), once per run and name."""
-    memo = ("blocks apart", var, name)
-    if memo not in book.memo:
-        said, s = norm(name), book.structs[var]
-        lines = [ln.expandtabs() for ln in book.texts[var].split("\n")]  # a tab among spaces: the same indent
-        inside = [r for r in s.records if any(said in map(norm, (r.get(f) or "").split(".")) for f in CONTEXT_FIELDS)]
-        indents = {len(lines[r.line - 1]) - len(lines[r.line - 1].lstrip()) for r in inside if 0 < r.line <= len(lines)}
-        book.memo[memo] = len(indents) > 1
-    return bool(book.memo[memo])
 
 
 class CountIf(KindBase):
@@ -162,7 +150,7 @@ class CountIf(KindBase):
             ok, why = False, "the word tested is inside a longer phrase of the question"  # section": no "options"
         if ok and _counts_names(book, move.var, field, test, arg):
             ok, why = False, "the question counts names, and a record counted holds several"
-        if ok and field in CONTEXT_FIELDS and test == "part" and _blocks_apart(book, move.var, arg):
+        if ok and field in CONTEXT_FIELDS and test == "part" and blocks_apart(book, move.var, arg):
             ok, why = False, "several blocks have that name: the count joins them"
         if ok and tested is not None and _noun_of_all(book, move.var, tested, result):
             ok, why = False, "every record holds the noun counted: the question's condition is another phrase"

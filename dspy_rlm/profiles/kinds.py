@@ -45,6 +45,7 @@ from dspy_rlm.profiles.reads import (
     only_the_record_asked,
     own_setting,
     printed,
+    ranked_names,
     states_pair,
     unnamed,
     values_in,
@@ -152,9 +153,16 @@ class Record(KindBase):
             if key is not None and (binds(book.text_q, key.text, fname, names) or states_pair(key.text, fname, value)):
                 continue  # the field the question gives the key as ("whose output is X", "profile = black")
             asked = fname in book.fields.get(var, [])
-            # "which attribute pattern carries the comment ...": the key's own column, named, read by another's value
+            # "which attribute pattern carries the comment ...": the key's own column, named in its own words, read by
+            # another column's phrase ("when" names a log's date column, which keys the line: no such naming)
             asked = asked or (
-                value == result.key and key is not None and not key.is_key and fname in book.named_fields(var)
+                value == result.key
+                and key is not None
+                and not key.is_key
+                and fname == field_holding_key(book.structs[var])  # a table's key column, not a document's one record
+                and len(book.structs[var].records) > 1
+                and fname in book.named_fields(var)
+                and bool(ranked_names(book.field_q, [fname]))
             )
             # col2, KEY=value (no name the question could say), or a name a word of the question says; a field
             nameless = unnamed(fname) or fname == result.key or fname in loose_fields(book, var)

@@ -17,7 +17,7 @@ from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbe
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
-from dspy_rlm.profiles.scopes import rank_places, rival_place, unkept
+from dspy_rlm.profiles.scopes import blocks_apart, rank_places, rival_place, unkept
 from dspy_rlm.profiles.vocabulary import (
     BY_LENGTH,
     CONTEXT_FIELDS,
@@ -168,6 +168,7 @@ class MostCommon(KindBase):
             read("most_common", f"I will find the most common {f} within {p!r}.", "most_common", var, f, within=p)
             for p in rank_places(book, var)
             for f in ranked_fields(book, var, False, p)
+            if not _holds_value(book, var, f, p)  # "the most common kind: struct, union or enum?": a kind, no block
         ]
         return scoped + item_reads(book, var, ranked_fields(book, var, False)) + out  # an item read first: asked
 
@@ -199,13 +200,25 @@ class MostCommon(KindBase):
         # within a block the question names: the one field there whose values repeat ("most often as a value in X")
         asked = asked or (move.within is not None and ranked_fields(book, move.var, False, move.within) == [field])
         why = "ranked" if asked else why
+        if asked and move.within is not None and blocks_apart(book, move.var, move.within):
+            asked, why = False, f"several blocks are named {move.within!r}: the ranking joins them"
         if asked and move.within is not None and tied(s, field, move.within):
             asked, why = False, "the most common value within the block is tied with another"
-        if asked and move.within is None and rank_places(book, move.var):
+        if (
+            asked
+            and move.within is None
+            and [p for p in rank_places(book, move.var) if not _holds_value(book, move.var, field, p)]
+        ):
             asked, why = False, "the question names a block to rank within"
         if asked and move.within is not None and (other := rival_place(book, move.var, move.within)):
             asked, why = False, f"the question writes the block {other!r} as named, {move.within!r} in another case"
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
+
+
+def _holds_value(book: Any, var: str, field: str, value: str) -> bool:
+    """Whether some record's ``field`` is ``value`` (case aside): a block so named is one of the values ranked."""
+    said = norm(value)
+    return any(norm(r.get(field) or "") == said for r in book.structs[var].records[:5000])
 
 
 def qualified(book: Any, fields: list[str]) -> str | None:

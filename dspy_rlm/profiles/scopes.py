@@ -19,7 +19,17 @@ from dspy_rlm.profiles.phrases import written_as_name
 from dspy_rlm.profiles.reads import holders, norm
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE
 
-__all__ = ["block_lacking", "condition", "distinct", "outside", "places", "rank_places", "rival_place", "unkept"]
+__all__ = [
+    "block_lacking",
+    "blocks_apart",
+    "condition",
+    "distinct",
+    "outside",
+    "places",
+    "rank_places",
+    "rival_place",
+    "unkept",
+]
 
 
 def places(book: Any, var: str) -> list[str]:
@@ -141,3 +151,16 @@ def block_lacking(book: Any, var: str, key: Any) -> str | None:
         if len(inside) >= 2 and not any(norm(r.key) == said or holders([r], key.text) for r in inside):
             return place
     return None
+
+
+def blocks_apart(book: Any, var: str, name: str) -> bool:
+    """Whether the records in blocks named ``name`` (a block path's part too) sit at different indents: several
+    blocks share the name (a YAML schema's nested ``mapping:``s), once per run and name."""
+    memo = ("blocks apart", var, name)
+    if memo not in book.memo:
+        said, s = norm(name), book.structs[var]
+        lines = [ln.expandtabs() for ln in book.texts[var].split("\n")]  # a tab among spaces: the same indent
+        inside = [r for r in s.records if any(said in map(norm, (r.get(f) or "").split(".")) for f in CONTEXT_FIELDS)]
+        indents = {len(lines[r.line - 1]) - len(lines[r.line - 1].lstrip()) for r in inside if 0 < r.line <= len(lines)}
+        book.memo[memo] = len(indents) > 1
+    return bool(book.memo[memo])

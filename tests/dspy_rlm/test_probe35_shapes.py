@@ -92,5 +92,6 @@ def test_a_cell_written_as_a_reference_link_answers_with_its_text():
 
 def test_a_reverse_lookup_by_a_linked_name_gives_the_record_not_the_name():
     # the phrase read by is no answer to a reverse lookup, and nothing supports it (stop 85: the record's key is
-    # read, no field its one record lacks, and extracted)
-    assert ask_scripted("Which crew does Ada Brink lead?", _CREWS) == ("Pilotage", "extracted")
+    # read, no field its one record lacks, and extracted; since probe 40 the Crew column the question names is
+    # the record's key read off the Lead column's phrase: vouched for)
+    assert ask_scripted("Which crew does Ada Brink lead?", _CREWS) == ("Pilotage", "submitted")

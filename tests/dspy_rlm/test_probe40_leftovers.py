@@ -90,7 +90,7 @@ def test_columns_named_in_angle_brackets_in_the_comments_above_the_rows():
         "drop",
         "submitted",
     )
-    question = "Which attribute pattern in /etc/harbour-attrs.conf carries the comment that it may only be written by the kernel?"
+    question = "Which attribute pattern in this file carries the comment that it may only be written by the kernel?"
     assert ask_scripted(question, _RULES) == ("kern.seal", "submitted")
 
 
