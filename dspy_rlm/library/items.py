@@ -27,9 +27,18 @@ def size_of(var: Any, word: Any) -> int:
     """How many fields the record matching word has (0: none matches).
 
     For a record that lists entries: an INI section of commands, a JSON object's keys (not the ``block`` or
-    ``section`` it sits in: no entry of its own)."""
+    ``section`` it sits in: no entry of its own; of nested objects, read as ``name.part`` fields, each name once)."""
     r = record_of(var, _check_word("size_of", word))
-    return _own_size(r) if isinstance(r, Record) else 0
+    if not isinstance(r, Record):
+        return 0
+    own = [f for f, _ in r.fields if f not in _PLACE_FIELDS]
+    if own and all("." in f.strip(".") for f in own) and _structure("size_of", var).kind in _NESTED_KINDS:
+        return len({f.split(".")[0] for f in own})  # {"develop": {"attrs": {"version": ..}, ..}}: its names
+    return len(own)
+
+
+_NESTED_KINDS = ("json", "yaml", "toml")
+"""Structures whose records flatten nested objects into ``name.part`` fields."""
 
 
 def _own_size(r: Record) -> int:

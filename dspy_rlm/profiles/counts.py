@@ -54,6 +54,8 @@ class Count(KindBase):
             return [Candidate(str(result), "count", True, "counted")]  # (its class: the calibrated "counted")
         ok = key is not None and key.is_value and always_whole(book, move.var, key.text)
         why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
+        if ok and key is not None and not result and key.records:  # a glob read as a pattern ("upload.*"): none
+            ok, why = False, "records hold the phrase, yet none was counted"
         if ok and key is not None and _counts_names(book, move.var, None, "part", key.text):
             ok, why = False, "the question counts names, and a record counted holds several"
         return [Candidate(str(result), "count", ok, why)]

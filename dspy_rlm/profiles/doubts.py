@@ -206,6 +206,15 @@ def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
     return f"the question points to the text's comments ({sorted(said)[0]!r}), which its records leave out"
 
 
+def _value_stated(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "which feature is the only one with 'override' => 1?": the question states the value of the setting read
+    # by; a record holding it is asked (its owner), not a field of the first record the setting keys
+    if move.kind not in ("record", "field") or key is None:
+        return None
+    written = re.search(rf"['\"]?{re.escape(key.text)}['\"]?\s*(?:=>|=)\s*['\"]?[\w.-]+", book.text_q)
+    return f"the question states the value of {key.text!r}: the record holding it is asked" if written else None
+
+
 def _mixed_count(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # over a sample config read with its commented-out settings beside its live ones (wgetrc), which of them "the
     # settings" are is unsure
@@ -306,6 +315,7 @@ def _key_in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> s
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 DOUBTS = (
     _key_in_comments,
+    _value_stated,
     _head_only,
     _mixed_count,
     _one_ranked,

@@ -374,6 +374,9 @@ def _describes_document(question: str, start: int, phrase: str) -> bool:
     return definite and not ID_LIKE.search(phrase) and before_document_noun(question[start:], phrase)
 
 
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
+
+
 def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
     """A doubt of a lookup's read of records (:data:`~dspy_rlm.profiles.doubts.DOUBTS`) by another phrase than an
     identifier of the question (eight characters or more, with a digit: a checksum, a serial) that the text holds
@@ -386,7 +389,11 @@ def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
     if memo not in book.memo:
         s = book.structs[move.var]
         head = (text if s.parsed_chars is None else text[: s.parsed_chars]).casefold()
-        ids = [w for w in wordmatch.WORD_TOKEN.findall(book.text_q) if len(w) >= 8 and any(c.isdigit() for c in w)]
+        ids = [  # a checksum, a serial; or a version of three parts ("locked at ==20.0.18")
+            w
+            for w in wordmatch.WORD_TOKEN.findall(book.text_q)
+            if (len(w) >= 8 and any(c.isdigit() for c in w)) or _VERSION.fullmatch(w)
+        ]
         ids = [w for w in ids if wordmatch.in_text(w.casefold(), head)]
         whole = {norm(v) for r in s.records for v in (r.key, *(v for _, v in r.fields))} if ids else set()
         book.memo[memo] = next((w for w in ids if norm(w) not in whole), None)

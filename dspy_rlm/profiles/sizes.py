@@ -142,6 +142,7 @@ def named_parts(book: Any, var: str, counted: set[str], tag: str, least: int = 2
     keys = {r.key for r in s.records[:_SAMPLE] if r.key and len(r.fields) == 1 and " " not in r.key.strip()}
     out: list[tuple[str, str | None]] = []
     names = list(dict.fromkeys([*s.field_names[:200], *sorted(groups), *sorted(keys)]))
+    names = [n for n in names if n not in CONTEXT_FIELDS]  # a heading's name ("section") lists no items
     for loose in (False, True):  # by its last word only where nothing is named by more of its words
         for name in names if not out else []:
             by_noun = _named(name, stems, counted, loose)
@@ -232,6 +233,10 @@ class CountItems(KindBase):
             why = f"the question's {narrowing!r} is in some of the items only: the count may be of those"
         elif lacked := _named_elsewhere(book, move):  # "how many reason values does X list in its _enum?": X's
             why = f"the question names {lacked!r}, which the part counted does not hold"  # list is another one
+        elif other := _other_record(book, move):  # "how many packages are locked in the develop section?"
+            why = f"the question names the record {other!r}, not the part counted"
+        elif block := _block_before(book, move):  # "the %feature hash": the block feature, "hash" the asker's word
+            why = f"the question names the block {block!r} before the part's name"
         return [Candidate(str(result), "count", why == "counted the items the part lists", why)]
 
 
@@ -244,6 +249,28 @@ def _named_elsewhere(book: Any, move: Move) -> str | None:
         return None
     held = {f for f, _ in record.fields}
     return next((f for f in book.named_fields(move.var) if norm(f) != norm(name) and f not in held), None)
+
+
+def _other_record(book: Any, move: Move) -> str | None:
+    """A key phrase of the question keying a few records (not the part counted, nor the record it is read in):
+    the question counts within that record, not the part its counted noun happens to name."""
+    args = {norm(str(a)) for a in move.args}
+    return next(
+        (k.text for k in book.keys.get(move.var, []) if k.is_key and k.records <= 3 and norm(k.text) not in args), None
+    )
+
+
+def _block_before(book: Any, move: Move) -> str | None:
+    """The name of a block the question writes right before the part's name ("the %feature hash", sigils
+    aside): the part's name is the asker's word for that block, not the part counted."""
+    name = str(move.args[0])
+    m = re.search(rf"([%@$]?[\w.-]+)\s+{re.escape(name)}\b", book.text_q, re.IGNORECASE)
+    if m is None:
+        return None
+    said = norm(m.group(1).lstrip("%@$"))
+    s = book.structs[move.var]
+    held = any(said in map(norm, (r.get(f) or "").split(".")) for r in s.records[:5000] for f in CONTEXT_FIELDS)
+    return m.group(1) if held and said != norm(name) else None
 
 
 _NAME_PART = re.compile(r"/|^[-.]|[-_./]$")

@@ -139,3 +139,18 @@ def test_the_most_common_value_within_the_block_the_question_names():
     assert most_common(_MAPPINGS, "value", within="SPECIAL_KIND_TO_MODULE") == "omni"
     question = "Which module name appears most often as a value in SPECIAL_KIND_TO_MODULE?"
     assert ask_scripted(question, _MAPPINGS) == ("omni", "submitted")
+
+
+_KINDS = "definitions:\n" + "".join(
+    f"  - name: d{i}\n    kind: {k}\n" for i, k in enumerate(["struct"] * 5 + ["union"] * 2 + ["enum"] * 3)
+) + "enum:\n" + "".join(f"  - name: e{i}\n    value: {i}\n" for i in range(4))
+
+
+def test_a_value_of_the_ranked_field_is_no_block_to_rank_within():
+    question = "What is the most common kind among the definitions here: struct, union or enum?"
+    assert ask_scripted(question, _KINDS) == ("struct", "submitted")
+
+
+def test_an_identifier_before_file_is_what_is_asked_not_the_document():
+    record = "".join(f"harbour/m{i}.py,sha256=x{i},{10 + i}\n" for i in range(6)) + "harbour/py.typed,,\n"
+    assert ask_scripted("Does the package include a py.typed marker file?", record, "bool") != (False, "submitted")
