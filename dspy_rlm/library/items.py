@@ -32,9 +32,10 @@ def size_of(var: Any, word: Any) -> int:
     if not isinstance(r, Record):
         return 0
     own = [f for f, _ in r.fields if f not in _PLACE_FIELDS]
-    if own and all("." in f.strip(".") for f in own) and _structure("size_of", var).kind in _NESTED_KINDS:
-        return len({f.split(".")[0] for f in own})  # {"develop": {"attrs": {"version": ..}, ..}}: its names
-    return len(own)
+    if not own or _structure("size_of", var).kind not in _NESTED_KINDS:
+        return len(own)
+    text = _text("size_of", var)  # a key holding dots ("a.b": 1) is written whole; a nested one is not
+    return len({f if f in text or "." not in f.strip(".") else f.split(".")[0] for f in own})
 
 
 _NESTED_KINDS = ("json", "yaml", "toml")

@@ -396,7 +396,9 @@ def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
         ]
         ids = [w for w in ids if wordmatch.in_text(w.casefold(), head)]
         whole = {norm(v) for r in s.records for v in (r.key, *(v for _, v in r.fields))} if ids else set()
-        book.memo[memo] = next((w for w in ids if norm(w) not in whole), None)
+        # a version inside a record's key ("What's New in Lake 3.9.0") names that record
+        keyed = [w for w in ids if _VERSION.fullmatch(w) and any(w in r.key for r in s.records[:5000])]
+        book.memo[memo] = next((w for w in ids if norm(w) not in whole and w not in keyed), None)
     unheld = book.memo[memo]
     if not unheld or (key is not None and norm(key.text) == norm(unheld)):
         return None
