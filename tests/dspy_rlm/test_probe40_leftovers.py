@@ -141,9 +141,12 @@ def test_the_most_common_value_within_the_block_the_question_names():
     assert ask_scripted(question, _MAPPINGS) == ("omni", "submitted")
 
 
-_KINDS = "definitions:\n" + "".join(
-    f"  - name: d{i}\n    kind: {k}\n" for i, k in enumerate(["struct"] * 5 + ["union"] * 2 + ["enum"] * 3)
-) + "enum:\n" + "".join(f"  - name: e{i}\n    value: {i}\n" for i in range(4))
+_KINDS = (
+    "definitions:\n"
+    + "".join(f"  - name: d{i}\n    kind: {k}\n" for i, k in enumerate(["struct"] * 5 + ["union"] * 2 + ["enum"] * 3))
+    + "enum:\n"
+    + "".join(f"  - name: e{i}\n    value: {i}\n" for i in range(4))
+)
 
 
 def test_a_value_of_the_ranked_field_is_no_block_to_rank_within():
