@@ -21,6 +21,7 @@ from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.owners import owner
+from dspy_rlm.profiles.part_scopes import block_before, other_record
 from dspy_rlm.profiles.phrases import counted_nouns, counted_stems
 from dspy_rlm.profiles.rankings import counts_fields, ranked_noun
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
@@ -233,9 +234,9 @@ class CountItems(KindBase):
             why = f"the question's {narrowing!r} is in some of the items only: the count may be of those"
         elif lacked := _named_elsewhere(book, move):  # "how many reason values does X list in its _enum?": X's
             why = f"the question names {lacked!r}, which the part counted does not hold"  # list is another one
-        elif other := _other_record(book, move):  # "how many packages are locked in the develop section?"
+        elif other := other_record(book, move):  # "how many packages are locked in the develop section?"
             why = f"the question names the record {other!r}, not the part counted"
-        elif block := _block_before(book, move):  # "the %feature hash": the block feature, "hash" the asker's word
+        elif block := block_before(book, move):  # "the %feature hash": the block feature, "hash" the asker's word
             why = f"the question names the block {block!r} before the part's name"
         return [Candidate(str(result), "count", why == "counted the items the part lists", why)]
 
@@ -249,45 +250,6 @@ def _named_elsewhere(book: Any, move: Move) -> str | None:
         return None
     held = {f for f, _ in record.fields}
     return next((f for f in book.named_fields(move.var) if norm(f) != norm(name) and f not in held), None)
-
-
-def _other_record(book: Any, move: Move) -> str | None:
-    """A key phrase of the question keying a few records (not the part counted, nor the record it is read in):
-    the question counts within that record, not the part its counted noun happens to name."""
-    args = {norm(str(a)) for a in move.args}
-    name, text = str(move.args[0]), book.texts[move.var]
-    if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", book.text_q, re.IGNORECASE):
-        return None  # "the colors object of the dawn theme": the part written whole, in the record named
-    for k in book.keys.get(move.var, []):
-        if k.is_key and k.records <= 3 and norm(k.text) not in args:
-            record = lookup.record_of(text, k.text)  # "the service": the [Service] section holding the field
-            if not (isinstance(record, st.Record) and record.get(name) is not None):
-                return k.text  # "packages ... in the develop section": develop's packaging.* is no list of them
-    return None
-
-
-def _block_before(book: Any, move: Move) -> str | None:
-    """The name of a block the question writes right before the part's name ("the %feature hash", sigils
-    aside): the part's name is the asker's word for that block, not the part counted."""
-    name = str(move.args[0])
-    m = re.search(rf"([%@$]?[\w.-]+)\s+{re.escape(name)}\b", book.text_q, re.IGNORECASE)
-    if m is None:
-        return None
-    said = norm(m.group(1).lstrip("%@$"))
-    s = book.structs[move.var]
-    inside = [
-        r for r in s.records[:5000] if any(said in map(norm, (r.get(f) or "").split(".")) for f in CONTEXT_FIELDS)
-    ]
-    if said == norm(name) or any(_holds_part(r, name) for r in inside):
-        return None  # "the mode enum": the block mode holds the part enum
-    keyed = lookup.record_of(book.texts[move.var], m.group(1).lstrip("%@$"))
-    return m.group(1) if inside and not (isinstance(keyed, st.Record) and _holds_part(keyed, name)) else None
-
-
-def _holds_part(record: st.Record, name: str) -> bool:
-    """Whether ``record`` has the field ``name`` or a group of fields under it (``colors.Header``, ...)."""
-    lead = name.casefold() + "."
-    return record.get(name) is not None or any(f.casefold().startswith(lead) for f, _ in record.fields)
 
 
 _NAME_PART = re.compile(r"/|^[-.]|[-_./]$")
