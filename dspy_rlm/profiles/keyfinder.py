@@ -9,7 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.naming import FILE_NAME, before_document_noun
+from dspy_rlm.profiles.naming import FILE_NAME, describes_document
 from dspy_rlm.profiles.phrases import (
     ID_LIKE,
     QUOTED,
@@ -322,7 +322,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
                     absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                 continue
             made = make_key(phrase, hits)
-            if not (made.is_key or made.is_value or made.quoted) and _describes_document(book.text_q, start, phrase):
+            if not (made.is_key or made.is_value or made.quoted) and describes_document(book.text_q, start, phrase):
                 continue  # "the Debian copyright file": a loose word describing the document, no key
             if (letter or (loose and not exempt)) and not (made.is_key or made.is_value):
                 continue
@@ -365,13 +365,6 @@ def question_keys(book: Any, var: str) -> list[Key]:
     if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
         return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
-
-
-def _describes_document(question: str, start: int, phrase: str) -> bool:
-    """Whether ``phrase`` (at ``start``) is a plain word after "the", "this" or a possessive and before a document
-    noun ("the *Debian* copyright file"), not an identifier ("a *py.typed* marker file": the file asked about)."""
-    definite = re.search(r"(?:\bthe|\bthis|'s)$", question[:start].rstrip(), re.IGNORECASE) is not None
-    return definite and not ID_LIKE.search(phrase) and before_document_noun(question[start:], phrase)
 
 
 _VERSION = re.compile(r"\d+\.\d+\.\d+")

@@ -19,6 +19,7 @@ __all__ = [
     "column_fields",
     "counted_field",
     "counts_a_field",
+    "describes_document",
     "names_a_record",
     "names_asked_document",
     "names_document",
@@ -137,6 +138,15 @@ def before_document_noun(question: str, phrase: str) -> bool:
     at = question.find(phrase)
     after = st.words(question[at + len(phrase) :].casefold())[:2] if at >= 0 else []
     return any(w in DOCUMENT_NOUNS for w in after)
+
+
+def describes_document(question: str, start: int, phrase: str) -> bool:
+    """Whether ``phrase`` (at ``start``) is a plain word after "the", "this" or a possessive and before a document
+    noun ("the *Debian* copyright file"), not an identifier ("a *py.typed* marker file": the file asked about):
+    the narrower form of :func:`before_document_noun` that a key phrase must pass to be set aside as no key. A
+    count's narrowing phrases take the wider one: an identifier before the document noun narrows no count either."""
+    definite = re.search(r"(?:\bthe|\bthis|'s)$", question[:start].rstrip(), re.IGNORECASE) is not None
+    return definite and not ID_LIKE.search(phrase) and before_document_noun(question[start:], phrase)
 
 
 def names_file(s: st.Structure, text: str, phrase: str) -> bool:

@@ -217,8 +217,10 @@ class MostCommon(KindBase):
 
 def _holds_value(book: Any, var: str, field: str, value: str) -> bool:
     """Whether some record's ``field`` is ``value`` (case aside): a block so named is one of the values ranked."""
-    said = norm(value)
-    return any(norm(r.get(field) or "") == said for r in book.structs[var].records[:5000])
+    memo = ("field values", var, field)  # asked per block and field at each step of a ranking
+    if memo not in book.memo:
+        book.memo[memo] = {norm(r.get(field) or "") for r in book.structs[var].records[:5000]}
+    return norm(value) in book.memo[memo]
 
 
 def qualified(book: Any, fields: list[str]) -> str | None:

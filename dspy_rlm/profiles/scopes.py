@@ -60,33 +60,45 @@ def rank_places(book: Any, var: str) -> list[str]:
         s = book.structs[var]
         found = places(book, var)
         if any(f in s.field_names for f in CONTEXT_FIELDS) and s.parsed_chars is None:
-            found += [w for w in _blocks_written(book, s) if w not in found]
-        found.sort(key=lambda p: not _written_block(book, s, p))  # "the Event flag class": Event, then Flag
+            found += [w for w in _blocks_written(book, var) if w not in found]
+        found.sort(key=lambda p: not _written_block(book, var, p))  # "the Event flag class": Event, then Flag
         book.memo[memo] = found
     return list(book.memo[memo])
 
 
-def _blocks_written(book: Any, s: st.Structure) -> list[str]:
+def _block_names(book: Any, var: str) -> dict[str, int]:
+    """The names the data gives its blocks (a record's context fields, stripped), each with the number of records
+    sitting in a block so named (memoized: asked at each step of a ranking)."""
+    memo = ("block names", var)
+    if memo not in book.memo:
+        counts: dict[str, int] = {}
+        for r in book.structs[var].records:
+            for name in {(r.get(f) or "").strip() for f in CONTEXT_FIELDS} - {""}:
+                counts[name] = counts.get(name, 0) + 1
+        book.memo[memo] = counts
+    return book.memo[memo]  # type: ignore[no-any-return]
+
+
+def _blocks_written(book: Any, var: str) -> list[str]:
     """The names of blocks of two records or more that the question writes whole, as the data writes them ("the
     Event flag class": a class many other records mention, so no key phrase of the question)."""
-    names = {(r.get(f) or "").strip() for r in s.records for f in CONTEXT_FIELDS} - {""}
-    said = dict.fromkeys(w for w in re.findall(r"[\w.-]+", book.text_q) if w in names)
-    return [w for w in said if sum(any((r.get(f) or "").strip() == w for f in CONTEXT_FIELDS) for r in s.records) >= 2]
+    names = _block_names(book, var)
+    said = dict.fromkeys(w for w in re.findall(r"[\w.-]+", book.text_q) if names.get(w, 0) >= 2)
+    return list(said)
 
 
-def _written_block(book: Any, s: st.Structure, place: str) -> bool:
+def _written_block(book: Any, var: str, place: str) -> bool:
     """Whether the question writes ``place`` as the data names a block (case kept), not only in another case."""
     written = re.search(rf"(?<![\w.]){re.escape(place)}(?![\w])", book.text_q) is not None
-    return written and any((r.get(f) or "").strip() == place for r in s.records for f in CONTEXT_FIELDS)
+    return written and place in _block_names(book, var)
 
 
 def rival_place(book: Any, var: str, place: str) -> str | None:
     """Another block the question names, written as the data names it, where ``place`` is written only in another
     case ("the Event flag class": the class Event, not the class Flag): a ranking within ``place`` is a guess."""
-    s = book.structs[var]
-    if _written_block(book, s, place):
+    if _written_block(book, var, place):
         return None
-    return next((p for p in rank_places(book, var) if p != place and _written_block(book, s, p)), None)
+    return next((p for p in rank_places(book, var) if p != place and _written_block(book, var, p)), None)
 
 
 def unkept(book: Any, move: Move, record: st.Record) -> str | None:
