@@ -76,7 +76,7 @@ def _block_names(book: Any, var: str) -> dict[str, int]:
             for name in {(r.get(f) or "").strip() for f in CONTEXT_FIELDS} - {""}:
                 counts[name] = counts.get(name, 0) + 1
         book.memo[memo] = counts
-    return book.memo[memo]  # type: ignore[no-any-return]
+    return book.memo[memo]
 
 
 def _blocks_written(book: Any, var: str) -> list[str]:

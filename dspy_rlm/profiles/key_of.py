@@ -1,0 +1,87 @@
+"""The reverse lookup as a move kind: the record holding a value the question states ("which bird is owned by
+Ines Moreau?"), within a block the question names or in the whole text. Split from
+:mod:`~dspy_rlm.profiles.kinds`, which registers it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dspy_rlm.library import superlatives
+from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.kind_registry import KindBase
+from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.naming import specific as _specific
+from dspy_rlm.profiles.naming import why_specific as _why
+from dspy_rlm.profiles.reads import (
+    _other_asked,
+    field_holding_key,
+    holders,
+    keys_identify,
+    norm,
+    only_the_record_asked,
+    own_setting,
+)
+from dspy_rlm.profiles.scopes import distinct, outside, places
+from dspy_rlm.profiles.vocabulary import NAME_ASKED
+
+__all__ = ["KeyOf"]
+
+_WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)
+
+
+def _lone(book: Any, var: str) -> bool:
+    """Whether the text holds one record (an INI file of one section, a package's METADATA)."""
+    return len(book.structs[var].records) == 1
+
+
+class KeyOf(KindBase):
+    name = "key_of"
+
+    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if not (key.is_value and not key.is_key):
+            return []
+        # in a text of one record, a setting that holds the value names it
+        whole = keys_identify(book, var) or (_lone(book, var) and own_setting(book, var, key))
+        said = f"I will find the record holding {key.text!r}"
+        scoped = [  # "which PathPaintRule member stands for B*": the one record of that block holding it
+            read("key_of", f"{said} within {p!r}.", "key_of", var, key.text, within=p)
+            for p in places(book, var)  # a block whose keys name its records, where the whole text's do not
+            if norm(p) != norm(key.text) and (whole or distinct(superlatives.records_within(book.structs[var], p)))
+        ]
+        return [*scoped, read("key_of", f"{said}.", "key_of", var, key.text)] if whole else scoped
+
+    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if move.within is not None:  # within a block: the one record there holding the value, no other field asked
+            inside = superlatives.records_within(book.structs[move.var], move.within)
+            ok = holders(inside, key.text) == 1 and not _other_asked(book, move.var, key)
+            return [Candidate(result, "key", ok, "reverse lookup")] if isinstance(result, str) else []
+        # the evidence of a record read's reverse candidate (Record): a value only this record holds, and no other
+        # field asked; where the key's own field is not named ("Which bird is owned by Ines Moreau?"), one record
+        # alone must hold the value ("whose ID is 0x19": an attribute's ID too), and the support class is that
+        # candidate's ("reverse lookup"), not the one of a key field the question names
+        key_field = field_holding_key(book.structs[move.var])
+        named = (
+            key_field is None or key_field in book.named_fields(move.var) or only_the_record_asked(book, move.var, key)
+        )
+        other = _other_asked(book, move.var, key)
+        ok = _specific(key) and not other and (named or key.records == 1)  # unnamed: only one record holds it
+        own = own_setting(book, move.var, key) if ok else None
+        several = ok and holders(book.structs[move.var].records[:5000], key.text) > 1
+        if several:  # two records hold the value whole ("M" of MIXED and of MEDIUM): the first is no answer
+            ok, why = False, "several records hold the value"
+        elif own:
+            ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
+        elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
+            ok, why = False, f"the question names the block {block!r}, which does not hold the value"
+        elif ok:
+            why = _why(key) if named else "reverse lookup"
+        else:
+            why = f"the question asks for {other[0]!r}" if other else _why(key)
+        # "which console script runs X?" of a text of one record: no record is asked, so the setting's name is
+        asked = NAME_ASKED.search(book.text_q) or (_lone(book, move.var) and _WHICH.match(book.text_q))
+        if own and "." in own:  # "which extra_style key ...": the part of the path after the one the question says
+            head, _, tail = own.rpartition(".")
+            own = tail if all(p.casefold() in book.text_q.casefold() for p in head.split(".")) else own
+        named_own = [Candidate(own, "field name", True, _why(key))] if own and asked else []
+        return [Candidate(result, "key", ok, why), *named_own] if isinstance(result, str) else []
