@@ -48,9 +48,10 @@ def settings(value: str) -> list[tuple[str, str]]:
 
 
 def is_comment(line: str) -> bool:
-    """``#`` / ``;`` comments, and a line opening a quote it never closes (Vim script's ``" comment``)."""
+    """``#`` / ``;`` comments, roff's (``.\\"``, ``'\\"``, ``\\"``: a macro file's or a manual page's), and a line
+    opening a quote it never closes (Vim script's ``" comment``)."""
     s = line.lstrip()
-    return s.startswith(("#", ";")) or (s[:1] == '"' and '"' not in s[1:])
+    return s.startswith(("#", ";", '.\\"', "'\\\"", '\\"')) or (s[:1] == '"' and '"' not in s[1:])
 
 
 def meaningful(lines: list[str], comments: bool = True) -> list[str]:

@@ -92,6 +92,14 @@ def _item_key(body: str) -> str:
     return " ".join(body.split()[:3]).strip("*_`")
 
 
+def item_named(line: str) -> bool:
+    """Whether a list item's key is a name its text gives (before ``: `` or `` - ``) or its whole text, not the
+    first three words of a longer sentence ("* add adaptation for the OpenHarmony platform": no name)."""
+    m = LIST_ITEM.match(line)
+    body = m.group(2) if m else line.strip()
+    return len(body.split()) <= 3 or _item_key(body) != " ".join(body.split()[:3]).strip("*_`")
+
+
 def parse_markdown_list(lines: list[str]) -> list[Raw]:
     """A record per list item (a ``**name**: value`` item has that field), and per other line; an item under a
     ``#`` heading has the field ``section``, the heading's text (``## v1.2.5``: the release it lists). A heading

@@ -14,13 +14,14 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.naming import column_fields
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, keyed_by, may_be_value
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
-from dspy_rlm.profiles.spans import count_subject, data_subject_spans
+from dspy_rlm.profiles.spans import container_spans, count_subject, data_subject_spans
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     ENGLISH,
     FALSE_FLAGS,
     HAVING,
+    ID_LIKE,
     IMPERATIVES,
     MOST_OF,
     RECORD_UNITS,
@@ -364,7 +365,10 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
         other = text not in said and said not in text and text not in WHOLE_SET | STOP | nouns
         # a word right after the phrase names what it is ("members of the BlendMode *enum*"): no second condition
         other = other and not re.search(rf"{re.escape(phrase)}\s+{re.escape(k.text)}\b", book.text_q, re.I)
-        if k.is_value and k.records and not k.inner and other:
+        # an identifier the data holds, whole or inside its values ("have the SIGNED_RATIONAL type", "refer to
+        # #/definitions/commands"), narrows the count too
+        identifier = not k.is_value and ID_LIKE.search(k.text) and not _names_data(book.text_q, k.text)
+        if (k.is_value or identifier) and k.records and not k.inner and other:
             return k.text
     stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
     asked = book.fields.get(var, ())  # a nested field named by its last part ("supporting OCR": endpoints.ocr)
@@ -378,6 +382,15 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
             return f
     having = rf"\b(?:{'|'.join(HAVING)})\s+(?:an?\s+|the\s+|any\s+)?({{}})\b"
     return next((f for f in asked if f != counted and re.search(having.format(re.escape(f)), book.text_q, re.I)), None)
+
+
+def _names_data(question: str, phrase: str) -> bool:
+    """Whether ``phrase`` is said of the data as a whole: after a possessive ("harbour's *dist-info* RECORD") or
+    inside a phrase naming the data ("in *ray-schema.json*")."""
+    at = question.find(phrase)
+    if at < 0 or question[:at].rstrip().endswith("'s"):
+        return True
+    return any(a <= at < b for a, b in container_spans(question))
 
 
 def _flag_field(book: Any, var: str, field: str) -> bool:

@@ -29,9 +29,9 @@ from dspy_rlm.profiles.naming import (
     unparsed_name,
 )
 from dspy_rlm.profiles.phrases import holds_field, is_stop
-from dspy_rlm.profiles.reads import parts, unit_after
+from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.spellings import spells_field
-from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, ID_LIKE, RANKED, SYNONYMS
+from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, CONTEXT_FIELDS, ID_LIKE, RANKED, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
@@ -148,6 +148,40 @@ def _across_blocks(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
         book.memo[memo] = len({r.get("block") for r in s.records[:5000] if not field or r.get(field) is not None})
     n = book.memo[memo]
     return f"the records read are in {n} blocks" if n > 1 else None
+
+
+def _blocks_alike(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many entries under the Core heading of the 12.0.0 section": a changelog has a Core heading in every
+    # release; count_where(section, Core) counts them all
+    if move.helper != "count_where" or len(move.args) < 2 or str(move.args[0]) not in CONTEXT_FIELDS:
+        return None
+    field, name = str(move.args[0]), norm(str(move.args[1]))
+    memo = ("runs", move.var, field, name)
+    if memo not in book.memo:  # the runs of records in a block so named, apart where another block comes between
+        runs, inside = 0, False
+        for r in book.structs[move.var].records:
+            value = r.get(field)
+            if value:
+                runs += norm(value) == name and not inside
+                inside = norm(value) == name
+        book.memo[memo] = runs
+    runs = book.memo[memo]
+    return f"{runs} blocks apart are named {move.args[1]!r}: the count joins them" if runs > 1 else None
+
+
+_TIMES = re.compile(
+    r"\b(?:more\s+than\s+once|(?:more|fewer|less)\s+than\s+\w+\s+times|(?:at\s+least|at\s+most|exactly)\s+(?:once|twice"
+    r"|\w+\s+times)|twice|several\s+times|multiple\s+times)\b",
+    re.IGNORECASE,
+)
+
+
+def _times_asked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "is the key visual-bell-type listed more than once?": whether it is there at all answers nothing
+    if move.kind not in ("exists", "has_item"):
+        return None
+    m = _TIMES.search(book.text_q)
+    return f"the question asks how often ({m.group(0)!r}); the check says whether at all" if m else None
 
 
 def _second_step(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -314,6 +348,8 @@ def _key_in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> s
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 DOUBTS = (
+    _times_asked,
+    _blocks_alike,
     _key_in_comments,
     _value_stated,
     _head_only,

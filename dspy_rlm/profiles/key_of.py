@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from dspy_rlm.library import superlatives
+from dspy_rlm.library.mdformats import item_named
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
@@ -25,7 +26,16 @@ from dspy_rlm.profiles.reads import (
 from dspy_rlm.profiles.scopes import distinct, outside, places
 from dspy_rlm.profiles.vocabulary import NAME_ASKED
 
-__all__ = ["KeyOf"]
+__all__ = ["KeyOf", "keyed_by_name"]
+
+
+def keyed_by_name(book: Any, var: str, result: Any) -> bool:
+    """Whether a list's item keyed ``result`` is named by its text, not keyed by its first words."""
+    s = book.structs[var]
+    if s.kind != "markdown_list" or not isinstance(result, str):
+        return True
+    return all(item_named(r.text.split("\n", 1)[0]) for r in s.records[:5000] if r.key == result)
+
 
 _WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)
 
@@ -72,6 +82,8 @@ class KeyOf(KindBase):
             ok, why = False, "several records hold the value"
         elif own:
             ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
+        elif ok and not keyed_by_name(book, move.var, result):
+            ok, why = False, "the record's key is its item's first words, no name"
         elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
             ok, why = False, f"the question names the block {block!r}, which does not hold the value"
         elif ok:
