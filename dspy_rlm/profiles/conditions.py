@@ -14,14 +14,12 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.naming import column_fields
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, keyed_by, may_be_value
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
-from dspy_rlm.profiles.spans import container_spans, count_subject, data_subject_spans
+from dspy_rlm.profiles.spans import count_subject, data_subject_spans
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     ENGLISH,
     FALSE_FLAGS,
-    HAVING,
-    ID_LIKE,
     IMPERATIVES,
     MOST_OF,
     RECORD_UNITS,
@@ -40,6 +38,7 @@ __all__ = [
     "SCAN",
     "always_whole",
     "fields_saying",
+    "flag_field",
     "holders",
     "loose_fields",
     "mostly_numbers",
@@ -346,54 +345,14 @@ def flag_counts(book: Any, var: str) -> list[tuple[str, str]]:
             continue
         values = [v.strip() for v in (r.get(f) for r in book.structs[var].records[:SCAN]) if v and v.strip()]
         true = [v for v in values if v.casefold() in TRUE_FLAGS]
-        if true and _flag_field(book, var, f):
+        if true and flag_field(book, var, f):
             rest = [w for w in said if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
             if all(st.stem(w) in field_stems(f) for w in rest):
                 out.append((f, max(set(true), key=true.count)))
     return out
 
 
-def other_condition(book: Any, var: str, phrase: str, counted: str | None = None) -> str | None:
-    """A condition the question states beside the one a count tests (``phrase``, in the field ``counted``):
-    another phrase that is a whole value of the data ("how many hosts run Debian *in Paris*"), a flag field it
-    names ("how many packages are *essential* and required"), or another field it says the records have ("...
-    recommend rope *and have a Homepage*"). A count of one condition is no answer to both."""
-    said = norm(phrase)
-    nouns = counted_nouns(st.words(book.text_q.casefold()))
-    for k in book.keys.get(var, []):
-        text = norm(k.text)
-        other = text not in said and said not in text and text not in WHOLE_SET | STOP | nouns
-        # a word right after the phrase names what it is ("members of the BlendMode *enum*"): no second condition
-        other = other and not re.search(rf"{re.escape(phrase)}\s+{re.escape(k.text)}\b", book.text_q, re.I)
-        # an identifier the data holds, whole or inside its values ("have the SIGNED_RATIONAL type", "refer to
-        # #/definitions/commands"), narrows the count too
-        identifier = not k.is_value and ID_LIKE.search(k.text) and not _names_data(book.text_q, k.text)
-        if (k.is_value or identifier) and k.records and not k.inner and other:
-            return k.text
-    stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
-    asked = book.fields.get(var, ())  # a nested field named by its last part ("supporting OCR": endpoints.ocr)
-    for f in book.structs[var].field_names[:40]:
-        if (
-            f != counted  # "set manual_cpp_binding: True": the flag the count tests
-            and (field_stems(f) <= stems or f in asked)
-            and _flag_field(book, var, f)
-            and not any(st.stem(w) in field_stems(f) for w in st.words(said))
-        ):
-            return f
-    having = rf"\b(?:{'|'.join(HAVING)})\s+(?:an?\s+|the\s+|any\s+)?({{}})\b"
-    return next((f for f in asked if f != counted and re.search(having.format(re.escape(f)), book.text_q, re.I)), None)
-
-
-def _names_data(question: str, phrase: str) -> bool:
-    """Whether ``phrase`` is said of the data as a whole: after a possessive ("harbour's *dist-info* RECORD") or
-    inside a phrase naming the data ("in *ray-schema.json*")."""
-    at = question.find(phrase)
-    if at < 0 or question[:at].rstrip().endswith("'s"):
-        return True
-    return any(a <= at < b for a, b in container_spans(question))
-
-
-def _flag_field(book: Any, var: str, field: str) -> bool:
+def flag_field(book: Any, var: str, field: str) -> bool:
     values = [v.strip().casefold() for v in (r.get(field) for r in book.structs[var].records[:SCAN]) if v]
     flags = TRUE_FLAGS | FALSE_FLAGS
     return bool(values) and sum(v in flags for v in values) >= 0.9 * len(values)

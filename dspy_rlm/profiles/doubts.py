@@ -13,7 +13,7 @@ from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.tail import reads_whole
-from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, other_condition, unread_test
+from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, unread_test
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
@@ -30,6 +30,7 @@ from dspy_rlm.profiles.naming import (
 )
 from dspy_rlm.profiles.phrases import holds_field, is_stop
 from dspy_rlm.profiles.reads import norm, parts, unit_after
+from dspy_rlm.profiles.second_condition import other_condition
 from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, CONTEXT_FIELDS, ID_LIKE, RANKED, SYNONYMS
 

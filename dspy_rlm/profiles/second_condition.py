@@ -1,0 +1,57 @@
+"""A second condition a question states beside the one a count tests ("how many hosts run Debian *in Paris*"):
+:func:`other_condition`, which :mod:`~dspy_rlm.profiles.doubts` asks of every count of one condition. Split from
+:mod:`~dspy_rlm.profiles.conditions`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.conditions import flag_field
+from dspy_rlm.profiles.phrases import counted_nouns
+from dspy_rlm.profiles.reads import field_stems, norm
+from dspy_rlm.profiles.spans import container_spans
+from dspy_rlm.profiles.vocabulary import HAVING, ID_LIKE, STOP, WHOLE_SET
+
+__all__ = ["names_data", "other_condition"]
+
+
+def other_condition(book: Any, var: str, phrase: str, counted: str | None = None) -> str | None:
+    """A condition the question states beside the one a count tests (``phrase``, in the field ``counted``):
+    another phrase that is a whole value of the data ("how many hosts run Debian *in Paris*"), a flag field it
+    names ("how many packages are *essential* and required"), or another field it says the records have ("...
+    recommend rope *and have a Homepage*"). A count of one condition is no answer to both."""
+    said = norm(phrase)
+    nouns = counted_nouns(st.words(book.text_q.casefold()))
+    for k in book.keys.get(var, []):
+        text = norm(k.text)
+        other = text not in said and said not in text and text not in WHOLE_SET | STOP | nouns
+        # a word right after the phrase names what it is ("members of the BlendMode *enum*"): no second condition
+        other = other and not re.search(rf"{re.escape(phrase)}\s+{re.escape(k.text)}\b", book.text_q, re.I)
+        # an identifier the data holds, whole or inside its values ("have the SIGNED_RATIONAL type", "refer to
+        # #/definitions/commands"), narrows the count too
+        identifier = not k.is_value and ID_LIKE.search(k.text) and not names_data(book.text_q, k.text)
+        if (k.is_value or identifier) and k.records and not k.inner and other:
+            return k.text
+    stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
+    asked = book.fields.get(var, ())  # a nested field named by its last part ("supporting OCR": endpoints.ocr)
+    for f in book.structs[var].field_names[:40]:
+        if (
+            f != counted  # "set manual_cpp_binding: True": the flag the count tests
+            and (field_stems(f) <= stems or f in asked)
+            and flag_field(book, var, f)
+            and not any(st.stem(w) in field_stems(f) for w in st.words(said))
+        ):
+            return f
+    having = rf"\b(?:{'|'.join(HAVING)})\s+(?:an?\s+|the\s+|any\s+)?({{}})\b"
+    return next((f for f in asked if f != counted and re.search(having.format(re.escape(f)), book.text_q, re.I)), None)
+
+
+def names_data(question: str, phrase: str) -> bool:
+    """Whether ``phrase`` is said of the data as a whole: after a possessive ("harbour's *dist-info* RECORD") or
+    inside a phrase naming the data ("in *ray-schema.json*")."""
+    at = question.find(phrase)
+    if at < 0 or question[:at].rstrip().endswith("'s"):
+        return True
+    return any(a <= at < b for a, b in container_spans(question))
