@@ -249,6 +249,7 @@ STANDALONE_MODULES = (
     "cssformat",
     "makeformat",
     "keywordformat",
+    "localeformat",
     "instructionformat",
     "sqlformat",
     "listformat",

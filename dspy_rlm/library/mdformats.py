@@ -95,9 +95,10 @@ def _item_key(body: str) -> str:
 def item_named(line: str) -> bool:
     """Whether a list item's key is a name its text gives (before ``: `` or `` - ``) or its whole text, not the
     first three words of a longer sentence ("* add adaptation for the OpenHarmony platform": no name)."""
-    m = LIST_ITEM.match(line)
-    body = m.group(2) if m else line.strip()
-    return len(body.split()) <= 3 or _item_key(body) != " ".join(body.split()[:3]).strip("*_`")
+    m = LIST_ITEM.match(line)  # a heading, a dated section's line: no list item
+    return (
+        not m or len(m.group(2).split()) <= 3 or _item_key(m.group(2)) != " ".join(m.group(2).split()[:3]).strip("*_`")
+    )
 
 
 def parse_markdown_list(lines: list[str]) -> list[Raw]:

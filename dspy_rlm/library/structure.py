@@ -59,7 +59,9 @@ Records per kind (the record's ``key`` in brackets):
   value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics); (detail
   ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``];
   (detail ``instructions``) one per instruction of a Dockerfile's shape [its upper-case word], ``instruction``,
-  ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`).
+  ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`); (detail
+  ``locale``) one per keyword line of a POSIX locale source [the keyword], its ``value`` and ``section``
+  (:mod:`~dspy_rlm.library.localeformat`).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
   page's options and terms [the tag], bullets and paragraphs, and first its title (``.TH`` / ``.Dd`` ``.Dt``) with
@@ -133,6 +135,7 @@ from dspy_rlm.library.listformat import (
     parse_numbered_sections,
 )
 from dspy_rlm.library.literalformat import looks_literals, parse_literals
+from dspy_rlm.library.localeformat import looks_locale, parse_locale
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.markedformat import looks_marked, parse_marked
 from dspy_rlm.library.mdformats import (
@@ -322,6 +325,8 @@ def _detect(text: str) -> Structure:
         return _detect("\n".join(pod_markdown(lines)))
     if looks_roff(sample) >= 0.2 and (roff := parse_roff(lines))[0]:  # a manual page: its macros are no lines
         return _build("markdown_list", lines, *roff, detail="roff")
+    if looks_locale(sample):  # its own comment character declared: "% Source: RAP" is no setting
+        return _build("keywords", lines, *parse_locale(lines), detail="locale")
     if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):
         return _build("markdown_table", lines, *parse_markdown_table(lines))
     if looks_grid_tables(sample) and (grid := parse_grid_tables(lines))[1]:

@@ -117,3 +117,30 @@ def test_a_list_items_first_three_words_are_no_name():
     assert item_named("* gyp: update to v2") and item_named("* tidy loader")
     book = MoveBook({"question": "Which release?"}, {"context": _NOTES}, {"answer": str})
     assert not keyed_by_name(book, "context", "add adaptation for") and keyed_by_name(book, "context", "gyp")
+
+
+_LOCALE = (
+    "comment_char %\nescape_char /\n\n% Invented locale for a test\n% Source: Nobody\n% Language: xx\n\n"
+    'LC_IDENTIFICATION\ntitle      "Invented locale"\nsource     "Tests"\nEND LC_IDENTIFICATION\n\n'
+    'LC_TIME\nabmon    "jan";"feb";/\n         "m<U00E4>r"\nd_fmt    "%d.%m.%Y"\nt_fmt    "%H.%M.%S"\n'
+    'END LC_TIME\n\nLC_PAPER\ncopy "i18n"\nEND LC_PAPER\n'
+)
+
+
+def test_a_posix_locale_source_reads_as_keyword_lines_in_their_categories():
+    from dspy_rlm.library import structure as st
+
+    s = st.detect(_LOCALE)
+    assert (s.kind, s.detail) == ("keywords", "locale")
+    got = {r.key: dict(r.fields) for r in s.records}
+    assert got["d_fmt"] == {"value": "%d.%m.%Y", "section": "LC_TIME"}
+    assert got["abmon"]["value"] == "jan;feb;m\u00e4r"  # continued by the escape character, <U00E4> as written
+    assert got["source"]["value"] == "Tests" and "Source" not in got  # "% Source: Nobody" is a comment
+    assert ask_scripted("What d_fmt date format does this locale define?", _LOCALE) == ("%d.%m.%Y", "submitted")
+
+
+def test_a_text_declaring_no_comment_char_is_no_locale():
+    from dspy_rlm.library.localeformat import looks_locale
+
+    assert not looks_locale(["LC_TIME", "d_fmt x", "END LC_TIME"])
+    assert not looks_locale(["comment_char %", "d_fmt x"])
