@@ -2,9 +2,9 @@
 that declares its own comment and escape characters (``comment_char %``, ``escape_char /``) and holds
 categories opened by a bare name (``LC_TIME``) and closed by ``END LC_TIME``, each a run of ``keyword value``
 lines (a value continued onto the next line by the escape character at its end). Each keyword line is a record
-keyed by its keyword, with the fields ``value`` (its quoted strings unquoted and joined by ``;``, each
-``<U00E4>`` written as the character it names) and ``section`` (the category). Read as lines, the ``%``
-comments outnumbered the settings and no value was a field.
+keyed by its keyword, as an assignment is: the field of that name holds its value (its quoted strings unquoted
+and joined by ``;``, each ``<U00E4>`` written as the character it names), and ``section`` the category. Read as
+lines, the ``%`` comments outnumbered the settings and no value was a field.
 Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
@@ -46,11 +46,12 @@ def _locale_value(raw: str, escape: str) -> str:
 
 
 def parse_locale(lines: list[str]) -> tuple[list[Raw], list[str]]:
-    """One record per keyword line, keyed by the keyword: fields ``value`` and ``section`` (its category)."""
+    """One record per keyword line, keyed by the keyword: its field of that name and ``section`` (its category)."""
     chars = _locale_chars(lines)
     comment, escape = chars["comment_char"], chars["escape_char"]
     out: list[Raw] = []
     section, i = "", 0
+    names: dict[str, None] = {}
     while i < len(lines):
         start, text = i, lines[i].strip()
         while text.endswith(escape) and not text.endswith(escape + escape) and i + 1 < len(lines):
@@ -67,6 +68,9 @@ def parse_locale(lines: list[str]) -> tuple[list[Raw], list[str]]:
             continue
         m = _LOCALE_KEYWORD.match(text)
         if m:
-            fields = [("value", _locale_value(m.group(2) or "", escape))] + ([("section", section)] if section else [])
-            out.append((start, i - 1, fields, m.group(1), None))
-    return out, ["value", "section"]
+            value = _locale_value(m.group(2) or "", escape)
+            out.append(
+                (start, i - 1, [(m.group(1), value)] + ([("section", section)] if section else []), m.group(1), None)
+            )
+            names[m.group(1)] = None
+    return out, [*names, "section"]

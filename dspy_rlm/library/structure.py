@@ -54,14 +54,13 @@ Records per kind (the record's ``key`` in brackets):
   formats) a sample config whose settings are commented out (``#figure.figsize: 6.4, 4.8 # in inches``: the value
   without its trailing comment; ``commented beside live`` where they outnumber the live ones three to one, a live
   one hiding the commented-out lines of its name: wgetrc), and (detail ``definitions``) ``name: definition`` lines
-  with their continuations (an EBNF grammar).
+  with their continuations (an EBNF grammar), and (detail ``locale``) a POSIX locale source's keyword lines, each
+  with its ``section`` (:mod:`~dspy_rlm.library.localeformat`).
 - keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;`` [the
   value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics); (detail
   ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``];
   (detail ``instructions``) one per instruction of a Dockerfile's shape [its upper-case word], ``instruction``,
-  ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`); (detail
-  ``locale``) one per keyword line of a POSIX locale source [the keyword], its ``value`` and ``section``
-  (:mod:`~dspy_rlm.library.localeformat`).
+  ``arguments`` and each ``NAME=value`` pair as fields (:mod:`~dspy_rlm.library.instructionformat`).
 - markdown_table: one per row [first cell]; markdown_list: one per item [text before ``:`` / `` - ``, else its first
   three words], a ``**Name**: value`` item has that field; (detail ``roff``, tried after HTML tables) a manual
   page's options and terms [the tag], bullets and paragraphs, and first its title (``.TH`` / ``.Dd`` ``.Dt``) with
@@ -326,7 +325,7 @@ def _detect(text: str) -> Structure:
     if looks_roff(sample) >= 0.2 and (roff := parse_roff(lines))[0]:  # a manual page: its macros are no lines
         return _build("markdown_list", lines, *roff, detail="roff")
     if looks_locale(sample):  # its own comment character declared: "% Source: RAP" is no setting
-        return _build("keywords", lines, *parse_locale(lines), detail="locale")
+        return _build("assignments", lines, *parse_locale(lines), detail="locale")
     if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):
         return _build("markdown_table", lines, *parse_markdown_table(lines))
     if looks_grid_tables(sample) and (grid := parse_grid_tables(lines))[1]:

@@ -26,7 +26,7 @@ from dspy_rlm.profiles.reads import (
 from dspy_rlm.profiles.scopes import distinct, outside, places
 from dspy_rlm.profiles.vocabulary import NAME_ASKED
 
-__all__ = ["KeyOf", "keyed_by_name"]
+__all__ = ["KeyOf", "keyed_by_name", "record_named"]
 
 
 def keyed_by_name(book: Any, var: str, result: Any) -> bool:
@@ -35,6 +35,17 @@ def keyed_by_name(book: Any, var: str, result: Any) -> bool:
     if s.kind != "markdown_list" or not isinstance(result, str):
         return True
     return all(item_named(r.text.split("\n", 1)[0]) for r in s.records[:5000] if r.key == result)
+
+
+def record_named(book: Any, var: str, result: Any) -> str | None:
+    """Another record whose key of two words or more joined by ``_`` or ``-`` the question writes with spaces
+    ("what currency symbol does the locale use?": ``currency_symbol``): a reverse lookup answers no such question."""
+    memo = ("joined keys", var)
+    if memo not in book.memo:
+        keys = {r.key for r in book.structs[var].records[:5000] if re.fullmatch(r"[A-Za-z]+(?:[_-][A-Za-z]+)+", r.key)}
+        book.memo[memo] = {k: " ".join(re.split(r"[_-]", k.casefold())) for k in keys}
+    said = " ".join(re.findall(r"[a-z]+", book.text_q.casefold()))
+    return next((k for k, words in book.memo[memo].items() if k != result and f" {words} " in f" {said} "), None)
 
 
 _WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)
@@ -82,6 +93,8 @@ class KeyOf(KindBase):
             ok, why = False, "several records hold the value"
         elif own:
             ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
+        elif ok and (named := record_named(book, move.var, result)):
+            ok, why = False, f"the question names the record {named!r}: its value is asked, not a key"
         elif ok and not keyed_by_name(book, move.var, result):
             ok, why = False, "the record's key is its item's first words, no name"
         elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"

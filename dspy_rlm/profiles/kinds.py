@@ -25,7 +25,7 @@ from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
-from dspy_rlm.profiles.key_of import KeyOf, keyed_by_name
+from dspy_rlm.profiles.key_of import KeyOf, keyed_by_name, record_named
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.listed import nth_item
 from dspy_rlm.profiles.members import HasItem
@@ -220,8 +220,10 @@ class Record(KindBase):
             why = why or (f"the question names the block {block!r}, which does not hold the value" if block else None)
             first_words = reverse and not why and not keyed_by_name(book, var, result.key)  # a list item's first words
             why = why or ("the record's key is its item's first words, no name" if first_words else None)
+            named = record_named(book, var, result.key) if reverse and not why else None  # "what currency symbol"
+            why = why or (f"the question names the record {named!r}: its value is asked, not a key" if named else None)
             why = why or ("reverse lookup" if reverse else "key")
-            ok = reverse and specific and not setting and not block and not first_words
+            ok = reverse and specific and not setting and not block and not first_words and not named
             out.append(Candidate(result.key, "key", ok, why))
         if not result.fields:
             out += printed(book, result.text, key)

@@ -131,11 +131,11 @@ def test_a_posix_locale_source_reads_as_keyword_lines_in_their_categories():
     from dspy_rlm.library import structure as st
 
     s = st.detect(_LOCALE)
-    assert (s.kind, s.detail) == ("keywords", "locale")
+    assert (s.kind, s.detail) == ("assignments", "locale")
     got = {r.key: dict(r.fields) for r in s.records}
-    assert got["d_fmt"] == {"value": "%d.%m.%Y", "section": "LC_TIME"}
-    assert got["abmon"]["value"] == "jan;feb;m\u00e4r"  # continued by the escape character, <U00E4> as written
-    assert got["source"]["value"] == "Tests" and "Source" not in got  # "% Source: Nobody" is a comment
+    assert got["d_fmt"] == {"d_fmt": "%d.%m.%Y", "section": "LC_TIME"}
+    assert got["abmon"]["abmon"] == "jan;feb;m\u00e4r"  # continued by the escape character, <U00E4> as written
+    assert got["source"]["source"] == "Tests" and "Source" not in got  # "% Source: Nobody" is a comment
     assert ask_scripted("What d_fmt date format does this locale define?", _LOCALE) == ("%d.%m.%Y", "submitted")
 
 
@@ -144,3 +144,14 @@ def test_a_text_declaring_no_comment_char_is_no_locale():
 
     assert not looks_locale(["LC_TIME", "d_fmt x", "END LC_TIME"])
     assert not looks_locale(["comment_char %", "d_fmt x"])
+
+
+_LOCALE_MONEY = _LOCALE.replace('source     "Tests"\n', 'source     "Tests"\nlanguage   "Zorbish"\n') + (
+    'LC_MONETARY\nint_curr_symbol "ZRB "\ncurrency_symbol "zb"\nmon_decimal_point ","\nEND LC_MONETARY\n'
+)
+
+
+def test_a_reverse_lookup_answers_no_question_naming_another_record():
+    # ("what currency symbol does the Swedish locale use?" was answered 'language', the keyword holding Swedish)
+    answer = ask_scripted("What currency symbol does the Zorbish locale use?", _LOCALE_MONEY)
+    assert answer in (("zb", "submitted"), ("zb", "extracted")) or answer[1] != "submitted"
