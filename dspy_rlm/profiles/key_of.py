@@ -43,9 +43,16 @@ def record_named(book: Any, var: str, result: Any) -> str | None:
     memo = ("joined keys", var)
     if memo not in book.memo:
         keys = {r.key for r in book.structs[var].records[:5000] if re.fullmatch(r"[A-Za-z]+(?:[_-][A-Za-z]+)+", r.key)}
-        book.memo[memo] = {k: " ".join(re.split(r"[_-]", k.casefold())) for k in keys}
-    said = " ".join(re.findall(r"[a-z]+", book.text_q.casefold()))
-    return next((k for k, words in book.memo[memo].items() if k != result and f" {words} " in f" {said} "), None)
+        book.memo[memo] = {k: re.split(r"[_-]", k.casefold()) for k in keys}
+    said = book.text_q.casefold()  # written apart by spaces, not joined ("git-subtree.1", "--save-exact": the key)
+    return next(
+        (
+            k
+            for k, words in book.memo[memo].items()
+            if k != result and re.search(r"(?<![\w.-])" + r"\s+".join(map(re.escape, words)) + r"(?![\w-])", said)
+        ),
+        None,
+    )
 
 
 _WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)

@@ -155,3 +155,14 @@ def test_a_reverse_lookup_answers_no_question_naming_another_record():
     # ("what currency symbol does the Swedish locale use?" was answered 'language', the keyword holding Swedish)
     answer = ask_scripted("What currency symbol does the Zorbish locale use?", _LOCALE_MONEY)
     assert answer in (("zb", "submitted"), ("zb", "extracted")) or answer[1] != "submitted"
+
+
+def test_a_key_the_question_writes_joined_names_no_other_record():
+    from dspy_rlm.profiles.key_of import record_named
+    from dspy_rlm.profiles.moves import MoveBook
+
+    text = "TOOL_DOC = tool-doc.1\nTOOL = tool\nSAVE_EXACT = 1\n"
+    joined = MoveBook({"question": "Which variable holds tool-doc.1, the save_exact page?"}, {"context": text}, {})
+    assert record_named(joined, "context", "TOOL_DOC") is None
+    spaced = MoveBook({"question": "Which variable is the save exact flag?"}, {"context": text}, {})
+    assert record_named(spaced, "context", "TOOL_DOC") == "SAVE_EXACT"
