@@ -100,8 +100,8 @@ class KeyOf(KindBase):
             ok, why = False, "several records hold the value"
         elif own:
             ok, why = False, f"the value is the record's own setting {own!r}: its name may be asked"
-        elif ok and (named := record_named(book, move.var, result)):
-            ok, why = False, f"the question names the record {named!r}: its value is asked, not a key"
+        elif ok and (other_record := record_named(book, move.var, result)):
+            ok, why = False, f"the question names the record {other_record!r}: its value is asked, not a key"
         elif ok and not keyed_by_name(book, move.var, result):
             ok, why = False, "the record's key is its item's first words, no name"
         elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"

@@ -220,10 +220,10 @@ class Record(KindBase):
             why = why or (f"the question names the block {block!r}, which does not hold the value" if block else None)
             first_words = reverse and not why and not keyed_by_name(book, var, result.key)  # a list item's first words
             why = why or ("the record's key is its item's first words, no name" if first_words else None)
-            named = record_named(book, var, result.key) if reverse and not why else None  # "what currency symbol"
-            why = why or (f"the question names the record {named!r}: its value is asked, not a key" if named else None)
+            other = record_named(book, var, result.key) if reverse and not why else None  # "what currency symbol"
+            why = why or (f"the question names the record {other!r}: its value is asked, not a key" if other else None)
             why = why or ("reverse lookup" if reverse else "key")
-            ok = reverse and specific and not setting and not block and not first_words and not named
+            ok = reverse and specific and not setting and not block and not first_words and not other
             out.append(Candidate(result.key, "key", ok, why))
         if not result.fields:
             out += printed(book, result.text, key)
