@@ -67,8 +67,7 @@ def parse_locale(lines: list[str]) -> tuple[list[Raw], list[str]]:
             section = text
             continue
         m = _LOCALE_KEYWORD.match(text)
-        if m:
-            value = _locale_value(m.group(2) or "", escape)
+        if m and (value := _locale_value(m.group(2) or "", escape)):  # 'contact ""': nothing to read
             out.append(
                 (start, i - 1, [(m.group(1), value)] + ([("section", section)] if section else []), m.group(1), None)
             )

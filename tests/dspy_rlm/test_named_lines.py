@@ -85,7 +85,7 @@ endforeach()
 
 def test_name_value_lines_are_fields_keyed_by_their_name():
     s = detect(LOCALE)
-    assert s.kind == "lines"
+    assert (s.kind, s.detail) == ("assignments", "locale")  # a POSIX locale source (lines before stop 90)
     by_key = {r.key: r for r in s.records if r.key}
     assert by_key["title"].get("title") == "Harbour locale for Lumen"
     assert by_key["int_frac_digits"].get("int_frac_digits") == "2"
