@@ -29,7 +29,8 @@ from dspy_rlm.profiles.naming import (
     unparsed_name,
 )
 from dspy_rlm.profiles.phrases import holds_field, is_stop
-from dspy_rlm.profiles.reads import norm, parts, unit_after
+from dspy_rlm.profiles.reads import parts, unit_after
+from dspy_rlm.profiles.scopes import block_runs
 from dspy_rlm.profiles.second_condition import other_condition
 from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, CONTEXT_FIELDS, ID_LIKE, RANKED, SYNONYMS
@@ -156,17 +157,7 @@ def _blocks_alike(book: Any, move: Move, kind: Any, key: Any, text: str) -> str 
     # release; count_where(section, Core) counts them all
     if move.helper != "count_where" or len(move.args) < 2 or str(move.args[0]) not in CONTEXT_FIELDS:
         return None
-    field, name = str(move.args[0]), norm(str(move.args[1]))
-    memo = ("runs", move.var, field, name)
-    if memo not in book.memo:  # the runs of records in a block so named, apart where another block comes between
-        runs, inside = 0, False
-        for r in book.structs[move.var].records:
-            value = r.get(field)
-            if value:
-                runs += norm(value) == name and not inside
-                inside = norm(value) == name
-        book.memo[memo] = runs
-    runs = book.memo[memo]
+    runs = block_runs(book, move.var, str(move.args[0]), str(move.args[1]))
     return f"{runs} blocks apart are named {move.args[1]!r}: the count joins them" if runs > 1 else None
 
 

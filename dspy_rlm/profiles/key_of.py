@@ -34,25 +34,32 @@ def keyed_by_name(book: Any, var: str, result: Any) -> bool:
     s = book.structs[var]
     if s.kind != "markdown_list" or not isinstance(result, str):
         return True
-    return all(item_named(r.text.split("\n", 1)[0]) for r in s.records[:5000] if r.key == result)
+    memo = ("keys named", var)  # once per run: each candidate asked over 5,000 records was quadratic
+    if memo not in book.memo:
+        named: dict[str, bool] = {}
+        for r in s.records[:5000]:
+            named[r.key] = named.get(r.key, True) and item_named(r.text.split("\n", 1)[0])
+        book.memo[memo] = named
+    return bool(book.memo[memo].get(result, True))
 
 
 def record_named(book: Any, var: str, result: Any) -> str | None:
     """Another record whose key of two words or more joined by ``_`` or ``-`` the question writes with spaces
     ("what currency symbol does the locale use?": ``currency_symbol``): a reverse lookup answers no such question."""
-    memo = ("joined keys", var)
-    if memo not in book.memo:
-        keys = {r.key for r in book.structs[var].records[:5000] if re.fullmatch(r"[A-Za-z]+(?:[_-][A-Za-z]+)+", r.key)}
-        book.memo[memo] = {k: re.split(r"[_-]", k.casefold()) for k in keys}
-    said = book.text_q.casefold()  # written apart by spaces, not joined ("git-subtree.1", "--save-exact": the key)
-    return next(
-        (
+    memo = ("joined keys said", var)
+    if memo not in book.memo:  # once per run, in the records' order: the question and the keys stay the same
+        keys = dict.fromkeys(
+            r.key for r in book.structs[var].records[:5000] if re.fullmatch(r"[A-Za-z]+(?:[_-][A-Za-z]+)+", r.key)
+        )
+        said = book.text_q.casefold()  # written apart by spaces, not joined ("git-subtree.1", "--save-exact": the key)
+        book.memo[memo] = [
             k
-            for k, words in book.memo[memo].items()
-            if k != result and re.search(r"(?<![\w.-])" + r"\s+".join(map(re.escape, words)) + r"(?![\w-])", said)
-        ),
-        None,
-    )
+            for k in keys
+            if re.search(
+                r"(?<![\w.-])" + r"\s+".join(map(re.escape, re.split(r"[_-]", k.casefold()))) + r"(?![\w-])", said
+            )
+        ]
+    return next((k for k in book.memo[memo] if k != result), None)
 
 
 _WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)

@@ -21,6 +21,7 @@ from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE
 
 __all__ = [
     "block_lacking",
+    "block_runs",
     "blocks_apart",
     "condition",
     "distinct",
@@ -163,6 +164,21 @@ def block_lacking(book: Any, var: str, key: Any) -> str | None:
         if len(inside) >= 2 and not any(norm(r.key) == said or holders([r], key.text) for r in inside):
             return place
     return None
+
+
+def block_runs(book: Any, var: str, field: str, name: str) -> int:
+    """How many runs of records sit in blocks whose ``field`` is ``name``, apart where another block comes between
+    (a changelog's Core heading in every release), once per run; :func:`blocks_apart` tells them by indent."""
+    memo = ("runs", var, field, norm(name))
+    if memo not in book.memo:
+        runs, inside, said = 0, False, norm(name)
+        for r in book.structs[var].records:
+            value = r.get(field)
+            if value:
+                runs += norm(value) == said and not inside
+                inside = norm(value) == said
+        book.memo[memo] = runs
+    return int(book.memo[memo])
 
 
 def blocks_apart(book: Any, var: str, name: str) -> bool:
