@@ -14,6 +14,11 @@ were two records. Here:
   SymPy``, mdoc's ``.Nd``) with that ``section``;
 - any other line of text is a record with no fields, as a Markdown page's.
 
+A macro package (groff's ``tmac`` files: ``papersize.tmac``, a language's ``de.tmac``) is no manual page: no
+title, and its requests define strings and number registers (``.  ds paper-b5-width 17.6c``, ``.nr PS 10``).
+Each such definition is a record keyed by its name, the field of that name holding its value, as an assignment
+is; read as a table of whitespace columns, the ``.`` was a column and the name and value one cell.
+
 Font and character escapes are decoded in keys and values (``\\-`` is ``-``, ``\\(bu`` a bullet, ``\\[u2026]``
 its character); records keep the text as written. Stdlib only:
 :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
@@ -104,6 +109,41 @@ class _Unit:
         self.body: list[str] = []
         self.rows: list[int] = []  # the line of each body line
         self.section, self.sub = section, sub
+
+
+_ROFF_DEFINE = re.compile(r"[.'][ \t]*(ds1?|as1?|nr)[ \t]+(\S+)(?:[ \t]+(.*))?$")
+_ROFF_REQUEST = re.compile(r"[.'][ \t]*(?:[A-Za-z][\w-]*\b|\\\"|$)")
+
+
+def looks_roff_definitions(sample: list[str]) -> float:
+    """The share of the requests (comments aside) that define a string or number register, where nine lines in
+    ten are requests and no title says it is a manual page; 0.0 below twenty definitions."""
+    rows = [ln for ln in sample if ln.strip()]
+    if not rows or any(_ROFF_TITLE.match(ln) for ln in rows):
+        return 0.0
+    requests = [ln for ln in rows if _ROFF_REQUEST.match(ln)]
+    if len(requests) < 0.9 * len(rows):
+        return 0.0
+    said = [ln for ln in requests if not ln.lstrip(".' \t").startswith('\\"') and ln.strip(".' \t")]
+    defined = sum(1 for ln in said if _ROFF_DEFINE.match(ln))
+    return defined / len(said) if defined >= 20 else 0.0
+
+
+def parse_roff_definitions(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """A record per ``.ds`` / ``.as`` / ``.nr`` request, keyed by the name it defines: the field of that name
+    holds the string (its leading ``"`` dropped, escapes decoded) or the register's value."""
+    out: list[Raw] = []
+    names: dict[str, None] = {}
+    for i, line in enumerate(lines):
+        m = _ROFF_DEFINE.match(line)
+        if not m:
+            continue
+        rest = m.group(3) or ""
+        value = (rest.split() or [""])[0] if m.group(1) == "nr" else roff_text(rest[1:] if rest[:1] == '"' else rest)
+        if value:
+            out.append((i, i, [(m.group(2), value)], m.group(2), None))
+            names[m.group(2)] = None
+    return out, [*names]
 
 
 def _units(lines: list[str]) -> list[_Unit]:

@@ -155,7 +155,7 @@ from dspy_rlm.library.profileformat import (
     parse_directive_blocks,
     parse_profile,
 )
-from dspy_rlm.library.roffformat import looks_roff, parse_roff
+from dspy_rlm.library.roffformat import looks_roff, looks_roff_definitions, parse_roff, parse_roff_definitions
 from dspy_rlm.library.rstformat import looks_grid_tables, parse_grid_tables
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
 from dspy_rlm.library.settingformats import (
@@ -324,6 +324,8 @@ def _detect(text: str) -> Structure:
         return _detect("\n".join(pod_markdown(lines)))
     if looks_roff(sample) >= 0.2 and (roff := parse_roff(lines))[0]:  # a manual page: its macros are no lines
         return _build("markdown_list", lines, *roff, detail="roff")
+    if looks_roff_definitions(sample) >= 0.4:  # a macro package's strings and registers, no table's columns
+        return _build("assignments", lines, *parse_roff_definitions(lines), detail="roff definitions")
     if looks_locale(sample):  # its own comment character declared: "% Source: RAP" is no setting
         return _build("assignments", lines, *parse_locale(lines), detail="locale")
     if looks_markdown_table(sample) >= 0.6 or looks_markdown_tables(sample):

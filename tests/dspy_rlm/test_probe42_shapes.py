@@ -166,3 +166,39 @@ def test_a_key_the_question_writes_joined_names_no_other_record():
     assert record_named(joined, "context", "TOOL_DOC") is None
     spaced = MoveBook({"question": "Which variable is the save exact flag?"}, {"context": text}, {})
     assert record_named(spaced, "context", "TOOL_DOC") == "SAVE_EXACT"
+
+
+_MACROS = (
+    '.\\" sizes.tmac: an invented macro package\n.\\"\n.do if !d size-set \\{\\\n'
+    + "".join(
+        f".  ds size-{s}{n}-length {40 - 3 * n}.{n}c\n.  ds size-{s}{n}-width {20 - n}c\n"
+        for s in "qr"
+        for n in range(6)
+    )
+    + '.  ds size-note "  spaced \\(em here\n.  nr size-count 12 1\n.\\}\n'
+    + ".de size-apply\n.  pl \\\\*[size-\\\\$1-length]\n..\n"
+)
+
+
+def test_a_macro_package_reads_its_strings_and_registers_as_settings():
+    # (groff's papersize.tmac was a table of whitespace columns: '.' one column, "ds paper-b5-width 17.6c" the next)
+    from dspy_rlm.library import structure as st
+
+    s = st.detect(_MACROS)
+    assert (s.kind, s.detail) == ("assignments", "roff definitions")
+    got = {r.key: dict(r.fields) for r in s.records}
+    assert got["size-r2-width"] == {"size-r2-width": "18c"} and got["size-q5-length"] == {"size-q5-length": "25.5c"}
+    assert got["size-note"] == {"size-note": "spaced \u2014 here"}  # the leading '"' dropped, \(em decoded
+    assert got["size-count"] == {"size-count": "12"}  # a register's value, not its increment
+    assert "size-apply" not in got  # a macro defines no setting
+    assert ask_scripted("What width does sizes.tmac define for R2 size?", _MACROS) == ("18c", "submitted")
+
+
+def test_a_manual_page_or_a_few_definitions_are_no_macro_package():
+    from dspy_rlm.library.roffformat import looks_roff_definitions
+
+    page = [".TH TOOL 1", ".SH NAME", *[f".ds s{i} v{i}" for i in range(30)]]
+    assert looks_roff_definitions(page) == 0.0  # a title: a manual page's own strings
+    assert looks_roff_definitions([f".ds s{i} v{i}" for i in range(5)] + [".br"] * 5) == 0.0  # too few to tell
+    prose = [f".ds s{i} v{i}" for i in range(30)] + [f"a line of text {i}" for i in range(10)]
+    assert looks_roff_definitions(prose) == 0.0  # a tenth of the lines or more are text
