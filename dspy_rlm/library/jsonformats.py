@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from dspy_rlm.library.formats import KEY_NAMES, Raw, _line_kv, _share, is_comment, meaningful, unquote
+from dspy_rlm.library.formats import KEY_NAMES, Raw, _line_kv, _share, continued_lines, is_comment, meaningful, unquote
 
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[\s,]*")
@@ -286,7 +286,7 @@ def parse_json_document(text: str) -> list[Raw]:
 def _pairs(line: str) -> list[tuple[str, str]] | None:
     """The ``key=value`` pairs of a line, when they are the whole line (at least two); or its comma-separated
     ``KEY op value`` pairs (udev rules: ``SUBSYSTEM=="usb", ENV{ID_X}=="1", TAG+="uaccess"``; a name said twice
-    keeps its first value)."""
+    keeps its first value, or both, apart by a space, where ``+=`` adds the second)."""
     s = line.strip()
     found = list(_LOGFMT_PAIR.finditer(s))
     if len(found) >= 2 and sum(len(m.group(1)) for m in found) + len(found) - 1 >= 0.9 * len(s):
@@ -295,8 +295,10 @@ def _pairs(line: str) -> list[tuple[str, str]] | None:
     if len(ops) < 2 or sum(len(m.group(1)) for m in ops) < 0.95 * len(s) or ops[0].start(1) != 0:
         return None
     pairs: dict[str, str] = {}
-    for m in ops:
-        pairs.setdefault(m.group(2), unquote(m.group(3)))
+    for m in ops:  # "TAG+=" adds to the values before it (TAG+="seat", TAG+="master-of-seat": both)
+        name, value = m.group(2), unquote(m.group(3))
+        adds = m.group(1)[len(name) :].lstrip().startswith("+=")
+        pairs[name] = f"{pairs[name]} {value}" if name in pairs and adds else pairs.get(name, value)
     return list(pairs.items())
 
 
@@ -312,13 +314,38 @@ def looks_logfmt(sample: list[str]) -> float:
 
 
 def parse_logfmt(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    return _logfmt_records([(i, i, ln) for i, ln in enumerate(lines) if ln.strip() and not is_comment(ln)], False)
+
+
+def _logfmt_records(rows: list[tuple[int, int, str]], lead: bool) -> tuple[list[Raw], list[str]]:
     out: list[Raw] = []
     names: dict[str, None] = {}
-    for i, line in enumerate(lines):
-        if not line.strip() or is_comment(line):
-            continue
-        pairs = _pairs(line) or []
+    for first, last, line in rows:
+        pairs = _pairs(_LOGFMT_LEAD.sub("", line.strip(), count=1) if lead else line) or []
         names.update(dict.fromkeys(n for n, _ in pairs))
         key = next((v for want in KEY_NAMES for n, v in pairs if n.lower() == want), pairs[0][1] if pairs else "")
-        out.append((i, i, pairs, key, None))
+        out.append((first, last, pairs, key, None))
     return out, list(names)
+
+
+# A logical line's lead before its pairs: Debian menu entries' "?package(x11-utils):"
+_LOGFMT_LEAD = re.compile(r"[^\s=]+:\s*(?=[A-Za-z_][\w.-]*=)")
+
+
+def _logfmt_logical(lines: list[str]) -> list[tuple[int, int, str]]:
+    return continued_lines(lines, lambda s, continuing: not s or (not continuing and is_comment(s)))
+
+
+def looks_continued_logfmt(sample: list[str]) -> float:
+    """The share of logical lines (``\\`` continuations joined: Debian's menu entries, one setting a line) whose
+    ``key=value`` pairs, after a lead ending in ``:``, are the whole line; 0.0 where few lines go on below."""
+    rows = meaningful(sample)
+    if not rows or sum(1 for r in rows if r.rstrip().endswith("\\")) < 0.3 * len(rows):
+        return 0.0
+    logical = _logfmt_logical(sample[:-1] if len(sample) > 1 else sample)  # the last may be cut mid-entry
+    return _share(sum(1 for _, _, t in logical if _pairs(_LOGFMT_LEAD.sub("", t, count=1)) is not None), len(logical))
+
+
+def parse_continued_logfmt(lines: list[str]) -> tuple[list[Raw], list[str]]:
+    """A record per logical line, as :func:`parse_logfmt`'s per line, spanning the lines it joins."""
+    return _logfmt_records(_logfmt_logical(lines), True)

@@ -101,9 +101,11 @@ from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
 from dspy_rlm.library.indexformat import looks_indexed, parse_indexed
 from dspy_rlm.library.instructionformat import looks_instructions, parse_instructions
 from dspy_rlm.library.jsonformats import (
+    looks_continued_logfmt,
     looks_json_document,
     looks_jsonl,
     looks_logfmt,
+    parse_continued_logfmt,
     parse_json_document,
     parse_jsonl,
     parse_logfmt,
@@ -352,6 +354,7 @@ def _detect(text: str) -> Structure:
     for kind, looks, parse, threshold in (
         ("css", looks_css, parse_css, 0.8),
         ("logfmt", looks_logfmt, parse_logfmt, 0.8),
+        ("logfmt", looks_continued_logfmt, parse_continued_logfmt, 0.8),
         ("profile", looks_profile, parse_profile, 0.9),
         ("ini", looks_ini, parse_ini, 0.8),
         ("stanzas", looks_stanzas, parse_stanzas, 0.5),

@@ -19,7 +19,9 @@ from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_patterns
 from dspy_rlm.profiles.naming import (
+    FILE_NAME,
     asks_holder,
+    before_document_noun,
     counts_a_field,
     names_document,
     names_file,
@@ -249,6 +251,44 @@ def _mixed_count(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
     return None
 
 
+def _parts_uncounted(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many syscalls are in the network group?": groups="network" 18 times, "descriptor,network" once; a count of
+    # the values equal to it leaves out the records holding it among other parts
+    if move.helper != "count_where" or len(move.args) < 2 or not isinstance(move.args[1], str):
+        return None
+    field, value = str(move.args[0]), move.args[1].casefold().strip()
+    memo = ("parts uncounted", move.var, field, value)
+    if memo not in book.memo:
+        values = (lookup.value_in(r, field) or "" for r in book.structs[move.var].records[:20000])
+        book.memo[memo] = sum(
+            1
+            for v in values
+            if v.casefold().strip() != value
+            and len(parts := lookup.parts_of(v)) > 1
+            and value in map(str.casefold, parts)
+        )
+    n = book.memo[memo]
+    return (
+        f"{n} more records hold {move.args[1]!r} among other parts of {field!r}: the count leaves them out"
+        if n
+        else None
+    )
+
+
+def _document_read(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "according to Vim's version9.txt help file, to whom is Vim 9.0 dedicated?": the file's name before a document
+    # noun names the document asked of; the record holding it (its title line, "*version9.txt*") answers nothing
+    if move.kind not in ("record", "field") or key is None or not move.args:
+        return None
+    if str(move.args[0]).casefold() != key.text.casefold() or not FILE_NAME.fullmatch(key.text):
+        return None
+    return (
+        f"{key.text!r} names the document asked of, not a record"
+        if before_document_noun(book.text_q, key.text)
+        else None
+    )
+
+
 def _unit_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "how many Files entries are under the FSFULLR license?": the records having Files are counted; a count of
     # those holding FSFULLR counts the License paragraph keyed FSFULLR too
@@ -346,6 +386,8 @@ DOUBTS = (
     _value_stated,
     _head_only,
     _mixed_count,
+    _parts_uncounted,
+    _document_read,
     _one_ranked,
     _ranked_elsewhere,
     _asks_named_part,

@@ -17,7 +17,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import names_asked_document
 from dspy_rlm.profiles.phrases import Key
-from dspy_rlm.profiles.reads import camel_parts, norm
+from dspy_rlm.profiles.reads import camel_parts, field_stems, norm
 from dspy_rlm.profiles.sizes import named_parts, written_parts
 from dspy_rlm.profiles.vocabulary import ASKING, ID_LIKE, MEMBER_VERBS, MEMBERSHIP, STOP
 
@@ -43,6 +43,7 @@ def member_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
     said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
     said |= {st.stem(w.casefold()) for w in _WORD.findall(book.text_q) if w in fields}  # "its After= units"
     parts = named_parts(book, var, said, "named parts", least=1)
+    book.memo[("parts named", var)] = [n for n, _ in parts]  # lists or not: a part named alike is read by none
     # one list of a group is named by its own name ("katal's trusted targets": trusted_targets.katal)
     parts = [(n, k) for n, k in parts if ("." not in n or _own_named(n, said, fields)) and _a_list(book, var, n)]
     # a group named with one of its lists ("is X one of meran's modules?": modules.meran): the list; a record
@@ -239,7 +240,20 @@ class HasItem(KindBase):
             why = "the question asks no membership, and the list does not hold the phrase"  # "is X set to true?"
         elif not result and not _names_only(book.texts[move.var], move.args):
             why = "the list's items are records or text, not names"  # a workflow's steps: "tk-dev" is in a command
+        elif not result and (alike := _named_alike(book, move.var, str(move.args[0]))):
+            why = f"the question names {alike!r} alike, not read"  # "private link flags": Libs.private too
         return [Candidate(result, "answer", why.startswith("checked"), why)]
+
+
+def _named_alike(book: Any, var: str, name: str) -> str | None:
+    """Another part the question names beside ``name`` (:func:`named_parts`), listing items or not, where the
+    question says only some words of ``name``: where the list read lacks the item, that part may hold it ("the
+    private link flags": ``Requires.private`` read, ``Libs.private`` beside it; "runtime dependencies" names
+    ``dependencies`` whole, and ``devDependencies`` is no alike)."""
+    said = {st.stem(w) for w in st.words(book.text_q.casefold())}
+    if field_stems(name) <= said:
+        return None
+    return next((n for n in book.memo.get(("parts named", var), []) if n.casefold() != name.casefold()), None)
 
 
 _MAPPING = re.compile(r"[\w.-]+:(?:\s|$)")

@@ -270,11 +270,12 @@ class MoveBook:
     def field_is_key(self, var: str, key: Key, field: str) -> bool:
         """Whether ``field`` of the record ``key`` finds holds the key itself (reading it repeats the question)."""
         record = lookup.record_of(self.texts[var], key.text)
-        value = record.get(field) if isinstance(record, st.Record) else None
-        if value is None:
+        if not isinstance(record, st.Record) or (value := record.get(field)) is None:
             return False
-        if norm(value) == norm(key.text) or (key.is_value and st.matches(key.text, value)):
+        if norm(value) == norm(key.text):
             return True
+        if key.is_value and st.matches(key.text, value) and norm(record.key) != norm(key.text):
+            return True  # (the record keyed by it: a value saying it among other words, "x-terminal -e xev", is asked)
         return states_pair(key.text, field, value)  # "which section sets profile = black?"
 
     # -- the moves of a step ----------------------------------------------------------------------

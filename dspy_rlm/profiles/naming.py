@@ -228,7 +228,7 @@ def counts_a_field(book: Any, move: Any, kind: Any, key: Any, text: str) -> str 
 
 
 _HOLDER = re.compile(
-    rf"\W*(?:which|what)\s+(\w+)\s+(?:\w+\s+){{0,4}}?(?:{'|'.join(HOLDER_VERBS)})"
+    rf"\W*(?:which|what)\s+(\w+)\s+(?:\S+\s+){{0,6}}?(?:{'|'.join(HOLDER_VERBS)})"  # "in /a/b is the one with"
     r"\s+(?:both\s+|all\s+)?(?:an?|the)\s+(.+)",
     re.I,
 )
