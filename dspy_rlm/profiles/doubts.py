@@ -259,13 +259,12 @@ def _parts_uncounted(book: Any, move: Move, kind: Any, key: Any, text: str) -> s
     field, value = str(move.args[0]), move.args[1].casefold().strip()
     memo = ("parts uncounted", move.var, field, value)
     if memo not in book.memo:
-        values = (lookup.value_in(r, field) or "" for r in book.structs[move.var].records[:20000])
-        book.memo[memo] = sum(
+        values = [(lookup.value_in(r, field) or "").casefold().strip() for r in book.structs[move.var].records[:20000]]
+        whole = set(values)  # a compound of the field's own values ("descriptor,network"), not a note listing them
+        book.memo[memo] = sum(  # ("one of: chat, embedding, ..., rerank" in a sample entry)
             1
             for v in values
-            if v.casefold().strip() != value
-            and len(parts := lookup.parts_of(v)) > 1
-            and value in map(str.casefold, parts)
+            if v != value and len(parts := lookup.parts_of(v)) > 1 and value in parts and whole.issuperset(parts)
         )
     n = book.memo[memo]
     return (

@@ -251,7 +251,7 @@ def _named_alike(book: Any, var: str, name: str) -> str | None:
     private link flags": ``Requires.private`` read, ``Libs.private`` beside it; "runtime dependencies" names
     ``dependencies`` whole, and ``devDependencies`` is no alike)."""
     said = {st.stem(w) for w in st.words(book.text_q.casefold())}
-    if field_stems(name) <= said:
+    if field_stems(name) <= said or name.casefold() in book.text_q.casefold():  # named whole: "(__mvnoptsWithArg)"
         return None
     return next((n for n in book.memo.get(("parts named", var), []) if n.casefold() != name.casefold()), None)
 

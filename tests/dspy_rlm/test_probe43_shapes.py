@@ -87,6 +87,9 @@ def test_a_count_of_equal_values_leaves_out_the_records_holding_it_among_other_p
     assert "1 more records" in (_parts_uncounted(book, move, None, None, "6") or "")
     ipc = read("count_where", "", "count_where", "context", "groups", "ipc")
     assert _parts_uncounted(book, ipc, None, None, "3") is None
+    noted = text.replace('groups="file,net"', 'groups="one of: file, net, ipc"')  # a sample entry's note: no value
+    book = MoveBook({"question": "How many calls are in the net group?"}, {"context": noted}, {})
+    assert _parts_uncounted(book, move, None, None, "6") is None
     answer = ask_scripted("How many calls are in the net group?", text, "int")
     assert answer[1] != "submitted" or answer[0] == 7
 
@@ -131,3 +134,18 @@ def test_a_files_name_before_a_document_noun_names_no_record():
     assert _document_read(asked, move, None, key, "") is None  # no document noun after it: a record asked
     answer = ask_scripted("According to Zed's notes9.txt help file, to whom is Zed 9.0 dedicated?", _HELP)
     assert answer[1] != "submitted" or "Ann Rivers" in str(answer[0])
+
+
+_LICENSES = "".join(
+    f"Files: src/{n}.c\nCopyright: 2001 Someone {n}\nLicense: {lic}\n\n" for n, lic in (("a", "MIT"), ("b", "ZPL-9"))
+) + "".join(
+    f"License: {lic}\n Permission is granted to use {lic} code.\n .\n The {lic} text ends here.\n\n"
+    for lic in ("MIT", "ZPL-9")
+)
+
+
+def test_a_license_paragraphs_text_under_its_name_is_no_answer_of_which_file():
+    # ("which file is covered by the Apache-2.0 license?" read the License paragraph's own text, first line the
+    # name asked, once a value saying its record's key among other words was read)
+    answer = ask_scripted("Which file is covered by the ZPL-9 license?", _LICENSES)
+    assert answer[1] != "submitted" or answer[0] == "src/b.c"
