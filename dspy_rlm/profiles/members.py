@@ -250,6 +250,7 @@ def _named_alike(book: Any, var: str, name: str) -> str | None:
     question says only some words of ``name``: where the list read lacks the item, that part may hold it ("the
     private link flags": ``Requires.private`` read, ``Libs.private`` beside it; "runtime dependencies" names
     ``dependencies`` whole, and ``devDependencies`` is no alike)."""
+    member_parts(book, var)  # (memoized) it records the parts named, lists or not
     said = {st.stem(w) for w in st.words(book.text_q.casefold())}
     if field_stems(name) <= said or name.casefold() in book.text_q.casefold():  # named whole: "(__mvnoptsWithArg)"
         return None

@@ -274,11 +274,11 @@ class MoveBook:
             return False
         if norm(value) == norm(key.text):
             return True
-        if key.is_value and st.matches(key.text, value) and norm(value.split("\n", 1)[0]) == norm(key.text):
-            return True  # a text under its name ("License: Apache-2.0" and the license's text below)
-        short = len(value.split()) <= 4 and not value.rstrip().endswith(".")  # no sentence about the record
-        if key.is_value and st.matches(key.text, value) and not (short and norm(record.key) == norm(key.text)):
-            return True  # (the record keyed by it: a short value saying it among other words, "x-terminal -e xev")
+        if key.is_value and st.matches(key.text, value):  # said among other words: the key itself, but in a short
+            titled = norm(value.split("\n", 1)[0]) == norm(key.text)  # value of its own record ("term -e xev")
+            short = len(value.split()) <= 4 and not value.rstrip().endswith(".")  # (no sentence, no text under it)
+            if titled or not (short and norm(record.key) == norm(key.text)):
+                return True
         return states_pair(key.text, field, value)  # "which section sets profile = black?"
 
     # -- the moves of a step ----------------------------------------------------------------------
