@@ -30,7 +30,7 @@ from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.listed import nth_item
 from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import noted_section, possessed, rival_field, sole_holder
+from dspy_rlm.profiles.naming import holds_asked, noted_section, possessed, rival_field, sole_holder
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.owners import path_owner
@@ -214,6 +214,9 @@ class Record(KindBase):
             reverse = reverse and keys_identify(book, var)
             reverse = reverse and holders(book.structs[var].records[:5000], key.text) <= 1  # "M": MIXED, MEDIUM
             reverse = reverse or noted_section(book, var, key) or sole_holder(book, var, key)
+            reverse = reverse or holds_asked(
+                book, var, key, [f for f, _ in result.fields]
+            )  # the one record with the field asked
             setting = own_setting(book, var, key) if reverse and specific else None
             why = f"the value is the record's own setting {setting!r}" if setting else None
             block = outside(book, var, key.text) if reverse and not why else None  # the first hop of two
@@ -275,6 +278,9 @@ class Field(KindBase):
             return flagged  # "is RPATH enabled?": ENABLE_RPATH = NO
         if key is not None and binds(book.text_q, key.text, field, book.structs[move.var].field_names):
             return []  # "whose output is 0x0": the output is given
+        if holds_asked(book, move.var, key, [field]):  # "which program is the one with a hints field"
+            why = f"the question asks which record holds {field!r}, not its value"
+            return [Candidate(key.text, "key", True, "reverse lookup"), Candidate(result, field, False, why)]
         if versions := pinned(book, key, [result], _why(key, book, move.var)):  # Requires-Dist: yarl<2.0,>=1.25.1
             return (
                 versions

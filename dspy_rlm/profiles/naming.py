@@ -20,6 +20,8 @@ __all__ = [
     "counted_field",
     "counts_a_field",
     "describes_document",
+    "holder_asked",
+    "holds_asked",
     "names_a_record",
     "names_asked_document",
     "names_document",
@@ -238,16 +240,35 @@ def asks_holder(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | N
     """A doubt of a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): "which *element* has a *unit*
     attribute" asks which record holds the field, not the field's value, where the noun asked is no part of the
     field's name ("which port does it forward to" asks ``targetPort``'s value)."""
-    m = _HOLDER.match(book.text_q) if move.kind == "field" and len(move.args) > 1 else None
-    if m is None:
+    if move.kind != "field" or len(move.args) < 2:
         return None
     field = str(move.args[1])
+    noun = holder_asked(book.text_q, field)
+    if noun is None or holds_asked(book, move.var, key, [field]):
+        return None  # (one that holds it names the record read: the Field kind's evaluation answers with its key)
+    return f"the question asks which {noun} has {field!r}, not its value"
+
+
+def holder_asked(text_q: str, field: str) -> str | None:
+    """The noun of "which *N* has a F" where ``field`` is F (the words after the verb say its name: "both a
+    uriStartString and a rewritePrefix") and N is none of its name; else None."""
+    m = _HOLDER.match(text_q)
+    if m is None:
+        return None
     leaf = field.rsplit(".", 1)[-1].casefold()
     names = {st.stem(p.casefold()) for p in camel_parts(leaf)} | {st.stem(leaf)}
-    after = {st.stem(w) for w in st.words(m.group(2).casefold())}  # "both a uriStartString and a rewritePrefix"
-    if st.stem(m.group(1).casefold()) in names or not names & after:
-        return None
-    return f"the question asks which {m.group(1)} has {field!r}, not its value"
+    after = {st.stem(w) for w in st.words(m.group(2).casefold())}
+    return m.group(1) if st.stem(m.group(1).casefold()) not in names and names & after else None
+
+
+def holds_asked(book: Any, var: str, key: Any, fields: list[str]) -> bool:
+    """ "Which program ... is the only one with a *hints* field?": the question names no record, and ``key`` is
+    the one record holding a field it names (:func:`~dspy_rlm.profiles.phrases.held_once`), one of ``fields``
+    (those of the record read), asked as the holder (:func:`holder_asked`), not for the field's value: the
+    record's key is the answer."""
+    if key is None or not key.hop or key.via != ("", ""):
+        return False
+    return any(holder_asked(book.text_q, f) for f in fields if f in book.fields.get(var, []))
 
 
 COLUMN_AT = re.compile(

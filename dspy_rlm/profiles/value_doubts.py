@@ -15,7 +15,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.doubts import LOOKUPS
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
-from dspy_rlm.profiles.naming import names_a_record, record_keys
+from dspy_rlm.profiles.naming import holder_asked, names_a_record, record_keys
 from dspy_rlm.profiles.owners import unfielded_key
 from dspy_rlm.profiles.reads import norm, values_in
 from dspy_rlm.profiles.said import asks_start, path_for_who
@@ -169,6 +169,19 @@ def _one_of_several(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"the record holds {len(values)} values of {move.args[1]!r}" if len(values) > 1 else None
 
 
+def _holder_value(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "which program is the one with a hints field?": a record read holds the field; its value is no answer to
+    # which record holds it (a field read of it is doubted whole: asks_holder)
+    if move.kind != "record" or not isinstance(value, str):
+        return None
+    fields = [f for f in book.fields.get(move.var, []) if holder_asked(book.text_q, f)]
+    record = lookup.record_of(book.texts[move.var], move.args[0]) if fields else None
+    if not isinstance(record, st.Record):
+        return None
+    held = next((f for f in fields if any(norm(v) == norm(value) for v in values_in(record, f))), None)
+    return f"the question asks which record has {held!r}, not its value" if held else None
+
+
 VALUE_DOUBTS = (
     names_a_record,
     _repeats_question,
@@ -181,6 +194,7 @@ VALUE_DOUBTS = (
     _label_or_mark,
     path_for_who,
     _one_of_several,
+    _holder_value,
     version_unread,
     unfielded_key,
 )

@@ -44,8 +44,21 @@ def test_a_value_saying_the_records_key_among_other_words_is_read():
 
 
 def test_which_record_has_a_field_past_a_path_asks_for_the_record():
+    # the one record holding the field named is the answer, not the field's value ('Fonts' was submitted)
     answer = ask_scripted("Which program in /usr/share/menu/tools is the only one with a hints field?", _MENU)
-    assert answer[1] != "submitted" or answer[0] == "Zedit"
+    assert answer == ("Zedit", "submitted")
+    assert ask_scripted("Which program has the hints field?", _MENU) == ("Zedit", "submitted")
+
+
+def test_the_value_of_a_field_one_record_holds_is_still_its_value():
+    assert ask_scripted("What hints does the menu file give?", _MENU) == ("Text", "submitted")
+
+
+def test_a_field_two_records_hold_names_no_one_holder():
+    menu = _MENU.replace('title="Zview"', 'hints="Images"\\\n title="Zview"')
+    assert 'hints="Images"' in menu
+    answer = ask_scripted("Which program is the one with a hints field?", menu)
+    assert answer[1] != "submitted" or answer[0] not in ("Text", "Images")
 
 
 def test_an_added_tag_keeps_the_ones_before():
