@@ -85,7 +85,7 @@ from typing import Any
 from dspy_rlm.library.braceformat import looks_braces, parse_braces
 from dspy_rlm.library.callformat import looks_calls, parse_calls
 from dspy_rlm.library.cssformat import looks_css, parse_css
-from dspy_rlm.library.directiveformat import looks_directives, parse_directives
+from dspy_rlm.library.directiveformat import looks_directive_kinds, looks_directives, parse_directives
 from dspy_rlm.library.dtdformat import looks_dtd, parse_dtd
 from dspy_rlm.library.embedded import embedded_json  # inlined before this file
 from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py and kvformats.py
@@ -346,6 +346,8 @@ def _detect(text: str) -> Structure:
         return _build("assignments", lines, *parse_statements(lines), detail="statements")
     if looks_yaml_stream(sample) >= 0.85 and (stream := parse_yaml_stream(lines))[0]:  # before tables: "a: b"
         return _build("yaml", lines, *stream, detail="documents")
+    if looks_directive_kinds(sample) >= _DIRECTIVES:  # "syn keyword NAME<TAB>words": no table's columns
+        return _build("keywords", lines, *parse_directives(lines), detail="directives")
     score, delim = looks_delimited(sample)
     if score >= 0.85 and delim == ";" and looks_keyword_lines(sample) >= 0.8:  # cells of "KEY value" pairs
         return _build("keywords", lines, *parse_keyword_lines(lines))

@@ -32,6 +32,7 @@ from dspy_rlm.profiles.naming import (
 )
 from dspy_rlm.profiles.phrases import holds_field, is_stop
 from dspy_rlm.profiles.reads import parts, unit_after
+from dspy_rlm.profiles.repeats import repeats_counted
 from dspy_rlm.profiles.scopes import block_runs
 from dspy_rlm.profiles.second_condition import other_condition
 from dspy_rlm.profiles.spellings import spells_field
@@ -386,6 +387,7 @@ DOUBTS = (
     _head_only,
     _mixed_count,
     _parts_uncounted,
+    repeats_counted,
     _document_read,
     _one_ranked,
     _ranked_elsewhere,

@@ -200,15 +200,22 @@ def _named_beside(book: Any, var: str, key: Any) -> str | None:
         nested = _indent(text[i]) > 0  # object's lines (a stanza's lines at the margin are the record's own fields)
         lines += [ln for ln in text[max(0, i - 3) : i + 4] if _indent(ln) == _indent(text[i])] if nested else [text[i]]
     for w in asked:
-        rx = re.compile(rf"(?<![\w.-])[\"']?{re.escape(w)}s?[\"']?\s*[:=]\s*(?![:=])(\S.*)", re.IGNORECASE)
+        rx = re.compile(  # "is limi a team?": "is_team": false
+            rf"(?<![\w.-])[\"']?(?:is[_-]|has[_-])?{re.escape(w)}s?[\"']?\s*[:=]\s*(?![:=])(\S.*)", re.IGNORECASE
+        )
         for line in lines:
             m = rx.search(line)
             # "name": "X" names the key itself, "Depends: libc, X" lists it: no other setting; and a value the
-            # question states ("an interval of 180": "interval": 180) is checked where it is stated
-            rest = m.group(1).casefold() if m else ""
+            # question states ("an interval of 180": "interval": 180) is checked where it is stated; a JSON
+            # object on one line: the value ends where the next "name": begins
+            rest = _NEXT_NAME.split(m.group(1), maxsplit=1)[0].casefold() if m else ""
             if m and key.text.casefold() not in rest and not said & set(st.words(rest)):
                 return w
     return None
+
+
+_NEXT_NAME = re.compile(r",\s*\"[^\"]*\"\s*:")
+"""Where a JSON value ends on a line that goes on with the object's next ``"name":``."""
 
 
 def _indent(line: str) -> int:

@@ -12,7 +12,7 @@ import sys
 from dspy_rlm.library import cssformat, directiveformat, jsonformats, mdformats
 
 OLD_CSS_OPEN = re.compile(r"^\s*[^{};:]*[^{};\s][^{};]*\{\s*$|^\s*@[\w-]+[^{};]*\{\s*$")
-OLD_DIRECTIVE = re.compile(r"[#:.@%!\w-]*[A-Za-z][\w:.-]*( \S+)?")
+OLD_DIRECTIVE = re.compile(r"[#:.@%!\w-]*[A-Za-z][\w:.-]*( \S+){0,2}")  # two more words since stop 92 ("hi def link")
 OLD_SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 OLD_LOGFMT = re.compile(r"""([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']*)""")
 OLD_OP = re.compile(
