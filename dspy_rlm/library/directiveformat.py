@@ -48,8 +48,8 @@ def _opening_directive(rows: list[str]) -> tuple[str, int]:
     firsts = Counter(r.split()[0] for r in rows if len(r.split()) >= 2)
     if not firsts:
         return "", 0
-    word, _ = firsts.most_common(1)[0]
-    return _extended(rows, word), len(_names(rows, _extended(rows, word)))
+    word = _extended(rows, firsts.most_common(1)[0][0])
+    return word, len(_names(rows, word))
 
 
 _ANY = "*"
@@ -59,7 +59,7 @@ _ANY = "*"
 def _extended(rows: list[str], word: str) -> str:
     """``word`` with the words after it that nearly every line opening with it repeats (a catalog's language:
     ``::msgcat::mcset de``; ``hi def link``), or with :data:`_ANY` where the next word is one of a few plain
-    words, each on several lines, before names that repeat (``syn keyword mmixOpcode`` on many lines)."""
+    words, kinds of the directive (:func:`_kinds_of`: ``syn keyword``, ``syn match``)."""
     opened = [t for r in rows if (t := r.split())[0] == word and len(t) >= 2]
     for at in range(1, 3):
         nexts = Counter(t[at] for t in opened if len(t) > at + 1)

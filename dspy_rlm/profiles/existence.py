@@ -31,6 +31,8 @@ class Exists(KindBase):
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         if "yes_no" not in book.offered or key.hop:  # a key no phrase of the question says: it exists
             return []
+        if _own_flag_named(book, var):  # "is limi a team?": its record's "is_team": false answers, not whether
+            return []  # a phrase is there (the field read is offered)
         return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -221,6 +223,20 @@ _NEXT_NAME = re.compile(r",\s*\"[^\"]*\"\s*:")
 def _indent(line: str) -> int:
     """Where a line's content starts, past spaces and a list's dash (``- name: X`` and ``  secret: no`` align)."""
     return len(line) - len(line.lstrip(" -"))
+
+
+def _own_flag_named(book: Any, var: str) -> bool:
+    """Whether a record the question names by its key holds a flag in a field the question names (once per
+    run)."""
+    memo = ("own flag named", var)
+    if memo not in book.memo:
+        flags, found = TRUE_FLAGS | FALSE_FLAGS, False
+        for key in [k for k in book.keys.get(var, []) if k.is_key and not k.hop] if book.fields.get(var) else []:
+            record = lookup.record_of(book.texts[var], key.text)
+            if isinstance(record, st.Record):
+                found = found or any((record.get(f) or "").strip().casefold() in flags for f in book.fields[var])
+        book.memo[memo] = found
+    return bool(book.memo[memo])
 
 
 def _flag_named(book: Any, var: str) -> bool:

@@ -214,9 +214,8 @@ class Record(KindBase):
             reverse = reverse and keys_identify(book, var)
             reverse = reverse and holders(book.structs[var].records[:5000], key.text) <= 1  # "M": MIXED, MEDIUM
             reverse = reverse or noted_section(book, var, key) or sole_holder(book, var, key)
-            reverse = reverse or holds_asked(
-                book, var, key, [f for f, _ in result.fields]
-            )  # the one record with the field asked
+            held = holds_asked(book, var, key, [f for f, _ in result.fields])  # the one record with the field asked
+            reverse = reverse or held
             setting = own_setting(book, var, key) if reverse and specific else None
             why = f"the value is the record's own setting {setting!r}" if setting else None
             block = outside(book, var, key.text) if reverse and not why else None  # the first hop of two

@@ -51,6 +51,7 @@ from dspy_rlm.profiles.reads import (
     camel_parts,
     dated_fields,
     field_holding_key,
+    flag_fields,
     norm,
     parts,
     printed,
@@ -245,7 +246,7 @@ class MoveBook:
             return ranked_names(self.field_q, [f for f in s.field_names if f in columns])[:3]
         key_field = field_holding_key(s)
         named = ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s)
-        places = column_fields(self.text_q, s)  # "the 4th column" first: the question says which one
+        places = column_fields(self.text_q, s) + flag_fields(self.text_q, self.q_stems, s.field_names)  # is_team
         named = list(dict.fromkeys(places + named))  # once each: a named field of dates is also a dated one
         written = [f for f in named if _written(f, self.text_q)]  # "commons.javadoc.java.link ... what URL": an
         if written:  # identifier written whole, and fields said whole, not a word of another (sonar.host.url)

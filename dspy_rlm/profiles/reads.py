@@ -24,6 +24,7 @@ __all__ = [
     "camel_parts",
     "field_holding_key",
     "field_stems",
+    "flag_fields",
     "holders",
     "joined_name",
     "norm",
@@ -328,6 +329,24 @@ def ranked_names(q_stems: set[str], names: Any) -> list[str]:
         and not any(alike[p] > 1 for p in r[4])
     ]
     return [r[2] for r in sorted(kept, key=lambda r: r[:3])]
+
+
+def flag_fields(question: str, q_stems: set[str], names: Any) -> list[str]:
+    """The flags a yes/no question opening with "is" or "has" names whole: ``is_team`` for "is limi a team?"
+    (``is`` / ``has`` then the parts it says, each of them)."""
+    verb = st.words(question.casefold())[:1]
+    if verb not in (["is"], ["has"]):
+        return []
+    out = []
+    for name in names:
+        words = parts(name)
+        if (
+            len(words) >= 2
+            and words[0].casefold() == verb[0]
+            and all(st.stem(p.casefold()) in q_stems for p in words[1:])
+        ):
+            out.append(name)
+    return out
 
 
 def _named_parts(q_stems: set[str], name: str) -> set[str]:

@@ -52,8 +52,13 @@ _PERSON = (
 
 def test_an_is_flag_of_a_one_line_object_is_read_not_the_names_presence():
     # "is limi a team?": exists('limi') printed True, and True was Submitted; the object says "is_team": false
-    answer = ask_scripted("Is jdoe a team according to this fixture?", _PERSON, "bool")
-    assert answer[1] != "submitted" or answer[0] is False
+    assert ask_scripted("Is jdoe a team according to this fixture?", _PERSON, "bool") == (False, "submitted")
+    assert ask_scripted("Is jdoe a team?", _PERSON.replace('"is_team": false', '"is_team": true'), "bool") == (
+        True,
+        "submitted",
+    )
+    # the presence check still answers where no flag is named
+    assert ask_scripted("Is there an entry named jdoe?", _PERSON, "bool")[0] is True
 
 
 _SYNTAX = """\" Vim syntax file
