@@ -16,7 +16,7 @@ from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import names_asked_document
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
-from dspy_rlm.profiles.reads import flag_fields, norm
+from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
 from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, MANY, STOP, TRUE_FLAGS
@@ -226,20 +226,18 @@ def _indent(line: str) -> int:
 
 
 def _own_flag_named(book: Any, var: str) -> bool:
-    """Whether a record the question names by its key holds a flag the question names whole with its verb
-    (:func:`~dspy_rlm.profiles.reads.flag_fields`: ``is_team`` for "is limi a team?"), once per run."""
+    """Whether a record the question names by its key holds a flag in a field the question names ("is limi a
+    team?": ``"is_team": false``; "is the search 'expand' option enabled?": ``[search] expand = true``), the
+    field no phrase the record was found by (a stated ``Terminal=true`` is checked as a presence), once per run."""
     memo = ("own flag named", var)
     if memo not in book.memo:
         flags, found = TRUE_FLAGS | FALSE_FLAGS, False
-        named = [
-            f
-            for f in flag_fields(book.text_q, book.q_stems, book.structs[var].field_names)
-            if f in book.fields.get(var, [])
-        ]
-        for key in [k for k in book.keys.get(var, []) if k.is_key and not k.hop] if named else []:
+        for key in [k for k in book.keys.get(var, []) if k.is_key and not k.hop] if book.fields.get(var) else []:
             record = lookup.record_of(book.texts[var], key.text)
-            if isinstance(record, st.Record):
-                found = found or any((record.get(f) or "").strip().casefold() in flags for f in named)
+            if not isinstance(record, st.Record) or norm(record.key) != norm(key.text):
+                continue
+            named = [f for f in book.fields[var] if norm(f) != norm(key.text)]
+            found = found or any((record.get(f) or "").strip().casefold() in flags for f in named)
         book.memo[memo] = found
     return bool(book.memo[memo])
 

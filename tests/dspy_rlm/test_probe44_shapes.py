@@ -118,3 +118,16 @@ def test_tables_and_c_defines_keep_their_shapes():
     header = "".join(f"#define ERR_{i} {i}\n" for i in range(12))
     s = st.detect(header)
     assert (s.kind, s.detail) == ("keywords", "directives") and s.records[3].key == "ERR_3"
+
+
+_SETTINGS = "[search]\nexpand = true\nlimit = 20\n\n[output]\ncolor = false\nwidth = 80\n"
+
+
+def test_a_flag_of_a_record_named_by_its_key_answers_not_the_keys_presence():
+    # (the same check made probe 23's "does this config turn on backups for the passwords database?" and probe 33's
+    # "is the search 'expand' option enabled?" right: a presence check had said no, or been doubted)
+    assert ask_scripted("Is the search 'expand' option enabled?", _SETTINGS, "bool") == (True, "submitted")
+    assert ask_scripted("Is the output color option enabled?", _SETTINGS, "bool") == (False, "submitted")
+    assert ask_scripted("Does the file set color=false?", _SETTINGS, "bool")[1] != "submitted" or (
+        ask_scripted("Does the file set color=false?", _SETTINGS, "bool")[0] is True
+    )
