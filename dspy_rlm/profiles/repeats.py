@@ -26,9 +26,8 @@ def _counted(s: st.Structure, move: Move) -> list[st.Record] | None:
     if move.helper == "count_if" and len(args) >= 3:
         field, test, arg = args[0], args[1], args[2]
         return [r for r in records if lookup.passes(lookup.value_in(r, field), test, arg)]
-    if move.helper == "count_where" and len(args) >= 2:
-        field, value = args[0], " ".join(args[1].casefold().split())
-        return [r for r in records if " ".join((lookup.value_in(r, field) or "").casefold().split()) == value]
+    if move.helper == "count_where" and len(args) >= 2:  # as count_where compares
+        return [r for r in records if lookup._same(lookup.value_in(r, args[0]) or "", args[1])]
     return None
 
 
