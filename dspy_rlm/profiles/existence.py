@@ -231,22 +231,25 @@ def _own_flag_named(book: Any, var: str) -> bool:
     field no phrase the record was found by (a stated ``Terminal=true`` is checked as a presence), once per run."""
     memo = ("own flag named", var)
     if memo not in book.memo:
-        flags, found = TRUE_FLAGS | FALSE_FLAGS, False
+        found = False
         for key in [k for k in book.keys.get(var, []) if k.is_key and not k.hop] if book.fields.get(var) else []:
             record = lookup.record_of(book.texts[var], key.text)
             if not isinstance(record, st.Record) or norm(record.key) != norm(key.text):
                 continue
             named = [f for f in book.fields[var] if norm(f) != norm(key.text)]
-            found = found or any((record.get(f) or "").strip().casefold() in flags for f in named)
+            found = found or _holds_flag(record, named)
         book.memo[memo] = found
     return bool(book.memo[memo])
 
 
 def _flag_named(book: Any, var: str) -> bool:
     """Whether a field the question names holds a flag (``yes`` / ``no``, ``true`` / ``false``) in some record."""
-    flags = TRUE_FLAGS | FALSE_FLAGS
-    records = book.structs[var].records[:2000]
-    return any((r.get(f) or "").strip().casefold() in flags for f in book.fields.get(var, []) for r in records)
+    return any(_holds_flag(r, book.fields.get(var, [])) for r in book.structs[var].records[:2000])
+
+
+def _holds_flag(record: Any, fields: Any) -> bool:
+    """Whether one of ``fields`` of ``record`` holds a flag (``yes`` / ``no``, ``true`` / ``false``)."""
+    return any((record.get(f) or "").strip().casefold() in TRUE_FLAGS | FALSE_FLAGS for f in fields)
 
 
 def _asks_many(book: Any, var: str, key: Any) -> list[Candidate] | None:
