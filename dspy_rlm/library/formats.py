@@ -172,6 +172,8 @@ def looks_delimited(sample: list[str]) -> tuple[float, str]:
             continue  # 14:02:51 in every line is a log's clock, not a colon-separated table
         if delim == ":" and sum(1 for r in rows[:400] if "::" in r) > len(counts) * 0.5:
             continue  # "::msgcat::mcset": a namespace's separators, no cells
+        if delim == ":" and sum(1 for r in rows[:400] if "://" in r) > len(counts) * 0.5:
+            continue  # "http://ftp.am.debian.org/debian/" a line: a URL's scheme, no cells
         near = sum(1 for c in counts if c == mode or (delim == "\t" and mode - 1 <= c <= mode + 1 and c >= 2))
         if delim in ",;\t" and _ragged(counts, _cells(rows[0], delim)):
             near = len(counts)
@@ -287,12 +289,32 @@ def _strip_comment(line: str) -> tuple[str, str]:
     return (line, "") if k < 0 else (line[:k], line[k + 1 :].strip())
 
 
+_QUOTES_SPAN = re.compile(r"\"[^\"]*\"|'[^']*'")
+
+
+def _block_comments(lines: list[str]) -> set[int]:
+    """The lines of C's ``/* ... */`` comments that open a line (a linker script's licence) and close within 200
+    lines (AppArmor's ``/** r,`` is a path): no table rows."""
+    inside, out = False, set()
+    for i, line in enumerate(lines):
+        opens = not inside and line.lstrip().startswith("/*")
+        if opens and not any("*/" in x for x in [line.lstrip()[2:], *lines[i + 1 : i + 200]]):
+            continue
+        if opens or inside:
+            out.add(i)
+            inside = "*/" not in (line.lstrip()[2:] if opens else line)
+    return out
+
+
 def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
     """(score, aligned): aligned tables split on tabs / runs of 2+ spaces, others on single spaces."""
-    rows = [_strip_comment(r)[0].strip() for r in meaningful(sample)]
+    commented = _block_comments(sample)
+    rows = [_strip_comment(r)[0].strip() for i, r in enumerate(sample) if i not in commented and meaningful([r])]
     rows = [r for r in rows if r]
     if len(rows) < 3 or sum(len(r) for r in rows) / len(rows) > 120:
         return 0.0, False
+    if _share(sum(1 for r in rows if set(_QUOTES_SPAN.sub("", r)) & {"{", "}"}), len(rows)) >= 0.3:
+        return 0.0, False  # ".interp : { *(.interp) }" a line: a program's blocks (a linker script), no table
     aligned = _share(sum(1 for r in rows if ALIGNED.search(r)), len(rows))
     if aligned >= 0.4:
         return (0.9 if all(len(ALIGNED.split(r)) <= 10 for r in rows[:400]) else 0.0), True
@@ -344,10 +366,10 @@ def _type_coded(rows: list[tuple[int, str]]) -> bool:
 
 def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
     sep = ALIGNED if aligned else re.compile(r"\s+")
-    rows, comments = [], {}
+    rows, comments, commented = [], {}, _block_comments(lines)
     for i, line in enumerate(lines):
         part = line
-        if is_comment(line):
+        if is_comment(line) or i in commented:
             continue
         if "#" in line:
             part, comments[i] = _strip_comment(line)

@@ -339,5 +339,7 @@ def exists(var: Any, word: Any) -> bool:
     if _containing("exists", var, w):
         return True
     text = _text("exists", var)
+    if _placed(detect(text), w, []):  # a heading that records sit under ("#LOC:IS" over its mirrors)
+        return True
     cap = detect(text).parsed_chars
     return cap is not None and bool(match_lines(w, text, cap))

@@ -1,0 +1,68 @@
+"""Shapes from probe 45's wrong answers, on invented data: a list of URLs under ``#HEADING`` comments (a URL's
+``://`` is no colon-separated cell), a heading that records sit under is found by ``exists``, and a program of
+``name : { ... }`` blocks under a ``/* ... */`` licence is no whitespace table (a word of the licence was a key)."""
+
+from __future__ import annotations
+
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
+from tests.dspy_rlm.scripted import ask_scripted
+
+_ZONES = ["NO", "PE", "QR", "SU", "TV", "UW", "VA", "WB", "XC", "YD", "ZE", "AF"]
+_HOSTS = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta"]
+_URLS = "".join(
+    f"#ZONE:{zone}\n" + "".join(f"https://{h}.{zone.lower()}.example.org/pool/\n" for h in _HOSTS[: 3 + i % 5])
+    for i, zone in enumerate(_ZONES)
+)
+
+
+def test_urls_under_comment_headings_are_entries_of_sections_not_a_colon_table():
+    s = st.detect(_URLS)
+    assert s.kind != "table", s.detail
+    assert s.records[0].key == "https://alpha.no.example.org/pool/"
+    assert s.records[0].get("section") == "ZONE:NO"
+
+
+def test_a_heading_with_records_under_it_exists():
+    assert lookup.exists(_URLS, "ZONE:PE")
+    assert not lookup.exists(_URLS, "ZONE:XY")
+
+
+def test_a_section_present_in_the_file_is_not_answered_absent():
+    # "Is there an Iceland section (#LOC:IS)?": 'LOC:IS' heads one mirror; False was Submitted
+    answer = ask_scripted("Is there a Peru section (#ZONE:PE) in this list of pool mirrors?", _URLS, "bool")
+    assert answer[1] != "submitted" or answer[0] is True
+
+
+_SCRIPT = (
+    "/* Default layout script, for plain programs */\n"
+    "/* Copyright (C) 2031 Nobody.\n"
+    "   Copying of this layout is allowed; the loader won't look for a file to match a\n"
+    "   pattern unless told so.  */\n"
+    'FORMAT("obj-q9", "obj-q9")\n'
+    "START(_begin)\n"
+    "AREAS\n"
+    "{\n"
+    + "".join(f"  .{name:<12}  : {{ *(.{name}) }}\n" for name in ["alpha", "beta", "gamma", "delta", "eps", "zeta"])
+    + "  .huge   :\n  {\n    *(.huge .huge.*)\n    *(HUGE_SHARED)\n  }\n}\n"
+)
+
+
+def test_a_program_of_brace_blocks_under_a_licence_comment_is_no_whitespace_table():
+    s = st.detect(_SCRIPT)
+    assert (s.kind, s.detail) != ("table", "whitespace")
+    assert not any(r.key == "pattern" or r.key == "loader" for r in s.records)
+
+
+def test_no_word_of_a_licence_comment_is_read_as_a_record_holding_the_answer():
+    # "What entry point symbol does the linker script declare?": the licence line "linker won't look ..." was a
+    # record keyed 'linker' and its rest Submitted
+    answer = ask_scripted("What start symbol does this loader script for plain programs declare?", _SCRIPT, "str")
+    assert answer[1] != "submitted" or answer[0] == "_begin"
+
+
+def test_a_block_comment_that_never_closes_is_no_comment():
+    from dspy_rlm.library.formats import _block_comments
+
+    assert _block_comments(["/* a", " b */", "c d"]) == {0, 1}
+    assert _block_comments(["/** r,", "/usr/** rw,", "x y"]) == set()  # AppArmor's globs: paths, not comments
