@@ -303,10 +303,11 @@ def split_outside(text: str, sep: str = ",", brackets: str = "()[]{}") -> list[s
     call's arguments)."""
     out: list[str] = []
     cur: list[str] = []
-    depth, quote = 0, ""
+    depth, quote, escaped = 0, "", False
     for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
+        if quote:  # a backslash inside quotes escapes the next character ('\'' in a grammar: one quote)
+            quote = "" if ch == quote and not escaped else quote
+            escaped = ch == "\\" and not escaped
         elif ch in "\"'":
             quote = ch
         elif ch in brackets[::2]:

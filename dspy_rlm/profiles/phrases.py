@@ -177,8 +177,9 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
                 holders.append(r)
                 if len(holders) > 1:
                     break
-        if len(holders) == 1 and holders[0].key.strip():
-            found.append((name, holders[0].key))
+        own = len(holders) == 1 and " ".join(holders[0].key.casefold().split()) == " ".join(name.casefold().split())
+        if len(holders) == 1 and holders[0].key.strip() and not own:  # (a setting named as its record, "settings:
+            found.append((name, holders[0].key))  # ..." of a grammar, is a key the question's phrases did not name)
     said = " " + " ".join(st.words(question.casefold())) + " "
     words = said.split()
     together = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said or spelled_by(n, words)]

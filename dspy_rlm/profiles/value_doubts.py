@@ -182,12 +182,27 @@ def _holder_value(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"the question asks which record has {held!r}, not its value" if held else None
 
 
+def _quotes_one(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "which instruction flag does SDNPMayStore set?" over its comment "May write to memory, sets 'mayStore'.":
+    # the sentence quotes the one word asked, and the whole sentence is no answer to which
+    if move.kind not in LOOKUPS or not isinstance(value, str) or len(value.split()) < 4:
+        return None
+    quoted = [m.group(1) or m.group(2) for m in _QUOTED.finditer(value)]
+    said = st.words(book.text_q.casefold())
+    at = next((i for i, w in enumerate(said) if _ASKING_WORD.match(w)), len(said))  # the question's asking word
+    asked = said[at : at + 1] == ["which"] and at + 1 < len(said) and said[at + 1] not in STOP
+    if not asked or len(quoted) != 1 or len(quoted[0].split()) != 1:
+        return None
+    return f"{value!r} quotes {quoted[0]!r}, and the question asks which one"
+
+
 VALUE_DOUBTS = (
     names_a_record,
     _repeats_question,
     _holds_phrase_read,
     _phrase_of_field,
     _cut_from_quote,
+    _quotes_one,
     _refers,
     _flag_for_which,
     _lone_count,

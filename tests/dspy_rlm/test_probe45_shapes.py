@@ -66,3 +66,67 @@ def test_a_block_comment_that_never_closes_is_no_comment():
 
     assert _block_comments(["/* a", " b */", "c d"]) == {0, 1}
     assert _block_comments(["/** r,", "/usr/** rw,", "x y"]) == set()  # AppArmor's globs: paths, not comments
+
+
+_WORDS = ["mass", "inertia", "input", "output", "unit", "solve", "frame", "body", "point", "particle"]
+_WORDS += ["torque", "force", "gravity", "speed", "spin"]
+_GRAMMAR = (
+    "grammar Toy;\n\noptions {\n    target = Lang7;\n}\n\nunit:   stmt+;\n\n"
+    "stmt:   decl\n    |   call\n    |   tunings\n    ;\n\n"
+    "term:   term '^' term           # Power\n"
+    "    |   term ('*'|'/') term     # MulDiv\n"
+    "    |   '-' term                # Negate\n"
+    "    |   NAME('\\'')*            # Primed\n"
+    "    |   NUM                     # Number\n"
+    "    |   '(' term ')'            # Group\n"
+    "    ;\n\n"
+    "tunings:   NAME (NUM|NAME)?;\n"
+    "decl:   NAME ':' NAME;\n"
+    "call:   NAME '(' term ')';\n"
+    + "".join(f"{w.capitalize()}: ('{w[0].upper()}'|'{w[0]}') '{w[1:]}';\n" for w in _WORDS)
+    + "NAME: [a-z]+;\nNUM: [0-9]+;\n"
+)
+
+
+def test_an_escaped_quote_inside_quotes_does_not_hide_the_separators_after_it():
+    from dspy_rlm.library.textkit import split_outside
+
+    assert split_outside("a '\\'' b | c | d", "|") == ["a '\\'' b", "c", "d"]
+    assert split_outside('"x\\\\", y', ",") == ['"x\\\\"', "y"]  # an escaped backslash closes nothing
+
+
+def test_the_alternatives_after_an_escaped_quote_are_counted():
+    # the 'expr' rule's 16 alternatives counted 8: the quote of ID('\'')* hid the rest
+    answer = ask_scripted("How many labelled alternatives does the term rule of this grammar have?", _GRAMMAR, "int")
+    assert answer[1] != "submitted" or answer[0] == 6
+
+
+def test_a_verb_of_the_question_that_stems_like_a_rule_name_keys_no_record():
+    # "the grammar sets a target language in its options block": 'sets' named the rule 'settings', whose own
+    # definition was Submitted
+    answer = ask_scripted("The Toy grammar tunes a target in its options block. Which one?", _GRAMMAR, "str")
+    assert answer[1] != "submitted" or answer[0] == "Lang7"
+
+
+_PROPS = "".join(
+    f"def {name:<18}: NodeProp;   // {comment}\n"
+    for name, comment in [
+        ("PropSwaps", "X op Y == Y op X"),
+        ("PropChains", "R/W chain operand and result"),
+        ("PropReads", "May read memory, sets 'readsMem'."),
+        ("PropWrites", "May write memory, sets 'writesMem'."),
+        ("PropGlue", "Write a glue result"),
+        ("PropVarArgs", "Node has variable arguments."),
+    ]
+)
+
+
+def test_a_comment_quoting_the_one_word_asked_is_no_answer_to_which():
+    # "per its comment, which instruction flag does SDNPMayStore set?": the whole comment was Submitted
+    answer = ask_scripted("Per its comment, which memory flag does PropWrites set?", _PROPS, "str")
+    assert answer[1] != "submitted" or answer[0] == "writesMem"
+
+
+def test_the_quote_doubt_leaves_a_sentence_asked_for_alone():
+    answer = ask_scripted("What is the comment of PropGlue?", _PROPS, "str")
+    assert answer == ("Write a glue result", "submitted")
