@@ -101,8 +101,14 @@ def _line_kv(line: str) -> list[tuple[str, str]]:
         return [(q.group(2), q.group(3))]
     m = STANZA_KEY.match(s) or ASSIGN.match(s)
     if m and (m.group(2) or "").strip():
-        return [(m.group(1).strip(), unquote((m.group(2) or "").strip()))]
+        value = (m.group(2) or "").strip()
+        if _CLOSED_QUOTE.fullmatch(value):  # 'offColor= "green30";': the statement's ";" is no part of it
+            value = value[:-1].rstrip()
+        return [(m.group(1).strip(), unquote(value))]
     return []
+
+
+_CLOSED_QUOTE = re.compile(r"([\"'])[^\"']*\1\s*;")
 
 
 def spaced_kv(line: str) -> tuple[str, str] | None:

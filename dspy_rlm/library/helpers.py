@@ -259,6 +259,7 @@ STANDALONE_MODULES = (
     "braceformat",
     "markedformat",
     "treeformat",
+    "diffformat",
     "wordmatch",
     "structure",
     "tail",

@@ -10,12 +10,13 @@ whole text is then parsed with it, up to :data:`MAX_PARSE_CHARS` (16 MB: records
 measured on 10 MB of dpkg status and of /etc/passwd); ``Structure.parsed_chars`` says when the cap cut it.
 Records per kind (the record's ``key`` in brackets):
 
-- table: one per data row [first column]; fields named by the header row, a commented header (``#code<TAB>name``) or
-  ``col1..colN``; a comment among the rows whose names stand over the columns names them, each word of a row in
-  the column it stands under (pg_hba.conf: :mod:`~dspy_rlm.library.columnformat`); a whitespace table's last
-  column takes the rest of the line, and a trailing ``# comment`` becomes the field ``comment``; (detail
-  ``calls``, after the literal tables) one per line calling a function or macro
-  with data as its arguments [its ``NAME`` argument, else its first name] (an X-macro table:
+- table: (detail ``diff``, first) one per changed line of a unified diff [its text], ``change``, ``file``, ``hunk``,
+  ``heading`` and ``line`` (:mod:`~dspy_rlm.library.diffformat`); one per data row [first column]; fields named by the
+  header row, a commented header (``#code<TAB>name``) or ``col1..colN``; a comment among the rows whose names stand
+  over the columns names them, each word of a row in the column it stands under (pg_hba.conf:
+  :mod:`~dspy_rlm.library.columnformat`); a whitespace table's last column takes the rest of the line, and a trailing
+  ``# comment`` becomes the field ``comment``; (detail ``calls``, after the literal tables) one per line calling a
+  function or macro with data as its arguments [its ``NAME`` argument, else its first name] (an X-macro table:
   :mod:`~dspy_rlm.library.callformat`).
 - xml: one per element of the most common (tag, depth) that carries attributes or leaf children, spanning its lines
   [its name/id/key/ref/title field, else its first attribute, else its first child's text]; its attributes as
@@ -85,6 +86,7 @@ from typing import Any
 from dspy_rlm.library.braceformat import looks_braces, parse_braces
 from dspy_rlm.library.callformat import looks_calls, parse_calls
 from dspy_rlm.library.cssformat import looks_css, parse_css
+from dspy_rlm.library.diffformat import looks_diff, parse_diff
 from dspy_rlm.library.directiveformat import looks_directive_kinds, looks_directives, parse_directives
 from dspy_rlm.library.dtdformat import looks_dtd, parse_dtd
 from dspy_rlm.library.embedded import embedded_json  # inlined before this file
@@ -304,6 +306,8 @@ def _detect(text: str) -> Structure:
     if not text.strip():
         return Structure("lines", (), ())
     sample = lines[:_SAMPLE_LINES]
+    if looks_diff(sample) >= 0.9 and (diff := parse_diff(lines))[0]:  # a patch: its changed lines, not lines
+        return _build("table", lines, *diff, detail="diff")
     if looks_xml(sample) >= 0.9 and (xml := parse_xml(lines))[0]:  # first: XML lines read as lines or key=value
         return _build("xml", lines, *xml)
     if looks_dtd(sample) >= 0.8 and (dtd := parse_dtd(lines))[0]:  # declarations, not markup

@@ -14,6 +14,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, unread_test
+from dspy_rlm.profiles.header_comment import names_opening_comment
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
@@ -217,7 +218,8 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
             continue  # the field read, named ("the one-line description of tqdm"), no phrase of a record
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         s = book.structs[move.var]
-        if not held and not (names_document(s, record, other.text, move) or names_file(s, text, other.text)):
+        document = names_document(s, record, other.text, move) or names_file(s, text, other.text)
+        if not held and not (document or names_opening_comment(text, other.text)):
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None
 

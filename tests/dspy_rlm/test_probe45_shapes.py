@@ -130,3 +130,94 @@ def test_a_comment_quoting_the_one_word_asked_is_no_answer_to_which():
 def test_the_quote_doubt_leaves_a_sentence_asked_for_alone():
     answer = ask_scripted("What is the comment of PropGlue?", _PROPS, "str")
     assert answer == ("Write a glue result", "submitted")
+
+
+_RELAY = (
+    "-- Widget Relay action that forwards a parcel to the least busy depot.\n"
+    "-- Filled in at start-up; values below are the shipped defaults.\n\n"
+    'local PARCEL_HEADER = "x-parcel-tag"\n'
+    "local MAX_HOPS = 12\n"
+    "local RETRY_MS = 250\n\n"
+    "local function pick(depots)\n"
+    "    local best = nil\n"
+    "    for _, d in ipairs(depots) do\n"
+    "        if best == nil or d.load < best.load then best = d end\n"
+    "    end\n"
+    "    return best\n"
+    "end\n\n"
+    "local function forward(parcel)\n"
+    "    parcel.headers[PARCEL_HEADER] = parcel.id\n"
+    "    return pick(parcel.depots)\n"
+    "end\n\n"
+    "return { pick = pick, forward = forward }\n"
+)
+
+
+def test_a_phrase_only_the_opening_comment_says_names_the_document_not_a_record():
+    # "What header name is REQUEST_ID_HEADER set to in Ray Serve's HAProxy Lua template?": 'HAProxy Lua' is said
+    # only by the file's first comment line, and the read of REQUEST_ID_HEADER was doubted for lacking it
+    from dspy_rlm.profiles.header_comment import names_opening_comment
+
+    assert names_opening_comment(_RELAY, "Widget Relay")
+    assert names_opening_comment(_RELAY, "least busy")  # (two words: a description of the document too)
+    assert not names_opening_comment(_RELAY, "pick")  # said again below the comment
+    assert not names_opening_comment(_RELAY, "depot")  # a plain word
+    answer = ask_scripted("What is MAX_HOPS set to in the Widget Relay code?", _RELAY, "int")
+    assert answer == (12, "submitted")
+
+
+def test_a_quoted_value_closed_by_a_semicolon_is_read_without_either():
+    from dspy_rlm.library.formats import _line_kv
+
+    assert _line_kv('    indicator.offColor= "grey40";') == [("indicator.offColor", "grey40")]
+    assert _line_kv("    width= 421;") == [("width", "421;")]  # (no quotes: as before)
+    assert _line_kv('    label= "a;b"') == [("label", "a;b")]
+
+
+_PATCH = """From: A. Nobody <nobody@example.org>
+Subject: Tag the sockets of both widget connections
+
+diff --git a/widgets/net.py b/widgets/net.py
+--- a/widgets/net.py
++++ b/widgets/net.py
+@@ -210,6 +210,9 @@ class PlainWidgetConnection(base.Conn
+             self.sock = make_socket(kind)
+             self.sock.settimeout(self.timeout)
++            # tag: PLAIN_WIDGET
++            self.sock.setsockopt(LEVEL, 0x7F00, 41)
++            self.tagged = True
+             self.sock.connect(self.address)
+@@ -305,7 +308,9 @@ def open_secure_widget(address, context
+     sock = make_socket(kind)
+-    sock.settimeout(3)
++    sock.settimeout(timeout)
++    # tag: SECURE_WIDGET
++    sock.setsockopt(LEVEL, 0x7F00, 42)
+     return context.wrap(sock)
+"""
+
+
+def test_a_unified_diff_is_read_as_its_changed_lines():
+    s = st.detect(_PATCH)
+    assert (s.kind, s.detail) == ("table", "diff")
+    assert [r.get("change") for r in s.records] == ["added"] * 3 + ["removed"] + ["added"] * 3
+    tagged = s.records[1]
+    assert tagged.key == "self.sock.setsockopt(LEVEL, 0x7F00, 41)"
+    assert (tagged.get("file"), tagged.get("hunk"), tagged.get("line")) == (
+        "widgets/net.py",
+        "PlainWidgetConnection",
+        "213",
+    )
+    assert s.records[3].get("hunk") == "open_secure_widget" and s.records[3].get("line") == "306"
+    assert lookup.count_where(_PATCH, "change", "added") == 6
+
+
+def test_the_class_a_changed_line_sits_in_is_its_hunk():
+    answer = ask_scripted("Which class does the hunk that passes 41 to setsockopt patch?", _PATCH, "str")
+    assert answer[1] != "submitted" or answer[0] == "PlainWidgetConnection"
+    assert answer[0] == "PlainWidgetConnection"
+
+
+def test_text_that_only_quotes_diff_lines_is_no_diff():
+    prose = "The fix:\n--- a/x\n+++ b/x\nwas applied by hand, as the README says.\nNo hunk follows.\n"
+    assert st.detect(prose).detail != "diff"

@@ -1,0 +1,39 @@
+"""A phrase of the question that only a text's opening comment says: how the question describes the document it
+asks of ("in Ray Serve's *HAProxy Lua* template"), where the file's first line reads ``-- HAProxy Lua action that
+picks a backend``. A record read that lacks such a phrase still answers: the phrase names the whole text."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["names_opening_comment"]
+
+_MARKS = ("#", "//", "--", ";", "/*", "*", "%", "!", '"', "dnl ", "rem ", "REM ")
+_OPENING_LINES = 40
+"""The opening comment is read this far at most (a licence above a header is longer, and says no record)."""
+_SCANNED = 2_000_000
+"""The characters after the opening comment searched for the phrase."""
+
+
+def _opening_comment(text: str) -> str:
+    """The comment lines a text opens with (blank lines among them), up to the first other line."""
+    block = []
+    for line in text.split("\n", _OPENING_LINES)[:_OPENING_LINES]:
+        s = line.strip()
+        if s and not s.startswith(_MARKS):
+            break
+        block.append(s)
+    return "\n".join(block)
+
+
+def names_opening_comment(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` (two words or more, or a word with a capital past its first letter) is written in the
+    text's opening comment and nowhere after it."""
+    words = phrase.split()
+    if len(words) < 2 and not any(ch.isupper() for ch in phrase[1:]):
+        return False  # a common word ("template") is no name of a document
+    head = _opening_comment(text)
+    if not head or len(text) <= len(head) or phrase.casefold() not in head.casefold():
+        return False
+    rest = text[len(head) : len(head) + _SCANNED]  # (as names_asked_document, a huge text's head only)
+    return re.search(re.escape(phrase), rest, re.IGNORECASE) is None
