@@ -16,7 +16,7 @@ _HUNK = re.compile(r"^@@+ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@+ ?(.*)$")
 _FILE_NEW = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
 _FILE_OLD = re.compile(r"^--- (?:a/)?(\S+)")
 _DIFF_HEAD = re.compile(r"^(?:diff |index |Index: |new file mode|deleted file mode|similarity index|rename |={5,})")
-_DECLARED = re.compile(
+_DECLARES_NAME = re.compile(
     r"(?:^|\s)(?:class|def|function|func|fn|sub|struct|enum|interface|module|procedure|method)\s+([A-Za-z_$][\w$]*)"
 )
 _C_NAMED = re.compile(r"([A-Za-z_]\w*)\s*\(")  # "static int parse_args(int argc": C's function, before its "("
@@ -39,7 +39,7 @@ def looks_diff(sample: list[str]) -> float:
 
 def _within(heading: str) -> str:
     """The name a hunk's heading declares (``class X(``, ``def f(``, ``int main(void)``), else ""."""
-    m = _DECLARED.search(heading) or _C_NAMED.search(heading)
+    m = _DECLARES_NAME.search(heading) or _C_NAMED.search(heading)
     return m.group(1) if m else ""
 
 
