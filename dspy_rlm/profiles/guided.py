@@ -34,6 +34,7 @@ MAX_VALUES = 80
 # A token: letters/digits joined by the characters IDs, codes, dates and numbers use. None of these needs
 # escaping inside a JSON string or a single-quoted Python string.
 _TOKEN = re.compile(r"(?:(?<![\w-])--?(?=[A-Za-z]))?[A-Za-z0-9][A-Za-z0-9_.:/@+-]*[A-Za-z0-9]|[0-9]")  # "--quiet" whole
+_BRACKETS = re.compile(r"[{}\[\]]")
 _CLAUSE = re.compile(r"[,;]\s*(?:or|and|but|while|whereas)\b|[.!?]\s+(?=[A-Z])")
 """A new clause or sentence between a word and a value: the value is not the word's."""
 _LINE_PREFIX = re.compile(r"^(?:\[[^\]]*\] )?line \d+: ", re.MULTILINE)  # the 'line N: ' rows of search()
@@ -121,6 +122,8 @@ def stated_pairs(stdouts: list[str], question: dict[str, str], values: list[str]
                 if word.casefold() not in asked:
                     continue
                 j = next((j for j in range(i + 1, len(tokens)) if tokens[j] in candidates), None)
+                if j is not None and _BRACKETS.search(line[found[i].end() : found[j].start()]):
+                    continue  # 'shape "TALL" { { [ 18,37] }, { [16,36] } }': no value of shape's inside brackets
                 if j is None or _CLAUSE.search(line[found[i].end() : found[j].start() + 1]):
                     continue  # "~/.npm on Posix, or %LocalAppData% on Windows": Posix states nothing after it
                 if word.startswith("-") and tokens[j].startswith("-"):

@@ -221,3 +221,17 @@ def test_the_class_a_changed_line_sits_in_is_its_hunk():
 def test_text_that_only_quotes_diff_lines_is_no_diff():
     prose = "The fix:\n--- a/x\n+++ b/x\nwas applied by hand, as the README says.\nNo hunk follows.\n"
     assert st.detect(prose).detail != "diff"
+
+
+def test_a_value_stated_after_a_word_is_the_next_token_not_one_past_a_common_one():
+    # 'shape "TALL" { { [ 18,37] }, { [2,1], [16,36] } };': TALL is printed too often in the text to be offered,
+    # and 16, past it, was Submitted as "stated after" shape
+    from dspy_rlm.profiles import guided
+
+    question = {"question": "which key outline is drawn with an outer size of 18 by 37?"}
+    out = 'record 10 (line 14):\n  outline "PILLAR" { { [ 18,37] }, { [2,1], [16,36] } };'
+    values = [v for v in guided.output_values([out], question, {}) if v != "PILLAR"]  # (as if printed too often)
+    assert guided.stated_pairs([out], question, values) == []
+    assert guided.stated_pairs([out], question, [*values, "PILLAR"]) == [("outline", "PILLAR")]
+    stated = guided.stated_pairs(["the vault access code is 31337"], {"question": "the access code?"}, ["31337"])
+    assert ("code", "31337") in stated  # (a function word between: still stated)
