@@ -161,6 +161,15 @@ def holds_field(s: st.Structure, name: str, fields: list[str]) -> bool:
     return any(r.get(f) is not None for r in named for f in fields)
 
 
+def _stemmed_own(key: str, name: str, question: str) -> bool:
+    """Whether a one-word setting named as its own record (a grammar's ``settings:`` rule) is said by the question
+    only in another form of its stem ("the grammar *sets* a target"): a verb of the question, no name of it."""
+    n, words = name.casefold(), st.words(question.casefold())
+    if key.casefold() != n or not n.isalpha() or spelled_by(name, words):  # ("build directory": BUILDDIR)
+        return False
+    return not any(w in (n, n + "s", n.removesuffix("s")) for w in words)
+
+
 def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str) -> Key | None:
     """Where the question names no record, the key of the one record holding a field it names (``FullName``
     of a font's header: "the font's full name"), as a key of the question; of two such fields, the one whose
@@ -177,9 +186,8 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
                 holders.append(r)
                 if len(holders) > 1:
                     break
-        own = len(holders) == 1 and " ".join(holders[0].key.casefold().split()) == " ".join(name.casefold().split())
-        if len(holders) == 1 and holders[0].key.strip() and not own:  # (a setting named as its record, "settings:
-            found.append((name, holders[0].key))  # ..." of a grammar, is a key the question's phrases did not name)
+        if len(holders) == 1 and holders[0].key.strip() and not _stemmed_own(holders[0].key, name, question):
+            found.append((name, holders[0].key))
     said = " " + " ".join(st.words(question.casefold())) + " "
     words = said.split()
     together = [(n, k) for n, k in found if f" {' '.join(camel_parts(n)).casefold()} " in said or spelled_by(n, words)]
