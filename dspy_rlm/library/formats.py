@@ -319,8 +319,9 @@ def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
     rows = [r for r in rows if r]
     if len(rows) < 3 or sum(len(r) for r in rows) / len(rows) > 120:
         return 0.0, False
-    if _share(sum(1 for r in rows if set(_QUOTES_SPAN.sub("", r)) & {"{", "}"}), len(rows)) >= 0.3:
+    if _share(sum(1 for r in rows if {"{", "}"} <= set(_QUOTES_SPAN.sub("", r))), len(rows)) >= 0.3:
         return 0.0, False  # ".interp : { *(.interp) }" a line: a program's blocks (a linker script), no table
+    # (a block opened on one line and closed on another holds rows: Tcl's "array set Cursors {")
     aligned = _share(sum(1 for r in rows if ALIGNED.search(r)), len(rows))
     if aligned >= 0.4:
         return (0.9 if all(len(ALIGNED.split(r)) <= 10 for r in rows[:400]) else 0.0), True

@@ -186,7 +186,7 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
                 holders.append(r)
                 if len(holders) > 1:
                     break
-        if len(holders) == 1 and holders[0].key.strip() and not _stemmed_own(holders[0].key, name, question):
+        if len(holders) == 1 and holders[0].key.strip():
             found.append((name, holders[0].key))
     said = " " + " ".join(st.words(question.casefold())) + " "
     words = said.split()
@@ -198,7 +198,9 @@ def held_once(s: st.Structure, fields: list[str], keys: list[Key], question: str
         found = together or [(n, k) for n, k in found if told[n] == most >= 2 and most * 2 > len(parts(n))]
     elif found and not together and len(parts(found[0][0])) >= 3 and told[found[0][0]] * 2 < len(parts(found[0][0])):
         found = []  # "npm ... config" says two of process.env.npm_config_user_agent's six parts: no name of it
-    return Key(found[0][1], 1, True, False, hop=True) if len(found) == 1 else None  # no phrase of the question
+    if len(found) != 1 or _stemmed_own(found[0][1], found[0][0], question):
+        return None
+    return Key(found[0][1], 1, True, False, hop=True)  # no phrase of the question
 
 
 def named_line(s: st.Structure, keys: list[Key]) -> list[str]:

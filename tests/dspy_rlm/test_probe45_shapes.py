@@ -235,3 +235,30 @@ def test_a_value_stated_after_a_word_is_the_next_token_not_one_past_a_common_one
     assert guided.stated_pairs([out], question, [*values, "PILLAR"]) == [("outline", "PILLAR")]
     stated = guided.stated_pairs(["the vault access code is 31337"], {"question": "the access code?"}, ["31337"])
     assert ("code", "31337") in stated  # (a function word between: still stated)
+
+
+_TCL = (
+    "# Map symbolic pointer names to platform pointers.\n\nnamespace eval gx {\n    variable Pointers\n"
+    "    array set Pointers {\n"
+    + "".join(
+        f"        {a}\t{b}\n"
+        for a, b in [
+            ("plain", "arrow"),
+            ("busy", "watch"),
+            ("nope", "pirate_skull"),
+            ("grab", "fleur"),
+            ("text", "xterm"),
+            ("link", "hand2"),
+        ]
+    )
+    + "    }\n    switch -- $::platform {\n        web {\n            array set Pointers {\n"
+    + "".join(f"                {a}\t{b}\n" for a, b in [("busy", "wait"), ("nope", "not-allowed"), ("text", "text")])
+    + "            }\n        }\n    }\n}\n"
+)
+
+
+def test_rows_inside_a_block_opened_and_closed_on_other_lines_are_still_a_table():
+    # cursors.tcl's "array set Cursors {" rows: the linker-script guard (braces on most lines) took them for code
+    s = st.detect(_TCL)
+    assert (s.kind, s.detail) == ("table", "whitespace")
+    assert ask_scripted("Which symbolic pointer maps to the 'pirate_skull' pointer?", _TCL) == ("nope", "submitted")
