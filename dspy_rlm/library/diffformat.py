@@ -22,6 +22,10 @@ _DECLARES_NAME = re.compile(
 _C_NAMED = re.compile(r"([A-Za-z_]\w*)\s*\(")  # "static int parse_args(int argc": C's function, before its "("
 
 
+_STATEMENTS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "elif", "with"})
+"""Words before a ``(`` that open a statement, no function a hunk sits in (``if (x) {``)."""
+
+
 def looks_diff(sample: list[str]) -> float:
     """The share of non-blank lines a unified diff writes (headers, hunk headers, changed and context lines),
     where it has a ``---`` / ``+++`` pair and a hunk header; else 0."""
@@ -40,7 +44,7 @@ def looks_diff(sample: list[str]) -> float:
 def _within(heading: str) -> str:
     """The name a hunk's heading declares (``class X(``, ``def f(``, ``int main(void)``), else ""."""
     m = _DECLARES_NAME.search(heading) or _C_NAMED.search(heading)
-    return m.group(1) if m else ""
+    return m.group(1) if m and m.group(1) not in _STATEMENTS else ""
 
 
 def parse_diff(lines: list[str]) -> tuple[list[Raw], list[str]]:

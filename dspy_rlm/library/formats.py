@@ -301,10 +301,13 @@ _QUOTES_SPAN = re.compile(r"\"[^\"]*\"|'[^']*'")
 def _block_comments(lines: list[str]) -> set[int]:
     """The lines of C's ``/* ... */`` comments that open a line (a linker script's licence) and close within 200
     lines (AppArmor's ``/** r,`` is a path): no table rows."""
-    inside, out = False, set()
+    closing = [i for i, line in enumerate(lines) if "*/" in line]  # (one pass: a huge text's lines too)
+    inside, out, k = False, set(), 0
     for i, line in enumerate(lines):
         opens = not inside and line.lstrip().startswith("/*")
-        if opens and not any("*/" in x for x in [line.lstrip()[2:], *lines[i + 1 : i + 200]]):
+        while k < len(closing) and closing[k] <= i:
+            k += 1
+        if opens and "*/" not in line.lstrip()[2:] and not (k < len(closing) and closing[k] - i < 200):
             continue
         if opens or inside:
             out.add(i)

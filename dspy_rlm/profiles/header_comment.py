@@ -8,7 +8,8 @@ import re
 
 __all__ = ["names_opening_comment"]
 
-_MARKS = ("#", "//", "--", ";", "/*", "*", "%", "!", '"', "dnl ", "rem ", "REM ")
+_MARKS = ("#", "//", "--", ";", "%", "!", "dnl ", "rem ", "REM ")
+"""Line comments (not a quote: a CSV row may open with one; not ``*``: a markdown list's item)."""
 _OPENING_LINES = 40
 """The opening comment is read this far at most (a licence above a header is longer, and says no record)."""
 _SCANNED = 2_000_000
@@ -17,11 +18,12 @@ _SCANNED = 2_000_000
 
 def _opening_comment(text: str) -> str:
     """The comment lines a text opens with (blank lines among them), up to the first other line."""
-    block = []
+    block, inside = [], False  # inside a /* ... */ comment
     for line in text.split("\n", _OPENING_LINES)[:_OPENING_LINES]:
         s = line.strip()
-        if s and not s.startswith(_MARKS):
+        if not inside and s and not s.startswith((*_MARKS, "/*")):
             break
+        inside = "*/" not in s[2:] if s.startswith("/*") and not inside else inside and "*/" not in s
         block.append(s)
     return "\n".join(block)
 

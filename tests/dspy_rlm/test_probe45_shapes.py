@@ -262,3 +262,14 @@ def test_rows_inside_a_block_opened_and_closed_on_other_lines_are_still_a_table(
     s = st.detect(_TCL)
     assert (s.kind, s.detail) == ("table", "whitespace")
     assert ask_scripted("Which symbolic pointer maps to the 'pirate_skull' pointer?", _TCL) == ("nope", "submitted")
+
+
+def test_the_opening_comment_is_line_comments_or_one_block_comment_not_quoted_rows():
+    from dspy_rlm.profiles.header_comment import names_opening_comment
+
+    block = "/* Widget Relay forwarder\n * (shipped defaults)\n */\nint hops = 12;\nint retry_ms = 250;\n"
+    assert names_opening_comment(block, "Widget Relay")
+    rows = '"name","value"\n"Widget Relay","on"\n"hops","12"\n'  # a CSV's quoted rows are no comment
+    assert not names_opening_comment(rows, "Widget Relay")
+    listed = "* Widget Relay\n* Parcel Store\n\nBoth ship with the kit.\n"  # a list's items are records
+    assert not names_opening_comment(listed, "Widget Relay")
