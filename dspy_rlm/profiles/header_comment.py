@@ -10,6 +10,8 @@ __all__ = ["names_opening_comment"]
 
 _MARKS = ("#", "//", "--", ";", "%", "!", "dnl ", "rem ", "REM ")
 """Line comments (not a quote: a CSV row may open with one; not ``*``: a markdown list's item)."""
+_BLOCKS = {"/*": "*/", '"""': '"""', "'''": "'''"}
+"""Block comments and a module's docstring, by the mark that opens them and the one that closes them."""
 _OPENING_LINES = 40
 """The opening comment is read this far at most (a licence above a header is longer, and says no record)."""
 _SCANNED = 2_000_000
@@ -18,12 +20,16 @@ _SCANNED = 2_000_000
 
 def _opening_comment(text: str) -> str:
     """The comment lines a text opens with (blank lines among them), up to the first other line."""
-    block, inside = [], False  # inside a /* ... */ comment
+    block, close = [], ""  # the mark that ends the block comment or docstring the line is in
     for line in text.split("\n", _OPENING_LINES)[:_OPENING_LINES]:
         s = line.strip()
-        if not inside and s and not s.startswith((*_MARKS, "/*")):
+        if not close and s and not s.startswith((*_MARKS, *_BLOCKS)):
             break
-        inside = "*/" not in s[2:] if s.startswith("/*") and not inside else inside and "*/" not in s
+        opened = "" if close else next((b for b in _BLOCKS if s.startswith(b)), "")
+        if opened:  # '/* ...' or a module's '"""Token constants.' (one line or more)
+            close = _BLOCKS[opened] if _BLOCKS[opened] not in s[len(opened) :] else ""
+        elif close and close in s:
+            close = ""
         block.append(s)
     return "\n".join(block)
 

@@ -273,3 +273,5 @@ def test_the_opening_comment_is_line_comments_or_one_block_comment_not_quoted_ro
     assert not names_opening_comment(rows, "Widget Relay")
     listed = "* Widget Relay\n* Parcel Store\n\nBoth ship with the kit.\n"  # a list's items are records
     assert not names_opening_comment(listed, "Widget Relay")
+    docstring = '"""Widget Relay constants."""\n# generated\n\nHOPS = 12\nRETRY = 250\n'  # a module's docstring is one
+    assert names_opening_comment(docstring, "Widget Relay")
