@@ -216,7 +216,13 @@ def _records(lines: list[str], rows: list[int], k: int, name: str, outer: str, o
             end += 1  # a list or a block scalar under the key (its "- " items may sit at the key's indent): its value
         if end > k:
             body = lines[i + 1 : rows[end - 1] + 1]
-            value = _block_value(body, value[0]) if _BLOCK_SCALAR.match(value) else "\n".join([value, *body]).strip()
+            items = [r.strip() for r in body if r.strip() and not is_comment(r)]
+            if not value and items and all(r[:2] == "- " and not YAML_KEY.match(r[2:]) for r in items):
+                value = items[0][2:].strip() if len(items) == 1 else "\n".join(items)  # plain items: one is the item
+            elif _BLOCK_SCALAR.match(value):
+                value = _block_value(body, value[0])
+            else:
+                value = "\n".join([value, *body]).strip()
             k = end
         fields.append((unquote(m.group(1).strip()), unquote(value)))
         last = rows[k - 1]
