@@ -15,7 +15,9 @@ admitted). No LM is called.
 ``--chooser`` acts out the learned move ranker (:mod:`dspy_rlm.profiles.ranker`) on questions it was not fit on
 (the held-back fifth of the training files, the dev split, needle lookups) and fits, on the SUBMITs it ends with,
 a logistic combination of the class precision and the ranker's probability of that SUBMIT, its own 95%-precision
-threshold, and the accuracy of an unsupported SUBMIT (:meth:`Calibration.combined`).
+threshold, and the accuracy of an unsupported SUBMIT (:meth:`Calibration.combined`). ``--asked`` pools the endings on
+the first-contact probes' questions too (people's questions over real files no code names; cross-fit on them by
+:mod:`benchmarks.calibration_folds`).
 """
 
 from __future__ import annotations
@@ -166,7 +168,10 @@ def fit_chooser(endings: list[tuple[bool, float, float, bool]], seed: int) -> di
     return {**chooser, "threshold": cut, "unsupported": unsupported, "endings": len(endings), "supported": len(backed)}
 
 
-def chooser_fit(seed: int, train: int, needles_n: int = 120) -> tuple[dict[str, Any], dict[str, Any]]:
+def base_endings(
+    seed: int, train: int, needles_n: int = 120
+) -> tuple[list[tuple[bool, float, float, bool]], dict[str, Any]]:
+    """The ranked chooser's endings on the held-back training files, the dev split and needle lookups."""
     from benchmarks.corpus.build import build
     from benchmarks.real_files.__main__ import limited
     from benchmarks.real_files.dataset import build_dataset
@@ -179,6 +184,21 @@ def chooser_fit(seed: int, train: int, needles_n: int = 120) -> tuple[dict[str, 
     endings = chooser_endings(back, corpus.contexts) + chooser_endings(dev.questions, dev.contexts)
     endings += chooser_endings(needles, {q.source: q.context for q in needles})
     info = {"chooser_train_questions": len(back), "chooser_dev_questions": len(dev.questions), "needles": len(needles)}
+    return endings, info
+
+
+def chooser_fit(
+    seed: int, train: int, needles_n: int = 120, asked: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The chooser fit on :func:`base_endings`, with ``asked`` the endings on every first-contact probe's
+    questions too (:func:`benchmarks.first_contact.probe_questions`: people's questions over real files)."""
+    endings, info = base_endings(seed, train, needles_n)
+    if asked:
+        from benchmarks.first_contact import probe_questions
+
+        questions, texts = probe_questions()
+        endings += chooser_endings(questions, texts)
+        info["chooser_probe_questions"] = len(questions)
     return fit_chooser(endings, seed), info
 
 
@@ -191,17 +211,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--out", default=None)
     p.add_argument("--write", action="store_true", help="ship it as dspy_rlm/profiles/calibration.json")
     p.add_argument("--chooser", action="store_true", help="fit the chooser combination on the shipped classes")
+    p.add_argument("--asked", action="store_true", help="with --chooser: the first-contact probes' endings too")
     args = p.parse_args(argv)
     start = time.perf_counter()
     if args.chooser:
-        chooser, info = chooser_fit(args.seed, args.train)
+        chooser, info = chooser_fit(args.seed, args.train, asked=args.asked)
         result = {"chooser": chooser, **info, "seconds": round(time.perf_counter() - start, 1)}
         result["load"] = list(os.getloadavg())
         if args.write:
             state = json.loads(CALIBRATION_PATH.read_text())
             state["chooser"] = {k: chooser[k] for k in ("weights", "bias", "threshold", "unsupported")}
             state["chooser_fitted_by"] = (
-                f"python -m benchmarks.calibrate --chooser --train {args.train} --seed {args.seed} --write"
+                f"python -m benchmarks.calibrate --chooser{' --asked' * args.asked} --train {args.train} "
+                f"--seed {args.seed} --write"
             )
             tmp = CALIBRATION_PATH.with_suffix(".json.tmp")
             tmp.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")

@@ -24,6 +24,7 @@ from benchmarks.real_files.summary import reliability
 from benchmarks.report import emit
 
 RESULTS = Path(__file__).parent / "results"
+ASKED = Path(__file__).parent / "asked"
 _NAME = re.compile(r"asked_(probe\d*)(?:_\w+)?\.json")
 
 
@@ -42,6 +43,25 @@ def first_runs(results: Path = RESULTS) -> dict[str, Path]:
         if match and match.group(1) not in NOT_FIRST_CONTACT:
             runs[match.group(1)].append((str(json.loads(file.read_text()).get("started", "")), file))
     return {probe: min(found)[1] for probe, found in sorted(runs.items())}
+
+
+def probe_questions(parity: int | None = None) -> tuple[list[Any], dict[str, str]]:
+    """The questions and texts of the probes with a first contact (:func:`first_runs`: a kept
+    run, :data:`NOT_FIRST_CONTACT` left out; never ``heldout.json``, nor a probe not
+    yet run); ``parity`` 0 or 1 keeps the probes whose number has it."""
+    from benchmarks.asked import load_cases
+
+    questions: list[Any] = []
+    texts: dict[str, str] = {}
+    for stem in first_runs():
+        path = ASKED / f"{stem}.json"
+        number = int(re.sub(r"\D", "", stem) or 0)
+        if parity is not None and number % 2 != parity:
+            continue
+        qs, found, _missing = load_cases(path)
+        questions += qs
+        texts |= found
+    return questions, texts
 
 
 def rates(records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -29,3 +29,19 @@ def test_the_earliest_run_of_each_probe_is_pooled(tmp_path: Path) -> None:
     model = summarize(files)["methods"]["model"]
     assert (model["n"], model["submitted"], model["submitted_precision_pct"], model["solved_pct"]) == (4, 2, 50.0, 50.0)
     assert model["calibration"]["ece"] is not None
+
+
+def test_the_calibration_folds_are_the_first_contact_probes_split_by_parity() -> None:
+    from benchmarks.calibration_folds import scored
+    from benchmarks.first_contact import NOT_FIRST_CONTACT, probe_questions
+
+    even, odd = probe_questions(0), probe_questions(1)
+    probes = {q.split for q in even[0]} | {q.split for q in odd[0]}
+    assert probes == set(first_runs()) and not probes & set(NOT_FIRST_CONTACT)  # never heldout.json, nor an unrun probe
+    assert all(int(p.removeprefix("probe") or 0) % 2 == 0 for p in {q.split for q in even[0]})
+    assert {q.source for q in even[0]} <= set(even[1])
+    chooser = {"weights": [1.0, 0.0], "bias": 0.0, "threshold": 0.6, "unsupported": 0.2}
+    got = scored(
+        [(True, 0.9, 0.5, True), (True, 0.9, 0.5, False), (True, 0.3, 0.5, True), (False, 0.0, 0.1, False)], chooser
+    )
+    assert (got["endings"], got["submitted"], got["submitted_wrong"], got["submitted_precision_pct"]) == (4, 2, 1, 50.0)
