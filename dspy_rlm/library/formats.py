@@ -6,6 +6,7 @@ interpreters. Each ``parse_*`` function takes the text's lines (``text.split("\\
 and the record's text when it is not whole lines (a sentence), else None. Every field value is a span of the
 text, stripped (quotes around assignment and YAML values removed; CSV cells unquoted; JSON values decoded).
 Each ``looks_*`` function scores a sample of lines: the share of its meaningful lines the format explains.
+Whitespace-aligned tables are :mod:`~dspy_rlm.library.whitespacetable`'s.
 """
 
 import csv
@@ -13,7 +14,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from dspy_rlm.library.columnformat import angle_header, comment_header, header_columns, named_second, preamble_row
+from dspy_rlm.library.columnformat import angle_header, comment_header, named_second, preamble_row
 from dspy_rlm.library.textkit import split_outside
 
 Raw = tuple[int, int, list[tuple[str, str]], str, Any]
@@ -26,7 +27,6 @@ INI_KV = re.compile(r"([^=:#;\s\[][^=:]*?)[ \t]*[=:][ \t]*(.*)$")
 YAML_KEY = re.compile(r"""(?:- +)?(["']?[\w$@][\w .$@/-]*["']?)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$""")
 NUMBER_CELL = re.compile(r"[-+]?[\d.,:/%]+")
 CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?=\s)")  # 14:02:51 in a log line
-ALIGNED = re.compile(r"\t+| {2,}")
 KEY_NAMES = ("id", "name", "key", "title", "_id", "uuid", "slug", "code", "label")
 
 
@@ -287,132 +287,6 @@ def _table_records(
         key = cells[key_at] if len(cells) > key_at else cells[0] if cells else ""
         out.append((i, i, [pair for pair in zip(wide, cells) if pair[1]], key, None))
     return out, names
-
-
-# -- whitespace-aligned tables (/etc/services, /etc/protocols, mime.types) ----------------------------------
-def _strip_comment(line: str) -> tuple[str, str]:
-    k = line.find("#")
-    return (line, "") if k < 0 else (line[:k], line[k + 1 :].strip())
-
-
-_QUOTES_SPAN = re.compile(r"\"[^\"]*\"|'[^']*'")
-
-
-def _block_comments(lines: list[str]) -> set[int]:
-    """The lines of C's ``/* ... */`` comments that open a line (a linker script's licence) and close within 200
-    lines (AppArmor's ``/** r,`` is a path): no table rows."""
-    closing = [i for i, line in enumerate(lines) if "*/" in line]  # (one pass: a huge text's lines too)
-    inside, out, k = False, set(), 0
-    for i, line in enumerate(lines):
-        opens = not inside and line.lstrip().startswith("/*")
-        while k < len(closing) and closing[k] <= i:
-            k += 1
-        if opens and "*/" not in line.lstrip()[2:] and not (k < len(closing) and closing[k] - i < 200):
-            continue
-        if opens or inside:
-            out.add(i)
-            inside = "*/" not in (line.lstrip()[2:] if opens else line)
-    return out
-
-
-def looks_whitespace_table(sample: list[str]) -> tuple[float, bool]:
-    """(score, aligned): aligned tables split on tabs / runs of 2+ spaces, others on single spaces."""
-    commented = _block_comments(sample)
-    rows = [_strip_comment(r)[0].strip() for i, r in enumerate(sample) if i not in commented and meaningful([r])]
-    rows = [r for r in rows if r]
-    if len(rows) < 3 or sum(len(r) for r in rows) / len(rows) > 120:
-        return 0.0, False
-    if _share(sum(1 for r in rows if {"{", "}"} <= set(_QUOTES_SPAN.sub("", r))), len(rows)) >= 0.3:
-        return 0.0, False  # ".interp : { *(.interp) }" a line: a program's blocks (a linker script), no table
-    # (a block opened on one line and closed on another holds rows: Tcl's "array set Cursors {")
-    aligned = _share(sum(1 for r in rows if ALIGNED.search(r)), len(rows))
-    if aligned >= 0.4:
-        return (0.9 if all(len(ALIGNED.split(r)) <= 10 for r in rows[:400]) else 0.0), True
-    counts = Counter(len(r.split()) for r in rows)
-    mode, n = counts.most_common(1)[0]
-    if mode >= 3 and _share(counts[mode] + counts[mode + 1], len(rows)) >= 0.9:
-        n = counts[mode] + counts[mode + 1]  # an optional last column (tmpfiles.d's argument): the rest takes it
-    prose = _share(sum(1 for r in rows if r[-1] in ".!?"), len(rows))
-    return (_share(n, len(rows)) if 2 <= mode <= 8 and prose < 0.2 else 0.0), False
-
-
-def _header_row(rows: list[tuple[int, str]], width: int, sep: re.Pattern) -> bool:
-    """The first row names the columns: it has the usual width, reads as names, and most later rows do not
-    (a number, an address, a date in some cell): a names-only table keeps its first row as data."""
-    cells = [c for c in sep.split(rows[0][1].strip()) if c]
-    if len(cells) != width or not _header_like(cells):
-        return False
-    later = [[c for c in sep.split(part.strip()) if c] for _, part in rows[1:200]]
-    return _share(sum(1 for r in later if not _header_like(r)), len(later)) >= 0.8
-
-
-_KV_MARK = re.compile(r"[:=](?:\s|$)")
-
-
-def _split_rest(line: str, width: int, sep: re.Pattern) -> list[str]:
-    """Cells split on ``sep``; from the ``width``-th on, the rest of the line is one cell (aliases...). A row of
-    an aligned table written with single spaces (``afs3-fileserver 7000/udp``) is split on them instead."""
-    cells = [c for c in sep.split(line.strip(), maxsplit=width - 1) if c]
-    if len(cells) == 1 and width > 1 and sep is ALIGNED and not _KV_MARK.search(line):  # "key: value" is no row
-        cells = line.split(maxsplit=width - 1)
-    return cells
-
-
-_MARK = re.compile(r"[ \t]+[;|][ \t]+")
-_TYPE_CODE = re.compile(r"(\S{1,2}) (?! )(\S+)")
-
-
-def _type_coded(rows: list[tuple[int, str]]) -> bool:
-    """Rows that open with a one- or two-character type code, one space, then the entry's name (systemd's
-    sysusers.d ``g adm   4   -``, ``u root   0   - /root``): the padding aligns space-separated fields, the
-    name is the key. A handful of codes, names mostly distinct."""
-    heads = [_TYPE_CODE.match(part.strip()) for _, part in rows[:2000]]
-    found = [m for m in heads if m]
-    if len(found) < 3 or _share(len(found), len(heads)) < 0.9:
-        return False
-    codes, names = {m.group(1) for m in found}, [m.group(2) for m in found]
-    return len(codes) <= 6 and _share(len(set(names)), len(names)) >= 0.8
-
-
-def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], list[str]]:
-    sep = ALIGNED if aligned else re.compile(r"\s+")
-    rows, comments, commented = [], {}, _block_comments(lines)
-    for i, line in enumerate(lines):
-        part = line
-        if is_comment(line) or i in commented:
-            continue
-        if "#" in line:
-            part, comments[i] = _strip_comment(line)
-        if part.strip():
-            rows.append((i, part))
-    if not rows:
-        return [], []
-    if _share(sum(1 for _, part in rows[:400] if _MARK.search(part)), len(rows[:400])) >= 0.8:
-        rows = [(i, _MARK.sub("  ", part)) for i, part in rows]  # "00A5  ; [.09E2.0020]": the ; parts two columns
-        sep = ALIGNED
-    typed = sep is ALIGNED and _type_coded(rows)
-    sep = re.compile(r"\s+") if typed else sep  # "g adm   4   -": space-separated fields, padded to align
-    counts = sorted(len(sep.split(part.strip())) for _, part in rows[:2000])
-    width = max(2, counts[int(len(counts) * 0.9)])
-    first = rows[0][0]
-    header = comment_header(lines, first, width, lambda s: [c for c in sep.split(s) if c])
-    header = header or angle_header(lines, first, width)  # "# <pattern> <action>" among the comments above
-    if header is None and any(is_comment(lines[j]) for j in range(first)):
-        k = next(j for j in range(first - 1, -1, -1) if is_comment(lines[j]))
-        cells = lines[k].strip().lstrip("#").split()
-        prose = k > 0 and is_comment(lines[k - 1]) and bool(lines[k - 1].strip().lstrip("#").strip())
-        header = cells if len(cells) == width and _header_like(cells) and not prose else None  # not a sentence's end
-    if header is None and len(rows) > 2 and _header_row(rows, width, sep):
-        header = [c for c in sep.split(rows[0][1].strip()) if c]
-        rows = rows[1:]
-    placed = header_columns(lines, rows)  # names written over their columns: each word under its name
-    split = placed[1] if placed else (lambda s: _split_rest(s, width, sep))
-    header, width = (placed[0], len(placed[0])) if placed else (header, width)
-    out, names = _table_records(rows, header, width, split, key_at=1 if typed else 0)
-    for i, _, fields, _key, _t in out:
-        if comments.get(i):
-            fields.append(("comment", comments[i]))
-    return out, names + (["comment"] if any(comments.values()) else [])
 
 
 def repeated_names(groups: dict[Any, list[tuple[str, str]]]) -> list[Any]:

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.library.lookup import _PLACE_FIELDS, _check_word, _structure, _text, record_of  # inlined before this file
+from dspy_rlm.library.records import Record, Structure  # inlined before this file
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
-from dspy_rlm.library.structure import Record, Structure  # inlined before this file
 from dspy_rlm.library.textkit import split_outside  # inlined before this file
 
 _CALL_GIVEN = re.compile(r"[A-Za-z_][\w.]*\((.*)\)", re.DOTALL)

@@ -12,16 +12,9 @@ from collections import Counter
 from typing import Any
 
 from dspy_rlm.library.formats import unquote  # inlined before structure.py
+from dspy_rlm.library.records import RECORD_TEXT_CHARS, Record, Structure, name_form  # inlined before structure.py
 from dspy_rlm.library.results import Counts, Nothing, Records  # inlined before this file
-from dspy_rlm.library.structure import (  # standalone_source() inlines structure.py before this file
-    RECORD_TEXT_CHARS,
-    Record,
-    Structure,
-    detect,
-    match_lines,
-    matches,
-    name_form,
-)
+from dspy_rlm.library.structure import detect, match_lines, matches  # inlined before this file
 from dspy_rlm.library.tail import (  # inlined after structure.py
     STREAMED_TESTS,
     one_line_records,

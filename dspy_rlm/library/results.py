@@ -5,7 +5,7 @@ blocks), :class:`Counts` (``name (N records)`` lines) and :class:`KeyValue` (``K
 Stdlib-only; :func:`dspy_rlm.library.helpers.standalone_source` inlines it into foreign interpreters.
 """
 
-from dspy_rlm.library.structure import Record  # standalone_source() inlines structure.py before this file
+from dspy_rlm.library.records import Record  # standalone_source() inlines records.py before this file
 
 
 class Nothing:

@@ -77,10 +77,8 @@ Records per kind (the record's ``key`` in brackets):
 Stdlib-only at import; :func:`dspy_rlm.library.helpers.standalone_source` inlines it into foreign interpreters.
 """
 
-import functools
 import gc
-import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from dspy_rlm.library.braceformat import looks_braces, parse_braces
@@ -94,9 +92,7 @@ from dspy_rlm.library.formats import (  # standalone_source() inlines formats.py
     DELIMITERS,
     Raw,
     looks_delimited,
-    looks_whitespace_table,
     parse_delimited,
-    parse_whitespace_table,
 )
 from dspy_rlm.library.htmlpage import looks_html_page, page_lines, relined
 from dspy_rlm.library.htmltable import looks_html_tables, parse_html_tables
@@ -159,6 +155,7 @@ from dspy_rlm.library.profileformat import (
     parse_directive_blocks,
     parse_profile,
 )
+from dspy_rlm.library.records import RECORD_TEXT_CHARS, Record, Structure, name_form  # noqa: F401 (re-exported)
 from dspy_rlm.library.roffformat import looks_roff, looks_roff_definitions, parse_roff, parse_roff_definitions
 from dspy_rlm.library.rstformat import looks_grid_tables, parse_grid_tables
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
@@ -172,6 +169,7 @@ from dspy_rlm.library.settingformats import (
 from dspy_rlm.library.sqlformat import looks_sql, parse_sql
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.treeformat import looks_tree, parse_tree
+from dspy_rlm.library.whitespacetable import looks_whitespace_table, parse_whitespace_table  # inlined before this file
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
 from dspy_rlm.library.yamlstream import looks_yaml_stream, parse_yaml_stream
@@ -182,89 +180,8 @@ KINDS = (
     "yaml", "assignments", "blocks", "keywords", "markdown_table", "markdown_list", "prose", "lines",
 )  # fmt: skip
 MAX_PARSE_CHARS = 16_000_000  # a longer text is parsed up to the last line break before this
-RECORD_TEXT_CHARS = 4_000  # a record's text is cut here (a huge record keeps its fields whole)
-_SHOW_VALUE_CHARS = 300
 _SAMPLE_LINES = 2_000
 _DIRECTIVES = 0.7  # of the lines outside comments open with one directive: a C header's #defines
-
-
-_NAME_GAPS = re.compile(r"[\s_-]+")
-
-
-@functools.lru_cache(maxsize=2048)
-def name_form(name: str) -> str:  # memoized: Record.get normalizes every field name it passes, millions of times
-    """A field name as :meth:`Record.get` compares it: casefolded, without spaces, ``_`` or ``-``."""
-    return _NAME_GAPS.sub("", name.casefold())
-
-
-@dataclass(frozen=True, repr=False, slots=True)
-class Record:
-    """One record of a text: a row, a stanza, a section, an assignment, a sentence or a line."""
-
-    index: int
-    line: int
-    end_line: int
-    text: str
-    fields: tuple[tuple[str, str], ...]
-    key: str
-
-    def get(self, name: str) -> str | None:
-        """The value of field ``name`` (case-insensitive; ``-``, ``_`` and spaces ignored), else None."""
-        want = name_form(name)
-        return next((v for n, v in self.fields if name_form(n) == want), None)
-
-    def show(self) -> str:
-        """``record N (line L):`` then one ``  Name: value`` line per field (or the text, indented). A key that no
-        field's name or value shows (an INI section's name, a man page option's tag line) is written after the
-        place, in brackets: ``record 3 (lines 9-12) [Service]:``."""
-        where = f"line {self.line}" if self.end_line == self.line else f"lines {self.line}-{self.end_line}"
-        key = " ".join(self.key.split())
-        shown = (
-            not key or not self.fields or any(key in (" ".join(n.split()), " ".join(v.split())) for n, v in self.fields)
-        )
-        rows = [f"record {self.index} ({where}){'' if shown else f' [{key[:_SHOW_VALUE_CHARS]}]'}:"]
-        for name, value in self.fields:
-            cut = value if len(value) <= _SHOW_VALUE_CHARS else value[:_SHOW_VALUE_CHARS] + " ..."
-            rows.append(f"  {name}: " + cut.replace("\n", "\n    "))
-        if not self.fields:
-            body = self.text if len(self.text) <= 2 * _SHOW_VALUE_CHARS else self.text[: 2 * _SHOW_VALUE_CHARS]
-            rows.append("  " + body.strip().replace("\n", "\n  ") + (" ..." if body is not self.text else ""))
-        return "\n".join(rows)
-
-    __str__ = show
-    __repr__ = show
-
-
-@dataclass(frozen=True, repr=False)
-class Structure:
-    """The detected format of a text (``kind``, one of :data:`KINDS`), its records and field names."""
-
-    kind: str
-    records: tuple[Record, ...]
-    field_names: tuple[str, ...]
-    detail: str = ""
-    parsed_chars: int | None = None  # set when only the text's head (MAX_PARSE_CHARS) was parsed
-
-    @functools.cached_property
-    def key_counts(self) -> dict[str, int]:
-        """How many records have each key, as written (computed once: a move asks it of every value it reads)."""
-        counts: dict[str, int] = {}
-        for r in self.records:
-            counts[r.key] = counts.get(r.key, 0) + 1
-        return counts
-
-    def field_values(self, name: str) -> list[str]:
-        """The values of field ``name`` over all records that have it (case-insensitive), in order."""
-        values = (r.get(name) for r in self.records)
-        return [v for v in values if v is not None]
-
-    def __repr__(self) -> str:
-        kind = f"{self.kind} ({self.detail})" if self.detail else self.kind
-        names = ", ".join(self.field_names[:25]) + (" ..." if len(self.field_names) > 25 else "")
-        head = f" (of the first {self.parsed_chars:,} chars only)" if self.parsed_chars is not None else ""
-        return f"{kind}, {len(self.records)} records{head}" + (f"\nfields: {names}" if names else "")
-
-    __str__ = __repr__
 
 
 # -- detection ----------------------------------------------------------------------------------------------

@@ -31,8 +31,9 @@ from dspy_rlm.library.lookup import (  # inlined before this file
     structure,
     value_in,
 )
+from dspy_rlm.library.records import Record, Structure  # inlined before this file
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
-from dspy_rlm.library.structure import Record, Structure, matches  # inlined before this file
+from dspy_rlm.library.structure import matches  # inlined before this file
 from dspy_rlm.library.valueforms import _date, _numbered  # inlined before this file
 
 

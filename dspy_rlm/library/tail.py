@@ -10,13 +10,8 @@ Stdlib-only; :func:`dspy_rlm.library.helpers.standalone_source` inlines it after
 import itertools
 from collections.abc import Callable, Iterator
 
-from dspy_rlm.library.structure import (  # standalone_source() inlines structure.py before this file
-    Record,
-    Structure,
-    _detect,
-    detect,
-    line_matches,
-)
+from dspy_rlm.library.records import Record, Structure  # inlined before structure.py
+from dspy_rlm.library.structure import _detect, detect, line_matches  # inlined before this file
 from dspy_rlm.library.textkit import held  # inlined first
 
 CONTEXT_RECORDS = 20

@@ -30,7 +30,7 @@ from dspy_rlm.profiles.conditions import (
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import before_document_noun
+from dspy_rlm.profiles.named_document import before_document_noun
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.scopes import blocks_apart

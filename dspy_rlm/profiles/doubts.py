@@ -14,30 +14,26 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, unread_test
+from dspy_rlm.profiles.count_doubts import blocks_alike, lacking_unread, mixed_count, parts_uncounted, unit_unapplied
 from dspy_rlm.profiles.header_comment import names_opening_comment
 from dspy_rlm.profiles.keyfinder import unheld_identifier
-from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_patterns
+from dspy_rlm.profiles.named_document import FILE_NAME, before_document_noun, names_document, names_file
 from dspy_rlm.profiles.naming import (
-    FILE_NAME,
     asks_holder,
-    before_document_noun,
     counts_a_field,
-    names_document,
-    names_file,
     other_field_named,
     other_than_named,
     other_than_possessed,
     unparsed_name,
 )
 from dspy_rlm.profiles.phrases import holds_field, is_stop
-from dspy_rlm.profiles.reads import parts, unit_after
+from dspy_rlm.profiles.reads import parts
 from dspy_rlm.profiles.repeats import repeats_counted
-from dspy_rlm.profiles.scopes import block_runs
 from dspy_rlm.profiles.second_condition import other_condition
 from dspy_rlm.profiles.spellings import spells_field
-from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, CONTEXT_FIELDS, ID_LIKE, RANKED, SYNONYMS
+from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, ID_LIKE, RANKED, SYNONYMS
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""
@@ -65,14 +61,6 @@ def _unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None
     if move.kind == "count_empty" and unread in ("not", "never", "n't", "without"):  # "do not have a Homepage"
         return None
     return f"no read tests the question's {unread!r}" if unread else None
-
-
-def _lacking_unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    # "how many blog posts have no tags?": a count of the posts holding "blog" counts them all
-    if not move.kind.startswith("count") or move.kind == "count_empty":
-        return None
-    lacked = lacked_fields(book, move.var)
-    return f"the question counts the records lacking {lacked[0]!r}; this count does not" if lacked else None
 
 
 def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -156,15 +144,6 @@ def _across_blocks(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
     return f"the records read are in {n} blocks" if n > 1 else None
 
 
-def _blocks_alike(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    # "how many entries under the Core heading of the 12.0.0 section": a changelog has a Core heading in every
-    # release; count_where(section, Core) counts them all
-    if move.helper != "count_where" or len(move.args) < 2 or str(move.args[0]) not in CONTEXT_FIELDS:
-        return None
-    runs = block_runs(book, move.var, str(move.args[0]), str(move.args[1]))
-    return f"{runs} blocks apart are named {move.args[1]!r}: the count joins them" if runs > 1 else None
-
-
 _TIMES = re.compile(
     r"\b(?:more\s+than\s+once|(?:more|fewer|less)\s+than\s+\w+\s+times|(?:at\s+least|at\s+most|exactly)\s+(?:once|twice"
     r"|\w+\s+times)|twice|several\s+times|multiple\s+times)\b",
@@ -246,37 +225,6 @@ def _value_stated(book: Any, move: Move, kind: Any, key: Any, text: str) -> str 
     return f"the question states the value of {key.text!r}: the record holding it is asked" if written else None
 
 
-def _mixed_count(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    # over a sample config read with its commented-out settings beside its live ones (wgetrc), which of them "the
-    # settings" are is unsure
-    if move.kind.startswith("count") and book.structs[move.var].detail == "commented beside live":
-        return "live settings beside commented-out ones: which are counted is unsure"
-    return None
-
-
-def _parts_uncounted(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    # "how many syscalls are in the network group?": groups="network" 18 times, "descriptor,network" once; a count of
-    # the values equal to it leaves out the records holding it among other parts
-    if move.helper != "count_where" or len(move.args) < 2 or not isinstance(move.args[1], str):
-        return None
-    field, value = str(move.args[0]), move.args[1].casefold().strip()
-    memo = ("parts uncounted", move.var, field, value)
-    if memo not in book.memo:
-        values = [(lookup.value_in(r, field) or "").casefold().strip() for r in book.structs[move.var].records[:20000]]
-        whole = set(values)  # a compound of the field's own values ("descriptor,network"), not a note listing them
-        book.memo[memo] = sum(  # ("one of: chat, embedding, ..., rerank" in a sample entry)
-            1
-            for v in values
-            if v != value and len(parts := lookup.parts_of(v)) > 1 and value in parts and whole.issuperset(parts)
-        )
-    n = book.memo[memo]
-    return (
-        f"{n} more records hold {move.args[1]!r} among other parts of {field!r}: the count leaves them out"
-        if n
-        else None
-    )
-
-
 def _document_read(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "according to Vim's version9.txt help file, to whom is Vim 9.0 dedicated?": the file's name before a document
     # noun names the document asked of; the record holding it (its title line, "*version9.txt*") answers nothing
@@ -289,25 +237,6 @@ def _document_read(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
         if before_document_noun(book.text_q, key.text)
         else None
     )
-
-
-def _unit_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    # "how many Files entries are under the FSFULLR license?": the records having Files are counted; a count of
-    # those holding FSFULLR counts the License paragraph keyed FSFULLR too
-    if not move.kind.startswith("count"):
-        return None
-    unit = next((f for f in _unit_fields(book, move.var) if f not in move.args), None)
-    return f"the question counts the records having {unit!r}" if unit else None
-
-
-def _unit_fields(book: Any, var: str) -> list[str]:
-    """The fields named before a word for records ("Files entries") that some records lack (once per run)."""
-    memo = ("unit fields", var)
-    if memo not in book.memo:
-        records = book.structs[var].records[:5000]
-        named = [f for f in book.structs[var].field_names[:200] if unit_after(book.text_q, f)]
-        book.memo[memo] = [f for f in named if 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)]
-    return list(book.memo[memo])
 
 
 def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -383,18 +312,18 @@ def _key_in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> s
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 DOUBTS = (
     _times_asked,
-    _blocks_alike,
+    blocks_alike,
     _key_in_comments,
     _value_stated,
     _head_only,
-    _mixed_count,
-    _parts_uncounted,
+    mixed_count,
+    parts_uncounted,
     repeats_counted,
     _document_read,
     _one_ranked,
     _ranked_elsewhere,
     _asks_named_part,
-    _unit_unapplied,
+    unit_unapplied,
     _across_blocks,
     _second_step,
     _ranking_asked,
@@ -406,7 +335,7 @@ DOUBTS = (
     asks_holder,
     unparsed_name,
     unheld_identifier,
-    _lacking_unread,
+    lacking_unread,
     _test_unapplied,
     _other_condition,
     _unread,

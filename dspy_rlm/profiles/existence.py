@@ -11,11 +11,12 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import BOUNDS, operands
+from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import names_asked_document
-from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, near_spelled, quoted_text, written_as_name
+from dspy_rlm.profiles.named_document import names_asked_document
+from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, quoted_text, written_as_name
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated

@@ -9,7 +9,8 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.naming import FILE_NAME, describes_document
+from dspy_rlm.profiles.id_spellings import spelled_as, unqualified
+from dspy_rlm.profiles.named_document import FILE_NAME, describes_document
 from dspy_rlm.profiles.phrases import (
     ID_LIKE,
     QUOTED,
@@ -24,8 +25,6 @@ from dspy_rlm.profiles.phrases import (
     may_be_value,
     one_letter,
     quoted_text,
-    spelled_as,
-    unqualified,
 )
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span

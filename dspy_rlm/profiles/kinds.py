@@ -34,6 +34,7 @@ from dspy_rlm.profiles.naming import holds_asked, noted_section, possessed, riva
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.owners import path_owner
+from dspy_rlm.profiles.printed_rows import printed
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
     _holds_key,
@@ -44,7 +45,6 @@ from dspy_rlm.profiles.reads import (
     keys_identify,
     norm,
     own_setting,
-    printed,
     ranked_names,
     states_pair,
     unnamed,
@@ -65,7 +65,8 @@ from dspy_rlm.profiles.said import (
 )
 from dspy_rlm.profiles.scopes import outside
 from dspy_rlm.profiles.setting_rank import FieldExtreme, SettingCommon, SettingCount, SettingExtreme
-from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme, SizeOf
+from dspy_rlm.profiles.size_of import SizeOf
+from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme
 from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.value_doubts import VALUE_DOUBTS
 from dspy_rlm.profiles.versions import pinned

@@ -15,7 +15,7 @@ from dspy_rlm.library.formats import KEY_NAMES
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import names_asked_document
+from dspy_rlm.profiles.named_document import names_asked_document
 from dspy_rlm.profiles.phrases import Key
 from dspy_rlm.profiles.reads import camel_parts, field_stems, norm
 from dspy_rlm.profiles.sizes import named_parts, written_parts

@@ -31,6 +31,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
 from dspy_rlm.profiles.conditions import chained, most_of
+from dspy_rlm.profiles.file_texts import file_texts
 from dspy_rlm.profiles.keyfinder import fields_said, question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
@@ -45,6 +46,7 @@ from dspy_rlm.profiles.phrases import (
     named_line,
     unquoted,
 )
+from dspy_rlm.profiles.printed_rows import printed
 from dspy_rlm.profiles.rankings import glossed_ranking, names_limit, ranked_fields
 from dspy_rlm.profiles.reads import (
     agent_stems,
@@ -54,7 +56,6 @@ from dspy_rlm.profiles.reads import (
     flag_fields,
     norm,
     parts,
-    printed,
     ranked_names,
     states_pair,
 )
@@ -381,26 +382,3 @@ class MoveBook:
             if k.text in move.args:
                 return move.var, k
         return move.var, None
-
-
-def file_texts(data: dict[str, Any], question: str, room: int) -> dict[str, str]:
-    """Up to ``room`` texts of a directory input (``files``: path -> text), each named by the expression that
-    reads it (``files['ubuntu.csv']``), so the reads and submits of a file apply to a directory too: without them
-    a directory got only ``peek(files)`` moves, and a long, slow, unsupported step after it. The files that hold
-    most of the question's words come first, then the longest."""
-    if room <= 0:
-        return {}
-    files = {
-        f"{name}[{path!r}]": text
-        for name, value in data.items()
-        if isinstance(value, dict)
-        for path, text in value.items()
-        if isinstance(path, str) and isinstance(text, str) and text
-    }
-    words = {w for w in st.words(question.casefold()) if len(w) > 3 and w not in STOP}
-
-    def rank(item: tuple[str, str]) -> tuple[int, int]:
-        folded = item[1].casefold()
-        return (-sum(w in folded for w in words), -len(item[1]))
-
-    return dict(sorted(files.items(), key=rank)[:room])

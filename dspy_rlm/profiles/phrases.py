@@ -8,10 +8,9 @@ import itertools
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
-from dspy_rlm.library import lookup, textkit
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
 from dspy_rlm.profiles.reads import camel_parts, field_stems, norm, parts
@@ -39,7 +38,6 @@ __all__ = [
     "holding",
     "holds_field",
     "hop_key",
-    "id_parts",
     "is_stop",
     "is_stop_value",
     "keyed_by",
@@ -47,9 +45,7 @@ __all__ = [
     "mark_inner",
     "may_be_value",
     "named_line",
-    "near_spelled",
     "quoted_text",
-    "spelled_as",
     "unquoted",
 ]
 
@@ -318,70 +314,10 @@ def found_beyond(text: str, phrase: str, cap: int, n: int) -> bool:
     return n >= 2 or bool(ID_LIKE.search(phrase)) or text.find(phrase, 0, cap) < 0
 
 
-_ID_PARTS = re.compile(r"[^\W\d_]+|\d+")  # an identifier's runs of letters and of digits
-_JOIN = r"[-_. ]?"  # how else its parts may be joined: another mark, a space, nothing (not "/" or "+": base64)
-
-
-def id_parts(word: str) -> list[str]:
-    """An identifier's runs of letters and of digits: ``quiet-lagoon`` and ``quiet_lagoon`` have the same."""
-    return _ID_PARTS.findall(word)
-
-
-def _edge(part: str, before: bool) -> str:
-    """A boundary that keeps a part whole: no digit beside a run of digits, no letter or digit beside a run of
-    letters, no "/" or "+" (inside base64, any short identifier is spelled somewhere)."""
-    cls = r"[\d/+]" if part[0].isdigit() else r"[^\W_]|[/+]"  # v3.11 is 3.11; x3 in a blob is no X3
-    return rf"(?<!{cls})" if before else rf"(?!{cls})"
-
-
 def written_as_name(question: str, phrase: str) -> bool:
     """Whether ``question`` writes ``phrase`` as a name: capitalized, and not as a sentence's first word."""
     at = question.find(phrase)
     return phrase[:1].isupper() and at > 0 and not question[:at].rstrip().endswith((".", "?", "!", ":"))
-
-
-def unqualified(folded: str, word: str) -> str | None:
-    """The end of a qualified name that a text holds where it lacks the whole (``SERVICE_UNAVAILABLE`` for
-    ``HTTPStatus.SERVICE_UNAVAILABLE``: a class body names its members unqualified); ``folded`` is the text
-    casefolded. Names only: every part opens with a letter (``3.9.0`` is no qualified name), and the end is an
-    identifier of three characters or more, or capitalized."""
-    parts = word.split(".")
-    if len(parts) < 2 or not all(re.match(r"[^\W\d]", p) for p in parts):
-        return None
-    for i in range(1, len(parts)):
-        end = ".".join(parts[i:])
-        if len(end) >= 3 and (ID_LIKE.search(end) or end[0].isupper()) and end.casefold() in folded:
-            return end
-    return None
-
-
-def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
-    """How ``text`` spells an identifier it does not hold as written: its parts joined otherwise (``quiet_lagoon``
-    or ``quiet lagoon`` for ``quiet-lagoon``, ``INC4821`` for ``INC-4821``); with ``cut``, also a dotted version
-    cut short (``3.11`` for ``3.11.2``). ``None`` where it is not there."""
-    parts = id_parts(word)
-    if len(parts) < 2:
-        return None
-    shapes = [parts]
-    if cut and len(parts) >= 3 and re.fullmatch(r"\d+(?:\.\d+)+", word):
-        shapes.append(parts[:-1])  # a dash-joined date is no version
-    low = textkit.lowered(text)
-    for shape in shapes:
-        body = re.escape(shape[0]) + "".join(
-            (r"[-.:_]" if a.isdigit() and b.isdigit() else _JOIN) + re.escape(b) for a, b in pairwise(shape)
-        )  # numbers join by one mark: "3, 11" is no spelling of 3.11
-        rx = re.compile(_edge(shape[0], True) + body + _edge(shape[-1], False), re.IGNORECASE)
-        found = textkit.find_from_lowered(rx, shape[0], text, low) if low is not None else rx.finditer(text)
-        m = next(iter(found), None)
-        if m is not None:
-            return m.group()
-    return None
-
-
-def near_spelled(text: str, word: str) -> bool:
-    """Whether an identifier absent from ``text`` as written is there spelled another way (:func:`spelled_as`,
-    a version cut short included), so its absence says nothing."""
-    return spelled_as(text, word, cut=True) is not None
 
 
 def beyond_key(text: str, phrase: str) -> Key:

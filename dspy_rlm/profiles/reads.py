@@ -2,8 +2,9 @@
 :class:`~dspy_rlm.profiles.candidates.Candidate` that knows whether it is supported.
 
 Each move kind says what its result supports (:mod:`dspy_rlm.profiles.kinds`); the pieces they share are here:
-the tokens a printed row states after a word of the question (:func:`printed`), a value that only repeats the
-key, the fields a question asks for besides its key's, and the field-name stems the moves match on.
+a value that only repeats the key, the fields a question asks for besides its key's, and the field-name stems the
+moves match on. The tokens a printed row states after a word of the question are
+:func:`dspy_rlm.profiles.printed_rows.printed`.
 """
 
 from __future__ import annotations
@@ -14,10 +15,8 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.said import WHEN, WHO, whole_date, whole_name
-from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, ID_LIKE, PRONOUNS, RECORD_UNITS, STOP
+from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, RECORD_UNITS, STOP
 
 __all__ = [
     "agent_stems",
@@ -29,88 +28,8 @@ __all__ = [
     "joined_name",
     "norm",
     "parts",
-    "printed",
     "values_in",
 ]
-
-
-def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> list[Candidate]:
-    """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
-    question on a row that holds the question's key. After a word of the key itself, a value is supported only
-    in a field the question names (not the next column: "freeciv 5556/tcp"), or, in lines of text, right
-    after the whole key phrase ("the vault access code is 31337", not "CA Disig Root R2 O=Disig a.s.")."""
-    values = guided.output_values([stdout], book.question, book.data)
-    pairs = guided.focus_pairs(guided.stated_pairs([stdout], book.question, values), book.question)
-    specific = key is not None and (key.is_key or (key.records <= 3 and not key.inner))
-    s = book.structs[var] if var is not None else None
-    fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
-    own = set(st.words(key.text.casefold())) if key is not None else set()  # "CA Disig ... O=Disig a.s."
-    record = lookup.record_of(book.texts[var], key.text) if own and var is not None and key is not None else None
-    named = book.named_fields(var) if own and var is not None else []
-    # a table's row amid prose or lines (a reStructuredText table in a README) has its columns too
-    fielded = fielded or (isinstance(record, st.Record) and len(record.fields) >= 2)
-
-    def asked(value: str) -> bool:  # the column after the key is asked for only when the question names it
-        fields = record.fields if isinstance(record, st.Record) else ()
-        return any(f in named and value in v.split() for f, v in fields)
-
-    def follows_key(value: str) -> bool:  # a sentence: "the vault access code is 31337"
-        # after an identifier a bare space starts its description ("gh-103314 Support sys.last_exc ..."), not a value
-        # nor is a bare lower-case word after a plain one a value: prose goes on ("... of Negotiator class")
-        bare = not (ID_LIKE.search(key.text) or re.fullmatch(r"[a-z]+", value))
-        return not fielded and key is not None and _linked(stdout, key.text, value, bare)
-
-    def verb(word: str, value: str) -> bool:  # "files are stored in ~/.npm": a verb, the place after it the value
-        if re.search(rf"\b(?:is|are|was|were|be|been)\s+{re.escape(value)}{_PLACED}", stdout, re.I):
-            return True
-        # in prose a bare lower-case word right after a word is its verb ("npm installs things"), unless linked
-        return not fielded and re.fullmatch(r"[a-z]+", value) is not None and not _linked(stdout, word, value)
-
-    def whole(value: str) -> bool:  # the token is a field's whole value, not a word of a longer one
-        fields = record.fields if isinstance(record, st.Record) else ()
-        return any(norm(v) == norm(value) for _, v in fields)
-
-    def labelled(word: str, value: str) -> bool:  # "codename stone-stone-64.": a question word labels the token
-        fields = record.fields if isinstance(record, st.Record) else ()  # inside one value, not a column's name
-        said = re.compile(rf"(?<!\w){re.escape(word)}\W+{re.escape(value)}(?!\w)", re.IGNORECASE)
-        return word.casefold() not in own and any(
-            said.search(v) and st.stem(word.casefold()) not in field_stems(f) for f, v in fields
-        )
-
-    # in fielded data a token is supported as a whole value ("Dapper Drake", not "Drake"), or labelled
-    out = [
-        Candidate(
-            v,
-            w,
-            specific
-            and not (v.casefold() in PRONOUNS and not v.isupper())  # "(errors external to PostgreSQL itself)"
-            and (w.casefold() not in own or asked(v) or follows_key(v))
-            and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v))
-            and not verb(w, v),
-            "stated after the key, a whole value" if whole(v) else "stated after the key",
-        )
-        for w, v in pairs
-    ]
-    if WHO.search(book.text_q):  # "who is credited as the author?": "Author: Darrick J. Wong <...>", the whole name
-        out = [n for c in out for n in whole_name(c, stdout)]
-    elif WHEN.search(book.text_q):  # "when was it last updated?": "Last Updated Tue Nov 17 07:07:01 2026 UTC"
-        out = [n for c in out for n in whole_date(c, stdout)]
-    if len({norm(str(c.value)) for c in out if c.supported}) > 2:  # a listing (operation: A, operation: B, ...)
-        out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
-    out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
-    return out
-
-
-def _linked(text: str, word: str, value: str, bare: bool = False) -> bool:
-    """Whether ``text`` states ``value`` as ``word``'s: ``word: value``, ``word = value``, ``word is value`` (or,
-    ``bare``, ``word value``)."""
-    loose = r"|\s+" if bare else ""
-    link = rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{loose})"
-    return re.search(re.escape(word) + link + re.escape(value), text, re.IGNORECASE) is not None
-
-
-_PLACED = r"\s+(?:in|into|at|under|inside|within|to)\b"
-"""After "are stored", "is written": a place follows the verb, which is no value."""
 
 
 def _other_asked(book: Any, var: str, key: Any) -> list[str]:

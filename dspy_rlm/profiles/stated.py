@@ -11,8 +11,9 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import NUMERAL, SCAN, fields_saying, operands, says, unread_test
-from dspy_rlm.profiles.naming import FILE_NAME
-from dspy_rlm.profiles.phrases import holding, id_parts, is_stop_value, may_be_value
+from dspy_rlm.profiles.id_spellings import id_parts
+from dspy_rlm.profiles.named_document import FILE_NAME
+from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS, TRUE_FLAGS

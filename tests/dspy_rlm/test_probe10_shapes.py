@@ -7,9 +7,9 @@ words no cue lists."""
 from __future__ import annotations
 
 from dspy_rlm.library.structure import detect
+from dspy_rlm.profiles.id_spellings import unqualified
 from dspy_rlm.profiles.kinds import evaluate
 from dspy_rlm.profiles.moves import MoveBook
-from dspy_rlm.profiles.phrases import unqualified
 from tests.dspy_rlm.scripted import ask_scripted as _ask
 
 PERL = """package Lake::Boats;

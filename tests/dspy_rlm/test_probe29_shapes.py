@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.library import superlatives
-from dspy_rlm.profiles import naming
+from dspy_rlm.profiles import named_document
 from tests.dspy_rlm.scripted import ask_scripted
 
 _CONF = """#
@@ -48,9 +48,9 @@ def test_the_documents_own_path_in_the_question_names_no_second_record():
 def test_a_path_a_record_states_does_not_name_the_document():
     text = "#a.path = /srv/one\n#b.path = /srv/two\n" + "# a note\n" * 6 + "#c.size = 3\n#d.size = 4\n"
     s = st.detect(text)
-    assert not naming.names_file(s, text, "/srv/one")  # a record's value: a condition on the records
-    assert naming.names_file(st.detect(_CONF), _CONF, "/etc/frobd.conf")
-    assert not naming.names_file(st.detect(_CONF), _CONF, "daemon")  # no path nor file name
+    assert not named_document.names_file(s, text, "/srv/one")  # a record's value: a condition on the records
+    assert named_document.names_file(st.detect(_CONF), _CONF, "/etc/frobd.conf")
+    assert not named_document.names_file(st.detect(_CONF), _CONF, "daemon")  # no path nor file name
 
 
 _TOML = """[fmt]

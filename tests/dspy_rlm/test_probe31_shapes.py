@@ -9,7 +9,7 @@ from __future__ import annotations
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.items import items_of
-from dspy_rlm.profiles.naming import FILE_NAME
+from dspy_rlm.profiles.named_document import FILE_NAME
 from tests.dspy_rlm.scripted import ask_scripted
 
 _COPYRIGHT = """Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/

@@ -69,15 +69,15 @@ def test_a_count_under_a_heading_every_release_repeats_is_doubted():
 
 
 def test_the_runs_of_a_block_name_are_counted_apart():
-    from dspy_rlm.profiles.doubts import _blocks_alike
+    from dspy_rlm.profiles.count_doubts import blocks_alike
     from dspy_rlm.profiles.move import read
     from dspy_rlm.profiles.moves import MoveBook
 
     book = MoveBook({"question": "How many Core entries are there?"}, {"context": _CHANGELOG}, {"answer": int})
     move = read("count_where", "", "count_where", "context", "section", "Core")
-    assert _blocks_alike(book, move, None, None, _CHANGELOG) == "5 blocks apart are named 'Core': the count joins them"
+    assert blocks_alike(book, move, None, None, _CHANGELOG) == "5 blocks apart are named 'Core': the count joins them"
     one = MoveBook({"question": "How many?"}, {"context": _CHANGELOG.split("## [4")[0]}, {"answer": int})
-    assert _blocks_alike(one, move, None, None, "") is None
+    assert blocks_alike(one, move, None, None, "") is None
 
 
 _CONVERT = "[org.example.wm.keys]\nclose = /apps/wm/keys/close\nbell-type = /apps/wm/general/bell\n" + "".join(

@@ -90,19 +90,19 @@ _GROUPED = "\n".join(
 
 def test_a_count_of_equal_values_leaves_out_the_records_holding_it_among_other_parts():
     # (gdb's syscalls XML: groups="network" 18 times and "descriptor,network" once; the count said 18 of 19)
-    from dspy_rlm.profiles.doubts import _parts_uncounted
+    from dspy_rlm.profiles.count_doubts import parts_uncounted
     from dspy_rlm.profiles.move import read
     from dspy_rlm.profiles.moves import MoveBook
 
     text = f"<calls>\n{_GROUPED}\n</calls>\n"
     book = MoveBook({"question": "How many calls are in the net group?"}, {"context": text}, {})
     move = read("count_where", "", "count_where", "context", "groups", "net")
-    assert "1 more records" in (_parts_uncounted(book, move, None, None, "6") or "")
+    assert "1 more records" in (parts_uncounted(book, move, None, None, "6") or "")
     ipc = read("count_where", "", "count_where", "context", "groups", "ipc")
-    assert _parts_uncounted(book, ipc, None, None, "3") is None
+    assert parts_uncounted(book, ipc, None, None, "3") is None
     noted = text.replace('groups="file,net"', 'groups="one of: file, net, ipc"')  # a sample entry's note: no value
     book = MoveBook({"question": "How many calls are in the net group?"}, {"context": noted}, {})
-    assert _parts_uncounted(book, move, None, None, "6") is None
+    assert parts_uncounted(book, move, None, None, "6") is None
     answer = ask_scripted("How many calls are in the net group?", text, "int")
     assert answer[1] != "submitted" or answer[0] == 7
 

@@ -62,7 +62,7 @@ def test_no_word_of_a_licence_comment_is_read_as_a_record_holding_the_answer():
 
 
 def test_a_block_comment_that_never_closes_is_no_comment():
-    from dspy_rlm.library.formats import _block_comments
+    from dspy_rlm.library.whitespacetable import _block_comments
 
     assert _block_comments(["/* a", " b */", "c d"]) == {0, 1}
     assert _block_comments(["/** r,", "/usr/** rw,", "x y"]) == set()  # AppArmor's globs: paths, not comments

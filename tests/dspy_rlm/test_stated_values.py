@@ -11,7 +11,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from dspy_rlm import RLM
-from dspy_rlm.profiles.phrases import near_spelled, spelled_as
+from dspy_rlm.profiles.id_spellings import near_spelled, spelled_as
 from dspy_rlm.profiles.scripted import ScriptedMovePolicy
 
 JOBS = [("amber_river", "ok"), ("quiet_lagoon", "failed"), ("calm_island", "ok"), ("green_hill", "ok")]

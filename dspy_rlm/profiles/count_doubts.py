@@ -1,0 +1,86 @@
+"""Doubts of a count (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): what makes a count's number no answer to the
+question, whatever its kind vouched for: the records asked are those lacking a field (:func:`lacking_unread`),
+those having a field named before a word for records (:func:`unit_unapplied`), records holding the value among
+other parts (:func:`parts_uncounted`), blocks apart that share a heading (:func:`blocks_alike`), or live settings
+beside commented-out ones (:func:`mixed_count`). Each takes the book, the move, its kind, the key phrase and the
+text, and says why, or None. Split from :mod:`~dspy_rlm.profiles.doubts`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dspy_rlm.library import lookup
+from dspy_rlm.profiles.lacking import lacked_fields
+from dspy_rlm.profiles.move import Move
+from dspy_rlm.profiles.reads import unit_after
+from dspy_rlm.profiles.scopes import block_runs
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS
+
+__all__ = ["blocks_alike", "lacking_unread", "mixed_count", "parts_uncounted", "unit_unapplied"]
+
+
+def lacking_unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many blog posts have no tags?": a count of the posts holding "blog" counts them all
+    if not move.kind.startswith("count") or move.kind == "count_empty":
+        return None
+    lacked = lacked_fields(book, move.var)
+    return f"the question counts the records lacking {lacked[0]!r}; this count does not" if lacked else None
+
+
+def unit_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many Files entries are under the FSFULLR license?": the records having Files are counted; a count of
+    # those holding FSFULLR counts the License paragraph keyed FSFULLR too
+    if not move.kind.startswith("count"):
+        return None
+    unit = next((f for f in _unit_fields(book, move.var) if f not in move.args), None)
+    return f"the question counts the records having {unit!r}" if unit else None
+
+
+def _unit_fields(book: Any, var: str) -> list[str]:
+    """The fields named before a word for records ("Files entries") that some records lack (once per run)."""
+    memo = ("unit fields", var)
+    if memo not in book.memo:
+        records = book.structs[var].records[:5000]
+        named = [f for f in book.structs[var].field_names[:200] if unit_after(book.text_q, f)]
+        book.memo[memo] = [f for f in named if 0 < sum(1 for r in records if (r.get(f) or "").strip()) < len(records)]
+    return list(book.memo[memo])
+
+
+def mixed_count(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # over a sample config read with its commented-out settings beside its live ones (wgetrc), which of them "the
+    # settings" are is unsure
+    if move.kind.startswith("count") and book.structs[move.var].detail == "commented beside live":
+        return "live settings beside commented-out ones: which are counted is unsure"
+    return None
+
+
+def parts_uncounted(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many syscalls are in the network group?": groups="network" 18 times, "descriptor,network" once; a count of
+    # the values equal to it leaves out the records holding it among other parts
+    if move.helper != "count_where" or len(move.args) < 2 or not isinstance(move.args[1], str):
+        return None
+    field, value = str(move.args[0]), move.args[1].casefold().strip()
+    memo = ("parts uncounted", move.var, field, value)
+    if memo not in book.memo:
+        values = [(lookup.value_in(r, field) or "").casefold().strip() for r in book.structs[move.var].records[:20000]]
+        whole = set(values)  # a compound of the field's own values ("descriptor,network"), not a note listing them
+        book.memo[memo] = sum(  # ("one of: chat, embedding, ..., rerank" in a sample entry)
+            1
+            for v in values
+            if v != value and len(parts := lookup.parts_of(v)) > 1 and value in parts and whole.issuperset(parts)
+        )
+    n = book.memo[memo]
+    return (
+        f"{n} more records hold {move.args[1]!r} among other parts of {field!r}: the count leaves them out"
+        if n
+        else None
+    )
+
+
+def blocks_alike(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "how many entries under the Core heading of the 12.0.0 section": a changelog has a Core heading in every
+    # release; count_where(section, Core) counts them all
+    if move.helper != "count_where" or len(move.args) < 2 or str(move.args[0]) not in CONTEXT_FIELDS:
+        return None
+    runs = block_runs(book, move.var, str(move.args[0]), str(move.args[1]))
+    return f"{runs} blocks apart are named {move.args[1]!r}: the count joins them" if runs > 1 else None
