@@ -3,7 +3,7 @@ the key's own indent (``channels:`` then ``- stable``) holds its items, not the 
 
 from __future__ import annotations
 
-from dspy_rlm.library import lookup
+from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from tests.dspy_rlm.scripted import ask_scripted
 
@@ -37,3 +37,50 @@ def test_the_field_of_a_record_found_by_another_field_is_the_item():
     # '- v1b3' was Submitted
     answer = ask_scripted("Which channel is listed for the plot whose keeper is wren.rows.east?", _ORCHARD)
     assert answer[1] != "submitted" or answer[0] == "beta4", answer
+
+
+_LAUNCHES = "canoe = 1996-02-29\nkayak = 1997-05-15\npunt = 1996-02-29\nraft = 1998-07-22\nskiff = 2000-03-22\n"
+
+_RIGHTS = "".join(
+    f"Files: {files}\nCopyright: 2031 {holder}\nLicense: {lic}\n\n"
+    for files, holder, lic in [
+        ("*", "The Quill Team", "Quill-1"),
+        ("net/*", "Ada Brook", "Vine-2"),
+        ("net/raw.c", "Ada Brook", "Reed-3"),
+        ("doc/tide.md", "Otto Fen", "Vine-2"),
+        ("gfx/*", "Mae Lark", "Reed-3"),
+        ("gfx/pixel.c", "Mae Lark", "Reed-3"),
+    ]
+)
+
+
+def test_key_of_passes_over_the_record_named_by_but():
+    assert superlatives.key_of(_LAUNCHES, "1996-02-29") == "canoe"
+    assert superlatives.key_of(_LAUNCHES, "1996-02-29", but="canoe") == "punt"
+    assert superlatives.key_of(_LAUNCHES, "1997-05-15", but="kayak") is None
+
+
+def test_another_record_holding_the_same_value_is_read_by_key_of_but():
+    # "Perl 5.020000 was released on a certain day per CoreList. What other version number has exactly the same
+    # release date?": the date was read, and no read found the other version
+    asked = "The canoe was launched on some day. What other boat has exactly the same launch date?"
+    assert ask_scripted(asked, _LAUNCHES) == ("punt", "submitted")
+
+
+def test_the_field_a_record_read_gives_by_the_same_noun_is_looked_up_in_the_others():
+    # "mpi/* is released under a particular license. Which other Files entry uses that same license?"
+    asked = "net/* is released under some license. Which other Files entry in this file uses that same license?"
+    assert ask_scripted(asked, _RIGHTS) == ("doc/tide.md", "submitted")
+    several = "gfx/* is released under some license. Which other Files entry in this file uses that same license?"
+    answer = ask_scripted(several, _RIGHTS)  # two others hold Reed-3: neither is the one
+    assert answer[1] != "submitted", answer
+
+
+def test_the_same_day_as_another_record_asks_that_record_not_the_day():
+    # "pyasn1 revision 0.4.2 came out on the same day as another revision. Which one?": the date was Submitted
+    lines = "".join(
+        f"Release {v}, out {d}\n  - fixes\n\n"
+        for v, d in [("2.1", "03-04-2031"), ("2.0", "03-04-2031"), ("1.9", "01-02-2031")]
+    )
+    answer = ask_scripted("Release 2.1 came out on the same day as another release. Which one?", lines)
+    assert answer[1] != "submitted" or answer[0] == "2.0", answer
