@@ -99,6 +99,11 @@ def _line_kv(line: str) -> list[tuple[str, str]]:
     q = _QUOTED_SETTING.fullmatch(s)  # a list's quoted item: CMake's "R2019a=9.6", a JSON array's "LANG=C",
     if q:
         return [(q.group(2), q.group(3))]
+    fat = _FAT_COMMA.fullmatch(s)  # Perl's and PHP's "NAME => 67," (the "=" is no setting's: its value was "> 67,")
+    if fat:
+        value = unquote(fat.group(2))
+        call = _ONE_STRING_CALL.fullmatch(value)  # "N_('success')": a string passed through a call is that string
+        return [(unquote(fat.group(1)), call.group(2) if call else value)]
     m = STANZA_KEY.match(s) or ASSIGN.match(s)
     if m and (m.group(2) or "").strip():
         value = (m.group(2) or "").strip()
@@ -109,6 +114,8 @@ def _line_kv(line: str) -> list[tuple[str, str]]:
 
 
 _CLOSED_QUOTE = re.compile(r"([\"'])[^\"']*\1\s*;")
+_FAT_COMMA = re.compile(r"([A-Za-z_][\w.:-]*(?:\(\))?|'[^']+'|\"[^\"]+\")\s*=>\s*(\S.*?)\s*,?")
+_ONE_STRING_CALL = re.compile(r"[A-Za-z_]\w*\(\s*([\"'])(.*?)\1\s*\)")
 
 
 def spaced_kv(line: str) -> tuple[str, str] | None:

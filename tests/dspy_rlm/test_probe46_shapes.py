@@ -84,3 +84,20 @@ def test_the_same_day_as_another_record_asks_that_record_not_the_day():
     )
     answer = ask_scripted("Release 2.1 came out on the same day as another release. Which one?", lines)
     assert answer[1] != "submitted" or answer[0] == "2.0", answer
+
+
+_CODES = (
+    "package Harbor::Codes;\nuse strict;\nuse warnings;\n\nour $VERSION = '0.02';\n\n"
+    "# Tide codes, from the harbour log\n"
+    "use constant {\n    TIDE_OK => 0,\n    TIDE_LOW => 7,\n    TIDE_HIGH => 12,\n    TIDE_STORM => 31,\n};\n\n"
+    "my %tide_text = (\n    TIDE_OK() => N_('calm water'),\n    TIDE_LOW() => N_('mud flats showing'),\n"
+    "    TIDE_HIGH() => N_('quay awash'),\n);\n\nsub tide_text {\n    my $code = shift;\n"
+    "    return $tide_text{$code} // 'unknown';\n}\n\n1;\n"
+)
+
+
+def test_a_fat_comma_line_is_a_key_and_its_value():
+    # Dpkg's "OPENPGP_KEY_IS_PROTECTED => 67,": the line's value was '> 67,' (split at its '=')
+    assert lookup.field_of(_CODES, "TIDE_LOW", "TIDE_LOW") == "7"
+    assert superlatives.key_of(_CODES, "31") == "TIDE_STORM"
+    assert lookup.field_of(_CODES, "TIDE_HIGH()", "TIDE_HIGH()") == "quay awash"  # a string passed through a call
