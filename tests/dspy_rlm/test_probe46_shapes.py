@@ -101,3 +101,28 @@ def test_a_fat_comma_line_is_a_key_and_its_value():
     assert lookup.field_of(_CODES, "TIDE_LOW", "TIDE_LOW") == "7"
     assert superlatives.key_of(_CODES, "31") == "TIDE_STORM"
     assert lookup.field_of(_CODES, "TIDE_HIGH()", "TIDE_HIGH()") == "quay awash"  # a string passed through a call
+
+
+_PAGE = (
+    '.TH "KNOT" "1" "2031" "knot 2" "User Commands"\n.SH NAME\nknot \\- tie archive files\n.SH OPTIONS FOR KNOT\n'
+    ".TP\n\\f[CR]\\-\\-loop\\f[R] \\f[I]count\\f[R]\nTies the loop count times.\n"
+    ".TP\n\\f[CR]\\-\\-skip\\f[R] \\f[I]pattern\\-list\\f[R]\nSkips files matching one of these forms:\n"
+    ".RS\n.IP \\(bu 2\n\\f[I]glob\\-pattern\\f[R]\n.IP \\(bu 2\n\\f[CR]regex:\\f[R]\\f[I]regex\\-pattern\\f[R]\n"
+    "See the matcher notes.\n.RE\n"
+    ".TP\n\\f[CR]\\(at\\f[R]\\f[I]filename\\f[R]\nReads options from the file.\n.RS\nAn options file holds options.\n"
+    ".IP\n.EX\n#Sun Jan 01 2031\n\\-\\-loop 3\n.EE\n.RE\n.SH EXAMPLES\nknot \\-\\-loop 2 rope\n"
+)
+
+
+def test_bullets_and_examples_inside_an_options_indented_block_are_its_description():
+    # jmod's "OPTIONS FOR JMOD": the --exclude option's '.IP \(bu' pattern forms and the @filename option's example
+    # were entries of the section (25 where its .TP paragraphs are 21)
+    s = st.detect(_PAGE)
+    assert [r.key for r in s.records if r.get("section") == "OPTIONS FOR KNOT"] == [
+        "--loop count",
+        "--skip pattern-list",
+        "@filename",
+    ]
+    skip = next(r for r in s.records if r.key == "--skip pattern-list")
+    assert "regex:regex-pattern" in skip.get("description") and "matcher notes" in skip.get("description")
+    assert lookup.count_where(_PAGE, "section", "OPTIONS FOR KNOT") == 3
