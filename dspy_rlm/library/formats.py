@@ -245,7 +245,8 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
     first_cells = _cells(lines[data[0]], delim)
     header = comment_header(lines, data[0], width, lambda s: _cells(s, delim)) or angle_header(lines, data[0], width)
-    if header is None and _header_like(first_cells) and len(data) > 1 and not _shaped_like_data(lines, data, delim):
+    named = _header_like(first_cells) and (len(first_cells) > 1 or width == 1)  # one cell over wider rows: a title
+    if header is None and named and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
     elif header is None and preamble_row([_cells(lines[i], delim) for i in data[:2001]]):
         data = data[1:]  # a first line of counts and names over rows of measurements: no row

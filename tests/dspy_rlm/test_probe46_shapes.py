@@ -126,3 +126,16 @@ def test_bullets_and_examples_inside_an_options_indented_block_are_its_descripti
     skip = next(r for r in s.records if r.key == "--skip pattern-list")
     assert "regex:regex-pattern" in skip.get("description") and "matcher notes" in skip.get("description")
     assert lookup.count_where(_PAGE, "section", "OPTIONS FOR KNOT") == 3
+
+
+_FONT = "name ZQX\nspacewidth 250\ncharset\nspace\t250\t0\t32\tspace\n" + "".join(
+    f"---\t{800 + i * 3},{600 + i}\t3\t{33 + i}\tq{i}\n" for i in range(60)
+)
+
+
+def test_a_line_of_one_cell_over_tab_separated_rows_is_no_header():
+    # groff's font description ZDR: "name ZDR" named the first column of its charset's rows
+    s = st.detect(_FONT)
+    assert s.kind == "table", s.detail
+    assert "name ZQX" not in s.field_names and s.field_names[:2] == ("col1", "col2")
+    assert lookup.count_where(_FONT, "col4", "35") == 1
