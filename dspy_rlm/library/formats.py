@@ -99,6 +99,11 @@ def _line_kv(line: str) -> list[tuple[str, str]]:
     q = _QUOTED_SETTING.fullmatch(s)  # a list's quoted item: CMake's "R2019a=9.6", a JSON array's "LANG=C",
     if q:
         return [(q.group(2), q.group(3))]
+    fat = _FAT_COMMA.fullmatch(s)  # Perl's and PHP's "NAME => 67," (the "=" is no setting's: its value was "> 67,")
+    if fat:
+        value = unquote(fat.group(2))
+        call = _ONE_STRING_CALL.fullmatch(value)  # "N_('success')": a string passed through a call is that string
+        return [(unquote(fat.group(1)), call.group(2) if call else value)]
     m = STANZA_KEY.match(s) or ASSIGN.match(s)
     if m and (m.group(2) or "").strip():
         value = (m.group(2) or "").strip()
@@ -109,6 +114,8 @@ def _line_kv(line: str) -> list[tuple[str, str]]:
 
 
 _CLOSED_QUOTE = re.compile(r"([\"'])[^\"']*\1\s*;")
+_FAT_COMMA = re.compile(r"([A-Za-z_][\w.:-]*(?:\(\))?|'[^']+'|\"[^\"]+\")\s*=>\s*(\S.*?)\s*,?")
+_ONE_STRING_CALL = re.compile(r"[A-Za-z_]\w*\(\s*([\"'])(.*?)\1\s*\)")
 
 
 def spaced_kv(line: str) -> tuple[str, str] | None:
@@ -238,7 +245,8 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
     first_cells = _cells(lines[data[0]], delim)
     header = comment_header(lines, data[0], width, lambda s: _cells(s, delim)) or angle_header(lines, data[0], width)
-    if header is None and _header_like(first_cells) and len(data) > 1 and not _shaped_like_data(lines, data, delim):
+    named = _header_like(first_cells) and (len(first_cells) > 1 or width == 1)  # one cell over wider rows: a title
+    if header is None and named and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
     elif header is None and preamble_row([_cells(lines[i], delim) for i in data[:2001]]):
         data = data[1:]  # a first line of counts and names over rows of measurements: no row

@@ -33,6 +33,8 @@ _ROFF_CHARS = {
     "bu": "\u2022", "em": "\u2014", "en": "\u2013", "aq": "'", "dq": '"', "lq": "\u201c", "rq": "\u201d",
     "oq": "\u2018", "cq": "\u2019", "la": "<", "ra": ">", "hy": "-", "mi": "-", "ti": "~", "rs": "\\",
     "ga": "`", "ha": "^", "co": "\u00a9", "rg": "\u00ae", "tm": "\u2122", "de": "\u00b0", "mu": "\u00d7",
+    "at": "@", "sh": "#", "Do": "$", "sl": "/", "ba": "|", "eq": "=", "pl": "+", "lB": "[", "rB": "]", "lC": "{",
+    "rC": "}",
 }  # fmt: skip
 _ROFF_ESCAPE = re.compile(
     r"\\(?:f(?:\[[^\]]*\]|\(..|.)|\((..)|\[([^\]]*)\]|[hvwoDlLNkbxsz]'[^']*'|s[-+]?\d|\*(?:\[[^\]]*\]|\(..|.)"
@@ -152,6 +154,7 @@ def _units(lines: list[str]) -> list[_Unit]:
     unit: _Unit | None = None
     want_tag = False  # after .TP: the next text line is the tag
     depth = 0
+    owner: _Unit | None = None  # an option whose description goes on in an indented block (.RS ... .RE)
     for i, line in enumerate(lines):
         m = _ROFF_MACRO.match(line)
         if line.startswith(("'\\\"", '.\\"')) or (line.strip() in (".", "'")):
@@ -170,7 +173,16 @@ def _units(lines: list[str]) -> list[_Unit]:
             if name == "RS" and depth == 1 and unit is not None and unit.kind == "para" and _tag_like(unit.body):
                 unit.kind, unit.tag = "tag", roff_text(" ".join(unit.body))  # cargo: a tag line, then .RS
                 unit.body, unit.rows = [], []
+            if name == "RS" and owner is None and unit is not None and unit.kind == "tag":
+                owner, owner_depth = unit, depth  # its bullets, examples and paragraphs are its description
+            elif name == "RE" and owner is not None and depth < owner_depth:
+                unit, owner = owner, None  # back in the option's own body
             continue
+        if owner is not None and name in ("IP", "PP", "P", "LP", "Pp", "Lp", "sp"):
+            unit, want_tag = owner, False  # jmod's --exclude: ".IP \(bu 2" pattern forms inside .RS were options
+            continue
+        if name in _ROFF_ENDS:
+            owner = None  # a nested list of terms (.TP inside .RS), or a heading: records of their own
         if name in _ROFF_ENDS or (name == "sp" and depth == 0):
             unit, want_tag = None, name in ("TP", "TQ")
             if name in ("IP", "It"):  # mdoc's .It: an item of a list, its tag from its macros (.It Fl v)

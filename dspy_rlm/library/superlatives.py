@@ -222,12 +222,16 @@ def _setting_name(name: str, record: Record, named: Record | None) -> str:
     return f"{record.key[len(_table_path(named)) + 1 :]}.{name}"
 
 
-def key_of(var: Any, value: Any, within: Any = None) -> str | None:
-    """The key of the record holding value in a field, else None.
+def key_of(var: Any, value: Any, within: Any = None, but: Any = None) -> str | None:
+    """The key of the record (not but) holding value in a field, else None.
 
-    within='Name': of the records under that heading or in that block only (as max_of)."""
+    within='Name': of the records under that heading or in that block only (as max_of). but='KEY': another
+    record than KEY's ("which other release has the same date as 1.2?": key_of(var, date_of_1_2, but='1.2'))."""
     v = _check_word("key_of", value, "value")
     found = _containing("key_of", var, v)
+    if but is not None:
+        other = _check_word("key_of", but, "but")
+        found = [r for r in found if not _same(r.key, other)]
     if within is not None:
         place = _check_word("key_of", within, "within")
         inside = {r.index for r in records_within(_structure("key_of", var), place)}

@@ -268,7 +268,10 @@ def unread_test(book: Any) -> str | None:
 
 _CLAUSE_END = re.compile(r"[;.?!]\s+(?=\S)")
 _THEN = re.compile(rf",?\s+and\s+(?:then\s+)?(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE)
-_SAME = re.compile(r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b", re.IGNORECASE)
+_SAME = re.compile(  # "what other version has the same date", "came out on the same day as another revision"
+    r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b|\b(?:same|identical)\b[^.?!;]*\b(?:other|another)\b",
+    re.IGNORECASE,
+)
 _REFERS = re.compile(  # "that setting", and "the definition it points to" (a noun the earlier clause said)
     r"(?<!\w)(?:(?:that|this|those|these)\s+(\w+)|the\s+(\w+)\s+(?:(?:that|which)\s+)?(?:it|they)\s+[a-z]+)",
     re.IGNORECASE,
@@ -295,6 +298,12 @@ def chained(book: Any) -> str | None:
         same = _SAME.search(book.text_q)
         book.memo["chained"] = found or (same.group(0) if same else None)
     return book.memo["chained"]
+
+
+def asks_same(book: Any) -> bool:
+    """Whether the question asks for another record holding the same value as the one it names ("What other
+    version has the same date as 5.020?", "which other Files entry uses that same license?")."""
+    return _SAME.search(book.text_q) is not None
 
 
 def counts_every_record(book: Any, var: str) -> bool:

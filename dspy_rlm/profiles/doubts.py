@@ -161,7 +161,7 @@ def _times_asked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
 
 def _second_step(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "...belongs to; how many entries does that setting have?": one read answers one step of two
-    back = chained(book)
+    back = chained(book) if move.but is None else None  # a read of another record holding the value is that step
     return f"the question asks a second step ({back!r})" if back else None
 
 

@@ -7,13 +7,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dspy_rlm.library import structure as st
 from dspy_rlm.library import superlatives
 from dspy_rlm.library.mdformats import item_named
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.conditions import asks_same
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
+from dspy_rlm.profiles.phrases import Key
 from dspy_rlm.profiles.reads import (
     _other_asked,
     field_holding_key,
@@ -26,7 +29,7 @@ from dspy_rlm.profiles.reads import (
 from dspy_rlm.profiles.scopes import distinct, outside, places
 from dspy_rlm.profiles.vocabulary import NAME_ASKED
 
-__all__ = ["KeyOf", "keyed_by_name", "record_named"]
+__all__ = ["KeyOf", "keyed_by_name", "record_named", "shared_from", "shared_key"]
 
 
 def keyed_by_name(book: Any, var: str, result: Any) -> bool:
@@ -62,6 +65,57 @@ def record_named(book: Any, var: str, result: Any) -> str | None:
     return next((k for k in book.memo[memo] if k != result), None)
 
 
+def shared_key(book: Any, var: str, value: Any, via: tuple[str, str]) -> Key | None:
+    """The value a field read gave (``via``: the question's key and the field read) as a key to read by next, when
+    the question asks for another record holding the same value ("What other version has the same date as
+    5.020?") and other records hold it in that field: the next read is ``key_of(var, value, but=key)``."""
+    if not asks_same(book) or not isinstance(value, str) or not value.strip() or "\n" in value or not all(via):
+        return None
+    if any(k.but for k in book.keys.get(var, [])):
+        return None
+    same = _holding(book.structs[var].records[:5000], via, value)
+    named = [r for r in same if st.matches(via[0], r.key)]
+    if len(same) < 2 or len(named) != 1:
+        return None  # the named record's value, and another's
+    return Key(value, len(same), False, True, hop=True, via=via, but=named[0].key)  # passed over as the data keys it
+
+
+_SAME_NOUN = re.compile(r"\b(?:same|identical)\s+(\w+)", re.IGNORECASE)
+
+
+def shared_from(book: Any, move: Move, named: list[Candidate]) -> Key | None:
+    """:func:`shared_key` of a read's values: a field read's value, or of a record read the value of the field the
+    question's "same <noun>" names ("which other Files entry uses that same license?": its License)."""
+    if not move.args or not asks_same(book):
+        return None
+    if move.kind == "field" and len(move.args) > 1:
+        value = next((c.value for c in named if c.label == str(move.args[1])), None)
+        return shared_key(book, move.var, value, (str(move.args[0]), str(move.args[1])))
+    m = _SAME_NOUN.search(book.text_q)
+    if move.kind != "record" or m is None:
+        return None
+    noun = st.stem(m.group(1).casefold())
+    fields = [c for c in named if noun in {st.stem(w) for w in st.words(c.label.casefold())}]
+    if len(fields) != 1:
+        return None
+    return shared_key(book, move.var, fields[0].value, (str(move.args[0]), fields[0].label))
+
+
+def _holding(records: list[Any], via: tuple[str, str], value: str) -> list[Any]:
+    """The records holding ``value`` in the field ``via`` read (where that field is named as its record, a
+    setting's ``canoe = 1996-02-29``: in each record's own field)."""
+    own = st.name_form(via[1]) == st.name_form(via[0])
+    return [
+        r
+        for r in records
+        if any(
+            norm(v) == norm(value)
+            for f, v in r.fields
+            if (st.name_form(f) == st.name_form(r.key) if own else f == via[1])
+        )
+    ]
+
+
 _WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)
 
 
@@ -74,6 +128,9 @@ class KeyOf(KindBase):
     name = "key_of"
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
+        if key.but:  # a shared value: the other record holding it
+            said = f"I will find the record other than {key.but!r} holding {key.text!r}."
+            return [read("key_of", said, "key_of", var, key.text, but=key.but)]
         if not (key.is_value and not key.is_key):
             return []
         # in a text of one record, a setting that holds the value names it
@@ -87,6 +144,13 @@ class KeyOf(KindBase):
         return [*scoped, read("key_of", f"{said}.", "key_of", var, key.text)] if whole else scoped
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
+        if move.but is not None:  # another record holding the value the named one holds: the one other, in that field
+            via = key.via if key is not None else ("", "")
+            held = _holding(book.structs[move.var].records[:5000], via, key.text) if key is not None else []
+            others = [r for r in held if norm(r.key) != norm(move.but)]
+            ok = len(others) == 1 and isinstance(result, str) and st.matches(result, others[0].key)
+            why = "reverse lookup" if ok else f"{len(others)} other records hold the value in {via[1]!r}"
+            return [Candidate(result, "key", ok, why)] if isinstance(result, str) else []
         if move.within is not None:  # within a block: the one record there holding the value, no other field asked
             inside = superlatives.records_within(book.structs[move.var], move.within)
             ok = holders(inside, key.text) == 1 and not _other_asked(book, move.var, key)

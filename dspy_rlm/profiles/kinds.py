@@ -90,6 +90,7 @@ def evaluate(book: Any, move: Move, stdout: str) -> list[Candidate]:
     if kind is None or text is None:
         return []
     within = {"within": move.within} if move.within is not None else {}
+    within |= {"but": move.but} if move.but is not None else {}
     result = None if move.kind == "search" else _HOST_HELPERS[move.helper](text, *move.args, **within)
     found = rewrite(book, key, kind.evaluate(book, move, stdout, key, result))
     why = next((w for w in (check(book, move, kind, key, text) for check in DOUBTS) if w), None) if found else None

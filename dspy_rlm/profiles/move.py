@@ -41,18 +41,28 @@ class Move:
     var: str = ""
     args: tuple[Any, ...] = ()
     within: str | None = None  # a block or heading the read keeps to (``max_of(..., within='Priority')``)
+    but: str | None = None  # a record the read passes over (``key_of(..., but='1.2')``: another record than 1.2's)
 
     def pattern(self) -> str:
         return _json_regex(self.reasoning) + re.escape(_SEP) + _json_regex(self.code)
 
 
 def read(
-    kind: str, reasoning: str, helper: str, var: str, *args: Any, ignore_case: bool = False, within: str | None = None
+    kind: str,
+    reasoning: str,
+    helper: str,
+    var: str,
+    *args: Any,
+    ignore_case: bool = False,
+    within: str | None = None,
+    but: str | None = None,
 ) -> Move:
     """A read move: ``print(helper(var, *args))`` rendered from its parts."""
     shown = ", ".join([var, *(literal(a) for a in args)]) + (", ignore_case=True" if ignore_case else "")
     shown += f", within={literal(within)}" if within is not None else ""
-    return Move(kind, reasoning, f"print({helper}({shown}))", helper=helper, var=var, args=args, within=within)
+    shown += f", but={literal(but)}" if but is not None else ""
+    code = f"print({helper}({shown}))"
+    return Move(kind, reasoning, code, helper=helper, var=var, args=args, within=within, but=but)
 
 
 def _json_regex(text: str) -> str:

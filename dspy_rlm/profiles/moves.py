@@ -32,6 +32,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
 from dspy_rlm.profiles.conditions import chained, most_of
 from dspy_rlm.profiles.file_texts import file_texts
+from dspy_rlm.profiles.key_of import shared_from
 from dspy_rlm.profiles.keyfinder import fields_said, question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
@@ -305,8 +306,9 @@ class MoveBook:
                 if ranking and not (key.is_key or key.is_value or self.offered & {"count", "yes_no"}):
                     continue  # "the Section shared by the most packages" ranks all records: a word in one is no key
                 loose = key.beyond and not key.is_key  # past the head: every read where it keys a parsed line,
-                for kind in [k for k in per_key if getattr(k, "streams", False)] if loose else per_key:  # else those
-                    # that read the whole text (search, exists, count_records)
+                kinds = [k for k in per_key if getattr(k, "streams", False)] if loose else per_key  # else those
+                # that read the whole text (search, exists, count_records); a shared value: the other record holding it
+                for kind in [k for k in kinds if k.name == "key_of"] if key.but else kinds:
                     moves += kind.offer(self, var, key)
             for kind in KINDS.values():
                 if not kind.per_key:
@@ -373,7 +375,9 @@ class MoveBook:
         if not named or not (move.kind == "field" or (move.kind == "record" and chained(self))):
             return
         via = (str(move.args[0]), str(move.args[1]) if move.kind == "field" else named[0].label)
-        if (hop := hop_key(self.structs[move.var], self.keys[move.var], [c.value for c in named], via)) is not None:
+        if shared := shared_from(self, move, named):
+            self.keys[move.var].insert(0, shared)  # "what other version has the same date?": another record holding it
+        elif (hop := hop_key(self.structs[move.var], self.keys[move.var], [c.value for c in named], via)) is not None:
             self.keys[move.var].insert(0, hop)  # a field's value naming another record: the next reads read by it
 
     def key_of(self, move: Move) -> tuple[str, Key | None]:

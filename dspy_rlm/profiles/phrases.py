@@ -68,6 +68,7 @@ class Key:
     hop: bool = False  # no phrase of the question: a value a read produced that is another record's key (hop_key)
     via: tuple[str, str] = ("", "")  # a hop's: the key and field whose value it is (the next read asks another)
     quoted: bool = False  # the question quotes it whole ('g', "result:"): one key, however long or short
+    but: str = ""  # a shared value's: the record whose value it is (the next read asks another record holding it)
 
 
 def counted_nouns(said: list[str]) -> set[str]:

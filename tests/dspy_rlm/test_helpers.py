@@ -32,7 +32,7 @@ def test_helper_docs_one_line_each_and_short():
     lines = docs.splitlines()
     assert [line.split("(")[0] for line in lines] == list(HELPER_NAMES)
     assert all(" - " in line for line in lines)
-    assert len(docs) <= 3300  # 31 helpers (max_of / min_of take by= and within=, key_of within=); first lines are short
+    assert len(docs) <= 3330  # 31 helpers (max_of / min_of take by= and within=, key_of within= and but=); short
     assert "<object object" not in docs
 
 
