@@ -29,7 +29,7 @@ from dspy_rlm.profiles.reads import (
 from dspy_rlm.profiles.scopes import distinct, outside, places
 from dspy_rlm.profiles.vocabulary import NAME_ASKED
 
-__all__ = ["KeyOf", "keyed_by_name", "record_named", "shared_from", "shared_key"]
+__all__ = ["KeyOf", "keyed_by_name", "record_named", "shared_from"]
 
 
 def keyed_by_name(book: Any, var: str, result: Any) -> bool:
@@ -65,11 +65,10 @@ def record_named(book: Any, var: str, result: Any) -> str | None:
     return next((k for k in book.memo[memo] if k != result), None)
 
 
-def shared_key(book: Any, var: str, value: Any, via: tuple[str, str]) -> Key | None:
-    """The value a field read gave (``via``: the question's key and the field read) as a key to read by next, when
-    the question asks for another record holding the same value ("What other version has the same date as
-    5.020?") and other records hold it in that field: the next read is ``key_of(var, value, but=key)``."""
-    if not asks_same(book) or not isinstance(value, str) or not value.strip() or "\n" in value or not all(via):
+def _shared_value_key(book: Any, var: str, value: Any, via: tuple[str, str]) -> Key | None:
+    """The value a read gave (``via``: the question's key and the field read) as a key to read by next, where
+    other records hold it in that field too: the next read is ``key_of(var, value, but=key)``."""
+    if not isinstance(value, str) or not value.strip() or "\n" in value or not all(via):
         return None
     if any(k.but for k in book.keys.get(var, [])):
         return None
@@ -84,13 +83,15 @@ _SAME_NOUN = re.compile(r"\b(?:same|identical)\s+(\w+)", re.IGNORECASE)
 
 
 def shared_from(book: Any, move: Move, named: list[Candidate]) -> Key | None:
-    """:func:`shared_key` of a read's values: a field read's value, or of a record read the value of the field the
-    question's "same <noun>" names ("which other Files entry uses that same license?": its License)."""
+    """Where the question asks for another record holding the same value ("What other version has the same date
+    as 5.020?"), the key :func:`_shared_value_key` makes of a read's values: a field read's value, or of a record read
+    the value of the field the question's "same <noun>" names ("which other Files entry uses that same license?":
+    its License)."""
     if not move.args or not asks_same(book):
         return None
     if move.kind == "field" and len(move.args) > 1:
         value = next((c.value for c in named if c.label == str(move.args[1])), None)
-        return shared_key(book, move.var, value, (str(move.args[0]), str(move.args[1])))
+        return _shared_value_key(book, move.var, value, (str(move.args[0]), str(move.args[1])))
     m = _SAME_NOUN.search(book.text_q)
     if move.kind != "record" or m is None:
         return None
@@ -98,7 +99,7 @@ def shared_from(book: Any, move: Move, named: list[Candidate]) -> Key | None:
     fields = [c for c in named if noun in {st.stem(w) for w in st.words(c.label.casefold())}]
     if len(fields) != 1:
         return None
-    return shared_key(book, move.var, fields[0].value, (str(move.args[0]), fields[0].label))
+    return _shared_value_key(book, move.var, fields[0].value, (str(move.args[0]), fields[0].label))
 
 
 def _holding(records: list[Any], via: tuple[str, str], value: str) -> list[Any]:
