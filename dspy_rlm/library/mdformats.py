@@ -178,7 +178,9 @@ _UNDERLINE = re.compile(r"[ \t]*(?:={3,}|-{3,})[ \t]*$")
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
 _HEADING_DATE = re.compile(
     rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|\b{_MONTH}\.? \d{{1,2}},? \d{{4}}|\b\d{{1,2}} {_MONTH} \d{{4}}"
+    r"|(?<![\d.])\d{1,2}([-./])\d{1,2}\1\d{4}\b"  # day first or month first: "10-09-2024", "3/14/2019", "1.2.2020"
 )
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*")
 _HEADING_JOINERS = " \t/-\u2013\u2014:,()[]"
 
 
@@ -244,6 +246,8 @@ def parse_dated_sections(lines: list[str]) -> list[Raw]:
         m = _HEADING_DATE.search(text)
         key = (text[: m.start()] + " " + text[m.end() :]) if m else text
         key = re.sub(r"\([^()]*\)", " ", key).strip(_HEADING_JOINERS)  # an aside is no name: "(since 3.8.0)"
+        versions = [w for w in (w.strip(",;:[]\"'") for w in key.split()) if _VERSION.fullmatch(w)]
+        key = versions[0] if len(versions) == 1 else key  # "Revision 0.6.1, released": its version names it
         fields = [("date", m.group(0))] if m else []
         out.append((a, end, fields, " ".join(key.split()) or text, None))
     return out

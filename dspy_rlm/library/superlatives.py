@@ -34,7 +34,7 @@ from dspy_rlm.library.lookup import (  # inlined before this file
 from dspy_rlm.library.records import Record, Structure  # inlined before this file
 from dspy_rlm.library.results import KeyValue, Nothing  # inlined before this file
 from dspy_rlm.library.structure import matches  # inlined before this file
-from dspy_rlm.library.valueforms import _date, _numbered  # inlined before this file
+from dspy_rlm.library.valueforms import _date, _numbered, _year  # inlined before this file
 
 
 def most_common(var: Any, field: Any, but: Any = None, by: Any = None, within: Any = None) -> str | Nothing:
@@ -45,7 +45,8 @@ def most_common(var: Any, field: Any, but: Any = None, by: Any = None, within: A
     ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are. by='dir' counts the directory of
     each path value (``a/b/c.py``: ``a/b``; a value with no directory is left out): "which directory holds the
     most files". by='item': each item a value lists counts once a record (``tags: [a, b]``): "which tag is on the
-    most posts". field='*': each setting's own value, in a file of NAME = value settings. within: only the
+    most posts". by='year': each date value's year ("in which year were the most versions released"). field='*':
+    each setting's own value, in a file of NAME = value settings. within: only the
     records in the block or under the heading so named (as :func:`max_of`'s): "the most common value in the
     SPECIAL_NAMES mapping".
     """
@@ -63,8 +64,14 @@ def most_common(var: Any, field: Any, but: Any = None, by: Any = None, within: A
             if "/" in v.strip("/"):
                 dirs[v.rstrip("/").rsplit("/", 1)[0]] += n
         counts = dirs
+    elif by == "year":
+        years: Counter[str] = Counter()
+        for v, n in counts.items():
+            if (year := _year(v)) is not None:
+                years[str(year)] += n
+        counts = years
     elif by not in (None, "item"):
-        raise ValueError(f"most_common: by={by!r}; expected None, 'dir' or 'item'")
+        raise ValueError(f"most_common: by={by!r}; expected None, 'dir', 'item' or 'year'")
     if but is not None:
         left = " ".join(_check_word("most_common", but, "but").split()).casefold()
         counts = Counter({v: n for v, n in counts.items() if v.casefold() != left})

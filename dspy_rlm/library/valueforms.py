@@ -22,8 +22,9 @@ def _number(value: str) -> float | None:
 
 
 _DATE_FORMATS = ("%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%b %d %Y", "%B %d %Y", "%Y/%m/%d", "%m/%d/%Y")
+_NUMERIC_FORMATS = ("%d-%m-%Y", "%m-%d-%Y", "%d.%m.%Y")  # dashes and dots: day first, as Europe writes them
 _DATE_SHAPE = re.compile(
-    r"\d{4}-\d\d-\d\d|\d{4}/\d\d/\d\d|\d{1,2}/\d{1,2}/\d{4}"
+    r"\d{4}-\d\d-\d\d|\d{4}/\d\d/\d\d|\d{1,2}/\d{1,2}/\d{4}|\d{1,2}-\d{1,2}-\d{4}|\d{1,2}\.\d{1,2}\.\d{4}"
     r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
 )
 
@@ -37,7 +38,9 @@ def _date(value: str) -> float | None:
     try:
         when = datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith("Z") else v)
     except ValueError:
-        parsed = next((d for f in _DATE_FORMATS if (d := _strptime(v.replace(".", ""), f))), None)
+        parsed = next((d for f in _NUMERIC_FORMATS if (d := _strptime(v, f))), None) or next(
+            (d for f in _DATE_FORMATS if (d := _strptime(v.replace(".", ""), f))), None
+        )
         if parsed is None:
             return None
         when = parsed

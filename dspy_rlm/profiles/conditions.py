@@ -17,9 +17,12 @@ from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
 from dspy_rlm.profiles.spans import count_subject, data_subject_spans
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import (
+    ASKING,
     CUE_WORDS,
+    CUES,
     ENGLISH,
     FALSE_FLAGS,
+    HOLDING_VERBS,
     IMPERATIVES,
     MOST_OF,
     RECORD_UNITS,
@@ -159,6 +162,15 @@ def names_field(book: Any, var: str, field: str) -> bool:
     return bool(values) and sum(len(v.split()) <= 3 for v in values) >= 0.8 * len(values)
 
 
+def counts_aside(question: str) -> bool:
+    """Whether the question's count cue words come only after its question mark, in an instruction ("in which year
+    were the most revisions released? Only count dated headings."): they say how to count what it ranks."""
+    ask, mark, rest = question.partition("?")
+    cued = [c.strip() for c in CUES["count"]]
+    said = [" " + " ".join(st.words(part.casefold())) + " " for part in (ask, rest)]
+    return bool(mark) and not any(f" {c} " in said[0] for c in cued) and any(f" {c} " in said[1] for c in cued)
+
+
 def most_of(book: Any) -> str | None:
     """The ranking "which X has the most Y" asks, where no cue word says it: ``most_common`` where Y names no
     field (it counts the records: "the most glob patterns"), ``max`` where Y names a field that holds numbers
@@ -168,7 +180,7 @@ def most_of(book: Any) -> str | None:
     said_max = {"max"} if m is not None and "number" in m.group(0).casefold() else set()  # "the largest number of"
     if m is None or (book.cues - said_max) & {"most_common", "max", "min", "count"}:
         return None
-    counted = m.group(1) or m.group(2)  # "has the most glob patterns", "the target of the most entries"
+    counted = m.group(1) or m.group(2) or m.group(3)  # "has the most glob patterns", "of the most entries"
     if counted.casefold() in CUE_WORDS:
         return None
     said = st.stem(counted.casefold())
@@ -278,6 +290,16 @@ _REFERS = re.compile(  # "that setting", and "the definition it points to" (a no
 )
 
 
+def _relative(clause: str, m: re.Match[str]) -> bool:
+    """Whether a "that" :data:`_REFERS` found opens a relative clause after a plural noun ("count the headings *that
+    carry* a date"): it points at the noun before it, not back at an earlier clause's finding."""
+    before = st.words(clause[: m.start()].casefold())[-1:]
+    w = before[0] if before else ""
+    plural = len(w) > 3 and w.endswith("s") and not w.endswith("ss")
+    verb = w in STOP or w in HOLDING_VERBS or w in IMPERATIVES or w in ASKING
+    return m.group(0)[:4].casefold() == "that" and plural and not verb
+
+
 def chained(book: Any) -> str | None:
     """The words by which a later clause of the question points back at what an earlier clause finds ("... the
     setting VERBOSE:ICF belongs to; how many entries does *that setting* have?", "X has a parent suite. What
@@ -288,7 +310,7 @@ def chained(book: Any) -> str | None:
             clauses = [c for c in rx.split(book.text_q) if c.strip()]
             for i in range(1, len(clauses)):
                 before = {st.stem(w) for w in st.words(" ".join(clauses[:i]).casefold())}
-                m = _REFERS.search(clauses[i])
+                m = next((r for r in _REFERS.finditer(clauses[i]) if not _relative(clauses[i], r)), None)
                 back = not named or (m is not None and m.group(0)[:4].casefold() == "that")  # "...; does that rule"
                 noun = (m.group(1) or m.group(2)).casefold() if m else ""
                 if m and len(st.words(clauses[i - 1])) >= 3 and (back or st.stem(noun) in before):

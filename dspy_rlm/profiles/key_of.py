@@ -10,6 +10,7 @@ from typing import Any
 from dspy_rlm.library import structure as st
 from dspy_rlm.library import superlatives
 from dspy_rlm.library.mdformats import item_named
+from dspy_rlm.library.valueforms import _date
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import asks_same
 from dspy_rlm.profiles.kind_registry import KindBase
@@ -97,6 +98,8 @@ def shared_from(book: Any, move: Move, named: list[Candidate]) -> Key | None:
         return None
     noun = st.stem(m.group(1).casefold())
     fields = [c for c in named if noun in {st.stem(w) for w in st.words(c.label.casefold())}]
+    if not fields and noun == "day":  # "came out on the same day as 0.4.2": the field whose value is a date
+        fields = [c for c in named if _date(str(c.value)) is not None]
     if len(fields) != 1:
         return None
     return _shared_value_key(book, move.var, fields[0].value, (str(move.args[0]), fields[0].label))

@@ -30,7 +30,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
-from dspy_rlm.profiles.conditions import chained, most_of
+from dspy_rlm.profiles.conditions import chained, counts_aside, most_of
 from dspy_rlm.profiles.file_texts import file_texts
 from dspy_rlm.profiles.key_of import shared_from
 from dspy_rlm.profiles.keyfinder import fields_said, question_keys
@@ -135,7 +135,7 @@ class MoveBook:
         q = q.replace(" at least ", " ").replace(" at most ", " ")  # a bound ("at least one"), no ranking
         self.cues = {kind for kind, cues in CUES.items() if any(f" {c.strip()} " in q for c in cues)}
         quantity = bool(QUANTITY.search(self.text_q))  # "after how many idle minutes": a value in its unit
-        if quantity:
+        if quantity or counts_aside(self.text_q):  # "... the most revisions? Only count dated ones.": no count
             self.cues.discard("count")
         self.answer_type = next(iter(self.outputs.values()), str)
         first = q.split()[0] if q.split() else ""

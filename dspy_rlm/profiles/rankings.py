@@ -12,6 +12,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
+from dspy_rlm.profiles.grouped import GROUPINGS, grouped_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
 from dspy_rlm.profiles.move import Move, read
@@ -24,7 +25,6 @@ from dspy_rlm.profiles.vocabulary import (
     COUNTED,
     CUES,
     DATE_VALUE,
-    DIRECTORY_WORDS,
     NAME_NOUNS,
     STOP,
     TEMPORAL,
@@ -119,25 +119,6 @@ def excluded_value(book: Any, var: str, field: str) -> str | None:
     return None
 
 
-def path_fields(book: Any, var: str) -> list[str]:
-    """Where the question asks for a directory ("which directory holds the most files"), the fields of the first
-    2,000 records whose values are mostly paths with a directory (``requests/models.py``) (memoized)."""
-    if not set(st.words(book.text_q.casefold())) & DIRECTORY_WORDS:
-        return []
-    memo = ("path_fields", var)
-    if memo not in book.memo:
-        s, out = book.structs[var], []
-        for name in s.field_names[:12]:
-            values = [v.strip() for v in (r.get(name) for r in s.records[:2000]) if v and v.strip()]
-            if len(values) >= 3 and sum(bool(_PATH.fullmatch(v)) for v in values) >= 0.8 * len(values):
-                out.append(name)
-        book.memo[memo] = out
-    return list(book.memo[memo])
-
-
-_PATH = re.compile(r"/?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")  # relative or absolute
-
-
 class MostCommon(KindBase):
     name = "most_common"
     every_record = True
@@ -147,16 +128,9 @@ class MostCommon(KindBase):
         if "most_common" not in book.offered or counts_fields(book):
             return []
         out = [
-            read(
-                "most_common",
-                f"I will find the directory holding the most {f} paths.",
-                "most_common",
-                var,
-                f,
-                None,
-                "dir",
-            )
-            for f in path_fields(book, var)
+            read("most_common", f"I will find {said.format(f=f)}.", "most_common", var, f, None, by)
+            for by, (_, _, said) in GROUPINGS.items()
+            for f in grouped_fields(book, var, by)
         ]
         for f in ranked_fields(book, var, False):
             if (but := excluded_value(book, var, f)) is not None:  # "setting UTF-8 aside, which charset ..."
@@ -174,10 +148,10 @@ class MostCommon(KindBase):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = move.args[0]
-        if move.args[2:3] == ("dir",):  # the one field of paths, its directories ranked: the question asks for one
-            paths = path_fields(book, move.var)
-            named = [f for f in paths if f in book.named_fields(move.var)]  # "of the tests reported as FAILED"
-            ok = (named or paths) == [field]
+        if move.args[2:3] and move.args[2] in GROUPINGS:  # the one field of paths (dates), its directories (years)
+            fitting = grouped_fields(book, move.var, move.args[2])  # ranked: the question asks for one
+            named = [f for f in fitting if f in book.named_fields(move.var)]  # "of the tests reported as FAILED"
+            ok = (named or fitting) == [field]
             return [Candidate(result, f"most common {field}", ok, "ranked")] if isinstance(result, str) else []
         asked = field in book.named_fields(move.var)  # ranking the key's own field is asked too
         whole = bool(WHOLE_LISTS.search(book.text_q))  # "which combination of tags": the lists whole

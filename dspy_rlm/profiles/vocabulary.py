@@ -137,7 +137,8 @@ MOST_OF = re.compile(
     r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|covers?|covering|uses?"
     r"|to|by|on|for|across)\s+the\s+"  # "used for the most patterns" (not "for the most part")
     r"(?:most|(?:largest|greatest|highest|biggest)\s+number\s+of)\s+(?!part\b)([a-z][\w-]*)"
-    rf"|\b(?:of|in|for|across)\s+the\s+most\s+({'|'.join(sorted(RECORD_UNITS))})\b",
+    rf"|\b(?:of|in|for|across)\s+the\s+most\s+({'|'.join(sorted(RECORD_UNITS))})\b"
+    r"|\b(?:were|was)\s+the\s+most\s+([a-z][\w-]*s)\s+(?=[a-z]+(?:ed|en)\b)",  # "were the most versions released"
     re.IGNORECASE,
 )
 """A ranking by how many records each value has ("which MIME type *has the most* glob patterns", "matched *by
@@ -195,7 +196,7 @@ DATE_WORDS = frozenset({"date", "dates", "day", "when"})
 TEMPORAL = re.compile(r"\b(?:most recent|most recently|latest|newest|earliest|oldest)\b", re.IGNORECASE)
 """Words that rank by date: a field of dates ranks by date where one is said."""
 DATE_VALUE = re.compile(
-    r"\d{4}-\d\d-\d\d(?:[ T]\S+)?|\d{1,2}/\d{1,2}/\d{2,4}"
+    r"\d{4}-\d\d-\d\d(?:[ T]\S+)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}-\d{1,2}-\d{4}|\d{1,2}\.\d{1,2}\.\d{4}"
     r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
 )
 """A value that is a date: ``2024-01-02``, ``02/01/2024``, ``1 Jan 1991``, ``Jan 1, 1991``."""
