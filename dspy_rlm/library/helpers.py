@@ -244,6 +244,7 @@ STANDALONE_MODULES = (
     "jsonformats",
     "embedded",
     "mdformats",
+    "datedformat",
     "rstformat",
     "schemaformats",
     "tomlformat",

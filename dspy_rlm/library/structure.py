@@ -84,6 +84,7 @@ from typing import Any
 from dspy_rlm.library.braceformat import looks_braces, parse_braces
 from dspy_rlm.library.callformat import looks_calls, parse_calls
 from dspy_rlm.library.cssformat import looks_css, parse_css
+from dspy_rlm.library.datedformat import looks_dated_sections, parse_dated_sections
 from dspy_rlm.library.diffformat import looks_diff, parse_diff
 from dspy_rlm.library.directiveformat import looks_directive_kinds, looks_directives, parse_directives
 from dspy_rlm.library.dtdformat import looks_dtd, parse_dtd
@@ -138,12 +139,10 @@ from dspy_rlm.library.localeformat import looks_locale, parse_locale
 from dspy_rlm.library.makeformat import looks_makefile, parse_makefile
 from dspy_rlm.library.markedformat import looks_marked, parse_marked
 from dspy_rlm.library.mdformats import (
-    looks_dated_sections,
     looks_markdown_list,
     looks_markdown_table,
     looks_markdown_tables,
     looks_prose,
-    parse_dated_sections,
     parse_markdown_list,
     parse_markdown_table,
     parse_prose,

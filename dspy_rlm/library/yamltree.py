@@ -262,7 +262,8 @@ _MIN_DEEP = 3  # a list of fewer mappings inside a document of one record stays 
 def _deep_items(lines: list[str], a: int, b: int) -> list[Raw]:
     """Records for the items of the longest list of mappings inside a document of one record (a command
     surface's ``params:`` of ``- arg_name: zone`` items, each read as a record keyed by its first value): the
-    outermost items of one indent that start with the same key, at least :data:`_MIN_DEEP`."""
+    outermost items of one indent that start with the same key, at least :data:`_MIN_DEEP`, and the deeper items
+    starting with that key outside them (those of a ``- group:`` item's own ``params:``)."""
     groups: dict[tuple[int, str], list[int]] = {}
     for i in range(a + 1, b + 1):
         m = _DEEP_ITEM.match(lines[i])
@@ -271,14 +272,18 @@ def _deep_items(lines: list[str], a: int, b: int) -> list[Raw]:
     kept = [(at, starts) for at, starts in groups.items() if len(starts) >= _MIN_DEEP]
     if not kept:
         return []
-    (indent, _), starts = min(kept, key=lambda kv: (kv[0][0], -len(kv[1])))  # the outermost: not a list in items
-    out = []
-    for i in starts:
+    (indent, first), starts = min(kept, key=lambda kv: (kv[0][0], -len(kv[1])))  # the outermost: not a list in items
+    # deeper items of the same key outside those (a ``- group:`` item's own ``params:``) are more of them
+    deeper = sorted((at, i) for (at, k), found in groups.items() if k == first and at > indent for i in found)
+    spans: list[tuple[int, int]] = []
+    for at, i in [(indent, i) for i in starts] + deeper:
+        if any(x <= i <= y for x, y in spans):
+            continue
         end = i + 1
-        while end <= b and (not lines[end].strip() or is_comment(lines[end]) or _indent(lines[end]) > indent):
+        while end <= b and (not lines[end].strip() or is_comment(lines[end]) or _indent(lines[end]) > at):
             end += 1
-        out.append(_yaml_record(lines, i, _last_content(lines, i, end - 1)))
-    return out
+        spans.append((i, _last_content(lines, i, end - 1)))
+    return [_yaml_record(lines, x, y) for x, y in sorted(spans)]
 
 
 def parse_yaml_tree(lines: list[str]) -> tuple[list[Raw], list[str]]:

@@ -180,7 +180,7 @@ def most_of(book: Any) -> str | None:
     said_max = {"max"} if m is not None and "number" in m.group(0).casefold() else set()  # "the largest number of"
     if m is None or (book.cues - said_max) & {"most_common", "max", "min", "count"}:
         return None
-    counted = m.group(1) or m.group(2) or m.group(3)  # "has the most glob patterns", "of the most entries"
+    counted = next(g for g in m.groups() if g)  # "has the most glob patterns", "of the most entries"
     if counted.casefold() in CUE_WORDS:
         return None
     said = st.stem(counted.casefold())

@@ -232,9 +232,10 @@ def _document_read(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
         return None
     if str(move.args[0]).casefold() != key.text.casefold() or not FILE_NAME.fullmatch(key.text):
         return None
+    source = re.search(rf"\b(?:according\s+to|per)\s+(?:the\s+)?{re.escape(key.text)}(?![\w.-])", book.text_q, re.I)
     return (
         f"{key.text!r} names the document asked of, not a record"
-        if before_document_noun(book.text_q, key.text)
+        if before_document_noun(book.text_q, key.text) or source  # "according to the VERSION.txt shipped with X"
         else None
     )
 

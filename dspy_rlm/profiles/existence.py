@@ -63,6 +63,8 @@ class Exists(KindBase):
             return [Candidate(False, "answer", True, f"the value {unheld!r} is nowhere in the data")]
         if result and (flag := _own_flag(book, move.var, key)):  # "declared fixed-pitch?": IsFixedPitch true
             return flag
+        if result and key is not None and _premise(book.text_q, key.text, others):  # "If I install X 0.28.1, is Y?"
+            return [Candidate(True, "answer", False, f"{key.text!r} is said in the question's premise, not asked")]
         if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
             ok = key is not None and (key.is_key or key.is_value) and not missing
             met, differs = stated(book, move.var, key) if ok else (True, False)
@@ -116,6 +118,8 @@ class Exists(KindBase):
             # nor a plain word beside a bound the question states ("is there any sample whose first column is above
             # 14.5?": "sample" is the asker's word for a row; the bound is what is asked)
             ok = ok and (asked_id or not any(t in BOUNDS for t, _ in operands(book, move.var)))
+            # nor a plain word beside a field the question names ("does every row *use* an ulperrortol of 2?")
+            ok = ok and (asked_id or not book.named_fields(move.var))
             # nor where the question names a flag of the data ("does journald forward log messages to syslog?":
             # ForwardToSyslog=yes is the setting asked; "journald" is the asker's name for the program configured)
             ok = ok and (asked_id or not _flag_named(book, move.var))
@@ -268,3 +272,16 @@ def _asks_many(book: Any, var: str, key: Any) -> list[Candidate] | None:
     if not keyed:
         return [Candidate(True, "answer", False, "the question counts records its key names by no key")]
     return [Candidate(len(keyed) > 1, "answer", True, f"{len(keyed)} records have the key {key.text!r}")]
+
+
+_PREMISE = re.compile(r"\s*(?:if|when|assuming|given|suppose)\b[^,?]*,", re.IGNORECASE)
+
+
+def _premise(question: str, phrase: str, others: list[Any]) -> bool:
+    """Whether ``phrase`` is said in the question's opening condition ("*If I pip install httpx 0.28.1*, is rich 14
+    allowed?") and another phrase of the question after it: the condition is granted, what follows is asked."""
+    m = _PREMISE.match(question)
+    if m is None or phrase.casefold() not in m.group(0).casefold():
+        return False
+    rest = question[m.end() :].casefold()
+    return any(k.text.casefold() in rest and k.text.casefold() not in m.group(0).casefold() for k in others)

@@ -10,7 +10,7 @@ from typing import Any
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.id_spellings import spelled_as, unqualified
-from dspy_rlm.profiles.named_document import FILE_NAME, describes_document
+from dspy_rlm.profiles.named_document import FILE_NAME, describes_document, document_noun
 from dspy_rlm.profiles.phrases import (
     ID_LIKE,
     QUOTED,
@@ -316,12 +316,15 @@ def question_keys(book: Any, var: str) -> list[Key]:
             if not hits:
                 holder = subject and subject[0] <= first.start() and last.end() <= subject[1]
                 common = phrase.casefold() in NAME_NOUNS | RECORD_UNITS  # "a scripts *key*": what a part is called
+                common = common or document_noun(book.text_q, start, phrase)  # "of *the* cbrt validation *csv*"
                 common = common or _names_file(book.text_q, phrase)  # "in the ... book_config.toml": the file
+                common = common or describes_document(book.text_q, start, phrase)  # "the *cbrt* validation csv"
                 if "yes_no" in book.cues and n == 1 and not only_field_words and not holder and not common:
                     absent.append(Key(phrase, 0, False, False))  # "is X listed?": X may be absent
                 continue
             made = make_key(phrase, hits)
-            if not (made.is_key or made.is_value or made.quoted) and describes_document(book.text_q, start, phrase):
+            valued = made.is_value and not (phrase.isalpha() and phrase.islower())  # "the *strict* JAXP template"
+            if not (made.is_key or valued or made.quoted) and describes_document(book.text_q, start, phrase):
                 continue  # "the Debian copyright file": a loose word describing the document, no key
             if (letter or (loose and not exempt)) and not (made.is_key or made.is_value):
                 continue

@@ -16,6 +16,7 @@ __all__ = [
     "FILE_NAME",
     "before_document_noun",
     "describes_document",
+    "document_noun",
     "names_asked_document",
     "names_document",
     "names_file",
@@ -70,12 +71,21 @@ def before_document_noun(question: str, phrase: str) -> bool:
 
 
 def describes_document(question: str, start: int, phrase: str) -> bool:
-    """Whether ``phrase`` (at ``start``) is a plain word after "the", "this" or a possessive and before a document
-    noun ("the *Debian* copyright file"), not an identifier ("a *py.typed* marker file": the file asked about):
+    """Whether ``phrase`` (at ``start``) is a plain word after "the", "this" or a possessive (and at most one plain
+    word: "the cbrt *validation* csv") and before a document noun ("the *Debian* copyright file"), not an
+    identifier ("a *py.typed* marker file": the file asked about):
     the narrower form of :func:`before_document_noun` that a key phrase must pass to be set aside as no key. A
     count's narrowing phrases take the wider one: an identifier before the document noun narrows no count either."""
-    definite = re.search(r"(?:\bthe|\bthis|'s)$", question[:start].rstrip(), re.IGNORECASE) is not None
+    definite = re.search(r"(?:\bthe|\bthis|'s)(?:\s+[a-z]+)?$", question[:start].rstrip(), re.IGNORECASE) is not None
     return definite and not ID_LIKE.search(phrase) and before_document_noun(question[start:], phrase)
+
+
+def document_noun(question: str, start: int, phrase: str) -> bool:
+    """Whether ``phrase`` (at ``start``) is a document noun closing a definite phrase ("of *the* cbrt validation
+    *csv*"): the asker's word for the data; not where it says a value ("can --output be set to *yaml*?")."""
+    before = question[:start].rstrip()
+    definite = re.search(r"(?:\bthe|\bthis|'s)(?:\s+[\w.-]+){0,3}$", before, re.IGNORECASE) is not None
+    return phrase.casefold() in DOCUMENT_NOUNS and definite
 
 
 def names_file(s: st.Structure, text: str, phrase: str) -> bool:

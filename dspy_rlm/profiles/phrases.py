@@ -286,6 +286,13 @@ def mark_inner(found: list[Key], text: str, s: st.Structure) -> None:
             k.inner = bool(hits) and not any(
                 rx.search(v) for r in hits for v in (r.key, r.text, *(x for f in r.fields for x in f))
             )
+        if not (k.inner or k.is_key or k.is_value) and k.records <= 3 and re.search(r"\w[/.]\w", k.text):
+            # a path or dotted name held only as the head of a longer one (``/etc/vim/vimrc`` of ``.../vimrc.local``)
+            whole = re.compile(rf"(?<![\w/.]){re.escape(k.text)}(?![\w/-]|\.\w)", re.IGNORECASE)
+            hits = holding(text, s, k.text)
+            k.inner = bool(hits) and not any(
+                whole.search(v) for r in hits for v in (r.key, r.text, *(x for f in r.fields for x in f))
+            )
 
 
 def holding(text: str, s: st.Structure, phrase: str) -> list[st.Record]:

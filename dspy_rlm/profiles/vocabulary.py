@@ -128,7 +128,7 @@ WHOLE_SET = frozenset(
 count whose other words are these, stop words and the counted noun counts every record."""
 RECORD_UNITS = frozenset(
     {"paragraph", "paragraphs", "stanza", "stanzas", "record", "records", "entry", "entries", "block", "blocks",
-     "section", "sections"}
+     "section", "sections", "row", "rows"}
 )  # fmt: skip
 """Words for the records of a text: "how many Files paragraphs" counts the records that have a Files field."""
 TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characters", "char", "chars", "word", "words"})
@@ -138,7 +138,9 @@ MOST_OF = re.compile(
     r"|to|by|on|for|across)\s+the\s+"  # "used for the most patterns" (not "for the most part")
     r"(?:most|(?:largest|greatest|highest|biggest)\s+number\s+of)\s+(?!part\b)([a-z][\w-]*)"
     rf"|\b(?:of|in|for|across)\s+the\s+most\s+({'|'.join(sorted(RECORD_UNITS))})\b"
-    r"|\b(?:were|was)\s+the\s+most\s+([a-z][\w-]*s)\s+(?=[a-z]+(?:ed|en)\b)",  # "were the most versions released"
+    r"|\b(?:were|was)\s+the\s+most\s+([a-z][\w-]*s)\s+(?=[a-z]+(?:ed|en)\b)"  # "were the most versions released"
+    # "what license do the most components carry"
+    r"|\b(?:do|did)\s+the\s+most\s+([a-z][\w-]*s)\s+(?=(?:have|carry|use|list|share|hold|get|declare)\b)",
     re.IGNORECASE,
 )
 """A ranking by how many records each value has ("which MIME type *has the most* glob patterns", "matched *by
@@ -255,7 +257,23 @@ produced, unless a key phrase found in the data holds it."""
 MANY = ("more than one", "multiple", "several", "two or more", "at least two")
 """How a yes/no question asks whether a name has more than one record ("more than one version of the itertools
 crate?"): a count of the records the name keys, no statement about one of them."""
-DOCUMENT_NOUNS = frozenset({"file", "files", "manual", "manpage", "schema", "document"})
+DOCUMENT_NOUNS = frozenset(
+    {
+        "file",
+        "files",
+        "manual",
+        "manpage",
+        "schema",
+        "document",
+        "template",
+        "spec",
+        "page",
+        "csv",
+        "tsv",
+        "json",
+        "yaml",
+    }
+)
 """Nouns by which a question names the document it asks of ("the libboost-regex copyright *file*"): the word just
 before one is the asker's name for the whole text, no phrase the text itself must hold."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
@@ -279,7 +297,7 @@ ENGLISH = frozenset(
         "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
         "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
         "yes", "also", "per", "via", "one", "ones", "there's", "what's", "it's", "give", "tell", "show", "say",
-        "find", "please", "whether",
+        "find", "please", "whether", "every", "either", "neither",
     }
 )  # fmt: skip
 """English stop words: never a key phrase's first or last word."""
@@ -308,7 +326,7 @@ RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 
 CONTAINERS = frozenset(
     {"table", "file", "list", "listing", "config", "configuration", "database", "document", "log", "template", "data"}
-    | {"dataset", "manual"}
+    | {"dataset", "manual", "spec", "specification", "sbom", "changelog", "readme"}
 )
 DOCUMENT_VERBS = frozenset(
     {"have", "has", "hold", "holds", "list", "lists", "contain", "contains", "include", "includes", "say", "state"}

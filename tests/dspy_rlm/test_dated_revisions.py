@@ -57,3 +57,41 @@ def test_the_earliest_dated_revision_ranks_day_first_dates_by_date():
 def test_another_revision_of_the_same_day():
     q = "Revision 2.3.1 came out on the same day as another revision. Which one?"
     assert ask_scripted(q, CHANGES) == ("2.3.0", "submitted")  # before: the date, Extracted
+
+
+_RELEASES = [
+    ("kiln-3.1.0", "14 March 2026", ["Glaze rule editor", "Faster cooling"]),
+    ("kiln-3.0.2", "02 November 2025", ["Door seal fix"]),
+    ("kiln-3.0.1", "02 November 2025", []),
+    ("kiln-3.0.0", "19 June 2025", ["New firing planner", "Vent schedule", "Bisque presets"]),
+    ("kiln-2.9.0", "30 January 2024", ["Writes the firing log to VERSION.txt readers"]),
+]
+PLAIN = "".join(
+    f"{name} - {date}\n" + "".join(f" + {100 + n} {item}\n" for n, item in enumerate(items)) + "\n"
+    for name, date, items in _RELEASES
+)
+
+
+def test_plain_dated_lines_over_lists_are_releases():
+    s = st.detect(PLAIN)
+    assert s.detail == "dated sections"  # before: one record per '+' item, the release lines none
+    assert [(r.key, r.get("date")) for r in s.records][:3] == [
+        ("kiln-3.1.0", "14 March 2026"),
+        ("kiln-3.0.2", "02 November 2025"),
+        ("kiln-3.0.1", "02 November 2025"),  # a release of no items: the next release line follows
+    ]
+    assert "Vent schedule" in s.records[3].text
+    assert superlatives.most_common(PLAIN, "date", None, "year") == "2025"
+
+
+def test_a_version_after_a_dash_names_its_release_and_the_file_named_as_the_source_none():
+    # "When was jetty 12.0.18 released, according to the VERSION.txt shipped with X?": the file's name, which
+    # one release's notes mention, was read, and that release's date Submitted
+    q = "When was kiln 3.0.0 released, according to the VERSION.txt shipped with the yard kit?"
+    assert ask_scripted(q, PLAIN) == ("19 June 2025", "submitted")
+
+
+def test_a_logs_dated_lines_head_no_sections():
+    log = "".join(f"2024-05-{d:02d} 10:00:00 INFO kiln: firing {d} done\n" for d in range(1, 20))
+    log += "2024-05-20 10:00:00 WARN kiln: items left\n- cup\n- bowl\n"
+    assert st.detect(log).detail != "dated sections"  # every line is dated: one over a list makes no changelog

@@ -1,0 +1,109 @@
+"""Changelogs as records behind :func:`dspy_rlm.library.structure.detect`: one record per release heading that
+carries a date (``0.6.1 / 2016-05-02`` underlined, ``## [1.2.0] - 2024-01-02``, ``Revision 0.6.1, released
+10-09-2024``, or a plain dated line over a list: ``jetty-12.0.20 - 29 April 2025`` then ``+ 13033 ...``), keyed by
+its version, with its date. Split from :mod:`dspy_rlm.library.mdformats`. Stdlib only:
+:func:`dspy_rlm.library.helpers.standalone_source` inlines it after that module."""
+
+import re
+
+from dspy_rlm.library.formats import Raw
+from dspy_rlm.library.mdformats import _ATX, LIST_ITEM, code_lines
+
+_UNDERLINE = re.compile(r"[ \t]*(?:={3,}|-{3,})[ \t]*$")
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+_HEADING_DATE = re.compile(
+    rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|\b{_MONTH}\.? \d{{1,2}},? \d{{4}}|\b\d{{1,2}} {_MONTH} \d{{4}}"
+    r"|(?<![\d.])\d{1,2}([-./])\d{1,2}\1\d{4}\b"  # day first or month first: "10-09-2024", "3/14/2019", "1.2.2020"
+)
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*")
+_HEADING_JOINERS = " \t/-\u2013\u2014:,()[]"
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, text) of each heading outside fenced code: ``#`` headings and underlined ones.
+
+    By lines, not by offsets as :func:`dspy_rlm.library.textkit.extract_sections` finds headers: a record needs
+    its line numbers, and an underline here heads its whole paragraph ("What's New in X" / "Released on D")."""
+    out = []
+    code = code_lines(lines)
+    for i, line in enumerate(lines):
+        if i in code:  # a "# comment" or "---" in a code block is no heading
+            continue
+        m = _ATX.match(line)
+        if m:
+            out.append((i, i, m.group(1)))
+        elif i + 1 < len(lines) and line.strip() and _UNDERLINE.match(lines[i + 1]) and not LIST_ITEM.match(line):
+            first = i  # an underline heads the paragraph it closes ("What's New in X" / "Released on D")
+            while first > 0 and lines[first - 1].strip() and not _UNDERLINE.match(lines[first - 1]):
+                first -= 1
+            out.append((first, i + 1, " ".join(ln.strip() for ln in lines[first : i + 1])))
+    return out
+
+
+def _level(lines: list[str], head: tuple[int, int, str]) -> int:
+    """A heading's level: its ``#`` count; an underline of ``=`` 1, of ``-`` 2."""
+    line = lines[head[0]]
+    if _ATX.match(line):
+        return len(line) - len(line.lstrip("#"))
+    return 1 if lines[head[1]].strip().startswith("=") else 2
+
+
+def _line_heads(lines: list[str]) -> list[tuple[int, int, str]]:
+    """Plain lines heading lists ("jetty-12.0.20 - 29 April 2025" over ``+ 13033 ...`` items): a short dated line
+    at the margin, no list item itself, whose next line is a list item (or, a release of none, another such
+    line); at least three of them, and most over a list (every line of a log is dated: it heads none)."""
+    dated = [
+        i
+        for i, line in enumerate(lines)
+        if line[:1].strip() and len(line) <= 80 and len(line.split()) <= 8
+        if not LIST_ITEM.match(line) and _HEADING_DATE.search(line)
+    ]
+    out, heads, listed = [], set(dated), 0
+    for i in dated:  # its items next, past blank lines (or, a release of none, the next heading)
+        j = next((j for j in range(i + 1, min(len(lines), i + 4)) if lines[j].strip()), None)
+        if j is not None and (LIST_ITEM.match(lines[j]) or j in heads):
+            out.append((i, i, lines[i].strip()))
+            listed += bool(LIST_ITEM.match(lines[j]))
+    return out if listed >= 3 and listed * 2 >= len(out) else []  # a log's dated lines head no lists
+
+
+def _dated_heads(lines: list[str]) -> tuple[list[tuple[int, int, str]], int]:
+    """The headings down to the level of the dated ones (a release's ``### Fixes`` are part of its body), and
+    how many of them carry a date; where no heading carries one, the dated lines heading lists."""
+    heads = _headings(lines)
+    levels = [_level(lines, h) for h in heads]
+    dated = [lv for h, lv in zip(heads, levels, strict=True) if _HEADING_DATE.search(h[2])]
+    if not dated and (plain := _line_heads(lines)):
+        return plain, len(plain)
+    if not dated:
+        return heads, 0
+    deepest = max(dated)
+    kept = [h for h, lv in zip(heads, levels, strict=True) if lv <= deepest]
+    return kept, sum(1 for h in kept if _HEADING_DATE.search(h[2]))
+
+
+def looks_dated_sections(sample: list[str]) -> float:
+    """1.0 where two headings or more carry a date and at least half of them do (of those at the dated
+    headings' level or above)."""
+    heads, dated = _dated_heads(sample)
+    return 1.0 if dated >= 2 and dated * 2 >= len(heads) else 0.0
+
+
+def parse_dated_sections(lines: list[str]) -> list[Raw]:
+    """One record per heading at the dated headings' level or above and the lines under it (its subheadings
+    too): key the heading without its date and asides in brackets (``0.6.1``), field ``date`` where it has one;
+    the record's text holds its items."""
+    heads, _ = _dated_heads(lines)
+    out: list[Raw] = []
+    for n, (a, b, text) in enumerate(heads):
+        end = heads[n + 1][0] - 1 if n + 1 < len(heads) else len(lines) - 1
+        while end > b and not lines[end].strip():
+            end -= 1
+        m = _HEADING_DATE.search(text)
+        key = (text[: m.start()] + " " + text[m.end() :]) if m else text
+        key = re.sub(r"\([^()]*\)", " ", key).strip(_HEADING_JOINERS)  # an aside is no name: "(since 3.8.0)"
+        versions = [w for w in (w.strip(",;:[]\"'") for w in key.split()) if _VERSION.fullmatch(w)]
+        key = versions[0] if len(versions) == 1 else key  # "Revision 0.6.1, released": its version names it
+        fields = [("date", m.group(0))] if m else []
+        out.append((a, end, fields, " ".join(key.split()) or text, None))
+    return out
