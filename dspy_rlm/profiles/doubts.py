@@ -210,7 +210,8 @@ def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
     said = set(st.words(book.text_q.casefold())) & COMMENT_WORDS
     if not said or move.kind == "search" or "comment" in book.structs[move.var].detail:
         return None
-    named = {w for group in SYNONYMS if said & group for w in group}  # whole words: "note" is no "not_test"
+    named = {w for group in SYNONYMS if said & group for w in group} | said  # whole words: "note" is no "not_test"
+    named |= {stem for w in said if len(stem := st.stem(w)) > 3}  # "commented": a field "comment" ("note": no "not")
     if any({p.casefold() for p in parts(f)} & named for f in book.structs[move.var].field_names):
         return None
     return f"the question points to the text's comments ({sorted(said)[0]!r}), which its records leave out"

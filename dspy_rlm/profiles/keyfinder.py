@@ -389,7 +389,7 @@ def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
             for w in wordmatch.WORD_TOKEN.findall(book.text_q)
             if (len(w) >= 8 and any(c.isdigit() for c in w)) or _VERSION.fullmatch(w)
         ]
-        ids = [w for w in ids if wordmatch.in_text(w.casefold(), head)]
+        ids = [w for w in ids if wordmatch.in_text(w.casefold(), head) and not _names_file(book.text_q, w)]  # a file
         whole = {norm(v) for r in s.records for v in (r.key, *(v for _, v in r.fields))} if ids else set()
         # a version inside a record's key ("What's New in Lake 3.9.0") names that record
         keyed = [w for w in ids if _VERSION.fullmatch(w) and any(w in r.key for r in s.records[:5000])]

@@ -134,6 +134,10 @@ def make_key(phrase: str, hits: list[st.Record]) -> Key:
     flag = said[:1] in "-+" and _FLAG.fullmatch(said) is not None  # case kept: -a is not -A
     is_key = any(norm(r.key) == said or (flag and phrase.strip() in _FLAG.findall(r.key)) for r in hits)
     is_key = is_key or any(r.get("block") and norm(f"{r.get('block')}.{r.key}") == said for r in hits)  # a table's path
+    spelled = " " in said and not flag  # "sqlite version": the words of SQLITE_VERSION, a name joined by _ or -
+    is_key = is_key or (
+        spelled and any(re.search(r"\w[_-]\w", r.key) and st.name_form(r.key) == st.name_form(said) for r in hits)
+    )
     is_value = any(
         said in (norm(v), norm(v.split("\n", 1)[0]), norm(unquote(v.strip())), norm(v).removesuffix("."))
         or (v.count(",") and _QUOTED_LIST.fullmatch(v) and said in {norm(q[1:-1]) for q in _QUOTED.findall(v)})
