@@ -281,7 +281,8 @@ def unread_test(book: Any) -> str | None:
 _CLAUSE_END = re.compile(r"[;.?!]\s+(?=\S)")
 _THEN = re.compile(rf",?\s+and\s+(?:then\s+)?(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE)
 _SAME = re.compile(  # "what other version has the same date", "came out on the same day as another revision"
-    r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b|\b(?:same|identical)\b[^.?!;]*\b(?:other|another)\b",
+    r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b|\b(?:same|identical)\b[^.?!;]*\b(?:other|another)\b"
+    r"|\b(?:which|what)\b[^.?!;]*\bthe\s+same\s+\w+\s+as\b",  # "which release came out on the same day as 1.2.1?"
     re.IGNORECASE,
 )
 _REFERS = re.compile(  # "that setting", and "the definition it points to" (a noun the earlier clause said)
@@ -297,7 +298,8 @@ def _relative(clause: str, m: re.Match[str]) -> bool:
     w = before[0] if before else ""
     plural = len(w) > 3 and w.endswith("s") and not w.endswith("ss")
     verb = w in STOP or w in HOLDING_VERBS or w in IMPERATIVES or w in ASKING
-    return m.group(0)[:4].casefold() == "that" and plural and not verb
+    same = (m.group(1) or "").casefold() == "same"  # "which entry carries *that same* code": it points back
+    return m.group(0)[:4].casefold() == "that" and plural and not verb and not same
 
 
 def chained(book: Any) -> str | None:

@@ -118,8 +118,6 @@ class Exists(KindBase):
             # nor a plain word beside a bound the question states ("is there any sample whose first column is above
             # 14.5?": "sample" is the asker's word for a row; the bound is what is asked)
             ok = ok and (asked_id or not any(t in BOUNDS for t, _ in operands(book, move.var)))
-            # nor a plain word beside a field the question names ("does every row *use* an ulperrortol of 2?")
-            ok = ok and (asked_id or not book.named_fields(move.var))
             # nor where the question names a flag of the data ("does journald forward log messages to syslog?":
             # ForwardToSyslog=yes is the setting asked; "journald" is the asker's name for the program configured)
             ok = ok and (asked_id or not _flag_named(book, move.var))
