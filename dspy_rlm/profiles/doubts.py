@@ -13,7 +13,8 @@ from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.tail import reads_whole
-from dspy_rlm.profiles.conditions import BOUNDS, chained, operands, unread_test
+from dspy_rlm.profiles.chains import chained
+from dspy_rlm.profiles.conditions import BOUNDS, operands, unread_test
 from dspy_rlm.profiles.count_doubts import blocks_alike, lacking_unread, mixed_count, parts_uncounted, unit_unapplied
 from dspy_rlm.profiles.header_comment import names_opening_comment
 from dspy_rlm.profiles.keyfinder import unheld_identifier

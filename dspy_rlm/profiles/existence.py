@@ -65,6 +65,9 @@ class Exists(KindBase):
             return flag
         if result and key is not None and _premise(book.text_q, key.text, others):  # "If I install X 0.28.1, is Y?"
             return [Candidate(True, "answer", False, f"{key.text!r} is said in the question's premise, not asked")]
+        if result and key is not None and (held := _held_elsewhere(book, move.var, key, others)):
+            # "is gh-104719 listed in the section for 3.11.0?": the section is there, the issue is in another one
+            return [Candidate(False, "answer", True, f"the record {key.text!r} keys lacks {held!r}, another holds it")]
         if result:  # "did job amber-7 fail?": "job" is there, amber-7 is not
             ok = key is not None and (key.is_key or key.is_value) and not missing
             met, differs = stated(book, move.var, key) if ok else (True, False)
@@ -155,6 +158,22 @@ def _own_flag(book: Any, var: str, key: Any) -> list[Candidate]:
         return []
     field, value = record.fields[0]
     return [c for c in flag_answer(book, var, field, value, True) if c.supported]  # a field the question names
+
+
+def _held_elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
+    """An identifier of the question that some record holds but not the record the key names by its key ("is
+    gh-104719 listed in the section for 3.11.0?": it is under 3.11.z): that identifier; else None."""
+    if not key.is_key:
+        return None
+    record = lookup.record_of(book.texts[var], key.text)
+    if not isinstance(record, st.Record) or norm(record.key) != norm(key.text):
+        return None
+    for k in others:
+        if k.is_key or not k.records or not ID_LIKE.search(k.text) or norm(key.text) in norm(k.text):
+            continue
+        if not lookup._has(record, k.text):
+            return str(k.text)
+    return None
 
 
 def _elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | None:

@@ -12,7 +12,7 @@ from dspy_rlm.library import superlatives
 from dspy_rlm.library.mdformats import item_named
 from dspy_rlm.library.valueforms import _date
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.conditions import asks_same
+from dspy_rlm.profiles.chains import asks_same
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import specific as _specific

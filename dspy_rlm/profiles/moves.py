@@ -30,7 +30,8 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
-from dspy_rlm.profiles.conditions import chained, counts_aside, most_of
+from dspy_rlm.profiles.chains import chained
+from dspy_rlm.profiles.conditions import counts_aside, most_of
 from dspy_rlm.profiles.file_texts import file_texts
 from dspy_rlm.profiles.key_of import shared_from
 from dspy_rlm.profiles.keyfinder import fields_said, question_keys

@@ -12,7 +12,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import NUMERAL, SCAN, fields_saying, operands, says, unread_test
 from dspy_rlm.profiles.id_spellings import id_parts
-from dspy_rlm.profiles.named_document import FILE_NAME
+from dspy_rlm.profiles.named_document import FILE_NAME, document_noun
 from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spellings import field_forms
@@ -46,7 +46,11 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     stems = {st.stem(p) for w in asked if w not in STOP for p in [w, *parts(w)]}  # "temperature_max" whole
     stems |= field_forms([w for w in asked if w not in STOP], set(s.field_names))  # "petal length": petallength
     fields = [f for f in s.field_names if field_stems(f) <= stems]  # said whole: "is X essential?", not "model"
+    # or a nested field by its own name, its path's last part ("can X do reranking?": endpoints.rerank)
+    fields += [f for f in s.field_names if "." in f and f not in fields and field_stems(f.rpartition(".")[2]) <= stems]
     asked = [w for w in asked if st.stem(w) not in named]
+    # "can X do reranking according to this file?": the asker's word for the document states nothing of X
+    asked = [w for w in asked if not _document_word(book.text_q, w)]
     every = keyed_records(book, var, key)
     held = every[:50]
     if not held:
@@ -213,8 +217,16 @@ def _field_stems(book: Any, var: str) -> set[str]:
     """The stems of the words of every field name of ``var``'s structure (memoized)."""
     memo = ("field_stems", var)
     if memo not in book.memo:
-        book.memo[memo] = {st.stem(p) for f in book.structs[var].field_names for p in st.words(f.casefold())}
+        fields = book.structs[var].field_names  # a nested field's own name, its path's last part: endpoints.rerank
+        words = [p for f in fields for p in [*st.words(f.casefold()), f.casefold().rpartition(".")[2]]]
+        book.memo[memo] = {st.stem(p) for p in words}
     return set(book.memo[memo])
+
+
+def _document_word(question: str, word: str) -> bool:
+    """Whether ``word`` is said only as a document noun closing a definite phrase ("according to *this file*")."""
+    spots = [m.start() for m in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w.-])", question, re.IGNORECASE)]
+    return bool(spots) and all(document_noun(question, at, word) for at in spots)
 
 
 def negated_word(book: Any, var: str, key: Any) -> str | None:

@@ -342,7 +342,7 @@ IMPERATIVES = frozenset(
     {"give", "tell", "find", "name", "return", "show", "list", "report", "say", "look", "get", "use"}
 )
 """Verbs that open a second request after "and" ("take the value of X *and give* me the provider under that
-number"): with a word pointing back, the question asks two steps (:func:`dspy_rlm.profiles.conditions.chained`)."""
+number"): with a word pointing back, the question asks two steps (:func:`dspy_rlm.profiles.chains.chained`)."""
 ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
     "ninth": 9, "tenth": 10, "last": -1,
