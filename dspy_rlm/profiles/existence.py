@@ -160,6 +160,9 @@ def _own_flag(book: Any, var: str, key: Any) -> list[Candidate]:
     return [c for c in flag_answer(book, var, field, value, True) if c.supported]  # a field the question names
 
 
+_ISSUE_LIKE = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)[\w#./:-]+")
+
+
 def _held_elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
     """An identifier of the question that some record holds but not the record the key names by its key ("is
     gh-104719 listed in the section for 3.11.0?": it is under 3.11.z): that identifier; else None."""
@@ -169,8 +172,8 @@ def _held_elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | N
     if not isinstance(record, st.Record) or norm(record.key) != norm(key.text):
         return None
     for k in others:
-        if k.is_key or not k.records or not ID_LIKE.search(k.text) or norm(key.text) in norm(k.text):
-            continue
+        if k.is_key or not k.records or not _ISSUE_LIKE.fullmatch(k.text) or norm(key.text) in norm(k.text):
+            continue  # an issue-like token (gh-104719, CVE-2024-1234), no number said of the record ("up to 3.13")
         if not lookup._has(record, k.text):
             return str(k.text)
     return None
