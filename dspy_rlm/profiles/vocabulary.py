@@ -257,23 +257,10 @@ produced, unless a key phrase found in the data holds it."""
 MANY = ("more than one", "multiple", "several", "two or more", "at least two")
 """How a yes/no question asks whether a name has more than one record ("more than one version of the itertools
 crate?"): a count of the records the name keys, no statement about one of them."""
-DOCUMENT_NOUNS = frozenset(
-    {
-        "file",
-        "files",
-        "manual",
-        "manpage",
-        "schema",
-        "document",
-        "template",
-        "spec",
-        "page",
-        "csv",
-        "tsv",
-        "json",
-        "yaml",
-    }
-)
+DOCUMENT_WORDS = frozenset({"file", "manual", "document", "template", "spec"})
+"""Nouns for the document that both lists below hold: :data:`DOCUMENT_NOUNS` (the word before one is the asker's
+name for the text) and :data:`CONTAINERS` (the words before one describe the file, no field)."""
+DOCUMENT_NOUNS = DOCUMENT_WORDS | {"files", "manpage", "schema", "page", "csv", "tsv", "json", "yaml"}
 """Nouns by which a question names the document it asks of ("the libboost-regex copyright *file*"): the word just
 before one is the asker's name for the whole text, no phrase the text itself must hold."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
@@ -324,10 +311,10 @@ MEMBERSHIP = ("one of", "among", "amongst", "including", "containing", "listed",
 RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 """Words after which a question describes a record ("the package whose description is ...")."""
 
-CONTAINERS = frozenset(
-    {"table", "file", "list", "listing", "config", "configuration", "database", "document", "log", "template", "data"}
-    | {"dataset", "manual", "spec", "specification", "sbom", "changelog", "readme"}
-)
+CONTAINERS = DOCUMENT_WORDS | {"table", "list", "listing", "config", "configuration", "database", "log", "data"}
+CONTAINERS |= {"dataset", "specification", "sbom", "changelog", "readme"}
+"""Nouns that name the data as a whole: the words before one in "in the v143 linker flag *table*" describe the
+file, not a field of its records (:func:`dspy_rlm.profiles.spans.without_container`)."""
 DOCUMENT_VERBS = frozenset(
     {"have", "has", "hold", "holds", "list", "lists", "contain", "contains", "include", "includes", "say", "state"}
     | {"rate", "rank", "describe", "document", "define", "declare", "give", "show", "mention", "mark", "call", "name"}
@@ -335,8 +322,6 @@ DOCUMENT_VERBS = frozenset(
 )
 """Verbs whose subject is the data as a whole ("how many entries *does the renames table have*?", "which command
 *does the jcmd manual rate* as High?"): the words of that subject name the file, no field."""
-"""Nouns that name the data as a whole: the words before one in "in the v143 linker flag *table*" describe the
-file, not a field of its records (:func:`dspy_rlm.profiles.spans.without_container`)."""
 
 IMPERATIVES = frozenset(
     {"give", "tell", "find", "name", "return", "show", "list", "report", "say", "look", "get", "use"}
