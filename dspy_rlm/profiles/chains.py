@@ -15,7 +15,9 @@ __all__ = ["asks_same", "chained"]
 
 
 _CLAUSE_END = re.compile(r"[;.?!]\s+(?=\S)")
-_THEN = re.compile(rf",?\s+and\s+(?:then\s+)?(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE)
+_THEN = re.compile(  # "take X and give me ...", "look up X, then tell me ..."
+    rf"(?:,?\s+and\s+(?:then\s+)?|,\s*then\s+)(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE
+)
 _SAME = re.compile(  # "what other version has the same date", "came out on the same day as another revision"
     r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b|\b(?:same|identical)\b[^.?!;]*\b(?:other|another)\b"
     r"|\b(?:which|what)\b[^.?!;]*\bthe\s+same\s+\w+\s+as\b",  # "which release came out on the same day as 1.2.1?"

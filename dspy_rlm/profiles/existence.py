@@ -15,7 +15,7 @@ from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.named_document import names_asked_document
+from dspy_rlm.profiles.named_document import describes_document, names_asked_document
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, quoted_text, written_as_name
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.scopes import block_lacking
@@ -65,6 +65,10 @@ class Exists(KindBase):
             return flag
         if result and key is not None and _premise(book.text_q, key.text, others):  # "If I install X 0.28.1, is Y?"
             return [Candidate(True, "answer", False, f"{key.text!r} is said in the question's premise, not asked")]
+        at = book.text_q.find(key.text) if key is not None else -1
+        if result and key is not None and at >= 0 and others and describes_document(book.text_q, at, key.text):
+            # "does the jdeprscan manpage say to use a semicolon?": the asker's name for the document is there
+            return [Candidate(True, "answer", False, f"{key.text!r} names the document, not what it says")]
         if result and key is not None and (held := _held_elsewhere(book, move.var, key, others)):
             # "is gh-104719 listed in the section for 3.11.0?": the section is there, the issue is in another one
             return [Candidate(False, "answer", True, f"the record {key.text!r} keys lacks {held!r}, another holds it")]
@@ -160,13 +164,17 @@ def _own_flag(book: Any, var: str, key: Any) -> list[Candidate]:
     return [c for c in flag_answer(book, var, field, value, True) if c.supported]  # a field the question names
 
 
-_ISSUE_LIKE = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)[\w#./:-]+")
+_ISSUE_LIKE = re.compile(r"[^\W\d_]{1,10}[-#]\d+(?:-\d+)*")  # gh-104719, bpo-1234, CVE-2024-1234
+_LISTED = re.compile(
+    r"\b(?:listed|mentioned|included|named|noted|in\s+the\s+(?:section|notes|entry)\s+(?:for|of))\b", re.IGNORECASE
+)
 
 
 def _held_elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
-    """An identifier of the question that some record holds but not the record the key names by its key ("is
-    gh-104719 listed in the section for 3.11.0?": it is under 3.11.z): that identifier; else None."""
-    if not key.is_key:
+    """An issue-like identifier that a question asking what a record lists says ("is gh-104719 listed in the
+    section for 3.11.0?"), which some record holds but no record keyed as the key (it is under 3.11.z): that
+    identifier; else None. Not a flag ("--with-lz4") nor a name with digits ("model100")."""
+    if not key.is_key or not _LISTED.search(book.text_q):  # "is X listed / mentioned in the section for Y?"
         return None
     record = lookup.record_of(book.texts[var], key.text)
     if not isinstance(record, st.Record) or norm(record.key) != norm(key.text):
@@ -174,7 +182,8 @@ def _held_elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | N
     for k in others:
         if k.is_key or not k.records or not _ISSUE_LIKE.fullmatch(k.text) or norm(key.text) in norm(k.text):
             continue  # an issue-like token (gh-104719, CVE-2024-1234), no number said of the record ("up to 3.13")
-        if not lookup._has(record, k.text):
+        same = [r for r in book.structs[var].records[:5000] if norm(r.key) == norm(key.text)]
+        if not any(lookup._has(r, k.text) for r in same):  # no record keyed as the key holds it
             return str(k.text)
     return None
 

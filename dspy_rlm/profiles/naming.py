@@ -42,6 +42,8 @@ def specific(key: Any, book: Any = None, var: str = "") -> bool:
     ``div.sidebar``, another record)."""
     if key is None or not (key.is_key or (key.records <= 3 and not key.inner)):
         return False
+    if not (key.is_key or key.is_value) and re.fullmatch(r"[a-z]+", key.text) and key.records > 1:
+        return False  # a plain word in two records ("the .ics *extension*": application/vnd.openofficeorg.extension)
     if book is not None and not (key.is_key or key.is_value) and _keyed_beside(book, var, key):
         return False
     return book is None or not key.is_key or not _shared_key(book, var, key)

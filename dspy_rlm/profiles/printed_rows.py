@@ -14,7 +14,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.reads import field_stems, norm
-from dspy_rlm.profiles.said import WHEN, WHO, whole_date, whole_name
+from dspy_rlm.profiles.said import SAYS, WHEN, WHO, whole_date, whole_name, whole_rest
 from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS
 
 __all__ = ["printed"]
@@ -81,6 +81,8 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         out = [n for c in out for n in whole_name(c, stdout)]
     elif WHEN.search(book.text_q):  # "when was it last updated?": "Last Updated Tue Nov 17 07:07:01 2026 UTC"
         out = [n for c in out for n in whole_date(c, stdout)]
+    elif SAYS.search(book.text_q):  # "what does the Status line say?": "Status : Unknown, Use with caution!"
+        out = [n for c in out for n in whole_rest(c, stdout)]
     if len({norm(str(c.value)) for c in out if c.supported}) > 2:  # a listing (operation: A, operation: B, ...)
         out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]

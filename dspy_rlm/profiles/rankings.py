@@ -363,6 +363,12 @@ class ByLength(Extreme):
             return []
         asked = move.args[0] in best_loose(book, move.var)
         why = "ranked" if asked else "ranked a field the question does not name"
+        field = str(move.args[0])
+        lengths = [
+            len(" ".join(v.split())) for r in book.structs[move.var].records if (v := r.get(field)) and v.strip()
+        ]
+        if lengths and lengths.count(max(lengths) if self.cue == "max" else min(lengths)) > 1:
+            asked, why = False, "several records tie for the length ranked"  # every code 2 letters: no winner
         return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]
 
 

@@ -302,3 +302,18 @@ def path_for_who(book: Any, move: Any, key: Any, value: Any) -> str | None:
     is answered by no path: the Files stanza's pattern keying the record (apps/shared/iccjpeg.*) is no one."""
     who = book is not None and re.match(r"\W*who(?:m|se)?\b", book.text_q, re.I)
     return "a path answers no 'who'" if who and isinstance(value, str) and re.search(r"[/*]", value) else None
+
+
+SAYS = re.compile(r"\bwhat\s+(?:does|do|did)\b[^?]*\b(?:say|read|state)\??\s*$", re.I)
+"""A question asking what a line says as a whole ("What does the Status line in the header say?")."""
+
+
+def whole_rest(found: Candidate, stdout: str) -> list[Candidate]:
+    """A token stated after its word with a colon or equals sign ("# Status : Unknown, Use with caution!"), with
+    the rest of its line: the whole statement in its place, the token alone unsupported after it."""
+    v, word = str(found.value), str(found.label)
+    m = re.search(rf"(?<!\w){re.escape(word)}\s*[:=]\s*({re.escape(v)}[^\n|]*)", stdout, re.IGNORECASE)
+    rest = re.split(r"\\n|['\"],\s", m.group(1))[0].rstrip(" '\"}],") if m else v  # a printed row's repr ends it
+    if rest == v or len(rest) > 200:
+        return [found]
+    return [Candidate(rest, found.label, found.supported, found.why), Candidate(v, found.label, False, found.why)]

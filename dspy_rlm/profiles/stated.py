@@ -47,7 +47,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     stems |= field_forms([w for w in asked if w not in STOP], set(s.field_names))  # "petal length": petallength
     fields = [f for f in s.field_names if field_stems(f) <= stems]  # said whole: "is X essential?", not "model"
     # or a nested field by its own name, its path's last part ("can X do reranking?": endpoints.rerank)
-    fields += [f for f in s.field_names if "." in f and f not in fields and field_stems(f.rpartition(".")[2]) <= stems]
+    fields += [f for f in s.field_names if (leaf := _leaf(f)) and f not in fields and field_stems(leaf) <= stems]
     asked = [w for w in asked if st.stem(w) not in named]
     # "can X do reranking according to this file?": the asker's word for the document states nothing of X
     asked = [w for w in asked if not _document_word(book.text_q, w)]
@@ -218,9 +218,16 @@ def _field_stems(book: Any, var: str) -> set[str]:
     memo = ("field_stems", var)
     if memo not in book.memo:
         fields = book.structs[var].field_names  # a nested field's own name, its path's last part: endpoints.rerank
-        words = [p for f in fields for p in [*st.words(f.casefold()), f.casefold().rpartition(".")[2]]]
+        words = [p for f in fields for p in [*st.words(f.casefold()), _leaf(f.casefold())] if p]
         book.memo[memo] = {st.stem(p) for p in words}
     return set(book.memo[memo])
+
+
+def _leaf(field: str) -> str:
+    """A nested field's own name, the last part of its path, where it is a word ("endpoints.rerank": rerank; not
+    the "2" of "model_supported_endpoints.gpt-5.2", whose key holds a dot); else ""."""
+    leaf = field.rpartition(".")[2]
+    return leaf if "." in field and re.search(r"[^\W\d_]{3}", leaf) else ""
 
 
 def _document_word(question: str, word: str) -> bool:
