@@ -160,6 +160,7 @@ from dspy_rlm.library.rstformat import looks_grid_tables, parse_grid_tables
 from dspy_rlm.library.schemaformats import looks_declared_table, parse_declared_table
 from dspy_rlm.library.settingformats import (
     commented_outnumber,
+    defines_outnumber,
     looks_commented_settings,
     looks_statements,
     parse_commented_settings,
@@ -262,6 +263,8 @@ def _detect(text: str) -> Structure:
         return _build("table", lines, *parse_declared_table(lines), detail="declared")
     if looks_sql(sample):  # before the assignments and instructions: a statement's clauses are its fields
         return _build("blocks", lines, *parse_sql(lines), detail="sql")
+    if looks_statements(sample) >= 0.8 and defines_outnumber(sample):  # a header's #defines beside a few arrays
+        return _build("keywords", lines, *parse_directives(lines), detail="directives")
     if looks_statements(sample) >= 0.8:  # before tables: "<ESC> = 9;" is no semicolon-separated row
         return _build("assignments", lines, *parse_statements(lines), detail="statements")
     if looks_yaml_stream(sample) >= 0.85 and (stream := parse_yaml_stream(lines))[0]:  # before tables: "a: b"

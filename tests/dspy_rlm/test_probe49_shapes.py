@@ -2,7 +2,8 @@
 plain word two records hold inside longer names is no key naming one ("the .glz *extension*"); "what does the
 Status line say?" asks the whole statement after the colon; a page's name before "manpage" names the document,
 whose title record states nothing; a length ranking where every value has one length has no winner; ", then tell
-me ... at that index" is a second step. Each test fails on the code before its change."""
+me ... at that index" is a second step; a C header's #defines beside a few name arrays are its records. Each test
+fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -147,3 +148,75 @@ def test_the_name_of_the_page_asked_of_is_no_evidence_of_what_it_says():
     q = "does the kilnscan manpage say to use a tab as the shelf path separator on Windows?"
     answer, kind = ask_scripted(q, MAN, "bool")
     assert kind != "submitted" or answer is False, answer
+
+
+KILN_H = """/*
+ * Copyright (c) 2026 The Kiln Makers.  All rights reserved.
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the notice above is kept.
+ */
+
+#ifndef _KILN_H
+#define _KILN_H 1
+
+/*
+ * Reply codes.
+ */
+#define FIRED\t\t1\t/* positive firing */
+#define COOLED\t\t2\t/* positive cooling */
+#define CRACKED\t\t5\t/* permanent negative firing */
+
+/*
+ * Glaze codes
+ */
+#define GLAZE_M\t\t1\t/* matte */
+#define GLAZE_G\t\t2\t/* gloss */
+#define GLAZE_S\t\t3\t/* satin */
+
+#ifdef KILN_NAMES
+char *glazenames[] =  {"0", "Matte", "Gloss", "Satin" };
+#endif
+
+/*
+ * Shelf codes
+ */
+#define SHELF_LOW\t1\t/* bottom shelf */
+#define SHELF_MID\t2\t/* middle shelf */
+#define SHELF_TOP\t3\t/* top shelf */
+
+#ifdef KILN_NAMES
+char *shelfnames[] =  {"0", "Low", "Middle", "Top" };
+#endif
+
+/*
+ * Cone codes
+ */
+#define CONE_06\t\t1\t/* low fire */
+#define CONE_6\t\t2\t/* mid fire */
+#define CONE_10\t\t3\t/* high fire */
+
+#ifdef KILN_NAMES
+char *conenames[] =  {"0", "Low fire", "Mid fire", "High fire" };
+#endif
+
+/*
+ * Door states
+ */
+#define DOOR_SHUT\t1\t/* shut and latched */
+#define DOOR_AJAR\t2\t/* open a crack to vent */
+#define DOOR_OPEN\t3\t/* open for loading */
+
+#ifdef KILN_NAMES
+char *doornames[] =  {"0", "Shut", "Ajar", "Open" };
+#endif
+
+#endif /* kiln.h */
+"""
+
+
+def test_a_header_of_defines_beside_a_few_arrays_keeps_its_defines():
+    # arpa/ftp.h: four "char *typenames[] = {...};" arrays amid forty #defines were read as four statements
+    assert ask_scripted("What number is GLAZE_G defined as in kiln.h?", KILN_H, "int") == (2, "submitted")
+    q = "which reply code macro in the kiln header stands for 'permanent negative firing'?"
+    assert ask_scripted(q, KILN_H) == ("CRACKED", "submitted")
