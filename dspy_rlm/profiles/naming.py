@@ -42,8 +42,9 @@ def specific(key: Any, book: Any = None, var: str = "") -> bool:
     ``div.sidebar``, another record)."""
     if key is None or not (key.is_key or (key.records <= 3 and not key.inner)):
         return False
-    if not (key.is_key or key.is_value) and re.fullmatch(r"[a-z]+", key.text) and key.records > 1:
-        return False  # a plain word in two records ("the .ics *extension*": application/vnd.openofficeorg.extension)
+    plain = not (key.is_key or key.is_value) and re.fullmatch(r"[a-z]+", key.text) and key.records > 1
+    if plain and book is not None and not book.named_fields(var):  # a plain word in two records, and no field
+        return False  # named to read ("the .ics *extension*": application/vnd.openofficeorg.extension's oxt)
     if book is not None and not (key.is_key or key.is_value) and _keyed_beside(book, var, key):
         return False
     return book is None or not key.is_key or not _shared_key(book, var, key)
