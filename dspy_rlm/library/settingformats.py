@@ -59,14 +59,14 @@ def looks_statements(sample: list[str]) -> float:
     return _share(sum(1 for ln in rows if _STATEMENT.match(ln)), len(rows)) if len(rows) >= 3 else 0.0
 
 
-_DEFINE = re.compile(r"\s*#\s*define\s+\w+\s+\S")
+_DEFINE_LINE = re.compile(r"\s*#\s*define\s+\w+\s+\S")
 
 
 def defines_outnumber(sample: list[str]) -> bool:
     """Whether a C header's ``#define NAME value`` lines (comments to :func:`looks_statements`) outnumber its
     ``name = value;`` statements, five or more: ``arpa/ftp.h``'s four name arrays amid its forty codes."""
     statements = sum(1 for ln in meaningful(sample) if not _FRAME.match(ln) and _STATEMENT.match(ln))
-    return sum(1 for ln in sample if _DEFINE.match(ln)) > max(statements, 4)
+    return sum(1 for ln in sample if _DEFINE_LINE.match(ln)) > max(statements, 4)
 
 
 def parse_statements(lines: list[str]) -> tuple[list[Raw], list[str]]:
