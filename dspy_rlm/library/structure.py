@@ -263,9 +263,9 @@ def _detect(text: str) -> Structure:
         return _build("table", lines, *parse_declared_table(lines), detail="declared")
     if looks_sql(sample):  # before the assignments and instructions: a statement's clauses are its fields
         return _build("blocks", lines, *parse_sql(lines), detail="sql")
-    if looks_statements(sample) >= 0.8 and defines_outnumber(sample):  # a header's #defines beside a few arrays
-        return _build("keywords", lines, *parse_directives(lines), detail="directives")
     if looks_statements(sample) >= 0.8:  # before tables: "<ESC> = 9;" is no semicolon-separated row
+        if defines_outnumber(sample):  # a header's #defines beside a few name arrays: the #defines are its records
+            return _build("keywords", lines, *parse_directives(lines), detail="directives")
         return _build("assignments", lines, *parse_statements(lines), detail="statements")
     if looks_yaml_stream(sample) >= 0.85 and (stream := parse_yaml_stream(lines))[0]:  # before tables: "a: b"
         return _build("yaml", lines, *stream, detail="documents")

@@ -179,10 +179,10 @@ def _held_elsewhere(book: Any, var: str, key: Any, others: list[Any]) -> str | N
     record = lookup.record_of(book.texts[var], key.text)
     if not isinstance(record, st.Record) or norm(record.key) != norm(key.text):
         return None
+    same = [r for r in book.structs[var].records[:5000] if norm(r.key) == norm(key.text)]  # keyed as the key
     for k in others:
         if k.is_key or not k.records or not _ISSUE_LIKE.fullmatch(k.text) or norm(key.text) in norm(k.text):
             continue  # an issue-like token (gh-104719, CVE-2024-1234), no number said of the record ("up to 3.13")
-        same = [r for r in book.structs[var].records[:5000] if norm(r.key) == norm(key.text)]
         if not any(lookup._has(r, k.text) for r in same):  # no record keyed as the key holds it
             return str(k.text)
     return None
