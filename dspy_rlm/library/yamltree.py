@@ -3,7 +3,8 @@ then ``  ai:`` then ``    command: ai``), each mapping that holds values is a re
 name, with those values, ``block`` (the name of the mapping around it) and, deeper, ``path``
 (``TensorMeta.fields``), in line order. Read at the top level only, all the entries' fields fell into one record
 (``name`` said a hundred times). A list or a block scalar under a key is that key's value, as :func:`parse_yaml`
-reads it; a top-level key of values only, or of list items, stays its record. Stdlib only:
+reads it; a top-level key of values only, or of list items, stays its record; each item of a top-level list of
+mappings is a record whose ``block`` is the list's key (``model_list``). Stdlib only:
 :func:`dspy_rlm.library.helpers.standalone_source` inlines it."""
 
 import re
@@ -162,8 +163,11 @@ def parse_yaml(lines: list[str]) -> tuple[list[Raw], list[str]]:
     for k, a in enumerate(starts):
         b = _last_content(lines, a, (starts[k + 1] if k + 1 < len(starts) else len(lines)) - 1)
         items = _list_items(lines, a, b)
+        m = YAML_KEY.match(lines[a].strip()) if items else None
         for first, last in items or [(a, b)]:
             raw = _yaml_record(lines, first, last)
+            if m:  # an item of a top-level list of mappings: the list's key is its block ("model_list")
+                raw = (raw[0], raw[1], [*raw[2], ("block", unquote(m.group(1).strip()))], raw[3], raw[4])
             names.update(dict.fromkeys(n for n, _ in raw[2]))
             out.append(raw)
     return out, list(names)

@@ -1,22 +1,25 @@
-"""Doubts of a count (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): what makes a count's number no answer to the
-question, whatever its kind vouched for: the records asked are those lacking a field (:func:`lacking_unread`),
+"""Doubts of a count or a ranking (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): what makes its result no answer to
+the question, whatever its kind vouched for: the records asked are those lacking a field (:func:`lacking_unread`),
 those having a field named before a word for records (:func:`unit_unapplied`), records holding the value among
-other parts (:func:`parts_uncounted`), blocks apart that share a heading (:func:`blocks_alike`), or live settings
-beside commented-out ones (:func:`mixed_count`). Each takes the book, the move, its kind, the key phrase and the
+other parts (:func:`parts_uncounted`), blocks apart that share a heading (:func:`blocks_alike`), live settings
+beside commented-out ones (:func:`mixed_count`), or records of the field read none of which holds a name the
+question gives (:func:`named_apart`). Each takes the book, the move, its kind, the key phrase and the
 text, and says why, or None. Split from :mod:`~dspy_rlm.profiles.doubts`."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.reads import unit_after
 from dspy_rlm.profiles.scopes import block_runs
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS
 
-__all__ = ["blocks_alike", "lacking_unread", "mixed_count", "parts_uncounted", "unit_unapplied"]
+__all__ = ["blocks_alike", "lacking_unread", "mixed_count", "named_apart", "parts_uncounted", "unit_unapplied"]
 
 
 def lacking_unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -84,3 +87,37 @@ def blocks_alike(book: Any, move: Move, kind: Any, key: Any, text: str) -> str |
         return None
     runs = block_runs(book, move.var, str(move.args[0]), str(move.args[1]))
     return f"{runs} blocks apart are named {move.args[1]!r}: the count joins them" if runs > 1 else None
+
+
+_JOINED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+"""A name joined by underscores (``create_alt_executable_in_version``, ``max_retries``): one thing the text names."""
+_BY_FIELD = ("most_common", "max_of", "min_of", "count_where", "count_if")
+"""The counts and rankings whose first argument is the field they read."""
+
+
+def named_apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "which python version gets passed to create_alt_executable_in_version most often?": most_common of the
+    # PYENV_VERSION lines ranks assignments, none of which is a call of the function the question names
+    if move.helper not in _BY_FIELD or not move.args or move.within is not None or move.args[0] == lookup.OWN:
+        return None
+    field = str(move.args[0])
+    memo = ("named apart", move.var, field)
+    if memo not in book.memo:
+        s = book.structs[move.var]
+        names = {st.name_form(f) for f in s.field_names}
+        read = [r for r in s.records[:5000] if r.get(field) is not None]
+        book.memo[memo] = next(
+            (
+                k.text
+                for k in book.keys.get(move.var, [])
+                if k.records
+                and not k.hop
+                and _JOINED_NAME.fullmatch(k.text)
+                and st.name_form(k.text) not in names
+                and read
+                and not any(lookup._has(r, k.text) for r in read)
+            ),
+            None,
+        )
+    apart = book.memo[memo]
+    return f"the question names {apart!r}, which no record of {field!r} holds" if apart else None

@@ -15,7 +15,14 @@ from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.chains import chained
 from dspy_rlm.profiles.conditions import BOUNDS, operands, unread_test
-from dspy_rlm.profiles.count_doubts import blocks_alike, lacking_unread, mixed_count, parts_uncounted, unit_unapplied
+from dspy_rlm.profiles.count_doubts import (
+    blocks_alike,
+    lacking_unread,
+    mixed_count,
+    named_apart,
+    parts_uncounted,
+    unit_unapplied,
+)
 from dspy_rlm.profiles.header_comment import names_opening_comment
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
@@ -328,6 +335,7 @@ DOUBTS = (
     _asks_named_part,
     unit_unapplied,
     _across_blocks,
+    named_apart,
     _second_step,
     _ranking_asked,
     _other_number_asked,

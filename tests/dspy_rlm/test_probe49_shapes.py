@@ -2,8 +2,10 @@
 plain word two records hold inside longer names is no key naming one ("the .glz *extension*"); "what does the
 Status line say?" asks the whole statement after the colon; a page's name before "manpage" names the document,
 whose title record states nothing; a length ranking where every value has one length has no winner; ", then tell
-me ... at that index" is a second step; a C header's #defines beside a few name arrays are its records. Each test
-fails on the code before its change."""
+me ... at that index" is a second step; a C header's #defines beside a few name arrays are its records; the items of
+a top-level YAML list of mappings are counted under its key; a ranking of records none of which holds the name the
+question gives (a function's calls, ranked by the assignments beside them) is no answer. Each test fails on the code
+before its change."""
 
 from __future__ import annotations
 
@@ -220,3 +222,136 @@ def test_a_header_of_defines_beside_a_few_arrays_keeps_its_defines():
     assert ask_scripted("What number is GLAZE_G defined as in kiln.h?", KILN_H, "int") == (2, "submitted")
     q = "which reply code macro in the kiln header stands for 'permanent negative firing'?"
     assert ask_scripted(q, KILN_H) == ("CRACKED", "submitted")
+
+
+KILNS_YAML = """kiln_list:
+  - kiln_name: front
+    kiln_params:
+      fuel: gas
+      cone: os.environ/FRONT_CONE
+  - kiln_name: back
+    kiln_params:
+      fuel: wood
+  - kiln_name: side
+    kiln_params:
+      fuel: electric
+  - kiln_name: little
+    kiln_params:
+      fuel: electric
+kiln_settings:
+  vent: true
+  shelves: 4
+studio:
+  - name: north
+  - name: south
+"""
+
+
+def test_the_items_of_a_top_level_list_are_counted_under_its_key():
+    # "How many models are defined under model_list in oai_misc_config.yaml?": 100, a number of a printed row; the
+    # items of a top-level list of mappings carried no field naming the list
+    assert ask_scripted("How many kilns are defined under kiln_list in kilns.yaml?", KILNS_YAML, "int") == (
+        4,
+        "submitted",
+    )
+
+
+KILN_BATS = r"""#!/usr/bin/env bats
+
+load test_helper
+
+@test "outputs path to glaze" {
+  make_glaze_in_kiln "6.1" "celadon"
+  make_glaze_in_kiln "7.2" "tenmoku"
+
+  OVEN_VERSION=6.1 run oven-which celadon
+  assert_success "${OVEN_ROOT}/kilns/6.1/glazes/celadon"
+
+  OVEN_VERSION=7.2 run oven-which tenmoku
+  assert_success "${OVEN_ROOT}/kilns/7.2/glazes/tenmoku"
+
+  OVEN_VERSION=7.2:6.1 run oven-which tenmoku
+  assert_success "${OVEN_ROOT}/kilns/7.2/glazes/tenmoku"
+}
+
+@test "searches PATH for system version" {
+  make_path_glaze "raku-all-the-pots"
+  make_glaze "${OVEN_ROOT}/shims" "raku-all-the-pots"
+
+  OVEN_VERSION=system run oven-which raku-all-the-pots
+  assert_success "${OVEN_TEST_DIR}/bin/raku-all-the-pots"
+}
+
+@test "searches PATH for system version (shims prepended)" {
+  make_path_glaze "raku-all-the-pots"
+  make_glaze "${OVEN_ROOT}/shims" "raku-all-the-pots"
+
+  PATH="${OVEN_ROOT}/shims:$PATH" OVEN_VERSION=system run oven-which raku-all-the-pots
+  assert_success "${OVEN_TEST_DIR}/bin/raku-all-the-pots"
+}
+
+@test "searches PATH for system version (shims appended)" {
+  make_path_glaze "raku-all-the-pots"
+  make_glaze "${OVEN_ROOT}/shims" "raku-all-the-pots"
+
+  PATH="$PATH:${OVEN_ROOT}/shims" OVEN_VERSION=system run oven-which raku-all-the-pots
+  assert_success "${OVEN_TEST_DIR}/bin/raku-all-the-pots"
+}
+
+@test "searches PATH for system version (shims spread)" {
+  make_path_glaze "raku-all-the-pots"
+  make_glaze "${OVEN_ROOT}/shims" "raku-all-the-pots"
+
+  PATH="${OVEN_ROOT}/shims:${OVEN_ROOT}/shims:/tmp/non-existent:$PATH:${OVEN_ROOT}/shims" \
+    OVEN_VERSION=system run oven-which raku-all-the-pots
+  assert_success "${OVEN_TEST_DIR}/bin/raku-all-the-pots"
+}
+
+@test "doesn't include current directory in PATH search" {
+  bats_require_minimum_version 1.5.0
+  make_glaze "$OVEN_TEST_DIR" raku-all-the-pots
+  cd "$OVEN_TEST_DIR"
+  PATH="$(path_without "raku-all-the-pots")" OVEN_VERSION=system run -127 oven-which raku-all-the-pots
+  assert_failure "oven: raku-all-the-pots: command not found"
+}
+
+@test "version not installed" {
+  bats_require_minimum_version 1.5.0
+  make_glaze_in_kiln "7.2" "tenmoku"
+  OVEN_VERSION=5.0 run -127 oven-which tenmoku
+  assert_failure <<OUT
+oven: version \`5.0' is not installed (set by OVEN_VERSION environment variable)
+oven: tenmoku: command not found
+
+The \`tenmoku' command exists in these kilns:
+  7.2
+
+Note: See 'oven help global' for tips on allowing multiple
+      kilns to be found at the same time.
+OUT
+}
+
+@test "kilns not installed" {
+  bats_require_minimum_version 1.5.0
+  make_glaze_in_kiln "7.2" "tenmoku"
+  OVEN_VERSION=6.1:5.0 run -127 oven-which tenmoku
+  assert_failure <<OUT
+oven: version \`6.1' is not installed (set by OVEN_VERSION environment variable)
+oven: version \`5.0' is not installed (set by OVEN_VERSION environment variable)
+oven: tenmoku: command not found
+
+The \`tenmoku' command exists in these kilns:
+  7.2
+
+Note: See 'oven help global' for tips on allowing multiple
+      kilns to be found at the same time.
+OUT
+"""
+
+
+def test_a_ranking_of_records_none_of_which_holds_the_name_asked_is_no_answer():
+    # "which python version gets passed to create_alt_executable_in_version most often?": most_common of the
+    # PYENV_VERSION assignments Submitted their most common value, none of them a call of the function named
+    q = "In glaze.bats, which kiln version gets passed to make_glaze_in_kiln most often?"
+    answer, kind = ask_scripted(q, KILN_BATS)
+    assert kind != "submitted" or answer == "7.2", answer
