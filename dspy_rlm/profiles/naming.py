@@ -77,17 +77,23 @@ def other_field_named(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
     return f"the question names {rival!r}, another field of the record" if rival else None
 
 
+def leaf_stem(name: str) -> str:
+    """The stem of a field name's last dotted part, casefolded (``http.User-Agent``: ``user-agent``; ``spec.replicas``:
+    ``replica``): the part of a nested field a question names."""
+    return st.stem(name.rsplit(".", 1)[-1].casefold())
+
+
 def rival_field(book: Any, var: str, key: Any, field: str, record: st.Record) -> str | None:
     """Another field of ``record`` whose name's last part is another phrase of the question ("what version range
     of *esbuild* does corepack list": ``devDependencies.esbuild``, not corepack's ``version``): the one asked,
     not ``field``. A field a phrase was found in names the record ("whose ignore list includes B305"), no rival."""
-    leaf = st.stem(field.rsplit(".", 1)[-1].casefold())  # User-Agent of http.User-Agent
+    leaf = leaf_stem(field)  # User-Agent of http.User-Agent
     read_parts = {st.stem(p.casefold()) for p in parts(field)} | {leaf}
     said = {st.stem(k.text.casefold()) for k in book.keys.get(var, []) if k is not key and not k.hop}
     said -= read_parts | {st.stem(key.text.casefold())}
     phrases = [k.text for k in book.keys.get(var, []) if not k.hop] + [key.text]
     for name, value in record.fields if said else ():
-        named = st.stem(name.rsplit(".", 1)[-1].casefold()) in said  # the last part of its name, whole
+        named = leaf_stem(name) in said  # the last part of its name, whole
         if named and name != field and not any(st.matches(p, value) for p in phrases):
             return name
     return None
@@ -120,7 +126,7 @@ def counted_field(book: Any, var: str) -> tuple[tuple[str, ...], str] | None:
     memo = ("counted field", var)
     if memo not in book.memo:
         nouns = counted_stems(book)
-        named = [f for f in book.structs[var].field_names if st.stem(f.rsplit(".", 1)[-1].casefold()) in nouns]
+        named = [f for f in book.structs[var].field_names if leaf_stem(f) in nouns]
         found: dict[str, list[str]] = {}
         for field in named:
             for key in [k for k in book.keys.get(var, []) if (k.is_key or k.is_value) and not k.hop]:
@@ -239,7 +245,7 @@ def possessed(book: Any, var: str, key: Any) -> str | None:
     memo = ("possessed", var, key.text)
     if memo not in book.memo:
         k, q, found = re.escape(key.text), book.text_q, None
-        names = {st.stem(n.rsplit(".", 1)[-1].casefold()): n for n in book.structs[var].field_names}
+        names = {leaf_stem(n): n for n in book.structs[var].field_names}
         for rx in (rf"(?<!\w){k}(?:'s|\u2019s)\s+([\w-]+)", rf"\bthe\s+([\w-]+)\s+of\s+{k}(?!\w)"):
             m = re.search(rx, q, re.I)
             found = found or (names.get(st.stem(m.group(1).casefold())) if m else None)
