@@ -2,9 +2,10 @@
 the question, whatever its kind vouched for: the records asked are those lacking a field (:func:`lacking_unread`),
 those having a field named before a word for records (:func:`unit_unapplied`), records holding the value among
 other parts (:func:`parts_uncounted`), blocks apart that share a heading (:func:`blocks_alike`), live settings
-beside commented-out ones (:func:`mixed_count`), or records of the field read none of which holds a name the
-question gives (:func:`named_apart`). Each takes the book, the move, its kind, the key phrase and the
-text, and says why, or None. Split from :mod:`~dspy_rlm.profiles.doubts`."""
+beside commented-out ones (:func:`mixed_count`), records of the field read none of which holds a name the
+question gives (:func:`named_apart`), or one record swallowing lines enough for many (:func:`swallowing_record`).
+Each takes the book, the move, its kind, the key phrase and the text, and says why, or None. Split from
+:mod:`~dspy_rlm.profiles.doubts`."""
 
 from __future__ import annotations
 
@@ -19,7 +20,15 @@ from dspy_rlm.profiles.reads import unit_after
 from dspy_rlm.profiles.scopes import block_runs
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS
 
-__all__ = ["blocks_alike", "lacking_unread", "mixed_count", "named_apart", "parts_uncounted", "unit_unapplied"]
+__all__ = [
+    "blocks_alike",
+    "lacking_unread",
+    "mixed_count",
+    "named_apart",
+    "parts_uncounted",
+    "swallowing_record",
+    "unit_unapplied",
+]
 
 
 def lacking_unread(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -121,3 +130,26 @@ def named_apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | 
         )
     apart = book.memo[memo]
     return f"the question names {apart!r}, which no record of {field!r} holds" if apart else None
+
+
+_SWALLOWED_LINES = 100  # a record this long, and
+_SWALLOWED_TIMES = 20  # this many times the median record's lines, holds what is no part of it
+
+
+def swallowing_record(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # IDLE's ChangeLog: ISO-dated entries of five lines, then a thousand lines of entries dated "Thu Oct 15 23:27:08
+    # 1998" in the last entry's body; min_of('date') ranks the ISO dates and misses the oldest
+    if not getattr(kind, "every_record", False):
+        return None
+    memo = ("swallowing", move.var)
+    if memo not in book.memo:
+        records = book.structs[move.var].records[:5000]
+        spans = sorted(r.end_line - r.line + 1 for r in records)
+        big = max(records, key=lambda r: r.end_line - r.line, default=None)
+        long = spans[-1] if spans else 0
+        many = len(spans) >= 5 and long >= _SWALLOWED_LINES and long >= _SWALLOWED_TIMES * spans[len(spans) // 2]
+        book.memo[memo] = (big.line, long) if many and big is not None else None
+    found = book.memo[memo]
+    if not found:
+        return None
+    return f"the record at line {found[0]} runs {found[1]} lines, many records' worth: not all were read"

@@ -21,6 +21,7 @@ from dspy_rlm.profiles.count_doubts import (
     mixed_count,
     named_apart,
     parts_uncounted,
+    swallowing_record,
     unit_unapplied,
 )
 from dspy_rlm.profiles.header_comment import names_opening_comment
@@ -336,6 +337,7 @@ DOUBTS = (
     unit_unapplied,
     _across_blocks,
     named_apart,
+    swallowing_record,
     _second_step,
     _ranking_asked,
     _other_number_asked,

@@ -16,8 +16,9 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.named_document import describes_document, names_asked_document
-from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, quoted_text, written_as_name
+from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, is_stop, quoted_text, written_as_name
 from dspy_rlm.profiles.reads import norm
+from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
 from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, MANY, STOP, TRUE_FLAGS
@@ -69,6 +70,9 @@ class Exists(KindBase):
         if result and key is not None and at >= 0 and others and describes_document(book.text_q, at, key.text):
             # "does the jdeprscan manpage say to use a semicolon?": the asker's name for the document is there
             return [Candidate(True, "answer", False, f"{key.text!r} names the document, not what it says")]
+        if result and key is not None and (inside := _inside_whole(book, move.var, key, others)):
+            # "does pytest's METADATA make tomli a requirement on Python 3.11?": the one record is the document
+            return [Candidate(True, "answer", False, f"{key.text!r} names the whole text; {inside!r} is asked of it")]
         if result and key is not None and (held := _held_elsewhere(book, move.var, key, others)):
             # "is gh-104719 listed in the section for 3.11.0?": the section is there, the issue is in another one
             return [Candidate(False, "answer", True, f"the record {key.text!r} keys lacks {held!r}, another holds it")]
@@ -130,9 +134,32 @@ class Exists(KindBase):
             ok = ok and (asked_id or not _flag_named(book, move.var))
             # nor the asker's name for the document, absent beside phrases found ("does /etc/xattr.conf skip afs.*?")
             ok = ok and not (any(k.records for k in others) and names_asked_document(book, move.var, key.text))
+            # nor is the phrase absent where the text writes it outside every record ("does the default policy allow
+            # eavesdropping?": <policy context="default"> beside the <limit> records read)
+            ok = ok and not _written(book, move.var, key.text)
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
+
+
+def _inside_whole(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
+    """A word inside a value of the text's one record (no whole value, no part of a field's name) that the question
+    also says, where ``key`` names that record, the document (a wheel's METADATA: its Name, or a whole value
+    beside it, its Version): the key's presence says nothing of what the question asks of the word."""
+    s = book.structs[var]
+    if len(s.records) != 1 or not (key.is_key or (key.is_value and any(k.is_key for k in others))):
+        return None
+    named = {p.casefold() for f in s.field_names for p in name_parts(f)}
+    inside = [k for k in others if k.records and not (k.is_key or k.is_value) and not is_stop(k.text)]
+    return next((k.text for k in inside if k.text.casefold() not in named), None)
+
+
+def _written(book: Any, var: str, phrase: str) -> bool:
+    """Whether the text (its first two million characters) writes ``phrase`` as a whole word, in a record or not."""
+    if "folded head" not in book.memo:
+        book.memo["folded head"] = {}
+    folded = book.memo["folded head"].setdefault(var, book.texts[var][:2_000_000].casefold())
+    return re.search(rf"(?<![\w-]){re.escape(phrase.casefold())}(?![\w-])", folded) is not None
 
 
 def _pair_named(key: Any, others: list[Any]) -> bool:

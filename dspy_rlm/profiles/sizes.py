@@ -338,6 +338,8 @@ class ItemsExtreme(_Ranking):
         record = getattr(result, "record", None)  # "which job has the most OS runners": the job its matrix is in
         if why == "ranked the lists by their items" and _one_list(book, move, record, str(result[0])):
             why = "the record named holds one list: nothing is ranked"
+        elif why == "ranked the lists by their items" and (other := _other_list_named(book, move, str(result[0]))):
+            why = f"the question names the list {other!r}, not the one ranked first"
         ok = why == "ranked the lists by their items"
         number = book.answer_type in (int, float)
         named = owner(book.text_q, record) if isinstance(record, st.Record) else None
@@ -346,6 +348,16 @@ class ItemsExtreme(_Ranking):
             Candidate(result[0], "key", ok and not number and not named, why),
             Candidate(result[1], f"{self.word} items", ok and number, why),
         ]
+
+
+def _other_list_named(book: Any, move: Move, winner: str) -> str | None:
+    """A field the question names, other than ``winner``, where ``most_items`` ranked the fields of a record named
+    by its key ("which classifier category has the most *Classifier* lines" in a wheel's METADATA: its lines are
+    ranked within that field; ``Requires-Dist``, the record's longest list, is none of them)."""
+    if move.args[0] in book.structs[move.var].field_names:
+        return None
+    named = book.named_fields(move.var)
+    return next((f for f in named if f != winner), None) if winner not in named else None
 
 
 def _one_list(book: Any, move: Move, record: Any, winner: str) -> bool:

@@ -19,11 +19,13 @@ _NAMED_CONTAINER = (  # up to four words naming it, then the container's word ("
 )
 _CONTAINER = re.compile(rf"(?:{_PREPOSITION}(?:the|this|that)|(?<!\w)this)\s+{_NAMED_CONTAINER}", re.IGNORECASE)
 _OWNED_CONTAINER = re.compile(
-    rf"{_PREPOSITION}[\w.+-]+(?:['’]s|(?<=s)['’])\s+(?:{_NAMED_CONTAINER}|/?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{{0,5}}(?![\w.]))",
+    rf"{_PREPOSITION}[\w.+-]+(?:\s+v?\d[\w.+-]*)?(?:['’]s|(?<=s)['’])\s+"
+    rf"(?:{_NAMED_CONTAINER}|/?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{{0,5}}(?![\w.]))",
     re.IGNORECASE,
 )
 """A container or file an owner's phrase names ("of libavif's Debian copyright file", "to universal-ctags'
-copyright file", "in litellm's callback_configs.json")."""
+copyright file", "in litellm's callback_configs.json", "in pytest 9.2.0's METADATA file": the owner and its
+version)."""
 
 
 # "how many entries *does the supported renames table* have?": the data as the subject of a verb that holds
@@ -40,6 +42,18 @@ _SUBJECT_CONTAINER = re.compile(
 _THIS_AT_END = re.compile(
     r"(?<!\w)(?:(?:in|from|of|for|within|inside|across)\s+)?this((?:\s+[A-Za-z][\w-]*){1,3})[\s?.!]*$"
 )
+
+
+# "... does pytest 9.2.0 require *according to its dist-info METADATA*?": the source closing the question, one to
+# three words after "according to" and a determiner, names the document (not "according to its comment, ...")
+_SOURCE_AT_END = re.compile(
+    r"(?<!\w)according\s+to\s+(?:the|this|its|their)((?:\s+[A-Za-z][\w.-]*){1,3})[\s?.!]*$", re.IGNORECASE
+)
+
+
+def _source_at_end(question: str) -> re.Match[str] | None:
+    m = _SOURCE_AT_END.search(question)
+    return m if m and not any(w.casefold() in STOP for w in m.group(1).split()) else None
 
 
 def _this_at_end(question: str) -> re.Match[str] | None:
@@ -81,11 +95,11 @@ def data_subject_spans(question: str) -> list[tuple[int, int]]:
 
 def container_spans(question: str) -> list[tuple[int, int]]:
     """The phrases naming the data as a whole ("in *this dataset*", "in *the tox config*", "in *litellm's
-    callback_configs.json*", a phrase of "this" closing the question): their plain words describe the file, and
-    their last is no key phrase."""
+    callback_configs.json*", a phrase of "this" or "according to its" closing the question): their plain words
+    describe the file, and their last is no key phrase."""
     spans = [m.span() for rx in (_CONTAINER, _SUBJECT_CONTAINER, _OWNED_CONTAINER) for m in rx.finditer(question)]
-    m = _this_at_end(question)
-    return [*spans, m.span(1)] if m else spans
+    ends = [m.span(1) for at_end in (_this_at_end, _source_at_end) if (m := at_end(question))]
+    return [*spans, *ends]
 
 
 def without_container(question: str, field_names: Collection[str] = ()) -> str:
@@ -93,8 +107,9 @@ def without_container(question: str, field_names: Collection[str] = ()) -> str:
     table, which setting ...": *flag* names the file, not its ``flags`` field) and identifiers other than a
     field's whole name ("which property in *java.security* is set to tryLast": no field ``security``)."""
     rest = _SUBJECT_CONTAINER.sub(" ", _CONTAINER.sub(" ", question))  # "does the jcmd manual rate": no manual
-    m = _this_at_end(rest)
-    rest = rest[: m.start()] + " " + rest[m.end() :] if m else rest
+    for at_end in (_this_at_end, _source_at_end):
+        m = at_end(rest)
+        rest = rest[: m.start()] + " " + rest[m.end() :] if m else rest
     ids = (t for t in re.findall(r"[\w.:/@-]+", rest) if re.search(r"\w[-_./:@]\w", t) and not t[:1].isdigit())
     named = set(field_names) | components(field_names)
     for token in ids:

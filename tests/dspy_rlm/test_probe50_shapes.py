@@ -1,0 +1,132 @@
+"""Shapes from probe 50's first run, on invented data: a package's METADATA named as the source ("according to its
+dist-info METADATA", "in kilnpy 3.1.0's METADATA file") names no field ``Metadata-Version``; a ranking of a record's
+lists answers no question about the lines of another list it names; the name of a text's one record, present,
+says nothing of a word inside its values; a phrase the text writes outside every record is not absent; a record
+swallowing a thousand lines of entries in another form leaves a ranking of the records unsure. Each test fails on
+the code before its change."""
+
+from __future__ import annotations
+
+from tests.dspy_rlm.scripted import ask_scripted
+
+METADATA = """Metadata-Version: 2.4
+Name: kilnpy
+Version: 3.1.0
+Summary: kilnpy: fire glazes with Python
+Author: Ada Potter, Bo Glazer
+License-Expression: MIT
+Project-URL: Homepage, https://kiln.example/kilnpy
+Project-URL: Tracker, https://kiln.example/kilnpy/issues
+Keywords: kiln,glaze
+Classifier: Development Status :: 5 - Production/Stable
+Classifier: Intended Audience :: Potters
+Classifier: Programming Language :: Python :: 3
+Classifier: Programming Language :: Python :: 3.9
+Classifier: Programming Language :: Python :: 3.10
+Classifier: Programming Language :: Python :: 3.11
+Classifier: Topic :: Kilns
+Requires-Python: >=3.9
+Description-Content-Type: text/x-rst
+Requires-Dist: glazes>=1
+Requires-Dist: cones>=2; python_version < "3.10"
+Requires-Dist: shelves<3,>=1.2
+Requires-Dist: attrs>=23.1; extra == "dev"
+Requires-Dist: coverage>=7.5; extra == "dev"
+Requires-Dist: hypothesis>=6.75; extra == "dev"
+Requires-Dist: mock; extra == "dev"
+Requires-Dist: numpy>=1.26; extra == "dev"
+Requires-Dist: pyyaml; extra == "dev"
+Requires-Dist: requests; extra == "dev"
+Provides-Extra: dev
+Dynamic: license-file
+
+=======
+kilnpy
+=======
+
+Fire glazes with Python.
+"""
+
+
+def test_the_metadata_named_as_the_source_names_no_field():
+    # "What Python version does pytest 9.2.0 require according to its dist-info METADATA?": Metadata-Version's 2.4
+    q = "What Python version does kilnpy 3.1.0 require according to its dist-info METADATA?"
+    assert ask_scripted(q, METADATA) == (">=3.9", "submitted")
+    # "What's the one-line Summary in pytest 9.2.0's METADATA file?": Metadata-Version's 2.4 again
+    q = "What's the one-line Summary in kilnpy 3.1.0's METADATA file?"
+    assert ask_scripted(q, METADATA) == ("kilnpy: fire glazes with Python", "submitted")
+
+
+def test_a_ranking_of_the_records_lists_answers_nothing_of_another_list_named():
+    # "which top-level classifier category has the most Classifier lines?": Requires-Dist, the longest list
+    q = "In kilnpy-3.1.0.dist-info/METADATA, which top-level classifier category has the most Classifier lines?"
+    answer, kind = ask_scripted(q, METADATA)
+    assert kind != "submitted" or answer == "Programming Language", answer
+
+
+def test_the_documents_own_name_present_says_nothing_of_a_word_in_its_values():
+    # "Does pytest 9.2.0's METADATA make tomli a requirement when running on Python 3.11?": exists('pytest') -> True
+    q = "Does kilnpy 3.1.0's METADATA make cones a requirement when running on Python 3.10?"
+    answer, kind = ask_scripted(q, METADATA, "bool")
+    assert kind != "submitted" or answer is False, answer
+
+
+BUS = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "busconfig.dtd">
+<busconfig>
+  <type>kiln</type>
+  <auth>EXTERNAL</auth>
+  <listen>unix:dir=/tmp</listen>
+
+  <policy context="default">
+    <!-- Allow the potter to connect -->
+    <allow user="potter"/>
+    <!-- Allow everything to be fired -->
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+  </policy>
+
+  <limit name="max_glazes">1000</limit>
+  <limit name="max_cones">12</limit>
+  <limit name="max_shelves">8</limit>
+  <limit name="firing_timeout">120000</limit>
+  <limit name="cooling_timeout">240000</limit>
+  <limit name="max_pots_per_shelf">40</limit>
+  <limit name="reply_timeout">300000</limit>
+</busconfig>
+"""
+
+
+def test_a_phrase_written_outside_every_record_is_not_absent():
+    # "Does the default policy in accessibility.conf allow eavesdropping?": exists('default') -> False over the
+    # <limit> records, Submitted as no; <policy context="default"> is there
+    q = "Does the default policy in kiln.conf (the kiln bus config) allow eavesdropping?"
+    answer, kind = ask_scripted(q, BUS, "bool")
+    assert kind != "submitted" or answer is True, answer
+
+
+def _changelog() -> str:
+    new = "".join(
+        f"2001-07-{d:02d} 1{d % 10}:3{d % 6}  {who}\n\n\t* kiln.py: {what}\n\n"
+        for d, who, what in [
+            (20, "ada", "bring up to date for 0.8.1 release"),
+            (19, "ada", "tidy the glaze table"),
+            (17, "bo", "remove the coexist patch"),
+            (15, "ada", "shelf heights in the config"),
+            (12, "bo", "fix the cone chart"),
+            (9, "ada", "first glaze recipes"),
+        ]
+    )
+    days = ["Thu", "Wed", "Tue", "Mon", "Sun", "Sat", "Fri"]
+    old = "".join(
+        f"{days[i % 7]} Oct {30 - i} 1{i % 10}:0{i % 6}:00 1998  Cy Kiln  <cy@kiln.example>\n\n"
+        f"\t* Shelf{i}.py: new shelf {i}.\n\t(KilnWindow): read it.\n\n"
+        for i in range(28)
+    )
+    return "Kiln ChangeLog\n==============\n\n" + new + old
+
+
+def test_a_record_swallowing_many_records_worth_leaves_a_ranking_unsure():
+    # IDLE's ChangeLog: min_of('date') over the ISO-dated entries, the last swallowing a thousand lines of entries
+    # dated "Sat Oct 10 19:15:32 1998"; Submitted 2000-08-15 for the oldest entry's date
+    answer, kind = ask_scripted("What's the date of the oldest entry in the Kiln ChangeLog?", _changelog())
+    assert kind != "submitted" or answer == "1998-10-03", answer
