@@ -311,7 +311,11 @@ def names_a_record(book: Any, move: Any, key: Any, value: Any) -> str | None:
     return f"{value!r} is the key of another record (an alias of it)"
 
 
-_WHICH_NOUN = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*\s+(?!(?:is|are|was|were|of)\b)", re.I)
+_WHICH_NOUN = re.compile(
+    r"\s*(?:(?:in|for|from|per)\s+[^,?]{1,80},\s*)?(?:which|what)\s+[a-z][\w-]*\s+(?!(?:is|are|was|were|of)\b)", re.I
+)
+"""A question opening "which <noun>", after a phrase naming the document maybe ("In requests' status_codes.py,
+which HTTP status code ...")."""
 
 
 def sole_holder(book: Any, var: str, key: Any) -> bool:
