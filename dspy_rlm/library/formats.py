@@ -237,23 +237,34 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
+def _comma_tab(lines: list[str], data: list[int]) -> bool:
+    """Whether nine in ten rows of a tab-separated text end each cell but the last with a comma (libdrm's
+    ``amdgpu.ids``: ``1309,<TAB>00,<TAB>AMD Radeon R7 Graphics``): the comma is the separator's, no cell's."""
+    rows = [cells[:-1] for i in data[:400] if len(cells := lines[i].split("\t")) > 1]
+    return bool(rows) and sum(all(c.rstrip().endswith(",") for c in r) for r in rows) * 10 >= len(rows) * 9
+
+
 def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]:
     data = [i for i, ln in enumerate(lines) if ln.strip() and not is_comment(ln)]
     if not data:
         return [], []
-    widths = Counter(len(_cells(lines[i], delim)) for i in data[:400])
+    if delim == "\t" and _comma_tab(lines, data):  # "device_id,<TAB>revision_id,<TAB>product_name   <-- a note"
+        split = lambda s: [re.split(r"\s{2,}", c.strip())[0] for c in re.split(r",\s*\t", s)]  # noqa: E731
+    else:
+        split = lambda s: _cells(s, delim)  # noqa: E731
+    widths = Counter(len(split(lines[i])) for i in data[:400])
     width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
-    first_cells = _cells(lines[data[0]], delim)
-    header = comment_header(lines, data[0], width, lambda s: _cells(s, delim)) or angle_header(lines, data[0], width)
+    first_cells = split(lines[data[0]])
+    header = comment_header(lines, data[0], width, split) or angle_header(lines, data[0], width)
     named = _header_like(first_cells) and (len(first_cells) > 1 or width == 1)  # one cell over wider rows: a title
     if header is None and named and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]
     elif header is None and preamble_row([_cells(lines[i], delim) for i in data[:2001]]):
         data = data[1:]  # a first line of counts and names over rows of measurements: no row
     rows = [(i, lines[i]) for i in data]
-    raws, names = _table_records(rows, header, width, lambda s: _cells(s, delim))
+    raws, names = _table_records(rows, header, width, split)
     if header is None and named_second(raws):  # "0x40<TAB>CS2": a code, then the name it is given
-        raws, names = _table_records(rows, header, width, lambda s: _cells(s, delim), key_at=1)
+        raws, names = _table_records(rows, header, width, split, key_at=1)
     said = [m for r in raws if r[2] and (m := _QUOTE_COMMENT.fullmatch(r[2][-1][1]))]
     if delim != "\t" or len(said) * 2 < len(raws):
         return raws, names

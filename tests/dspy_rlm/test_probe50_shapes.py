@@ -3,8 +3,8 @@ dist-info METADATA", "in kilnpy 3.1.0's METADATA file") names no field ``Metadat
 lists answers no question about the lines of another list it names; the name of a text's one record, present,
 says nothing of a word inside its values; a phrase the text writes outside every record is not absent; a record
 swallowing a thousand lines of entries in another form leaves a ranking of the records unsure; "In F, which <noun>
-..." asks which record holds the identifier, as "which <noun> ..." does. Each test fails on the code before its
-change."""
+..." asks which record holds the identifier, as "which <noun> ..." does; a comma before each tab is the separator's.
+Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -177,3 +177,22 @@ def test_which_record_holds_an_identifier_after_a_phrase_naming_the_document():
     # the one record holding it, was left a guess: "which <noun>" was looked for at the question's start only
     q = "In kiln's glaze_codes.py, which glaze code goes by the name crackle_glaze?"
     assert ask_scripted(q, CODES, "int") == (250, "submitted")
+
+
+KILN_IDS = (
+    "# List of KILN IDs\n#\n# Syntax:\n# device_id,\trevision_id,\tproduct_name        <-- single tab after comma\n\n"
+    "1.0.0\n"
+    + "".join(
+        f"{0x1300 + i:04X},\t{i % 3:02d},\tKiln Glazer {name}\n"
+        for i, name in enumerate(["R7", "R6", "R4", "R7", "R6", "R5", "R5", "R4", "Mini", "Pro", "Max", "R3"])
+    )
+    + "7A1C,\t00,\tKiln Instinct K100\n"
+)
+
+
+def test_a_comma_before_each_tab_belongs_to_the_separator():
+    # "What device ID does amdgpu.ids give for the AMD Instinct MI100?": '738C,', the comma read as the cell's
+    assert ask_scripted("What device ID does kiln.ids give for the Kiln Instinct K100?", KILN_IDS) == (
+        "7A1C",
+        "submitted",
+    )
