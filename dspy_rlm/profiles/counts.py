@@ -6,6 +6,7 @@ Registered by :mod:`~dspy_rlm.profiles.kinds` with the other kinds.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dspy_rlm.library import lookup
@@ -52,6 +53,8 @@ class Count(KindBase):
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if key is not None and key.text.endswith("*") and not key.is_value:  # "the ARPOP_ ones": the keyed group
             return [Candidate(str(result), "count", True, "counted")]  # (its class: the calibrated "counted")
+        if key is not None and _tag_counted(book, move.var, key.text):  # "how many <limit> elements are there?"
+            return [Candidate(str(result), "count", True, "counted")]
         ok = key is not None and key.is_value and always_whole(book, move.var, key.text)
         why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
         if ok and key is not None and not result and key.records:  # a glob read as a pattern ("upload.*"): none
@@ -59,6 +62,16 @@ class Count(KindBase):
         if ok and key is not None and _counts_names(book, move.var, None, "part", key.text):
             ok, why = False, "the question counts names, and a record counted holds several"
         return [Candidate(str(result), "count", ok, why)]
+
+
+def _tag_counted(book: Any, var: str, phrase: str) -> bool:
+    """Whether the question writes ``phrase`` as a markup tag (``<limit>``) and every record of the text is an
+    element of that tag (each record's text opens ``<limit``): a count of the records counts those elements."""
+    if not re.search(rf"<{re.escape(phrase)}(?:\s[^<>]*)?/?>", book.text_q):
+        return False
+    records = book.structs[var].records[:SCAN]
+    opens = re.compile(rf"<{re.escape(phrase)}(?=[\s/>])")
+    return bool(records) and all(opens.match(r.text.lstrip()) for r in records)
 
 
 class CountWhere(KindBase):

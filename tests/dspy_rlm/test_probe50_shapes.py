@@ -3,8 +3,9 @@ dist-info METADATA", "in kilnpy 3.1.0's METADATA file") names no field ``Metadat
 lists answers no question about the lines of another list it names; the name of a text's one record, present,
 says nothing of a word inside its values; a phrase the text writes outside every record is not absent; a record
 swallowing a thousand lines of entries in another form leaves a ranking of the records unsure; "In F, which <noun>
-..." asks which record holds the identifier, as "which <noun> ..." does; a comma before each tab is the separator's.
-Each test fails on the code before its change."""
+..." asks which record holds the identifier, as "which <noun> ..." does; a comma before each tab is the separator's;
+"how many <limit> elements" counts records that are each such an element. Each test fails on the code before its
+change."""
 
 from __future__ import annotations
 
@@ -196,3 +197,8 @@ def test_a_comma_before_each_tab_belongs_to_the_separator():
         "7A1C",
         "submitted",
     )
+
+
+def test_a_count_of_the_elements_a_tag_names_counts_the_records_of_that_tag():
+    # "How many <limit> elements are there in accessibility.conf?": count_records('limit'), 13, was left a guess
+    assert ask_scripted("How many <limit> elements are there in kiln.conf?", BUS, "int") == (7, "submitted")
