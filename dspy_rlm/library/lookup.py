@@ -308,20 +308,27 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
     (whole words as written, no other word forms), one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US', a
     date's year), or
     the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank) and
-    'present' (a value that is not blank: the records that have the field).
+    'present' (a value that is not blank, or fields of a nested object: the records that have the field).
     Case-insensitive; 'part' and 'contains' count past a huge text's parsed head too (as count_where).
     field='*': each setting's own value, in a file of NAME = value settings."""
     s = _structure("count_if", var)
     name = OWN if field == OWN else _field("count_if", s, field)
     if test not in _TESTS:
         raise ValueError(f"count_if(): test must be one of {', '.join(map(repr, _TESTS))}; got {test!r}")
-    if test in ("empty", "present"):
-        return sum(1 for r in s.records if passes(value_in(r, name), test))
+    if test in ("empty", "present"):  # a nested object's fields ("pr.env") are the record having the field ("pr")
+        having = sum(1 for r in s.records if passes(value_in(r, name), "present") or _nested_under(r, name))
+        return having if test == "present" else len(s.records) - having
     arg = _check_word("count_if", value, "value")
     if test in ("<", "<=", ">", ">=") and _number(arg) is None:
         raise TypeError(f"count_if(): a {test!r} test needs a number, got {value!r}")
     rest = records_beyond(_text("count_if", var), s, arg) if test in STREAMED_TESTS else ()
     return sum(1 for r in itertools.chain(s.records, rest) if passes(value_in(r, name), test, arg))
+
+
+def _nested_under(record: Record, name: str) -> bool:
+    """Whether the record holds fields of an object named ``name`` (``pr.env`` under ``pr``)."""
+    prefix = name.casefold() + "."
+    return name != OWN and any(n.casefold().startswith(prefix) for n, _ in record.fields)
 
 
 def exists(var: Any, word: Any) -> bool:

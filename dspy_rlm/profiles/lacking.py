@@ -16,6 +16,7 @@ __all__ = ["lacked_fields"]
 _BEFORE = rf"(?:{'|'.join(LACKING)}|(?:not|never|n't)\s+(?:{'|'.join(HAVING)}))"
 _FILLER = r"(?:\s+(?:a|an|any|the|their|its|value|values|set|field|entry|given))*"
 _AFTER = r"(?:\s+\w+)?\s+(?:is|are|was|were|left)\s+(?:empty|blank|missing|unset)"
+_QUOTE = r"[\"'`\u2018\u2019\u201c\u201d]"
 
 
 def _name_rx(field: str) -> str:
@@ -36,9 +37,9 @@ def lacked_fields(book: Any, var: str) -> list[str]:
             name = _name_rx(f)
             if not name or len(f) < 2:
                 continue
-            said = re.search(rf"(?<![\w']){_BEFORE}{_FILLER}\s+{name}(?!\w)", q) or re.search(
-                rf"(?<!\w){name}{_AFTER}(?!\w)", q
-            )
+            said = re.search(rf"(?<![\w']){_BEFORE}{_FILLER}\s+{_QUOTE}?{name}(?!\w)", q) or re.search(
+                rf"(?<!\w){name}{_QUOTE}?{_AFTER}(?!\w)", q
+            )  # (the name maybe quoted: 'have no "pr" field')
             if said and 0 < sum(1 for r in records if not (r.get(f) or "").strip()) < len(records):
                 out.append(f)
         book.memo[memo] = out

@@ -4,8 +4,8 @@ lists answers no question about the lines of another list it names; the name of 
 says nothing of a word inside its values; a phrase the text writes outside every record is not absent; a record
 swallowing a thousand lines of entries in another form leaves a ranking of the records unsure; "In F, which <noun>
 ..." asks which record holds the identifier, as "which <noun> ..." does; a comma before each tab is the separator's;
-"how many <limit> elements" counts records that are each such an element. Each test fails on the code before its
-change."""
+"how many <limit> elements" counts records that are each such an element; a record holding a nested object has the
+field the object is ('have no "pr" field'). Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -202,3 +202,24 @@ def test_a_comma_before_each_tab_belongs_to_the_separator():
 def test_a_count_of_the_elements_a_tag_names_counts_the_records_of_that_tag():
     # "How many <limit> elements are there in accessibility.conf?": count_records('limit'), 13, was left a guess
     assert ask_scripted("How many <limit> elements are there in kiln.conf?", BUS, "int") == (7, "submitted")
+
+
+def _kilns_json() -> str:
+    import json
+
+    kilns = []
+    for i, name in enumerate(["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Gum", "Hazel", "Ivy", "Juniper"]):
+        kiln = {"name": f"{name} Kiln", "constant": name.upper(), "env": f"{name.upper()}_HOME"}
+        if i % 3 == 0:
+            kiln["vent"] = f"{name.upper()}_VENT"
+        elif i % 3 == 1:
+            kiln["vent"] = {"env": f"{name.upper()}_VENT_OPEN", "ne": "false"}
+        kilns.append(kiln)
+    return json.dumps(kilns, indent=2)
+
+
+def test_a_nested_object_is_the_field_a_count_of_records_lacking_it_names():
+    # 'How many vendors in ci-info/vendors.json have no "pr" field at all?': 29, the records holding the word; read
+    # as a lacking count, the records with a nested "pr": {...} object were counted as lacking it
+    q = 'How many kilns in kilns.json have no "vent" field at all?'
+    assert ask_scripted(q, _kilns_json(), "int") == (3, "submitted")
