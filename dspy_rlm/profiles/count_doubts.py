@@ -14,6 +14,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.formats import is_comment
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.reads import unit_after
@@ -133,7 +134,8 @@ def named_apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | 
 
 
 _SWALLOWED_LINES = 100  # a record this long, and
-_SWALLOWED_TIMES = 20  # this many times the median record's lines, holds what is no part of it
+_SWALLOWED_TIMES = 20  # this many times the median record's lines, holds what is no part of it, where
+_SWALLOWED_HEADS = 10  # this many of its lines start at the margin
 
 
 def swallowing_record(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
@@ -148,6 +150,9 @@ def swallowing_record(book: Any, move: Move, kind: Any, key: Any, text: str) -> 
         big = max(records, key=lambda r: r.end_line - r.line, default=None)
         long = spans[-1] if spans else 0
         many = len(spans) >= 5 and long >= _SWALLOWED_LINES and long >= _SWALLOWED_TIMES * spans[len(spans) // 2]
+        if many and big is not None:  # its body's lines at the margin start records the parse missed (not a
+            body = text.split("\n")[big.line : big.end_line]  # section's indented settings, a document's JSON)
+            many = sum(1 for ln in body if ln[:1].strip() and not is_comment(ln)) >= _SWALLOWED_HEADS
         book.memo[memo] = (big.line, long) if many and big is not None else None
     found = book.memo[memo]
     if not found:

@@ -9,6 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.library.formats import is_comment
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import BOUNDS, operands
 from dspy_rlm.profiles.id_spellings import near_spelled
@@ -155,11 +156,19 @@ def _inside_whole(book: Any, var: str, key: Any, others: list[Any]) -> str | Non
 
 
 def _written(book: Any, var: str, phrase: str) -> bool:
-    """Whether the text (its first two million characters) writes ``phrase`` as a whole word, in a record or not."""
-    if "folded head" not in book.memo:
-        book.memo["folded head"] = {}
-    folded = book.memo["folded head"].setdefault(var, book.texts[var][:2_000_000].casefold())
-    return re.search(rf"(?<![\w-]){re.escape(phrase.casefold())}(?![\w-])", folded) is not None
+    """Whether the text writes ``phrase`` as a whole word on a line no record spans and no comment is (an XML
+    element beside the repeated ones read as records: ``<policy context="default">`` above the ``<limit>`` elements)."""
+    s = book.structs[var]
+    if s.parsed_chars is not None or not s.records:
+        return False
+    lines = book.texts[var].split("\n")
+    spanned = [False] * len(lines)
+    for r in s.records:  # (lines numbered from 1)
+        for i in range(max(0, r.line - 1), min(len(lines), r.end_line)):
+            spanned[i] = True
+    said = re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", re.IGNORECASE)
+    outside = (ln for i, ln in enumerate(lines) if not spanned[i] and ln.strip() and not is_comment(ln))
+    return any(said.search(ln) and not ln.lstrip().startswith("<!--") for ln in outside)
 
 
 def _pair_named(key: Any, others: list[Any]) -> bool:
