@@ -31,6 +31,9 @@ _NAME = re.compile(r"asked_(probe\d*)(?:_\w+)?\.json")
 NOT_FIRST_CONTACT = {
     "probe38": "three of its twelve files are the test split's (ptmr8a.afm, the litellm model-price JSON, "
     "/etc/ethertypes) and three the training corpus's (debian.csv, Pygments' _mapping.py, classic.mplstyle)",
+    "probe50": "five of its twelve files are heldout.json's (amdgpu.ids, postgresql.conf.sample, sql_features.txt, "
+    "ci-info's vendors.json, vim.desktop), which the scripted host checks read; its first run on the "
+    "seven others (28 questions): model 17.9% Submitted and right with 6 wrong, on the five 40.0% with none",
 }
 """Probes whose first run is no first contact, and why: left out of the pool."""
 
