@@ -248,14 +248,16 @@ def parse_delimited(lines: list[str], delim: str) -> tuple[list[Raw], list[str]]
     data = [i for i, ln in enumerate(lines) if ln.strip() and not is_comment(ln)]
     if not data:
         return [], []
-    if delim == "\t" and _comma_tab(lines, data):  # "device_id,<TAB>revision_id,<TAB>product_name   <-- a note"
-        split = lambda s: [re.split(r"\s{2,}", c.strip())[0] for c in re.split(r",\s*\t", s)]  # noqa: E731
+    if delim == "\t" and _comma_tab(lines, data):  # "1309,<TAB>00,<TAB>AMD Radeon R7 Graphics"
+        split = lambda s: [c.strip() for c in re.split(r",\s*\t", s)]  # noqa: E731
+        # a commented header's note after two spaces is cut: "product_name        <-- single tab after comma"
+        head = lambda s: [re.split(r"\s{2,}", c)[0] for c in split(s)]  # noqa: E731
     else:
-        split = lambda s: _cells(s, delim)  # noqa: E731
+        split = head = lambda s: _cells(s, delim)
     widths = Counter(len(split(lines[i])) for i in data[:400])
     width = max(w for w, n in widths.items() if n >= max(1, len(data[:400]) // 20))
     first_cells = split(lines[data[0]])
-    header = comment_header(lines, data[0], width, split) or angle_header(lines, data[0], width)
+    header = comment_header(lines, data[0], width, head) or angle_header(lines, data[0], width)
     named = _header_like(first_cells) and (len(first_cells) > 1 or width == 1)  # one cell over wider rows: a title
     if header is None and named and len(data) > 1 and not _shaped_like_data(lines, data, delim):
         header, data = first_cells, data[1:]

@@ -161,14 +161,16 @@ def _written(book: Any, var: str, phrase: str) -> bool:
     s = book.structs[var]
     if s.parsed_chars is not None or not s.records:
         return False
-    lines = book.texts[var].split("\n")
-    spanned = [False] * len(lines)
-    for r in s.records:  # (lines numbered from 1)
-        for i in range(max(0, r.line - 1), min(len(lines), r.end_line)):
-            spanned[i] = True
+    memo = ("lines outside records", var)  # once per text: each absent phrase asks it
+    if memo not in book.memo:
+        lines = book.texts[var].split("\n")
+        spanned = [False] * len(lines)
+        for r in s.records:  # (lines numbered from 1)
+            for i in range(max(0, r.line - 1), min(len(lines), r.end_line)):
+                spanned[i] = True
+        book.memo[memo] = [ln for i, ln in enumerate(lines) if not spanned[i] and ln.strip() and not is_comment(ln)]
     said = re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", re.IGNORECASE)
-    outside = (ln for i, ln in enumerate(lines) if not spanned[i] and ln.strip() and not is_comment(ln))
-    return any(said.search(ln) and not ln.lstrip().startswith("<!--") for ln in outside)
+    return any(said.search(ln) and not ln.lstrip().startswith("<!--") for ln in book.memo[memo])
 
 
 def _pair_named(key: Any, others: list[Any]) -> bool:
