@@ -202,6 +202,8 @@ def _best(fn: str, var: Any, w: str, field: str | None) -> Record | Nothing:
         (True, lambda r: r.key.strip() == w),
         (True, lambda r: w in _key_names(r.key)),  # one of the names a key lists, as written: -A of "-A, --all"
         (True, lambda r: _same(r.key, w)),
+        # capitals, a whole value as written, before a key holding the word in another case: NAME, not "-n name"
+        (False, lambda r: w.isupper() and len(w) > 1 and any(v.strip() == w for _, v in r.fields)),
         (False, lambda r: matches(w, r.key)),
         (False, lambda r: any(_same(v, w) for _, v in r.fields)),  # a whole value before a word inside one
         (False, lambda r: any(matches(w, v) for _, v in r.fields)),

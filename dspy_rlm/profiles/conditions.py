@@ -11,6 +11,7 @@ from typing import Any
 
 from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.named_document import before_document_noun
 from dspy_rlm.profiles.naming import column_fields
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, keyed_by, may_be_value
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
@@ -70,7 +71,11 @@ def operands(book: Any, var: str) -> list[tuple[str, str]]:
                 if arg and (test not in BOUNDS or lookup._number(arg) is not None):
                     out.append((test, arg.rstrip("/") or arg))
     out += [("ends", m.group()) for m in _SUFFIX.finditer(book.text_q)]  # ".pyi stub files": values ending so
-    out += [("key", k.text) for k in book.keys.get(var, []) if k.records and not k.beyond]
+    # not a loose word describing the document ("glibc's pl_PL *locale* file"): it narrows no count
+    loose = [
+        k for k in book.keys.get(var, []) if not (k.is_key or k.is_value) and before_document_noun(book.text_q, k.text)
+    ]
+    out += [("key", k.text) for k in book.keys.get(var, []) if k.records and not k.beyond and k not in loose]
     return list(dict.fromkeys(out))
 
 
@@ -141,6 +146,17 @@ def worded(book: Any, var: str, arg: str, field: str | None = None) -> bool:
             for v in values
         )
     return bool(book.memo[memo])
+
+
+def listed_among(book: Any, var: str, arg: str, field: str) -> bool:
+    """Whether some values of ``field`` hold ``arg`` as one part of a list ("UserValue, SemicolonAppendable" beside
+    "UserValue"): a count of the values equal to it would leave those out."""
+    whole = " ".join(arg.casefold().split())
+    return any(
+        f == field and " ".join(v.casefold().split()) != whole and lookup.passes(v, "part", arg)
+        for r in book.structs[var].records[:SCAN]
+        for f, v in r.fields
+    )
 
 
 def said_inside(book: Any, phrase: str) -> bool:
@@ -299,7 +315,11 @@ def counts_every_record(book: Any, var: str) -> bool:
     written = [w for w in st.words(book.text_q) if w.casefold() in STOP and w.casefold() not in WHOLE_SET]
     if any(may_be_value(w) and is_stop_value(w, records) for w in written):  # "how many hosts are down?"
         return False
-    if any(k.is_value and set(st.words(k.text.casefold())) <= nouns for k in book.keys.get(var, [])):
+    fields = {f.casefold() for f in s.field_names}  # or a field's name ("how many collating-symbol declarations")
+    if any(
+        (k.is_value or k.text.casefold() in fields) and set(st.words(k.text.casefold())) <= nouns
+        for k in book.keys.get(var, [])
+    ):
         return False  # "how many RUN instructions": a value of the data before the counted noun is a condition
     key_field = field_holding_key(s)
     stems = {st.stem(n) for n in nouns}

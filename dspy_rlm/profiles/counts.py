@@ -21,6 +21,7 @@ from dspy_rlm.profiles.conditions import (
     counts_every_record,
     flag_counts,
     holders,
+    listed_among,
     loose_fields,
     mostly_numbers,
     names_field,
@@ -55,6 +56,8 @@ class Count(KindBase):
             return [Candidate(str(result), "count", True, "counted")]  # (its class: the calibrated "counted")
         if key is not None and _tag_counted(book, move.var, key.text):  # "how many <limit> elements are there?"
             return [Candidate(str(result), "count", True, "counted")]
+        if key is not None and _field_counted(book, move.var, key.text, result):  # "how many collating-symbol
+            return [Candidate(str(result), "count", True, "counted")]  # declarations": the records of that field
         ok = key is not None and key.is_value and always_whole(book, move.var, key.text)
         why = "counted" if ok else "counted a word, not a field value"  # some records hold it inside a longer value
         if ok and key is not None and not result and key.records:  # a glob read as a pattern ("upload.*"): none
@@ -62,6 +65,18 @@ class Count(KindBase):
         if ok and key is not None and _counts_names(book, move.var, None, "part", key.text):
             ok, why = False, "the question counts names, and a record counted holds several"
         return [Candidate(str(result), "count", ok, why)]
+
+
+def _field_counted(book: Any, var: str, phrase: str, result: Any) -> bool:
+    """Whether ``phrase`` is the whole name of a field the question names and the records holding the phrase are
+    those having that field, each once (a locale's ``collating-symbol <a-ogonek>`` lines): a count of the
+    records counts that field's entries."""
+    s = book.structs[var]
+    name = next((f for f in book.named_fields(var) if f.casefold() == phrase.casefold()), None)
+    if name is None or not isinstance(result, int) or result < 2 or len(s.records) > SCAN:
+        return False
+    having = [r for r in s.records if sum(1 for f, _ in r.fields if f == name) == 1]
+    return len(having) == result and len(having) < len(s.records)
 
 
 def _tag_counted(book: Any, var: str, phrase: str) -> bool:
@@ -104,6 +119,8 @@ class CountWhere(KindBase):
         why = "counted" if ok else "no record has that value there" if not result else "a field not named"
         if ok and key is not None and worded(book, move.var, key.text, move.args[0]):  # "tr After_I" beside "tr"
             ok, why = False, "other values of the field hold it as a word"
+        if ok and key is not None and listed_among(book, move.var, key.text, move.args[0]):  # a JSON list's item
+            ok, why = False, "other values of the field list it among other parts"
         if ok and key is not None and move.args[0] in CONTEXT_FIELDS and blocks_apart(book, move.var, key.text):
             ok, why = False, "several blocks have that name: the count joins them"  # YAML's nested "mapping:"s
         if ok and key is not None and _noun_of_all(book, move.var, key, result):

@@ -332,9 +332,12 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 continue  # a column's whole name ("SHA1 Fingerprint") names the field, not a record
             if any(a <= first.start() and last.end() <= b for a, b in initials) and not made.is_key:
                 continue  # "time zone" says the field TZ by its initials: its words key no record
-            # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...) or it is an identifier
-            # written whole that names no field ("mlx_lm.quant" of the settings mlx_lm.quant.*)
+            # a field's name ("port"), not a key; unless a record is keyed by it (NAME=...), it is an identifier written
+            # whole naming no field ("mlx_lm.quant"), or capitals some records hold whole (a manual's section NAME)
             whole_id = _DOTTED.fullmatch(phrase) is not None and phrase.casefold() not in named_cf
+            capital = phrase.isupper() and len(hits) > 1 and [r for r in hits if any(v == phrase for _, v in r.fields)]
+            if capital and only_field_words and not made.is_key:
+                hits, made, whole_id = capital, make_key(phrase, capital), True
             if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word and not whole_id:
                 continue
             said = [f for (a, b), f in field_said.items() if a <= start and end <= b and (a, b) != (start, end)]

@@ -18,7 +18,8 @@ def field_forms(words: list[str], fields: set[str], said: list[str] | None = Non
     four or more letters that starts a word at least three letters longer ("desc" of "description", "addr" of
     "address"), a name that two or three words in a row spell joined ("sepal width": ``sepalwidth``, "ship via":
     ``ship_via``; also marked ``+sepalwidth``, which names it better than a field named by one of the words), and a
-    part of six letters or more that a word of six or more spells with one letter missing, added or changed.
+    part of six letters or more that a word of six or more spells with one letter missing, added or changed, its
+    first letter kept ("gschema" is no misspelt ``schema``).
     The joined names are looked for in ``said`` (all the question's words, stop words too: "link name" spells
     ``linkname``) where given."""
     short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
@@ -39,7 +40,7 @@ def field_forms(words: list[str], fields: set[str], said: list[str] | None = Non
     long_parts = {p.casefold() for f in fields for p in parts(f) if len(p) >= 6}
     for w in (w.casefold() for w in words if len(w) >= 6 and w.casefold() not in long_parts):
         near = _deletes(w) | {w}  # one letter left out, added or changed ("descripton": Description)
-        out |= {st.stem(p) for p in long_parts if p in near or _deletes(p) & near}
+        out |= {st.stem(p) for p in long_parts if p[0] == w[0] and (p in near or _deletes(p) & near)}
     return out
 
 

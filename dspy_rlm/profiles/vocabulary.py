@@ -134,7 +134,7 @@ RECORD_UNITS = frozenset(
 TEXT_UNITS = frozenset({"line", "lines", "byte", "bytes", "character", "characters", "char", "chars", "word", "words"})
 """Units of the text, not its records: "how many lines" counts no records."""
 MOST_OF = re.compile(
-    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|covers?|covering|uses?"
+    r"\b(?:has|have|had|having|with|lists?|listing|holds?|contains?|gets?|owns?|defines?|covers?|covering|uses?|saw|sees?"
     r"|to|by|on|for|across)\s+the\s+"  # "used for the most patterns" (not "for the most part")
     r"(?:most|(?:largest|greatest|highest|biggest)\s+number\s+of)\s+(?!part\b)([a-z][\w-]*)"
     rf"|\b(?:of|in|for|across)\s+the\s+most\s+({'|'.join(sorted(RECORD_UNITS))})\b"
