@@ -244,7 +244,7 @@ def ranked_names(q_stems: set[str], names: Any) -> list[str]:
         r
         for r in scored
         if not any(r[3] < w or (r[3] == w and r[0] > -1.0) for w in whole)  # "the name": not display_name
-        and (r[0] == -1.0 or family[frozenset(r[3])] < 3)  # said whole: named beside its family (Comment[de])
+        and family[frozenset(r[3])] < 3
         and not any(alike[p] > 1 for p in r[4])
     ]
     return [r[2] for r in sorted(kept, key=lambda r: r[:3])]
