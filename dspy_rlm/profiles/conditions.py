@@ -153,7 +153,10 @@ def listed_among(book: Any, var: str, arg: str, field: str) -> bool:
     "UserValue"): a count of the values equal to it would leave those out."""
     whole = " ".join(arg.casefold().split())
     return any(
-        f == field and " ".join(v.casefold().split()) != whole and lookup.passes(v, "part", arg)
+        f == field
+        and " ".join(v.casefold().split()) != whole
+        and lookup.passes(v, "part", arg)
+        and not any(" " in p for p in lookup.parts_of(v))  # a list of names, not a sentence ("one of: chat, ...")
         for r in book.structs[var].records[:SCAN]
         for f, v in r.fields
     )

@@ -1,10 +1,11 @@
 """Shapes from probe 51's first run, on invented data: a count of the records whose field is a value misses those
-listing it among other parts (a JSON list of flags); a word is no misspelt field name where its first letter
-differs ("gschema" is no ``schema``); "how many <field> declarations" counts the records having that field, and a
-loose word before the document noun ("the kiln *locale* file") tests no value, nor is the count one of every record;
-a word in capitals some records hold whole as written (a manual page's section ``NAME``) keys those records, however
-many hold it in other cases, and ``record_of`` finds them before a key holding the word in another case ("-n
-name"); "which year saw the most releases" ranks the years of the dates. Each test fails on the code before its change."""
+listing it among other parts (a JSON list of flags; not a sentence naming it among others: "one of: chat,
+rerank"); a word is no misspelt field name where its first letter differs ("gschema" is no ``schema``); "how many
+<field> declarations" counts the records having that field, a loose word before the document noun ("the kiln
+*locale* file") tests no value, nor is the count one of every record; a word in capitals some records hold whole
+as written (a manual page's section ``NAME``) keys those records, however many hold it in other cases, and
+``record_of`` finds them before a key holding the word in another case ("-n name"); "which year saw the most
+releases" ranks the years of the dates. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -37,6 +38,27 @@ def test_a_count_of_a_listed_flag_counts_the_lists_holding_it_among_others():
         5,
         "submitted",
     )
+
+
+MODES = json.dumps(
+    {
+        "sample_spec": {"mode": "one of: chat, embedding, rerank, search", "max_tokens": "the most tokens"},
+        "fire-1": {"mode": "chat", "max_tokens": 4096},
+        "fire-2": {"mode": "rerank", "max_tokens": 512},
+        "fire-3": {"mode": "chat", "max_tokens": 8192},
+        "glaze-1": {"mode": "rerank", "max_tokens": 512},
+        "glaze-2": {"mode": "embedding", "max_tokens": 1024},
+        "glaze-3": {"mode": "rerank", "max_tokens": 256},
+        "kiln-1": {"mode": "search", "max_tokens": 128},
+    },
+    indent=4,
+)
+
+
+def test_a_sentence_naming_a_value_among_others_is_no_list_of_it():
+    # litellm's sample_spec: "one of: chat, embedding, ..., rerank, search" is no model listing rerank
+    q = 'How many models in the kiln price table have mode set to "rerank"?'
+    assert ask_scripted(q, MODES, "int") == (3, "submitted")
 
 
 GSCHEMA = """<?xml version="1.0" encoding="UTF-8"?>
