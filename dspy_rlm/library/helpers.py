@@ -262,6 +262,7 @@ STANDALONE_MODULES = (
     "markedformat",
     "treeformat",
     "diffformat",
+    "shellformat",
     "wordmatch",
     "records",
     "structure",
