@@ -262,7 +262,6 @@ STANDALONE_MODULES = (
     "markedformat",
     "treeformat",
     "diffformat",
-    "shellformat",
     "wordmatch",
     "records",
     "structure",
