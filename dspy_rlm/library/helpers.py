@@ -262,6 +262,7 @@ STANDALONE_MODULES = (
     "markedformat",
     "treeformat",
     "diffformat",
+    "xresourceformat",
     "wordmatch",
     "records",
     "structure",

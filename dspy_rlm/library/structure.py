@@ -172,6 +172,7 @@ from dspy_rlm.library.treeformat import looks_tree, parse_tree
 from dspy_rlm.library.whitespacetable import looks_whitespace_table, parse_whitespace_table  # inlined before this file
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
+from dspy_rlm.library.xresourceformat import looks_xresources, parse_xresources
 from dspy_rlm.library.yamlstream import looks_yaml_stream, parse_yaml_stream
 from dspy_rlm.library.yamltree import looks_yaml, parse_yaml_tree
 
@@ -271,6 +272,8 @@ def _detect(text: str) -> Structure:
         return _build("yaml", lines, *stream, detail="documents")
     if looks_directive_kinds(sample) >= _DIRECTIVES:  # "syn keyword NAME<TAB>words": no table's columns
         return _build("keywords", lines, *parse_directives(lines), detail="directives")
+    if looks_xresources(sample) >= 0.8:  # before tables, stanzas, YAML: "*Porthole.top: ChainTop" is a resource
+        return _build("assignments", lines, *parse_xresources(lines), detail="xresources")
     score, delim = looks_delimited(sample)
     if score >= 0.85 and delim == ";" and looks_keyword_lines(sample) >= 0.8:  # cells of "KEY value" pairs
         return _build("keywords", lines, *parse_keyword_lines(lines))

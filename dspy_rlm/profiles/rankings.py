@@ -369,7 +369,23 @@ class ByLength(Extreme):
         ]
         if lengths and lengths.count(max(lengths) if self.cue == "max" else min(lengths)) > 1:
             asked, why = False, "several records tie for the length ranked"  # every code 2 letters: no winner
+        if asked and _which_field(book.text_q, field):  # "which label text is the longest": the label, no key
+            return [
+                Candidate(result[1], field, True, "ranked, its value asked"),
+                Candidate(result[0], "key", False, why),
+            ]
         return [Candidate(result[0], "key", asked, why), Candidate(result[1], move.args[0], asked, why)]
+
+
+def _which_field(question: str, field: str) -> bool:
+    """Whether the question opens "which" / "what" and a word of ``field``'s name ("which *label* text is the
+    longest"): a value of the field is asked, not the record holding it ("which vendor has the longest name")."""
+    m = re.match(
+        r"\s*(?:(?:of|in|among|across)\s+[^,?]{1,80},\s*)?(?:which|what)\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?",
+        question,
+        re.IGNORECASE,
+    )
+    return m is not None and any(st.stem(w.casefold()) in field_stems(field) for w in m.groups() if w)
 
 
 def names_limit(question: str, worded: set[str], spans: list[tuple[int, int]]) -> bool:

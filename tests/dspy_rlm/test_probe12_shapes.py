@@ -26,10 +26,12 @@ Boatyard.Geometry:			640x480
 
 def test_x_resources_are_definitions_not_a_whitespace_table():
     s = detect(XRESOURCES)
-    assert (s.kind, s.detail) == ("assignments", "definitions")  # before: a whitespace table, "!" lines records
+    # before: a whitespace table, "!" lines records; then resource definitions keyed whole; now X resources,
+    # keyed by the widget path less the application's class (tests/dspy_rlm/test_xresourceformat.py)
+    assert (s.kind, s.detail) == ("assignments", "xresources")
     by_key = {r.key: r for r in s.records}
-    assert by_key["*label7"].fields == (("*label7", "Welcome to the Boatyard manager version 2.3"),)
-    assert by_key["Boatyard.Geometry"].fields == (("Boatyard.Geometry", "640x480"),)
+    assert by_key["label7"].fields == (("label7", "Welcome to the Boatyard manager version 2.3"),)
+    assert by_key["Geometry"].fields == (("Geometry", "640x480"),)
     assert not any(r.key.startswith("!") for r in s.records)
 
 
