@@ -28,7 +28,13 @@ from dspy_rlm.profiles.header_comment import names_opening_comment
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_patterns
-from dspy_rlm.profiles.named_document import FILE_NAME, before_document_noun, names_document, names_file
+from dspy_rlm.profiles.named_document import (
+    FILE_NAME,
+    before_document_noun,
+    before_file_name,
+    names_document,
+    names_file,
+)
 from dspy_rlm.profiles.naming import (
     asks_holder,
     counts_a_field,
@@ -199,6 +205,8 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         sure = bool(held or joined or _NUMBER.fullmatch(other.text))  # an identifier ("actions/checkout") vs a hop
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is key or not few or other.hop or other.text == key.via[0]:  # hop: no phrase; its record's key
+            continue
+        if before_file_name(book.text_q, other.text):  # "ray's *vsphere* defaults.yaml": which file is asked of
             continue
         if field is not None and key.hop and not holds_field(book.structs[move.var], other.text, [field]):
             continue  # "the getty@ template *unit*": the [Unit] section, without the field asked, answers nothing

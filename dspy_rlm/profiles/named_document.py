@@ -15,6 +15,7 @@ from dspy_rlm.profiles.vocabulary import DOCUMENT_NOUNS, ID_LIKE
 __all__ = [
     "FILE_NAME",
     "before_document_noun",
+    "before_file_name",
     "describes_document",
     "document_noun",
     "names_asked_document",
@@ -70,6 +71,16 @@ def before_document_noun(question: str, phrase: str) -> bool:
     return any(w in DOCUMENT_NOUNS for w in after)
 
 
+def before_file_name(question: str, phrase: str) -> bool:
+    """Whether the question writes ``phrase`` right before a file's name ("ray's *vsphere* defaults.yaml", "the
+    *gnome* mimeapps.list"): a word telling which of several such files is asked of, whether or not the data holds
+    it too (a provider's ``type: vsphere``), so no condition a record read must meet."""
+    at = question.find(phrase)
+    after = question[at + len(phrase) :].split(None, 1) if at >= 0 and not ID_LIKE.search(phrase) else []
+    name = after[0].rstrip("?,;:!)").removesuffix("'s") if after else ""
+    return bool(after) and "/" not in name and FILE_NAME.fullmatch(name) is not None
+
+
 def describes_document(question: str, start: int, phrase: str) -> bool:
     """Whether ``phrase`` (at ``start``) is a plain word after "the", "this" or a possessive (and at most one plain
     word: "the cbrt *validation* csv") and before a document noun ("the *Debian* copyright file"), not an
@@ -101,8 +112,10 @@ def names_file(s: st.Structure, text: str, phrase: str) -> bool:
 def _names_header(s: st.Structure, record: st.Record, phrase: str) -> bool:
     """Whether ``phrase`` is a value of one of the header lines before the first of the ``record``'s peers (records
     sharing a field with it), a line whose fields the record lacks: a font's ``FontName Symbol-Slanted`` above
-    its glyphs' rows."""
+    its glyphs' rows; none where the record has no peers."""
     names = {n for n, _ in record.fields}
+    if not any(r is not record and names & {n for n, _ in r.fields} for r in s.records[:200]):
+        return False  # a record with no peers (a YAML file's top-level settings, each its own): no header above them
     for r in s.records[:50]:
         fields = {n for n, _ in r.fields}
         if r is record or fields & names:

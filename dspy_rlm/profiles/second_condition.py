@@ -9,6 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.conditions import flag_field
+from dspy_rlm.profiles.named_document import before_file_name
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.spans import container_spans
@@ -32,6 +33,7 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
         # an identifier the data holds, whole or inside its values ("have the SIGNED_RATIONAL type", "refer to
         # #/definitions/commands"), narrows the count too
         identifier = not k.is_value and ID_LIKE.search(k.text) and not names_data(book.text_q, k.text)
+        other = other and not before_file_name(book.text_q, k.text)  # "ray's *vsphere* defaults.yaml": which file
         if (k.is_value or identifier) and k.records and not k.inner and other:
             return k.text
     stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
