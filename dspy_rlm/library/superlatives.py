@@ -38,14 +38,16 @@ from dspy_rlm.library.valueforms import _date, _numbered, _year  # inlined befor
 
 
 def most_common(var: Any, field: Any, but: Any = None, by: Any = None, within: Any = None) -> str | Nothing:
-    """Most common field value (by='dir': its dir; 'item': each item), not `but`, in `within`.
+    """Most common field value (by='dir': its dir; 'head': before the 1st /; 'item': each item), not `but`, in `within`.
 
     ``but`` ("UTF-8 aside, which charset is listed most often?") is compared whole, any case. Ties go to the value
     seen first; values are compared with whitespace normalized. A placeholder with no letter or digit (``-``,
     ``--``, ``?``: a fixed-width table's empty cell) is no value, unless all are. by='dir' counts the directory of
     each path value (``a/b/c.py``: ``a/b``; a value with no directory is left out): "which directory holds the
-    most files". by='item': each item a value lists counts once a record (``tags: [a, b]``): "which tag is on the
-    most posts". by='year': each date value's year ("in which year were the most versions released"). field='*':
+    most files". by='head': the part before the first slash (``Europe/Paris``: ``Europe``; ``text/plain``:
+    ``text``; a value with no slash is left out): "which prefix has the most rows". by='item': each item a value
+    lists counts once a record (``tags: [a, b]``): "which tag is on the most posts". by='year': each date value's
+    year ("in which year were the most versions released"). field='*':
     each setting's own value, in a file of NAME = value settings. within: only the
     records in the block or under the heading so named (as :func:`max_of`'s): "the most common value in the
     SPECIAL_NAMES mapping".
@@ -70,8 +72,14 @@ def most_common(var: Any, field: Any, but: Any = None, by: Any = None, within: A
             if (year := _year(v)) is not None:
                 years[str(year)] += n
         counts = years
+    elif by == "head":
+        heads: Counter[str] = Counter()
+        for v, n in counts.items():
+            if "/" in v.strip().lstrip("/"):
+                heads[v.strip().lstrip("/").split("/", 1)[0]] += n
+        counts = heads
     elif by not in (None, "item"):
-        raise ValueError(f"most_common: by={by!r}; expected None, 'dir', 'item' or 'year'")
+        raise ValueError(f"most_common: by={by!r}; expected None, 'dir', 'head', 'item' or 'year'")
     if but is not None:
         left = " ".join(_check_word("most_common", but, "but").split()).casefold()
         counts = Counter({v: n for v, n in counts.items() if v.casefold() != left})

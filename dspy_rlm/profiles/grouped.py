@@ -1,6 +1,7 @@
 """The groupings a most-common read may rank by in place of whole values: a path's directory ("which directory
-holds the most files": ``most_common(..., by='dir')``) and a date's year ("in which year were the most versions
-released": ``by='year'``). Each names the fields it fits, memoized per run. Split from
+holds the most files": ``most_common(..., by='dir')``), a date's year ("in which year were the most versions
+released": ``by='year'``) and a value's first part before a slash ("which prefix has the most zones":
+``by='head'``). Each names the fields it fits, memoized per run. Split from
 :mod:`~dspy_rlm.profiles.rankings`, which offers and weighs the reads."""
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ __all__ = ["GROUPINGS", "grouped_fields"]
 
 _PATH = re.compile(r"/?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")  # relative or absolute
 _YEAR_WORDS = frozenset({"year", "years"})
+_HEAD_WORDS = frozenset({"prefix", "prefixes", "top-level", "slash"})  # "the part before the first slash"
+_SLASHED = re.compile(r"[\w.@+~-]+/[\w.@+~/-]*\w")  # "Europe/Paris", "text/plain": a first part, then the rest
 
 GROUPINGS = {
     "dir": (DIRECTORY_WORDS, lambda v: bool(_PATH.fullmatch(v)), "the directory holding the most {f} paths"),
     "year": (_YEAR_WORDS, lambda v: bool(DATE_VALUE.fullmatch(v)), "the year most {f} values fall in"),
+    "head": (_HEAD_WORDS, lambda v: bool(_SLASHED.fullmatch(v)), "the first part (before a slash) most {f} have"),
 }
 """by= of :func:`~dspy_rlm.library.superlatives.most_common`: (the words that ask for it, whether a value fits it,
 how a read says it)."""

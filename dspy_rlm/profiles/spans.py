@@ -151,7 +151,19 @@ def unpossessed(question: str) -> str:
 _CHOICES = re.compile(r"[:,]\s*((?:[\w.+-]+\s*,\s*)*[\w.+-]+,?\s+or\s+[\w.+-]+)\s*\??\s*$")
 
 
+_EXAMPLES = re.compile(
+    r"\(\s*(?:e\.g\.,?|for example,?|such as|like)?\s*((?:[\w.+-]+\s*,\s*)+(?:\.\.\.|…|etc\.?|[\w.+-]+))\s*\)", re.I
+)
+"""Examples of the values asked for, in parentheses ("which prefix has the most rows (America, Asia, ...)?")."""
+
+
 def offered(question: str) -> list[str]:
-    """The answers a question closes by offering ("... here: struct, union or enum?"), else none."""
+    """The answers a question closes by offering ("... here: struct, union or enum?") or names as examples of
+    what it asks for, in parentheses ("(America, Asia, Europe, ...)"), else none."""
     m = _CHOICES.search(question)
-    return [w for w in re.split(r"\s*,\s*|\s+or\s+", m.group(1)) if w] if m else []
+    out = [w for w in re.split(r"\s*,\s*|\s+or\s+", m.group(1)) if w] if m else []
+    for e in _EXAMPLES.finditer(question):
+        out += [
+            w for w in re.split(r"\s*,\s*", e.group(1)) if w and w.strip(".…") and w.casefold() not in ("etc", "etc.")
+        ]
+    return out

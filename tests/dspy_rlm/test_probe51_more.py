@@ -50,3 +50,41 @@ def test_a_word_before_the_file_name_is_no_second_condition_of_a_count():
 def test_a_word_before_the_file_name_is_no_phrase_the_record_read_must_hold():
     q = "Which top-level setting in kiln's glacier defaults.yaml has the value 1.5?"
     assert ask_scripted(q, DEFAULTS, "str") == ("spin_speed", "submitted")
+
+
+TYPES = """# kiln type table: name, media type, note
+#name\tmedia\tnote
+readme\ttext/plain\tplain words
+page\ttext/html\tmarked up
+photo\timage/jpeg\tlossy
+icon\timage/png\tlossless
+anim\timage/gif\tframes
+chart\timage/svg+xml\tvector
+song\taudio/ogg\tvorbis
+clip\tvideo/webm\tvp9
+data\tapplication/json\tobjects
+"""
+
+
+def test_a_ranking_by_the_part_before_the_slash_groups_the_values():
+    q = "Which top-level media type (the part before the slash) covers the most entries in the kiln type table?"
+    assert ask_scripted(q, TYPES, "str") == ("image", "submitted")
+
+
+def test_examples_in_parentheses_are_offered_answers_not_a_repeated_phrase():
+    q = (
+        "Counting by the part of the media type before the first slash (text, image, audio, ...), which prefix"
+        " has the most rows?"
+    )
+    assert ask_scripted(q, TYPES, "str") == ("image", "submitted")
+
+
+def test_most_common_by_head_counts_the_first_part_of_slashed_values_only():
+    from dspy_rlm.library import superlatives
+
+    assert superlatives.most_common(TYPES, "media", None, "head") == "image"
+    assert superlatives.most_common(TYPES, "media", None, "dir") == "image"  # one level: the same here
+    rows = ["a\tAmerica/Argentina/Salta", "b\tAmerica/Argentina/Jujuy", "c\tEurope/Paris", "d\tEurope/Rome"]
+    nested = "\n".join(["#name\tzone", *rows, "e\tAmerica/Lima", "f\tUTC", ""])
+    assert superlatives.most_common(nested, "zone", None, "head") == "America"
+    assert superlatives.most_common(nested, "zone", None, "dir") == "America/Argentina"
