@@ -203,6 +203,7 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         held = (other.is_key or other.is_value or plain) and not is_stop(other.text)
         joined = move.kind == "field" and key.hop and re.search(r"\w[_./:@]\w", other.text) is not None  # a/b
         sure = bool(held or joined or _NUMBER.fullmatch(other.text))  # an identifier ("actions/checkout") vs a hop
+        sure = sure or other.quoted  # "the abbreviation 'ago'": quoted, a value of some record, whole or listed
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is key or not few or other.hop or other.text == key.via[0]:  # hop: no phrase; its record's key
             continue

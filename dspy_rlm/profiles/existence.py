@@ -67,8 +67,10 @@ class Exists(KindBase):
             return flag
         if result and key is not None and _premise(book.text_q, key.text, others):  # "If I install X 0.28.1, is Y?"
             return [Candidate(True, "answer", False, f"{key.text!r} is said in the question's premise, not asked")]
-        at = book.text_q.find(key.text) if key is not None else -1
-        if result and key is not None and at >= 0 and others and describes_document(book.text_q, at, key.text):
+        # (in any case: "per the jdb man page, does JDB keep track of ...?": the program the document is of)
+        spots = [m.start() for m in re.finditer(re.escape(key.text), book.text_q, re.I)] if key is not None else []
+        named_document = any(describes_document(book.text_q, at, book.text_q[at : at + len(key.text)]) for at in spots)
+        if result and key is not None and others and named_document:
             # "does the jdeprscan manpage say to use a semicolon?": the asker's name for the document is there
             return [Candidate(True, "answer", False, f"{key.text!r} names the document, not what it says")]
         if result and key is not None and (inside := _inside_whole(book, move.var, key, others)):

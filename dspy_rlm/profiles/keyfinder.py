@@ -326,6 +326,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
             valued = made.is_value and not (phrase.isalpha() and phrase.islower())  # "the *strict* JAXP template"
             if not (made.is_key or valued or made.quoted) and describes_document(book.text_q, start, phrase):
                 continue  # "the Debian copyright file": a loose word describing the document, no key
+            if not (made.is_key or made.is_value or made.quoted) and document_noun(book.text_q, start, phrase):
+                continue  # "in speedscope's file format *schema*": the asker's word for the data, in it loosely
             if (letter or (loose and not exempt)) and not (made.is_key or made.is_value):
                 continue
             if phrase.casefold() in named_cf and not (made.is_key or made.is_value) and len(hits) > 3:

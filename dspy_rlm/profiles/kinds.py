@@ -40,6 +40,7 @@ from dspy_rlm.profiles.reads import (
     _holds_key,
     _other_asked,
     _past_key,
+    as_written,
     field_holding_key,
     holders,
     keys_identify,
@@ -241,7 +242,8 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
         return []
     if not NAME_ASKED.search(book.text_q):
         return []
-    values = {norm(k.text) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
+    # a number as the question writes it, with its percent sign ("defaults to 10%": not a setting of 10)
+    values = {norm(as_written(book.text_q, k.text)) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
     named = [f for f, v in result.fields if norm(v) in values and f != result.key and f not in CONTEXT_FIELDS]
     if len(named) != 1:
         return []

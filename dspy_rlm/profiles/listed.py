@@ -36,8 +36,9 @@ def numbered_share(values: list[str]) -> float:
 
 
 def lists_items(book: Any, var: str, field: str) -> bool:
-    """Whether ``field``, named in the plural, holds lists: a fifth of its values (two at least) list two items or
-    more, and some item is listed by more records than any whole value is (memoized per question)."""
+    """Whether ``field`` holds lists: named in the plural, a fifth of its values (two at least) list two items or
+    more, else four fifths of them; and some item is listed by more records than any whole value is (memoized per
+    question)."""
     memo = book.memo.setdefault(("lists_items", var), {})
     if field not in memo:
         memo[field] = _lists(book.structs[var], field)
@@ -46,10 +47,15 @@ def lists_items(book: Any, var: str, field: str) -> bool:
 
 def _lists(s: st.Structure, field: str) -> bool:
     words = [p for w in parts(field.rsplit(".", 1)[-1]) for p in camel_parts(w)]
-    if not words or not _PLURAL.fullmatch(words[-1]):
+    if not words:
         return False
     values = [v for v in s.field_values(field) if v.strip()]
-    if sum(len(list_items(v)) >= 2 for v in values[:2000]) < max(2, min(len(values), 2000) / 5):
+    listing = sum(len(list_items(v)) >= 2 for v in values[:2000])
+    # named in the singular, a field lists items where nearly all its values do (an XML element's repeated
+    # children: each enum's <value nick=...> joined)
+    if listing < max(2, min(len(values), 2000) / 5) or (
+        not _PLURAL.fullmatch(words[-1]) and listing < 0.8 * min(len(values), 2000)
+    ):
         return False
     items, whole = item_counts(s, field), value_counts(s, field)
     return bool(items) and max(items.values()) > max(whole.values(), default=0)

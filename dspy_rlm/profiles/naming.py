@@ -43,8 +43,11 @@ def specific(key: Any, book: Any = None, var: str = "") -> bool:
     if key is None or not (key.is_key or (key.records <= 3 and not key.inner)):
         return False
     plain = not (key.is_key or key.is_value) and re.fullmatch(r"[a-z]+", key.text) and key.records > 1
-    if plain and book is not None and not book.named_fields(var):  # a plain word in two records, and no field
-        return False  # named to read ("the .ics *extension*": application/vnd.openofficeorg.extension's oxt)
+    # a plain word in two records, and no field named to read ("the .ics *extension*":
+    # application/vnd.openofficeorg.extension's oxt) but the word itself ("the *type* of a profile": the type of
+    # any record holding one)
+    if plain and book is not None and all(st.name_form(f) == st.name_form(key.text) for f in book.named_fields(var)):
+        return False
     if book is not None and not (key.is_key or key.is_value) and _keyed_beside(book, var, key):
         return False
     return book is None or not key.is_key or not _shared_key(book, var, key)

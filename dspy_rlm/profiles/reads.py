@@ -20,6 +20,7 @@ from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, RECORD_UNITS, S
 
 __all__ = [
     "agent_stems",
+    "as_written",
     "camel_parts",
     "field_holding_key",
     "field_stems",
@@ -69,12 +70,18 @@ def own_setting(book: Any, var: str, key: Any) -> str | None:
     return found
 
 
+def as_written(question: str, phrase: str) -> str:
+    """A key phrase as the question writes it: a number with the percent sign after it ("defaults to 10%": no
+    setting of 10 is meant)."""
+    return phrase + "%" if re.search(rf"(?<![\w.]){re.escape(phrase)}%", question) else phrase
+
+
 def _own_setting(book: Any, var: str, key: Any) -> str | None:
     s = book.structs[var]
     record = lookup.record_of(book.texts[var], key.text) if key is not None else None
     if not isinstance(record, st.Record) or len(record.fields) < 3:  # one record: every field is its own
         return None
-    said = norm(key.text)
+    said = norm(as_written(book.text_q, key.text))
     holders = [f for f, v in record.fields if norm(v) == said]
     if len(holders) != 1 or holders[0] in book.fields.get(var, []):
         return None

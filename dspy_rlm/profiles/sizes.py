@@ -181,6 +181,8 @@ class CountItems(KindBase):
         elif any(k.is_value and k.records > 1 and norm(k.text) == norm(str(move.args[0])) for k in book.keys[move.var]):
             why = "the part's name is a value other records hold: the count may be of them"  # "how many Files
             # entries are under the FSFULLR license?": a License paragraph is keyed FSFULLR, and 9 stanzas name it
+        elif _keyed_holding(book, move.var, str(move.args[0])) > 1:  # "how many `category` lines": 12 records,
+            why = "several records are keyed by the part's name: the count may be of them"  # the first lists 2
         elif result < 2:
             why = "the part lists no items"
         elif stated := condition(book, move):  # "how many sections ... have Type=Scalable?": a count_where
@@ -194,6 +196,15 @@ class CountItems(KindBase):
         elif block := block_before(book, move):  # "the %feature hash": the block feature, "hash" the asker's word
             why = f"the question names the block {block!r} before the part's name"
         return [Candidate(str(result), "count", why == "counted the items the part lists", why)]
+
+
+def _keyed_holding(book: Any, var: str, name: str) -> int:
+    """How many records keyed ``name`` hold some value (a Makefile's empty ``.SUFFIXES:`` before the one listing
+    suffixes holds none)."""
+    s = book.structs[var]
+    if s.key_counts.get(name, 0) < 2:
+        return s.key_counts.get(name, 0)
+    return sum(1 for r in s.records[:5000] if r.key == name and any(v.strip() for _, v in r.fields))
 
 
 def _named_elsewhere(book: Any, move: Move) -> str | None:

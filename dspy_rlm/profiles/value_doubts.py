@@ -120,6 +120,8 @@ def _flag_for_which(book: Any, move: Move, key: Any, value: Any) -> str | None:
 
 
 _REFERENCE = re.compile(r"\$\{(\w+)\}|\$\((\w+)\)|%\((\w+)\)s")
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")  # a constant's name (S_ISGID, MAX_LEN)
+_COMMENT = re.compile(r"\s+#.*$")
 
 
 def _refers(book: Any, move: Move, key: Any, value: Any) -> str | None:
@@ -127,6 +129,11 @@ def _refers(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # text, which a reader expands; as written it is no answer (nor is it sure the question wants it expanded)
     names = {n for m in _REFERENCE.finditer(value) for n in m.groups() if n} if isinstance(value, str) else set()
     s = book.structs.get(move.var)
+    # "S_ENFMT = S_ISGID  # file locking": a constant defined as another one the text keys, a comment aside
+    bare = _COMMENT.sub("", value).strip() if isinstance(value, str) else ""
+    other = move.kind == "field" and (key is None or norm(bare) != norm(key.text))  # (a key read's name is asked)
+    if not names and other and _CONSTANT.fullmatch(bare) and norm(bare) in record_keys(book, move.var):
+        return f"{value!r} refers to another setting ({bare}), not expanded"
     if not names or s is None:
         return None
     fields = {st.name_form(f) for f in s.field_names}
