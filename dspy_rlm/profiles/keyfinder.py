@@ -48,11 +48,11 @@ MAX_KEY_RECORDS = 50
 _GLOB_TAIL = re.compile(r"[/.]?\*+")  # "debian/*", "afs.*"
 _GLOB_LEAD = re.compile(r"(?:\*\.?|(?<![\w/])~?/)$")  # "*.conf", and a path's leading slash: "/apps/panel"
 _PREFIX = re.compile(
-    r"(?<![\w*/.-])(?:([A-Za-z][A-Za-z0-9]*_)(?![\w*])|([A-Za-z][\w]*)\*(?![\w*])"
+    r"(?<![\w*/.-])(?:([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*_)(?![\w*])|([A-Za-z][\w]*)\*(?![\w*])"
     r"|([A-Za-z][\w.-]*[:/])(?:[A-Z]{2,}|<[\w-]+>|\{[\w-]+\})(?![\w*]))"
 )
-"""A name's written prefix: "the ARPOP_ ones", "RTCF_*", "[testenv:NAME]" (what the names keying a group of
-records start with; a placeholder in capitals or brackets stands for the rest)."""
+"""A name's written prefix: "the ARPOP_ ones", "the FILE_ATTRIBUTE_ constants", "RTCF_*", "[testenv:NAME]" (what
+the names keying a group of records start with; a placeholder in capitals or brackets stands for the rest)."""
 _DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
 
 

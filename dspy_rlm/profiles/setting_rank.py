@@ -44,13 +44,16 @@ class SettingExtreme(KindBase):
         self.name, self.helper, self.cue, self.word = name, helper, cue, word
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if self.cue not in book.offered or not settings_file(book, var):
+        if self.cue not in book.offered:
             return []
+        whole = settings_file(book, var)  # or the settings a pattern names, in a text of other lines too ("the
+        # FILE_ATTRIBUTE_* constants" of a Python module)
         said = f"I will find the setting with the {self.word} value"
         return [  # "of the figure.subplot.* settings": those whose names fit first
             read(self.name, f"{said} among {p!r}.", self.helper, var, superlatives.OWN, within=p)
             for p in name_scopes(book, var)
-        ] + [read(self.name, f"{said}.", self.helper, var, superlatives.OWN)]
+            if whole or _scoped_settings(book, var, p)
+        ] + ([read(self.name, f"{said}.", self.helper, var, superlatives.OWN)] if whole else [])
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         if not isinstance(result, tuple):
@@ -72,9 +75,16 @@ class SettingExtreme(KindBase):
         elif isinstance(record, st.Record) and any(  # "among the UID settings": a phrase that picks some records
             not lookup._has(record, k.text) and lookup.containing(book.texts[move.var], k.text)
             for k in book.keys.get(move.var, [])
-        ):
+            if move.within is None or k.is_key or k.is_value  # "the Windows FILE_ATTRIBUTE_* constants": the
+        ):  # pattern picks them; a loose word beside it (in their header comment) picks nothing more
             why = "the question names a phrase some settings hold and this one lacks"
         return key_and_value(result, f"{self.word} value", why == "ranked", why, book.answer_type)
+
+
+def _scoped_settings(book: Any, var: str, pattern: str) -> bool:
+    """Whether three or more records have keys ``pattern`` fits, and four fifths of them are one setting each."""
+    fit = keys_fitting(book.structs[var].records[:5000], pattern, key=lambda r: r.key)
+    return len(fit) >= 3 and sum(superlatives.setting_value(r) is not None for r in fit) >= 0.8 * len(fit)
 
 
 def whole_settings(book: Any, var: str) -> bool:

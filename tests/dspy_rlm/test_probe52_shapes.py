@@ -165,3 +165,52 @@ all spare shelves as they are loaded.
 def test_the_program_a_document_is_of_named_in_another_case_is_no_existence_check():
     q = "Per the kiln man page, does KILN keep track of every spare shelf as it is loaded, by default?"
     assert ask_scripted(q, MANUAL, "bool") != (True, "submitted")
+
+
+MODULE = '''"""Constants and functions for reading kiln logs.
+
+Suggested usage: from kilnlog import *
+"""
+
+# Indices of the log tuple
+
+KL_TEMP = 0
+KL_CONE = 1
+KL_TIME = 2
+
+
+def KL_ISHOT(temp):
+    """Return True if the temperature is above red heat."""
+    return temp > 600
+
+
+def KL_ISCOOL(temp):
+    """Return True if the kiln may be opened."""
+    return temp < 60
+
+
+# Shelf GLAZE_FLAG constants for reading a shelf's state
+# (see the firing manual)
+
+GLAZE_FLAG_MATTE = 1
+GLAZE_FLAG_GLOSS = 2
+GLAZE_FLAG_SATIN = 16
+GLAZE_FLAG_CRACKLE_FINE = 4096
+GLAZE_FLAG_RAKU = 512
+GLAZE_FLAG_CELADON = 64
+
+
+def glaze_names(flags):
+    """The names of the flags set."""
+    return [n for n, v in globals().items() if n.startswith("GLAZE_FLAG_") and flags & v]
+'''
+
+
+def test_a_prefix_of_several_parts_names_the_records_counted():
+    q = "Number of GLAZE_FLAG_ constants defined in kilnlog.py?"
+    assert ask_scripted(q, MODULE, "int") == (6, "submitted")
+
+
+def test_a_pattern_of_names_ranks_its_settings_in_a_text_of_other_lines_too():
+    q = "Of the shelf GLAZE_FLAG_* constants in kilnlog.py, which one has the largest value?"
+    assert ask_scripted(q, MODULE, "str") == ("GLAZE_FLAG_CRACKLE_FINE", "submitted")
