@@ -216,6 +216,8 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         s = book.structs[move.var]
         document = names_document(s, record, other.text, move) or names_file(s, text, other.text)
+        # -- not a value the question states as one ("which setting has the value 1.5?", "set to 1.5")
+        document = document and not re.search(rf"\b(?:value|equals|to)\s+{re.escape(other.text)}\b", book.text_q)
         if not held and not (document or names_opening_comment(text, other.text)):
             return f"the question also names {other.text!r}, which the record read does not hold"
     return None

@@ -112,10 +112,8 @@ def names_file(s: st.Structure, text: str, phrase: str) -> bool:
 def _names_header(s: st.Structure, record: st.Record, phrase: str) -> bool:
     """Whether ``phrase`` is a value of one of the header lines before the first of the ``record``'s peers (records
     sharing a field with it), a line whose fields the record lacks: a font's ``FontName Symbol-Slanted`` above
-    its glyphs' rows; none where the record has no peers."""
+    its glyphs' rows."""
     names = {n for n, _ in record.fields}
-    if not any(r is not record and names & {n for n, _ in r.fields} for r in s.records[:200]):
-        return False  # a record with no peers (a YAML file's top-level settings, each its own): no header above them
     for r in s.records[:50]:
         fields = {n for n, _ in r.fields}
         if r is record or fields & names:

@@ -158,6 +158,9 @@ class MostCommon(KindBase):
         if move.args[2:3] == ("item",) or (asked and not whole and lists_items(book, move.var, field)):  # an item
             ok = asked and move.args[2:3] == ("item",) and not whole
             why = "ranked" if ok else "the field lists items: one item is asked, not a whole list"
+            top = superlatives.item_counts(book.structs[move.var], field).most_common(2) if ok else []
+            if len(top) == 2 and top[0][1] == top[1][1]:  # two lists of versions, each listing 3.8 ... 3.13
+                ok, why = False, "the most listed item is tied with another"
             return [Candidate(result, f"most common {field}", ok, why)] if isinstance(result, str) else []
         s = book.structs[move.var]
         # no header row names a column: the one column whose values repeat, where it keys no record ("the most

@@ -1,6 +1,9 @@
 """More shapes from probe 51's first run, on invented data: a word right before a file's name ("kiln's *glacier*
 defaults.yaml") tells which of several such files is asked of, and is no condition a record read must meet, even
-where the data holds it too (a provider's ``type: glacier``). Each test fails on the code before its change."""
+where the data holds it too (a provider's ``type: glacier``); a value the question states as one ("has the value
+1.5") names no header of the document, though an earlier setting holds it; a ranking by the part of a value
+before its slash; and examples in parentheses are offered answers. Each test fails on the code before its
+change."""
 
 from __future__ import annotations
 
