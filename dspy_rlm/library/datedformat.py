@@ -1,7 +1,8 @@
 """Changelogs as records behind :func:`dspy_rlm.library.structure.detect`: one record per release heading that
 carries a date (``0.6.1 / 2016-05-02`` underlined, ``## [1.2.0] - 2024-01-02``, ``Revision 0.6.1, released
 10-09-2024``, or a plain dated line over a list: ``jetty-12.0.20 - 29 April 2025`` then ``+ 13033 ...``), keyed by
-its version, with its date. Split from :mod:`dspy_rlm.library.mdformats`. Stdlib only:
+its version, with its date and its list items (``changelog``: one ``- item`` line per bullet, however many lines it
+spans, those under its ``### Fixes`` too). Split from :mod:`dspy_rlm.library.mdformats`. Stdlib only:
 :func:`dspy_rlm.library.helpers.standalone_source` inlines it after that module."""
 
 import re
@@ -89,11 +90,51 @@ def looks_dated_sections(sample: list[str]) -> float:
     return 1.0 if dated >= 2 and dated * 2 >= len(heads) else 0.0
 
 
+CHANGES_FIELD = "changelog"
+"""The field holding a release's list items, one ``- item`` line each: "how many changes are listed for 2.1.0"
+counts them (``items_of``), "which release has the most changes" ranks them (``most_items``). Named so that a
+question's "changes" (a word it begins) names it for a count, and its verb "changed" does not ("which release
+changed X?" asks for a key, not this field's value)."""
+
+
+def _items(lines: list[str], first: int, last: int, code: set[int]) -> list[str]:
+    """The list items of ``lines[first : last + 1]`` outside fenced code, each its marker and its text with the
+    lines it goes on over (indented under it, or the next lines before a blank) joined by spaces; a nested item
+    is an item of its own. A paragraph, a heading or an underline ends an item."""
+    out: list[list[str]] = []
+    indent, blank = -1, True  # the open item's indent (-1: none open), and whether a blank line came after it
+    for i in range(first, last + 1):
+        line = lines[i]
+        m = LIST_ITEM.match(line) if i not in code else None
+        if m:
+            marker = line[len(m.group(1)) :].split(None, 1)[0]
+            out.append([marker, m.group(2).strip()])
+            indent, blank = len(m.group(1)), False
+        elif not line.strip():
+            blank = True
+        elif indent >= 0 and i not in code and _item_goes_on(lines, i, indent, blank):
+            out[-1].append(line.strip())
+        else:
+            indent = -1
+    return [" ".join(parts) for parts in out]
+
+
+def _item_goes_on(lines: list[str], i: int, indent: int, blank: bool) -> bool:
+    """Whether line ``i`` goes on with the item above it: indented deeper than its marker, or, no blank line
+    between, no heading (``### Fixes``, an underlined one) or underline of its own."""
+    line = lines[i]
+    if len(line) - len(line.lstrip()) > indent:
+        return True
+    underlined = i + 1 < len(lines) and _UNDERLINE.match(lines[i + 1]) is not None
+    return not blank and not (_ATX.match(line) or _UNDERLINE.match(line) or underlined)
+
+
 def parse_dated_sections(lines: list[str]) -> list[Raw]:
     """One record per heading at the dated headings' level or above and the lines under it (its subheadings
     too): key the heading without its date and asides in brackets (``0.6.1``), field ``date`` where it has one;
-    the record's text holds its items."""
+    a release's (dated, or keyed by a version) also :data:`CHANGES_FIELD`, its list items, where it lists any."""
     heads, _ = _dated_heads(lines)
+    code = code_lines(lines)
     out: list[Raw] = []
     for n, (a, b, text) in enumerate(heads):
         end = heads[n + 1][0] - 1 if n + 1 < len(heads) else len(lines) - 1
@@ -105,5 +146,7 @@ def parse_dated_sections(lines: list[str]) -> list[Raw]:
         versions = [w for w in (w.strip(",;:[]\"'") for w in key.split()) if _VERSION.fullmatch(w)]
         key = versions[0] if len(versions) == 1 else key  # "Revision 0.6.1, released": its version names it
         fields = [("date", m.group(0))] if m else []
+        listed = _items(lines, b + 1, end, code) if m or _VERSION.search(key) else []
+        fields += [(CHANGES_FIELD, "\n".join(listed))] if listed else []
         out.append((a, end, fields, " ".join(key.split()) or text, None))
     return out

@@ -18,6 +18,7 @@ from dspy_rlm.library.textkit import split_outside  # inlined before this file
 
 _CALL_GIVEN = re.compile(r"[A-Za-z_][\w.]*\((.*)\)", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
+_ONE_BULLET = re.compile(r"[-*+][ \t]+[\w`'\"*(\[]")  # "- Add a, b": one item ("* | text()", XPath: none)
 _TOKEN = re.compile(r"[\w.:/@+*=<>~-]+")
 _QUOTES = "\"'`"
 _GROUPED = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,250: one number, no list
@@ -72,10 +73,10 @@ def _clean(item: str) -> str:
 
 def list_items(value: str) -> list[str]:
     """The items a field's value lists, as written: a bracketed list (``[a, b]``), one item a line (``- a`` lines
-    of YAML, an INI value continued on indented lines), items between commas, or names between spaces where every
-    one is a name of the data, not a word of a sentence (``AF_UNIX AF_INET``, ``a.service b.target``, three or
-    more lower-case names with no word a sentence needs: ``sid bookworm bullseye``). A value of
-    one item gives ``[value]``, an empty one ``[]``."""
+    of YAML, an INI value continued on indented lines; a ``- item`` line is one item, commas and all), items between
+    commas, or names between spaces where every one is a name of the data, not a word of a sentence (``AF_UNIX
+    AF_INET``, ``a.service b.target``, three or more lower-case names with no word a sentence needs: ``sid bookworm
+    bullseye``). A value of one item gives ``[value]``, an empty one ``[]``."""
     v = value.strip()
     call = _CALL_GIVEN.fullmatch(v)  # cycler('color', ['268BD2', '2AA198']): the one list a call is given
     lists = [a for a in split_outside(call.group(1), ",") if a.strip()[:1] + a.strip()[-1:] == "[]"] if call else []
@@ -91,6 +92,8 @@ def list_items(value: str) -> list[str]:
     entries = _dashed_entries(lines)
     if entries is not None:  # YAML's "- " items of several lines each (a workflow's steps): one item each
         return entries
+    if all(_BULLET.match(ln) for ln in lines) and (len(lines) > 1 or _ONE_BULLET.match(v)):  # "- a, b" lines (a
+        return [c for c in map(_clean, lines) if c]  # changelog's changes): one item a line, commas and all
     if len(lines) > 1:  # a line ending in "," lists; so does one of single words between commas (tox's envlist)
         flat = [p for ln in lines for p in (split_outside(ln, ",") if _comma_line(ln) else [ln])]
         return [c for c in map(_clean, flat) if c]
