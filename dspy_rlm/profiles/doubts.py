@@ -12,6 +12,7 @@ from typing import Any
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import is_comment
+from dspy_rlm.library.items import list_items
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.chains import chained
 from dspy_rlm.profiles.conditions import BOUNDS, operands, unread_test
@@ -261,6 +262,17 @@ def _document_read(book: Any, move: Move, kind: Any, key: Any, text: str) -> str
     )
 
 
+def _longest_list(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    # "which release has the longest list of bullet points?": the most items, not the longest text of the list
+    if move.helper not in ("max_of", "min_of") or move.args[1:2] != ("length",):
+        return None
+    if not re.search(r"\b(?:list|number) of\b", book.text_q, re.IGNORECASE):
+        return None
+    values = [v for r in book.structs[move.var].records[:2000] if (v := r.get(str(move.args[0])))]
+    listing = sum(len(list_items(v)) >= 2 for v in values)
+    return "the field lists items: the longest list has the most of them" if listing * 2 >= len(values) > 0 else None
+
+
 def _one_ranked(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "which extra has the longest list of requirements?" over a wheel's METADATA, one record: max_of ranks that
     # record alone, and its key is no answer to which of several is largest
@@ -343,6 +355,7 @@ DOUBTS = (
     repeats_counted,
     _document_read,
     _one_ranked,
+    _longest_list,
     _ranked_elsewhere,
     _asks_named_part,
     unit_unapplied,

@@ -37,8 +37,8 @@ def numbered_share(values: list[str]) -> float:
 
 def lists_items(book: Any, var: str, field: str) -> bool:
     """Whether ``field`` holds lists: named in the plural, a fifth of its values (two at least) list two items or
-    more, else four fifths of them; and some item is listed by more records than any whole value is (memoized per
-    question)."""
+    more, else (a nested field's: ``value.nick``) four fifths of them; and some item is listed by more records than
+    any whole value is (memoized per question)."""
     memo = book.memo.setdefault(("lists_items", var), {})
     if field not in memo:
         memo[field] = _lists(book.structs[var], field)
@@ -51,10 +51,10 @@ def _lists(s: st.Structure, field: str) -> bool:
         return False
     values = [v for v in s.field_values(field) if v.strip()]
     listing = sum(len(list_items(v)) >= 2 for v in values[:2000])
-    # named in the singular, a field lists items where nearly all its values do (an XML element's repeated
-    # children: each enum's <value nick=...> joined)
+    # named in the singular, a nested field lists items where nearly all its values do (an XML element's repeated
+    # children: each enum's <value nick=...> joined as value.nick); a top-level one never ("Moreau, Ines")
     if listing < max(2, min(len(values), 2000) / 5) or (
-        not _PLURAL.fullmatch(words[-1]) and listing < 0.8 * min(len(values), 2000)
+        not _PLURAL.fullmatch(words[-1]) and ("." not in field or listing < 0.8 * min(len(values), 2000))
     ):
         return False
     items, whole = item_counts(s, field), value_counts(s, field)

@@ -314,6 +314,9 @@ def ranked_lists(book: Any, var: str) -> list[str]:
     return list(book.memo[memo])
 
 
+_LONGEST_LIST = re.compile(r"\b(?:longest|shortest)\s+lists?\s+of\b", re.IGNORECASE)
+
+
 def _ranks_by(book: Any, name: str) -> bool:
     """Whether the noun a ranking counts ("the most *members*", "the largest number of *versions*") is a word of
     the field ``name``: the records are ranked by its items, not by another count."""
@@ -340,6 +343,8 @@ class ItemsExtreme(_Ranking):
             why = "the question names more than one part that lists items"
         elif any(t != "key" for t, _ in operands(book, move.var)):
             why = "the question states a test of the items"
+        elif _LONGEST_LIST.search(book.text_q):  # "the longest list of bullet points": its items, whatever they are
+            pass
         elif not COUNTED.search(book.text_q):  # "which group has the largest id?"
             why = "the question ranks a value, not how many items a list holds"
         elif _VALUE_ASKED.search(book.text_q):  # "which value is assigned to the most settings?": no list's name

@@ -110,7 +110,8 @@ QUANTITY = re.compile(
 """A quantity asked in its unit ("after how many idle minutes", "how many bytes is the parser module"): a value
 that is looked up, not records counted."""
 IDIOMS = re.compile(
-    r"\b(?:by default|at (?:least|most|all)|in (?:total|general|practice|particular|short)|for (?:example|instance)"
+    r"\b(?:by default|according to|at (?:least|most|all)|in (?:total|general|practice|particular|short)"
+    r"|for (?:example|instance)"
     r"|of course|in (?:(?:milli|micro|nano)?seconds|minutes|hours|days|(?:kilo|mega|giga)?bytes|pixels|percent))\b",
     re.IGNORECASE,
 )

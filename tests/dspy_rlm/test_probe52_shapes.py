@@ -240,3 +240,25 @@ jobs:
 def test_a_ranking_of_listed_items_tied_at_the_top_is_unsure():
     q = "Which glaze version string shows up most often across this workflow?"
     assert ask_scripted(q, WORKFLOW, "str")[1] != "submitted"  # 1.8 and 1.9: each listed twice
+
+
+RELEASES = """kiln-4.2.0 - 14 March 2026
+ + 101 Glaze rule editor
+ + 102 Faster cooling, lower power according to the new tables
+
+kiln-4.1.0 - 02 November 2025
+ + 103 Door seal fix
+ + 104 Cone 06 preset
+ + 105 Damper control
+ + 106 Vent timing
+
+kiln-4.0.0 - 21 June 2025
+ + 100 First release of the 4 line, a long first entry that runs on and on about everything it brought along
+"""
+
+
+def test_according_to_names_no_record_and_the_longest_list_has_the_most_items():
+    q = "When was kiln 4.1.0 released, according to the RELEASES.txt shipped with kiln?"
+    assert ask_scripted(q, RELEASES, "str") == ("02 November 2025", "submitted")  # not the record 'according' is in
+    q = "Which kiln release has the longest list of changes in RELEASES.txt? Give the full version string."
+    assert ask_scripted(q, RELEASES, "str") == ("kiln-4.1.0", "submitted")  # four entries, not the longest text
