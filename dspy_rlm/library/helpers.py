@@ -263,6 +263,7 @@ STANDALONE_MODULES = (
     "treeformat",
     "diffformat",
     "xresourceformat",
+    "shellformat",
     "wordmatch",
     "records",
     "structure",

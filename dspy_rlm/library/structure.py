@@ -166,6 +166,7 @@ from dspy_rlm.library.settingformats import (
     parse_commented_settings,
     parse_statements,
 )
+from dspy_rlm.library.shellformat import looks_shell, parse_shell
 from dspy_rlm.library.sqlformat import looks_sql, parse_sql
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.treeformat import looks_tree, parse_tree
@@ -224,6 +225,8 @@ def _detect(text: str) -> Structure:
     if not text.strip():
         return Structure("lines", (), ())
     sample = lines[:_SAMPLE_LINES]
+    if (shell := looks_shell(sample)) >= 1.0 and len((script := parse_shell(lines))[0]) >= 3:  # a shebang: first
+        return _build("assignments", lines, *script, detail="shell")
     if looks_diff(sample) >= 0.9 and (diff := parse_diff(lines))[0]:  # a patch: its changed lines, not lines
         return _build("table", lines, *diff, detail="diff")
     if looks_xml(sample) >= 0.9 and (xml := parse_xml(lines))[0]:  # first: XML lines read as lines or key=value
@@ -335,6 +338,8 @@ def _detect(text: str) -> Structure:
         return _build("prose", lines, parse_prose(lines, text), [])
     if looks_commented_settings(sample) >= 0.35:  # a shipped config whose few settings, all commented out, sit
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")  # among notes
+    if shell >= 0.9 and len((script := parse_shell(lines))[0]) >= 3:  # no shebang: last, where it takes no format
+        return _build("assignments", lines, *script, detail="shell")
     return _build("lines", lines, parse_lines(lines), None)
 
 
