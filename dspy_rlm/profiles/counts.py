@@ -231,7 +231,14 @@ class CountAll(KindBase):
             return [Candidate(str(result), "count", False, "the text's lines counted: no records were found")]
         if listed_parts(book, move.var):  # "how many trusted hosts are there?": a setting's items, not the records
             return [Candidate(str(result), "count", False, "the question names a part that lists items")]
+        if book.structs[move.var].detail in MIXED_DETAILS:  # a script's options, variables and functions
+            return [Candidate(str(result), "count", False, "the records are of several sorts: all of them counted")]
         return [Candidate(str(result), "count", True, "counted every record")]
+
+
+MIXED_DETAILS = frozenset({"shell"})
+"""Structures whose records are of several sorts (a shell script's options, variables and functions): a count of
+every record counts no one sort."""
 
 
 def _says_lines(question: str) -> bool:

@@ -296,3 +296,9 @@ def test_questions_about_a_config_script(question, answer):
 def test_questions_the_policy_is_unsure_of_are_never_submitted_wrong(question, answer):
     got, ending = ask_scripted(question, KILN_CONFIG)
     assert ending != "submitted" or got == answer, got
+
+
+def test_a_count_of_every_record_of_a_script_is_unsure():
+    # its options, variables and functions are all records: 14 had been Submitted for "how many options" (7)
+    got, ending = ask_scripted("How many options does the usage text list?", KILN_CONFIG, "int")
+    assert ending != "submitted" or got == 7, got
