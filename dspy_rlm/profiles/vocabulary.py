@@ -191,9 +191,11 @@ SYNONYMS = (
     frozenset({"heavy", "weight"}),
     frozenset({"region", "location"}),
     frozenset({"depend", "depends", "prerequisite", "prerequisites"}),
+    frozenset({"print", "prints", "printed", "echo", "echoes", "echoed", "report", "reports", "reported"}),
 )
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
-"code" a field ``ID``, its "link" a field ``url``, "how *wide*" a field ``width``."""
+"code" a field ``ID``, its "link" a field ``url``, "how *wide*" a field ``width``, "what does it report" a
+script option's ``prints``."""
 DATE_WORDS = frozenset({"date", "dates", "day", "when"})
 """Words that ask for a date: where no field's name says them, they name the fields whose values are dates."""
 TEMPORAL = re.compile(r"\b(?:most recent|most recently|latest|newest|earliest|oldest)\b", re.IGNORECASE)

@@ -298,6 +298,12 @@ def test_questions_the_policy_is_unsure_of_are_never_submitted_wrong(question, a
     assert ending != "submitted" or got == answer, got
 
 
+def test_what_an_option_reports_is_what_it_prints():
+    # xmlsec1-config's --version: "report" named none of prints, help, exits (no version variable to read)
+    text = KILN_CONFIG.replace("version='4.7.19'\n", "")
+    assert ask_scripted("What version does kilnctl-config report for --version?", text) == ("4.7.19", "submitted")
+
+
 def test_a_count_of_every_record_of_a_script_is_unsure():
     # its options, variables and functions are all records: 14 had been Submitted for "how many options" (7)
     got, ending = ask_scripted("How many options does the usage text list?", KILN_CONFIG, "int")
