@@ -232,9 +232,14 @@ class SmallPolicyRun(BasePolicyRun):
         cutoff = calibration.cutoff(choice)
         if confidence >= cutoff:
             return replace(result, confidence=confidence, notes=f"supported: {cls}")
+        rate = (
+            f"were right {confidence:.0%} of the time where the answer was known"
+            if calibration.measured(cls)
+            else f"were never measured where the answer was known (a structure no fit saw: {confidence:.0%})"
+        )
         note = (
             f"the submitted value {candidate.value!r} is supported ({candidate.why}), but submits like it "
-            f"were right {confidence:.0%} of the time where the answer was known (Submitted needs {cutoff:.0%})"
+            f"{rate} (Submitted needs {cutoff:.0%})"
         )
         return Extracted(
             dict(result.outputs), confidence=confidence, reason=f"below the calibrated threshold: {note}", notes=note
