@@ -59,6 +59,21 @@ def _unit_fields(book: Any, var: str) -> list[str]:
     return list(book.memo[memo])
 
 
+_NAMES_TESTED = re.compile(r"\bnames?\s+(?:that\s+|which\s+)?(?:starts?|begins?|ends?|contains?)\b", re.IGNORECASE)
+_NAMING_FIELDS = ("name", "key", "id", "title", "label")
+
+
+def names_tested(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
+    """A count's doubt: the question tests the records' names ("how many functions whose *names begin with*
+    open_?") and the count tests a field that names nothing (what a function runs)."""
+    if move.kind != "count_if" or not move.args or not _NAMES_TESTED.search(book.text_q):
+        return None
+    field = st.name_form(str(move.args[0]))
+    if any(n in field for n in _NAMING_FIELDS):
+        return None
+    return f"the question tests names; this count tests {move.args[0]!r}"
+
+
 def mixed_count(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # over a sample config read with its commented-out settings beside its live ones (wgetrc), which of them "the
     # settings" are is unsure

@@ -14,6 +14,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.items import list_items
 from dspy_rlm.library.tail import reads_whole
+from dspy_rlm.profiles.asked_noun import asked_unnamed
 from dspy_rlm.profiles.chains import chained
 from dspy_rlm.profiles.conditions import BOUNDS, operands, unread_test
 from dspy_rlm.profiles.count_doubts import (
@@ -21,6 +22,7 @@ from dspy_rlm.profiles.count_doubts import (
     lacking_unread,
     mixed_count,
     named_apart,
+    names_tested,
     parts_uncounted,
     swallowing_record,
     unit_unapplied,
@@ -86,6 +88,7 @@ def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
     stated = [(t, a) for t, a in operands(book, move.var) if (t != "key" and t not in BOUNDS) or _NUMBER.fullmatch(a)]
     stated = [(t, a) for t, a in stated if t != "key"]  # "under v1.2.5" is a section, no bound
     applied = move.kind == "count_if" and any(t in move.args and a in map(str, move.args) for t, a in stated)
+    applied = applied or (move.kind == "count" and any(_as_pattern(t, a) in move.args for t, a in stated))
     field = str(move.args[0]).casefold() if move.helper == "count_if" and "present" in move.args else None
     stated = [(t, a) for t, a in stated if not (t == "starts" and a.rstrip(":").casefold() == field)]  # a stanza
     # "beginning with a Files: field" has the field
@@ -95,6 +98,11 @@ def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
     return (
         f"the question tests {stated[0][0]!r} {stated[0][1]!r}; this count does not" if stated and not applied else None
     )
+
+
+def _as_pattern(test: str, arg: str) -> str | None:
+    """A test written as the wildcard name a count of records by key applies (``starts`` ``open_``: ``open_*``)."""
+    return {"starts": f"{arg}*", "ends": f"*{arg}", "contains": f"*{arg}*"}.get(test)
 
 
 _PLAIN_NUMBER = re.compile(r"(?<![\w.\-/:#$%])\d+(?:\.\d+)?(?![\w\-/:%]|\.\d)")
@@ -351,6 +359,7 @@ DOUBTS = (
     _value_stated,
     _head_only,
     mixed_count,
+    names_tested,
     parts_uncounted,
     repeats_counted,
     _document_read,
@@ -366,6 +375,7 @@ DOUBTS = (
     _ranking_asked,
     _other_number_asked,
     other_field_named,
+    asked_unnamed,
     other_than_possessed,
     other_than_named,
     counts_a_field,

@@ -165,11 +165,14 @@ TESTS = {
 """Phrases of a counting question that test a field (``count_if``): the word after the phrase is the operand."""
 UNSTATED = re.compile(
     r"\b(?:(?:without|with\s+no|no)\s+(?:an?\s+|any\s+)?(?:explicit|specified|given)|if\s+(?:none|nothing)\s+is\s+(?:given|set|specified)"
-    r"|unless\s+(?:otherwise\s+)?(?:specified|set|given)|when\s+(?:not|none\s+is)\s+(?:specified|set|given)|unspecified)\b",
+    r"|unless\s+(?:otherwise\s+)?(?:specified|set|given)|when\s+(?:not|none\s+is)\s+(?:specified|set|given)|unspecified"
+    r"|(?:when|if)\s+(?:you|one|the\s+user)\s+(?:don't|do\s+not|doesn't|does\s+not)\s+(?:give|pass|set|specify|supply"
+    r"|provide|choose|select)(?:\s+(?:it|one|any|them))?)\b",
     re.IGNORECASE,
 )
 """A question's way of asking a default without the word ("enabled without an explicit instance name, which
-instance is used?"): it names the fields called default (``DefaultInstance``)."""
+instance is used?", "what does it use for --edges when you don't give it one?"): it names the fields called default
+(``DefaultInstance``), and its negation is no test a read must apply."""
 SYNONYMS = (
     frozenset(
         {
@@ -196,6 +199,31 @@ SYNONYMS = (
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
 "code" a field ``ID``, its "link" a field ``url``, "how *wide*" a field ``width``, "what does it report" a
 script option's ``prints``."""
+UNIT_PARTS = frozenset(
+    {
+        "sec", "secs", "usec", "msec", "nsec", "ms", "us", "ns", "seconds", "minutes", "min", "mins", "hours",
+        "days", "kb", "mb", "gb", "kib", "mib", "gib", "bytes", "pct", "percent",
+    }
+)  # fmt: skip
+"""A field name's last part that says the unit of its value (``WatchdogSec``, ``cache_mb``): "the watchdog timeout"
+names the field without it."""
+PARTICLE_VERBS = {
+    "out": frozenset(
+        {"leave", "leaves", "leaving", "left", "rule", "rules", "ruling", "ruled", "filter", "filtering", "filtered",
+         "cross", "crossing", "crossed", "weed", "strip", "throw", "keep", "keeping"}
+    ),
+}  # fmt: skip
+"""Stop words that are the particle of the verb before them ("leave *out* the .Offline one"): no value, whatever
+field holds the word (a D-Bus argument's direction ``out``)."""
+ANY_VALUE_NOUNS = frozenset(
+    {
+        "value", "values", "setting", "settings", "default", "defaults", "parameter", "parameters", "variable",
+        "variables", "string", "strings", "text", "content", "contents", "thing", "things", "word", "words", "term",
+        "terms", "field", "fields", "data", "exact", "current", "actual", "configured", "specific", "particular",
+    }
+)  # fmt: skip
+"""Nouns (and their modifiers) a question asks for any value by ("what *default* port", "which *value* ..."): no
+sort of value the read must name (:mod:`dspy_rlm.profiles.asked_noun`)."""
 DATE_WORDS = frozenset({"date", "dates", "day", "when"})
 """Words that ask for a date: where no field's name says them, they name the fields whose values are dates."""
 TEMPORAL = re.compile(r"\b(?:most recent|most recently|latest|newest|earliest|oldest)\b", re.IGNORECASE)
@@ -247,7 +275,8 @@ LACKING = ("no", "without", "lack", "lacks", "lacking", "missing", "empty", "bla
 """Words before a field's name that ask for the records lacking it ("how many posts have *no* tags", "an *empty*
 tags list"); after it, "is empty" / "are missing" says the same."""
 UNREAD = (
-    "not", "never", "without", "except", "excluding", "other than", "n't", "or more", "or less", "or fewer",
+    "not", "never", "without", "except", "excluding", "other than", "leave out", "leaving out", "not counting",
+    "n't", "or more", "or less", "or fewer",
     "or greater", "or higher", "or lower", "or above", "or below", "or over", "or under", "at least", "at most",
     "no more than", "no less than", "no fewer than", "between",
     "right after", "just after", "immediately after", "directly after", "right before", "just before",
