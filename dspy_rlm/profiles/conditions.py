@@ -29,6 +29,7 @@ from dspy_rlm.profiles.vocabulary import (
     TEXT_UNITS,
     TRUE_FLAGS,
     UNREAD,
+    UNSTATED,
     WHOLE_SET,
 )
 
@@ -282,7 +283,7 @@ _NUMBER_BOUND = re.compile(r"(?<!\w)at\s+(?:least|most)\s+\d[\d.,]*(?!\w)")  # a
 def unread_test(book: Any) -> str | None:
     """The first negation or test of :data:`UNREAD` the question says outside its key phrases, else None."""
     if "unread" not in book.memo:
-        q = _HAVING_ONE.sub(" ", book.text_q.casefold())
+        q = UNSTATED.sub(" ", _HAVING_ONE.sub(" ", book.text_q.casefold()))  # "when you don't give one": a default
         q = _NUMBER_BOUND.sub(" ", q) if "count" in book.cues else q  # elsewhere no read tests a bound
         for var in book.keys:
             for k in book.keys[var]:

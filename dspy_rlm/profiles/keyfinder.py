@@ -32,6 +32,7 @@ from dspy_rlm.profiles.vocabulary import (
     ABBREVIATED,
     IDIOMS,
     NAME_NOUNS,
+    PARTICLE_VERBS,
     PREDICATE_PARTS,
     RECORD_UNITS,
     STOP,
@@ -306,8 +307,10 @@ def question_keys(book: Any, var: str) -> list[Key]:
             if flag and not hits and s.records and (bare := phrase[len(flag) :]) and wordmatch.in_text(bare, folded):
                 keyed = [r for r in holding(text, s, bare) if r.key.strip().casefold() == bare.casefold()]
                 phrase, hits = (bare, keyed) if keyed else (phrase, hits)  # "--output" of a record keyed output
-            if stop_word and not is_stop_value(phrase, hits):
-                continue
+            if stop_word and (
+                not is_stop_value(phrase, hits) or before_word in PARTICLE_VERBS.get(phrase.casefold(), ())
+            ):
+                continue  # (the particle of "leave *out* the .Offline one" is no value)
             if not hits and cap is not None and found_beyond(text, phrase, cap, n):
                 beyond.append(beyond_key(text, phrase))
                 spans.append((first.start(), last.end()))

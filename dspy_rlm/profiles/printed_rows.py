@@ -83,6 +83,8 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         out = [n for c in out for n in whole_date(c, stdout)]
     elif SAYS.search(book.text_q):  # "what does the Status line say?": "Status : Unknown, Use with caution!"
         out = [n for c in out for n in whole_rest(c, stdout)]
+    else:  # "description: Check for outdated packages" opening its line (a front matter, a header): the whole rest
+        out = [n for c in out for n in (whole_rest(c, stdout) if _labels_line(c, stdout) else [c])]
     if len({norm(str(c.value)) for c in out if c.supported}) > 2:  # a listing (operation: A, operation: B, ...)
         out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
@@ -95,6 +97,13 @@ def _linked(text: str, word: str, value: str, bare: bool = False) -> bool:
     loose = r"|\s+" if bare else ""
     link = rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{loose})"
     return re.search(re.escape(word) + link + re.escape(value), text, re.IGNORECASE) is not None
+
+
+def _labels_line(found: Candidate, stdout: str) -> bool:
+    """Whether the token's word opens a line with a colon (``description: Check for outdated packages``): the line
+    is that label's, its value the whole rest, not the token after the colon."""
+    word, v = re.escape(str(found.label)), re.escape(str(found.value))
+    return re.search(rf"(?m)^[ \t]*{word}[ \t]*:[ \t]*{v}[ \t]+\S", stdout, re.IGNORECASE) is not None
 
 
 _PLACED = r"\s+(?:in|into|at|under|inside|within|to)\b"

@@ -16,7 +16,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, RECORD_UNITS, STOP
+from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, RECORD_UNITS, STOP, UNIT_PARTS
 
 __all__ = [
     "agent_stems",
@@ -293,6 +293,13 @@ def _named_parts(q_stems: set[str], name: str) -> set[str]:
             w for i, w in enumerate(inner) if not (0 < i < len(inner) - 1 and len(w) <= 3 and w.casefold() in STOP)
         ]
         if p not in said and len(inner) > 1 and all(st.stem(w) in q_stems for w in inner):
+            said.add(p)
+        elif (
+            p not in said
+            and len(inner) > 1
+            and inner[-1].casefold() in UNIT_PARTS
+            and all(st.stem(w) in q_stems for w in inner[:-1])
+        ):  # "the watchdog timeout": WatchdogSec, its unit unsaid
             said.add(p)
         elif p not in said and len(inner) > 2 and all(st.stem(w) in q_stems for w in inner[:-1]):
             said.add("~" + p)  # all but the last of three or more ("release manager" says releaseManagerName),
