@@ -56,7 +56,9 @@ Records per kind (the record's ``key`` in brackets):
   without its trailing comment; ``commented beside live`` where they outnumber the live ones three to one, a live
   one hiding the commented-out lines of its name: wgetrc), and (detail ``definitions``) ``name: definition`` lines
   with their continuations (an EBNF grammar), and (detail ``locale``) a POSIX locale source's keyword lines, each
-  with its ``section`` (:mod:`~dspy_rlm.library.localeformat`).
+  with its ``section`` (:mod:`~dspy_rlm.library.localeformat`), and (detail ``shell``, first where a shebang names
+  a shell, else last) a shell script's options, top-level variables and functions
+  (:mod:`~dspy_rlm.library.shellformat`; their reads are uncalibrated: ``profiles.calibration.UNMEASURED_DETAILS``).
 - keywords: one per ``Keyword value`` line [the keyword] and one per line of ``KEY value`` pairs split by ``;`` [the
   value of the pair name that tells them apart] (:mod:`~dspy_rlm.library.keywordformat`: font metrics); (detail
   ``directives``) one per line opening with the file's directive [the name after it: ``#define EDEADLK 35``];
