@@ -29,17 +29,23 @@ class AlwaysFailingLM(DummyLM):
         raise ConnectionError("provider unreachable")
 
 
-def ask_scripted(question: str, context: str, out: str = "str") -> tuple:
-    """The answer and ending kind of the scripted move policy (no LM for its steps) on one question."""
+def run_scripted(question: str, context: str, out: str = "str"):
+    """The prediction of the scripted move policy (no LM for its steps) on one question: its answer, its
+    ``rlm_result`` (kind, notes) and its trajectory (the code of each step)."""
     import dspy
 
     from dspy_rlm import RLM
     from dspy_rlm.profiles.scripted import ScriptedMovePolicy
 
     with dspy.context(lm=DummyLM([{"answer": "0"}] * 10)):
-        pred = RLM(f"context, question -> answer: {out}", policy=ScriptedMovePolicy(), max_iters=4)(
+        return RLM(f"context, question -> answer: {out}", policy=ScriptedMovePolicy(), max_iters=4)(
             context=context, question=question
         )
+
+
+def ask_scripted(question: str, context: str, out: str = "str") -> tuple:
+    """The answer and ending kind of the scripted move policy (no LM for its steps) on one question."""
+    pred = run_scripted(question, context, out)
     return pred.answer, pred.rlm_result.kind
 
 

@@ -6,7 +6,7 @@ default, no negation. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
-from tests.dspy_rlm.scripted import ask_scripted
+from tests.dspy_rlm.scripted import ask_scripted, run_scripted
 
 PAGE = """---
 title: kiln-fire
@@ -95,8 +95,11 @@ def test_a_field_named_with_its_unit_is_named_by_the_words_before_it():
 
 def test_the_particle_of_leave_out_is_no_value_to_count_by():
     q = "Count the methods declared on the org.kiln.Daemon interface (leave out the .Extra one)."
-    answer, kind = ask_scripted(q, INTERFACE, "int")
-    assert kind != "submitted" or answer == 4  # not the 3 arguments whose direction is out, nor 5 with Extra's
+    pred = run_scripted(q, INTERFACE, "int")
+    codes = [str(step.get("code", "")) for step in pred.trajectory]
+    assert not any("'out'" in c for c in codes), codes  # no count of the arguments whose direction is out
+    assert pred.rlm_result.kind == "extracted"  # 5 counts Extra's method too: "leave out" is no test it applies
+    assert "no read tests the question's 'leave out'" in pred.rlm_result.notes
 
 
 KILN = """[kiln]
