@@ -41,12 +41,15 @@ def asked_noun(question: str) -> list[str]:
     return [w for w in said if w.casefold() not in STOP and w.casefold() not in ANY_VALUE_NOUNS]
 
 
+_SYNONYM_STEMS = tuple(frozenset(st.stem(w) for w in group) for group in SYNONYMS)
+
+
 def _stems(text: str) -> set[str]:
     """The stems of a name's or a phrase's words, its synonyms' too (``ui_name``: ``ui``, ``name``)."""
     out = {st.stem(w.casefold()) for w in camel_parts(text)}
-    for group in SYNONYMS:
-        if out & {st.stem(w) for w in group}:
-            out |= {st.stem(w) for w in group}
+    for group in _SYNONYM_STEMS:
+        if out & group:
+            out |= group
     return out
 
 
@@ -78,12 +81,14 @@ def asked_unnamed(book: Any, move: Any, kind: Any, key: Any, text: str) -> str |
     if not noun:
         return None
     stems = {st.stem(w.casefold()) for w in noun}
-    field = str(move.args[1]) if len(move.args) > 1 else ""
-    record = lookup._best("record_of", text, key.text, field or None)
-    if not isinstance(record, st.Record) or asks_start(book.text_q):  # "what token does X start with?"
+    if asks_start(book.text_q):  # "what token does X start with?"
         return None
     if not key.hop and ID_LIKE.search(key.text):  # an identifier the question writes ("what object does the
         return None  # mlx_lm.dwq script point to?"): the noun says the sort of its value, which no name may say
+    field = str(move.args[1]) if len(move.args) > 1 else ""
+    record = lookup._best("record_of", text, key.text, field or None)
+    if not isinstance(record, st.Record):
+        return None
     own = _stems(field)
     said_q = {st.stem(w.casefold()) for w in camel_parts(book.text_q)}
     own_value = _alike(own, _stems(key.text)) or st.name_form(field) == st.name_form(record.key or "")
