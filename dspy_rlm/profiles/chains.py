@@ -27,6 +27,8 @@ _REFERS = re.compile(  # "that setting", and "the definition it points to" (a no
     r"(?<!\w)(?:(?:that|this|those|these)\s+(\w+)|the\s+(\w+)\s+(?:(?:that|which)\s+)?(?:it|they)\s+[a-z]+)",
     re.IGNORECASE,
 )
+_ITS_OTHER = re.compile(r"\b(?:its|their)\s+(\w+)\s+(\w+)", re.IGNORECASE)
+"""A later clause's "*its input argument*": another of the sort of thing the earlier clause found the record by."""
 
 
 def _relative(clause: str, m: re.Match[str], earlier: set[str]) -> bool:
@@ -58,11 +60,30 @@ def chained(book: Any) -> str | None:
                 noun = (m.group(1) or m.group(2)).casefold() if m else ""
                 if m and len(st.words(clauses[i - 1])) >= 3 and (back or st.stem(noun) in before):
                     found = found or m.group(0)
+                if named and (other := _its_other(clauses[i], " ".join(clauses[:i]))):
+                    found = found or other
         # "X was released on some day. What *other* version has the *same* date?": the record X names gives the
         # date; another record holding it is the answer
         same = _SAME.search(book.text_q)
         book.memo["chained"] = found or (same.group(0) if same else None)
     return book.memo["chained"]
+
+
+def _its_other(clause: str, earlier: str) -> str | None:
+    """ "There's a method whose *output argument* is called 'seconds'. What is *its input argument* named?": the
+    record the earlier clause finds (an argument) belongs to a thing (its method) whose other argument the later
+    clause asks of, a second record. A noun the earlier clause said after a word of its own (``output``), said
+    again after another word; "what is its version?" and "whose port is 80 ... its default port" ask the found
+    record's own field."""
+    said = [w.casefold() for w in st.words(earlier)]
+    before = {st.stem(w) for w in said}
+    for m in _ITS_OTHER.finditer(clause):
+        mod, noun = m.group(1).casefold(), st.stem(m.group(2).casefold())
+        if mod in STOP or st.stem(mod) in before:
+            continue
+        if any(st.stem(w) == noun and i and said[i - 1] not in STOP for i, w in enumerate(said)):
+            return m.group(0)
+    return None
 
 
 def asks_same(book: Any) -> bool:

@@ -240,8 +240,12 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
     value the question names, where it asks for a field by what fields are called (the record read by S or by V)."""
     if key is None or book.structs[var].kind in ("table", "lines", "prose"):
         return []
-    if not NAME_ASKED.search(book.text_q):
+    if not (asked := NAME_ASKED.search(book.text_q)):
         return []
+    # "which D-Bus *property* is typed 'as'?" where the text writes <property> elements: an <arg>'s field is none
+    noun = re.sub(r"s$", "", asked.group(0).split()[-1].casefold())
+    tag = re.compile(rf"\s*<{noun}\b", re.I)
+    elements = tag.search(book.texts.get(var, "")) is not None and tag.match(result.text) is None
     # a number as the question writes it, with its percent sign ("defaults to 10%": not a setting of 10)
     values = {norm(as_written(book.text_q, k.text)) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
     named = [f for f, v in result.fields if norm(v) in values and f != result.key and f not in CONTEXT_FIELDS]
@@ -253,6 +257,8 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
         if re.search(rf"(?<![\w.]){re.escape(h := named[0].rsplit('.', i)[0])}(?![\w.])", book.text_q, re.I)
     ]
     name = named[0][len(heads[0]) + 1 :] if heads else named[0]
+    if elements:
+        return [Candidate(name, "field name", False, f"the text's <{noun}> elements are what it calls a {noun}")]
     return [Candidate(name, "field name", specific, _why(key, book, var))]
 
 
