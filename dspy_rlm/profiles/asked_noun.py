@@ -61,6 +61,34 @@ def _alike(words: set[str], parts: set[str]) -> bool:
     )
 
 
+def _says(word: str, part: str) -> bool:
+    """Whether a part of a name says a word: it is the word, starts with it (``datefmt``: date), shortens it
+    (``dir``), or ends with a shortening of it (``datefmt``: ``fmt``, its letters in order from its first)."""
+    if st.stem(part) == st.stem(word) or part.startswith(word) or (len(part) >= 3 and word.startswith(part)):
+        return True
+    return any(_shortens(part[-k:], word) for k in range(3, min(len(part), len(word) - 1) + 1))
+
+
+def _shortens(short: str, word: str) -> bool:
+    letters = iter(word)
+    return short[0] == word[0] and all(c in letters for c in short)
+
+
+def says_whole(noun: list[str], name: str) -> bool:
+    """Whether a field's name says every word of a noun of two or more (``datefmt``: "date format")."""
+    words = [w.casefold() for w in noun]
+    parts = [p.casefold() for p in camel_parts(name)]
+    return len(words) >= 2 and all(any(_says(w, p) for p in parts) for w in words)
+
+
+def _better_named(noun: list[str], field: str, fields: tuple[str, ...]) -> str | None:
+    """A field of the data whose name says every word of the noun asked where the field read does not ("what
+    *date format* does the formatter used by the console handler have?": ``datefmt``, not ``formatter``)."""
+    if says_whole(noun, field):
+        return None
+    return next((f for f in fields if f != field and says_whole(noun, f)), None)
+
+
 def _said_in(book: Any, var: str, text: str, stems: set[str]) -> bool:
     """Whether the text says a word of the noun anywhere (a header's "named *keycodes*"): the file speaks of that
     sort of value, which a record's value may well be."""
@@ -89,6 +117,10 @@ def asked_unnamed(book: Any, move: Any, kind: Any, key: Any, text: str) -> str |
     record = lookup._best("record_of", text, key.text, field or None)
     if not isinstance(record, st.Record):
         return None
+    fields = book.structs[move.var].field_names
+    if better := _better_named(noun, field, fields):  # the record holds it, or the value names one that does
+        lacks = "the record read lacks" if record.get(better) is None else "not the one read"
+        return f"the question asks for its {' '.join(noun)!r}, a field ({better}) {lacks}"
     own = _stems(field)
     said_q = {st.stem(w.casefold()) for w in camel_parts(book.text_q)}
     own_value = _alike(own, _stems(key.text)) or st.name_form(field) == st.name_form(record.key or "")

@@ -8,6 +8,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.asked_noun import asked_noun, says_whole
 from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
@@ -74,6 +75,8 @@ def why_specific(key: Any, book: Any = None, var: str = "") -> str:
 def other_field_named(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
     """A doubt of a field read (:data:`~dspy_rlm.profiles.doubts.DOUBTS`): :func:`rival_field` of the field read."""
     if move.kind != "field" or key is None or len(move.args) < 2:
+        return None
+    if says_whole(asked_noun(book.text_q), str(move.args[1])):  # "what date format ...": datefmt, not format
         return None
     record = lookup._best("record_of", text, key.text, str(move.args[1]))  # the record field_of reads
     rival = rival_field(book, move.var, key, str(move.args[1]), record) if isinstance(record, st.Record) else None

@@ -1,13 +1,17 @@
-"""Probe 53's wrong Submits its mends left, on invented data: "a method whose *output argument* is called 'started'.
-What is *its input argument* named?" asks a second record (the method's other argument), which the read of the
-first argument's ``method`` field does not give. The test fails on the code before its change."""
+"""Wrong Submits the mends of probe 53 left (and one of probe 16's, the host check's), on invented data: "a method whose
+*output argument* is called 'started'. What is *its input argument* named?" asks a second record (the method's
+other argument), which the read of the first argument's ``method`` field does not give; a field's name answers
+"which *property* is typed 'as'" only where the text writes no <property> elements the record read is not; and "what
+*date format* does the formatter ... have?" asks for ``datefmt``, which says both words, not ``formatter`` nor
+``format``. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
+from dspy_rlm.profiles.asked_noun import says_whole
 from dspy_rlm.profiles.chains import chained
-from tests.dspy_rlm.scripted import run_scripted
+from tests.dspy_rlm.scripted import ask_scripted, run_scripted
 from tests.dspy_rlm.test_probe53_shapes import INTERFACE
 
 
@@ -112,3 +116,50 @@ def test_a_field_of_another_element_is_no_property_the_text_writes_as_elements()
     )
     [found] = _field_names(q, PROPERTIES.replace("property", "signal"))  # no <property> elements: a field is one
     assert (found.value, found.supported) == ("type", True)
+
+
+LOGGING = """[loggers]
+keys = root,kiln
+
+[handlers]
+keys = console,logfile
+
+[formatters]
+keys = plain,stamped
+
+[logger_root]
+level = WARN
+handlers = console
+
+[logger_kiln]
+level = INFO
+handlers = logfile
+qualname = kiln
+
+[handler_console]
+class = StreamHandler
+args = (sys.stderr,)
+level = NOTSET
+formatter = stamped
+
+[handler_logfile]
+class = FileHandler
+args = ('kiln.log',)
+level = INFO
+formatter = plain
+
+[formatter_plain]
+format = %(levelname)s %(message)s
+
+[formatter_stamped]
+format = %(asctime)s %(levelname)s %(message)s
+datefmt = %d/%m %H:%M
+"""
+
+
+def test_a_noun_a_field_says_whole_is_asked_of_that_field():
+    q = "What date format does the formatter used by the console handler have?"
+    assert ask_scripted(q, LOGGING) == ("%d/%m %H:%M", "submitted")  # datefmt, not the formatter's name nor format
+    assert ask_scripted("Which formatter does the console handler use?", LOGGING) == ("stamped", "submitted")
+    assert says_whole(["date", "format"], "datefmt") and says_whole(["restart", "delay"], "RestartDelaySec")
+    assert not says_whole(["date", "format"], "formatter") and not says_whole(["date", "format"], "format")
