@@ -77,6 +77,8 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         )
         for w, v in pairs
     ]
+    headers = _header_rows(stdout)  # "Status      Pending   Awaited   Satisfies  Remedy": names, no value
+    out = [Candidate(c.value, c.label, False, _HEADER) if _in_header(c, headers) else c for c in out]
     if WHO.search(book.text_q):  # "who is credited as the author?": "Author: Darrick J. Wong <...>", the whole name
         out = [n for c in out for n in whole_name(c, stdout)]
     elif WHEN.search(book.text_q):  # "when was it last updated?": "Last Updated Tue Nov 17 07:07:01 2026 UTC"
@@ -89,6 +91,20 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
+
+
+_HEADER = "a column's name in a table's header row"
+_HEADER_ROW = re.compile(r"(?m)^[ \t]*[A-Z][\w-]*(?:[ \t]{2,}[A-Z][\w-]*(?:[ \t][A-Z][\w-]*)?){2,}[ \t]*$")
+"""A line of three or more capitalized names set apart by runs of spaces: a text table's header row."""
+
+
+def _header_rows(stdout: str) -> list[set[str]]:
+    return [set(m.group().split()) for m in _HEADER_ROW.finditer(stdout)]
+
+
+def _in_header(found: Candidate, headers: list[set[str]]) -> bool:
+    """Whether the token and its word are both names of one header row: the word states no value there."""
+    return any(str(found.label) in row and str(found.value) in row for row in headers)
 
 
 def _linked(text: str, word: str, value: str, bare: bool = False) -> bool:

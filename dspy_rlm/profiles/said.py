@@ -257,7 +257,9 @@ def option_form(book: Any, key: Any, record: st.Record, why: str) -> list[Candid
     return [Candidate(f, "option", len(other) == 1, why) for f in other]
 
 
-WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
+WHO = re.compile(r"\bwhom?\b|(?:^|[,;:.?!]\s*|\b(?:and|but|so|then)\s+)whose\b", re.I)
+"""A question asking who: "who" or "whom", or "whose" opening a clause ("Whose copyright ends first?"), not a
+relative "whose" after a noun ("the status *whose* pending-triggers column says 'always'")."""
 
 
 def whole_name(found: Candidate, stdout: str) -> list[Candidate]:

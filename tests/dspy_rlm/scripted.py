@@ -49,6 +49,27 @@ def ask_scripted(question: str, context: str, out: str = "str") -> tuple:
     return pred.answer, pred.rlm_result.kind
 
 
+def read_candidates(question: str, text: str, kind: str, out: type = str) -> list:
+    """The candidates of every read of ``kind`` (``record``, ``field`` ...) the move book offers on ``text``, each
+    read run on the host as the REPL would."""
+    import io
+    from contextlib import redirect_stdout
+
+    from dspy_rlm.library.helpers import make_helpers
+    from dspy_rlm.profiles.kinds import evaluate
+    from dspy_rlm.profiles.moves import MoveBook
+
+    book = MoveBook({"question": question}, {"context": text}, {"answer": out})
+    names = dict(make_helpers(), context=text)
+    found = []
+    for move in book.read_moves():
+        if move.kind == kind:
+            with redirect_stdout(buf := io.StringIO()):
+                exec(move.code, names)
+            found += evaluate(book, move, buf.getvalue())
+    return found
+
+
 def prompts_of(lm) -> list[str]:
     """The user-visible text of every call the LM received."""
     return ["\n".join(str(m.get("content")) for m in entry["messages"]) for entry in lm.history]

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 from dspy_rlm.profiles.asked_noun import says_whole
 from dspy_rlm.profiles.chains import chained
-from tests.dspy_rlm.scripted import ask_scripted, run_scripted
+from tests.dspy_rlm.scripted import ask_scripted, read_candidates, run_scripted
 from tests.dspy_rlm.test_probe53_shapes import INTERFACE
 
 
@@ -88,22 +88,7 @@ PROPERTIES = """<node name="/">
 
 def _field_names(question: str, text: str) -> list:
     """The field-name candidates of every record read the move book offers on ``text``."""
-    import io
-    from contextlib import redirect_stdout
-
-    from dspy_rlm.library.helpers import make_helpers
-    from dspy_rlm.profiles.kinds import evaluate
-    from dspy_rlm.profiles.moves import MoveBook
-
-    book = MoveBook({"question": question}, {"context": text}, {"answer": str})
-    names = dict(make_helpers(), context=text)
-    out = []
-    for move in book.read_moves():
-        if move.kind == "record":
-            with redirect_stdout(buf := io.StringIO()):
-                exec(move.code, names)
-            out += [c for c in evaluate(book, move, buf.getvalue()) if c.label == "field name"]
-    return out
+    return [c for c in read_candidates(question, text, "record") if c.label == "field name"]
 
 
 def test_a_field_of_another_element_is_no_property_the_text_writes_as_elements():
