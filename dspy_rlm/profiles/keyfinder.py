@@ -157,8 +157,8 @@ def _glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str,
             key = glued.get("".join(w.casefold() for w in run)) if all(w.isalpha() for w in run) else None
             span = (tokens[i].start(), tokens[i + n - 1].end())
             taken = any(a < span[1] and span[0] < b for _, (a, b) in out)
-            if key and not taken and not any(lookup._has(r, " ".join(run)) for r in s.records[:5000]):
-                out.append((key, span))  # (a comment may say "view mode": no record does)
+            if key and not taken and not any(wordmatch.in_text(" ".join(run), r.text.casefold()) for r in s.records):
+                out.append((key, span))  # (a comment may say "view mode": no record does, as written)
     return out
 
 

@@ -1,10 +1,14 @@
-"""Shapes from probe 54's first run, on invented data. Each test fails on the code before its change."""
+"""Shapes from probe 54's first run, on invented data: a text table's header row states no value after a column's
+name, and a relative "whose" asks no "who"; "the highest *number*" names a field called number (a ranking word,
+not "the number of"); "the auth timeout" spells the key auth_timeout joined, though a loose match of the words
+finds it too. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
 from dspy_rlm.profiles.moves import MoveBook
 from dspy_rlm.profiles.printed_rows import printed
 from dspy_rlm.profiles.said import WHO
+from tests.dspy_rlm.scripted import ask_scripted
 
 SPEC = """Kiln firing states
 ==================
@@ -51,3 +55,37 @@ def test_a_relative_whose_asks_no_who():
     assert WHO.search("For the state whose lid-lock column says 'never', what action is listed?") is None
     assert WHO.search("Whose copyright period ends earliest?") and WHO.search("Who wrote the kiln tool?")
     assert WHO.search("The tool was rewritten once; whose name is on the rewrite?")
+
+
+SYSCALLS = """<?xml version="1.0"?>
+<!DOCTYPE feature SYSTEM "kiln-calls.dtd">
+<calls_info>
+  <call name="open" number="5"/>
+  <call name="close" number="6"/>
+  <call name="fire" number="12"/>
+  <call name="vent" number="131"/>
+  <call name="cool" number="40"/>
+  <call name="load" number="7"/>
+</calls_info>
+"""
+
+
+def test_a_ranking_word_a_field_is_named_names_that_field():
+    # "the highest *number*": a field named number, not the "number of" a count
+    assert ask_scripted("Name the call with the highest number in this list.", SYSCALLS) == ("vent", "submitted")
+
+
+LIMITS = """<busconfig>
+  <type>kiln</type>
+  <limit name="max_incoming_bytes">1000000000</limit>
+  <limit name="service_start_timeout">120000</limit>
+  <limit name="auth_timeout">240000</limit>
+  <limit name="pending_fd_timeout">150000</limit>
+  <limit name="max_connections_per_user">100000</limit>
+</busconfig>
+"""
+
+
+def test_plain_words_that_spell_a_key_joined_find_it_though_the_key_matches_them_loosely():
+    assert ask_scripted("What's the auth timeout on the kiln bus?", LIMITS, "int") == (240000, "submitted")
+    assert ask_scripted("what is the pending fd timeout?", LIMITS, "int") == (150000, "submitted")
