@@ -62,7 +62,7 @@ from dspy_rlm.profiles.reads import (
     states_pair,
 )
 from dspy_rlm.profiles.router import learned_cues
-from dspy_rlm.profiles.spans import uncontracted, unpossessed, without_container
+from dspy_rlm.profiles.spans import fielded_cues, uncontracted, unpossessed, without_container
 from dspy_rlm.profiles.spellings import field_forms, respelled
 from dspy_rlm.profiles.versions import bounds_version, requirement_first
 from dspy_rlm.profiles.vocabulary import (
@@ -156,7 +156,7 @@ class MoveBook:
         # "how many time zones ...": the records, no field (a quantity's unit names none either)
         entity = set() if quantity else counted_nouns(st.words(asked.casefold()))
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
-        content += _fielded_cues(asked, named)  # "the syscall with the highest *number*": a field "number"
+        content += fielded_cues(asked, named)  # "the syscall with the highest *number*": a field "number"
         self.q_stems = {st.stem(w) for w in content}
         self.q_stems |= {  # "groupId" says group (a field "group"); "MaxSize", a field's whole name, says no Size
             st.stem(p.casefold())
@@ -388,14 +388,3 @@ class MoveBook:
             if k.text in move.args:
                 return move.var, k
         return move.var, None
-
-
-def _fielded_cues(asked: str, named: set[str]) -> list[str]:
-    """Cue words that a field of the data is named ("the highest *number*" over ``number="499"`` attributes), said
-    neither first (an imperative: "Count the ...") nor before "of" ("the number of ...": a count)."""
-    words = st.words(asked.casefold())
-    return [
-        w
-        for i, w in enumerate(words)
-        if i and w in CUE_WORDS and w in named and w not in FUNCTION_WORDS and words[i + 1 : i + 2] != ["of"]
-    ]

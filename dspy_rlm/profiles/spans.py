@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import components
-from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, DOCUMENT_VERBS, HOLDING_VERBS, STOP
+from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, DOCUMENT_VERBS, FUNCTION_WORDS, HOLDING_VERBS, STOP
 
-__all__ = ["container_spans", "data_subject_spans", "offered", "subject_span", "without_container"]
+__all__ = ["container_spans", "data_subject_spans", "fielded_cues", "offered", "subject_span", "without_container"]
 
 
 _PREPOSITION = r"(?<!\w)(?:in|from|of|per|within|inside|across|according\s+to)\s+"
@@ -167,3 +168,14 @@ def offered(question: str) -> list[str]:
             w for w in re.split(r"\s*,\s*", e.group(1)) if w and w.strip(".…") and w.casefold() not in ("etc", "etc.")
         ]
     return out
+
+
+def fielded_cues(asked: str, named: set[str]) -> list[str]:
+    """Cue words that a field of the data is named ("the highest *number*" over ``number="499"`` attributes), said
+    neither first (an imperative: "Count the ...") nor before "of" ("the number of ...": a count)."""
+    words = st.words(asked.casefold())
+    return [
+        w
+        for i, w in enumerate(words)
+        if i and w in CUE_WORDS and w in named and w not in FUNCTION_WORDS and words[i + 1 : i + 2] != ["of"]
+    ]
