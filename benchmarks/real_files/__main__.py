@@ -47,7 +47,7 @@ def log_test_run(payload: dict[str, Any], argv: list[str] | None) -> None:
         return done.stdout.strip()
 
     methods = payload["summary"]["methods"]
-    keys = ("n", "solved_pct", "submitted_solved_pct", "submitted_precision_pct", "mean_seconds")
+    keys = ("n", "solved_pct", "submitted_solved_pct", "submitted_precision_pct", "mean_seconds", "median_seconds")
     entry = {
         "commit": git("rev-parse", "--short", "HEAD"),
         "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -26,6 +27,7 @@ def rates(records: list[dict[str, Any]]) -> dict[str, Any]:
         "submitted_precision_pct": pct(sum(r["correct"] for r in submitted), len(submitted)),
         "ended": {k: ends.get(k, 0) for k in ("submitted", "extracted", "failed")},
         "mean_seconds": round(sum(r["seconds"] for r in records) / len(records), 2) if records else None,
+        "median_seconds": round(statistics.median(r["seconds"] for r in records), 2) if records else None,
         "mean_lm_calls": round(sum(r["lm_calls"] for r in records) / len(records), 2) if records else None,
     }
 
