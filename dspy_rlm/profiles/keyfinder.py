@@ -147,8 +147,9 @@ def _glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str,
     """Records' keys the question writes as two or three plain words no record holds as written ("view mode":
     ``viewmode``, ``view_mode``), with their spans."""
     glued: dict[str, str] = {}
+    fields = {f.casefold() for f in s.field_names}  # a setting's own name is a field's too: _field_said finds it
     for r in s.records[:5000]:
-        if r.key and not r.key.isdigit():
+        if r.key and not r.key.isdigit() and r.key.casefold() not in fields:
             glued.setdefault(re.sub(r"[\W_]+", "", r.key.casefold()), r.key)
     out: list[tuple[str, tuple[int, int]]] = []
     for n in (3, 2):

@@ -1,7 +1,8 @@
 """Shapes from probe 54's first run, on invented data: a text table's header row states no value after a column's
 name, and a relative "whose" asks no "who"; "the highest *number*" names a field called number (a ranking word,
 not "the number of"); "the auth timeout" spells the key auth_timeout joined, though a loose match of the words
-finds it too. Each test fails on the code before its change."""
+finds it too, but not a setting whose name is a field (a locale's currency_symbol: its existence answered "is the
+currency symbol placed before positive amounts?"). Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -89,3 +90,35 @@ LIMITS = """<busconfig>
 def test_plain_words_that_spell_a_key_joined_find_it_though_the_key_matches_them_loosely():
     assert ask_scripted("What's the auth timeout on the kiln bus?", LIMITS, "int") == (240000, "submitted")
     assert ask_scripted("what is the pending fd timeout?", LIMITS, "int") == (150000, "submitted")
+
+
+LC = """comment_char %
+escape_char /
+
+LC_MONETARY
+int_curr_symbol     "KLN "
+currency_symbol     "kl"
+mon_decimal_point   ","
+mon_thousands_sep   " "
+positive_sign       ""
+negative_sign       "-"
+p_cs_precedes       0
+n_cs_precedes       0
+p_sep_by_space      1
+END LC_MONETARY
+
+LC_NUMERIC
+decimal_point       ","
+thousands_sep       " "
+grouping            3;3
+END LC_NUMERIC
+"""
+
+
+def test_a_setting_the_words_spell_is_no_glued_key_where_it_is_a_field_the_question_names():
+    # a setting's own name is a field too: "the currency symbol" finds it as one, and its existence answers no
+    # "is it placed before positive amounts?" (the glued key gave True by existence, Submitted at 1.0)
+    q = "Is the currency symbol placed before positive amounts in this locale?"
+    assert ask_scripted(q, LC, "bool")[1] == "extracted"  # (what it extracts is no read's)
+    assert ask_scripted("Does this locale use a period as the decimal point?", LC, "bool")[1] == "extracted"
+    assert ask_scripted("What currency symbol does the kiln locale use?", LC) == ("kl", "submitted")
