@@ -244,8 +244,9 @@ def _field_named(book: Any, var: str, key: Any, result: st.Record, specific: boo
         return []
     # "which D-Bus *property* is typed 'as'?" where the text writes <property> elements: an <arg>'s field is none
     noun = re.sub(r"s$", "", asked.group(0).split()[-1].casefold())
-    tag = re.compile(rf"\s*<{noun}\b", re.I)
-    elements = tag.search(book.texts.get(var, "")) is not None and tag.match(result.text) is None
+    if ("tag", var, noun) not in book.memo:  # one scan of the text per run, not one per record read
+        book.memo[("tag", var, noun)] = re.search(rf"<{noun}\b", book.texts.get(var, ""), re.I) is not None
+    elements = book.memo[("tag", var, noun)] and re.match(rf"\s*<{noun}\b", result.text, re.I) is None
     # a number as the question writes it, with its percent sign ("defaults to 10%": not a setting of 10)
     values = {norm(as_written(book.text_q, k.text)) for k in book.keys.get(var, []) if k.is_value and not k.is_key}
     named = [f for f, v in result.fields if norm(v) in values and f != result.key and f not in CONTEXT_FIELDS]
