@@ -84,8 +84,10 @@ def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
         s = stem(t)
         if t.isalpha():
             parts.append(f"(?<![^\\W_])({re.escape(_prefix(t, s))}[^\\W_]*)")
-        else:
-            parts.append(f"(?<![^\\W_])({_escaped(t)})(?![^\\W_])")
+        else:  # a dotted number is no part of a longer one: "1.0" is not in "1.1.0" nor in "1.0.6"
+            dotted = re.fullmatch(r"\d+(?:\.\d+)+", t) is not None
+            before, after = (r"(?<!\d\.)", r"(?!\.\d)") if dotted else ("", "")
+            parts.append(f"(?<![^\\W_]){before}({_escaped(t)})(?![^\\W_]){after}")
         checks.append((t.casefold(), s))
     return re.compile(r"[\W_]+".join(parts), re.IGNORECASE), tuple(checks)
 

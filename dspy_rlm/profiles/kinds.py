@@ -30,7 +30,7 @@ from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.listed import nth_item
 from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import holds_asked, noted_section, possessed, rival_field, sole_holder
+from dspy_rlm.profiles.naming import dated_holder, holds_asked, noted_section, possessed, rival_field, sole_holder
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.owners import path_owner
@@ -54,6 +54,7 @@ from dspy_rlm.profiles.reads import (
 )
 from dspy_rlm.profiles.rewrites import rewrite
 from dspy_rlm.profiles.said import (
+    addressed_names,
     alias_values,
     as_asked,
     asks_part,
@@ -212,11 +213,14 @@ class Record(KindBase):
             book, var, key, result, specific, why_rec
         )  # "an alias of another flag: what does it end up"
         out[:0] = path_owner(book, var, key, result, why_rec)  # "which job builds on X": the job it sits in
+        prose = "\n".join(v for _, v in result.fields if len(v.split()) > 3)  # "They are written by A. B <a@b>"
+        out[:0] = addressed_names(book, prose, specific) if prose else []
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
             reverse = reverse and holders(book.structs[var].records[:5000], key.text) <= 1  # "M": MIXED, MEDIUM
             reverse = reverse or noted_section(book, var, key) or sole_holder(book, var, key)
+            reverse = reverse or dated_holder(book, var, key, result)  # "when did 1.0 come out?": its date
             held = holds_asked(book, var, key, [f for f, _ in result.fields])  # the one record with the field asked
             reverse = reverse or held
             setting = own_setting(book, var, key) if reverse and specific else None

@@ -14,7 +14,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.reads import field_stems, norm
-from dspy_rlm.profiles.said import SAYS, WHEN, WHO, whole_date, whole_name, whole_rest
+from dspy_rlm.profiles.said import SAYS, WHEN, WHO, addressed_names, whole_date, whole_name, whole_rest
 from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS
 
 __all__ = ["printed"]
@@ -89,6 +89,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
         out = [n for c in out for n in (whole_rest(c, stdout) if _labels_line(c, stdout) else [c])]
     if len({norm(str(c.value)) for c in out if c.supported}) > 2:  # a listing (operation: A, operation: B, ...)
         out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
+    out[:0] = addressed_names(book, stdout, specific)  # "Arkadiusz Miśkiewicz <misiek@pld.org.pl>": the whole name
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
 

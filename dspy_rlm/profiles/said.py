@@ -12,10 +12,11 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.vocabulary import RESOLVING
+from dspy_rlm.profiles.vocabulary import NAME_PARTICLES, RESOLVING
 
 __all__ = [
     "WHO",
+    "addressed_names",
     "alias_values",
     "aliased",
     "as_asked",
@@ -268,13 +269,46 @@ def whole_name(found: Candidate, stdout: str) -> list[Candidate]:
     v = str(found.value)
     if not v[:1].isupper():
         return [found]
-    m = re.search(rf"(?<![\w.-]){re.escape(v)}((?:[ \t]+(?:[A-Z][a-z'-]+|[A-Z]\.))+)(?![\w@])", stdout)
+    m = re.search(rf"(?<![\w.-]){re.escape(v)}((?:[ \t]+{_NAME_WORD})+)(?![\w@])", stdout)
     if m is None:
         return [found]
     return [
         Candidate(v + m.group(1), found.label, found.supported, found.why),
         Candidate(v, found.label, False, found.why),
     ]
+
+
+_UPPER = "".join(re.escape(c) for c in map(chr, range(0x250)) if c.isupper() and c.isalpha())
+_LOWER = "".join(re.escape(c) for c in map(chr, range(0x250)) if c.islower() and c.isalpha())
+_NAME_WORD = rf"(?:[{_UPPER}][{_LOWER}'-]+|[{_UPPER}]\.)"
+"""A word of a person's name: capitalized, in any Latin script ("Åstrand", "Miśkiewicz"), or an initial."""
+_ADDRESSED = re.compile(
+    rf"(?<![\w.-])({_NAME_WORD}(?:[ \t]+(?:(?:{'|'.join(sorted(NAME_PARTICLES))})[ \t]+){{0,2}}{_NAME_WORD})+)"
+    r"[ \t]*(?:<[^<>\s@]+@[^<>\s]+>|\([^()\s@]+@[^()\s]+\))"
+)
+"""A person's name written with their address: "Henrique de Moraes Holschuh <hmh@debian.org>", "(a@b.org)"."""
+
+
+def addressed_names(book: Any, stdout: str, held: bool) -> list[Candidate]:
+    """ "Who wrote the NLS patches?": the person's name a read shows written with an address (``They are written by
+    Arkadiusz Miśkiewicz <misiek@pld.org.pl>``). Supported where it is the one such name the read shows, and the
+    read holds the question's key (``held``) or the name's line a word of the question ("# *Authors*: Jason Tang
+    <...>" for "who is named as the author?")."""
+    if not WHO.search(book.text_q):
+        return []
+    found = {m.group(1): m for m in _ADDRESSED.finditer(stdout)}
+    if not found:
+        return []
+    asked = {st.stem(w.casefold()) for w in st.words(book.text_q) if len(w) > 3}
+
+    def line_asked(m: re.Match[str]) -> bool:
+        start, end = stdout.rfind("\n", 0, m.start()) + 1, stdout.find("\n", m.end())
+        line = stdout[start : end if end >= 0 else len(stdout)]
+        return bool(asked & {st.stem(w.casefold()) for w in st.words(line)})
+
+    one = len(found) == 1
+    why = "a person's name written with an address"
+    return [Candidate(n, "answer", one and (held or line_asked(m)), why) for n, m in found.items()]
 
 
 WHEN = re.compile(r"\bwhen\b|\bwhat (?:date|day|time)\b", re.I)

@@ -168,12 +168,17 @@ def binds(question: str, key: str, field: str, names: Any = ()) -> bool:
     return False
 
 
+_BINARY = {"1": "true", "0": "false"}
+
+
 def flag_answer(book: Any, var: str, field: str, value: str, specific: bool) -> list[Candidate]:
     """A yes/no answered by a setting's flag ("is RPATH enabled?": ``ENABLE_RPATH = NO`` says no): the whole
     value of a field the question names is a flag (:data:`TRUE_FLAGS`, :data:`FALSE_FLAGS`); a question saying
     the negative ("is X disabled?") is answered the other way; one that negates ("is X not ...") is vouched for
     by nothing."""
     v = norm(value)
+    if v in _BINARY and not re.search(r"\d", book.text_q):  # "is expand-check turned on?": expand-check=0
+        v = _BINARY[v]  # a 0 or 1 setting, where the question states no number it could be compared to
     if book.answer_type is not bool or v not in TRUE_FLAGS | FALSE_FLAGS:
         return []
     said = set(st.words(book.text_q.casefold()))

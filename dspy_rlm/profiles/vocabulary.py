@@ -297,6 +297,8 @@ DOCUMENT_NOUNS = DOCUMENT_WORDS | {"files", "manpage", "schema", "page", "csv", 
 before one is the asker's name for the whole text, no phrase the text itself must hold."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
 """Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
+NAME_PARTICLES = frozenset({"de", "da", "das", "del", "della", "der", "di", "dos", "du", "la", "le", "van", "von"})
+"""Lower-case words inside a person's name ("Henrique *de* Moraes Holschuh", "Ludwig *van* Beethoven")."""
 TRUE_FLAGS = frozenset({"true", "yes", "on", "enabled"})
 FALSE_FLAGS = frozenset({"false", "no", "off", "disabled"})
 """A field's whole value that says its name does not hold ("Terminal=false"): a yes/no question naming that field
