@@ -1,12 +1,16 @@
 """A phrase of the question that only a text's opening comment says: how the question describes the document it
 asks of ("in Ray Serve's *HAProxy Lua* template"), where the file's first line reads ``-- HAProxy Lua action that
-picks a backend``. A record read that lacks such a phrase still answers: the phrase names the whole text."""
+picks a backend``. A record read that lacks such a phrase still answers: the phrase names the whole text. So does one
+the heading of the record's indented block says (``! model`` above ``  dellm65   Dell Precision M65 laptop``)."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["names_opening_comment"]
+from dspy_rlm.library import structure as st
+
+__all__ = ["names_heading", "names_opening_comment"]
 
 _MARKS = ("#", "//", "--", ";", "%", "!", "dnl ", "rem ", "REM ")
 """Line comments (not a quote: a CSV row may open with one; not ``*``: a markdown list's item)."""
@@ -45,3 +49,30 @@ def names_opening_comment(text: str, phrase: str) -> bool:
         return False
     rest = text[len(head) : len(head) + _SCANNED]  # (as names_asked_document, a huge text's head only)
     return re.search(re.escape(phrase), rest, re.IGNORECASE) is None
+
+
+_HEADED_CHARS = 5_000_000
+"""Texts this long at most are split into lines to find a record's heading."""
+_HEADING_REACH = 5_000
+"""How many lines above an indented record its heading is looked for."""
+
+
+def names_heading(book: Any, var: str, line: int, phrase: str) -> bool:
+    """Whether the heading of the indented block a record opens at ``line`` (1-based) says ``phrase``: the nearest
+    line above it indented less (``! model`` above ``  dellm65   Dell Precision M65 laptop``, "the xkb *model*
+    dellm65")."""
+    text = book.texts[var]
+    if len(text) > _HEADED_CHARS or line < 2:
+        return False
+    memo = ("lines", var)
+    if memo not in book.memo:
+        book.memo[memo] = text.split("\n")
+    lines = book.memo[memo]
+    first = lines[line - 1] if line <= len(lines) else ""
+    indent = len(first) - len(first.lstrip())
+    if not first.strip() or indent == 0:
+        return False
+    for above in reversed(lines[max(0, line - 1 - _HEADING_REACH) : line - 1]):
+        if above.strip() and len(above) - len(above.lstrip()) < indent:
+            return st.matches(phrase, above)
+    return False

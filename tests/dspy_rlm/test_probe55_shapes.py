@@ -2,7 +2,8 @@
 address (``Name <user@host>``), the whole name in any Latin script and with its particles ("de", "van"), not the
 record's key nor the first word; two such names vouch for neither. A setting of 0 or 1 is a flag where the question
 states no number ("is expand-check turned on?": ``expand-check=0`` says no). A dotted number is no part of a
-longer one ("1.0" is not in "1.1.0"), and "when" asks the date that keys the one record holding it. Each test fails on the code before its
+longer one ("1.0" is not in "1.1.0"), and "when" asks the date that keys the one record holding it. A record's
+heading (``! model`` above an indented block) holds the phrase it says. Each test fails on the code before its
 change."""
 
 from __future__ import annotations
@@ -95,3 +96,22 @@ def test_when_asks_the_date_keying_the_one_record_holding_the_phrase():
     # "When did getopt 1.0 come out?": the key 19980505 of "19980505: Released version 1.0" was left a guess
     assert ask_scripted("When did the mixer 0.4 come out?", NOTES) == ("20010517", "submitted")
     assert ask_scripted("When was version 0.3 of the mixer released?", NOTES) == ("19991120", "submitted")
+
+
+GLAZES = """! finish
+  gloss           Shiny, glass-like surface
+  satin           Soft sheen between gloss and matte
+  matte           No shine at all
+! colour
+  teal7           Deep teal with a blue cast
+  ochre2          Warm yellow-brown earth tone
+  slate4          Cool blue-grey
+"""
+
+
+def test_a_record_s_heading_holds_the_phrase_it_says():
+    # evdev.lst: "the xkb model dellm65" doubted the record "dellm65  Dell Precision M65 laptop" under "! model"
+    found = read_candidates("What shade is the colour teal7?", GLAZES, "record")
+    assert ("Deep teal with a blue cast", True) in {(c.value, c.supported) for c in found}
+    other = read_candidates("What shade is the finish teal7?", GLAZES, "record")  # another block's heading
+    assert not any(c.supported for c in other)
