@@ -12,7 +12,6 @@ from dspy_rlm.profiles.asked_noun import asked_noun, says_whole
 from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
-from dspy_rlm.profiles.said import WHEN
 from dspy_rlm.profiles.vocabulary import HOLDER_VERBS, ID_LIKE, ORDINALS, STOP
 
 __all__ = [
@@ -339,6 +338,9 @@ def sole_holder(book: Any, var: str, key: Any) -> bool:
     return not any(k.is_key or k.is_value for k in book.keys.get(var, []) if k is not key)
 
 
+_ASKS_WHEN = re.compile(r"\W*(?:when\b|(?:(?:on|in)\s+)?(?:what|which)\s+(?:date|day|year)\b)", re.I)
+"""A question opening by asking when ("When did 1.0 come out?", "On what date ..."), not a clause's "when" ("which
+incident was opened *when* job X failed?")."""
 _DATE_KEY = re.compile(r"(?:1[89]|2\d)\d\d(?:[01]\d[0-3]\d|-[01]\d-[0-3]\d)")
 """A record's key that is a date: 19980505, 1998-05-05."""
 
@@ -346,7 +348,7 @@ _DATE_KEY = re.compile(r"(?:1[89]|2\d)\d\d(?:[01]\d[0-3]\d|-[01]\d-[0-3]\d)")
 def dated_holder(book: Any, var: str, key: Any, record: st.Record) -> bool:
     """ "When did getopt 1.0 come out?": a question asking when, of the one record holding a phrase that is no key
     where most records are keyed by a date (a changelog's ``19980505: Released version 1.0``): its date answers."""
-    if key is None or key.is_key or key.records != 1 or not WHEN.search(book.text_q):
+    if key is None or key.is_key or key.records != 1 or not _ASKS_WHEN.match(book.text_q):
         return False
     if not _DATE_KEY.fullmatch(record.key.strip()):
         return False
