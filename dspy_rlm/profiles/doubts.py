@@ -27,6 +27,7 @@ from dspy_rlm.profiles.count_doubts import (
     swallowing_record,
     unit_unapplied,
 )
+from dspy_rlm.profiles.existence import other_phrase_unheld
 from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
@@ -388,6 +389,7 @@ DOUBTS = (
     _other_condition,
     _unread,
     _apart,
+    other_phrase_unheld,
     _in_comments,
 )
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
