@@ -28,7 +28,7 @@ from dspy_rlm.profiles.count_doubts import (
     unit_unapplied,
 )
 from dspy_rlm.profiles.existence import other_phrase_unheld
-from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment
+from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment, sentence_says
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_patterns
@@ -225,6 +225,7 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
             continue  # the field read, named ("the one-line description of tqdm"), no phrase of a record
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         held = held or names_heading(book, move.var, record.line, other.text)  # "! model" above its records
+        held = held or (plain and sentence_says(book, move.var, record.line, other.text))  # a line of a sentence
         s = book.structs[move.var]
         document = names_document(s, record, other.text, move) or names_file(s, text, other.text)
         # -- not a value the question states as one ("which setting has the value 1.5?", "set to 1.5")

@@ -1,7 +1,8 @@
 """A phrase of the question that only a text's opening comment says: how the question describes the document it
 asks of ("in Ray Serve's *HAProxy Lua* template"), where the file's first line reads ``-- HAProxy Lua action that
 picks a backend``. A record read that lacks such a phrase still answers: the phrase names the whole text. So does one
-the heading of the record's indented block says (``! model`` above ``  dellm65   Dell Precision M65 laptop``)."""
+the heading of the record's indented block says (``! model`` above ``  dellm65   Dell Precision M65 laptop``), and,
+in plain text, the rest of the sentence a line record is part of."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from dspy_rlm.library import structure as st
 
-__all__ = ["names_heading", "names_opening_comment"]
+__all__ = ["names_heading", "names_opening_comment", "sentence_says"]
 
 _MARKS = ("#", "//", "--", ";", "%", "!", "dnl ", "rem ", "REM ")
 """Line comments (not a quote: a CSV row may open with one; not ``*``: a markdown list's item)."""
@@ -57,6 +58,13 @@ _HEADING_REACH = 5_000
 """How many lines above an indented record its heading is looked for."""
 
 
+def _lines(book: Any, var: str) -> list[str]:
+    memo = ("lines", var)
+    if memo not in book.memo:
+        book.memo[memo] = book.texts[var].split("\n")
+    return list(book.memo[memo])
+
+
 def names_heading(book: Any, var: str, line: int, phrase: str) -> bool:
     """Whether the heading of the indented block a record opens at ``line`` (1-based) says ``phrase``: the nearest
     line above it indented less (``! model`` above ``  dellm65   Dell Precision M65 laptop``, "the xkb *model*
@@ -64,10 +72,7 @@ def names_heading(book: Any, var: str, line: int, phrase: str) -> bool:
     text = book.texts[var]
     if len(text) > _HEADED_CHARS or line < 2:
         return False
-    memo = ("lines", var)
-    if memo not in book.memo:
-        book.memo[memo] = text.split("\n")
-    lines = book.memo[memo]
+    lines = _lines(book, var)
     first = lines[line - 1] if line <= len(lines) else ""
     indent = len(first) - len(first.lstrip())
     if not first.strip() or indent == 0:
@@ -76,3 +81,31 @@ def names_heading(book: Any, var: str, line: int, phrase: str) -> bool:
         if above.strip() and len(above) - len(above.lstrip()) < indent:
             return st.matches(phrase, above)
     return False
+
+
+_PARAGRAPH_LINES = 12
+"""How far a sentence is followed up and down from its line (a paragraph's lines, to a blank one)."""
+
+
+def sentence_says(book: Any, var: str, line: int, phrase: str) -> bool:
+    """Whether the sentence that the line ``line`` (1-based) of a plain text is part of says ``phrase``: the line
+    ``environment variable POSIXLY_CORRECT is set, then option`` of "... if the environment variable POSIXLY_CORRECT
+    is set, then option processing *stops* ..." (a line record holds only its own words)."""
+    if len(book.texts[var]) > _HEADED_CHARS:
+        return False
+    lines = _lines(book, var)
+    if not 1 <= line <= len(lines) or not lines[line - 1].strip():
+        return False
+    lo = hi = line - 1
+    while lo > 0 and line - 1 - lo < _PARAGRAPH_LINES and lines[lo - 1].strip():
+        lo -= 1
+    while hi + 1 < len(lines) and hi - (line - 1) < _PARAGRAPH_LINES and lines[hi + 1].strip():
+        hi += 1
+    before = " ".join(x.strip() for x in lines[lo : line - 1])
+    after = " ".join(x.strip() for x in lines[line : hi + 1])
+    head = re.split(r"(?<=[.!?])\s+(?=[A-Z`'\"(])", before)[-1] if before else ""
+    tail = re.split(r"(?<=[.!?])\s", after, maxsplit=1)[0] if after else ""
+    own = lines[line - 1].strip()
+    head = "" if re.search(r"[.!?]$", head) or not head else head  # the line opens its own sentence
+    tail = "" if re.search(r"[.!?]$", own) else tail  # the line ends its sentence
+    return st.matches(phrase, " ".join(p for p in (head, own, tail) if p))

@@ -4,7 +4,8 @@ record's key nor the first word; two such names vouch for neither. A setting of 
 states no number ("is expand-check turned on?": ``expand-check=0`` says no). A dotted number is no part of a
 longer one ("1.0" is not in "1.1.0"), and "when" asks the date that keys the one record holding it. A record's
 heading (``! model`` above an indented block) holds the phrase it says. An existence check of a record lacking
-another phrase of the question that few records hold vouches for nothing (the host check's realclean target). Each test fails on the code before its
+another phrase of the question that few records hold vouches for nothing (the host check's realclean target). A
+line of plain text holds the rest of the sentence it is part of. Each test fails on the code before its
 change."""
 
 from __future__ import annotations
@@ -147,3 +148,39 @@ def test_an_existence_check_lacking_another_phrase_vouches_for_nothing():
     answer, ending = ask_scripted("Does running the realclean target remove core files?", MAKEFILE, "bool")
     assert ending != "submitted" or answer is False
     assert ask_scripted("Is there a realclean target in this Makefile?", MAKEFILE, "bool") == (True, "submitted")
+
+
+MANUAL = '''"""Mix glaze batches from recipe files."""
+
+import os
+import sys
+
+__all__ = ["mix", "weigh"]
+
+
+def mix(recipes, strict=False):
+    """mix(recipes[, strict]) -> batches
+
+    Each recipe is weighed in grams and written to a batch sheet
+    next to it. The mixer never changes a recipe file.
+
+    If the first line of a recipe starts with a plus sign, or if the
+    environment variable GLAZE_STRICT is set, then the batch
+    halts as soon as an unknown ingredient is found.
+
+    """
+    strict = strict or bool(os.environ.get("GLAZE_STRICT"))
+    return [weigh(r, strict) for r in recipes]
+
+
+def weigh(recipe, strict):
+    return sum(recipe.values())
+'''
+
+
+def test_a_line_of_plain_text_holds_the_rest_of_its_sentence():
+    # getopt.py: "environment variable POSIXLY_CORRECT is set, then option" lacked 'stop' of the next line
+    question = "Which environment variable makes it halt at an unknown ingredient?"
+    assert ask_scripted(question, MANUAL) == ("GLAZE_STRICT", "submitted")
+    found = read_candidates("Which environment variable makes the mixer weigh in ounces?", MANUAL, "record")
+    assert not any(c.supported for c in found)  # 'ounces' is in no sentence of the line read
