@@ -27,7 +27,6 @@ from dspy_rlm.profiles.count_doubts import (
     swallowing_record,
     unit_unapplied,
 )
-from dspy_rlm.profiles.existence import other_phrase_unheld
 from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment, sentence_says
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
@@ -390,7 +389,6 @@ DOUBTS = (
     _other_condition,
     _unread,
     _apart,
-    other_phrase_unheld,
     _in_comments,
 )
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.

@@ -16,7 +16,7 @@ from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.named_document import before_file_name, describes_document, names_asked_document
+from dspy_rlm.profiles.named_document import describes_document, names_asked_document
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, is_stop, quoted_text, written_as_name
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
@@ -24,7 +24,7 @@ from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
 from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, MANY, STOP, TRUE_FLAGS
 
-__all__ = ["Exists", "other_phrase_unheld"]
+__all__ = ["Exists"]
 
 
 class Exists(KindBase):
@@ -354,22 +354,3 @@ def _premise(question: str, phrase: str, others: list[Any]) -> bool:
         return False
     rest = question[m.end() :].casefold()
     return any(k.text.casefold() in rest and k.text.casefold() not in m.group(0).casefold() for k in others)
-
-
-def other_phrase_unheld(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    """A doubt on an existence check: "does running the *realclean* target remove *core* files?" -- realclean
-    exists, but the record it keys lacks another phrase of the question that one to three records hold (``core``,
-    in the extraclean rule): that the key is there says nothing of what the question states of it."""
-    if move.kind != "exists" or key is None or not key.is_key:
-        return None
-    held = [r for r in keyed_records(book, move.var, key) if norm(r.key) == norm(key.text)]
-    if not held:
-        return None
-    for other in book.keys.get(move.var, []):
-        if other is key or other.hop or other.inner or not 1 <= other.records <= 3 or is_stop(other.text):
-            continue
-        if before_file_name(book.text_q, other.text) or norm(other.text) in {norm(w) for w in st.words(key.text)}:
-            continue
-        if not any(lookup._has(r, other.text) for r in held):
-            return f"the question also names {other.text!r}, which the record {key.text!r} does not hold"
-    return None

@@ -58,6 +58,11 @@ _HEADING_REACH = 5_000
 """How many lines above an indented record its heading is looked for."""
 
 
+_CODE = re.compile(r"[{}()\[\]=<>|$\\;]|::|-\*-")
+"""Marks of code or markup on a line: no prose sentence runs through it, and it
+heads no block of records by its words."""
+
+
 def _lines(book: Any, var: str) -> list[str]:
     memo = ("lines", var)
     if memo not in book.memo:
@@ -78,8 +83,8 @@ def names_heading(book: Any, var: str, line: int, phrase: str) -> bool:
     if not first.strip() or indent == 0:
         return False
     for above in reversed(lines[max(0, line - 1 - _HEADING_REACH) : line - 1]):
-        if above.strip() and len(above) - len(above.lstrip()) < indent:
-            return st.matches(phrase, above)
+        if above.strip() and len(above) - len(above.lstrip()) < indent:  # a heading, not a block of code's
+            return not _CODE.search(above) and st.matches(phrase, above)  # opening ("settings clam {")
     return False
 
 
@@ -87,25 +92,32 @@ _PARAGRAPH_LINES = 12
 """How far a sentence is followed up and down from its line (a paragraph's lines, to a blank one)."""
 
 
+def _prose(line: str) -> bool:
+    return bool(line.strip()) and not _CODE.search(line) and len(line.split()) >= 3
+
+
+def _goes_on(line: str) -> bool:
+    """Whether a prose line continues the sentence above it: it opens with a lower-case word."""
+    return re.match(r"\s*[a-z]", line) is not None
+
+
 def sentence_says(book: Any, var: str, line: int, phrase: str) -> bool:
-    """Whether the sentence that the line ``line`` (1-based) of a plain text is part of says ``phrase``: the line
-    ``environment variable POSIXLY_CORRECT is set, then option`` of "... if the environment variable POSIXLY_CORRECT
-    is set, then option processing *stops* ..." (a line record holds only its own words)."""
+    """Whether the prose sentence that the line ``line`` (1-based) of a plain text is part of says ``phrase``: the
+    line ``environment variable POSIXLY_CORRECT is set, then option`` of a docstring's "... or if the / environment
+    variable POSIXLY_CORRECT is set, then option / processing *stops* ..." (a line record holds only its own words).
+    The sentence runs through lines of prose (no code marks) that go on in lower case, to its full stop."""
     if len(book.texts[var]) > _HEADED_CHARS:
         return False
     lines = _lines(book, var)
-    if not 1 <= line <= len(lines) or not lines[line - 1].strip():
+    if not 1 <= line <= len(lines) or not _prose(lines[line - 1]):
         return False
     lo = hi = line - 1
-    while lo > 0 and line - 1 - lo < _PARAGRAPH_LINES and lines[lo - 1].strip():
+    while lo > 0 and line - 1 - lo < _PARAGRAPH_LINES and _goes_on(lines[lo]) and _prose(lines[lo - 1]):
+        if re.search(r"[.!?]\s*$", lines[lo - 1]):
+            break
         lo -= 1
-    while hi + 1 < len(lines) and hi - (line - 1) < _PARAGRAPH_LINES and lines[hi + 1].strip():
+    while hi + 1 < len(lines) and hi - (line - 1) < _PARAGRAPH_LINES and _prose(lines[hi + 1]):
+        if re.search(r"[.!?]\s*$", lines[hi]) or not _goes_on(lines[hi + 1]):
+            break
         hi += 1
-    before = " ".join(x.strip() for x in lines[lo : line - 1])
-    after = " ".join(x.strip() for x in lines[line : hi + 1])
-    head = re.split(r"(?<=[.!?])\s+(?=[A-Z`'\"(])", before)[-1] if before else ""
-    tail = re.split(r"(?<=[.!?])\s", after, maxsplit=1)[0] if after else ""
-    own = lines[line - 1].strip()
-    head = "" if re.search(r"[.!?]$", head) or not head else head  # the line opens its own sentence
-    tail = "" if re.search(r"[.!?]$", own) else tail  # the line ends its sentence
-    return st.matches(phrase, " ".join(p for p in (head, own, tail) if p))
+    return st.matches(phrase, " ".join(x.strip() for x in lines[lo : hi + 1]))

@@ -3,9 +3,8 @@ address (``Name <user@host>``), the whole name in any Latin script and with its 
 record's key nor the first word; two such names vouch for neither. A setting of 0 or 1 is a flag where the question
 states no number ("is expand-check turned on?": ``expand-check=0`` says no). A dotted number is no part of a
 longer one ("1.0" is not in "1.1.0"), and "when" asks the date that keys the one record holding it. A record's
-heading (``! model`` above an indented block) holds the phrase it says. An existence check of a record lacking
-another phrase of the question that few records hold vouches for nothing (the host check's realclean target). A
-line of plain text holds the rest of the sentence it is part of. Each test fails on the code before its
+heading (``! model`` above an indented block) holds the phrase it says. A line of plain text holds the rest of
+the prose sentence it is part of. Each test fails on the code before its
 change."""
 
 from __future__ import annotations
@@ -117,37 +116,6 @@ def test_a_record_s_heading_holds_the_phrase_it_says():
     assert ("Deep teal with a blue cast", True) in {(c.value, c.supported) for c in found}
     other = read_candidates("What shade is the finish teal7?", GLAZES, "record")  # another block's heading
     assert not any(c.supported for c in other)
-
-
-MAKEFILE = """# Makefile for the glaze tables
-srcdir = .
-RM = rm -f
-DESC = DESC.in
-TEXTMAP = textmap
-GLAZEDIR = /usr/share/glaze
-FONTS = satin matte gloss
-INSTALL = install -m 644
-
-all: $(FONTS)
-
-clean:
-\t$(RM) glazemap
-
-realclean: clean
-\t$(RM) $(FONTS)
-
-extraclean: realclean
-\t$(RM) core *~ "#*"
-
-.PHONY: all clean realclean extraclean
-"""
-
-
-def test_an_existence_check_lacking_another_phrase_vouches_for_nothing():
-    # groff's devps Makefile: "Does running the realclean target remove core files?" was True at 1.0: it exists
-    answer, ending = ask_scripted("Does running the realclean target remove core files?", MAKEFILE, "bool")
-    assert ending != "submitted" or answer is False
-    assert ask_scripted("Is there a realclean target in this Makefile?", MAKEFILE, "bool") == (True, "submitted")
 
 
 MANUAL = '''"""Mix glaze batches from recipe files."""
