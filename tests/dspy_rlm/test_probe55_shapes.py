@@ -10,6 +10,7 @@ change."""
 from __future__ import annotations
 
 from dspy_rlm.library.wordmatch import matches
+from dspy_rlm.profiles.header_comment import names_heading, sentence_says
 from dspy_rlm.profiles.moves import MoveBook
 from dspy_rlm.profiles.printed_rows import printed
 from dspy_rlm.profiles.said import addressed_names
@@ -152,3 +153,23 @@ def test_a_line_of_plain_text_holds_the_rest_of_its_sentence():
     assert ask_scripted(question, MANUAL) == ("GLAZE_STRICT", "submitted")
     found = read_candidates("Which environment variable makes the mixer weigh in ounces?", MANUAL, "record")
     assert not any(c.supported for c in found)  # 'ounces' is in no sentence of the line read
+
+
+TCL = """namespace eval ttk::theme::kiln {
+    ttk::style theme settings kiln {
+        ttk::style configure TSpinbox -arrowsize 10 -padding {2 0 10 0}
+        ttk::style configure TCombobox -padding 1
+    }
+}
+"""
+
+
+def test_code_is_no_heading_and_no_sentence():
+    # the host check: the Tcl line under "ttk::style theme settings clam {" read 'clam' and Submitted -arrowsize
+    book = MoveBook({"question": "What padding does the kiln theme give TSpinbox?"}, {"context": TCL}, {})
+    assert not names_heading(book, "context", 3, "kiln") and not sentence_says(book, "context", 3, "kiln")
+    lines = MoveBook({"question": "q"}, {"context": MANUAL}, {})
+    at = MANUAL.split("\n").index("    environment variable GLAZE_STRICT is set, then the batch") + 1
+    assert sentence_says(lines, "context", at, "unknown ingredient") and not sentence_says(
+        lines, "context", at, "grams"
+    )
