@@ -16,8 +16,8 @@ from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.named_document import describes_document, names_asked_document
-from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, is_stop, quoted_text, written_as_name
+from dspy_rlm.profiles.named_document import before_file_name, describes_document, names_asked_document
+from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, is_stop, quoted_text, written_as_name
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
@@ -99,6 +99,9 @@ class Exists(KindBase):
                 return [
                     Candidate(True, "answer", False, f"the question asks whether it has {held!r}, no word of the data")
                 ]
+            if ok and (sibling := _sibling_holds(book, move.var, key, others)):  # "does the realclean target
+                # remove core files?": realclean's rule lacks "core", which the extraclean rule beside it holds
+                return [Candidate(True, "answer", False, f"{sibling}, not the record {key.text!r} keys, says it")]
         elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
             return [Candidate(False, "answer", False, "the word absent describes what is asked")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
@@ -135,6 +138,9 @@ class Exists(KindBase):
             # nor where the question names a flag of the data ("does journald forward log messages to syslog?":
             # ForwardToSyslog=yes is the setting asked; "journald" is the asker's name for the program configured)
             ok = ok and (asked_id or not _flag_named(book, move.var))
+            # nor beside a field's name the question says ("does every row use an ulperrortol of 2?": a column's
+            # name; "use" is the asker's verb for what its cells hold)
+            ok = ok and (asked_id or not _field_named(book, move.var))
             # nor the asker's name for the document, absent beside phrases found ("does /etc/xattr.conf skip afs.*?")
             ok = ok and not (any(k.records for k in others) and names_asked_document(book, move.var, key.text))
             # nor is the phrase absent where the text writes it outside every record ("does the default policy allow
@@ -354,3 +360,41 @@ def _premise(question: str, phrase: str, others: list[Any]) -> bool:
         return False
     rest = question[m.end() :].casefold()
     return any(k.text.casefold() in rest and k.text.casefold() not in m.group(0).casefold() for k in others)
+
+
+def _sibling_holds(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
+    """Another phrase of the question (plain words, not the document's name nor the key's own) that no record the
+    key keys holds, where a record keyed otherwise at the same indent holds it and names the key (``extraclean:
+    realclean`` then ``$(RM) core``): that record's key; else None. What the question states is the other's."""
+    if not key.is_key:
+        return None
+    held = [r for r in keyed_records(book, var, key) if norm(r.key) == norm(key.text)]
+    if not held:
+        return None
+    indents = {_indent(r.text.split("\n", 1)[0]) for r in held}
+    named = re.compile(rf"(?<![\w.-]){re.escape(key.text)}(?![\w-])", re.IGNORECASE)
+    for other in others:
+        if other.inner or not 1 <= other.records <= 3 or is_stop(other.text) or ID_LIKE.search(other.text):
+            continue
+        if norm(key.text) in norm(other.text) or before_file_name(book.text_q, other.text):
+            continue
+        if names_asked_document(book, var, other.text) or any(lookup._has(r, other.text) for r in held):
+            continue
+        for r in holding(book.texts[var], book.structs[var], other.text)[:3]:
+            if not r.key or norm(r.key) == norm(key.text) or _indent(r.text.split("\n", 1)[0]) not in indents:
+                continue
+            if named.search(r.text):
+                return str(r.key)
+    return None
+
+
+def _field_named(book: Any, var: str) -> bool:
+    """Whether the question says the name of a column of a table and a number: a cell's value is what it asks
+    ("does every row use an ulperrortol of 2?")."""
+    found = book.structs[var]
+    if found.kind not in {"table", "markdown_table"}:  # a keywords file's "value" is no name the data writes
+        return False
+    if not re.search(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", book.text_q):
+        return False
+    names = {n for n in found.field_names[:200] if len(n) >= 3}
+    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", book.text_q, re.IGNORECASE) for n in names)

@@ -6,7 +6,7 @@ version cut short (:func:`near_spelled`), or a qualified name's end written alon
 from __future__ import annotations
 
 import re
-from itertools import pairwise
+from itertools import islice, pairwise
 
 from dspy_rlm.library import textkit
 from dspy_rlm.profiles.vocabulary import ID_LIKE
@@ -71,4 +71,19 @@ def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
 def near_spelled(text: str, word: str) -> bool:
     """Whether an identifier absent from ``text`` as written is there spelled another way (:func:`spelled_as`,
     a version cut short included), so its absence says nothing."""
-    return spelled_as(text, word, cut=True) is not None
+    return spelled_as(text, word, cut=True) is not None or _bare_hex(text, word)
+
+
+_HEX_PREFIXED = re.compile(r"(?:0x|U\+)([0-9A-F]+)", re.IGNORECASE)  # 0x9F, U+0178: a prefix and hex digits
+_HEX_RUN = re.compile(r"\b(?=[0-9A-F]*\d)(?=[0-9A-F]*[A-F])[0-9A-F]{2,}\b", re.IGNORECASE)  # 02DC, 9f
+
+
+def _bare_hex(text: str, word: str) -> bool:
+    """Whether a hex number the question writes with a prefix (``0x9F``, ``U+0178``) is in a text that writes
+    its hex numbers without one (a table of ``009F017E0178`` code points): its absence as written says nothing."""
+    m = _HEX_PREFIXED.fullmatch(word)
+    if m is None:
+        return False
+    prefix, low = word[: m.start(1)].casefold(), textkit.lowered(text)
+    unprefixed = prefix not in (low if low is not None else text.casefold())
+    return unprefixed and len(list(islice(_HEX_RUN.finditer(text), 3))) == 3  # three hex runs: a hex text
