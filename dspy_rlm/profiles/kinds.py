@@ -54,6 +54,7 @@ from dspy_rlm.profiles.reads import (
 )
 from dspy_rlm.profiles.rewrites import rewrite
 from dspy_rlm.profiles.said import (
+    WHO,
     addressed_names,
     alias_values,
     as_asked,
@@ -213,8 +214,9 @@ class Record(KindBase):
             book, var, key, result, specific, why_rec
         )  # "an alias of another flag: what does it end up"
         out[:0] = path_owner(book, var, key, result, why_rec)  # "which job builds on X": the job it sits in
-        prose = "\n".join(v for _, v in result.fields if len(v.split()) > 3)  # "They are written by A. B <a@b>"
-        out[:0] = addressed_names(book, prose, specific) if prose else []
+        if WHO.search(book.text_q):  # "who ...?": "They are written by A. B <a@b>" in a long field value
+            prose = "\n".join(v for _, v in result.fields if len(v.split()) > 3)
+            out[:0] = addressed_names(book, prose, specific) if prose else []
         if result.key:
             reverse = key is not None and key.is_value and not key.is_key and not _other_asked(book, var, key)
             reverse = reverse and keys_identify(book, var)
