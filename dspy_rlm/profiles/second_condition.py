@@ -27,7 +27,10 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
     nouns = counted_nouns(st.words(book.text_q.casefold()))
     for k in book.keys.get(var, []):
         text = norm(k.text)
-        other = text not in said and said not in text and text not in WHOLE_SET | STOP | nouns
+        # an identifier before the noun counted qualifies it ("how many *org.example.Job* methods"): a condition
+        after = re.search(rf"{re.escape(k.text)}\s+([^\W\d_]+)", book.text_q, re.I) if ID_LIKE.search(k.text) else None
+        modifier = after is not None and after.group(1).casefold() in nouns
+        other = text not in said and said not in text and text not in WHOLE_SET | STOP | (set() if modifier else nouns)
         # a word right after the phrase names what it is ("members of the BlendMode *enum*"): no second condition
         other = other and not re.search(rf"{re.escape(phrase)}\s+{re.escape(k.text)}\b", book.text_q, re.I)
         # an identifier the data holds, whole or inside its values ("have the SIGNED_RATIONAL type", "refer to
