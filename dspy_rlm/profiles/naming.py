@@ -52,7 +52,19 @@ def specific(key: Any, book: Any = None, var: str = "") -> bool:
         return False
     if book is not None and not (key.is_key or key.is_value) and _keyed_beside(book, var, key):
         return False
+    if book is not None and key.is_value and not key.is_key and key.records > 1 and _value_or_key_part(book, var, key):
+        return False
     return book is None or not key.is_key or not _shared_key(book, var, key)
+
+
+def _value_or_key_part(book: Any, var: str, key: Any) -> bool:
+    """Whether one record holds the phrase as its whole value and another only as a part of its key ("the font
+    given the number 13": ``Ryumin-Light-H=13`` and ``font.13=Ryumin-Light-H findfont``): two readings."""
+    found = holding(book.texts[var], book.structs[var], key.text)[:4]
+    said = norm(key.text)
+    whole = any(norm(v) == said for r in found for _, v in r.fields if norm(r.key) != said)
+    part = any(said in {norm(p) for p in re.split(r"[._:/-]", r.key)} and norm(r.key) != said for r in found)
+    return whole and part
 
 
 def _keyed_beside(book: Any, var: str, key: Any) -> bool:

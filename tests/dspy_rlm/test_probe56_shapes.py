@@ -101,7 +101,7 @@ POLICY = (
     <allow send_destination="org.example.Kiln" send_interface="org.example.Kiln.Job" send_member="Status"/>
 """
     + "".join(
-        f'    <allow send_destination="org.example.Kiln" send_interface="org.example.Kiln.Manager" send_member="Get{i}"/>\n'
+        f'  <allow send_destination="org.example.Kiln" send_interface="org.example.Kiln.Manager" send_member="G{i}"/>\n'
         for i in range(9)
     )
     + """  </policy>
@@ -128,3 +128,23 @@ def test_an_identifier_before_the_noun_counted_is_a_second_condition():
     alone = "How many org.example.Kiln.Job does this policy let the default context send?"  # what is counted
     book = MoveBook({"question": alone}, {"context": POLICY}, {"answer": int})
     assert other_condition(book, "context", "default", "policy") is None
+
+
+PROPS = """# kiln printer fonts
+Kiln-Gothic-H=11
+Kiln-Mincho-H=12
+Kiln-Serif-H=13
+Kiln-Sans-H=14
+
+font.11=Kiln-Gothic-H findfont
+font.12=Kiln-Mincho-H findfont
+font.13=Kiln-Serif-H findfont
+font.14=Kiln-Sans-H findfont
+"""
+
+
+def test_a_number_that_is_one_records_value_and_part_of_anothers_key_names_neither():
+    # Java's psfont.properties.ja: "which PostScript font has been given the number 13?" read font.13's value,
+    # 'Ryumin-Light-H findfont', where 'Ryumin-Light-H=13' gives the number 13 too
+    _, kind = ask_scripted("Which font has been given the number 13?", PROPS)
+    assert kind == "extracted"
