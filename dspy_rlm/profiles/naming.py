@@ -59,12 +59,23 @@ def specific(key: Any, book: Any = None, var: str = "") -> bool:
 
 def _value_or_key_part(book: Any, var: str, key: Any) -> bool:
     """Whether one record holds the phrase as its whole value and another only as a part of its key ("the font
-    given the number 13": ``Ryumin-Light-H=13`` and ``font.13=Ryumin-Light-H findfont``): two readings."""
+    given the number 13": ``Ryumin-Light-H=13`` and ``font.13=Ryumin-Light-H findfont``): two readings. Not where
+    the question says the key's other part beside the phrase ("the console handler": ``[handler_console]``)."""
     found = holding(book.texts[var], book.structs[var], key.text)[:4]
     said = norm(key.text)
-    whole = any(norm(v) == said for r in found for _, v in r.fields if norm(r.key) != said)
-    part = any(said in {norm(p) for p in re.split(r"[._:/-]", r.key)} and norm(r.key) != said for r in found)
-    return whole and part
+    if not any(norm(v) == said for r in found for _, v in r.fields if norm(r.key) != said):
+        return False
+    for r in found:
+        pieces = [p for p in re.split(r"[._:/-]", r.key) if p]
+        if norm(r.key) == said or said not in {norm(p) for p in pieces}:
+            continue
+        beside = "|".join(re.escape(p) for p in pieces if norm(p) != said)
+        phrase = re.escape(key.text)
+        if not beside or not re.search(
+            rf"\b(?:{beside})s?\W+{phrase}\b|\b{phrase}\W+(?:{beside})s?\b", book.text_q, re.I
+        ):
+            return True
+    return False
 
 
 def _keyed_beside(book: Any, var: str, key: Any) -> bool:
