@@ -52,8 +52,12 @@ def specific(key: Any, book: Any = None, var: str = "") -> bool:
         return False
     if book is not None and not (key.is_key or key.is_value) and _keyed_beside(book, var, key):
         return False
-    if book is not None and key.is_value and not key.is_key and key.records > 1 and _value_or_key_part(book, var, key):
-        return False
+    if book is not None and key.is_value and not key.is_key and key.records > 1:
+        memo = ("value or key part", var, key.text)  # a scan of the records, asked of every read by this key
+        if memo not in book.memo:
+            book.memo[memo] = _value_or_key_part(book, var, key)
+        if book.memo[memo]:
+            return False
     return book is None or not key.is_key or not _shared_key(book, var, key)
 
 
