@@ -5,7 +5,7 @@ number written with a prefix (``0x9C``, ``U+0150``) is no identifier a table of 
 absent beside a column's name and a number ("does every row use a margin of 3?") is the asker's verb, not a
 thing asked. "The same colour the style uses for X" asks a second step; an identifier before the noun counted
 ("how many *org.example.Job* methods") is a second condition of the count. Each test fails on the code before its
-change."""
+change, but for the polish target's, which guards that a record holding the word itself still answers yes."""
 
 from __future__ import annotations
 
