@@ -9,20 +9,19 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.library.formats import is_comment
+from dspy_rlm.profiles.absent_phrase import Absent, absence_answers, holds_flag
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.conditions import BOUNDS, operands
 from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.named_document import before_file_name, describes_document, names_asked_document
-from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, is_stop, quoted_text, written_as_name
+from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, is_stop, quoted_text
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, FALSE_FLAGS, MANY, STOP, TRUE_FLAGS
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, MANY, STOP
 
 __all__ = ["Exists"]
 
@@ -48,7 +47,6 @@ class Exists(KindBase):
         # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
         # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
         others = [k for k in book.keys.get(move.var, []) if k is not key and not k.hop]  # phrases of the question
-        named = any(k.is_key or k.is_value for k in others)
         quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}  # an identifier or a quote absent
         missing = any(k.records == 0 and (ID_LIKE.search(k.text) or k.text.casefold() in quoted) for k in others)
         missing = missing and not all(  # the document's own name absent ("does /etc/xattr.conf skip afs.*?")
@@ -105,47 +103,9 @@ class Exists(KindBase):
         elif key is not None and _describing(key.text):  # "does the stylesheet have print-specific rules?"
             return [Candidate(False, "answer", False, "the word absent describes what is asked")]
         else:  # an identifier absent from the whole text, where no other identifier names a record
-            asked_id = key is not None and (bool(ID_LIKE.search(key.text)) or key.text.startswith("-"))  # or a flag
-            named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
-            # "does the ext4 profile turn on metadata_csum?": the identifiers asked are there; a plain word
-            # missing ("profile") is the asker's word for them, no evidence that the answer is no
-            present_id = any(k.records and ID_LIKE.search(k.text) for k in others)
-            ok = key is not None and key.records == 0 and (not named or (asked_id and not named_id))
-            # nor is an identifier missing beside one present ("does tzdata.zi define America/Ciudad_Juarez?":
-            # the file's own name is not in it)
-            ok = ok and not present_id
-            # nor is a plain word missing beside two phrases found ("is the name attribute of the test element
-            # required?": the file says ATTLIST, not "attribute"; the question asks about what it names)
-            ok = ok and (asked_id or sum(1 for k in others if k.records) < 2)
-            # nor beside a phrase of several words that a few records hold ("is there a keycode for an emoji
-            # picker key?": one comment says "emoji picker"; "keycode" is the asker's word for its line)
-            ok = ok and (asked_id or not any(0 < k.records <= 3 and len(k.text.split()) > 1 for k in others))
-            # nor is a lower-case word missing beside a name found ("is there a pattern attributed to Borland?":
-            # the file comments "# Borland" on a regex; "pattern" is the asker's word for the line)
-            # -- nor beside a phrase the question quotes, found ("does it define a 'headerlink' class?")
-            ok = ok and (
-                asked_id
-                or key.text[:1].isupper()
-                or not any(
-                    k.records and (written_as_name(book.text_q, k.text) or k.text.casefold() in quoted) for k in others
-                )
-            )
-            # nor a word just before a name found, describing it ("is the in-place sub_ covered?")
-            ok = ok and not any(k.records and re.search(r"[\W_\d]", k.text) and _before(book, key, k) for k in others)
-            # nor a plain word beside a bound the question states ("is there any sample whose first column is above
-            # 14.5?": "sample" is the asker's word for a row; the bound is what is asked)
-            ok = ok and (asked_id or not any(t in BOUNDS for t, _ in operands(book, move.var)))
-            # nor where the question names a flag of the data ("does journald forward log messages to syslog?":
-            # ForwardToSyslog=yes is the setting asked; "journald" is the asker's name for the program configured)
-            ok = ok and (asked_id or not _flag_named(book, move.var))
-            # nor beside a field's name the question says ("does every row use an ulperrortol of 2?": a column's
-            # name; "use" is the asker's verb for what its cells hold)
-            ok = ok and (asked_id or not _field_named(book, move.var))
-            # nor the asker's name for the document, absent beside phrases found ("does /etc/xattr.conf skip afs.*?")
-            ok = ok and not (any(k.records for k in others) and names_asked_document(book, move.var, key.text))
-            # nor is the phrase absent where the text writes it outside every record ("does the default policy allow
-            # eavesdropping?": <policy context="default"> beside the <limit> records read)
-            ok = ok and not _written(book, move.var, key.text)
+            absent = Absent(book, move.var, key, others, quoted) if key is not None else None
+            ok = absent is not None and absence_answers(absent)
+            asked_id = absent is not None and absent.asked_id
             if ok and asked_id and near_spelled(book.texts[move.var], key.text):  # quiet_lagoon is there
                 return [Candidate(False, "answer", False, "the identifier is in the data, spelled otherwise")]
         return [Candidate(bool(result), "answer", ok, "checked" if ok else "the word checked is not specific")]
@@ -163,32 +123,9 @@ def _inside_whole(book: Any, var: str, key: Any, others: list[Any]) -> str | Non
     return next((k.text for k in inside if k.text.casefold() not in named), None)
 
 
-def _written(book: Any, var: str, phrase: str) -> bool:
-    """Whether the text writes ``phrase`` as a whole word on a line no record spans and no comment is (an XML
-    element beside the repeated ones read as records: ``<policy context="default">`` above the ``<limit>`` elements)."""
-    s = book.structs[var]
-    if s.parsed_chars is not None or not s.records:
-        return False
-    memo = ("lines outside records", var)  # once per text: each absent phrase asks it
-    if memo not in book.memo:
-        lines = book.texts[var].split("\n")
-        spanned = [False] * len(lines)
-        for r in s.records:  # (lines numbered from 1)
-            for i in range(max(0, r.line - 1), min(len(lines), r.end_line)):
-                spanned[i] = True
-        book.memo[memo] = [ln for i, ln in enumerate(lines) if not spanned[i] and ln.strip() and not is_comment(ln)]
-    said = re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", re.IGNORECASE)
-    return any(said.search(ln) and not ln.lstrip().startswith("<!--") for ln in book.memo[memo])
-
-
 def _pair_named(key: Any, others: list[Any]) -> bool:
     """Whether ``key`` and another phrase of the question each name one record, by its key or a whole value."""
     return (key.is_key or key.is_value) and any(k.records == 1 and (k.is_key or k.is_value) for k in others)
-
-
-def _before(book: Any, key: Any, other: Any) -> bool:
-    """Whether the question says ``key`` just before ``other`` ("the in-place sub_")."""
-    return re.search(rf"(?<!\w){re.escape(key.text)}\s+{re.escape(other.text)}", book.text_q, re.I) is not None
 
 
 def _describing(word: str) -> bool:
@@ -317,19 +254,9 @@ def _own_flag_named(book: Any, var: str) -> bool:
             if not isinstance(record, st.Record) or norm(record.key) != norm(key.text):
                 continue
             named = [f for f in book.fields[var] if norm(f) != norm(key.text)]
-            found = found or _holds_flag(record, named)
+            found = found or holds_flag(record, named)
         book.memo[memo] = found
     return bool(book.memo[memo])
-
-
-def _flag_named(book: Any, var: str) -> bool:
-    """Whether a field the question names holds a flag (``yes`` / ``no``, ``true`` / ``false``) in some record."""
-    return any(_holds_flag(r, book.fields.get(var, [])) for r in book.structs[var].records[:2000])
-
-
-def _holds_flag(record: Any, fields: Any) -> bool:
-    """Whether one of ``fields`` of ``record`` holds a flag (``yes`` / ``no``, ``true`` / ``false``)."""
-    return any((record.get(f) or "").strip().casefold() in TRUE_FLAGS | FALSE_FLAGS for f in fields)
 
 
 def _asks_many(book: Any, var: str, key: Any) -> list[Candidate] | None:
@@ -365,9 +292,17 @@ def _premise(question: str, phrase: str, others: list[Any]) -> bool:
 def _sibling_holds(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
     """Another phrase of the question (plain words, not the document's name nor the key's own) that no record the
     key keys holds, where a record keyed otherwise at the same indent holds it and names the key (``extraclean:
-    realclean`` then ``$(RM) core``): that record's key; else None. What the question states is the other's."""
+    realclean`` then ``$(RM) core``): that record's key; else None. What the question states is the other's. Once
+    per key phrase: each existence read by the key asks it."""
     if not key.is_key:
         return None
+    memo = ("sibling holds", var, key.text)
+    if memo not in book.memo:
+        book.memo[memo] = _sibling_record(book, var, key, others)
+    return book.memo[memo]
+
+
+def _sibling_record(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
     held = [r for r in keyed_records(book, var, key) if norm(r.key) == norm(key.text)]
     if not held:
         return None
@@ -386,15 +321,3 @@ def _sibling_holds(book: Any, var: str, key: Any, others: list[Any]) -> str | No
             if named.search(r.text):
                 return str(r.key)
     return None
-
-
-def _field_named(book: Any, var: str) -> bool:
-    """Whether the question says the name of a column of a table and a number: a cell's value is what it asks
-    ("does every row use an ulperrortol of 2?")."""
-    found = book.structs[var]
-    if found.kind not in {"table", "markdown_table"}:  # a keywords file's "value" is no name the data writes
-        return False
-    if not re.search(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", book.text_q):
-        return False
-    names = {n for n in found.field_names[:200] if len(n) >= 3}
-    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", book.text_q, re.IGNORECASE) for n in names)

@@ -70,7 +70,7 @@ def _value_or_key_part(book: Any, var: str, key: Any) -> bool:
     if not any(norm(v) == said for r in found for _, v in r.fields if norm(r.key) != said):
         return False
     for r in found:
-        pieces = [p for p in re.split(r"[._:/-]", r.key) if p]
+        pieces = parts(r.key)
         if norm(r.key) == said or said not in {norm(p) for p in pieces}:
             continue
         beside = "|".join(re.escape(p) for p in pieces if norm(p) != said)
