@@ -324,14 +324,23 @@ def parse_assignments(lines: list[str]) -> tuple[list[Raw], list[str]]:
     return out, list(names)
 
 
+_TRAILING_HASH = re.compile(r"\s+#\s")
+"""Where a value's trailing comment starts: a ``#`` with a space on each side."""
+
+
 def parse_lines(lines: list[str]) -> list[Raw]:
     """One record per line; a ``key: value`` / ``key=value`` line is keyed by its name (a list's ``"R2019a=9.6"``
-    names R2019a), as an assignment is, and so is a ``name  "value"`` line whose name no other line opens with."""
+    names R2019a), as an assignment is, and so is a ``name  "value"`` line whose name no other line opens with. In a
+    text whose comment lines open with ``#``, a value's trailing ``# comment`` is no part of it (stat.py's
+    ``S_ENFMT = S_ISGID # file locking enforcement``)."""
     spaced = {i: pair for i, ln in enumerate(lines) if ln.strip() and (pair := spaced_kv(ln))}
     said = Counter(name for name, _ in spaced.values())
+    hashed = any(ln.lstrip().startswith("# ") for ln in lines[:5000])
     out: list[Raw] = []
     for i, ln in enumerate(lines):
         if ln.strip():
             kv = _line_kv(ln) or ([spaced[i]] if i in spaced and said[spaced[i][0]] == 1 else [])
+            if hashed and len(kv) == 1 and (cut := _TRAILING_HASH.split(kv[0][1], maxsplit=1)[0]):
+                kv = [(kv[0][0], cut)]
             out.append((i, i, kv, kv[0][0] if len(kv) == 1 else "", None))
     return out

@@ -212,6 +212,8 @@ class FieldExtreme(KindBase):
             why = "the ranking counts things, not a setting's value"
         elif shared:  # "which host has the largest port": that field, ranked across the records
             why = "the question names a field the records share: the ranking is by it"
+        elif _name_shared(scope, str(result[0])):  # "whose period ends earliest?": every section has a "number"
+            why = "several records hold a setting of this name: it names no one of them"
         elif named and norm(str(result[0])) not in {norm(f) for f in named}:  # "which timeout is set highest"
             why = "the question names settings this one is not among"
         elif not move.args and any(k.is_key for k in book.keys.get(move.var, [])):
@@ -221,3 +223,10 @@ class FieldExtreme(KindBase):
         elif any(not keys_fitting([str(result[0])], g) for g in name_patterns(book.text_q)):
             why = "the question names a pattern of names this setting's does not fit"
         return key_and_value(result, f"{self.word} value", why == "ranked", why, book.answer_type)
+
+
+def _name_shared(records: list[Any], name: str) -> bool:
+    """Whether more than one of ``records`` holds a number under the setting ``name`` (a numbered list's
+    ``number``): the name the ranking answers with is no one setting's."""
+    holding = (r for r in records[:2000] if lookup._number(r.get(name) or "") is not None)
+    return next(holding, None) is not None and next(holding, None) is not None
