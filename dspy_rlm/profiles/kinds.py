@@ -33,7 +33,7 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import dated_holder, holds_asked, noted_section, possessed, rival_field, sole_holder
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
-from dspy_rlm.profiles.owners import path_owner
+from dspy_rlm.profiles.owners import holder_of_field, path_owner
 from dspy_rlm.profiles.printed_rows import printed
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
@@ -297,6 +297,8 @@ class Field(KindBase):
         if holds_asked(book, move.var, key, [field]):  # "which program is the one with a hints field"
             why = f"the question asks which record holds {field!r}, not its value"
             return [Candidate(key.text, "key", True, "reverse lookup"), Candidate(result, field, False, why)]
+        if held := holder_of_field(book, move.var, key, field):  # "X lives under which section?": its holder's key
+            return [*held, Candidate(result, field, False, "the question asks where the field sits, not its value")]
         if versions := pinned(book, key, [result], _why(key, book, move.var)):  # Requires-Dist: yarl<2.0,>=1.25.1
             return (
                 versions

@@ -10,8 +10,9 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.reads import parts
 
-__all__ = ["owner", "path_owner", "unfielded_key"]
+__all__ = ["holder_of_field", "owner", "path_owner", "unfielded_key"]
 
 _WHICH = re.compile(r"\b(?:which|what)\s+([a-z][a-z_-]+)\b", re.I)
 
@@ -46,6 +47,31 @@ def path_owner(book: Any, var: str, key: Any, record: st.Record, why: str) -> li
         book.memo[memo] = {owner(book.text_q, r) or r.key for r in holding}
     names = book.memo[memo]
     return [Candidate(name, "block", names == {name}, why if names == {name} else "records of other blocks hold it")]
+
+
+_WHERE_HELD = re.compile(
+    r"\b(?:under|in|within|inside)\s+(?:which|what)\s+([a-z][a-z_-]+)"  # "... lives under which section?"
+    r"|\b(?:which|what)\s+([a-z][a-z_-]+)\s+(?:is|are|does|do)\b[^?]*\b(?:in|under|within|inside)\s*\?",  # "... in?"
+    re.I,
+)
+"""A question asking for the block something sits in, by the block's noun."""
+
+
+def holder_of_field(book: Any, var: str, key: Any, field: str) -> list[Candidate]:
+    """ "auto-squeeze-min-lines lives under which section?": the question's key phrase is the name of the field
+    read, no record's key, and it asks for the block the field sits in by a noun no part of the field's name: the
+    key of the record holding that field (vouched for where one record holds it); else none."""
+    if key is None or key.is_key or st.name_form(key.text) != st.name_form(field):
+        return []
+    m = _WHERE_HELD.search(book.text_q)
+    noun = (m.group(1) or m.group(2)).casefold() if m else ""
+    if not noun or st.stem(noun) in {st.stem(p.casefold()) for p in parts(field)}:
+        return []
+    holders = [r for r in book.structs[var].records[:5000] if r.key and r.get(field) is not None]
+    if not holders:
+        return []
+    why = f"the record holding {field!r}, asked as its {noun}" if len(holders) == 1 else "several records hold it"
+    return [Candidate(holders[0].key, "key", len(holders) == 1, why)]
 
 
 def unfielded_key(book: Any, move: Any, key: Any, value: Any) -> str | None:

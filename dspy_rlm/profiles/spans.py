@@ -158,11 +158,22 @@ _EXAMPLES = re.compile(
 """Examples of the values asked for, in parentheses ("which prefix has the most rows (America, Asia, ...)?")."""
 
 
+_TWO_NAMED = re.compile(
+    r"\b([\w.+-]+)\s+or\s+([\w.+-]+)\b(?:[^?]*?\bwhich\s+of\s+(?:the\s+two|these|those|them|both)\b"
+    r"|\s+(?:more|less)\s+(?:often|frequently|commonly)\b)",
+    re.IGNORECASE,
+)
+"""Two answers the question names before asking between them ("set to yes or no, *which of the two* comes up more
+often?", "call a.client or a.resource *more often*?")."""
+
+
 def offered(question: str) -> list[str]:
-    """The answers a question closes by offering ("... here: struct, union or enum?") or names as examples of
-    what it asks for, in parentheses ("(America, Asia, Europe, ...)"), else none."""
+    """The answers a question closes by offering ("... here: struct, union or enum?"), names before asking
+    between them (:data:`_TWO_NAMED`) or names as examples of what it asks for, in parentheses ("(America, Asia,
+    Europe, ...)"), else none."""
     m = _CHOICES.search(question)
     out = [w for w in re.split(r"\s*,\s*|\s+or\s+", m.group(1)) if w] if m else []
+    out += [w for m in _TWO_NAMED.finditer(question) for w in m.groups()]
     for e in _EXAMPLES.finditer(question):
         out += [
             w for w in re.split(r"\s*,\s*", e.group(1)) if w and w.strip(".…") and w.casefold() not in ("etc", "etc.")

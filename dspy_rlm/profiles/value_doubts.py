@@ -203,9 +203,19 @@ def _quotes_one(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} quotes {quoted[0]!r}, and the question asks which one"
 
 
+def _not_offered(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "set to yes or no, which of the two values comes up more often?": the most common value of all the
+    # settings answers only where it is one of the two the question offers
+    if not move.kind.startswith("most_common") or not isinstance(value, str):
+        return None
+    choices = {norm(w) for w in offered(book.text_q)}
+    return f"{value!r} is none of the answers the question offers" if choices and norm(value) not in choices else None
+
+
 VALUE_DOUBTS = (
     names_a_record,
     _repeats_question,
+    _not_offered,
     _holds_phrase_read,
     _phrase_of_field,
     _cut_from_quote,

@@ -93,6 +93,9 @@ CUES = {
         "most common",
         "most frequent",
         "most often",
+        "more often",  # "which of the two values comes up more often?"
+        "more common",
+        "more frequent",
         "most popular",
         "most used",
         "appears most",
@@ -104,11 +107,13 @@ CUES = {
 }
 QUANTITY = re.compile(
     r"\bhow\s+many\s+(?:\w+\s+)?(?:(?:milli|micro|nano)?seconds?|minutes?|hours?|days?|weeks?|months?|years?"
-    r"|(?:kilo|mega|giga)?bytes\s+(?:is|are|does|do|long|large|big)\b|[kmg]i?b|percent|pixels?|degrees?)\b",
+    r"|(?:kilo|mega|giga)?bytes\s+(?:is|are|does|do|long|large|big)\b|[kmg]i?b|percent|pixels?|degrees?"
+    r"|[a-z]+\s+(?:tall|wide|high|deep|thick|old|heavy))\b",
     re.IGNORECASE,
 )
-"""A quantity asked in its unit ("after how many idle minutes", "how many bytes is the parser module"): a value
-that is looked up, not records counted."""
+"""A quantity asked in its unit ("after how many idle minutes", "how many bytes is the parser module", "how many
+lines *tall* is the window"): a value that is looked up, not records counted. ("How many lines *long*" may ask a
+count of lines.)"""
 IDIOMS = re.compile(
     r"\b(?:by default|according to|at (?:least|most|all)|in (?:total|general|practice|particular|short)"
     r"|for (?:example|instance)"

@@ -1,0 +1,73 @@
+"""Shapes from probe 57's first run, on invented data. A setting's name asked as "under which section" asks for
+the section that holds it, not its value. "How many lines *tall*" asks a measure in its unit (the window's height
+setting), not a count of the window's settings. "Which of the two values comes up *more often*" asks a ranking
+as "most often" does, between the two values it names (the value's one holder was submitted). Each test fails on
+the code before its change."""
+
+from __future__ import annotations
+
+from tests.dspy_rlm.scripted import ask_scripted
+
+STUDIO = """# Kiln studio defaults
+# Edit a copy in your home directory, not this file.
+
+[Startup]
+open-last-project= 1
+autosave= 0
+splash-screen= 1
+
+[Canvas]
+width= 120
+height= 36
+grid-visible= 1
+font= Mono
+font-size= 11
+
+[Console]
+scroll-back-max-rows= 400
+
+[Palette]
+default= 1
+name= Ember Dark
+"""
+
+TEMPLATE = """# Makefile variables for the kiln glaze catalogue.
+
+# Usually the catalogue is built into the current directory.
+subdir = glazes
+top_builddir = ..
+
+# Whether to keep the intermediate files.
+KEEP_INTERMEDIATE = no
+
+# Whether the catalogue depends on the price list.
+CATALOGUE_DEPENDS_ON_PRICES = yes
+
+# Whether a distribution rebuilds the catalogue.
+DIST_REBUILDS_CATALOGUE = yes
+
+# Extra flags for the glaze compiler.
+GLAZE_FLAGS = --strict
+"""
+
+
+def test_a_setting_asked_under_which_section_is_answered_by_its_section():
+    # before: '400', the setting's value
+    assert ask_scripted("scroll-back-max-rows sits under which section of this file?", STUDIO) == (
+        "Console",
+        "submitted",
+    )
+
+
+def test_how_many_lines_tall_asks_the_height_not_a_count():
+    # before: 5, the Canvas section's settings counted
+    assert ask_scripted("How many lines tall is the canvas by default?", STUDIO, "int") == (36, "submitted")
+
+
+def test_more_often_asks_a_ranking_between_the_two_values_named():
+    # before: 'KEEP_INTERMEDIATE', the one holder of "no" read by its value
+    question = "Of the variables set to yes or no here, which of the two values comes up more often?"
+    assert ask_scripted(question, TEMPLATE) == ("yes", "submitted")
+    # where another value is the most common of all the settings, the ranking of them all answers nothing
+    others = TEMPLATE + "".join(f"LEVEL_{i} = 2\n" for i in range(4))
+    assert ask_scripted(question, others)[1] == "extracted"
