@@ -141,7 +141,32 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     split = placed[1] if placed else (lambda s: _split_rest(s, width, sep))
     header, width = (placed[0], len(placed[0])) if placed else (header, width)
     out, names = _table_records(rows, header, width, split, key_at=1 if typed else 0)
+    names = _flag_split(out, names) if header is None and sep is ALIGNED else names
     for i, _, fields, _key, _t in out:
         if comments.get(i):
             fields.append(("comment", comments[i]))
     return out, names + (["comment"] if any(comments.values()) else [])
+
+
+_NUMBER_CELL = re.compile(r"[-+]?\d[\d.:]*")
+_NUMBER_FLAG = re.compile(r"([-+]?\d[\d.:]*) ([A-Za-z]{1,3})")
+
+
+def _flag_split(out: list[Raw], names: list[str]) -> list[str]:
+    """The last column of an aligned table without a header, a number in most rows (a name in others) and in
+    some a short flag one space after it (PostgreSQL's timezone sets: ``ADT    -10800 D`` beside ``AST
+    -14400``): the flag is a column of its own, empty where a row has none. ``names`` with that column added."""
+    last = names[-1] if names else ""
+    cells = [v for _, _, fields, _, _ in out for n, v in fields if n == last]
+    flagged = [m.group(2) for v in cells if (m := _NUMBER_FLAG.fullmatch(v))]
+    plain = sum(1 for v in cells if _NUMBER_CELL.fullmatch(v))
+    spaced = sum(1 for v in cells if " " in v)  # every cell of two words a number and its flag; most a number
+    if len(flagged) < 2 or len(set(flagged)) > 3 or spaced > len(flagged) or len(flagged) + plain < 0.6 * len(cells):
+        return names
+    added = f"col{len(names) + 1}"
+    for _, _, fields, _, _ in out:
+        for j, (n, v) in enumerate(fields):
+            if n == last and (m := _NUMBER_FLAG.fullmatch(v)):
+                fields[j : j + 1] = [(n, m.group(1)), (added, m.group(2))]
+                break
+    return [*names, added]

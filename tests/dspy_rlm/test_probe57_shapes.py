@@ -1,11 +1,13 @@
 """Shapes from probe 57's first run, on invented data. A setting's name asked as "under which section" asks for
 the section that holds it, not its value. "How many lines *tall*" asks a measure in its unit (the window's height
 setting), not a count of the window's settings. "Which of the two values comes up *more often*" asks a ranking
-as "most often" does, between the two values it names (the value's one holder was submitted). Each test fails on
+as "most often" does, between the two values it names (the value's one holder was submitted). An aligned table's
+number with a short flag one space after it in some rows (``KDT    -7200 D``) is two columns. Each test fails on
 the code before its change."""
 
 from __future__ import annotations
 
+from dspy_rlm.library import structure as st
 from tests.dspy_rlm.scripted import ask_scripted
 
 STUDIO = """# Kiln studio defaults
@@ -71,3 +73,31 @@ def test_more_often_asks_a_ranking_between_the_two_values_named():
     # where another value is the most common of all the settings, the ranking of them all answers nothing
     others = TEMPLATE + "".join(f"LEVEL_{i} = 2\n" for i in range(4))
     assert ask_scripted(question, others)[1] == "extracted"
+
+
+KILNS = """# Kiln clock abbreviations
+#
+# NOTE: a template; nothing loads this file.
+
+KST    -10800    # Kiln Standard Time
+KDT    -7200 D   # Kiln Daylight Time
+LST    -14400    # Lodge Standard Time
+LDT    -10800 D  # Lodge Daylight Time
+MST    -18000    # Moor Standard Time
+MDT    -14400 D  # Moor Daylight Time
+OKT    Kiln/Old_Town  # Old Kiln Time (obsolete)
+PST    -21600    # Pike Standard Time
+"""
+
+
+def test_a_flag_after_a_number_in_an_aligned_table_is_a_column_of_its_own():
+    s = st.detect(KILNS)
+    assert s.kind == "table" and s.field_names == ("col1", "col2", "col3", "comment")
+    rows = {r.key: dict(r.fields) for r in s.records}
+    assert rows["KDT"]["col2"] == "-7200" and rows["KDT"]["col3"] == "D" and "col3" not in rows["KST"]
+    assert rows["OKT"]["col2"] == "Kiln/Old_Town"
+    # before: 1, the cells holding a whole 'D' (none; '-7200 D' holds it as a part)
+    assert ask_scripted("How many of the abbreviations are flagged with D as daylight time?", KILNS, "int") == (
+        3,
+        "submitted",
+    )
