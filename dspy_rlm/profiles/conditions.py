@@ -20,6 +20,7 @@ from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
     CUES,
+    DOCUMENT_VERBS,
     ENGLISH,
     FALSE_FLAGS,
     MOST_OF,
@@ -304,10 +305,13 @@ def counts_every_record(book: Any, var: str) -> bool:
     nouns = counted_nouns(said)
     # "how many entries does the supported renames table have?": the words naming the data say no condition
     q = book.text_q
-    for a, b in sorted(data_subject_spans(q), reverse=True):
+    spans = data_subject_spans(q)
+    for a, b in sorted(spans, reverse=True):
         q = q[:a] + " " + q[b:]
     plain = st.words(q.casefold())
+    verbs = DOCUMENT_VERBS if spans else frozenset()  # "... does the polkit policy file *define*?": its verb too
     rest = [w for w in plain if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
+    rest = [w for w in rest if w not in verbs]
     rest = [w for w in rest if w not in RECORD_UNITS]  # "how many install scheme *sections*": the records
     s = book.structs[var]
     records = s.records[:SCAN]

@@ -2,8 +2,9 @@
 the section that holds it, not its value. "How many lines *tall*" asks a measure in its unit (the window's height
 setting), not a count of the window's settings. "Which of the two values comes up *more often*" asks a ranking
 as "most often" does, between the two values it names (the value's one holder was submitted). An aligned table's
-number with a short flag one space after it in some rows (``KDT    -7200 D``) is two columns. Each test fails on
-the code before its change."""
+number with a short flag one space after it in some rows (``KDT    -7200 D``) is two columns. A count whose
+data is the subject of a holding verb longer than three words ("does the kiln-studio polkit policy file
+*define*?") states no condition. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -101,3 +102,34 @@ def test_a_flag_after_a_number_in_an_aligned_table_is_a_column_of_its_own():
         3,
         "submitted",
     )
+
+
+POLICY = (
+    """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE policyconfig PUBLIC "-//freedesktop//DTD PolicyKit Policy Configuration 1.0//EN"
+        "http://www.freedesktop.org/standards/PolicyKit/1/policyconfig.dtd">
+<policyconfig>
+        <vendor>The Kiln Project</vendor>
+"""
+    + "".join(
+        f"""
+        <action id="org.example.kiln1.{verb}">
+                <description>{verb.title()} the kiln</description>
+                <message>Authentication is required to {verb} the kiln.</message>
+                <defaults>
+                        <allow_any>auth_admin</allow_any>
+                        <allow_inactive>auth_admin</allow_inactive>
+                        <allow_active>auth_admin_keep</allow_active>
+                </defaults>
+        </action>
+"""
+        for verb in ("fire", "cool", "vent", "glaze", "load", "unload", "lock")
+    )
+    + "\n</policyconfig>\n"
+)
+
+
+def test_a_count_of_what_a_long_named_file_defines_counts_every_record():
+    # before: no read offered (the verb "define" was left as a condition of the count)
+    question = "How many separate actions does the kiln-studio polkit policy file define?"
+    assert ask_scripted(question, POLICY, "int") == (7, "submitted")
