@@ -28,6 +28,7 @@ from dspy_rlm.profiles.count_doubts import (
     unit_unapplied,
 )
 from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment, sentence_says
+from dspy_rlm.profiles.joined_names import joined_unparsed
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_patterns
@@ -377,6 +378,7 @@ DOUBTS = (
     _ranking_asked,
     _other_number_asked,
     other_field_named,
+    joined_unparsed,
     asked_unnamed,
     other_than_possessed,
     other_than_named,

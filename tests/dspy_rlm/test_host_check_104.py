@@ -2,8 +2,10 @@
 ``#``, a ``NAME = VALUE  # note`` line's value ends before its trailing comment (stat.py's ``S_ENFMT = S_ISGID #
 file locking enforcement`` was read whole, and submitted so). A ranking of the settings that answers with a
 setting's name vouches for nothing where many records hold a setting of that name (a numbered list's every
-section has a ``number``: "whose period ends earliest?" was answered ``number``). Each test fails on the code
-before its change."""
+section has a ``number``: "whose period ends earliest?" was answered ``number``). A field read vouches for nothing
+where the question names the field with a word before it that the text writes joined to it outside the records
+(a POM's ``...originalVersion`` property beside the dependency's ``version``). Each test fails on the code before
+its change."""
 
 from __future__ import annotations
 
@@ -65,3 +67,42 @@ def test_a_setting_name_every_section_holds_answers_no_ranking():
     assert s.kind == "markdown_list" and "number" in s.field_names
     found = read_candidates("Whose copyright period ends earliest?", NOTICE, "min_field")
     assert found and all(not c.supported for c in found if c.value == "number")
+
+
+POM = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+	<modelVersion>4.0.0</modelVersion>
+	<groupId>org.example.kiln</groupId>
+	<artifactId>kiln-core</artifactId>
+	<version>1.2</version>
+	<properties>
+		<debian.org.example.glaze-utils.originalVersion>4.1.7</debian.org.example.glaze-utils.originalVersion>
+		<debian.mavenRules>org.example.glaze-utils * * s/.*/4.x/ * *</debian.mavenRules>
+	</properties>
+	<dependencies>
+		<dependency>
+			<groupId>org.example</groupId>
+			<artifactId>glaze-utils</artifactId>
+			<version>4.x</version>
+		</dependency>
+		<dependency>
+			<groupId>org.example</groupId>
+			<artifactId>ember-io</artifactId>
+			<version>2.0</version>
+		</dependency>
+		<dependency>
+			<groupId>junit</groupId>
+			<artifactId>junit</artifactId>
+			<version>4.13</version>
+			<scope>test</scope>
+		</dependency>
+	</dependencies>
+</project>
+"""
+
+
+def test_a_field_read_where_the_question_names_a_joined_name_outside_the_records_vouches_for_nothing():
+    # the POM's properties hold "...glaze-utils.originalVersion"; the dependency record's version is 4.x
+    found = read_candidates("What was the original upstream version of glaze-utils, per the properties?", POM, "field")
+    assert {c.value for c in found if c.label == "version"} == {"4.x"}
+    assert not any(c.supported for c in found if c.label == "version")
