@@ -62,6 +62,8 @@ def ranked_fields(book: Any, var: str, numeric: bool, place: str | None = None) 
         values = [v.strip() for v in (r.get(name) for r in records) if v and v.strip()]
         if len(values) < 2 or (place is not None and name in CONTEXT_FIELDS):
             continue
+        if not numeric and name not in named and len(set(values)) == 1:  # a flag column (``D`` or none): no rival
+            continue
         # (a date is no number: max_of would rank "1 Jan 1991" by its day)
         share = sum(bool(FLOAT_RX.match(v)) and not DATE_VALUE.fullmatch(v) for v in values) / len(values)
         if not all(r.get(name) in (None, r.key) for r in records[:50]):  # v1 ... v86, no key: numbered

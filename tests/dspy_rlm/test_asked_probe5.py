@@ -158,11 +158,12 @@ def test_an_extracted_value_no_read_printed_gives_way_to_the_reads_guess():
     table = "".join(f"{n}:*:{u}:{g}:{n}:{h}:{s}\n" for n, u, g, h, s in rows)
     q = "What primary group ID is shared by the most accounts?"
     with dspy.context(lm=DummyLM([{"answer": "1000000000000000000"}] * 10)):
-        pred = RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=4)(
+        pred = RLM("context, question -> answer: int", policy=ScriptedMovePolicy(), max_iters=3)(
             context=table, question=q
         )
     r = pred.rlm_result
-    # four reads rank the columns; the last, the group IDs, printed 65534; no SUBMIT (no column is named)
+    # three reads rank the columns (the password column, "*" throughout, is none); the last, the group IDs,
+    # printed 65534; no SUBMIT within three steps
     assert r.kind == "extracted" and pred.answer == 65534, (pred.answer, r)
     assert "read nowhere" in (r.notes or "") and r.confidence <= load_calibration().unsupported() < 0.5, r
 

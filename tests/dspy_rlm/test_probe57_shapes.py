@@ -87,6 +87,7 @@ LDT    -10800 D  # Lodge Daylight Time
 MST    -18000    # Moor Standard Time
 MDT    -14400 D  # Moor Daylight Time
 OKT    Kiln/Old_Town  # Old Kiln Time (obsolete)
+NST    -10800    # Nook Standard Time
 PST    -21600    # Pike Standard Time
 """
 
@@ -102,6 +103,9 @@ def test_a_flag_after_a_number_in_an_aligned_table_is_a_column_of_its_own():
         3,
         "submitted",
     )
+    # the flag column, one value throughout, is no rival of the offsets for the most common value (before this
+    # check: -10800 Extracted, "ranked a field the question does not name")
+    assert ask_scripted("What offset value appears most often in this file?", KILNS, "int") == (-10800, "submitted")
 
 
 POLICY = (
