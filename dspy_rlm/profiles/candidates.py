@@ -19,6 +19,7 @@ MAX_VALUE_CHARS = 160
 INT_RX = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
 FLOAT_RX = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+_SLASH_UNIT = re.compile(r"([-+]?\d+)/[A-Za-z][\w-]*")
 _BRACKETED_TAIL = re.compile(r"\s*(?:<[^<>]*>|\([^()]*\)|\[[^\[\]]*\])\s*$")
 
 
@@ -36,12 +37,16 @@ _ONE_ITEM = re.compile(r"""\[\s*(['"])([^'"\n]+)\1\s*,?\s*\]""")
 """A list literal of one quoted item."""
 
 
-def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> list[Candidate]:
+def typed(
+    annotation: Any, cands: list[Candidate], asks_name: bool = False, asks_number: bool = False
+) -> list[Candidate]:
     """The candidates as values of the output's type (numbers parsed, booleans, literals, lists).
 
     A text value with a bracketed tail (``Craig Small <csmall@debian.org>``) is offered whole and as its name;
     when the question asks for a name (``asks_name``) and the tail is an address, the name alone is the supported
-    one, else the whole (a qualifier such as ``Samoa (American)`` belongs to the name).
+    one, else the whole (a qualifier such as ``Samoa (American)`` belongs to the name). Where the question asks a
+    number (``asks_number``: "which port number"), a number with a unit after a slash (``22/tcp``) is offered as
+    its number, supported, and whole.
     """
     if annotation is bool:
         said = {c.value for c in cands if isinstance(c.value, bool) and c.supported}
@@ -70,6 +75,11 @@ def typed(annotation: Any, cands: list[Candidate], asks_name: bool = False) -> l
         else:
             text = str(c.value).strip()
             if text and "\n" not in text and len(text) <= MAX_VALUE_CHARS:
+                unit = _SLASH_UNIT.fullmatch(text) if asks_number else None
+                if unit:  # "22/tcp" for "which port number": the number is asked, its protocol is not
+                    out.append(Candidate(unit.group(1), c.label, c.supported, c.why))
+                    out.append(Candidate(text, c.label, False, "the question asks the number"))
+                    continue
                 one = _ONE_ITEM.fullmatch(text)
                 if one:  # "['<Alt>F4']" (a GSettings default, a JSON array): its one item is the value
                     out.append(Candidate(one.group(2), c.label, c.supported, c.why))
@@ -95,10 +105,12 @@ def _number(text: str, rx: re.Pattern[str]) -> str | None:
     return m.group().replace(",", "")
 
 
-def judge(value: Any, annotation: Any, cands: list[Candidate], asks_name: bool = False) -> Candidate:
+def judge(
+    value: Any, annotation: Any, cands: list[Candidate], asks_name: bool = False, asks_number: bool = False
+) -> Candidate:
     """A submitted value the moves did not offer: supported only when a read produced the same value (typed
     for the output, text compared without case or spacing) with support."""
-    same = [c for c in typed(annotation, cands, asks_name) if _same(c.value, value)]
+    same = [c for c in typed(annotation, cands, asks_name, asks_number) if _same(c.value, value)]
     backed = next((c for c in same if c.supported), None)
     if backed is not None:
         return backed

@@ -38,6 +38,7 @@ from dspy_rlm.profiles.keyfinder import fields_said, question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
 from dspy_rlm.profiles.naming import column_fields, counted_field
+from dspy_rlm.profiles.number_column import asks_number
 from dspy_rlm.profiles.phrases import (
     Key,
     components,
@@ -172,6 +173,7 @@ class MoveBook:
         said = st.words(self.text_q.casefold())
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
         self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"
+        self.asks_number = asks_number(self.text_q)  # "which port number": 22 of "22/tcp"
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}  # "time zone": TZ
         self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
         self.q_stems |= {st.stem("default")} if UNSTATED.search(self.text_q) else set()  # "without an explicit X"
@@ -340,15 +342,16 @@ class MoveBook:
         """The candidate for a SUBMIT the moves did not offer: supported only if a read backs its value."""
         name = next(iter(self.outputs), None)
         value = outputs.get(name) if name is not None else None
-        return judge(value, self.outputs.get(name, str) if name else str, self.read_candidates(), self.asks_name)
+        annotation = self.outputs.get(name, str) if name else str
+        return judge(value, annotation, self.read_candidates(), self.asks_name, self.asks_number)
 
     def submit_moves(self) -> list[Move]:
         names = list(self.outputs)
         cands = self.read_candidates()
-        first = typed(self.outputs[names[0]], cands, self.asks_name)
+        first = typed(self.outputs[names[0]], cands, self.asks_name, self.asks_number)
         rest = []
         for name in names[1:]:
-            options = typed(self.outputs[name], cands, self.asks_name)
+            options = typed(self.outputs[name], cands, self.asks_name, self.asks_number)
             if not options:
                 return []
             rest.append((name, options))

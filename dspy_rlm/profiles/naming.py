@@ -9,6 +9,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.asked_noun import asked_noun, says_whole
+from dspy_rlm.profiles.number_column import number_column
 from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.phrases import counted_stems, holding, keyed_by
 from dspy_rlm.profiles.reads import camel_parts, norm, parts
@@ -247,7 +248,7 @@ def column_fields(text_q: str, s: st.Structure) -> list[str]:
         n = int(m.group(1) or m.group(3)) if m.group(2) is None else ORDINALS[m.group(2).casefold()]
         if columns and (n == -1 or 1 <= n <= len(columns)):
             out.append(columns[n - 1] if n > 0 else columns[-1])
-    return out
+    return out + [f for f in number_column(text_q, s) if f not in out]  # "which port number": its column
 
 
 def unparsed_name(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
