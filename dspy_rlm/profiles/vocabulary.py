@@ -102,8 +102,31 @@ CUES = {
         "by the most",
         "by most",
     ),
-    "max": ("largest", "highest", "biggest", "maximum", "greatest", "longest", "most recent", "latest", "newest"),
-    "min": ("smallest", "lowest", "minimum", "fewest", "shortest", "earliest", "oldest", "least"),
+    "max": (
+        "largest",
+        "highest",
+        "biggest",
+        "maximum",
+        "greatest",
+        "longest",
+        "most recent",
+        "latest",
+        "newest",
+        "furthest ahead",
+        "farthest ahead",
+    ),
+    "min": (
+        "smallest",
+        "lowest",
+        "minimum",
+        "fewest",
+        "shortest",
+        "earliest",
+        "oldest",
+        "least",
+        "furthest behind",
+        "farthest behind",
+    ),
 }
 QUANTITY = re.compile(
     r"\bhow\s+many\s+(?:\w+\s+)?(?:(?:milli|micro|nano)?seconds?|minutes?|hours?|days?|weeks?|months?|years?"
