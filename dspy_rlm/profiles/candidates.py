@@ -19,6 +19,9 @@ MAX_VALUE_CHARS = 160
 INT_RX = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+")
 FLOAT_RX = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+_LONE_NUMBER = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w/:-]|[.,]\d)")
+"""A number standing alone in a text (not part of a name, a version, a path or a date)."""
+_IN_TEXT = "the one number a longer value states"
 _SLASH_UNIT = re.compile(r"([-+]?\d+)/[A-Za-z][\w-]*")
 _BRACKETED_TAIL = re.compile(r"\s*(?:<[^<>]*>|\([^()]*\)|\[[^\[\]]*\])\s*$")
 
@@ -70,6 +73,10 @@ def typed(
                 number = str(int(str(c.value).strip(), 16))
             if number is not None:
                 out.append(Candidate(int(number) if annotation is int else float(number), c.label, c.supported, c.why))
+            elif len(lone := _LONE_NUMBER.findall(str(c.value))) == 1:  # "... the default port 1099 is used.": a
+                value = lone[0].replace(",", "")  # sentence's one number, a guess (the int grammar's was 19 digits)
+                if annotation is float or "." not in value:
+                    out.append(Candidate(int(value) if annotation is int else float(value), c.label, False, _IN_TEXT))
         elif get_origin(annotation) is list:
             out.append(Candidate([str(c.value)], c.label, c.supported, c.why))
         else:

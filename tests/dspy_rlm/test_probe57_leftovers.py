@@ -25,3 +25,33 @@ def test_furthest_behind_asks_the_least_and_furthest_ahead_the_greatest():
         "submitted",
     )
     assert ask_scripted("Which abbreviation here is furthest ahead of UTC?", KILN_ZONES) == ("KOT", "submitted")
+
+
+KILN_OPTIONS = r""".TH "KILNCTL" "1" "2026" "Kiln Studio" "Kiln Tools"
+.SH NAME
+kilnctl \- control a studio kiln
+.SH DESCRIPTION
+.TP
+\f[CR]kilnctl serve\f[R]
+Starts the kiln control server.
+.TP
+\f[CR]kilnctl watch\f[R]
+Prints the kiln's temperature feed.
+.SH OPTIONS FOR THE SERVE MODE
+.TP
+\f[CR]\-\-control\-port\f[R] \f[I]port\f[R]
+Sets the kiln control port.
+This option overrides the system property
+\(aqkiln.control.port\(aq.
+If not specified, the system property is used.
+If the system property is not set, the default port 4471 is used.
+.TP
+\f[CR]\-\-pool\f[R] \f[I]size\f[R]
+Sets how many firing jobs may run at once.
+"""
+
+
+def test_a_number_asked_of_a_sentence_is_its_one_number_as_a_guess():
+    question = "For kilnctl serve, which control port is used when neither --control-port nor kiln.control.port is set?"
+    answer, kind = ask_scripted(question, KILN_OPTIONS, "int")
+    assert (answer, kind) == (4471, "extracted")
