@@ -9,7 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.conditions import flag_field
-from dspy_rlm.profiles.named_document import before_file_name
+from dspy_rlm.profiles.named_document import before_document_noun, before_file_name
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.spans import container_spans
@@ -37,6 +37,8 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
         # #/definitions/commands"), narrows the count too
         identifier = not k.is_value and ID_LIKE.search(k.text) and not names_data(book.text_q, k.text)
         other = other and not before_file_name(book.text_q, k.text)  # "ray's *vsphere* defaults.yaml": which file
+        # "the *Continuous Delivery* workflow": the document's own title (its first record's value) before its noun
+        other = other and not (before_document_noun(book.text_q, k.text) and _titles(book.structs[var], k.text))
         if (k.is_value or identifier) and k.records and not k.inner and other:
             return k.text
     stems = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
@@ -51,6 +53,11 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
             return f
     having = rf"\b(?:{'|'.join(HAVING)})\s+(?:an?\s+|the\s+|any\s+)?({{}})\b"
     return next((f for f in asked if f != counted and re.search(having.format(re.escape(f)), book.text_q, re.I)), None)
+
+
+def _titles(s: st.Structure, phrase: str) -> bool:
+    """Whether ``phrase`` is a whole value of the text's first record (a workflow's ``name:``, a page's title)."""
+    return bool(s.records) and any(norm(v) == norm(phrase) for _, v in s.records[0].fields)
 
 
 def names_data(question: str, phrase: str) -> bool:

@@ -320,7 +320,7 @@ crate?"): a count of the records the name keys, no statement about one of them."
 DOCUMENT_WORDS = frozenset({"file", "manual", "document", "template", "spec"})
 """Nouns for the document that both lists below hold: :data:`DOCUMENT_NOUNS` (the word before one is the asker's
 name for the text) and :data:`CONTAINERS` (the words before one describe the file, no field)."""
-DOCUMENT_NOUNS = DOCUMENT_WORDS | {"files", "manpage", "schema", "page", "csv", "tsv", "json", "yaml"}
+DOCUMENT_NOUNS = DOCUMENT_WORDS | {"files", "manpage", "schema", "page", "csv", "tsv", "json", "yaml", "workflow"}
 """Nouns by which a question names the document it asks of ("the libboost-regex copyright *file*"): the word just
 before one is the asker's name for the whole text, no phrase the text itself must hold."""
 ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})

@@ -55,3 +55,37 @@ def test_a_number_asked_of_a_sentence_is_its_one_number_as_a_guess():
     question = "For kilnctl serve, which control port is used when neither --control-port nor kiln.control.port is set?"
     answer, kind = ask_scripted(question, KILN_OPTIONS, "int")
     assert (answer, kind) == (4471, "extracted")
+
+
+GLAZE_WORKFLOW = """name: Glaze Release
+
+on:
+  release:
+    types:
+      - published
+
+permissions:
+  contents: read
+
+jobs:
+  lint:
+    name: Lint the glaze recipes
+    runs-on: ubuntu-latest
+  bake:
+    name: Bake test tiles
+    runs-on: ubuntu-latest
+    needs: lint
+  photograph:
+    name: Photograph the tiles
+    runs-on: ubuntu-latest
+    needs: bake
+  publish:
+    name: Publish the catalogue
+    runs-on: ubuntu-latest
+    needs: photograph
+"""
+
+
+def test_the_documents_own_title_before_its_noun_is_no_condition_of_a_count():
+    question = "How many jobs does the kiln studio's Glaze Release workflow define?"
+    assert ask_scripted(question, GLAZE_WORKFLOW, "int") == (4, "submitted")
