@@ -16,6 +16,7 @@ from dspy_rlm.library.items import list_items
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.asked_noun import asked_unnamed
 from dspy_rlm.profiles.chains import chained
+from dspy_rlm.profiles.commented_names import commented_setting
 from dspy_rlm.profiles.conditions import BOUNDS, operands, unread_test
 from dspy_rlm.profiles.count_doubts import (
     blocks_alike,
@@ -379,6 +380,7 @@ DOUBTS = (
     _other_number_asked,
     other_field_named,
     joined_unparsed,
+    commented_setting,
     asked_unnamed,
     other_than_possessed,
     other_than_named,
