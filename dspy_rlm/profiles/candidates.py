@@ -64,6 +64,7 @@ def typed(
         heard = {str(c.value).casefold() for c in cands if c.supported}
         return [Candidate(o, "answer", str(o).casefold() in heard, "read") for o in opts] if cands else []
     out: list[Candidate] = []
+    lone_numbers: list[Candidate] = []
     for c in cands:
         if isinstance(c.value, bool):
             continue
@@ -75,8 +76,9 @@ def typed(
                 out.append(Candidate(int(number) if annotation is int else float(number), c.label, c.supported, c.why))
             elif len(lone := _LONE_NUMBER.findall(str(c.value))) == 1:  # "... the default port 1099 is used.": a
                 value = lone[0].replace(",", "")  # sentence's one number, a guess (the int grammar's was 19 digits)
-                if annotation is float or "." not in value:
-                    out.append(Candidate(int(value) if annotation is int else float(value), c.label, False, _IN_TEXT))
+                if annotation is float or "." not in value:  # offered after every value read whole
+                    number_value = int(value) if annotation is int else float(value)
+                    lone_numbers.append(Candidate(number_value, c.label, False, _IN_TEXT))
         elif get_origin(annotation) is list:
             out.append(Candidate([str(c.value)], c.label, c.supported, c.why))
         else:
@@ -101,7 +103,7 @@ def typed(
                 whole, named = (c.supported and not (asks_name and address)), (c.supported and asks_name and address)
                 out.append(Candidate(text, c.label, whole, c.why if whole else "the question asks for the name"))
                 out.append(Candidate(short, f"{c.label} name", named, c.why if named else "the whole value is asked"))
-    return out
+    return out + lone_numbers
 
 
 def _number(text: str, rx: re.Pattern[str]) -> str | None:

@@ -11,6 +11,7 @@ from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.id_spellings import spelled_as, unqualified
 from dspy_rlm.profiles.named_document import FILE_NAME, describes_document, document_noun
+from dspy_rlm.profiles.number_column import number_spans
 from dspy_rlm.profiles.phrases import (
     ID_LIKE,
     QUOTED,
@@ -199,6 +200,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
     data_nouns = {b for _, b in data_spans}
     subject = subject_span(book.text_q)  # "does the stylesheet have ...": what holds the thing asked about
     idioms = [m.span() for m in IDIOMS.finditer(book.text_q)]  # "by default": no key phrase
+    idioms += number_spans(book.text_q, s)  # "what port number is it on?": the column asked, no key
     field_said = _field_said(tokens, s)  # "the italic angle": a word of it keys no record lacking that field
     initials = _initials_said(tokens, s)
     for m in QUOTED.finditer(book.text_q):  # a quoted phrase is one key, however long

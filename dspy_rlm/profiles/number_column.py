@@ -9,7 +9,7 @@ import re
 
 from dspy_rlm.library import structure as st
 
-__all__ = ["asks_number", "number_column"]
+__all__ = ["asks_number", "number_column", "number_spans"]
 
 _ASKS_NUMBER = re.compile(
     r"\b(?:what|which)\s+(?:[a-z][\w-]*\s+){0,2}?numbers?\b(?!\s+of\b)|\b[a-z][\w-]*\s+numbers?\s+(?:does|do|is|did)\b",
@@ -43,3 +43,12 @@ def number_column(text_q: str, s: st.Structure) -> list[str]:
         if values and sum(1 for v in values if _NUMBER_LED.fullmatch(v.strip())) >= _SHARE * len(values):
             numbered.append(f)
     return numbered if len(numbered) == 1 else []
+
+
+_NUMBER_PHRASE = re.compile(r"\b[a-z][\w-]*\s+numbers?\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def number_spans(text_q: str, s: st.Structure) -> list[tuple[int, int]]:
+    """Where the question says the number it asks ("what *port number* is that service on?"), when that names a
+    column (:func:`number_column`): no key phrase ("port" keys the records whose names hold it)."""
+    return [m.span() for m in _NUMBER_PHRASE.finditer(text_q)] if number_column(text_q, s) else []
