@@ -37,6 +37,8 @@ class Candidate:
 
 
 _ONE_ITEM = re.compile(r"""\[\s*(['"])([^'"\n]+)\1\s*,?\s*\]""")
+_ONE_PAIR = re.compile(r"""\{\s*(['"])[\w-]+\1\s*:\s*(['"])([^'"\n]+)\2\s*,?\s*\}""")
+"""A mapping literal of one quoted name and its quoted value: ``{"class": "fsspec.implementations.local.X"}``."""
 """A list literal of one quoted item."""
 
 
@@ -90,8 +92,10 @@ def typed(
                     out.append(Candidate(text, c.label, False, "the question asks the number"))
                     continue
                 one = _ONE_ITEM.fullmatch(text)
-                if one:  # "['<Alt>F4']" (a GSettings default, a JSON array): its one item is the value
-                    out.append(Candidate(one.group(2), c.label, c.supported, c.why))
+                pair = _ONE_PAIR.fullmatch(text)
+                if one or pair:  # "['<Alt>F4']" (a GSettings default, a JSON array), '{"class": "a.B"}': its one
+                    inner = one.group(2) if one else pair.group(3) if pair else ""  # item or value is the value
+                    out.append(Candidate(inner, c.label, c.supported, c.why))
                     out.append(Candidate(text, c.label, False, "its one item is the value"))
                     continue
                 short = _BRACKETED_TAIL.sub("", text)  # "Craig Small <csmall@debian.org>" -> "Craig Small"

@@ -15,7 +15,7 @@ from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.said import SAYS, WHEN, WHO, addressed_names, whole_date, whole_name, whole_rest
-from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS
+from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS, STOP
 
 __all__ = ["printed"]
 
@@ -79,6 +79,9 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     ]
     headers = _header_rows(stdout)  # "Status      Pending   Awaited   Satisfies  Remedy": names, no value
     out = [Candidate(c.value, c.label, False, _HEADER) if _in_header(c, headers) else c for c in out]
+    if key is not None:  # "which key types the capital letter Ж?": the question says what follows "letter" (the
+        said = _said_before(book.text_q, key.text)  # key itself); the data's "LETTER ZHE" names it again
+        out = [Candidate(c.value, c.label, False, _SAID) if str(c.label).casefold() in said else c for c in out]
     if WHO.search(book.text_q):  # "who is credited as the author?": "Author: Darrick J. Wong <...>", the whole name
         out = [n for c in out for n in whole_name(c, stdout)]
     elif WHEN.search(book.text_q):  # "when was it last updated?": "Last Updated Tue Nov 17 07:07:01 2026 UTC"
@@ -95,6 +98,16 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
 
 
 _HEADER = "a column's name in a table's header row"
+_SAID = "the question states what follows the word: the key it asks by"
+
+
+def _said_before(question: str, key: str) -> set[str]:
+    """The one or two words the question writes right before its key phrase ("the *capital letter* Ж"): what
+    follows them is the key, so a token the data states after one ("CAPITAL LETTER ZHE") is no answer."""
+    found = re.finditer(rf"((?:[A-Za-z]{{3,}}\s+){{1,2}}){re.escape(key)}(?!\w)", question)
+    return {w.casefold() for m in found for w in m.group(1).split() if w.casefold() not in STOP}
+
+
 _HEADER_ROW = re.compile(r"(?m)^[ \t]*[A-Z][\w-]*(?:[ \t]{2,}[A-Z][\w-]*(?:[ \t][A-Z][\w-]*)?){2,}[ \t]*$")
 """A line of three or more capitalized names set apart by runs of spaces: a text table's header row."""
 
