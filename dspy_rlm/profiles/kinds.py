@@ -41,6 +41,7 @@ from dspy_rlm.profiles.reads import (
     _other_asked,
     _past_key,
     as_written,
+    assigns,
     field_holding_key,
     holders,
     keys_identify,
@@ -186,7 +187,8 @@ class Record(KindBase):
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
             ok = ok and (asked or key is None or flag or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
-                out += _past_key(value, key.text, fname, ok and few, why_rec)
+                setting = specific and len(own) == 1 and assigns(value, key.text)  # 'let b:keymap_name = "pho"'
+                out += _past_key(value, key.text, fname, (ok and few) or setting, why_rec)
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
             sentence_field = book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2 or unnamed(fname)

@@ -123,9 +123,28 @@ def only_the_record_asked(book: Any, var: str, key: Any) -> bool:
     return len(rest) <= 1
 
 
+_SETTER = re.compile(r"(?:let|set|export|declare|local|readonly|var|const)[ \t]+(?=\S)", re.IGNORECASE)
+"""A word that sets the name after it (``let b:keymap_name = "pho"``, ``export PATH=...``): no part of the name."""
+
+
+def _unset(value: str, key: str) -> str:
+    """The value past a setting word before the key (``let b:keymap_name = "pho"`` for ``b:keymap_name``)."""
+    m = _SETTER.match(value)
+    return value[m.end() :] if m and value[m.end() :].casefold().startswith(key.casefold()) else value
+
+
+def assigns(value: str, key: str) -> bool:
+    """Whether a line sets the key itself (``let b:keymap_name = "pho"``, ``PORT=8080``): the value after it is the
+    key's, wherever the line sits (a one-cell row above a keymap's table)."""
+    rest = _unset(value, key)
+    return rest.casefold().startswith(key.casefold()) and re.match(r"[ \t]*[=:]", rest[len(key) :]) is not None
+
+
 def _holds_key(value: str, key: str, is_record_key: bool) -> bool:
     """Does the value only repeat the question's key (``/nonexistent`` for ``nonexistent``) or, as a record's
-    key, start with it (``ENCRYPT_METHOD SHA512``: a ``NAME value`` line read as one field)?"""
+    key, start with it (``ENCRYPT_METHOD SHA512``: a ``NAME value`` line read as one field; also after a word that
+    sets it: ``let b:keymap_name = "pho"``)?"""
+    value = _unset(value, key)
     words = st.words(key.casefold())
     found = st.words(value.casefold())
     starts = found[: len(words)] == words and value[len(key) : len(key) + 1] in (" ", "\t", "=", ":")
@@ -138,10 +157,13 @@ def _past_key(value: str, key: str, label: str, ok: bool, why: str) -> list[Cand
     """A value that holds the question's own key: what follows the key (``ENCRYPT_METHOD SHA512`` read for
     ``ENCRYPT_METHOD``: ``SHA512``, supported when ``ok``); the whole value only repeats the question."""
     whole = Candidate(value, label, False, "the value repeats the question's key")
+    value = _unset(value, key)
     folded, k = value.casefold(), " ".join(key.casefold().split())
     if not folded.startswith(k) or value[len(k) : len(k) + 1] not in (" ", "\t", "=", ":"):
         return [whole]
     rest = value[len(k) :].strip(" \t=:")
+    if len(rest) >= 2 and rest[0] == rest[-1] and rest[0] in "\"'" and rest[0] not in rest[1:-1]:
+        rest = rest[1:-1]  # 'b:keymap_name = "pho"': one quoted string answers unquoted
     return (
         [Candidate(rest, label, ok, why if ok else "after the key, in a field not named"), whole] if rest else [whole]
     )

@@ -46,3 +46,8 @@ def test_a_mapping_of_one_name_and_value_answers_with_its_value():
     ]
     two = Candidate('{"class": "kiln.remote.RemoteStore", "err": "Install it"}', "value", True, "the record matches")
     assert [(c.value, c.supported) for c in typed(str, [two])] == [(two.value, True)]
+
+
+def test_a_line_that_sets_the_key_above_a_table_answers_with_its_value():
+    # 'let b:keymap_name = "kg"' is one cell of the keymap's table: the value past the key, unquoted, is its value
+    assert ask_scripted("What short name does this keymap set in b:keymap_name?", KEYMAP) == ("kg", "submitted")
