@@ -74,7 +74,7 @@ from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme
 from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.value_doubts import VALUE_DOUBTS
 from dspy_rlm.profiles.versions import pinned
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, NAME_ASKED, PROSE_FIELDS
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, ID_LIKE, NAME_ASKED, PROSE_FIELDS
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 
@@ -187,7 +187,8 @@ class Record(KindBase):
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
             ok = ok and (asked or key is None or flag or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
-                setting = specific and len(own) == 1 and assigns(value, key.text)  # 'let b:keymap_name = "pho"'
+                # 'let b:keymap_name = "pho"': a setting the question names as an identifier (not "a gui background")
+                setting = specific and len(own) == 1 and bool(ID_LIKE.search(key.text)) and assigns(value, key.text)
                 out += _past_key(value, key.text, fname, (ok and few) or setting, why_rec)
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
