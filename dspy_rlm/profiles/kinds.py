@@ -188,8 +188,8 @@ class Record(KindBase):
             ok = ok and (asked or key is None or flag or not words_inside(key.text, value))
             if key is not None and _holds_key(value, key.text, value == result.key):  # "ENCRYPT_METHOD SHA512"
                 # 'let b:keymap_name = "pho"': a setting the question names as an identifier (not "a gui background")
-                setting = specific and len(own) == 1 and bool(ID_LIKE.search(key.text)) and assigns(value, key.text)
-                out += _past_key(value, key.text, fname, (ok and few) or setting, why_rec)
+                sets_key = specific and len(own) == 1 and bool(ID_LIKE.search(key.text)) and assigns(value, key.text)
+                out += _past_key(value, key.text, fname, (ok and few) or sets_key, why_rec)
                 continue
             # a sentence after a line's "key:" (a log line, not a field): the question asks for a part of it
             sentence_field = book.structs[var].kind in ("lines", "prose") or len(fname.split()) > 2 or unnamed(fname)
