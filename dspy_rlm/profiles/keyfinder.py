@@ -9,6 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.fields_said import field_said, glued_said, initials_said
 from dspy_rlm.profiles.id_spellings import spelled_as, unqualified
 from dspy_rlm.profiles.named_document import FILE_NAME, describes_document, document_noun
 from dspy_rlm.profiles.number_column import number_spans
@@ -27,19 +28,17 @@ from dspy_rlm.profiles.phrases import (
     one_letter,
     quoted_text,
 )
-from dspy_rlm.profiles.reads import camel_parts, norm, parts
+from dspy_rlm.profiles.reads import norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
 from dspy_rlm.profiles.vocabulary import (
-    ABBREVIATED,
     IDIOMS,
     NAME_NOUNS,
     PARTICLE_VERBS,
-    PREDICATE_PARTS,
     RECORD_UNITS,
     STOP,
 )
 
-__all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "fields_said", "question_keys", "unheld_identifier"]
+__all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "question_keys", "unheld_identifier"]
 
 _TABLE_AFTER = re.compile(r"\s+tables?\b", re.IGNORECASE)
 
@@ -90,80 +89,6 @@ def _said_whole(question: str, s: st.Structure, taken: list[tuple[int, int]]) ->
 _COMMON = 10  # a key phrase more records hold than this is a common word of the data ("python" of its manual)
 
 
-def fields_said(question: str, s: st.Structure) -> dict[tuple[int, int], str]:
-    """:func:`_field_said` of the question's words."""
-    return _field_said(list(re.finditer(wordmatch.WORD_TOKEN, question)), s)
-
-
-_PIECE = re.compile(r"[^\W_]+")
-
-
-def _initials_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[int, int]]:
-    """Spans of two or three words whose initials are a field's whole upper-case name ("time zone" for ``TZ``)."""
-    names = {f for f in s.field_names[:200] if 2 <= len(f) <= 3 and f.isalpha() and f.isupper()}
-    out = []
-    for n in (2, 3) if names else ():
-        for i in range(len(tokens) - n + 1):
-            run = [t.group() for t in tokens[i : i + n]]
-            if (
-                all(w[:1].isalpha() and w.casefold() not in STOP for w in run)
-                and "".join(w[0] for w in run).upper() in names
-            ):
-                out.append((tokens[i].start(), tokens[i + n - 1].end()))
-    return out
-
-
-def _field_said(tokens: list[re.Match[str]], s: st.Structure) -> dict[tuple[int, int], str]:
-    """``{span: field}`` where the question says a field's name of two parts or more whole, its parts in a row
-    ("the italic angle" for ``ItalicAngle``, "the default log level" for ``a.b.defaultLogLevel``, "the maximum
-    attempts" for ``maxAttempts``: a part may be said in full, :data:`ABBREVIATED`)."""
-    spans = [t.span() for t in tokens]
-    stems = [st.stem(ABBREVIATED.get(t.group().casefold(), t.group())) for t in tokens]
-    # a yes/no field's name (IsFixedPitch) said without its first part, maybe hyphenated ("fixed-pitch")
-    pieces: list[tuple[int, int]] = []
-    piece_stems: list[str] = []
-    out: dict[tuple[int, int], str] = {}
-    for f in s.field_names[:200]:
-        for name in dict.fromkeys((f, f.strip(".").rsplit(".", 1)[-1])):  # a dotted name's last part said alone
-            words = [p.casefold() for p in camel_parts(name)]
-            runs = [(words, stems, spans)]
-            if words[:1] and words[0] in PREDICATE_PARTS and len(words) >= 3:
-                if not pieces and tokens:  # the question's words split at hyphens, made once, when first wanted
-                    pieces = [
-                        (t.start() + m.start(), t.start() + m.end()) for t in tokens for m in _PIECE.finditer(t.group())
-                    ]
-                    piece_stems = [st.stem(tokens[0].string[a:b].casefold()) for a, b in pieces]
-                runs.append((words[1:], piece_stems, pieces))
-            for run, said, where in runs:
-                want = [st.stem(p) for p in run]
-                if len(want) > 4 or sum(p not in STOP for p in run) < 2:  # "shipped to" says no ship-to
-                    continue
-                for i in range(len(said) - len(want) + 1):
-                    if said[i : i + len(want)] == want:
-                        out[(where[i][0], where[i + len(want) - 1][1])] = f
-    return out
-
-
-def _glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str, tuple[int, int]]]:
-    """Records' keys the question writes as two or three plain words no record holds as written ("view mode":
-    ``viewmode``, ``view_mode``), with their spans."""
-    glued: dict[str, str] = {}
-    fields = {f.casefold() for f in s.field_names}  # a setting's own name is a field's too: _field_said finds it
-    for r in s.records[:5000]:
-        if r.key and not r.key.isdigit() and r.key.casefold() not in fields:
-            glued.setdefault(re.sub(r"[\W_]+", "", r.key.casefold()), r.key)
-    out: list[tuple[str, tuple[int, int]]] = []
-    for n in (3, 2):
-        for i in range(len(tokens) - n + 1):
-            run = [t.group() for t in tokens[i : i + n]]
-            key = glued.get("".join(w.casefold() for w in run)) if all(w.isalpha() for w in run) else None
-            span = (tokens[i].start(), tokens[i + n - 1].end())
-            taken = any(a < span[1] and span[0] < b for _, (a, b) in out)
-            if key and not taken and not any(wordmatch.in_text(" ".join(run), r.text.casefold()) for r in s.records):
-                out.append((key, span))  # (a comment may say "view mode": no record does, as written)
-    return out
-
-
 def _names_file(question: str, phrase: str) -> bool:
     """A file's name the question reads in ("in the Rust error codes book_config.toml"), not a setting it asks of
     ("is there a setting called keymap.bqck?")."""
@@ -201,8 +126,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
     subject = subject_span(book.text_q)  # "does the stylesheet have ...": what holds the thing asked about
     idioms = [m.span() for m in IDIOMS.finditer(book.text_q)]  # "by default": no key phrase
     idioms += number_spans(book.text_q, s)  # "what port number is it on?": the column asked, no key
-    field_said = _field_said(tokens, s)  # "the italic angle": a word of it keys no record lacking that field
-    initials = _initials_said(tokens, s)
+    named_fields = field_said(tokens, s)  # "the italic angle": a word of it keys no record lacking that field
+    initials = initials_said(tokens, s)
     for m in QUOTED.finditer(book.text_q):  # a quoted phrase is one key, however long
         phrase = quoted_text(m).strip()
         hits = [r for r in s.records if lookup._has(r, phrase)] if wordmatch.in_text(phrase, folded) else []
@@ -222,7 +147,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
             found.append(Key(head + "*", len(keyed), False, False))
             spans.append(m.span())
             firm.add(m.span())
-    for span, f in field_said.items():  # "the default log level": the setting a.b.defaultLogLevel is a record
+    for span, f in named_fields.items():  # "the default log level": the setting a.b.defaultLogLevel is a record
         own = (
             [r for r in s.records if r.key == f and [n for n, _ in r.fields] == [f]] if s.key_counts.get(f) == 1 else []
         )
@@ -230,7 +155,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
             found.append(make_key(f, own))
             spans.append(span)
             firm.add(span)
-    for key, span in _glued_said(tokens, s):  # "what view mode does it set?": the keyword viewmode
+    for key, span in glued_said(tokens, s):  # "what view mode does it set?": the keyword viewmode
         found.append(make_key(key, [r for r in s.records if r.key == key]))
         spans.append(span)
         firm.add(span)
@@ -348,7 +273,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 hits, made, whole_id = capital, make_key(phrase, capital), True
             if only_field_words and n == 1 and not made.is_key and len(hits) > 3 and not stop_word and not whole_id:
                 continue
-            said = [f for (a, b), f in field_said.items() if a <= start and end <= b and (a, b) != (start, end)]
+            said = [f for (a, b), f in named_fields.items() if a <= start and end <= b and (a, b) != (start, end)]
             if said and not any(r.get(said[0]) is not None for r in hits):
                 continue  # "angle" of "italic angle" keys the glyph named angle, which has no ItalicAngle
             found.append(made)

@@ -32,9 +32,10 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, judge, typed
 from dspy_rlm.profiles.chains import chained
 from dspy_rlm.profiles.conditions import counts_aside, most_of
+from dspy_rlm.profiles.fields_said import fields_said
 from dspy_rlm.profiles.file_texts import file_texts
 from dspy_rlm.profiles.key_of import shared_from
-from dspy_rlm.profiles.keyfinder import fields_said, question_keys
+from dspy_rlm.profiles.keyfinder import question_keys
 from dspy_rlm.profiles.kinds import KINDS, evaluate
 from dspy_rlm.profiles.move import Move, literal, moves_pattern, read
 from dspy_rlm.profiles.naming import column_fields, counted_field
@@ -208,7 +209,7 @@ class MoveBook:
                 self.fields[n] = self.fields[n] or named_line(s, self.keys[n])  # its value is read whole
 
     def _phrased_fields(self) -> None:
-        """Fields the question names by a phrase of their words (:func:`~dspy_rlm.profiles.keyfinder.fields_said`)
+        """Fields the question names by a phrase of their words (:func:`~dspy_rlm.profiles.fields_said.fields_said`)
         come first; of two ranking cues, one whose words all lie inside such a phrase ("maximum" of "the fewest
         maximum attempts") ranks nothing."""
         spans: list[tuple[int, int]] = []
