@@ -19,7 +19,7 @@ from dspy_rlm.library.textkit import split_outside  # inlined before this file
 _CALL_GIVEN = re.compile(r"[A-Za-z_][\w.]*\((.*)\)", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
 _ONE_BULLET = re.compile(r"[-*+][ \t]+[\w`'\"*(\[]")  # "- Add a, b": one item ("* | text()", XPath: none)
-_TOKEN = re.compile(r"[\w.:/@+*=<>~-]+")
+_TOKEN = re.compile(r"[\w.:/@+*=<>~$(){}\\-]+")  # with "$(OBJ_DIR)\sign1.exe": a make variable in a path
 _QUOTES = "\"'`"
 _GROUPED = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,250: one number, no list
 

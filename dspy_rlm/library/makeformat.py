@@ -15,7 +15,10 @@ _MAKE_RULE = re.compile(r"[^\s#=:][^=#]*?:(?!=)")
 _TARGET_VARIABLE = re.compile(
     r"\$\([\w.-]+\)[ \t]*:[ \t]*(?:export[ \t]+|override[ \t]+)?[A-Za-z_][\w.-]*[ \t]*[:?+!]?="
 )
-_MAKE_DIRECTIVE = re.compile(r"-?(?:s?include|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|vpath)\b")
+_MAKE_DIRECTIVE = re.compile(
+    r"-?(?:s?include|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|vpath)\b"
+    r"|![ \t]*(?i:if|ifdef|ifndef|else|elseif|endif|include|message|error|undef)\b"  # NMAKE's: "!IF ...", "!ENDIF"
+)
 
 
 def looks_makefile(sample: list[str]) -> float:

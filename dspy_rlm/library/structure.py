@@ -282,7 +282,8 @@ def _detect(text: str) -> Structure:
     score, delim = looks_delimited(sample)
     if score >= 0.85 and delim == ";" and looks_keyword_lines(sample) >= 0.8:  # cells of "KEY value" pairs
         return _build("keywords", lines, *parse_keyword_lines(lines))
-    if score >= 0.85:
+    # every line a NAME=value setting whose value may hold commas (a Java .properties file's "WARN, A1"): no table
+    if score >= 0.85 and not (delim == "," and looks_assignments(sample) >= 0.95):
         return _build("table", lines, *parse_delimited(lines, delim), detail=DELIMITERS[delim])
     for kind, looks, parse, threshold in (
         ("css", looks_css, parse_css, 0.8),

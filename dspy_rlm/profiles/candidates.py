@@ -37,9 +37,11 @@ class Candidate:
 
 
 _ONE_ITEM = re.compile(r"""\[\s*(['"])([^'"\n]+)\1\s*,?\s*\]""")
+"""A list literal of one quoted item."""
 _ONE_PAIR = re.compile(r"""\{\s*(['"])[\w-]+\1\s*:\s*(['"])([^'"\n]+)\2\s*,?\s*\}""")
 """A mapping literal of one quoted name and its quoted value: ``{"class": "fsspec.implementations.local.X"}``."""
-"""A list literal of one quoted item."""
+_ONE_BULLET = re.compile(r"[-*+]\s+(\S[^\n]*)")
+"""A list of one bulleted item (a changelog section's one change: ``- Typo fixed in the dependency spec``)."""
 
 
 def typed(
@@ -93,8 +95,10 @@ def typed(
                     continue
                 one = _ONE_ITEM.fullmatch(text)
                 pair = _ONE_PAIR.fullmatch(text)
-                if one or pair:  # "['<Alt>F4']" (a GSettings default, a JSON array), '{"class": "a.B"}': its one
-                    inner = one.group(2) if one else pair.group(3) if pair else ""  # item or value is the value
+                bullet = _ONE_BULLET.fullmatch(text)
+                if one or pair or bullet:  # "['<Alt>F4']" (a GSettings default, a JSON array), '{"class": "a.B"}',
+                    # "- Typo fixed": its one item or value is the value
+                    inner = one.group(2) if one else pair.group(3) if pair else bullet.group(1) if bullet else ""
                     out.append(Candidate(inner, c.label, c.supported, c.why))
                     out.append(Candidate(text, c.label, False, "its one item is the value"))
                     continue

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from dspy_rlm.library import structure as st
@@ -12,7 +13,7 @@ from dspy_rlm.library import wordmatch
 from dspy_rlm.profiles.reads import camel_parts
 from dspy_rlm.profiles.vocabulary import ABBREVIATED, PREDICATE_PARTS, STOP
 
-__all__ = ["field_said", "fields_said", "glued_said", "initials_said"]
+__all__ = ["field_said", "fields_said", "glued_said", "initials_said", "joined_outside"]
 
 
 def fields_said(question: str, s: st.Structure) -> dict[tuple[int, int], str]:
@@ -86,4 +87,27 @@ def glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str, 
             taken = any(a < span[1] and span[0] < b for _, (a, b) in out)
             if key and not taken and not any(wordmatch.in_text(" ".join(run), r.text.casefold()) for r in s.records):
                 out.append((key, span))  # (a comment may say "view mode": no record does, as written)
+    return out
+
+
+def joined_outside(tokens: list[re.Match[str]], s: st.Structure, text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Names the question says as two words that the text writes joined as one identifier (``slf4jVersion``,
+    ``max_retries``, ``font-size``: camel case, ``_`` or ``-`` at the join) outside every record's key and field
+    name ("what slf4j version is set in the properties?" of a POM whose records are its dependencies), with their
+    spans: one spelling only, in the text's first megabyte."""
+    fields = {st.name_form(f) for f in s.field_names}
+    keys = {st.name_form(r.key) for r in s.records[:5000]}
+    head = text[:1_000_000]
+    out: list[tuple[str, tuple[int, int]]] = []
+    for a, b in itertools.pairwise(tokens):
+        first, second = a.group(), b.group()
+        if len(first) < 3 or first.casefold() in STOP or second.casefold() in STOP or not second.isalpha():
+            continue
+        if a.end() + 1 != b.start() or a.string[a.end()] != " ":
+            continue
+        rx = re.compile(rf"(?<![\w.-]){re.escape(first)}[_-]?{re.escape(second)}(?![\w-])", re.IGNORECASE)
+        found = {m.group() for m in rx.finditer(head)}
+        joined = [w for w in found if w[len(first)] in "_-" or w[len(first)].isupper()]
+        if len(found) == 1 and joined and st.name_form(joined[0]) not in fields | keys:
+            out.append((joined[0], (a.start(), b.end())))
     return out

@@ -9,7 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.fields_said import field_said, glued_said, initials_said
+from dspy_rlm.profiles.fields_said import field_said, glued_said, initials_said, joined_outside
 from dspy_rlm.profiles.id_spellings import spelled_as, unqualified
 from dspy_rlm.profiles.named_document import FILE_NAME, describes_document, document_noun
 from dspy_rlm.profiles.number_column import number_spans
@@ -159,6 +159,11 @@ def question_keys(book: Any, var: str) -> list[Key]:
         found.append(make_key(key, [r for r in s.records if r.key == key]))
         spans.append(span)
         firm.add(span)
+    for name, span in joined_outside(tokens, s, text):  # "the slf4j version" of a POM: <slf4jVersion>, no record's
+        if not any(a < span[1] and span[0] < b for a, b in spans):  # (its records are the dependencies)
+            beyond.append(beyond_key(text, name))
+            spans.append(span)
+            firm.add(span)
     for phrase, span in _said_whole(book.text_q, s, spans):  # a record's key or value of five words or more
         found.append(make_key(phrase, [r for r in s.records if lookup._has(r, phrase)]))
         spans.append(span)
@@ -326,11 +331,11 @@ def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
             if (len(w) >= 8 and any(c.isdigit() for c in w)) or _VERSION.fullmatch(w)
         ]
         ids = [w for w in ids if wordmatch.in_text(w.casefold(), head) and not _names_file(book.text_q, w)]  # a file
-        whole = {norm(v) for r in s.records for v in (r.key, *(v for _, v in r.fields))} if ids else set()
+        whole = {norm(v).lstrip("-") for r in s.records for v in (r.key, *(v for _, v in r.fields))} if ids else set()
         # a version inside a record's key ("What's New in Lake 3.9.0") names that record
         keyed = [w for w in ids if _VERSION.fullmatch(w) and any(w in r.key for r in s.records[:5000])]
         book.memo[memo] = next((w for w in ids if norm(w) not in whole and w not in keyed), None)
     unheld = book.memo[memo]
-    if not unheld or (key is not None and norm(key.text) == norm(unheld)):
+    if not unheld or (key is not None and norm(key.text).lstrip("-") == norm(unheld)):  # a flag: "-ltkstub8.6"
         return None
     return f"the question's {unheld!r} keys no record read, and the read is by {key.text if key else 'none'!r}"

@@ -93,8 +93,17 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
     if len({norm(str(c.value)) for c in out if c.supported}) > 2:  # a listing (operation: A, operation: B, ...)
         out = [Candidate(c.value, c.label, False, "one of several values stated after the word") for c in out]
     out[:0] = addressed_names(book, stdout, specific)  # "Arkadiusz Miśkiewicz <misiek@pld.org.pl>": the whole name
+    out[:0] = _element_text(stdout, key) if key is not None and key.beyond else []  # <slf4jVersion>1.7.30</...>
     out += [Candidate(v, "answer", False, "a token of a printed row") for v in values]
     return out
+
+
+def _element_text(stdout: str, key: Any) -> list[Candidate]:
+    """The text of the element a key found outside the parsed records names (``<slf4jVersion>1.7.30</slf4jVersion>``
+    of a POM's properties, its records the dependencies): one value, however often printed, is stated after it."""
+    rx = re.compile(rf"<{re.escape(key.text)}(?:\s[^<>]*)?>([^<>\n]{{1,200}})</{re.escape(key.text)}>")
+    found = {m.group(1).strip() for m in rx.finditer(stdout)} - {""}
+    return [Candidate(v, key.text, len(found) == 1, "stated after the key") for v in sorted(found)]
 
 
 _HEADER = "a column's name in a table's header row"

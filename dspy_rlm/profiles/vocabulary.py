@@ -145,9 +145,11 @@ IDIOMS = re.compile(
 )
 """Set phrases that qualify a question, never name what it asks about ("is accounting on *by default*?", "what
 is the unlock time *in seconds*?": the unit the answer is given in)."""
-RANKED = re.compile(r"\b(?:most|fewest)\b(?! (?:of|likely|probably|recently)\b)", re.IGNORECASE)
-"""A ranking asked in words the cues above lack ("which compiler gets credited on the most failure patterns?"):
-no single record's value answers it."""
+RANKED = re.compile(
+    r"\b(?:most|fewest)\b(?! (?:of|likely|probably|recently)\b)|\b(?:do|did)\s+most\s+of\s+the\s+\w+s\b", re.IGNORECASE
+)
+"""A ranking asked in words the cues above lack ("which compiler gets credited on the most failure patterns?", "which
+site do most of the links point to?"): no single record's value answers it."""
 WHOLE_SET = frozenset(
     {"total", "altogether", "overall", "in", "all", "records", "rows", "entries", "items", "file", "list", "table",
      "data", "dataset", "there", "listed", "contain", "contains", "included", "present", "defined", "described",
@@ -223,10 +225,11 @@ SYNONYMS = (
     frozenset({"region", "location"}),
     frozenset({"depend", "depends", "prerequisite", "prerequisites"}),
     frozenset({"print", "prints", "printed", "echo", "echoes", "echoed", "report", "reports", "reported"}),
+    frozenset({"changelog", "change", "changes", "changed"}),  # a release's list items (datedformat.CHANGES_FIELD)
 )
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
 "code" a field ``ID``, its "link" a field ``url``, "how *wide*" a field ``width``, "what does it report" a
-script option's ``prints``."""
+script option's ``prints``, "what was the change in 0.1.4" a dated section's ``changelog``."""
 UNIT_PARTS = frozenset(
     {
         "sec", "secs", "usec", "msec", "nsec", "ms", "us", "ns", "seconds", "minutes", "min", "mins", "hours",
