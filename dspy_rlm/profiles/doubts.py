@@ -304,8 +304,9 @@ _ASKED_NAME = re.compile(
 def _asks_named_part(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "look up the integration whose displayName is 'New Relic': what ui_name is shown for its region?": the
     # question asks for a part the data names (ui_name) that the records' fields leave out (nested deeper), and
-    # no value of a record read (its key: newrelic) is it
-    if move.kind not in ("key_of", "record"):
+    # no value of a record read (its key: newrelic) is it, nor another field's ("in the Lite preset, what
+    # reasoning_effort is set for the model that handles COMPLEX queries?": tiers.COMPLEX names the model)
+    if move.kind not in ("key_of", "record", "field"):
         return None
     m = _ASKED_NAME.search(book.text_q)
     if m is None or m.group(1) not in text:

@@ -213,3 +213,45 @@ def test_an_nmake_makefile_lists_its_example_programs():
         5,
         "submitted",
     )
+
+
+PRESETS = """{
+  "fast": {
+    "label": "Fast",
+    "router": {
+      "tiers": {"SIMPLE": ["kiln-mini"], "COMPLEX": ["kiln-pro"], "REASONING": ["kiln-deep"]},
+      "model_configs": {"REASONING": [{"model_name": "kiln-deep", "params": {"reasoning_effort": "low"}}]},
+      "mode": "every_request"
+    }
+  },
+  "wide": {
+    "label": "Wide",
+    "router": {
+      "tiers": {"SIMPLE": ["glaze-mini"], "COMPLEX": ["glaze-pro"], "REASONING": ["kiln-deep"]},
+      "model_configs": {"REASONING": [{"model_name": "kiln-deep", "params": {"reasoning_effort": "high"}}]},
+      "mode": "first_request"
+    }
+  },
+  "lite": {
+    "label": "Lite",
+    "router": {
+      "tiers": {"SIMPLE": ["glaze-mini"], "COMPLEX": ["kiln-mini"], "REASONING": ["glaze-deep"]},
+      "model_configs": {"COMPLEX": [{"model_name": "kiln-mini", "params": {"reasoning_effort": "max"}}]},
+      "mode": "every_request"
+    }
+  }
+}
+"""
+
+
+def test_a_small_object_two_levels_down_is_read_as_fields():
+    assert ask_scripted("Across all the presets, which model is used most often for the REASONING tier?", PRESETS) == (
+        "kiln-deep",
+        "submitted",
+    )
+
+
+def test_an_identifier_asked_that_no_field_holds_doubts_a_field_read():
+    question = "In the Lite preset, what reasoning_effort is set for the model that handles COMPLEX queries?"
+    # a guess (Lite's COMPLEX model, kiln-mini, was submitted): no read reaches params.reasoning_effort
+    assert ask_scripted(question, PRESETS) == ("kiln-pro", "extracted")
