@@ -255,3 +255,44 @@ def test_an_identifier_asked_that_no_field_holds_doubts_a_field_read():
     question = "In the Lite preset, what reasoning_effort is set for the model that handles COMPLEX queries?"
     # a guess (Lite's COMPLEX model, kiln-mini, was submitted): no read reaches params.reasoning_effort
     assert ask_scripted(question, PRESETS) == ("kiln-pro", "extracted")
+
+
+HEADER = """/* kiln uverbs ABI */
+#ifndef __KILN_ABI_H__
+#define __KILN_ABI_H__
+
+#define KILN_ABI_VERSION	1
+
+enum kiln_mode {
+	KILN_MODE_STATIC	= 0x00,
+	KILN_MODE_VARIABLE	= 0x01,
+};
+
+struct kiln_uctx_resp {
+	__u32 dev_id;
+	__u32 max_qp;
+	__u32 pg_size;
+	__aligned_u64 comp_mask;
+	__u32 mode;
+};
+
+struct kiln_pd_resp {
+	__u32 pdid;
+	__u32 dpi;
+	__u64 dbr;
+} __attribute__((packed, aligned(4)));
+
+struct kiln_cq_req {
+	__aligned_u64 cq_va;
+	__aligned_u64 cq_handle;
+};
+#endif
+"""
+
+
+def test_a_declaration_gives_its_name_a_type():
+    by_key = {r.key: r for r in st.detect(HEADER).records}
+    assert [(f, v) for f, v in by_key["dev_id"].fields] == [("type", "__u32"), ("block", "kiln_uctx_resp")]
+    assert by_key["KILN_MODE_VARIABLE"].get("value") == "0x01"  # an enum's member keeps its value
+    answer = ask_scripted("Which field type is used most often across the structs in this ABI header?", HEADER)
+    assert answer == ("__u32", "extracted")  # ranked over several structs: a guess (the struct's name before)
