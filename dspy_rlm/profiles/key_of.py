@@ -30,7 +30,7 @@ from dspy_rlm.profiles.reads import (
 from dspy_rlm.profiles.scopes import distinct, outside, places
 from dspy_rlm.profiles.vocabulary import NAME_ASKED
 
-__all__ = ["KeyOf", "keyed_by_name", "record_named", "shared_from"]
+__all__ = ["KeyOf", "keyed_by_name", "record_named", "shared_from", "subject_keyed"]
 
 
 def keyed_by_name(book: Any, var: str, result: Any) -> bool:
@@ -123,6 +123,17 @@ def _holding(records: list[Any], via: tuple[str, str], value: str) -> list[Any]:
 _WHICH = re.compile(r"\s*(?:which|what)\s+[a-z][\w-]*", re.IGNORECASE)
 
 
+def subject_keyed(question: str, key: str) -> bool:
+    """Whether the question names the record it asks about by ``key`` inside its subject, after an auxiliary
+    verb and before its main one ("which pyasn1 version did *the release of 27-08-2017* pin to?"): the record
+    holding the key is where the answer is read, not the answer ("what md5 checksum does the grep package record
+    for bin/grep?" ends on its key: a reverse lookup)."""
+    aux = r"\b(?:did|does|do|was|were|is|are|has|have)\s+the\s+(?:[\w.'-]+\s+){0,4}(?:of|from|dated)\s+"
+    rx = aux + re.escape(key)
+    m = re.search(rx + r"(?![\w.-])", question, re.IGNORECASE)
+    return m is not None and re.search(r"\w", question[m.end() :]) is not None
+
+
 def _lone(book: Any, var: str) -> bool:
     """Whether the text holds one record (an INI file of one section, a package's METADATA)."""
     return len(book.structs[var].records) == 1
@@ -179,6 +190,8 @@ class KeyOf(KindBase):
             ok, why = False, f"the question names the record {other_record!r}: its value is asked, not a key"
         elif ok and not keyed_by_name(book, move.var, result):
             ok, why = False, "the record's key is its item's first words, no name"
+        elif ok and subject_keyed(book.text_q, key.text):
+            ok, why = False, "the question names the record by this key in its subject: something of it is asked"
         elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
             ok, why = False, f"the question names the block {block!r}, which does not hold the value"
         elif ok:

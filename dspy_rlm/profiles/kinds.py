@@ -25,7 +25,7 @@ from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
-from dspy_rlm.profiles.key_of import KeyOf, keyed_by_name, record_named
+from dspy_rlm.profiles.key_of import KeyOf, keyed_by_name, record_named, subject_keyed
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.listed import nth_item
 from dspy_rlm.profiles.members import HasItem
@@ -236,8 +236,14 @@ class Record(KindBase):
             why = why or ("the record's key is its item's first words, no name" if first_words else None)
             other = record_named(book, var, result.key) if reverse and not why else None  # "what currency symbol"
             why = why or (f"the question names the record {other!r}: its value is asked, not a key" if other else None)
+            subject = reverse and not why and key is not None and subject_keyed(book.text_q, key.text)
+            why = why or (
+                "the question names the record by this key in its subject: something of it is asked"
+                if subject
+                else None
+            )
             why = why or ("reverse lookup" if reverse else "key")
-            ok = reverse and specific and not setting and not block and not first_words and not other
+            ok = reverse and specific and not setting and not block and not first_words and not other and not subject
             out.append(Candidate(result.key, "key", ok, why))
         if not result.fields:
             out += printed(book, result.text, key)

@@ -296,3 +296,29 @@ def test_a_declaration_gives_its_name_a_type():
     assert by_key["KILN_MODE_VARIABLE"].get("value") == "0x01"  # an enum's member keeps its value
     answer = ask_scripted("Which field type is used most often across the structs in this ABI header?", HEADER)
     assert answer == ("__u32", "extracted")  # ranked over several structs: a guess (the struct's name before)
+
+
+PINS = """
+Revision 0.2.0, released 23-11-2025
+-----------------------------------
+
+- Glaze tables read whole
+
+Revision 0.1.1, released 27-08-2025
+-----------------------------------
+
+- Tests refactored
+- Pinned to glaze 0.3.3
+
+Revision 0.1.0, released 04-08-2025
+-----------------------------------
+
+- Pinned to glaze 0.2.9
+"""
+
+
+def test_a_key_that_names_the_subject_of_the_question_is_no_reverse_answer():
+    # the release of 27-08-2025 is 0.1.1: the record holding the key, where the glaze version asked is read
+    answer = ask_scripted("Which glaze version did the kiln release of 27-08-2025 pin to?", PINS)
+    assert answer == ("0.1.1", "extracted")  # a guess (it was Submitted); no read takes the version after "Pinned to"
+    assert ask_scripted("Which revision was released on 27-08-2025?", PINS) == ("0.1.1", "submitted")
