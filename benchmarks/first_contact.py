@@ -98,7 +98,20 @@ def summarize(files: dict[str, Path]) -> dict[str, Any]:
     return {
         "probes": per_probe,
         "methods": {m: rates(rs) | {"calibration": reliability(rs)} for m, rs in sorted(pooled.items())},
+        "by_eight": by_eight(files),
     }
+
+
+def by_eight(files: dict[str, Path], method: str = "model") -> dict[str, dict[str, Any]]:
+    """``method``'s first-contact rates over probes 1-8, 9-16, ... (by number; ``probe`` is 1): does first contact
+    improve as the rules grow? Each later probe met code that had been mended on every earlier one."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for probe, file in files.items():
+        number = int(re.sub(r"\D", "", probe) or 1)
+        low = (number - 1) // 8 * 8 + 1
+        records = [r for r in json.loads(file.read_text())["records"] if r["method"] == method]
+        groups[f"probes {low}-{low + 7}"] += records
+    return {name: rates(rs) for name, rs in sorted(groups.items(), key=lambda kv: int(kv[0].split()[1].split("-")[0]))}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
