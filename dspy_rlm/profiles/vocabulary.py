@@ -225,7 +225,7 @@ SYNONYMS = (
     frozenset({"region", "location"}),
     frozenset({"depend", "depends", "prerequisite", "prerequisites"}),
     frozenset({"print", "prints", "printed", "echo", "echoes", "echoed", "report", "reports", "reported"}),
-    frozenset({"changelog", "change", "changes"}),  # a release's list items (datedformat.CHANGES_FIELD); "changed" is a verb
+    frozenset({"changelog", "change", "changes"}),  # a release's changes (CHANGES_FIELD); "changed" is a verb
 )
 """Words that name the same field: a question's "description" names a table's trailing ``# comment``, its
 "code" a field ``ID``, its "link" a field ``url``, "how *wide*" a field ``width``, "what does it report" a
