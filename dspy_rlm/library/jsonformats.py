@@ -50,16 +50,11 @@ def _scalar(value: Any) -> str | None:
     return str(value) if isinstance(value, int) else json.dumps(value)
 
 
-_NESTED_KEYS = 12
-"""A nested object of at most this many keys is read a level further down (``config.tiers.SIMPLE``); a bigger
-one (a map of names) stays out of its record's fields."""
-
-
 def json_fields(obj: dict, prefix: str = "") -> list[tuple[str, str]]:
     fields: list[tuple[str, str]] = []
     for name, value in obj.items():
-        if isinstance(value, dict) and (not prefix or (prefix.count(".") < 2 and len(value) <= _NESTED_KEYS)):
-            fields += json_fields(value, f"{prefix}{name}.")  # two levels down: a preset's router_config.tiers.X
+        if isinstance(value, dict) and not prefix:
+            fields += json_fields(value, f"{name}.")
         elif isinstance(value, list):
             items = [s for s in map(_scalar, value) if s]
             objects = [v for v in value if isinstance(v, dict)]

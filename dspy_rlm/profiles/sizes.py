@@ -78,7 +78,9 @@ def listed_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
     ("how many dependencies does X have", not "how many packages depend on X": those count records)."""
     said = st.words(book.text_q.casefold())
     parts = named_parts(book, var, {st.stem(w) for w in counted_nouns(said)}, "listed parts")
-    return [p for p in parts if not unit_after(book.text_q, p[0])]  # "how many Files stanzas": records counted
+    parts = [p for p in parts if not unit_after(book.text_q, p[0])]  # "how many Files stanzas": records counted
+    written = [p for p in parts if re.search(rf"(?<![\w.$-]){re.escape(p[0])}(?![\w-])", book.text_q)]
+    return written if written and len(parts) > 1 else parts  # "fonts ... in TEXTFONTS": not FONTS, its noun
 
 
 def named_parts(book: Any, var: str, counted: set[str], tag: str, least: int = 2) -> list[tuple[str, str | None]]:
