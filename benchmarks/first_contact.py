@@ -110,8 +110,8 @@ def by_eight(files: dict[str, Path], method: str = "model") -> dict[str, dict[st
         number = int(re.sub(r"\D", "", probe) or 1)
         low = (number - 1) // 8 * 8 + 1
         records = [r for r in json.loads(file.read_text())["records"] if r["method"] == method]
-        groups[f"probes {low}-{low + 7}"] += records
-    return {name: rates(rs) for name, rs in sorted(groups.items(), key=lambda kv: int(kv[0].split()[1].split("-")[0]))}
+        groups[f"{low}-{low + 7}"] += records
+    return {name: rates(rs) for name, rs in sorted(groups.items(), key=lambda kv: int(kv[0].split("-")[0]))}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

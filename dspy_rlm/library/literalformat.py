@@ -6,8 +6,8 @@ with the fields ``value`` (unquoted where one quoted string; a value whose brack
 them), ``block`` (the names of the brackets it is in, outermost first, joined by ``.``; not for a list's item,
 whose only field it would be, read as the answer to any question naming the item) and ``comment`` (a ``#``,
 ``//`` or ``/* */`` comment closing the line). A bracket opened after ``words NAME`` (``enum nfsstat {``, ``type
-Options = {``) is named NAME; inside a named bracket a declaration is an entry too: C's ``unsigned mode;`` (field
-``type``: ``unsigned``) and TypeScript's ``withMaxFiles(limit: number): this;`` (type ``(limit: number): this``). C's
+Options = {``) is named NAME; inside a named bracket a declaration is an entry too: C's ``unsigned mode;`` (value
+``unsigned``) and TypeScript's ``withMaxFiles(limit: number): this;`` (value ``(limit: number): this``). C's
 ``enum`` over a ``{`` line of its own is named ``enum`` (``struct in_addr`` ``in_addr``); a ``#define NAME value`` is
 an entry; lines inside a ``/* */`` comment or carried on by a backslash are no code. A Python class is an entry
 whose field ``bases`` holds its bases, and the ``NAME = value`` lines of its body are entries of its block (an
@@ -142,7 +142,7 @@ def _entries(lines: list[str]) -> list[_Entry]:
                     decl.group("value"),
                     ".".join(b for b in stack if b),
                     _comment(line)[1],
-                    "type",  # what a declaration gives its name: C's __u32, a method's signature
+                    "value",
                 )
             )
         elif stack and (pair := _TUPLE_PAIR.match(line)) and _depth(line) == 0:
@@ -186,12 +186,11 @@ def looks_literals(sample: list[str]) -> float:
 
 
 def parse_literals(lines: list[str]) -> tuple[list[Raw], list[str]]:
-    """One record per entry: key its name; fields ``value`` (where it has one; ``type`` for a declaration), ``block``,
-    ``comment``."""
+    """One record per entry: key its name; fields ``value`` (where it has one), ``block``, ``comment``."""
     out: list[Raw] = []
     for a, b, key, value, block, comment, what in _entries(lines):
-        fields = [(what if what in ("bases", "type") else "value", value)] if value else []
+        fields = [("bases" if what == "bases" else "value", value)] if value else []
         fields += [("block", block)] if block and value else []  # a list's item: no field, its own answer
         fields += [("comment", comment)] if comment else []
         out.append((a, b, fields, key, None))
-    return out, ["value", "type", "block", "comment", "bases"]
+    return out, ["value", "block", "comment", "bases"]

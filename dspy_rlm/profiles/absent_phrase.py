@@ -112,22 +112,6 @@ def _written_outside_records(a: Absent) -> bool:
     return _written(a.book, a.var, a.key.text)
 
 
-def _plain_word_commented(a: Absent) -> bool:
-    """A plain lower-case word of the asker's that a comment of the text writes ("was Tk *built* as a shared
-    library?": ``# Flag, 1: we built a shared lib`` above ``TK_SHARED_BUILD=1``): the asker read it there, so no
-    record holding it says nothing of the answer."""
-    word = a.key.text
-    if a.asked_id or not re.fullmatch(r"[a-z]+(?: [a-z]+)*", word):
-        return False
-    memo = ("comment lines", a.var)  # once per text: each absent phrase asks it
-    if memo not in a.book.memo:
-        s = a.book.structs[a.var]
-        text = a.book.texts[a.var] if s.parsed_chars is None else a.book.texts[a.var][: s.parsed_chars]
-        a.book.memo[memo] = [ln.casefold() for ln in text.split("\n") if ln.strip() and is_comment(ln)]
-    said = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])")
-    return any(said.search(ln) for ln in a.book.memo[memo])
-
-
 ASKERS_WORD: tuple[Callable[[Absent], bool], ...] = (
     _beside_present_id,
     _beside_two_found,
@@ -139,7 +123,6 @@ ASKERS_WORD: tuple[Callable[[Absent], bool], ...] = (
     _beside_column_named,
     _document_name,
     _written_outside_records,
-    _plain_word_commented,
 )
 """Checks that each say an absent phrase is the asker's word for something the data writes otherwise: its absence
 answers nothing."""

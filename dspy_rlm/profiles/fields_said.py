@@ -92,9 +92,9 @@ def glued_said(tokens: list[re.Match[str]], s: st.Structure) -> list[tuple[str, 
 
 def joined_outside(tokens: list[re.Match[str]], s: st.Structure, text: str) -> list[tuple[str, tuple[int, int]]]:
     """Names the question says as two words that the text writes joined as one identifier (``slf4jVersion``,
-    ``max_retries``, ``font-size``: camel case, ``_`` or ``-`` at the join) outside every record's key and field
-    name ("what slf4j version is set in the properties?" of a POM whose records are its dependencies), with their
-    spans: one spelling only, in the text's first megabyte."""
+    ``max_retries``: camel case or ``_`` at the join; ``leap-seconds`` is a hyphenated word) outside every record's
+    key and field name ("what slf4j version is set in the properties?" of a POM whose records are its
+    dependencies), with their spans: one spelling only, in the text's first megabyte."""
     fields = {st.name_form(f) for f in s.field_names}
     keys = {st.name_form(r.key) for r in s.records[:5000]}
     head = text[:1_000_000]
@@ -107,7 +107,7 @@ def joined_outside(tokens: list[re.Match[str]], s: st.Structure, text: str) -> l
             continue
         rx = re.compile(rf"(?<![\w.-]){re.escape(first)}[_-]?{re.escape(second)}(?![\w-])", re.IGNORECASE)
         found = {m.group() for m in rx.finditer(head)}
-        joined = [w for w in found if w[len(first)] in "_-" or w[len(first)].isupper()]
+        joined = [w for w in found if w[len(first)] == "_" or w[len(first)].isupper()]  # ("leap-seconds": a word)
         if len(found) == 1 and joined and st.name_form(joined[0]) not in fields | keys:
             out.append((joined[0], (a.start(), b.end())))
     return out

@@ -305,9 +305,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
         ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys
     if absent and absent[0].text in quoted_absent:  # "does it document a '-X perf' option?": the quote is asked
         return (absent[:1] + ordered)[: MAX_KEYS + 1]
-    ids = [k for k in absent if ID_LIKE.search(k.text)]  # (after a plain word: "a time zone named Europe/X")
-    if ids and not any(ID_LIKE.search(k.text) for k in strong + beyond):
-        return (ids[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
+    if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
+        return (absent[:1] + ordered)[: MAX_KEYS + 1]  # "did job quiet-lagoon fail?": the identifier is asked
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
 
 

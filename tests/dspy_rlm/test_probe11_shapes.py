@@ -51,7 +51,7 @@ def test_constants_and_enums_with_c_comments_are_literal_records():
         ("comment", "no free mooring"),
     ]
     assert by_key["LAKE_PORT"].get("value") == "4711"
-    assert (by_key["dock"].get("type"), by_key["dock"].get("block")) == ("unsigned", "mooring")  # a declaration
+    assert (by_key["dock"].get("value"), by_key["dock"].get("block")) == ("unsigned", "mooring")  # a declaration
 
 
 def test_a_literals_value_beside_its_block_and_comment_is_vouched_for():
@@ -93,7 +93,7 @@ def test_typescript_declarations_are_literal_records_in_their_type():
     options = [r.key for r in s.records if r.get("block") == "Options"]
     assert options == ["harbour", "maxBoats", "paddle", "quiet", "tide"]  # "maxBoats?" is maxBoats
     by_key = {r.key: r for r in s.records}
-    assert (by_key["withMaxBoats"].get("type"), by_key["withMaxBoats"].get("block")) == (  # a method's signature
+    assert (by_key["withMaxBoats"].get("value"), by_key["withMaxBoats"].get("block")) == (
         "(limit: number): this",
         "Dock",
     )

@@ -1,12 +1,11 @@
 """Shapes from probe 59's first run, on invented data. A ranking asked as "which site do *most of the* links point
-to?" leaves one record's stated value unsupported (``4`` of "the Selectors 4 spec" was submitted). A plain word of a
-yes/no that the records lack but a comment writes ("was it *built* ...?" beside ``# we built a shared lib``) is the
-asker's word, not an absent thing. A Java ``.properties`` file whose values hold commas is settings, not a CSV
-table. A name said in two words that the text writes joined outside the records (``<kilnVersion>`` among a POM's
-properties, its records the dependencies) is a key. A dated section's one change answers "what was the change".
-A flag's value with its dash (``-lkilnstub2.1``) is no identifier the records lack. NMAKE's ``!IF`` lines are a
-makefile's directives, and a list of ``$(DIR)\\name.exe`` paths counts its items. Each test fails on the code before
-its change."""
+to?" leaves one record's stated value unsupported (``4`` of "the Selectors 4 spec" was submitted). A Java
+``.properties`` file whose values hold commas is settings, not a CSV table. A name said in two words that the text
+writes joined outside the records (``<kilnVersion>`` among a POM's properties, its records the dependencies) is a
+key. A dated section's one change answers "what was the change". A flag's value with its dash (``-lkilnstub2.1``)
+is no identifier the records lack. NMAKE's ``!IF`` lines are a makefile's directives, and a list of
+``$(DIR)\\name.exe`` paths counts its items. The record a question names by its
+key inside its subject is no reverse answer. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -62,11 +61,6 @@ KILN_BUILD_STUB_LIB_SPEC='-L/opt/kiln/lib -lkilnstub2.1'
 # String to pass to linker to pick up the Kiln stub library from its installed directory.
 KILN_STUB_LIB_SPEC='-L/opt/kiln/lib -lkilnstub2.1'
 """
-
-
-def test_a_plain_word_a_comment_writes_is_no_absent_thing():
-    answer = ask_scripted("Was Kiln built as a shared library here?", KILN_CONFIG, "bool")
-    assert answer == (True, "extracted")  # a guess, not a "no" the absent word was taken to answer
 
 
 def test_a_flag_asked_whole_with_its_dash_names_the_setting_holding_it():
@@ -244,47 +238,6 @@ def test_an_identifier_asked_that_no_field_holds_doubts_a_field_read():
     assert ask_scripted(question, PRESETS) == ("kiln-pro", "extracted")
 
 
-HEADER = """/* kiln uverbs ABI */
-#ifndef __KILN_ABI_H__
-#define __KILN_ABI_H__
-
-#define KILN_ABI_VERSION	1
-
-enum kiln_mode {
-	KILN_MODE_STATIC	= 0x00,
-	KILN_MODE_VARIABLE	= 0x01,
-};
-
-struct kiln_uctx_resp {
-	__u32 dev_id;
-	__u32 max_qp;
-	__u32 pg_size;
-	__aligned_u64 comp_mask;
-	__u32 mode;
-};
-
-struct kiln_pd_resp {
-	__u32 pdid;
-	__u32 dpi;
-	__u64 dbr;
-} __attribute__((packed, aligned(4)));
-
-struct kiln_cq_req {
-	__aligned_u64 cq_va;
-	__aligned_u64 cq_handle;
-};
-#endif
-"""
-
-
-def test_a_declaration_gives_its_name_a_type():
-    by_key = {r.key: r for r in st.detect(HEADER).records}
-    assert [(f, v) for f, v in by_key["dev_id"].fields] == [("type", "__u32"), ("block", "kiln_uctx_resp")]
-    assert by_key["KILN_MODE_VARIABLE"].get("value") == "0x01"  # an enum's member keeps its value
-    answer = ask_scripted("Which field type is used most often across the structs in this ABI header?", HEADER)
-    assert answer == ("__u32", "extracted")  # ranked over several structs: a guess (the struct's name before)
-
-
 PINS = """
 Revision 0.2.0, released 23-11-2025
 -----------------------------------
@@ -309,31 +262,6 @@ def test_a_key_that_names_the_subject_of_the_question_is_no_reverse_answer():
     answer = ask_scripted("Which glaze version did the kiln release of 27-08-2025 pin to?", PINS)
     assert answer == ("0.1.1", "extracted")  # a guess (it was Submitted); no read takes the version after "Pinned to"
     assert ask_scripted("Which revision was released on 27-08-2025?", PINS) == ("0.1.1", "submitted")
-
-
-ZONES = """# kiln zone descriptions
-#
-# This file holds a table where each row stands for a kiln zone.
-# Zone names start with the site, as "North/" or "South/".
-#
-#codes\tcoordinates\tTZ\tcomments
-AD\t+4230+00131\tNorth/Andorra
-AE,OM\t+2518+05518\tNorth/Dubai
-AF\t+3431+06912\tNorth/Kabul
-AQ\t-6617+11031\tSouth/Casey\tCasey
-AR\t-3436-05827\tSouth/Buenos_Aires\tBuenos Aires (BA, CF)
-AT\t+4813+01620\tNorth/Vienna
-AU\t-3133+15905\tSouth/Lord_Howe\tLord Howe Island
-BE,LU,NL\t+5050+00420\tNorth/Brussels
-"""
-
-
-def test_an_absent_identifier_is_checked_before_a_plain_word_beside_it():
-    # "zone" (a plain word the comments write) came first and stood for the asked name; North/Luxembourg is asked
-    assert ask_scripted("Is there a kiln zone named North/Luxembourg in the file?", ZONES, "bool") == (
-        False,
-        "submitted",
-    )
 
 
 FONTS_MAKE = """# Kiln font makefile
