@@ -1,6 +1,7 @@
 """How much of a split the small policy's moves can solve: the oracle teacher's coverage (issue 28, item 2).
 
     python -m benchmarks.oracle_coverage --split train --limit 1000 --out benchmarks/results/oracle_coverage_train.json
+    python -m benchmarks.oracle_coverage --cases benchmarks/asked/probe60.json --out F   # a probe's questions
 
 For each question, :func:`dspy_rlm.profiles.oracle.plan` searches the moves (breadth-first, up to 3 reads) for
 a sequence whose SUBMIT is the gold with support. Covered questions are what a perfect chooser over these
@@ -22,7 +23,7 @@ from benchmarks.report import emit
 from dspy_rlm.profiles.moves import MoveBook
 from dspy_rlm.profiles.oracle import host_reader, matches, plan
 
-TYPES = {"str": str, "int": int, "bool": bool}
+TYPES = {"str": str, "int": int, "bool": bool, "float": float}
 
 
 def questions(split: str, limit: int | None, seed: int) -> tuple[list[Question], dict[str, str]]:
@@ -37,6 +38,21 @@ def questions(split: str, limit: int | None, seed: int) -> tuple[list[Question],
 
         data = build_dataset(split)
     return limited(data.questions, limit, seed), data.contexts
+
+
+def asked_questions(paths: list[str]) -> tuple[list[Question], dict[str, str]]:
+    """The questions of :mod:`benchmarks.asked` case files (a probe's, the held-out cases) that this machine has."""
+    from pathlib import Path
+
+    from benchmarks.asked import load_cases
+
+    qs: list[Question] = []
+    contexts: dict[str, str] = {}
+    for path in paths:
+        found, texts, _missing = load_cases(Path(path))
+        qs += found
+        contexts.update(texts)
+    return qs, contexts
 
 
 def _rates(c: Counter[str]) -> dict[str, Any]:
@@ -62,6 +78,7 @@ def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
     lengths: Counter[int] = Counter()
     per_question = {}
+    uncovered: dict[str, str] = {}
     start = time.perf_counter()
     for q in qs:
         book = MoveBook({"question": q.question}, {"context": contexts[q.source]}, {"answer": TYPES[q.output_type]})
@@ -70,6 +87,7 @@ def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
         why[key] += 1
         kinds[q.kind][key] += 1
         per_question[q.id] = found.covered
+        uncovered[q.id] = key
         wrong[q.kind] += exposed(book, q.gold, q.alternatives, host_reader(book.data))
         if found.covered:
             lengths[len(found.moves)] += 1
@@ -84,6 +102,7 @@ def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
         "moves_in_plan": dict(sorted(lengths.items())),
         "seconds": round(time.perf_counter() - start, 1),
         "covered_ids": per_question,
+        "why_by_id": {k: v for k, v in uncovered.items() if v != "covered"},
     }
 
 
@@ -92,10 +111,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--split", choices=("train", "dev", "test_v1", "test"), default="train")
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--seed", type=int, default=28)
+    p.add_argument("--cases", nargs="+", default=None, help="case files of benchmarks.asked, in place of a split")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    qs, contexts = questions(args.split, args.limit, args.seed)
-    result = {"split": args.split, "limit": args.limit, "load": list(os.getloadavg()), **coverage(qs, contexts)}
+    if args.cases:
+        qs, contexts = asked_questions(args.cases)
+    else:
+        qs, contexts = questions(args.split, args.limit, args.seed)
+    where = {"cases": args.cases} if args.cases else {"split": args.split, "limit": args.limit}
+    result = {**where, "load": list(os.getloadavg()), **coverage(qs, contexts)}
     emit(result, args.out)
     return result
 
