@@ -97,6 +97,10 @@ def list_items(value: str) -> list[str]:
     if len(lines) > 1:  # a line ending in "," lists; so does one of single words between commas (tox's envlist)
         flat = [p for ln in lines for p in (split_outside(ln, ",") if _comma_line(ln) else [ln])]
         return [c for c in map(_clean, flat) if c]
+    for sep in (";", ",", "|"):  # characters between a separator, quotes and brackets too (`.;,;';";(;)` of a keypad)
+        chars = [c.strip() for c in v.split(sep)]
+        if len(chars) >= 3 and all(0 < len(c) <= 2 for c in chars) and len(set(chars)) == len(chars):
+            return chars
     for sep in (",", ";", "|"):
         parts = _rejoined_bounds([c for c in map(_clean, split_outside(v, sep)) if c], sep)
         if len(parts) > 1:
@@ -250,6 +254,14 @@ def _lists(fn: str, var: Any, name: Any) -> tuple[list[tuple[str, int, Record]],
     record, else the fields of the record keyed ``name`` (labelled by the field's name)."""
     n = _check_word(fn, name, "name")
     s = _structure(fn, var)
+    if n == "*":  # every setting's own list: "which key cycles through the most items?" of `KEY = a;b;c` lines
+        own = [(r.key, items_in(r, r.key), r) for r in s.records if _own_fields(r) == [r.key]]
+        if len(s.records) == 1:  # one section's settings, each a field of its record
+            one = s.records[0]
+            own = [(f, items_in(one, f), one) for f in dict.fromkeys(_own_fields(one))]
+        if len(own) >= 2 and len(own) >= 0.8 * len(s.records):
+            return own, "every setting's own list"
+        return [], "no settings of their own lists: name a field, group or record"
     field = _field_named(s, n)
     if field is not None:
         holders = [r for r in s.records if r.get(field) is not None]
@@ -268,6 +280,10 @@ def _lists(fn: str, var: Any, name: Any) -> tuple[list[tuple[str, int, Record]],
     return [], f"no field held by two records, group or record named {n!r}"
 
 
+def _own_fields(record: Record) -> list[str]:
+    return [f for f, _ in record.fields if f not in _PLACE_FIELDS]
+
+
 def _by_items(fn: str, var: Any, name: Any, pick: Callable[..., Any]) -> KeyValue | Nothing:
     lists, what = _lists(fn, var, name)
     if len(lists) < 2 or max(n for _, n, _ in lists) < 2:
@@ -283,7 +299,7 @@ def most_items(var: Any, name: Any) -> KeyValue | Nothing:
     """The record whose list name holds the most items: KEY: N.
 
     Ranked: the field ``name`` of every record holding it, else the fields of the dotted group or record ``name``
-    (labelled by field)."""
+    (labelled by field); ``'*'``: every setting's own value (records of one field named as the record)."""
     return _by_items("most_items", var, name, max)
 
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dspy_rlm.library.formats import is_comment
 from dspy_rlm.profiles.conditions import BOUNDS, operands
-from dspy_rlm.profiles.named_document import names_asked_document
+from dspy_rlm.profiles.named_document import names_asked_document, titles
 from dspy_rlm.profiles.phrases import ID_LIKE, written_as_name
 from dspy_rlm.profiles.vocabulary import FALSE_FLAGS, TRUE_FLAGS
 
@@ -38,9 +38,12 @@ class Absent:
 def absence_answers(absent: Absent) -> bool:
     """Whether the phrase's absence answers "no": the phrase is asked (where another phrase names a record, only an
     identifier beside no named identifier is) and no check of :data:`ASKERS_WORD` holds."""
-    key, others = absent.key, absent.others
+    key = absent.key
     if key.records != 0:
         return False
+    # a phrase naming the document by its title names no record ("does the Node.js 5 changelog list 5.6.1?")
+    others = [k for k in absent.others if not (k.records and titles(absent.book.texts[absent.var], k.text))]
+    absent = replace(absent, others=others)
     named = any(k.is_key or k.is_value for k in others)
     named_id = any((k.is_key or k.is_value) and ID_LIKE.search(k.text) for k in others)
     if named and not (absent.asked_id and not named_id):

@@ -15,7 +15,7 @@ from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.named_document import before_file_name, describes_document, names_asked_document
+from dspy_rlm.profiles.named_document import before_file_name, describes_document, names_asked_document, titles
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, is_stop, quoted_text
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
@@ -35,6 +35,8 @@ class Exists(KindBase):
             return []
         if _own_flag_named(book, var):  # "is limi a team?": its record's "is_team": false answers, not whether
             return []  # a phrase is there (the field read is offered)
+        if key.records and titles(book.texts[var], key.text):  # "the Node.js 5 changelog": the document is there
+            return []
         return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
@@ -46,7 +48,11 @@ class Exists(KindBase):
             return [Candidate(bool(result), "answer", False, "the question asks whether a part's list holds it")]
         # present: the phrase names a record (its key or a whole value), not a word inside one; absent: only
         # when no other phrase of the question names a record ("wheezy: is it among ..." asks about wheezy)
-        others = [k for k in book.keys.get(move.var, []) if k is not key and not k.hop]  # phrases of the question
+        others = [  # phrases of the question, but the text's title: it names the document ("the Node.js 5 changelog")
+            k
+            for k in book.keys.get(move.var, [])
+            if k is not key and not k.hop and not (k.records and titles(book.texts[move.var], k.text))
+        ]
         quoted = {quoted_text(m).casefold() for m in QUOTED.finditer(book.text_q)}  # an identifier or a quote absent
         missing = any(k.records == 0 and (ID_LIKE.search(k.text) or k.text.casefold() in quoted) for k in others)
         missing = missing and not all(  # the document's own name absent ("does /etc/xattr.conf skip afs.*?")

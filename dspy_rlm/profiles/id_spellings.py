@@ -53,7 +53,7 @@ def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
     if len(parts) < 2:
         return None
     shapes = [parts]
-    if cut and len(parts) >= 3 and re.fullmatch(r"\d+(?:\.\d+)+", word):
+    if cut and len(parts) >= 3 and re.fullmatch(r"\d+(?:\.\d+)+", word) and not _sibling_version(text, word):
         shapes.append(parts[:-1])  # a dash-joined date is no version
     low = textkit.lowered(text)
     for shape in shapes:
@@ -66,6 +66,13 @@ def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
         if m is not None:
             return m.group()
     return None
+
+
+def _sibling_version(text: str, word: str) -> bool:
+    """Whether the text writes another version of the same length and stem as ``word`` (``5.6.0`` for ``5.6.1``): it
+    writes its versions whole, so ``5.6`` elsewhere is no ``5.6.1`` cut short."""
+    stem = re.escape(word.rsplit(".", 1)[0])
+    return re.search(rf"(?<![\w.]){stem}\.\d+(?![\w]|\.\d)", text[:2_000_000]) is not None
 
 
 def near_spelled(text: str, word: str) -> bool:

@@ -15,7 +15,7 @@ from dspy_rlm.library.formats import KEY_NAMES
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.named_document import names_asked_document
+from dspy_rlm.profiles.named_document import names_asked_document, untitled
 from dspy_rlm.profiles.phrases import Key
 from dspy_rlm.profiles.reads import camel_parts, field_stems, norm
 from dspy_rlm.profiles.sizes import named_parts, written_parts
@@ -40,8 +40,9 @@ def member_parts(book: Any, var: str) -> list[tuple[str, str | None]]:
     if memo in book.memo:
         return list(book.memo[memo])
     fields = book.structs[var].field_names
-    said = {st.stem(w) for w in st.words(book.text_q.casefold()) if w not in STOP}
-    said |= {st.stem(w.casefold()) for w in _WORD.findall(book.text_q) if w in fields}  # "its After= units"
+    asked = untitled(book, var)  # the text's title names the document, no part ("the Node.js 5 changelog")
+    said = {st.stem(w) for w in st.words(asked.casefold()) if w not in STOP}
+    said |= {st.stem(w.casefold()) for w in _WORD.findall(asked) if w in fields}  # "its After= units"
     parts = named_parts(book, var, said, "named parts", least=1)
     book.memo[("parts named", var)] = [n for n, _ in parts]  # lists or not: a part named alike is read by none
     # one list of a group is named by its own name ("katal's trusted targets": trusted_targets.katal)

@@ -21,6 +21,8 @@ __all__ = [
     "names_asked_document",
     "names_document",
     "names_file",
+    "titles",
+    "untitled",
 ]
 
 
@@ -56,11 +58,41 @@ def names_asked_document(book: Any, var: str, phrase: str) -> bool:
         if "folded head" not in book.memo:
             book.memo["folded head"] = {}
         folded = book.memo["folded head"].setdefault(var, text[:2_000_000].casefold())
-        if phrase.casefold() in folded and not names_file(book.structs[var], text, phrase):
+        if titles(text, phrase):  # "does the Node.js 5 changelog include ...?" of "# Node.js 5 ChangeLog"
+            book.memo[memo] = True
+        elif phrase.casefold() in folded and not names_file(book.structs[var], text, phrase):
             book.memo[memo] = False  # the text holds it past its own header comment ("# /etc/xattr.conf")
         else:
             book.memo[memo] = bool(FILE_NAME.fullmatch(phrase)) or before_document_noun(book.text_q, phrase)
     return bool(book.memo[memo])
+
+
+_TITLE_MARKS = re.compile(r"^[\s#=*_]+|[\s#=*_]+$")
+
+
+def titles(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` (of two words or more) is said once in the text, in its first line, a heading that says
+    little else (``# Node.js 5 ChangeLog``): the document's title, the asker's name for the document."""
+    if len(phrase.split()) < 2:
+        return False
+    head = text.lstrip()[:300].split("\n", 1)[0]
+    title = _TITLE_MARKS.sub("", head)
+    if not head.lstrip().startswith("#") or phrase.casefold() not in title.casefold():
+        return False
+    return len(phrase) >= 0.6 * len(title) and text.casefold().count(phrase.casefold()) == 1
+
+
+def untitled(book: Any, var: str) -> str:
+    """The question with each key phrase that titles ``var`` (:func:`titles`) blanked: what it asks of the
+    document, not its name ("does the Node.js 5 changelog include a 5.6.0 release?" asks of 5.6.0)."""
+    memo = ("untitled", var)
+    if memo not in book.memo:
+        asked = book.text_q
+        for k in book.keys.get(var, []):
+            if k.records and titles(book.texts[var], k.text):
+                asked = re.sub(re.escape(k.text), " ", asked, flags=re.IGNORECASE)
+        book.memo[memo] = asked
+    return str(book.memo[memo])
 
 
 def before_document_noun(question: str, phrase: str) -> bool:

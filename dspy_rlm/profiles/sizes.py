@@ -312,7 +312,11 @@ def ranked_lists(book: Any, var: str) -> list[str]:
                 if _named(n, stems, counted, loose) is not None and isinstance(items.most_items(text, n), tuple)
             ]
         before = [n for n in out if _before_noun(book.text_q, n, counted)]  # "the most *required* fields"
-        book.memo[memo] = before if len(before) == 1 else out
+        out = before if len(before) == 1 else out
+        if not out and (COUNTED.search(book.text_q) or _LONGEST_LIST.search(book.text_q)):
+            # no list named, settings that each list items ("which key cycles through the fewest items?"): theirs
+            out = ["*"] if isinstance(items.most_items(text, "*"), tuple) else []
+        book.memo[memo] = out
     return list(book.memo[memo])
 
 
@@ -381,7 +385,7 @@ def _other_list_named(book: Any, move: Move, winner: str) -> str | None:
 def _one_list(book: Any, move: Move, record: Any, winner: str) -> bool:
     """Whether ``most_items`` ranked the fields of one record (a record's key named, not a field) that has one field
     of its own: ``value: 5`` of a ``'Modula2Lexer': (...)`` entry names no list among others."""
-    if not isinstance(record, st.Record) or move.args[0] in book.structs[move.var].field_names:
-        return False
+    if not isinstance(record, st.Record) or move.args[0] in (*book.structs[move.var].field_names, "*"):
+        return False  # '*': every setting's own list, one each
     own = [f for f, _ in record.fields if f not in CONTEXT_FIELDS]
     return winner in own and len(own) < 2

@@ -12,7 +12,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import NUMERAL, SCAN, fields_saying, operands, says, unread_test
 from dspy_rlm.profiles.id_spellings import id_parts
-from dspy_rlm.profiles.named_document import FILE_NAME, document_noun
+from dspy_rlm.profiles.named_document import FILE_NAME, document_noun, untitled
 from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spellings import field_forms
@@ -21,14 +21,25 @@ from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS,
 __all__ = ["absent_value", "binds", "flag_answer", "negated_word", "stated"]
 
 
-def _noun(book: Any, var: str, key: Any) -> str | None:
+def _noun(book: Any, var: str, key: Any, question: str | None = None) -> str | None:
     """The word naming what the key is ("a *model* called K", "the *language* K", "job K"): the last word before
     the key that is no stop word, when it is a word of letters. It classifies the record; it states nothing."""
-    at = book.text_q.casefold().find(key.text.casefold())
-    before = [norm(w) for w in st.words(book.text_q[: max(at, 0)])]
+    q = book.text_q if question is None else question
+    at = q.casefold().find(key.text.casefold())
+    before = [norm(w) for w in st.words(q[: max(at, 0)])]
     content = [w for w in before if w not in STOP]
     keyed = {norm(w) for k in book.keys.get(var, []) for w in st.words(k.text)}
     return content[-1] if content and content[-1].isalpha() and content[-1] not in keyed else None  # not bash
+
+
+_NOUN_AFTER = r"(?:a|an|the)\s+{key}\s+([A-Za-z]+)\s*(?:[?.!,;:]|$)"
+
+
+def _noun_after(question: str, key: Any) -> str | None:
+    """The word after the key where an article comes before it and the sentence ends after the word ("does it
+    include *a* 5.12.0 *release*?"): it classifies the record, as :func:`_noun` does; it states nothing."""
+    m = re.search(_NOUN_AFTER.format(key=re.escape(key.text)), question, re.IGNORECASE)
+    return norm(m.group(1)) if m else None
 
 
 def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
@@ -37,11 +48,13 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     (met, differs): whether one record holding the key also holds every such word, and whether, for a word it
     does not hold, each record holding the key has another value in the fields that word fills elsewhere."""
     s = book.structs[var]
+    q = untitled(book, var)  # the text's title ("the Node.js 5 changelog") states nothing of the record
     mine = {norm(w) for w in st.words(key.text)}
     named = _field_stems(book, var)
-    noun = _noun(book, var, key)
-    asked = [w for w in dict.fromkeys(norm(w) for w in st.words(book.text_q)) if w not in mine and w != noun]
-    written = {norm(w): w for w in st.words(book.text_q)}  # as the question writes it: "IT" may be a code
+    noun = _noun(book, var, key, q)
+    after = _noun_after(q, key)
+    asked = [w for w in dict.fromkeys(norm(w) for w in st.words(q)) if w not in mine and w not in (noun, after)]
+    written = {norm(w): w for w in st.words(q)}  # as the question writes it: "IT" may be a code
     asked = [w for w in asked if (w not in STOP or may_be_value(written[w])) and w not in ANSWER_WORDS]  # "all"
     stems = {st.stem(p) for w in asked if w not in STOP for p in [w, *parts(w)]}  # "temperature_max" whole
     stems |= field_forms([w for w in asked if w not in STOP], set(s.field_names))  # "petal length": petallength
@@ -50,7 +63,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     fields += [f for f in s.field_names if (leaf := _leaf(f)) and f not in fields and field_stems(leaf) <= stems]
     asked = [w for w in asked if st.stem(w) not in named]
     # "can X do reranking according to this file?": the asker's word for the document states nothing of X
-    asked = [w for w in asked if not _document_word(book.text_q, w)]
+    asked = [w for w in asked if not _document_word(q, w)]
     every = keyed_records(book, var, key)
     held = every[:50]
     if not held:
@@ -64,7 +77,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     if flags and all(v in FALSE_FLAGS and v not in written for v in flags):  # Terminal field says false
         return False, True
     numbers = {float(w) for w in written.values() if NUMERAL.fullmatch(w) and norm(w) not in mine}
-    tests = any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", book.text_q, re.I) for ps in TESTS.values() for p in ps)
+    tests = any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", q, re.I) for ps in TESTS.values() for p in ps)
     held_numbers = [lookup._number(r.get(fields[0]) or "") for r in held] if len(fields) == 1 else []
     if tests and held_numbers and None not in held_numbers:
         values = [lookup._number(r.get(fields[0]) or "") for r in every]
@@ -92,7 +105,7 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         return False, True  # "is pdf the savefig.format?": its line lists pdf beside its value, png
     filled = {w: set().union(*(fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
     # "is --bin the default behavior of cargo new, according to cargo-new.1?": the file's name says no condition
-    named = {p.casefold() for m in FILE_NAME.finditer(book.text_q) for p in re.findall(r"[^\W\d_]+", m.group(0))}
+    named = {p.casefold() for m in FILE_NAME.finditer(q) for p in re.findall(r"[^\W\d_]+", m.group(0))}
     filled = {w: set() if w in named else f for w, f in filled.items()}
     conditions = [  # a stop word ("all", "on") only as a whole value in its case or a lower one: "in" is no
         # condition of a table of codes that holds IN
