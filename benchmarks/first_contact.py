@@ -99,7 +99,49 @@ def summarize(files: dict[str, Path]) -> dict[str, Any]:
         "probes": per_probe,
         "methods": {m: rates(rs) | {"calibration": reliability(rs)} for m, rs in sorted(pooled.items())},
         "by_eight": by_eight(files),
+        "ceiling": ceiling(files),
     }
+
+
+def ceiling(files: dict[str, Path]) -> dict[str, Any]:
+    """The oracle's coverage on first contact against each method's first run, for the probes whose coverage was
+    measured on the code of their first run (``oracle_coverage_probeN_<commit>.json``: ``git checkout <commit>``,
+    then ``python -m benchmarks.oracle_coverage --cases benchmarks/asked/probeN.json``): how many questions any
+    choice among that code's moves could have ``Submitted`` right, and how many each method did, inside and
+    outside that set."""
+    per: dict[str, dict[str, Any]] = {}
+    for probe, file in files.items():
+        records = json.loads(file.read_text())
+        commit = records.get("commit")
+        cov_file = file.parent / f"oracle_coverage_{probe}_{commit}.json"
+        if not cov_file.exists():
+            continue
+        cov = json.loads(cov_file.read_text())
+        covered = {q for q, ok in cov["covered_ids"].items() if ok}
+        row: dict[str, Any] = {"n": cov["n"], "covered": len(covered), "why": cov["why"]}
+        for method in ("model", "scripted", "random"):
+            right = {
+                r["id"]
+                for r in records["records"]
+                if r["method"] == method and r["correct"] and r["result_kind"] == "submitted"
+            }
+            row[method] = {"submitted_right": len(right), "inside_covered": len(right & covered)}
+        per[probe] = row
+    n = sum(r["n"] for r in per.values())
+    why: dict[str, int] = defaultdict(int)
+    for r in per.values():
+        for k, v in r["why"].items():
+            why[k] += v
+    pooled: dict[str, Any] = {"n": n}
+    if n:
+        pooled["covered_pct"] = round(100 * sum(r["covered"] for r in per.values()) / n, 1)
+        pooled["why_pct"] = {k: round(100 * v / n, 1) for k, v in sorted(why.items())}
+        for m in ("model", "scripted", "random"):
+            right = sum(r[m]["submitted_right"] for r in per.values())
+            inside = sum(r[m]["inside_covered"] for r in per.values())
+            pooled[m] = {"submitted_right_pct": round(100 * right / n, 1), "submitted_right": right}
+            pooled[m]["inside_covered"] = inside
+    return {"probes": per, "pooled": pooled}
 
 
 def by_eight(files: dict[str, Path], method: str = "model") -> dict[str, dict[str, Any]]:

@@ -45,3 +45,23 @@ def test_the_calibration_folds_are_the_first_contact_probes_split_by_parity() ->
         [(True, 0.9, 0.5, True), (True, 0.9, 0.5, False), (True, 0.3, 0.5, True), (False, 0.0, 0.1, False)], chooser
     )
     assert (got["endings"], got["submitted"], got["submitted_wrong"], got["submitted_precision_pct"]) == (4, 2, 1, 50.0)
+
+
+def test_the_ceiling_counts_each_methods_right_answers_inside_the_oracles_coverage(tmp_path: Path) -> None:
+    from benchmarks.first_contact import ceiling
+
+    records = [
+        {"id": "probe7-000", "method": "model", "result_kind": "submitted", "correct": True},
+        {"id": "probe7-001", "method": "model", "result_kind": "submitted", "correct": True},
+        {"id": "probe7-002", "method": "model", "result_kind": "extracted", "correct": True},
+        {"id": "probe7-000", "method": "scripted", "result_kind": "submitted", "correct": False},
+    ]
+    (tmp_path / "asked_probe7_ccccccc.json").write_text(
+        json.dumps({"started": "x", "commit": "ccccccc", "records": records})
+    )
+    coverage = {"n": 3, "why": {"covered": 2, "gold never read": 1}}
+    coverage["covered_ids"] = {"probe7-000": True, "probe7-001": False, "probe7-002": True}
+    (tmp_path / "oracle_coverage_probe7_ccccccc.json").write_text(json.dumps(coverage))
+    got = ceiling(first_runs(tmp_path))["pooled"]
+    assert (got["covered_pct"], got["model"]["submitted_right"], got["model"]["inside_covered"]) == (66.7, 2, 1)
+    assert got["scripted"]["submitted_right"] == 0 and got["why_pct"]["gold never read"] == 33.3
