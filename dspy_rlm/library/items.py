@@ -259,7 +259,8 @@ def _lists(fn: str, var: Any, name: Any) -> tuple[list[tuple[str, int, Record]],
         if len(s.records) == 1:  # one section's settings, each a field of its record
             one = s.records[0]
             own = [(f, items_in(one, f), one) for f in dict.fromkeys(_own_fields(one))]
-        if len(own) >= 2 and len(own) >= 0.8 * len(s.records):
+        lists = [o for o in own if o[1] >= 2]  # most of them lists: no scalar settings ranked beside a few lists
+        if len(lists) >= 2 and len(own) >= 0.8 * len(s.records) and len(lists) >= 0.8 * len(own):
             return own, "every setting's own list"
         return [], "no settings of their own lists: name a field, group or record"
     field = _field_named(s, n)

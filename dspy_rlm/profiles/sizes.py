@@ -313,11 +313,20 @@ def ranked_lists(book: Any, var: str) -> list[str]:
             ]
         before = [n for n in out if _before_noun(book.text_q, n, counted)]  # "the most *required* fields"
         out = before if len(before) == 1 else out
-        if not out and (COUNTED.search(book.text_q) or _LONGEST_LIST.search(book.text_q)):
+        ranks_lists = COUNTED.search(book.text_q) or _LONGEST_LIST.search(book.text_q)
+        if not out and ranks_lists and not _IN_THE_MOST.search(book.text_q):
             # no list named, settings that each list items ("which key cycles through the fewest items?"): theirs
             out = ["*"] if isinstance(items.most_items(text, "*"), tuple) else []
         book.memo[memo] = out
     return list(book.memo[memo])
+
+
+_IN_THE_MOST = re.compile(
+    r"\b(?:by|on|to|in|across|among)\s+the\s+(?:most|fewest|(?:greatest|largest|highest|smallest|lowest)\s+number)\b",
+    re.IGNORECASE,
+)
+"""A value found in the most records ("used *by the most* languages", "credited *on the most* programs",
+"shared *by the greatest number* of node types"): a value counted, no record's own list."""
 
 
 _LONGEST_LIST = re.compile(r"\b(?:longest|shortest)\s+lists?\s+of\b", re.IGNORECASE)

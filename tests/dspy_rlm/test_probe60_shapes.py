@@ -73,3 +73,19 @@ def test_a_changelogs_title_names_the_document_not_a_record_a_release_asked_is_c
     for version, there in (("4.1.0", True), ("4.1.2", False), ("4.2.0", True), ("4.9.1", False)):
         question = f"Does the Kiln 4 changelog include a {version} release?"
         assert ask_scripted(question, KILN_CHANGES, "bool") == (there, "submitted"), version
+
+
+GLAZES = """[glazes]
+celadon = iron;silica;kaolin
+tenmoku = iron;silica;kaolin;whiting;ash
+shino = feldspar;spodumene;kaolin
+cone = 10
+atmosphere = reduction
+kiln = gas
+"""
+
+
+def test_own_lists_are_ranked_only_where_the_settings_are_lists_and_no_value_is_counted_across_records():
+    assert str(items.most_items(GLAZES, "*")).startswith("no settings")  # half the settings are no lists
+    # a value found in the most records, no setting's own list ('T_1' was submitted)
+    assert ask_scripted("Which symbol is used by the most keys?", TAPS) == ("taps", "extracted")
