@@ -32,12 +32,13 @@ def _noun(book: Any, var: str, key: Any, question: str | None = None) -> str | N
     return content[-1] if content and content[-1].isalpha() and content[-1] not in keyed else None  # not bash
 
 
-_NOUN_AFTER = r"(?:a|an|the)\s+{key}\s+([A-Za-z]+)\s*(?:[?.!,;:]|$)"
+_NOUN_AFTER = r"\b(?:a|an)\s+{key}\s+([A-Za-z]+)\s*(?:[?.!,;:]|$)"
 
 
 def _noun_after(question: str, key: Any) -> str | None:
-    """The word after the key where an article comes before it and the sentence ends after the word ("does it
-    include *a* 5.12.0 *release*?"): it classifies the record, as :func:`_noun` does; it states nothing."""
+    """The word after the key where "a" or "an" comes before it and the sentence ends after the word ("does it
+    include *a* 5.12.0 *release*?"): it classifies the record, as :func:`_noun` does; it states nothing ("is *the*
+    ID ubuntu?" states ubuntu of ID)."""
     m = re.search(_NOUN_AFTER.format(key=re.escape(key.text)), question, re.IGNORECASE)
     return norm(m.group(1)) if m else None
 
