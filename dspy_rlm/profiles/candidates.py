@@ -10,7 +10,7 @@ it stands only when a read produced the same value with support.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args, get_origin
 
 __all__ = ["FLOAT_RX", "INT_RX", "Candidate", "judge", "key_and_value", "typed"]
@@ -44,8 +44,27 @@ _ONE_BULLET = re.compile(r"[-*+]\s+(\S[^\n]*)")
 """A list of one bulleted item (a changelog section's one change: ``- Typo fixed in the dependency spec``)."""
 
 
+_ASKS_DATE = re.compile(r"\b(?:what|which)\s+(?:date|day)\b(?!\s+formats?\b)", re.IGNORECASE)
+"""A question asking a date ("on what date was 1.0 released?"; a "date format" is no date)."""
+_DATE_SHAPE = re.compile(
+    r"(?:1[89]|2\d)\d\d|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\b(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul"
+    r"|aug|sep|oct|nov|dec)[a-z]*\b",
+    re.IGNORECASE,
+)
+"""A value that can be a date: a year, d/m/y digits, a month's or a weekday's name."""
+
+
+def asks_date(question: str) -> bool:
+    """Whether the question asks a date: a text answer with no date's shape (``5.0.0``) is then no answer."""
+    return _ASKS_DATE.search(question) is not None
+
+
 def typed(
-    annotation: Any, cands: list[Candidate], asks_name: bool = False, asks_number: bool = False
+    annotation: Any,
+    cands: list[Candidate],
+    asks_name: bool = False,
+    asks_number: bool = False,
+    asks_date: bool = False,
 ) -> list[Candidate]:
     """The candidates as values of the output's type (numbers parsed, booleans, literals, lists).
 
@@ -111,6 +130,10 @@ def typed(
                 whole, named = (c.supported and not (asks_name and address)), (c.supported and asks_name and address)
                 out.append(Candidate(text, c.label, whole, c.why if whole else "the question asks for the name"))
                 out.append(Candidate(short, f"{c.label} name", named, c.why if named else "the whole value is asked"))
+    if asks_date and annotation is str:  # "on what date ...?": 5.0.0 is no date
+        dated = [_DATE_SHAPE.search(str(d.value)) is not None for d in out]
+        undated = "a date is asked"
+        out = [d if ok else replace(d, supported=False, why=undated) for d, ok in zip(out, dated, strict=True)]
     return out + lone_numbers
 
 
@@ -123,11 +146,16 @@ def _number(text: str, rx: re.Pattern[str]) -> str | None:
 
 
 def judge(
-    value: Any, annotation: Any, cands: list[Candidate], asks_name: bool = False, asks_number: bool = False
+    value: Any,
+    annotation: Any,
+    cands: list[Candidate],
+    asks_name: bool = False,
+    asks_number: bool = False,
+    asks_date: bool = False,
 ) -> Candidate:
     """A submitted value the moves did not offer: supported only when a read produced the same value (typed
     for the output, text compared without case or spacing) with support."""
-    same = [c for c in typed(annotation, cands, asks_name, asks_number) if _same(c.value, value)]
+    same = [c for c in typed(annotation, cands, asks_name, asks_number, asks_date) if _same(c.value, value)]
     backed = next((c for c in same if c.supported), None)
     if backed is not None:
         return backed

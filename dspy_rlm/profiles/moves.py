@@ -29,7 +29,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.candidates import Candidate, judge, typed
+from dspy_rlm.profiles.candidates import Candidate, asks_date, judge, typed
 from dspy_rlm.profiles.chains import chained
 from dspy_rlm.profiles.conditions import counts_aside, most_of
 from dspy_rlm.profiles.fields_said import fields_said
@@ -175,6 +175,7 @@ class MoveBook:
         self.asks_name = "name" in said[1:]  # "the maintainer's name": no e-mail tail ("Name the ..." is a verb)
         self.q_stems |= {st.stem("name")} if self.asks_name else set()  # "which setting name has the most entries"
         self.asks_number = asks_number(self.text_q)  # "which port number": 22 of "22/tcp"
+        self.asks_date = asks_date(self.text_q)  # "on what date": no 5.0.0
         self.q_stems |= {"=" + (a[0] + b[0]).upper() for a, b in itertools.pairwise(content)}  # "time zone": TZ
         self.q_stems |= {"=" + w[0].upper() for w in content if w[:1].isalpha()}  # "organization": the O of "Issuer O"
         self.q_stems |= {st.stem("default")} if UNSTATED.search(self.text_q) else set()  # "without an explicit X"
@@ -344,15 +345,15 @@ class MoveBook:
         name = next(iter(self.outputs), None)
         value = outputs.get(name) if name is not None else None
         annotation = self.outputs.get(name, str) if name else str
-        return judge(value, annotation, self.read_candidates(), self.asks_name, self.asks_number)
+        return judge(value, annotation, self.read_candidates(), self.asks_name, self.asks_number, self.asks_date)
 
     def submit_moves(self) -> list[Move]:
         names = list(self.outputs)
         cands = self.read_candidates()
-        first = typed(self.outputs[names[0]], cands, self.asks_name, self.asks_number)
+        first = typed(self.outputs[names[0]], cands, self.asks_name, self.asks_number, self.asks_date)
         rest = []
         for name in names[1:]:
-            options = typed(self.outputs[name], cands, self.asks_name, self.asks_number)
+            options = typed(self.outputs[name], cands, self.asks_name, self.asks_number, self.asks_date)
             if not options:
                 return []
             rest.append((name, options))

@@ -2,7 +2,8 @@
 are ranked by their own lists where the question names no list ("which key cycles through the fewest items?"),
 and a list of single characters between semicolons holds quotes and brackets as items (``.;,;';";(;)``). A
 changelog's title ("the Node.js 5 changelog") names the document, no record: a release the question asks of is
-checked, and ``5.6`` elsewhere is no ``5.6.1`` cut short where the text writes ``5.6.0``. Each test fails on the
+checked, and ``5.6`` elsewhere is no ``5.6.1`` cut short where the text writes ``5.6.0``. A question asking a
+date ("what day was ...?") takes no version as its answer. Each test fails on the
 code before its change."""
 
 from __future__ import annotations
@@ -89,3 +90,15 @@ def test_own_lists_are_ranked_only_where_the_settings_are_lists_and_no_value_is_
     assert str(items.most_items(GLAZES, "*")).startswith("no settings")  # half the settings are no lists
     # a value found in the most records, no setting's own list ('T_1' was submitted)
     assert ask_scripted("Which symbol is used by the most keys?", TAPS) == ("taps", "extracted")
+
+
+def test_a_question_asking_a_date_takes_no_version_as_its_answer():
+    from dspy_rlm.profiles.candidates import asks_date
+
+    assert asks_date("On what date did their earliest one come out?")
+    assert asks_date("What day was the latest release by oren?")
+    assert not asks_date("What date format does the changelog use?")
+    assert not asks_date("Which version came out on the earliest date?")
+    answer, ending = ask_scripted("What day was the latest release by oren?", KILN_CHANGES)
+    assert not (ending == "submitted" and answer == "4.2.0")  # a version, and mira's: submitted before the change
+    assert ask_scripted("On what date was Kiln 4.1.0 released?", KILN_CHANGES) == ("2031-04-20", "submitted")
