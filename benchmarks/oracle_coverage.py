@@ -2,6 +2,11 @@
 
     python -m benchmarks.oracle_coverage --split train --limit 1000 --out benchmarks/results/oracle_coverage_train.json
     python -m benchmarks.oracle_coverage --cases benchmarks/asked/probe60.json --out F   # a probe's questions
+    python -m benchmarks.oracle_coverage --cases benchmarks/asked/probe60.json --at bf5156d --out F  # as first met
+
+``--at COMMIT`` measures with that commit's library (a temporary ``git worktree`` beside the user's home, this
+script copied into it, removed after): the coverage a probe's first run met, which ``benchmarks.first_contact``
+sets beside that run as its ceiling (``oracle_coverage_probeN_<commit>.json``).
 
 For each question, :func:`dspy_rlm.profiles.oracle.plan` searches the moves (breadth-first, up to 3 reads) for
 a sequence whose SUBMIT is the gold with support. Covered questions are what a perfect chooser over these
@@ -13,9 +18,15 @@ single read makes a wrong value *supported* (where a policy could end ``Submitte
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
 from benchmarks.real_files.core import Question
@@ -42,8 +53,6 @@ def questions(split: str, limit: int | None, seed: int) -> tuple[list[Question],
 
 def asked_questions(paths: list[str]) -> tuple[list[Question], dict[str, str]]:
     """The questions of :mod:`benchmarks.asked` case files (a probe's, the held-out cases) that this machine has."""
-    from pathlib import Path
-
     from benchmarks.asked import load_cases
 
     qs: list[Question] = []
@@ -106,14 +115,46 @@ def coverage(qs: list[Question], contexts: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def at_commit(commit: str, cases: list[str]) -> dict[str, Any]:
+    """The coverage of ``cases`` measured with the library of ``commit`` (this script's own code measures)."""
+    root = Path(__file__).resolve().parents[1]
+    git = ["git", "-C", str(root)]
+    verify = [*git, "rev-parse", "--verify", "-q", f"{commit}^{{commit}}"]
+    found = subprocess.run(verify, capture_output=True, text=True)
+    if found.returncode:
+        raise SystemExit(f"--at {commit}: no such commit in {root} (a clone with its history is needed)")
+    sha = found.stdout.strip()
+    where = Path(tempfile.mkdtemp(prefix=".oracle-coverage-at-", dir=Path.home()))  # the sandbox mounts its own /tmp
+    tree, out = where / sha[:7], where / "coverage.json"
+    try:
+        subprocess.run([*git, "worktree", "add", "-q", "--detach", str(tree), sha], check=True, capture_output=True)
+        shutil.copy2(Path(__file__), tree / "benchmarks" / "oracle_coverage.py")
+        files = [str(Path(c).resolve()) for c in cases]
+        cmd = [sys.executable, "-m", "benchmarks.oracle_coverage", "--cases", *files, "--out", str(out)]
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        subprocess.run(cmd, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
+        result: dict[str, Any] = json.loads(out.read_text())
+    finally:
+        subprocess.run([*git, "worktree", "remove", "--force", str(tree)], capture_output=True)
+        shutil.rmtree(where, ignore_errors=True)
+    return {**result, "cases": cases, "commit": sha[:7]}
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(prog="python -m benchmarks.oracle_coverage", description=__doc__.split("\n\n")[0])
     p.add_argument("--split", choices=("train", "dev", "test_v1", "test"), default="train")
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--seed", type=int, default=28)
     p.add_argument("--cases", nargs="+", default=None, help="case files of benchmarks.asked, in place of a split")
+    p.add_argument("--at", default=None, help="a commit: measure with its library, as a probe's first run met it")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
+    if args.at:
+        if not args.cases:
+            p.error("--at measures case files: give --cases")
+        result = at_commit(args.at, args.cases)
+        emit(result, args.out)
+        return result
     if args.cases:
         qs, contexts = asked_questions(args.cases)
     else:
