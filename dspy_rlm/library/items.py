@@ -309,6 +309,26 @@ def fewest_items(var: Any, name: Any) -> KeyValue | Nothing:
     return _by_items("fewest_items", var, name, min)
 
 
+def record_at(var: Any, place: Any, word: Any = None) -> KeyValue | Nothing:
+    """The record at place (1: the first, -1: the last) in the text's order, among those holding word: KEY: PLACE.
+
+    Only records with a key count (a line of prose has none); ``.record`` is the whole record."""
+    if not isinstance(place, int) or isinstance(place, bool) or place == 0:
+        raise TypeError(f"record_at(var, place): place is 1 for the first record, -1 for the last; got {place!r}")
+    s = _structure("record_at", var)
+    keyed = [r for r in s.records if r.key.strip()]
+    if word is not None:
+        w = _check_word("record_at", word).casefold()
+        keyed = [r for r in keyed if w in r.text.casefold()]
+    if not keyed:
+        return Nothing("no keyed record" + (f" holds {word!r}" if word is not None else ""))
+    if abs(place) > len(keyed):
+        return Nothing(f"only {len(keyed)} keyed records")
+    at = keyed[place - 1] if place > 0 else keyed[place]
+    return KeyValue(at.key, str(place if place > 0 else len(keyed) + 1 + place), at)
+
+
 SIZE_HELPERS: dict[str, Callable[..., Any]] = {
-    f.__name__: f for f in (size_of, items_of, has_item, most_fields, fewest_fields, most_items, fewest_items)
+    f.__name__: f
+    for f in (size_of, items_of, has_item, most_fields, fewest_fields, most_items, fewest_items, record_at)
 }

@@ -34,6 +34,7 @@ from dspy_rlm.profiles.naming import dated_holder, holds_asked, noted_section, p
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.owners import holder_of_field, path_owner
+from dspy_rlm.profiles.placed import Placed
 from dspy_rlm.profiles.printed_rows import printed
 from dspy_rlm.profiles.rankings import ByLength, Extreme, MostCommon
 from dspy_rlm.profiles.reads import (
@@ -391,3 +392,4 @@ register(ItemsExtreme("fewest_items", "fewest_items", ("min",), "fewest"))
 register(FieldsExtreme("most_fields", "most_fields", ("max", "most_common"), "most"))
 register(FieldsExtreme("fewest_fields", "fewest_fields", ("min",), "fewest"))
 register(AnyIf())
+register(Placed())
