@@ -55,6 +55,7 @@ _PREFIX = re.compile(
 """A name's written prefix: "the ARPOP_ ones", "the FILE_ATTRIBUTE_ constants", "RTCF_*", "[testenv:NAME]" (what
 the names keying a group of records start with; a placeholder in capitals or brackets stands for the rest)."""
 _DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
+_HASH = re.compile(r"(?:^|(?<=[\s(\[\"'`]))#$")  # a hex colour's or an anchor's hash, where the data writes it: #DCDCDC
 
 
 _FORMULA = re.compile(r"[()\[\]{}?+*|=<>/\\]")
@@ -173,9 +174,9 @@ def question_keys(book: Any, var: str) -> list[Key]:
             first, last = tokens[i], tokens[i + n - 1]
             words = [t.group() for t in tokens[i : i + n]]
             before = book.text_q[max(0, first.start() - 3) : first.start()]
-            dash = _DASHES.search(before)
+            dash = _DASHES.search(before) or _HASH.search(before)
             flag = dash.group() if dash else ""  # "--save-exact", "-A": a command-line flag, its dashes its own
-            asked_flag = "yes_no" in book.cues and n == 1  # "is there a -q option?": a flag absent says no
+            asked_flag = "yes_no" in book.cues and n == 1 and flag != "#"  # "is there a -q option?": absent: no
             flag = (
                 flag
                 if flag and (asked_flag or wordmatch.in_text(flag + book.text_q[first.start() : last.end()], folded))
