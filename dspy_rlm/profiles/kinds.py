@@ -73,6 +73,7 @@ from dspy_rlm.profiles.setting_rank import FieldExtreme, SettingCommon, SettingC
 from dspy_rlm.profiles.size_of import SizeOf
 from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme
 from dspy_rlm.profiles.stated import binds, flag_answer
+from dspy_rlm.profiles.twin_fields import twin_field
 from dspy_rlm.profiles.value_doubts import VALUE_DOUBTS
 from dspy_rlm.profiles.versions import pinned
 from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, FIRST_LINE, ID_LIKE, NAME_ASKED, PROSE_FIELDS
@@ -183,6 +184,7 @@ class Record(KindBase):
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
             ok = specific and (asked or few or (one_number and fname in numeric) or (whole and fname == shaped))
             ok = ok and not (asked and rival_field(book, var, key, fname, result))  # esbuild's, not corepack's version
+            ok = ok and not (asked and twin_field(book, var, key, fname))  # "the .panel box": box-sizing? box-shadow?
             # "meuligoe": a release's record, or its CD-ROM's? a field written once per value: one of several
             ok = ok and agree(book, var, key, fname, value) and len(values_in(result, fname)) == 1
             # the field the key phrase was found in ("MIME" inside "application/pkcs7-mime") is no answer to it
@@ -330,6 +332,8 @@ class Field(KindBase):
         whole = Candidate(result, field, _specific(key, book, move.var), _why(key, book, move.var))
         if whole.supported and not agree(book, move.var, key, field, result):
             whole = Candidate(result, field, False, "records of the same key hold other values there")
+        if whole.supported and (twin := twin_field(book, move.var, key, field)):  # "the .panel box": box-sizing?
+            whole = Candidate(result, field, False, f"the question names {twin!r} by the same words")
         if (item := nth_item(book.text_q, result)) is not None:  # "the first font listed under font.fantasy"
             return [Candidate(item, f"{field} (an item)", whole.supported, whole.why), _one_item(whole)]
         first = result.strip().split("\n", 1)[0].strip()

@@ -1,8 +1,9 @@
 """Shapes from probe 61's first run, on invented data: a record asked by its place in the text ("which action is
 defined last?"), answered where every record is said to be one, and not where the records are not (a script whose
 last record is an assignment, asked for its last function). A yes/no that names a thing nowhere in the data ("does
-the lint job run on a macOS runner?") is no yes. A value written with its hash ("#C0FFEE") is keyed with it. Each
-test fails on the code before its change."""
+the lint job run on a macOS runner?") is no yes. A value written with its hash ("#C0FFEE") is keyed with it. Two
+fields named alike by a word said of the record ("the .panel box": box-sizing, box-shadow) are neither the one
+asked. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -119,3 +120,14 @@ STYLES = """.panel {
 def test_a_value_written_with_its_hash_is_keyed_whole():
     q = "Which cell class gets the pale #C0FFEE background in this stylesheet?"
     assert ask_scripted(q, STYLES) == (".left-cell", "submitted")
+
+
+def test_two_fields_named_alike_by_one_word_are_neither_asked():
+    styles = STYLES.replace(
+        "    max-height: 300px;\n",
+        "    max-height: 300px;\n    box-sizing: border-box;\n    box-shadow: 1px 1px 2px grey;\n",
+    )
+    answer, ending = ask_scripted("How tall can the .panel box grow before it scrolls?", styles)
+    assert ending != "submitted" or answer == "300px"  # Submitted '1px 1px 2px grey' before
+    assert ask_scripted("What box-sizing does .panel use?", styles) == ("border-box", "submitted")
+    assert ask_scripted("What is the box shadow of .panel?", styles) == ("1px 1px 2px grey", "submitted")

@@ -1,0 +1,30 @@
+"""Two fields the question names alike: "how tall can the .panel *box* grow?" says ``box`` of ``box-sizing`` and of
+``box-shadow`` and the rest of neither, so it asks neither (the field it asks, ``max-height``, it does not name).
+A field said whole ("the height") is named more than one said in part ("max-height") and has no twin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dspy_rlm.library import lookup
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.reads import field_stems
+
+__all__ = ["twin_field"]
+
+
+def twin_field(book: Any, var: str, key: Any, field: str) -> str | None:
+    """Another field of the record ``key`` names that the question names by the very words it names ``field`` by,
+    each said only in part, else None."""
+    mine = field_stems(field)
+    said = mine & book.q_stems
+    if key is None or not said or mine <= book.q_stems:
+        return None
+    record = lookup.record_of(book.texts[var], key.text)
+    if not isinstance(record, st.Record):
+        return None
+    for name in book.fields[var]:
+        its = field_stems(name)
+        if name != field and its & book.q_stems == said and not its <= book.q_stems and record.get(name) is not None:
+            return name
+    return None
