@@ -8,7 +8,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.reads import field_stems
+from dspy_rlm.profiles.reads import camel_parts, field_stems
 
 __all__ = ["twin_field"]
 
@@ -16,7 +16,7 @@ __all__ = ["twin_field"]
 def twin_field(book: Any, var: str, key: Any, field: str) -> str | None:
     """Another field of the record ``key`` names that the question names by the very words it names ``field`` by,
     each said only in part, else None."""
-    mine = field_stems(field)
+    mine = _stems(field)
     said = mine & book.q_stems
     if key is None or not said or mine <= book.q_stems:
         return None
@@ -24,7 +24,14 @@ def twin_field(book: Any, var: str, key: Any, field: str) -> str | None:
     if not isinstance(record, st.Record):
         return None
     for name in book.fields[var]:
-        its = field_stems(name)
+        its = _stems(name)
         if name != field and its & book.q_stems == said and not its <= book.q_stems and record.get(name) is not None:
             return name
     return None
+
+
+def _stems(name: str) -> set[str]:
+    """The stems of a field's own name, the last part of its path, camel-case words apart (``spec.ports.targetPort``:
+    target, port, and targetport)."""
+    leaf = name.rpartition(".")[2] or name
+    return field_stems(leaf) | {st.stem(w.casefold()) for w in camel_parts(leaf)}
