@@ -32,8 +32,6 @@ def _noun(book: Any, var: str, key: Any, question: str | None = None) -> str | N
     return content[-1] if content and content[-1].isalpha() and content[-1] not in keyed else None  # not bash
 
 
-_NAME_SHAPE = re.compile(r"[A-Z]")
-"""A word written as a name, with a capital (``macOS``, ``Windows``): a thing the question names."""
 _NOUN_AFTER = r"\b(?:a|an)\s+{key}\s+([A-Za-z]+)\s*(?:[?.!,;:]|$)"
 
 
@@ -104,14 +102,6 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     # (only where the key names a setting, KEY=value: elsewhere "confirm", "present" are the question's own words)
     setting = all(len(r.fields) == 1 and r.fields[0][0] == r.key for r in held)
     nowhere = setting and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
-    # "does the build job run on a macOS runner?": a name (a capital past the question's first word: macOS,
-    # Windows) that is nowhere in the data is said of the record, and no read vouches for it
-    first = norm(st.words(q)[0]) if st.words(q) else ""
-    nowhere = nowhere or any(
-        _NAME_SHAPE.search(written[w]) and not re.search(re.escape(w), text, re.IGNORECASE)
-        for w in unsaid
-        if w in written and w != first
-    )
     if setting and any(all(_beside(r, w) for r in held) for w in unsaid):
         return False, True  # "is pdf the savefig.format?": its line lists pdf beside its value, png
     filled = {w: set().union(*(fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}

@@ -1,9 +1,8 @@
 """Shapes from probe 61's first run, on invented data: a record asked by its place in the text ("which action is
 defined last?"), answered where every record is said to be one, and not where the records are not (a script whose
-last record is an assignment, asked for its last function). A yes/no that names a thing nowhere in the data ("does
-the lint job run on a macOS runner?") is no yes. A value written with its hash ("#C0FFEE") is keyed with it. Two
-fields named alike by a word said of the record ("the .panel box": box-sizing, box-shadow) are neither the one
-asked. Each test fails on the code before its change."""
+last record is an assignment, asked for its last function). A value written with its hash ("#C0FFEE") is keyed
+with it. Two fields named alike by a word said of the record ("the .panel box": box-sizing, box-shadow) are neither
+the one asked. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -72,34 +71,6 @@ def test_a_record_asked_by_its_place_is_the_first_or_last_where_every_record_is_
 def test_a_script_whose_records_are_not_all_functions_gives_no_last_function():
     answer, ending = ask_scripted("Which function is defined last in the script?", SCRIPT)
     assert not (ending == "submitted" and answer == "retries")
-
-
-WORKFLOW = """name: Nightly checks
-
-on:
-  schedule:
-    - cron: '10 2 * * *'
-
-jobs:
-  lint:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v6
-      - run: make lint
-  build_docs:
-    runs-on: ubuntu-22.04
-    timeout-minutes: 30
-    steps:
-      - uses: actions/checkout@v6
-      - run: make docs
-"""
-
-
-def test_a_yes_no_naming_a_thing_nowhere_in_the_data_is_no_yes():
-    for q in ("Does the lint job in the nightly workflow run on a macOS runner?", "Does build_docs run on Windows?"):
-        assert ask_scripted(q, WORKFLOW, "bool") != (True, "submitted")  # both Submitted True before
-    assert ask_scripted("Does the build_docs job run on an Ubuntu runner?", WORKFLOW, "bool") == (True, "submitted")
-    assert ask_scripted("Is there a build_docs job?", WORKFLOW, "bool") == (True, "submitted")
 
 
 STYLES = """.panel {
