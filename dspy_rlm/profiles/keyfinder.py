@@ -182,6 +182,9 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 if flag and (asked_flag or wordmatch.in_text(flag + book.text_q[first.start() : last.end()], folded))
                 else ""
             )
+            hashed = flag + book.text_q[first.start() : last.end()]  # a hash the records keep, not a marker they
+            kept = flag == "#" and any(hashed.casefold() in v.casefold() for r in s.records for _, v in r.fields)
+            flag = "" if flag == "#" and not kept else flag  # (#LOC:AT over "section: LOC:AT": the bare code)
             # a stop word alone ("down", "off", "no") is a key only where it is a field's whole value
             stop_word = n == 1 and is_stop(words[0]) and not flag
             if (n == 1 and last.end() in data_nouns) or any(a < last.end() and first.start() < b for a, b in idioms):

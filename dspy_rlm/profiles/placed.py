@@ -73,8 +73,8 @@ class Placed(KindBase):
 
     def offer(self, book: Any, var: str, key: Any) -> list[Move]:
         asked = asked_place(book.text_q)
-        if asked is None or book.answer_type is not str:
-            return []
+        if asked is None or book.answer_type is not str or not _named_by(book.structs[var], asked[0]):
+            return []  # offered only where the records are what the question names (no read spent otherwise)
         where = "first" if asked[1] == 1 else "last"
         return [read(self.name, f"I will find the {where} record in the text.", "record_at", var, asked[1])]
 

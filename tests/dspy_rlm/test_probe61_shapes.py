@@ -102,3 +102,14 @@ def test_two_fields_named_alike_by_one_word_are_neither_asked():
     assert ending != "submitted" or answer == "300px"  # Submitted '1px 1px 2px grey' before
     assert ask_scripted("What box-sizing does .panel use?", styles) == ("border-box", "submitted")
     assert ask_scripted("What is the box shadow of .panel?", styles) == ("1px 1px 2px grey", "submitted")
+
+
+def test_a_hash_the_records_do_not_keep_is_no_part_of_the_key():
+    from dspy_rlm.profiles.moves import MoveBook
+
+    mirrors = "#LOC:NZ\nhttp://mirror.kiwi.example.nz/debian/\nhttp://ftp.nz.example.org/debian/\n#LOC:PE\n"
+    mirrors += "http://mirror.lima.example.pe/debian/\n#LOC:PT\nhttp://ftp.pt.example.org/debian/\n"
+    book = MoveBook({"question": "How many mirrors are listed for New Zealand (#LOC:NZ)?"}, {"context": mirrors}, {})
+    assert "#LOC:NZ" not in [k.text for k in book.keys["context"]]  # a section marker: its records say LOC:NZ
+    styled = MoveBook({"question": "Which rule sets #C0FFEE?"}, {"context": STYLES}, {})
+    assert "#C0FFEE" in [k.text for k in styled.keys["context"]]
