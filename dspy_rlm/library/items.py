@@ -310,9 +310,9 @@ def fewest_items(var: Any, name: Any) -> KeyValue | Nothing:
 
 
 def record_at(var: Any, place: Any, word: Any = None) -> KeyValue | Nothing:
-    """The record at place (1: the first, -1: the last) in the text's order, among those holding word: KEY: PLACE.
+    """The place-th record (1 first, -1 last) holding word: KEY: PLACE.
 
-    Only records with a key count (a line of prose has none); ``.record`` is the whole record."""
+    In the text's order; only records with a key count (a line of prose has none); ``.record`` is the whole record."""
     if not isinstance(place, int) or isinstance(place, bool) or place == 0:
         raise TypeError(f"record_at(var, place): place is 1 for the first record, -1 for the last; got {place!r}")
     s = _structure("record_at", var)
