@@ -254,7 +254,8 @@ def _title(lines: list[str]) -> Raw | None:
     return (first, last, fields, title, None) if title else None
 
 
-_NAME_DASH = re.compile(r"\S.*?\s\\?-\s+(\S.*)$")  # "isympy \- interactive shell for SymPy"
+_NAME_DASH = re.compile(r"\S.*?\s(?:\\?-|\\\[e[mn]\]|\\\(e[mn]|[\u2013\u2014])\s+(\S.*)$")
+"""``isympy \\- interactive shell for SymPy``; cargo's ``cargo\\-yank \\[em] Remove a pushed crate``."""
 
 
 def _name_line(lines: list[str], after: int) -> tuple[int, str, str] | None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
-from dspy_rlm.library import superlatives
 from dspy_rlm.library.mdformats import item_named
 from dspy_rlm.library.valueforms import _date
 from dspy_rlm.profiles.candidates import Candidate
@@ -28,9 +28,9 @@ from dspy_rlm.profiles.reads import (
     own_setting,
 )
 from dspy_rlm.profiles.scopes import distinct, outside, places
-from dspy_rlm.profiles.vocabulary import NAME_ASKED
+from dspy_rlm.profiles.vocabulary import ID_LIKE, NAME_ASKED
 
-__all__ = ["KeyOf", "keyed_by_name", "record_named", "shared_from", "subject_keyed"]
+__all__ = ["KeyOf", "identifier_elsewhere", "keyed_by_name", "record_named", "shared_from", "subject_keyed"]
 
 
 def keyed_by_name(book: Any, var: str, result: Any) -> bool:
@@ -192,6 +192,10 @@ class KeyOf(KindBase):
             ok, why = False, "the record's key is its item's first words, no name"
         elif ok and subject_keyed(book.text_q, key.text):
             ok, why = False, "the question names the record by this key in its subject: something of it is asked"
+        elif ok and (
+            ident := identifier_elsewhere(book, move.var, key, _holder(book, move.var, result))
+        ):  # "... the Teac MT-2ST drive type"
+            ok, why = False, f"the question names {ident!r}, which the record holding the value lacks: it asks of that"
         elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
             ok, why = False, f"the question names the block {block!r}, which does not hold the value"
         elif ok:
@@ -205,3 +209,19 @@ class KeyOf(KindBase):
             own = tail if all(p.casefold() in book.text_q.casefold() for p in head.split(".")) else own
         named_own = [Candidate(own, "field name", True, _why(key))] if own and asked else []
         return [Candidate(result, "key", ok, why), *named_own] if isinstance(result, str) else []
+
+
+def identifier_elsewhere(book: Any, var: str, key: Any, record: Any) -> str | None:
+    """Another phrase of the question, an identifier (``MT-2ST``) the data holds, that ``record`` (the one holding
+    the value ``key`` says) lacks: the question asks of that identifier's thing, and ``key`` (words a comment there
+    says whole, "Drive type.") only describes it."""
+    if not isinstance(record, st.Record):
+        return None
+    for k in book.keys.get(var, []):
+        if k is not key and not k.hop and k.records and ID_LIKE.search(k.text) and not lookup._has(record, k.text):
+            return str(k.text)
+    return None
+
+
+def _holder(book: Any, var: str, found: Any) -> Any:
+    return lookup.record_of(book.texts[var], found) if isinstance(found, str) else None

@@ -25,9 +25,9 @@ from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
 from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
-from dspy_rlm.profiles.key_of import KeyOf, keyed_by_name, record_named, subject_keyed
+from dspy_rlm.profiles.key_of import KeyOf, identifier_elsewhere, keyed_by_name, record_named, subject_keyed
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
-from dspy_rlm.profiles.listed import nth_item
+from dspy_rlm.profiles.listed import nth_item, one_of_listed
 from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import dated_holder, holds_asked, noted_section, possessed, rival_field, sole_holder
@@ -139,7 +139,7 @@ class Record(KindBase):
         var = move.var
         specific, why_rec = _specific(key, book, var), _why(key, book, var)
         out = []
-        said = " ".join(key.text.casefold().split()) if key is not None else None
+        said = st.name_form(key.text) if key is not None else None
         # a record's own values: not where it sits (a literal's block)
         own = [(f, v) for f, v in result.fields if f not in CONTEXT_FIELDS] or list(result.fields)
         numeric = [f for f, v in own if INT_RX.match(v.strip())]
@@ -156,8 +156,8 @@ class Record(KindBase):
         shaped = shaped_field(book.text_q, own) if not elsewhere else None  # "what hex value": 0x0200
         names = book.structs[var].field_names
         for fname, value in result.fields:
-            if said is not None and " ".join(value.casefold().split()) == said:
-                continue  # the question's own key: no answer
+            if said is not None and st.name_form(value) == said:
+                continue  # the question's own key, spaced or joined as it may be ("CARGO-YANK"): no answer
             if key is not None and (binds(book.text_q, key.text, fname, names) or states_pair(key.text, fname, value)):
                 continue  # the field the question gives the key as ("whose output is X", "profile = black")
             asked = fname in book.fields.get(var, [])
@@ -206,6 +206,7 @@ class Record(KindBase):
                 out += parts
                 continue
             ok = ok and not (loose and fname in PROSE_FIELDS and asks_part(book, value, key))  # "removed in 3.12"
+            ok = ok and not one_of_listed(book.text_q, value)  # "which template variable ...": one of them
             bare = unquote(value.strip())  # 'title "Harbour locale"': one quoted string answers unquoted
             value = bare if bare != value.strip() and value.strip()[0] not in bare else value
             out.append(Candidate(value, fname, ok, why_rec if ok else "a field the question does not name"))
@@ -239,6 +240,8 @@ class Record(KindBase):
             why = why or ("the record's key is its item's first words, no name" if first_words else None)
             other = record_named(book, var, result.key) if reverse and not why else None  # "what currency symbol"
             why = why or (f"the question names the record {other!r}: its value is asked, not a key" if other else None)
+            ident = identifier_elsewhere(book, var, key, result) if reverse and not why else None  # "the MT-2ST type"
+            why = why or (f"the question names {ident!r}, which this record lacks: it asks of that" if ident else None)
             subject = reverse and not why and key is not None and subject_keyed(book.text_q, key.text)
             why = why or (
                 "the question names the record by this key in its subject: something of it is asked"
@@ -246,7 +249,7 @@ class Record(KindBase):
                 else None
             )
             why = why or ("reverse lookup" if reverse else "key")
-            ok = reverse and specific and not setting and not block and not first_words and not other and not subject
+            ok = reverse and specific and not (setting or block or first_words or other or ident or subject)
             out.append(Candidate(result.key, "key", ok, why))
         if not result.fields:
             out += printed(book, result.text, key)
@@ -300,7 +303,7 @@ class Field(KindBase):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = str(move.args[1])
-        if not isinstance(result, str) or (key is not None and norm(result) == norm(key.text)):
+        if not isinstance(result, str) or (key is not None and st.name_form(result) == st.name_form(key.text)):
             return []
         if flagged := flag_answer(book, move.var, field, result, _specific(key, book, move.var)):
             return flagged  # "is RPATH enabled?": ENABLE_RPATH = NO
@@ -336,6 +339,8 @@ class Field(KindBase):
             whole = Candidate(result, field, False, f"the question names {twin!r} by the same words")
         if (item := nth_item(book.text_q, result)) is not None:  # "the first font listed under font.fantasy"
             return [Candidate(item, f"{field} (an item)", whole.supported, whole.why), _one_item(whole)]
+        if whole.supported and one_of_listed(book.text_q, result):  # "which template variable ...": one of them
+            return [_one_item(whole)]
         first = result.strip().split("\n", 1)[0].strip()
         if "\n" not in result.strip() or not first:
             return as_asked(book, move.var, key, whole)  # "${base}/bin": as written, and what it stands for

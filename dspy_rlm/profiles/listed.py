@@ -15,9 +15,9 @@ from dspy_rlm.library.items import list_items
 from dspy_rlm.library.superlatives import item_counts, value_counts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import camel_parts, parts
-from dspy_rlm.profiles.vocabulary import ORDINALS
+from dspy_rlm.profiles.vocabulary import FUNCTION_WORDS, ORDINALS
 
-__all__ = ["WHOLE_LISTS", "item_reads", "lists_items", "nth_item", "numbered_share", "said_within"]
+__all__ = ["WHOLE_LISTS", "item_reads", "lists_items", "nth_item", "numbered_share", "one_of_listed", "said_within"]
 
 WHOLE_LISTS = re.compile(r"\b(?:combinations?|sets?\s+of|lists?\s+of|pairs?\s+of|together)\b", re.IGNORECASE)
 """Words asking for a list as a whole ("which combination of tags is most common"), not one item of it."""
@@ -104,3 +104,24 @@ def nth_item(question: str, value: str) -> str | None:
         return None
     n = ORDINALS[m.group(1).casefold()]
     return listed[n - 1] if 0 < n <= len(listed) else listed[-1] if n == -1 else None
+
+
+_WHICH = re.compile(r"\bwhich\s+((?:[A-Za-z][\w-]*\s+){1,4})", re.IGNORECASE)
+
+
+def one_of_listed(question: str, value: str) -> bool:
+    """Whether the question asks "which <noun>" of one thing (the noun singular, no :data:`WHOLE_LISTS` word) and
+    ``value`` lists three names or more (``datasource, window, SessionName, ...``): the list to choose from, not
+    the one asked ("which template variable filters by node type?")."""
+    m = _WHICH.search(question)
+    if m is None or WHOLE_LISTS.search(question):
+        return False
+    words = []
+    for w in m.group(1).split():
+        if w.casefold() in FUNCTION_WORDS or w.casefold() in ("a", "on", "at", "to", "with"):
+            break
+        words.append(w)
+    if not words or _PLURAL.fullmatch(words[-1]):
+        return False
+    listed = list_items(value)
+    return len(listed) >= 3 and all(len(item.split()) == 1 for item in listed)

@@ -72,7 +72,9 @@ _TITLE_MARKS = re.compile(r"^[\s#=*_]+|[\s#=*_]+$")
 
 def titles(text: str, phrase: str) -> bool:
     """Whether ``phrase`` (of two words or more) is said once in the text, in its first line, a heading that says
-    little else (``# Node.js 5 ChangeLog``): the document's title, the asker's name for the document."""
+    little else (``# Node.js 5 ChangeLog``), or is a manual page's title: the asker's name for the document."""
+    if _page_title(text, phrase):
+        return True
     if len(phrase.split()) < 2:
         return False
     head = text.lstrip()[:300].split("\n", 1)[0]
@@ -80,6 +82,16 @@ def titles(text: str, phrase: str) -> bool:
     if not head.lstrip().startswith("#") or phrase.casefold() not in title.casefold():
         return False
     return len(phrase) >= 0.6 * len(title) and text.casefold().count(phrase.casefold()) == 1
+
+
+def _page_title(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` is a manual page's title, spaced or joined as it may be (``.TH "CARGO\\-YANK"`` for "does
+    cargo yank delete the crate?"): the command the page documents, named wherever it is asked of."""
+    if not text.lstrip().startswith((".", "'")):
+        return False
+    s = st.detect(text)
+    title = s.records[0].get("title") if s.detail == "roff" and s.records else None
+    return isinstance(title, str) and st.name_form(title) == st.name_form(phrase)
 
 
 def untitled(book: Any, var: str) -> str:

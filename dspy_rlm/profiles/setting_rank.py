@@ -9,6 +9,7 @@ directive is set to the largest number?" every record's (``max_field(V)``)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dspy_rlm.library import lookup, superlatives
@@ -18,8 +19,8 @@ from dspy_rlm.profiles.candidates import Candidate, key_and_value
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_patterns, name_scopes
-from dspy_rlm.profiles.reads import norm
-from dspy_rlm.profiles.vocabulary import COUNTED
+from dspy_rlm.profiles.reads import camel_parts, norm
+from dspy_rlm.profiles.vocabulary import ANY_VALUE_NOUNS, COUNTED, FUNCTION_WORDS
 
 __all__ = ["FieldExtreme", "SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
 
@@ -218,6 +219,8 @@ class FieldExtreme(KindBase):
             why = "the question names settings this one is not among"
         elif not move.args and any(k.is_key for k in book.keys.get(move.var, [])):
             why = "the question names a record: its own settings are ranked"
+        elif (noun := _ranked_noun(book.text_q)) and not _names_setting(noun, str(result[0])):
+            why = f"the question ranks {' '.join(noun)!r}, which names no part of this setting"
         elif numbers.count(lookup._number(str(result[1]))) > 1:
             why = "another setting has the same number"
         elif any(not keys_fitting([str(result[0])], g) for g in name_patterns(book.text_q)):
@@ -230,3 +233,28 @@ def _name_shared(records: list[Any], name: str) -> bool:
     ``number``): the name the ranking answers with is no one setting's."""
     holding = (r for r in records[:2000] if lookup._number(r.get(name) or "") is not None)
     return next(holding, None) is not None and next(holding, None) is not None
+
+
+_RANK_WORD = re.compile(
+    r"\b(?:longest|largest|highest|biggest|greatest|smallest|lowest|shortest|maximum|minimum)\s+((?:[a-z][\w-]*\s+){1,3})",
+    re.IGNORECASE,
+)
+
+
+def _ranked_noun(question: str) -> list[str]:
+    """The words a superlative ranks ("the longest *averaging window* the dashboard offers"), up to the first
+    function word, those that ask for no sort of value ("the highest *value*") left out."""
+    m = _RANK_WORD.search(question)
+    words: list[str] = []
+    for w in m.group(1).split() if m else ():
+        if w.casefold() in FUNCTION_WORDS or w.casefold() in ("a", "on", "at", "to", "with"):
+            break
+        words.append(w.casefold())
+    return [w for w in words if w not in ANY_VALUE_NOUNS and w.rstrip("s") not in ANY_VALUE_NOUNS]
+
+
+def _names_setting(noun: list[str], name: str) -> bool:
+    """Whether a word of ``noun`` says a part of the setting ``name`` (``schemaVersion``: schema, version), or
+    its first four letters do."""
+    said = {p.casefold() for part in re.split(r"[\W_]+", name) for p in camel_parts(part) if p}
+    return any(w[:4] == p[:4] for w in noun for p in said if len(p) >= 3 and len(w) >= 3)

@@ -187,6 +187,8 @@ class CountItems(KindBase):
             why = "several records are keyed by the part's name: the count may be of them"  # the first lists 2
         elif result < 2:
             why = "the part lists no items"
+        elif ref := _refers(book, move):  # a JSON schema's anyOf [{"$ref": "#/$defs/CodeModel"}, null]: its values
+            why = f"an item refers to {ref!r}: what the part stands for is listed there"
         elif stated := condition(book, move):  # "how many sections ... have Type=Scalable?": a count_where
             why = f"the question states {stated!r} of some records: the count may be of those"
         elif narrowing := _narrowing(book, move):
@@ -398,3 +400,15 @@ def _one_list(book: Any, move: Move, record: Any, winner: str) -> bool:
         return False  # '*': every setting's own list, one each
     own = [f for f, _ in record.fields if f not in CONTEXT_FIELDS]
     return winner in own and len(own) < 2
+
+
+_REF = re.compile(r"(?:^|[\s,\[])(#/[\w$/.-]+)")
+
+
+def _refers(book: Any, move: Move) -> str | None:
+    """A reference (``#/$defs/CodeModel``, a JSON pointer) among the values of the record the part names: the
+    items counted are alternatives of a type, the values asked are the referred definition's."""
+    record = lookup.record_of(book.texts[move.var], str(move.args[0]))
+    if not isinstance(record, st.Record):
+        return None
+    return next((m.group(1) for _, v in record.fields if (m := _REF.search(v))), None)

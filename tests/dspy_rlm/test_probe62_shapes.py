@@ -1,0 +1,164 @@
+"""Shapes from probe 62's first run, on invented data: a manual page's title spelled with a hyphen (``.TH
+"HARBOR\\-DOCK"``) is the question's "harbor dock", no answer and no thing whose existence says yes; its NAME line
+joined by an em dash is its description. A list of names is no answer to "which <one thing>". A ranking of every
+setting answers only a question whose noun names the setting. A reverse lookup's record lacking an identifier the
+question names is not the one asked of. A list whose item refers to another definition (``#/$defs/SailMode``, kept
+in another file here) counts no values. Each test fails on the code before its change."""
+
+from __future__ import annotations
+
+import json
+
+from tests.dspy_rlm.scripted import ask_scripted
+
+PAGE = r"""'\" t
+.TH "HARBOR\-DOCK" "1"
+.nh
+.ad l
+.SH "NAME"
+harbor\-dock \[em] Moor a boat at the nearest free berth
+.SH "SYNOPSIS"
+\fBharbor dock\fR [\fIoptions\fR] \fIboat\fR
+.SH "DESCRIPTION"
+The dock command reserves a berth for a boat and records its arrival.
+It never charges the harbor fee; that is done by \fBharbor\-bill\fR(1).
+.SH "OPTIONS"
+.sp
+\fB\-\-berth\fR \fInumber\fR
+.RS 4
+The berth to use instead of the nearest free one.
+.RE
+.sp
+\fB\-\-leave\fR
+.RS 4
+Free the berth again, putting the boat back on the waiting list.
+.RE
+"""
+
+
+def test_a_manual_pages_hyphenated_title_is_no_answer_and_its_name_line_is_its_description():
+    answer, ending = ask_scripted("Which harbor dock option puts a boat back on the waiting list?", PAGE)
+    assert not (ending == "submitted" and answer == "HARBOR-DOCK")  # Submitted the title before
+    q = "How does the harbor-dock man page's NAME line describe the command?"
+    assert ask_scripted(q, PAGE) == ("Moor a boat at the nearest free berth", "submitted")
+
+
+def test_the_command_a_page_documents_is_no_thing_whose_presence_says_yes():
+    _answer, ending = ask_scripted("Does harbor dock charge the harbor fee?", PAGE, "bool")
+    assert ending != "submitted"  # Submitted True (the title is there) before
+
+
+DASHBOARD = json.dumps(
+    {
+        "title": "Fleet Board",
+        "version": 4,
+        "graphTooltip": 1,
+        "schemaVersion": 31,
+        "refresh": "10s",
+        "templating": {
+            "list": [
+                {"name": "source", "description": "Where the metrics come from."},
+                {"name": "span", "description": "The averaging span.", "options": ["1m", "5m", "30m"]},
+                {"name": "BoatName", "description": "Filter by boat."},
+                {"name": "DockKind", "description": "Filter by dock kind (dry or wet)."},
+            ]
+        },
+    },
+    indent=2,
+)
+
+
+def test_a_list_of_names_is_no_answer_to_which_one():
+    answer, ending = ask_scripted("Which template variable of the Fleet Board filters by dock kind?", DASHBOARD)
+    assert not (ending == "submitted" and "," in str(answer))  # Submitted the whole list before
+
+
+def test_a_ranking_of_every_setting_answers_only_a_noun_that_names_it():
+    answer, ending = ask_scripted("What is the longest averaging span the Fleet Board offers?", DASHBOARD)
+    assert not (ending == "submitted" and answer == "schemaVersion")  # Submitted schemaVersion before
+
+
+HEADER = """#ifndef _BOATS_H
+#define _BOATS_H 1
+
+/* Structure for BOATOP - a boat operation.  */
+struct boatop
+  {
+    short int b_op;\t\t/* Operations defined below.  */
+    int b_count;\t\t/* How many of them.  */
+  };
+
+/* Boat operations.  */
+#define BRESET 0\t/* Reset the winch.  */
+#define BMOOR\t1\t/* Moor at the berth.  */
+#define BCAST\t2\t/* Cast off.  */
+#define BREEF\t3\t/* Reef the main sail.  */
+#define BHOIST\t4\t/* Hoist the jib.  */
+
+/* Structure for BOATGET - the boat's state.  */
+struct boatget
+  {
+    long int b_kind;\t\t/* Kind of boat.  */
+    long int b_berth;\t\t/* Berth number.  */
+    long int b_crew;\t\t/* Crew on board.  */
+    long int b_fuel;\t\t/* Fuel left.  */
+    long int b_speed;\t\t/* Speed in knots.  */
+  };
+
+/* Constants for b_kind.  */
+#define BK_SLOOP\t0x01\t/* Harbor S-12 sloop */
+#define BK_KETCH\t0x02\t/* Harbor K-7 ketch */
+
+#define BOAT_NAMES { \\
+\t{BK_SLOOP,\t"Harbor S-12 twelve foot sloop"}, \\
+\t{BK_KETCH,\t"Harbor K-7 seven metre ketch"}, \\
+\t{0, NULL}}
+
+struct boatinfo
+  {
+    long int t_kind;\t\t/* Boat kind id (b_kind).  */
+    char *t_name;\t\t/* Descriptive name.  */
+  };
+
+struct boatconfig
+  {
+    long int b_kind;\t\t/* Hull type.  */
+    long int b_port;\t\t/* Port number.  */
+    long int b_mast;\t\t/* Mast count.  */
+    long int b_keel;\t\t/* Keel depth.  */
+  };
+
+#endif
+"""
+
+
+def test_a_reverse_lookup_lacking_an_identifier_the_question_names_is_not_asked():
+    q = "What descriptive name does the boat names table give the Harbor K-7 hull type?"
+    answer, ending = ask_scripted(q, HEADER)
+    assert not (ending == "submitted" and answer == "b_kind")  # Submitted b_kind ("Hull type.") before
+
+
+SCHEMA = json.dumps(
+    {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "BoatSpec",
+        "type": "object",
+        "properties": {
+            "sail-mode": {"anyOf": [{"$ref": "#/$defs/SailMode"}, {"type": "null"}]},
+            "crew": {"type": "integer"},
+            "hull": {"type": "string"},
+            "mast-count": {"type": "integer", "format": "uint32"},
+            "keel-depth": {"type": "number"},
+            "flag": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "port-of-call": {"type": "array", "items": {"type": "string"}},
+        },
+        "additionalProperties": False,
+        "required": ["hull"],
+    },
+    indent=2,
+)
+
+
+def test_a_list_whose_item_refers_to_another_definition_counts_no_values():
+    answer, ending = ask_scripted("How many values can the sail-mode property take?", SCHEMA, "int")
+    assert not (ending == "submitted" and answer == 2)  # Submitted 2 (the anyOf's two items) before
