@@ -215,10 +215,14 @@ def identifier_elsewhere(book: Any, var: str, key: Any, record: Any) -> str | No
     """Another phrase of the question, an identifier (``MT-2ST``) the data holds, that ``record`` (the one holding
     the value ``key`` says) lacks: the question asks of that identifier's thing, and ``key`` (words a comment there
     says whole, "Drive type.") only describes it."""
-    if not isinstance(record, st.Record):
+    if not isinstance(record, st.Record) or key is None:
         return None
     for k in book.keys.get(var, []):
-        if k is not key and not k.hop and k.records and ID_LIKE.search(k.text) and not lookup._has(record, k.text):
+        if k is key or k.hop or not k.records or not ID_LIKE.search(k.text) or lookup._has(record, k.text):
+            continue
+        # said right before the key's words ("the Teac MT-2ST drive type"), as the question writes it: what the
+        # key is of ("matlab version 9.10" names a column, MATLAB_VERSION, written otherwise in the data)
+        if re.search(rf"(?<![\w-]){re.escape(k.text)}\s+{re.escape(key.text)}(?![\w-])", book.text_q, re.IGNORECASE):
             return str(k.text)
     return None
 

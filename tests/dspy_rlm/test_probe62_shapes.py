@@ -106,12 +106,12 @@ struct boatget
   };
 
 /* Constants for b_kind.  */
-#define BK_SLOOP\t0x01\t/* Harbor S-12 sloop */
-#define BK_KETCH\t0x02\t/* Harbor K-7 ketch */
+#define BK_SLOOP\t0x01\t/* Harbor ST-12 sloop */
+#define BK_KETCH\t0x02\t/* Harbor KT-27 ketch */
 
 #define BOAT_NAMES { \\
-\t{BK_SLOOP,\t"Harbor S-12 twelve foot sloop"}, \\
-\t{BK_KETCH,\t"Harbor K-7 seven metre ketch"}, \\
+\t{BK_SLOOP,\t"Harbor ST-12 twelve foot sloop"}, \\
+\t{BK_KETCH,\t"Harbor KT-27 seven metre ketch"}, \\
 \t{0, NULL}}
 
 struct boatinfo
@@ -133,7 +133,7 @@ struct boatconfig
 
 
 def test_a_reverse_lookup_lacking_an_identifier_the_question_names_is_not_asked():
-    q = "What descriptive name does the boat names table give the Harbor K-7 hull type?"
+    q = "What descriptive name does the boat table give the Harbor KT-27 hull type?"
     answer, ending = ask_scripted(q, HEADER)
     assert not (ending == "submitted" and answer == "b_kind")  # Submitted b_kind ("Hull type.") before
 
