@@ -356,11 +356,14 @@ which HTTP status code ...")."""
 def sole_holder(book: Any, var: str, key: Any) -> bool:
     """ "Which waiter counts a DBClusterSnapshotNotFoundFault error as success?": the question asks which record
     holds an identifier (digits, punctuation or inner capitals) that one record of three or more holds, anywhere
-    in it but as a whole value, and names no field and no other record."""
-    if key is None or key.is_key or key.is_value or key.records != 1 or book.fields.get(var):
+    in it but as a whole value, and names no other record, nor a field but one holding it there."""
+    if key is None or key.is_key or key.is_value or key.records != 1 or len(book.structs[var].records) < 3:
         return False
-    if len(book.structs[var].records) < 3:
-        return False
+    if named := book.fields.get(var):  # "which function ... runs start-stop-daemon --start?": the field named holds
+        holder = lookup.record_of(book.texts[var], key.text)  # the phrase in its one record (a shell function's runs)
+        said = key.text.casefold()
+        if not isinstance(holder, st.Record) or not all(said in (holder.get(f) or "").casefold() for f in named):
+            return False
     if not (ID_LIKE.search(key.text) or re.search(r"[a-z][A-Z]", key.text)) or not _WHICH_NOUN.match(book.text_q):
         return False
     return not any(k.is_key or k.is_value for k in book.keys.get(var, []) if k is not key)

@@ -189,3 +189,38 @@ def test_a_table_whose_rows_are_commented_out_is_read_as_its_rows():
 def test_a_row_commented_out_is_listed_not_on():
     _answer, ending = ask_scripted("Is berth B2 switched on (uncommented) in this file?", BERTHS, "bool")
     assert ending != "submitted"  # listed, but whether it is on is what its "#" says
+
+
+SHELL = """#!/bin/sh
+# harbor control
+is_ready() {
+\ttest -e /run/harbor.ready
+}
+
+do_open_cmd() {
+\tberth-ctl --open --quiet \\
+\t    ${BERTH:+--berth "$BERTH"}
+}
+
+do_open() {
+\tcall do_open_cmd
+\tretval=$?
+}
+
+do_close_cmd() {
+\tberth-ctl --close --quiet
+\tRETVAL="$?"
+}
+
+do_status() {
+\tberth-ctl --status
+}
+"""
+
+
+def test_the_one_function_whose_commands_hold_a_phrase_is_which_function_runs_it():
+    from tests.dspy_rlm.scripted import read_candidates
+
+    q = "Which function in this script is the one that actually runs berth-ctl --open?"
+    keys = [c for c in read_candidates(q, SHELL, "record") if c.label == "key" and c.supported]
+    assert [c.value for c in keys] == ["do_open_cmd"]  # the word "runs" named the field holding it: no reverse read
