@@ -15,7 +15,13 @@ from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.named_document import before_file_name, describes_document, names_asked_document, titles
+from dspy_rlm.profiles.named_document import (
+    before_file_name,
+    describes_document,
+    names_asked_document,
+    page_title,
+    titles,
+)
 from dspy_rlm.profiles.phrases import ID_LIKE, QUOTED, holding, is_stop, quoted_text
 from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
@@ -36,6 +42,8 @@ class Exists(KindBase):
         if _own_flag_named(book, var):  # "is limi a team?": its record's "is_team": false answers, not whether
             return []  # a phrase is there (the field read is offered)
         if key.records and titles(book.texts[var], key.text):  # "the Node.js 5 changelog": the document is there
+            return []
+        if page_title(book.texts[var], key.text):  # "does cargo yank delete ...?": the command its page documents
             return []
         return [read("exists", f"I will check whether {key.text!r} exists.", "exists", var, key.text)]
 

@@ -21,6 +21,7 @@ __all__ = [
     "names_asked_document",
     "names_document",
     "names_file",
+    "page_title",
     "titles",
     "untitled",
 ]
@@ -72,9 +73,7 @@ _TITLE_MARKS = re.compile(r"^[\s#=*_]+|[\s#=*_]+$")
 
 def titles(text: str, phrase: str) -> bool:
     """Whether ``phrase`` (of two words or more) is said once in the text, in its first line, a heading that says
-    little else (``# Node.js 5 ChangeLog``), or is a manual page's title: the asker's name for the document."""
-    if _page_title(text, phrase):
-        return True
+    little else (``# Node.js 5 ChangeLog``): the document's title, the asker's name for the document."""
     if len(phrase.split()) < 2:
         return False
     head = text.lstrip()[:300].split("\n", 1)[0]
@@ -84,7 +83,7 @@ def titles(text: str, phrase: str) -> bool:
     return len(phrase) >= 0.6 * len(title) and text.casefold().count(phrase.casefold()) == 1
 
 
-def _page_title(text: str, phrase: str) -> bool:
+def page_title(text: str, phrase: str) -> bool:
     """Whether ``phrase`` is a manual page's title, spaced or joined as it may be (``.TH "CARGO\\-YANK"`` for "does
     cargo yank delete the crate?"): the command the page documents, named wherever it is asked of."""
     if not text.lstrip().startswith((".", "'")):
