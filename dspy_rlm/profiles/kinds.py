@@ -139,7 +139,7 @@ class Record(KindBase):
         var = move.var
         specific, why_rec = _specific(key, book, var), _why(key, book, var)
         out = []
-        said = st.name_form(key.text) if key is not None else None
+        said = _as_said(key.text) if key is not None else None
         # a record's own values: not where it sits (a literal's block)
         own = [(f, v) for f, v in result.fields if f not in CONTEXT_FIELDS] or list(result.fields)
         numeric = [f for f, v in own if INT_RX.match(v.strip())]
@@ -156,7 +156,7 @@ class Record(KindBase):
         shaped = shaped_field(book.text_q, own) if not elsewhere else None  # "what hex value": 0x0200
         names = book.structs[var].field_names
         for fname, value in result.fields:
-            if said is not None and st.name_form(value) == said:
+            if said is not None and _as_said(value) == said:
                 continue  # the question's own key, spaced or joined as it may be ("CARGO-YANK"): no answer
             if key is not None and (binds(book.text_q, key.text, fname, names) or states_pair(key.text, fname, value)):
                 continue  # the field the question gives the key as ("whose output is X", "profile = black")
@@ -303,7 +303,7 @@ class Field(KindBase):
 
     def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
         field = str(move.args[1])
-        if not isinstance(result, str) or (key is not None and st.name_form(result) == st.name_form(key.text)):
+        if not isinstance(result, str) or (key is not None and _as_said(result) == _as_said(key.text)):
             return []
         if flagged := flag_answer(book, move.var, field, result, _specific(key, book, move.var)):
             return flagged  # "is RPATH enabled?": ENABLE_RPATH = NO
@@ -346,6 +346,12 @@ class Field(KindBase):
             return as_asked(book, move.var, key, whole)  # "${base}/bin": as written, and what it stands for
         line = Candidate(first, f"{field} (first line)", whole.supported, whole.why)  # a package's short description
         return [line, whole] if set(st.words(book.text_q.casefold())) & set(FIRST_LINE) else [whole, line]
+
+
+def _as_said(text: str) -> str:
+    """``text`` as a question says it: casefolded, a hyphen read as a space ("cargo yank" for ``CARGO-YANK``), no
+    other mark dropped (``en_US.UTF-8`` stays apart from ``en_US.utf8``, one value of another name's)."""
+    return " ".join(text.casefold().replace("-", " ").split())
 
 
 def _one_item(whole: Candidate) -> Candidate:

@@ -197,3 +197,19 @@ def test_the_one_function_whose_commands_hold_a_phrase_is_which_function_runs_it
     q = "Which function in this script is the one that actually runs berth-ctl --open?"
     keys = [c for c in read_candidates(q, SHELL, "record") if c.label == "key" and c.supported]
     assert [c.value for c in keys] == ["do_open_cmd"]  # the word "runs" named the field holding it: no reverse read
+
+
+ALIASES = """# locale aliases
+en_US.utf8:     en_US.UTF-8
+de_DE.utf8:     de_DE.UTF-8
+fr_FR.iso88591: fr_FR.ISO-8859-1
+pt_BR.utf8:     pt_BR.UTF-8
+es_ES.utf8:     es_ES.UTF-8
+it_IT.utf8:     it_IT.UTF-8
+nl_NL.utf8:     nl_NL.UTF-8
+"""
+
+
+def test_a_value_spelled_near_its_key_is_still_an_answer():
+    # the hyphen of CARGO-YANK read as a space, no other mark dropped: en_US.UTF-8 is no spelling of en_US.utf8
+    assert ask_scripted("Which locale does the alias de_DE.utf8 map to?", ALIASES) == ("de_DE.UTF-8", "submitted")
