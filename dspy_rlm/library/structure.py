@@ -172,7 +172,11 @@ from dspy_rlm.library.shellformat import looks_shell, parse_shell
 from dspy_rlm.library.sqlformat import looks_sql, parse_sql
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.treeformat import looks_tree, parse_tree
-from dspy_rlm.library.whitespacetable import looks_whitespace_table, parse_whitespace_table  # inlined before this file
+from dspy_rlm.library.whitespacetable import (  # inlined before this file
+    looks_whitespace_table,
+    parse_whitespace_table,
+    uncommented_table,
+)
 from dspy_rlm.library.wordmatch import line_matches, match_lines, matches, stem, words  # noqa: F401 (re-exported)
 from dspy_rlm.library.xmlformat import looks_xml, parse_xml  # inlined before this file
 from dspy_rlm.library.xresourceformat import looks_xresources, parse_xresources
@@ -343,6 +347,9 @@ def _detect(text: str) -> Structure:
         return _build("assignments", lines, *parse_commented_settings(lines), detail="commented")  # among notes
     if shell >= 0.9 and len((script := parse_shell(lines))[0]) >= 3:  # no shebang: last, where it takes no format
         return _build("assignments", lines, *script, detail="shell")
+    rows = uncommented_table(lines)  # "# aa_DJ ISO-8859-1" lines: a table's rows, commented out
+    if rows is not None and (table := looks_whitespace_table(rows[:_SAMPLE_LINES]))[0] >= 0.8:
+        return _build("table", lines, *parse_whitespace_table(rows, table[1]), detail="commented whitespace")
     return _build("lines", lines, parse_lines(lines), None)
 
 

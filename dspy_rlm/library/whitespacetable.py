@@ -170,3 +170,25 @@ def _flag_split(out: list[Raw], names: list[str]) -> list[str]:
                 fields[j : j + 1] = [(n, m.group(1)), (added, m.group(2))]
                 break
     return [*names, added]
+
+
+_COMMENTED_ROW = re.compile(r"\s*#+\s?(\S.*?)\s*$")
+
+
+def uncommented_table(lines: list[str], sample_lines: int = 400) -> list[str] | None:
+    """A table whose rows are commented out (``# aa_DJ ISO-8859-1``, ``# aa_DJ.UTF-8 UTF-8`` in /etc/locale.gen:
+    the entries a user uncomments): the lines with each such row's ``#`` dropped, where eight rows or more of one
+    width (2-6 cells, no sentence) make 70% of the non-blank lines of the sample and their first cells differ;
+    else None. Read as lines, every entry was a comment of no fields."""
+    body = [ln for ln in lines[:sample_lines] if ln.strip()]
+    cells = [m.group(1).split() for ln in body if (m := _COMMENTED_ROW.match(ln))]
+    widths = Counter(len(c) for c in cells)
+    if not widths:
+        return None
+    width, n = widths.most_common(1)[0]
+    rows = [c for c in cells if len(c) == width]
+    if not 2 <= width <= 6 or n < 8 or n < 0.7 * len(body) or len({c[0] for c in rows}) < 0.8 * n:
+        return None
+    if sum(1 for c in rows if c[-1][-1] in ".!?,;:" or not any(ch.isalnum() for ch in c[0])) > 0.1 * n:
+        return None  # sentences or rules ("# ----- -----"), no entries
+    return [m.group(1) if (m := _COMMENTED_ROW.match(ln)) and len(m.group(1).split()) == width else ln for ln in lines]

@@ -73,6 +73,8 @@ class Exists(KindBase):
             result and key is not None and (many := _asks_many(book, move.var, key)) is not None
         ):  # "more than one version of X?"
             return many
+        if result and key is not None and _commented_row(book, move.var, key):  # "is en_US.UTF-8 switched on?"
+            return [Candidate(True, "answer", False, f"{key.text!r} is listed in a row commented out")]
         if result and (unheld := absent_value(book, move.var, key)):  # "can --output be set to yaml?": no yaml
             return [Candidate(False, "answer", True, f"the value {unheld!r} is nowhere in the data")]
         if result and (flag := _own_flag(book, move.var, key)):  # "declared fixed-pitch?": IsFixedPitch true
@@ -335,3 +337,13 @@ def _sibling_record(book: Any, var: str, key: Any, others: list[Any]) -> str | N
             if named.search(r.text):
                 return str(r.key)
     return None
+
+
+def _commented_row(book: Any, var: str, key: Any) -> bool:
+    """Whether ``key`` keys a row of a table whose rows are commented out (``# en_US.UTF-8 UTF-8``): it is
+    listed, and whether it is on is what the ``#`` says, no existence."""
+    s = book.structs[var]
+    if s.detail != "commented whitespace":
+        return False
+    record = lookup.record_of(book.texts[var], key.text)
+    return isinstance(record, st.Record) and record.text.lstrip().startswith("#")

@@ -164,6 +164,33 @@ def test_a_list_whose_item_refers_to_another_definition_counts_no_values():
     assert not (ending == "submitted" and answer == 2)  # Submitted 2 (the anyOf's two items) before
 
 
+BERTHS = """# This file lists the berths you wish to have opened. You can find the list
+# of known berths in the harbor guide; uncomment a line to open its berth.
+
+# A1 SAIL
+# A2 SAIL
+# A3 MOTOR
+# B1 SAIL
+# B2 ROW
+# B3 MOTOR
+# C1 SAIL
+# C2 FERRY
+# C3 MOTOR
+# D1 SAIL
+"""
+
+
+def test_a_table_whose_rows_are_commented_out_is_read_as_its_rows():
+    assert ask_scripted("Which berth is listed for the FERRY kind?", BERTHS) == ("C2", "submitted")
+    assert ask_scripted("How many berths are listed with the MOTOR kind?", BERTHS, "int") == (3, "submitted")
+    assert ask_scripted("Which kind is listed for the most berths?", BERTHS) == ("SAIL", "submitted")
+
+
+def test_a_row_commented_out_is_listed_not_on():
+    _answer, ending = ask_scripted("Is berth B2 switched on (uncommented) in this file?", BERTHS, "bool")
+    assert ending != "submitted"  # listed, but whether it is on is what its "#" says
+
+
 SHELL = """#!/bin/sh
 # harbor control
 is_ready() {
