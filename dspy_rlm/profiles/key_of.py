@@ -192,8 +192,10 @@ class KeyOf(KindBase):
             ok, why = False, "the record's key is its item's first words, no name"
         elif ok and subject_keyed(book.text_q, key.text):
             ok, why = False, "the question names the record by this key in its subject: something of it is asked"
-        elif ok and (
-            ident := identifier_elsewhere(book, move.var, key, _holder(book, move.var, result))
+        elif (
+            ok
+            and isinstance(result, str)
+            and (ident := identifier_elsewhere(book, move.var, key, lookup.record_of(book.texts[move.var], result)))
         ):  # "... the Teac MT-2ST drive type"
             ok, why = False, f"the question names {ident!r}, which the record holding the value lacks: it asks of that"
         elif ok and (block := outside(book, move.var, key.text)):  # "... which class does MAPPING_B give for it?"
@@ -225,7 +227,3 @@ def identifier_elsewhere(book: Any, var: str, key: Any, record: Any) -> str | No
         if re.search(rf"(?<![\w-]){re.escape(k.text)}\s+{re.escape(key.text)}(?![\w-])", book.text_q, re.IGNORECASE):
             return str(k.text)
     return None
-
-
-def _holder(book: Any, var: str, found: Any) -> Any:
-    return lookup.record_of(book.texts[var], found) if isinstance(found, str) else None

@@ -15,7 +15,7 @@ from dspy_rlm.library.items import list_items
 from dspy_rlm.library.superlatives import item_counts, value_counts
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.reads import camel_parts, parts
-from dspy_rlm.profiles.vocabulary import FUNCTION_WORDS, ORDINALS
+from dspy_rlm.profiles.vocabulary import ORDINALS, leading_words
 
 __all__ = ["WHOLE_LISTS", "item_reads", "lists_items", "nth_item", "numbered_share", "one_of_listed", "said_within"]
 
@@ -116,11 +116,7 @@ def one_of_listed(question: str, value: str) -> bool:
     m = _WHICH.search(question)
     if m is None or WHOLE_LISTS.search(question):
         return False
-    words = []
-    for w in m.group(1).split():
-        if w.casefold() in FUNCTION_WORDS or w.casefold() in ("a", "on", "at", "to", "with"):
-            break
-        words.append(w)
+    words = leading_words(m.group(1))
     if not words or _PLURAL.fullmatch(words[-1]):
         return False
     listed = list_items(value)

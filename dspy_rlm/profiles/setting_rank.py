@@ -20,7 +20,7 @@ from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_patterns, name_scopes
 from dspy_rlm.profiles.reads import camel_parts, norm
-from dspy_rlm.profiles.vocabulary import ANY_VALUE_NOUNS, COUNTED, FUNCTION_WORDS
+from dspy_rlm.profiles.vocabulary import ANY_VALUE_NOUNS, COUNTED, leading_words
 
 __all__ = ["FieldExtreme", "SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
 
@@ -245,11 +245,7 @@ def _ranked_noun(question: str) -> list[str]:
     """The words a superlative ranks ("the longest *averaging window* the dashboard offers"), up to the first
     function word, those that ask for no sort of value ("the highest *value*") left out."""
     m = _RANK_WORD.search(question)
-    words: list[str] = []
-    for w in m.group(1).split() if m else ():
-        if w.casefold() in FUNCTION_WORDS or w.casefold() in ("a", "on", "at", "to", "with"):
-            break
-        words.append(w.casefold())
+    words = [w.casefold() for w in leading_words(m.group(1))] if m else []
     return [w for w in words if w not in ANY_VALUE_NOUNS and w.rstrip("s") not in ANY_VALUE_NOUNS]
 
 

@@ -417,3 +417,16 @@ STANDS_FOR = re.compile(
 )
 """Words asking what an acronym's letters stand for ("What does CITGM stand for?"): the words whose initials
 spell it, not a whole definition that starts with them."""
+NOUN_BREAKS = FUNCTION_WORDS | {"a", "on", "at", "to", "with"}
+"""Words that end a noun phrase read forward ("which *template variable* filters by ..."): function words and the
+short prepositions."""
+
+
+def leading_words(text: str) -> list[str]:
+    """The words of ``text`` up to the first of :data:`NOUN_BREAKS`: the noun phrase it starts with."""
+    words: list[str] = []
+    for w in text.split():
+        if w.casefold() in NOUN_BREAKS:
+            break
+        words.append(w)
+    return words
