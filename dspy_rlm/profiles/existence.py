@@ -27,7 +27,7 @@ from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, MANY, STOP
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, LEFT_OUT, MANY, STOP
 
 __all__ = ["Exists"]
 
@@ -73,6 +73,10 @@ class Exists(KindBase):
             result and key is not None and (many := _asks_many(book, move.var, key)) is not None
         ):  # "more than one version of X?"
             return many
+        if result and LEFT_OUT.search(book.text_q):  # "may the user leave off the final argument?"
+            return [
+                Candidate(True, "answer", False, "the question asks whether it may be left out, not if it is there")
+            ]
         if result and key is not None and _commented_row(book, move.var, key):  # "is en_US.UTF-8 switched on?"
             return [Candidate(True, "answer", False, f"{key.text!r} is listed in a row commented out")]
         if result and (unheld := absent_value(book, move.var, key)):  # "can --output be set to yaml?": no yaml

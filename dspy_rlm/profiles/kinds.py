@@ -30,7 +30,15 @@ from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.listed import nth_item, one_of_listed
 from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.naming import dated_holder, holds_asked, noted_section, possessed, rival_field, sole_holder
+from dspy_rlm.profiles.naming import (
+    dated_holder,
+    holds_asked,
+    mostly_unread,
+    noted_section,
+    possessed,
+    rival_field,
+    sole_holder,
+)
 from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.owners import holder_of_field, path_owner
@@ -179,6 +187,7 @@ class Record(KindBase):
             # (a key apart from the fields, a JSON object's name or a section's, is a value of its own: of two
             # fields beside it neither is the one left over)
             few = (len(own) == 2 and (nameless or whole) and not apart) or (len(own) == 1 and whole)
+            few = few and not mostly_unread(result)  # one scalar of a JSON object of nested ones
             few = few and fname not in CONTEXT_FIELDS  # a bullet holding only its heading: where it is, no answer
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere

@@ -385,3 +385,11 @@ def dated_holder(book: Any, var: str, key: Any, record: st.Record) -> bool:
         return False
     keys = [r.key.strip() for r in book.structs[var].records[:50]]
     return sum(_DATE_KEY.fullmatch(k) is not None for k in keys) * 2 > len(keys)
+
+
+def mostly_unread(record: Any) -> bool:
+    """Whether a record's fields hold little of its text (a JSON object of 200 lines flattened to one scalar,
+    ``__default__.max_attempts: 5``, beside nested objects no field keeps): its one field is no value the whole
+    record vouches for."""
+    held = sum(len(f) + len(v) for f, v in record.fields)
+    return len(record.text) > 400 and held < 0.1 * len(record.text)

@@ -52,6 +52,18 @@ _SOURCE_AT_END = re.compile(
 )
 
 
+# "... in *PostgreSQL's Australia timezone set*?": an owner's phrase closing the question, one to four plain words
+# after the possessive, names the data (a record's Australia/Lord_Howe is no condition it states)
+_OWNED_AT_END = re.compile(
+    rf"{_PREPOSITION}[A-Za-z][\w.+-]*(?:['’]s|(?<=s)['’])((?:\s+[A-Za-z][\w-]*){{1,4}})[\s?.!]*$", re.IGNORECASE
+)
+
+
+def _owned_at_end(question: str) -> re.Match[str] | None:
+    m = _OWNED_AT_END.search(question)
+    return m if m and not any(w.casefold() in STOP for w in m.group(1).split()) else None
+
+
 def _source_at_end(question: str) -> re.Match[str] | None:
     m = _SOURCE_AT_END.search(question)
     return m if m and not any(w.casefold() in STOP for w in m.group(1).split()) else None
@@ -99,7 +111,7 @@ def container_spans(question: str) -> list[tuple[int, int]]:
     callback_configs.json*", a phrase of "this" or "according to its" closing the question): their plain words
     describe the file, and their last is no key phrase."""
     spans = [m.span() for rx in (_CONTAINER, _SUBJECT_CONTAINER, _OWNED_CONTAINER) for m in rx.finditer(question)]
-    ends = [m.span(1) for at_end in (_this_at_end, _source_at_end) if (m := at_end(question))]
+    ends = [m.span(1) for at_end in (_this_at_end, _source_at_end, _owned_at_end) if (m := at_end(question))]
     return [*spans, *ends]
 
 

@@ -430,3 +430,10 @@ def leading_words(text: str) -> list[str]:
             break
         words.append(w)
     return words
+
+
+LEFT_OUT = re.compile(
+    r"\b(?:leave|leaves|leaving|left)\s+(?:\w+\s+)?(?:off|out)\b|\bomit(?:s|ted|ting)?\b|\boptional\b", re.I
+)
+"""Words asking whether a thing may be left out ("may the user *leave off* the final argument?", "is the port
+*optional*?"): the thing is written either way, so its presence answers nothing."""

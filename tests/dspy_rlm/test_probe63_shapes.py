@@ -1,0 +1,128 @@
+"""Shapes from probe 63's first run, on invented data: the words of an owner's phrase closing a question ("in
+Seaward's North tide set") name the data, no condition a record must meet; an owner the question names in the
+possessive ("Seaward's tide validation set") is whose the data is, and its absence says no "no"; whether a thing
+may be left out ("may the user leave off the harbour?") is no question of its presence; one scalar of a JSON
+object whose other members are nested objects is no value the object vouches for. Each test fails on the code
+before its change."""
+
+from __future__ import annotations
+
+import json
+
+from tests.dspy_rlm.scripted import ask_scripted
+
+TIDES = """#
+# NOTE:
+#   A template of tide marks for harbours you could need.
+#
+NHT      420    # Northern Basin High Tide
+NLT      35   L # Northern Basin Low Tide
+SHT      390    # South Quay High Tide
+SLT      28   L # North Quay Low Tide (old gauge)
+EHT      405    # East Pier High Tide
+ELT      31   L # East Pier Low Tide (old gauge)
+WHT      398    # West Wall High Tide
+WLT      30   L # North Wall Low Tide
+MHT      377    # Mill Pond High Tide
+MLT      22   L # Mill Pond Low Tide (old gauge)
+OLT      North/Wall # Old Low Tide (obsolete)
+"""
+
+
+def test_the_words_of_an_owners_phrase_closing_the_question_state_nothing_of_the_record():
+    answer, ending = ask_scripted("Is NLT marked as a low-water mark in Seaward's North tide set?", TIDES, "bool")
+    assert not (ending == "submitted" and answer is False)  # Submitted False before: OLT's North/Wall holds "North"
+
+
+def test_an_owner_the_question_names_in_the_possessive_is_no_thing_whose_absence_says_no():
+    answer, ending = ask_scripted("Does Seaward's tide validation set include any neap marks?", TIDES, "bool")
+    assert not (ending == "submitted" and answer is False)  # Submitted False before: "Seaward" is in no record
+
+
+PAGE = r""".\" A template for a page of one program
+.TH TIDEMARK 1
+.SH NAME
+tidemark \- print the tide marks of a harbour
+.SH SYNOPSIS
+A short usage summary.
+.PP
+.B tidemark
+[
+.B \-l
+]
+.I harbour
+[
+.I gauge...
+]
+.SH DESCRIPTION
+Prints each tide mark of the harbour.
+.SH OPTIONS
+.TP
+.B \-l
+List low-water marks only.
+.TP
+.I harbour
+The last
+.I harbour
+is required, because it is not in brackets.
+.TP
+.I gauge
+means that the user can name more gauges at the end.
+.SH "EXIT STATUS"
+Zero when every mark was read.
+"""
+
+
+def test_whether_a_thing_may_be_left_out_is_no_question_of_its_presence():
+    q = "According to the sample man page, may the user leave off the harbour in the synopsis?"
+    answer, ending = ask_scripted(q, PAGE, "bool")
+    assert not (ending == "submitted" and answer is True)  # Submitted True before: "harbour" is there
+
+
+RETRIES = json.dumps(
+    {
+        "definitions": {"gauge_down": {"applies_when": {"response": {"service_error_code": "GaugeDown"}}}},
+        "retry": {
+            "__default__": {"max_attempts": 7},
+            **{
+                harbour: {
+                    "__default__": {
+                        "policies": {
+                            f"{harbour}_{code}": {
+                                "applies_when": {"response": {"service_error_code": code, "http_status_code": 400 + n}}
+                            }
+                            for n, code in enumerate(codes)
+                        }
+                    }
+                }
+                for harbour, codes in {
+                    "northbay": ["TideTooLow", "GaugeOffline"],
+                    "millpond": ["SluiceClosed", "PumpStalled", "WeirBlocked"],
+                    "eastpier": ["BerthTaken", "CraneBusy"],
+                }.items()
+            },
+        },
+    },
+    indent=4,
+)
+
+
+def test_one_scalar_of_an_object_of_nested_ones_is_no_answer_the_record_vouches_for():
+    q = "For which harbour does the tide service retry when it gets the GaugeOffline error code?"
+    answer, ending = ask_scripted(q, RETRIES)
+    assert not (ending == "submitted" and answer == "7")  # Submitted max_attempts' 7 before
+
+
+SAMPLES = "\n".join(
+    ["kind,raw,expected,tolerance", "## small readings ##"]
+    + [f"gauge.{kind},0x{n:04x},0x{n + 3:04x},{1 + n % 2}" for n, kind in enumerate(["float16"] * 4 + ["float64"] * 7)]
+    + ["## legacy gauges ##"]
+    + [f"gauge.float16_legacy,0x{n:04x},0x{n:04x},3" for n in range(2)]
+)
+
+
+def test_a_dotted_names_last_part_is_a_whole_part_of_it():
+    answer, ending = ask_scripted(
+        "How many half-precision (float16) rows are in the gauge samples CSV?", SAMPLES, "int"
+    )
+    assert (answer, ending) == (4, "submitted")  # Extracted before: 'contains' found no field it alone passes
