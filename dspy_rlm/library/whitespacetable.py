@@ -137,6 +137,10 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     if header is None and len(rows) > 2 and _header_row(rows, width, sep):
         header = [c for c in sep.split(rows[0][1].strip()) if c]
         rows = rows[1:]
+    if header is not None and len(header) > width and sep is ALIGNED:  # "... defaults\t0 0" under six names,
+        words = [len(part.split()) for _, part in rows[:400]]  # <dump> <pass>: the last two one space apart
+        if _share(sum(1 for n in words if n == len(header)), len(words)) >= 0.9:
+            sep, width = re.compile(r"\s+"), len(header)
     placed = header_columns(lines, rows)  # names written over their columns: each word under its name
     split = placed[1] if placed else (lambda s: _split_rest(s, width, sep))
     header, width = (placed[0], len(placed[0])) if placed else (header, width)

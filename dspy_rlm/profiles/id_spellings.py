@@ -23,10 +23,12 @@ def id_parts(word: str) -> list[str]:
     return _ID_PARTS.findall(word)
 
 
-def _edge(part: str, before: bool) -> str:
+def _edge(part: str, before: bool, long: bool = False) -> str:
     """A boundary that keeps a part whole: no digit beside a run of digits, no letter or digit beside a run of
-    letters, no "/" or "+" (inside base64, any short identifier is spelled somewhere)."""
+    letters, no "/" or "+" (inside base64, any short identifier is spelled somewhere) -- but a path's "/" before
+    an identifier of five letters or more (``/dev/cdrom`` for "CD-ROM")."""
     cls = r"[\d/+]" if part[0].isdigit() else r"[^\W_]|[/+]"  # v3.11 is 3.11; x3 in a blob is no X3
+    cls = cls.replace("/", "") if long and before else cls
     return rf"(?<!{cls})" if before else rf"(?!{cls})"
 
 
@@ -60,7 +62,8 @@ def spelled_as(text: str, word: str, cut: bool = False) -> str | None:
         body = re.escape(shape[0]) + "".join(
             (r"[-.:_]" if a.isdigit() and b.isdigit() else _JOIN) + re.escape(b) for a, b in pairwise(shape)
         )  # numbers join by one mark: "3, 11" is no spelling of 3.11
-        rx = re.compile(_edge(shape[0], True) + body + _edge(shape[-1], False), re.IGNORECASE)
+        long = sum(len(p) for p in shape) >= 5 and all(p.isalpha() for p in shape)
+        rx = re.compile(_edge(shape[0], True, long) + body + _edge(shape[-1], False), re.IGNORECASE)
         found = textkit.find_from_lowered(rx, shape[0], text, low) if low is not None else rx.finditer(text)
         m = next(iter(found), None)
         if m is not None:

@@ -126,3 +126,30 @@ def test_a_dotted_names_last_part_is_a_whole_part_of_it():
         "How many half-precision (float16) rows are in the gauge samples CSV?", SAMPLES, "int"
     )
     assert (answer, ending) == (4, "submitted")  # Extracted before: 'contains' found no field it alone passes
+
+
+MOORINGS = """# /etc/moortab: static mooring information.
+#
+# Format:
+#  <berth>         <boat>   <kind>  <options>	<watch>	<tide>
+#
+# The `tender' option marks a berth served by the harbour tender.
+B1	/sloop		keel	defaults			0 1
+B2	/ketch		keel	defaults,tender		0 2
+B3	/dinghy		flat	defaults			0 2
+
+# The `noauto' option keeps a berth out of the nightly count.
+B4	/barge		flat	defaults,noauto,ro		1 0
+"""
+
+
+def test_a_rows_last_cells_one_space_apart_under_as_many_named_columns_are_each_a_column():
+    answer, ending = ask_scripted("Which tide number does the /ketch boat get?", MOORINGS, "int")
+    assert (answer, ending) == (2, "submitted")  # '0 2' was one 'watch' cell, and no 'tide' column, before
+
+
+def test_a_path_spells_a_hyphenated_name_of_five_letters_or_more_joined():
+    from dspy_rlm.profiles.id_spellings import spelled_as
+
+    assert spelled_as("/dev/lifeboat\t/lifeboat\tflat\tdefaults,ro\t0 0\n", "life-boat") == "lifeboat"  # None before
+    assert spelled_as("data: QmFy/x3Zm9v+YmF6\n", "X-3") is None  # a short one inside base64 is still no spelling
