@@ -31,11 +31,12 @@ OLT      North/Wall # Old Low Tide (obsolete)
 
 def test_the_words_of_an_owners_phrase_closing_the_question_state_nothing_of_the_record():
     answer, ending = ask_scripted("Is NLT marked as a low-water mark in Seaward's North tide set?", TIDES, "bool")
-    assert not (ending == "submitted" and answer is False)  # Submitted False before: OLT's North/Wall holds "North"
+    assert (answer, ending) == (True, "submitted")  # Submitted False before: OLT's North/Wall holds "North"
 
 
 def test_an_owner_the_question_names_in_the_possessive_is_no_thing_whose_absence_says_no():
-    answer, ending = ask_scripted("Does Seaward's tide validation set include any neap marks?", TIDES, "bool")
+    # the set has low-tide marks (L): yes, though the data never writes "low-water"
+    answer, ending = ask_scripted("Does Seaward's tide validation set include low-water readings?", TIDES, "bool")
     assert not (ending == "submitted" and answer is False)  # Submitted False before: "Seaward" is in no record
 
 
