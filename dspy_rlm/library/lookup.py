@@ -280,10 +280,6 @@ def parts_of(value: str) -> list[str]:
     return [p for p in _PARTS.split(value.strip()) if p]
 
 
-_DOTTED = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+")
-"""A dotted name, each part led by a letter (``np.float32``, ``os.path``; not ``3.11``): its parts are whole."""
-
-
 def passes(value: str | None, test: str, arg: str = "") -> bool:
     """Whether a field ``value`` passes :func:`count_if`'s ``test`` against ``arg``."""
     v = (value or "").strip()
@@ -303,9 +299,7 @@ def passes(value: str | None, test: str, arg: str = "") -> bool:
         return f.endswith(a)
     if test == "part":  # a date's year is a part of it too ('2023' of '2023-11-29')
         year = _year(v) if re.fullmatch(r"\d{4}", arg.strip()) else None
-        dotted = v.split(".") if _DOTTED.fullmatch(v) else []  # 'float32' of 'np.float32'; no version's '3'
-        parts = [*parts_of(v), *dotted]
-        return any(_same(p, arg) for p in parts) or (year is not None and str(year) == arg.strip())
+        return any(_same(p, arg) for p in parts_of(v)) or (year is not None and str(year) == arg.strip())
     return re.search(rf"(?<!\w){re.escape(a)}(?!\w)", f) is not None  # contains: the whole word(s), as written
 
 
@@ -314,7 +308,7 @@ def count_if(var: Any, field: Any, test: Any, value: Any = None) -> int:
 
     Args: var, a text; field; test; value: what the field 'starts' / 'ends' with, the word(s) it 'contains'
     (whole words as written, no other word forms), one of its 'part's ('udp' in '53/udp', 'US' in 'CA,US', a
-    date's year, 'float32' in 'np.float32'), or
+    date's year), or
     the number it is '<' '<=' '>' '>=' (the first number in the field); none for 'empty' (missing or blank) and
     'present' (a value that is not blank, or fields of a nested object: the records that have the field).
     Case-insensitive; 'part' and 'contains' count past a huge text's parsed head too (as count_where).

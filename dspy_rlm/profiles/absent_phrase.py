@@ -115,15 +115,6 @@ def _written_outside_records(a: Absent) -> bool:
     return _written(a.book, a.var, a.key.text)
 
 
-def _possessor(a: Absent) -> bool:
-    """The question writes the phrase as an owner or the word its possessive governs ("does *NumPy's exp*
-    validation set include NaN inputs?"): whose the data is and the owner's name for it, which a file seldom
-    writes; its absence says nothing of what is asked."""
-    key, owned = re.escape(a.key.text), r"(?:['\u2019]s|(?<=s)['\u2019])"
-    rx = rf"(?<![\w-]){key}{owned}\s+[A-Za-z]|[\w.+-]{owned}\s+{key}(?![\w-])"
-    return re.search(rx, a.book.text_q, re.IGNORECASE) is not None
-
-
 ASKERS_WORD: tuple[Callable[[Absent], bool], ...] = (
     _beside_present_id,
     _beside_two_found,
@@ -135,7 +126,6 @@ ASKERS_WORD: tuple[Callable[[Absent], bool], ...] = (
     _beside_column_named,
     _document_name,
     _written_outside_records,
-    _possessor,
 )
 """Checks that each say an absent phrase is the asker's word for something the data writes otherwise: its absence
 answers nothing."""

@@ -1,9 +1,8 @@
 """Shapes from probe 63's first run, on invented data: the words of an owner's phrase closing a question ("in
-Seaward's North tide set") name the data, no condition a record must meet; an owner the question names in the
-possessive ("Seaward's tide validation set") is whose the data is, and its absence says no "no"; whether a thing
-may be left out ("may the user leave off the harbour?") is no question of its presence; one scalar of a JSON
-object whose other members are nested objects is no value the object vouches for. Each test fails on the code
-before its change."""
+Seaward's North tide set") name the data, no condition a record must meet; whether a thing may be left out ("may
+the user leave off the harbour?") is no question of its presence; one scalar of a JSON object whose other members
+are nested objects is no value the object vouches for; an fstab's last two columns, one space apart, are two
+columns; a path spells a hyphenated name joined. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -32,12 +31,6 @@ OLT      North/Wall # Old Low Tide (obsolete)
 def test_the_words_of_an_owners_phrase_closing_the_question_state_nothing_of_the_record():
     answer, ending = ask_scripted("Is NLT marked as a low-water mark in Seaward's North tide set?", TIDES, "bool")
     assert (answer, ending) == (True, "submitted")  # Submitted False before: OLT's North/Wall holds "North"
-
-
-def test_an_owner_the_question_names_in_the_possessive_is_no_thing_whose_absence_says_no():
-    # the set has low-tide marks (L): yes, though the data never writes "low-water"
-    answer, ending = ask_scripted("Does Seaward's tide validation set include low-water readings?", TIDES, "bool")
-    assert not (ending == "submitted" and answer is False)  # Submitted False before: "Seaward" is in no record
 
 
 PAGE = r""".\" A template for a page of one program
@@ -112,21 +105,6 @@ def test_one_scalar_of_an_object_of_nested_ones_is_no_answer_the_record_vouches_
     q = "For which harbour does the tide service retry when it gets the GaugeOffline error code?"
     answer, ending = ask_scripted(q, RETRIES)
     assert not (ending == "submitted" and answer == "7")  # Submitted max_attempts' 7 before
-
-
-SAMPLES = "\n".join(
-    ["kind,raw,expected,tolerance", "## small readings ##"]
-    + [f"gauge.{kind},0x{n:04x},0x{n + 3:04x},{1 + n % 2}" for n, kind in enumerate(["float16"] * 4 + ["float64"] * 7)]
-    + ["## legacy gauges ##"]
-    + [f"gauge.float16_legacy,0x{n:04x},0x{n:04x},3" for n in range(2)]
-)
-
-
-def test_a_dotted_names_last_part_is_a_whole_part_of_it():
-    answer, ending = ask_scripted(
-        "How many half-precision (float16) rows are in the gauge samples CSV?", SAMPLES, "int"
-    )
-    assert (answer, ending) == (4, "submitted")  # Extracted before: 'contains' found no field it alone passes
 
 
 MOORINGS = """# /etc/moortab: static mooring information.
