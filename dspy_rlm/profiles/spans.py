@@ -11,7 +11,15 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import components
 from dspy_rlm.profiles.vocabulary import CONTAINERS, CUE_WORDS, DOCUMENT_VERBS, FUNCTION_WORDS, HOLDING_VERBS, STOP
 
-__all__ = ["container_spans", "data_subject_spans", "fielded_cues", "offered", "subject_span", "without_container"]
+__all__ = [
+    "container_spans",
+    "data_subject_spans",
+    "fielded_cues",
+    "offered",
+    "owned_at_end",
+    "subject_span",
+    "without_container",
+]
 
 
 _PREPOSITION = r"(?<!\w)(?:in|from|of|per|within|inside|across|according\s+to)\s+"
@@ -62,6 +70,12 @@ _OWNED_AT_END = re.compile(
 def _owned_at_end(question: str) -> re.Match[str] | None:
     m = _OWNED_AT_END.search(question)
     return m if m and not any(w.casefold() in STOP for w in m.group(1).split()) else None
+
+
+def owned_at_end(question: str) -> tuple[int, int] | None:
+    """Where an owner's phrase closing the question names the data ("in PostgreSQL's *Australia timezone set*?")."""
+    m = _owned_at_end(question)
+    return m.span(1) if m else None
 
 
 def _source_at_end(question: str) -> re.Match[str] | None:

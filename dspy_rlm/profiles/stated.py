@@ -15,7 +15,7 @@ from dspy_rlm.profiles.id_spellings import id_parts
 from dspy_rlm.profiles.named_document import FILE_NAME, document_noun, untitled
 from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm, parts
-from dspy_rlm.profiles.spans import container_spans
+from dspy_rlm.profiles.spans import owned_at_end
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS, TRUE_FLAGS
 
@@ -51,8 +51,8 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     does not hold, each record holding the key has another value in the fields that word fills elsewhere."""
     s = book.structs[var]
     q = untitled(book, var)  # the text's title ("the Node.js 5 changelog") states nothing of the record
-    for a, b in sorted(container_spans(q), reverse=True):  # nor the data's name ("in PostgreSQL's Australia
-        q = q[:a] + " " * (b - a) + q[b:]  # timezone set": a record's Australia/Lord_Howe is no condition)
+    if owned := owned_at_end(q):  # nor an owner's name for the data ("in PostgreSQL's Australia timezone set":
+        q = q[: owned[0]] + " " * (owned[1] - owned[0]) + q[owned[1] :]  # Australia/Lord_Howe is no condition)
     mine = {norm(w) for w in st.words(key.text)}
     named = _field_stems(book, var)
     noun = _noun(book, var, key, q)
