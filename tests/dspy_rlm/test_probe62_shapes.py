@@ -38,14 +38,14 @@ Free the berth again, putting the boat back on the waiting list.
 
 def test_a_manual_pages_hyphenated_title_is_no_answer_and_its_name_line_is_its_description():
     answer, ending = ask_scripted("Which harbor dock option puts a boat back on the waiting list?", PAGE)
-    assert not (ending == "submitted" and answer == "HARBOR-DOCK")  # Submitted the title before
+    assert ending != "submitted" or answer == "--leave"  # Submitted the title HARBOR-DOCK before
     q = "How does the harbor-dock man page's NAME line describe the command?"
     assert ask_scripted(q, PAGE) == ("Moor a boat at the nearest free berth", "submitted")
 
 
 def test_the_command_a_page_documents_is_no_thing_whose_presence_says_yes():
-    _answer, ending = ask_scripted("Does harbor dock charge the harbor fee?", PAGE, "bool")
-    assert ending != "submitted"  # Submitted True (the title is there) before
+    answer, ending = ask_scripted("Does harbor dock charge the harbor fee?", PAGE, "bool")
+    assert ending != "submitted" or answer is False  # Submitted True (the title is there) before
 
 
 DASHBOARD = json.dumps(
@@ -70,12 +70,12 @@ DASHBOARD = json.dumps(
 
 def test_a_list_of_names_is_no_answer_to_which_one():
     answer, ending = ask_scripted("Which template variable of the Fleet Board filters by dock kind?", DASHBOARD)
-    assert not (ending == "submitted" and "," in str(answer))  # Submitted the whole list before
+    assert ending != "submitted" or answer == "DockKind"  # Submitted the whole list before
 
 
 def test_a_ranking_of_every_setting_answers_only_a_noun_that_names_it():
     answer, ending = ask_scripted("What is the longest averaging span the Fleet Board offers?", DASHBOARD)
-    assert not (ending == "submitted" and answer == "schemaVersion")  # Submitted schemaVersion before
+    assert ending != "submitted" or answer in ("30m", "span")  # Submitted schemaVersion before
 
 
 HEADER = """#ifndef _BOATS_H
@@ -135,7 +135,7 @@ struct boatconfig
 def test_a_reverse_lookup_lacking_an_identifier_the_question_names_is_not_asked():
     q = "What descriptive name does the boat table give the Harbor KT-27 hull type?"
     answer, ending = ask_scripted(q, HEADER)
-    assert not (ending == "submitted" and answer == "b_kind")  # Submitted b_kind ("Hull type.") before
+    assert ending != "submitted" or answer == "Harbor KT-27 seven metre ketch"  # Submitted b_kind before
 
 
 SCHEMA = json.dumps(
@@ -160,8 +160,8 @@ SCHEMA = json.dumps(
 
 
 def test_a_list_whose_item_refers_to_another_definition_counts_no_values():
-    answer, ending = ask_scripted("How many values can the sail-mode property take?", SCHEMA, "int")
-    assert not (ending == "submitted" and answer == 2)  # Submitted 2 (the anyOf's two items) before
+    _answer, ending = ask_scripted("How many values can the sail-mode property take?", SCHEMA, "int")
+    assert ending != "submitted"  # Submitted 2 (the anyOf's two items) before; SailMode's values are not here
 
 
 BERTHS = """# This file lists the berths you wish to have opened. You can find the list

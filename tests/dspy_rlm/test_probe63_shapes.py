@@ -70,7 +70,7 @@ Zero when every mark was read.
 def test_whether_a_thing_may_be_left_out_is_no_question_of_its_presence():
     q = "According to the sample man page, may the user leave off the harbour in the synopsis?"
     answer, ending = ask_scripted(q, PAGE, "bool")
-    assert not (ending == "submitted" and answer is True)  # Submitted True before: "harbour" is there
+    assert ending != "submitted" or answer is False  # Submitted True before: "harbour" is there
 
 
 RETRIES = json.dumps(
@@ -104,7 +104,7 @@ RETRIES = json.dumps(
 def test_one_scalar_of_an_object_of_nested_ones_is_no_answer_the_record_vouches_for():
     q = "For which harbour does the tide service retry when it gets the GaugeOffline error code?"
     answer, ending = ask_scripted(q, RETRIES)
-    assert not (ending == "submitted" and answer == "7")  # Submitted max_attempts' 7 before
+    assert ending != "submitted" or answer == "northbay"  # Submitted max_attempts' 7 before
 
 
 MOORINGS = """# /etc/moortab: static mooring information.
