@@ -163,6 +163,7 @@ class Record(KindBase):
         flag = key is not None and key.is_key and key.text.startswith("-")  # "--validate": "Validate the ..."
         shaped = shaped_field(book.text_q, own) if not elsewhere else None  # "what hex value": 0x0200
         names = book.structs[var].field_names
+        unread = mostly_unread(result)  # the record's fields hold little of its text
         for fname, value in result.fields:
             if said is not None and _as_said(value) == said:
                 continue  # the question's own key, spaced or joined as it may be ("CARGO-YANK"): no answer
@@ -187,7 +188,7 @@ class Record(KindBase):
             # (a key apart from the fields, a JSON object's name or a section's, is a value of its own: of two
             # fields beside it neither is the one left over)
             few = (len(own) == 2 and (nameless or whole) and not apart) or (len(own) == 1 and whole)
-            few = few and not mostly_unread(result)  # one scalar of a JSON object of nested ones
+            few = few and not unread  # one scalar of a JSON object of nested ones
             few = few and fname not in CONTEXT_FIELDS  # a bullet holding only its heading: where it is, no answer
             # a tuple's parts are no one value: "the module of the lexer" asks for one of them
             few = few and (fname, value) in own and not _COMPOUND.fullmatch(value.strip()) and not elsewhere
@@ -360,7 +361,7 @@ class Field(KindBase):
 def _as_said(text: str) -> str:
     """``text`` as a question says it: casefolded, a hyphen read as a space ("cargo yank" for ``CARGO-YANK``), no
     other mark dropped (``en_US.UTF-8`` stays apart from ``en_US.utf8``, one value of another name's)."""
-    return " ".join(text.casefold().replace("-", " ").split())
+    return norm(text.replace("-", " "))
 
 
 def _one_item(whole: Candidate) -> Candidate:
