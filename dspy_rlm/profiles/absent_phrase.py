@@ -14,7 +14,7 @@ from dspy_rlm.library.formats import is_comment
 from dspy_rlm.profiles.conditions import BOUNDS, operands
 from dspy_rlm.profiles.named_document import names_asked_document, titles
 from dspy_rlm.profiles.phrases import ID_LIKE, written_as_name
-from dspy_rlm.profiles.vocabulary import FALSE_FLAGS, TRUE_FLAGS
+from dspy_rlm.profiles.yes_no_words import FALSE_FLAGS, TRUE_FLAGS
 
 __all__ = ["ASKERS_WORD", "Absent", "absence_answers", "holds_flag"]
 

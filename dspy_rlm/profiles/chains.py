@@ -9,7 +9,8 @@ import re
 from typing import Any
 
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.vocabulary import ASKING, HOLDING_VERBS, IMPERATIVES, STOP
+from dspy_rlm.profiles.vocabulary import HOLDING_VERBS, IMPERATIVES, STOP
+from dspy_rlm.profiles.yes_no_words import ASKING
 
 __all__ = ["asks_same", "chained"]
 

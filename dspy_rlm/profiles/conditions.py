@@ -22,17 +22,16 @@ from dspy_rlm.profiles.vocabulary import (
     CUES,
     DOCUMENT_VERBS,
     ENGLISH,
-    FALSE_FLAGS,
     MOST_OF,
     RECORD_UNITS,
     STOP,
     TESTS,
     TEXT_UNITS,
-    TRUE_FLAGS,
     UNREAD,
     UNSTATED,
     WHOLE_SET,
 )
+from dspy_rlm.profiles.yes_no_words import FALSE_FLAGS, TRUE_FLAGS
 
 __all__ = [
     "BOUNDS",

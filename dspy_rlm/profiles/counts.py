@@ -38,7 +38,8 @@ from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.scopes import blocks_apart
 from dspy_rlm.profiles.setting_rank import settings_file
 from dspy_rlm.profiles.sizes import listed_parts
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, HAVING, ID_LIKE, NAME_NOUNS
+from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE, NAME_NOUNS
+from dspy_rlm.profiles.yes_no_words import HAVING
 
 
 class Count(KindBase):

@@ -27,7 +27,8 @@ from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, LEFT_OUT, MANY, STOP
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, STOP
+from dspy_rlm.profiles.yes_no_words import LEFT_OUT, MANY
 
 __all__ = ["Exists"]
 

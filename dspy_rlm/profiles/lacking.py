@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from dspy_rlm.profiles.reads import parts
-from dspy_rlm.profiles.vocabulary import HAVING, LACKING
+from dspy_rlm.profiles.yes_no_words import HAVING, LACKING
 
 __all__ = ["lacked_fields"]
 

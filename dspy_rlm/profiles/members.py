@@ -19,7 +19,8 @@ from dspy_rlm.profiles.named_document import names_asked_document, untitled
 from dspy_rlm.profiles.phrases import Key
 from dspy_rlm.profiles.reads import camel_parts, field_stems, norm
 from dspy_rlm.profiles.sizes import named_parts, written_parts
-from dspy_rlm.profiles.vocabulary import ASKING, ID_LIKE, MEMBER_VERBS, MEMBERSHIP, STOP
+from dspy_rlm.profiles.vocabulary import ID_LIKE, STOP
+from dspy_rlm.profiles.yes_no_words import ASKING, MEMBER_VERBS, MEMBERSHIP
 
 __all__ = ["HasItem", "asks_membership", "item_phrase", "member_parts", "owns"]
 

@@ -67,17 +67,8 @@ from dspy_rlm.profiles.router import learned_cues
 from dspy_rlm.profiles.spans import fielded_cues, uncontracted, unpossessed, without_container
 from dspy_rlm.profiles.spellings import field_forms, respelled
 from dspy_rlm.profiles.versions import bounds_version, requirement_first
-from dspy_rlm.profiles.vocabulary import (
-    CUE_WORDS,
-    CUES,
-    FUNCTION_WORDS,
-    NAME_NOUNS,
-    QUANTITY,
-    STOP,
-    SYNONYMS,
-    UNSTATED,
-    YES_NO_START,
-)
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, CUES, FUNCTION_WORDS, NAME_NOUNS, QUANTITY, STOP, SYNONYMS, UNSTATED
+from dspy_rlm.profiles.yes_no_words import YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]
 _FIELD_NAME_ASKED = re.compile(

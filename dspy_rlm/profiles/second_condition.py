@@ -13,7 +13,8 @@ from dspy_rlm.profiles.named_document import before_document_noun, before_file_n
 from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.spans import container_spans
-from dspy_rlm.profiles.vocabulary import HAVING, ID_LIKE, STOP, WHOLE_SET
+from dspy_rlm.profiles.vocabulary import ID_LIKE, STOP, WHOLE_SET
+from dspy_rlm.profiles.yes_no_words import HAVING
 
 __all__ = ["names_data", "other_condition"]
 

@@ -17,7 +17,8 @@ from dspy_rlm.profiles.phrases import holding, is_stop_value, may_be_value
 from dspy_rlm.profiles.reads import field_stems, norm, parts
 from dspy_rlm.profiles.spans import owned_at_end
 from dspy_rlm.profiles.spellings import field_forms
-from dspy_rlm.profiles.vocabulary import ANSWER_WORDS, FALSE_FLAGS, STOP, TESTS, TRUE_FLAGS
+from dspy_rlm.profiles.vocabulary import STOP, TESTS
+from dspy_rlm.profiles.yes_no_words import ANSWER_WORDS, FALSE_FLAGS, TRUE_FLAGS
 
 __all__ = ["absent_value", "binds", "flag_answer", "negated_word", "stated"]
 

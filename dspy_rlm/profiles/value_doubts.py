@@ -21,7 +21,8 @@ from dspy_rlm.profiles.reads import norm, values_in
 from dspy_rlm.profiles.said import asks_start, path_for_who
 from dspy_rlm.profiles.spans import offered
 from dspy_rlm.profiles.versions import version_unread
-from dspy_rlm.profiles.vocabulary import FALSE_FLAGS, NO_VALUE, STOP, TRUE_FLAGS
+from dspy_rlm.profiles.vocabulary import STOP
+from dspy_rlm.profiles.yes_no_words import FALSE_FLAGS, NO_VALUE, TRUE_FLAGS
 
 __all__ = ["VALUE_DOUBTS"]
 

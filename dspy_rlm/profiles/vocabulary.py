@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from dspy_rlm.profiles.yes_no_words import MEMBER_VERBS
+
 ID_LIKE = re.compile(r"\d|\w[-_./:@]\w")
 """A word with a digit or joined by punctuation (``INC-4821``, ``calm-island``): an identifier."""
 
@@ -293,18 +295,6 @@ DIRECTORY_WORDS = frozenset({"directory", "directories", "folder", "folders", "d
 """Words that ask for a path's directory ("which directory holds the most files": ``most_common(..., by='dir')``)."""
 BY_LENGTH = ("longest", "shortest")
 """Ranking words that rank a text by its length (``max_of(..., by='length')``), not a number."""
-YES_NO_START = (
-    "is", "are", "does", "do", "did", "can", "has", "have", "was", "were", "will", "should", "could", "would",
-)  # fmt: skip
-HAVING = (
-    "have", "has", "having", "with", "carry", "carries", "carrying", "include", "includes", "including", "contain",
-    "contains", "containing", "define", "defines", "set", "sets", "specify", "specifies", "declare", "declares",
-    "list", "lists", "give", "gives",
-)  # fmt: skip
-"""Words before a field's name that ask for the records having it ("how many packages *have* a Homepage")."""
-LACKING = ("no", "without", "lack", "lacks", "lacking", "missing", "empty", "blank", "unset")
-"""Words before a field's name that ask for the records lacking it ("how many posts have *no* tags", "an *empty*
-tags list"); after it, "is empty" / "are missing" says the same."""
 UNREAD = (
     "not", "never", "without", "except", "excluding", "other than", "leave out", "leaving out", "not counting",
     "n't", "or more", "or less", "or fewer",
@@ -317,25 +307,14 @@ UNREAD = (
 """Negations, tests and an order no read applies ("how many packages are *not* essential", "a UID of 100 *or
 more*", "the release that came *right after* Trusty"): a question that says one vouches for no value a read
 produced, unless a key phrase found in the data holds it."""
-MANY = ("more than one", "multiple", "several", "two or more", "at least two")
-"""How a yes/no question asks whether a name has more than one record ("more than one version of the itertools
-crate?"): a count of the records the name keys, no statement about one of them."""
 DOCUMENT_WORDS = frozenset({"file", "manual", "document", "template", "spec"})
 """Nouns for the document that both lists below hold: :data:`DOCUMENT_NOUNS` (the word before one is the asker's
 name for the text) and :data:`CONTAINERS` (the words before one describe the file, no field)."""
 DOCUMENT_NOUNS = DOCUMENT_WORDS | {"files", "manpage", "schema", "page", "csv", "tsv", "json", "yaml", "workflow"}
 """Nouns by which a question names the document it asks of ("the libboost-regex copyright *file*"): the word just
 before one is the asker's name for the whole text, no phrase the text itself must hold."""
-ANSWER_WORDS = frozenset({"yes", "no", "true", "false"})
-"""Words a yes/no question may say of its answer ("answer yes or no"): never what it states of a record."""
 NAME_PARTICLES = frozenset({"de", "da", "das", "del", "della", "der", "di", "dos", "du", "la", "le", "van", "von"})
 """Lower-case words inside a person's name ("Henrique *de* Moraes Holschuh", "Ludwig *van* Beethoven")."""
-TRUE_FLAGS = frozenset({"true", "yes", "on", "enabled"})
-FALSE_FLAGS = frozenset({"false", "no", "off", "disabled"})
-"""A field's whole value that says its name does not hold ("Terminal=false"): a yes/no question naming that field
-of the record is answered no ("does X run in a terminal?")."""
-NO_VALUE = frozenset({"none", "null", "nil"})
-"""A field's whole value that says it holds nothing (Vim's ``gui=NONE``): like a flag, no answer to "which"."""
 CUE_WORDS = frozenset(w for cues in CUES.values() for c in cues for w in c.split()) | {"many", "common"}
 ENGLISH = frozenset(
     {
@@ -357,12 +336,6 @@ STOP = FUNCTION_WORDS | ENGLISH | CUE_WORDS | {
     "answer", "value", "list", "listed", "exist", "exists", "file", "record", "entry", "entries", "give", "name",
     "named", "called",
 }  # fmt: skip
-ASKING = frozenset(
-    {"check", "confirm", "verify", "wonder", "see", "know", "lists", "among", "include", "includes", "contain"}
-)
-"""Words of asking whether something is listed ("*check* whether ...", "does it *include* ..."), never an item."""
-MEMBER_VERBS = ("list", "lists", "include", "includes", "contain", "contains", "require", "requires", "have", "has")
-"""Verbs whose object is the item a list holds ("does Y *list* X", "does Y *require* X")."""
 HOLDING_VERBS = (*MEMBER_VERBS, "define", "defines", "declare", "declares", "mention", "mentions", "set", "sets",
                  "specify", "specifies", "use", "uses", "run", "runs", "support", "supports", "provide", "provides",
                  "ship", "ships", "enable", "enables", "configure", "configures")  # fmt: skip
@@ -370,9 +343,6 @@ HOLDING_VERBS = (*MEMBER_VERBS, "define", "defines", "declare", "declares", "men
 HOLDER_VERBS = ("has", "have", "declare", "declares", "define", "defines", "take", "takes", "require", "requires",
                 "need", "needs", "accept", "accepts", "with")  # fmt: skip
 """Words after "which N ..." that ask which record holds a field ("which element *has* a unit attribute")."""
-MEMBERSHIP = ("one of", "among", "amongst", "including", "containing", "listed", "member of", "part of",
-              *MEMBER_VERBS[:-2])  # fmt: skip
-"""Words that ask whether a list holds an item ("is X *one of* the ...", "does Y *include* X")."""
 RELATIVE = frozenset({"whose", "with", "that", "which", "where", "having"})
 """Words after which a question describes a record ("the package whose description is ...")."""
 
@@ -430,10 +400,3 @@ def leading_words(text: str) -> list[str]:
             break
         words.append(w)
     return words
-
-
-LEFT_OUT = re.compile(
-    r"\b(?:leave|leaves|leaving|left)\s+(?:\w+\s+)?(?:off|out)\b|\bomit(?:s|ted|ting)?\b|\boptional\b", re.I
-)
-"""Words asking whether a thing may be left out ("may the user *leave off* the final argument?", "is the port
-*optional*?"): the thing is written either way, so its presence answers nothing."""
