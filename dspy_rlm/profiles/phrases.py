@@ -276,8 +276,12 @@ def mark_inner(found: list[Key], text: str, s: st.Structure) -> None:
             k.text != o.text and k.text.casefold() in o.text.casefold() and k.records > o.records for o in found
         )
         if not (k.inner or k.is_key or k.is_value) and k.records <= 3 and k.text.islower() and " " not in k.text:
-            # free: at a name's head ("fschds-*"), or with a short ending ("defaults"); not after a - or / inside it
-            rx = re.compile(rf"(?<![\w/-]){re.escape(k.text)}[a-z]{{0,3}}(?!\w)", re.IGNORECASE)
+            # free: at a name's head ("fschds-*"), or with a short ending ("defaults"), or a path's whole last part
+            # (``/dev/scanner``); not after a - or / inside it
+            rx = re.compile(
+                rf"(?<![\w/-]){re.escape(k.text)}[a-z]{{0,3}}(?!\w)|(?<=\w/){re.escape(k.text)}\Z|\A/{re.escape(k.text)}\Z",
+                re.IGNORECASE,
+            )
             hits = holding(text, s, k.text)
             k.inner = bool(hits) and not any(
                 rx.search(v) for r in hits for v in (r.key, r.text, *(x for f in r.fields for x in f))

@@ -2,7 +2,8 @@
 Seaward's North tide set") name the data, no condition a record must meet; whether a thing may be left out ("may
 the user leave off the harbour?") is no question of its presence; one scalar of a JSON object whose other members
 are nested objects is no value the object vouches for; an fstab's last two columns, one space apart, are two
-columns; a path spells a hyphenated name joined. Each test fails on the code before its change."""
+columns, as are two angle-bracketed names one space apart; a path spells a hyphenated name joined, and a word that is a
+path's whole last part names its record. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -132,3 +133,23 @@ def test_a_path_spells_a_hyphenated_name_of_five_letters_or_more_joined():
 
     assert spelled_as("/dev/lifeboat\t/lifeboat\tflat\tdefaults,ro\t0 0\n", "life-boat") == "lifeboat"  # None before
     assert spelled_as("data: QmFy/x3Zm9v+YmF6\n", "X-3") is None  # a short one inside base64 is still no spelling
+
+
+DEVICES = """# /etc/devtab: the devices of the bench rig.
+#  <device>        <target>       <kind>   <flags>              <keep> <order>
+/dev/sda1          /              ext4     defaults             0 1
+/dev/sdb1          /data          ext4     defaults,noatime     0 2
+/dev/scanner       /scanner       usbfs    rw,noexec,user       0 0
+/dev/lp0           /printer       lpfs     defaults,noauto      0 0
+"""
+
+
+def test_a_word_that_is_a_paths_whole_last_part_names_its_record():
+    answer, ending = ask_scripted("Which flags does the device table give the scanner?", DEVICES)
+    assert (answer, ending) == ("rw,noexec,user", "submitted")  # Extracted '/dev/scanner' before: 'scanner' only
+    # ever after a '/' counted as a part inside a name, no record's own word
+
+
+def test_two_angle_bracketed_names_one_space_apart_in_a_header_are_two_columns():
+    answer, ending = ask_scripted("What order number does the device table give /data?", DEVICES, "int")
+    assert (answer, ending) == (2, "submitted")  # Submitted 0 before: '0 2' one '<keep> <order>' cell, read as 0
