@@ -141,9 +141,17 @@ def _before(book: Any, key: Any, other: Any) -> bool:
     return re.search(rf"(?<!\w){re.escape(key.text)}\s+{re.escape(other.text)}", book.text_q, re.I) is not None
 
 
+_HEADING_COMMENT = re.compile(
+    r"\s*(?:(#{2,}|;{2,}|/{2,})\s+\S(?:.*\S)?\s+\1|(?:#+|;+|//+)\s*([-=*~]{2,})\s+\S(?:.*\S)?\s+\2)\s*$"
+)
+"""A comment that is a heading over the records below it, its words between marks (``## +/- INF, +/- NAN ##``,
+``# --- large values ---``): it says what those records are, unlike a line commented out."""
+
+
 def _written(book: Any, var: str, phrase: str) -> bool:
-    """Whether the text writes ``phrase`` as a whole word on a line no record spans and no comment is (an XML
-    element beside the repeated ones read as records: ``<policy context="default">`` above the ``<limit>`` elements)."""
+    """Whether the text writes ``phrase`` as a whole word on a line no record spans and no comment is, but a heading
+    (an XML element beside the repeated ones read as records: ``<policy context="default">`` above the ``<limit>``
+    elements; a CSV's ``## +/- INF, +/- NAN ##`` over its rows)."""
     s = book.structs[var]
     if s.parsed_chars is not None or not s.records:
         return False
@@ -154,7 +162,11 @@ def _written(book: Any, var: str, phrase: str) -> bool:
         for r in s.records:  # (lines numbered from 1)
             for i in range(max(0, r.line - 1), min(len(lines), r.end_line)):
                 spanned[i] = True
-        book.memo[memo] = [ln for i, ln in enumerate(lines) if not spanned[i] and ln.strip() and not is_comment(ln)]
+        book.memo[memo] = [
+            ln
+            for i, ln in enumerate(lines)
+            if not spanned[i] and ln.strip() and (not is_comment(ln) or _HEADING_COMMENT.match(ln))
+        ]
     said = re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", re.IGNORECASE)
     return any(said.search(ln) and not ln.lstrip().startswith("<!--") for ln in book.memo[memo])
 

@@ -94,13 +94,19 @@ _SUBJECT_VERB = (
     rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b"
 )  # "... the stylesheet have", "... this workflow currently run": a subject of up to three words and its verb
 _SUBJECT = re.compile(r"^\s*(?:does|do|did|will|can)" + _SUBJECT_VERB, re.IGNORECASE)
+_OWNED_SUBJECT = re.compile(
+    r"^\s*(?:does|do|did|will|can)\s+([\w.+-]+'s\s+(?:[\w-]+\s+){0,2}[\w-]+)"  # the longest: "set" may be a verb
+    rf"\s+(?:\w+ly\s+)?({'|'.join(HOLDING_VERBS)})\b",
+    re.IGNORECASE,
+)  # "does NumPy's exp validation set include": an owner's name for the data in place of "the"
 
 
 def subject_span(question: str) -> tuple[int, int] | None:
     """Where a yes/no question names what holds the thing it asks about, and its verb ("Does *the stylesheet
-    have* print rules?", "Does *this workflow currently run* ..."): the data itself or a part of it. A word there
-    that the data lacks is the asker's name for it, or the verb, no evidence that the answer is no."""
-    m = _SUBJECT.match(question)
+    have* print rules?", "Does *this workflow currently run* ...", "Does *NumPy's exp set include* ..."): the data
+    itself or a part of it. A word there that the data lacks is the asker's name for it, or the verb, no evidence
+    that the answer is no."""
+    m = _SUBJECT.match(question) or _OWNED_SUBJECT.match(question)
     return (m.start(1), m.end(2)) if m else None
 
 

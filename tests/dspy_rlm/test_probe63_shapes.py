@@ -3,7 +3,8 @@ Seaward's North tide set") name the data, no condition a record must meet; wheth
 the user leave off the harbour?") is no question of its presence; one scalar of a JSON object whose other members
 are nested objects is no value the object vouches for; an fstab's last two columns, one space apart, are two
 columns, as are two angle-bracketed names one space apart; a path spells a hyphenated name joined, and a word that is a
-path's whole last part names its record. Each test fails on the code before its change."""
+path's whole last part names its record; a heading comment over a CSV's rows writes its words in the data, and an
+owner's name for the data before a yes/no's verb is no phrase asked. Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -153,3 +154,30 @@ def test_a_word_that_is_a_paths_whole_last_part_names_its_record():
 def test_two_angle_bracketed_names_one_space_apart_in_a_header_are_two_columns():
     answer, ending = ask_scripted("What order number does the device table give /data?", DEVICES, "int")
     assert (answer, ending) == (2, "submitted")  # Submitted 0 before: '0 2' one '<keep> <order>' cell, read as 0
+
+
+RATES = """kind,input,output,tol
+## small values ##
+f32,0x00000001,0x3f800000,3
+f32,0x00000002,0x3f800000,3
+f64,0x0000000000000001,0x3ff0000000000000,1
+## large values, inf, nan ##
+f64,0x7ff0000000000000,0x7ff0000000000000,1
+f64,0x7ff8000000000000,0x7ff8000000000000,1
+f32,0x7fc00000,0x7fc00000,3
+f32,0x42b17218,0x7f800000,3
+"""
+
+
+def test_a_word_of_a_heading_comment_over_the_rows_is_written_in_the_data():
+    answer, ending = ask_scripted("Does the cosh validation table include NaN inputs?", RATES, "bool")
+    assert ending != "submitted" or answer is True  # Submitted False before: '## ..., nan ##' is no commented row
+    answer, ending = ask_scripted("Does the cosh validation table include denormal inputs?", RATES, "bool")
+    assert (answer, ending) == (False, "submitted")  # a word written nowhere: still no
+
+
+def test_an_owners_name_for_the_data_before_its_verb_is_no_phrase_asked():
+    answer, ending = ask_scripted("Does Acme's cosh validation table include NaN inputs?", RATES, "bool")
+    assert ending != "submitted" or answer is True  # Submitted False before: exists(context, 'Acme')
+    answer, ending = ask_scripted("Does Acme's cosh validation table include denormal inputs?", RATES, "bool")
+    assert (answer, ending) == (False, "submitted")
