@@ -306,7 +306,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
     # what only the tail holds, before loose words (a value many records hold, "C", sorts after a word few hold)
     ordered = strong + beyond[:2] + [k for k in usable if k not in strong]
     if "count" not in book.cues and any(ID_LIKE.search(k.text) for k in beyond):
-        ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys
+        ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys,
+        ordered += [k for k in usable if k not in strong and _written_id(book.text_q, k.text)]  # but identifiers
     if absent and absent[0].text in quoted_absent:  # "does it document a '-X perf' option?": the quote is asked
         return (absent[:1] + ordered)[: MAX_KEYS + 1]
     if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
@@ -343,3 +344,9 @@ def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
     if not unheld or (key is not None and norm(key.text).lstrip("-") == norm(unheld)):  # a flag: "-ltkstub8.6"
         return None
     return f"the question's {unheld!r} keys no record read, and the read is by {key.text if key else 'none'!r}"
+
+
+def _written_id(question: str, phrase: str) -> bool:
+    """Whether the question writes ``phrase`` itself as an identifier ("in *list_merge_tool_candidates*, ..."), not
+    the asker's words that a joined spelling found ("merge mode": merge_mode)."""
+    return bool(ID_LIKE.search(phrase)) and re.search(rf"(?<![\w.-]){re.escape(phrase)}(?![\w-])", question) is not None

@@ -5,7 +5,8 @@ are nested objects is no value the object vouches for; an fstab's last two colum
 columns, as are two angle-bracketed names one space apart; a path spells a hyphenated name joined, and a word that is a
 path's whole last part names its record; a heading comment over a CSV's rows writes its words in the data, and an
 owner's name for the data before a yes/no's verb is no phrase asked; a name said of a record and written nowhere in
-the data vouches for no yes (probe 61's). Each test fails on the code before its change."""
+the data vouches for no yes (probe 61's); an identifier the question writes stays a key beside one its words spell
+joined (probe 60's). Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -211,3 +212,30 @@ def test_a_name_said_of_a_record_and_written_nowhere_in_the_data_vouches_no_yes(
     assert ending != "submitted" or answer is False  # Submitted True before (probe 61's macOS runner)
     answer, ending = ask_scripted("Does the sync_mirrors job run on ubuntu-latest?", FLOW, "bool")
     assert (answer, ending) == (True, "submitted")
+
+
+STEPS = """set -e
+cd "$SRC"
+if pack_mode
+then
+	run_pack_cmd "$1"
+fi
+echo "packing in $SRC"
+list_pack_candidates
+tools="zstd"
+echo "$tools xz lz4"
+printf '%s\\n' "$tools"
+test -n "$tools" || exit 1
+rm -f "$TMP"/*.part
+exit 0
+"""
+
+
+def test_an_identifier_the_question_writes_stays_a_key_beside_one_its_words_spell_joined():
+    from dspy_rlm.profiles.moves import MoveBook
+
+    q = "After list_pack_candidates, what is tools set to when running in pack mode?"
+    book = MoveBook({"question": q}, {"context": STEPS}, {"answer": str})
+    keys = [k.text for k in book.keys["context"]]
+    assert "pack_mode" in keys and "list_pack_candidates" in keys  # dropped before: 'pack mode' spelled pack_mode
+    # outside every record had made the question's loose words no keys, its written identifier among them
