@@ -106,14 +106,6 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
     # (only where the key names a setting, KEY=value: elsewhere "confirm", "present" are the question's own words)
     setting = all(len(r.fields) == 1 and r.fields[0][0] == r.key for r in held)
     nowhere = setting and any(not re.search(re.escape(w), text, re.IGNORECASE) for w in unsaid)
-    # "does the add_cpython job run on a *macOS* runner?": a name the question says of the record (a capital in
-    # it), written nowhere in the data, is a statement no read confirms; not an owner's ("in *Seaward's* set")
-    nowhere = nowhere or any(
-        _capital(written.get(w, w))
-        and not re.search(re.escape(w), text, re.IGNORECASE)
-        and not re.search(rf"(?<!\w){re.escape(written.get(w, w))}['’]s\b", q)
-        for w in unsaid
-    )
     if setting and any(all(_beside(r, w) for r in held) for w in unsaid):
         return False, True  # "is pdf the savefig.format?": its line lists pdf beside its value, png
     filled = {w: set().union(*(fields_saying(r, w) for r in s.records[:SCAN])) for w in asked}
@@ -141,11 +133,6 @@ def stated(book: Any, var: str, key: Any) -> tuple[bool, bool]:
         for w in conditions
     )
     return met, differs
-
-
-def _capital(word: str) -> bool:
-    """Whether a word of the question is written as a name: a capital letter in it (``macOS``, ``Windows``)."""
-    return any(c.isupper() for c in word)
 
 
 def _compared(book: Any, var: str, values: list[float], capped: bool) -> tuple[bool, bool]:

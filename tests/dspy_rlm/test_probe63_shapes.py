@@ -4,9 +4,8 @@ the user leave off the harbour?") is no question of its presence; one scalar of 
 are nested objects is no value the object vouches for; an fstab's last two columns, one space apart, are two
 columns, as are two angle-bracketed names one space apart; a path spells a hyphenated name joined, and a word that is a
 path's whole last part names its record; a heading comment over a CSV's rows writes its words in the data, and an
-owner's name for the data before a yes/no's verb is no phrase asked; a name said of a record and written nowhere in
-the data vouches for no yes (probe 61's); an identifier the question writes stays a key beside one its words spell
-joined (probe 60's). Each test fails on the code before its change."""
+owner's name for the data before a yes/no's verb is no phrase asked; an identifier the question writes stays a key
+beside one its words spell joined (probe 60's). Each test fails on the code before its change."""
 
 from __future__ import annotations
 
@@ -183,35 +182,6 @@ def test_an_owners_name_for_the_data_before_its_verb_is_no_phrase_asked():
     assert ending != "submitted" or answer is True  # Submitted False before: exists(context, 'Acme')
     answer, ending = ask_scripted("Does Acme's cosh validation table include denormal inputs?", RATES, "bool")
     assert (answer, ending) == (False, "submitted")
-
-
-FLOW = """name: Nightly sync
-
-on:
-  schedule:
-    - cron: '10 3 * * *'
-
-jobs:
-  sync_mirrors:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v6
-      - run: ./scripts/sync.sh --all
-  build_docs:
-    runs-on: ubuntu-22.04
-    needs: sync_mirrors
-    steps:
-      - uses: actions/checkout@v6
-      - run: make docs
-"""
-
-
-def test_a_name_said_of_a_record_and_written_nowhere_in_the_data_vouches_no_yes():
-    q = "Does the sync_mirrors job in the Nightly sync workflow run on a Windows runner?"
-    answer, ending = ask_scripted(q, FLOW, "bool")
-    assert ending != "submitted" or answer is False  # Submitted True before (probe 61's macOS runner)
-    answer, ending = ask_scripted("Does the sync_mirrors job run on ubuntu-latest?", FLOW, "bool")
-    assert (answer, ending) == (True, "submitted")
 
 
 STEPS = """set -e
