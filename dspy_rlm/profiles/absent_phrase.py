@@ -115,6 +115,14 @@ def _written_outside_records(a: Absent) -> bool:
     return _written(a.book, a.var, a.key.text)
 
 
+def _quantified(a: Absent) -> bool:
+    """A plain word after "every", "each" or "all" ("does *every catalog* that gets a constraint also get a primary
+    key?"): the asker's noun for the records the question tests, one by one, no record of its own."""
+    if a.asked_id:
+        return False
+    return re.search(rf"\b(?:every|each|all)\s+{re.escape(a.key.text)}\b", a.book.text_q, re.IGNORECASE) is not None
+
+
 ASKERS_WORD: tuple[Callable[[Absent], bool], ...] = (
     _beside_present_id,
     _beside_two_found,
@@ -126,6 +134,7 @@ ASKERS_WORD: tuple[Callable[[Absent], bool], ...] = (
     _beside_column_named,
     _document_name,
     _written_outside_records,
+    _quantified,
 )
 """Checks that each say an absent phrase is the asker's word for something the data writes otherwise: its absence
 answers nothing."""

@@ -6,6 +6,7 @@ registers it; :func:`as_said` and :func:`in_sentence` are shared with the record
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dspy_rlm.library import lookup
@@ -27,6 +28,7 @@ from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.twin_fields import twin_field
 from dspy_rlm.profiles.versions import pinned
 from dspy_rlm.profiles.vocabulary import FIRST_LINE
+from dspy_rlm.profiles.which_noun import head_rival, names_block
 
 __all__ = ["Field", "as_said", "in_sentence"]
 
@@ -87,6 +89,12 @@ class Field(KindBase):
         whole = Candidate(result, field, _specific(key, book, move.var), _why(key, book, move.var))
         if whole.supported and not agree(book, move.var, key, field, result):
             whole = Candidate(result, field, False, "records of the same key hold other values there")
+        if whole.supported and (rival := head_rival(book, move.var, field)):  # "which guardrail *mode* ..."
+            whole = Candidate(result, field, False, f"the noun the question asks for names {rival!r}")
+        if whole.supported and key is not None and names_block(book, _record(book, move.var, key.text), field):
+            whole = Candidate(result, field, False, "the question's noun names the records' block: it asks which")
+        if whole.supported and (sibling := _unsaid_sibling(book, move.var, field)):  # @args.RATE.default.@func
+            whole = Candidate(result, field, False, f"the question says neither its last part nor {sibling!r}'s")
         if whole.supported and (twin := twin_field(book, move.var, key, field)):  # "the .panel box": box-sizing?
             whole = Candidate(result, field, False, f"the question names {twin!r} by the same words")
         if (item := nth_item(book.text_q, result)) is not None:  # "the first font listed under font.fantasy"
@@ -123,3 +131,27 @@ def _own_named(book: Any, var: str, key: str) -> bool:
     """Whether the record ``key`` names holds a field named as the key (a setting, not a rule)."""
     record = lookup.record_of(book.texts[var], key)
     return isinstance(record, st.Record) and record.get(key) is not None
+
+
+def _record(book: Any, var: str, key: str) -> Any:
+    return lookup.record_of(book.texts[var], key)
+
+
+def _unsaid_sibling(book: Any, var: str, field: str) -> str | None:
+    """Another field under the same parent as ``field``, where the question says the last part of neither
+    (``@args.RATE.default.@func`` beside ``@args.RATE.default.name``, asked "which key supplies the default for
+    the rate?"): what it names is the parent, and the parent holds two values."""
+    parent, _, leaf = field.rpartition(".")
+    said = {st.stem(w) for w in re.findall(r"[^\W_]+", book.text_q.casefold())}
+    if not parent or _leaf_said(leaf, said):
+        return None
+    return next(
+        (f for f in book.structs[var].field_names if f != field and f.rpartition(".")[0] == parent
+         and not _leaf_said(f.rpartition(".")[2], said)),
+        None,
+    )  # fmt: skip
+
+
+def _leaf_said(leaf: str, said: set[str]) -> bool:
+    words = re.findall(r"[^\W_]+", leaf.casefold())
+    return bool(words) and all(st.stem(w) in said for w in words)

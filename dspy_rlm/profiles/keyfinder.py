@@ -197,7 +197,9 @@ def question_keys(book: Any, var: str) -> list[Key]:
                 and len(s.records) > 1
                 and s.key_counts.get(book.text_q[first.start() : last.end()], 0) > 0
             )
-            if described and not keyed_by and not any(ID_LIKE.search(w) for w in words):
+            # an identifier there is still a key, but not the owner's version ("in PostgreSQL *15*'s ... .sql")
+            version = n == 1 and _OWNER_VERSION.fullmatch(words[0]) and _POSSESSIVE.match(book.text_q, last.end())
+            if described and not keyed_by and (version or not any(ID_LIKE.search(w) for w in words)):
                 continue
             if (is_stop(words[0]) or is_stop(words[-1])) and not (stop_word and may_be_value(words[0])) and not flag:
                 continue
@@ -307,7 +309,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
     ordered = strong + beyond[:2] + [k for k in usable if k not in strong]
     if "count" not in book.cues and any(ID_LIKE.search(k.text) for k in beyond):
         ordered = strong + beyond[:2]  # an identifier names a record past the head: loose words are no keys,
-        ordered += [k for k in usable if k not in strong and _written_id(book.text_q, k.text)]  # but identifiers
+        ordered += [k for k in usable if k not in strong and _written_id(book.text_q, k.text, data_spans)]  # but ids
     if absent and absent[0].text in quoted_absent:  # "does it document a '-X perf' option?": the quote is asked
         return (absent[:1] + ordered)[: MAX_KEYS + 1]
     if any(ID_LIKE.search(k.text) for k in absent) and not any(ID_LIKE.search(k.text) for k in strong + beyond):
@@ -315,6 +317,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
 
 
+_JOINED_ID = re.compile(r"[A-Za-z][\w.]*[_.]\w+")  # a code name: snake_case or dotted, no hyphen
+# (a hyphenated name is as often a package's, naming the document: "the maven-resolver 1.6.3 POM")
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
 
 
@@ -346,7 +350,15 @@ def unheld_identifier(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
     return f"the question's {unheld!r} keys no record read, and the read is by {key.text if key else 'none'!r}"
 
 
-def _written_id(question: str, phrase: str) -> bool:
+_OWNER_VERSION = re.compile(r"v?\d+(?:\.\d+)*")
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
+def _written_id(question: str, phrase: str, data_spans: list[tuple[int, int]]) -> bool:
     """Whether the question writes ``phrase`` itself as an identifier ("in *list_merge_tool_candidates*, ..."), not
-    the asker's words that a joined spelling found ("merge mode": merge_mode)."""
-    return bool(ID_LIKE.search(phrase)) and re.search(rf"(?<![\w.-]){re.escape(phrase)}(?![\w-])", question) is not None
+    the asker's words that a joined spelling found ("merge mode": merge_mode), nor the document's name ("the
+    properties of *the maven-resolver 1.6.3 POM*")."""
+    if _JOINED_ID.fullmatch(phrase) is None:
+        return False
+    at = re.search(rf"(?<![\w.-]){re.escape(phrase)}(?![\w-])", question)
+    return at is not None and not any(a <= at.start() and at.end() <= b for a, b in data_spans)

@@ -126,6 +126,8 @@ def rival_field(book: Any, var: str, key: Any, field: str, record: st.Record) ->
     read_parts = {st.stem(p.casefold()) for p in parts(field)} | {leaf}
     said = {st.stem(k.text.casefold()) for k in book.keys.get(var, []) if k is not key and not k.hop}
     said -= read_parts | {st.stem(key.text.casefold())}
+    for noun in re.finditer(rf"(?<![\w-]){re.escape(key.text)}\s+([A-Za-z][\w-]*)", book.text_q, re.IGNORECASE):
+        said.discard(st.stem(noun.group(1).casefold()))  # "the dmix *device*": the asker's noun for the record
     phrases = [k.text for k in book.keys.get(var, []) if not k.hop] + [key.text]
     for name, value in record.fields if said else ():
         named = leaf_stem(name) in said  # the last part of its name, whole

@@ -29,6 +29,7 @@ from dspy_rlm.profiles.vocabulary import (
     STOP,
     TEMPORAL,
 )
+from dspy_rlm.profiles.which_noun import head_rival
 
 __all__ = [
     "ByLength",
@@ -191,6 +192,8 @@ class MostCommon(KindBase):
             asked, why = False, "the question names a block to rank within"
         if asked and move.within is not None and (other := rival_place(book, move.var, move.within)):
             asked, why = False, f"the question writes the block {other!r} as named, {move.within!r} in another case"
+        if asked and (rival := head_rival(book, move.var, field)):  # "which guardrail *mode* ...": not guardrail
+            asked, why = False, f"the noun the question asks for names {rival!r}"
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
 
 

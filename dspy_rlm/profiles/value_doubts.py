@@ -15,6 +15,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.doubts import LOOKUPS
 from dspy_rlm.profiles.grounding import said_in
 from dspy_rlm.profiles.move import Move
+from dspy_rlm.profiles.named_document import FILE_NAME
 from dspy_rlm.profiles.naming import holder_asked, names_a_record, record_keys
 from dspy_rlm.profiles.owners import unfielded_key
 from dspy_rlm.profiles.reads import norm, values_in
@@ -213,6 +214,29 @@ def _not_offered(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} is none of the answers the question offers" if choices and norm(value) not in choices else None
 
 
+_IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w]*(?:[-_.][\w]+)+(?![\w-])")
+"""An identifier as a question writes it: letters first, joined by ``-``, ``_`` or ``.`` (``dpkg-parsechangelog``)."""
+
+
+def _beside_named(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "what dpkg-parsechangelog option computes DEB_DISTRIBUTION?" over "$(call dpkg_late_eval,DEB_DISTRIBUTION,
+    # dpkg-parsechangelog -SDistribution)": the value holds an identifier the question names beside the key, so
+    # the question asks of a part of the value (what stands beside it), not the whole
+    if move.kind not in ("field", "record") or key is None or not isinstance(value, str) or len(value) > 400:
+        return None
+    if not re.search(r"\b(?:which|what)\b", book.text_q, re.IGNORECASE):
+        return None
+    read = {norm(key.text), *(norm(str(a)) for a in move.args[1:2])}
+    files = {norm(m.group(0)) for m in FILE_NAME.finditer(book.text_q)}  # the file's own name: "pkg-info.mk"
+    for m in _IDENTIFIER.finditer(book.text_q):
+        said = m.group(0).rstrip(".")
+        if norm(said) in read | files or norm(said) == norm(value) or said_in(said, key.text):
+            continue
+        if re.search(rf"(?<![\w.-]){re.escape(said)}(?![\w-])", value, re.IGNORECASE):
+            return f"{value!r} holds {said!r}, which the question names: it asks of a part beside it"
+    return None
+
+
 VALUE_DOUBTS = (
     names_a_record,
     _repeats_question,
@@ -228,6 +252,7 @@ VALUE_DOUBTS = (
     path_for_who,
     _one_of_several,
     _holder_value,
+    _beside_named,
     version_unread,
     unfielded_key,
 )

@@ -1,0 +1,54 @@
+"""The noun a "which" / "what" question asks for: the last word of the noun phrase the asking word opens ("which
+guardrail *mode* is used most", "which *guardrail* runs after the call"). A field the question names only by a word
+before that noun is no field asked where another field is named by the noun itself (:func:`head_rival`); a field
+named as the block that holds the records is the asker's word for the records, not that field (:func:`names_block`).
+(:mod:`~dspy_rlm.profiles.asked_noun` doubts a field naming no word of a "what" noun, and leaves "which" alone.)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.naming import leaf_stem
+from dspy_rlm.profiles.vocabulary import leading_words
+
+__all__ = ["head_rival", "names_block", "which_noun"]
+
+_WHICH = re.compile(r"\b(?:which|what)\s+(.*)", re.IGNORECASE | re.DOTALL)
+
+
+def which_noun(question: str) -> tuple[list[str], str] | None:
+    """The stems of the words before the noun the asking word opens, and the noun's own stem ("which guardrail
+    mode is ...": (['guardrail'], 'mode')); None where no "which" / "what" opens a noun."""
+    m = _WHICH.search(question)
+    words = [w.strip("?,.;:!()\"'`") for w in leading_words(m.group(1))] if m else []
+    words = [w for w in words if w]
+    if not words:
+        return None
+    return [st.stem(w.casefold()) for w in words[:-1]], st.stem(words[-1].casefold())
+
+
+def head_rival(book: Any, var: str, field: str) -> str | None:
+    """Another field the question names by the noun it asks for, where ``field`` is named only by a word before it
+    ("which guardrail *mode* ...": ``mode``, not ``guardrail``): the one asked."""
+    said = which_noun(book.text_q)
+    if said is None or not said[0]:
+        return None
+    before, head = said
+    leaf = leaf_stem(field)
+    if leaf == head or leaf not in before:
+        return None
+    return next((f for f in book.named_fields(var) if f != field and leaf_stem(f) == head), None)
+
+
+def names_block(book: Any, record: Any, field: str) -> bool:
+    """Whether the noun the question asks for names both ``field`` and the block holding ``record`` ("which
+    *guardrail* runs after the call?" of records under ``guardrails:``, each with a ``guardrail`` field): it asks
+    which record, by the block's word for its records, not for that field."""
+    said = which_noun(book.text_q)
+    block = record.get("block") if isinstance(record, st.Record) else None
+    if said is None or not block:
+        return False
+    return st.stem(block.rsplit(".", 1)[-1].casefold()) == said[1] == leaf_stem(field)
