@@ -22,7 +22,7 @@ from dspy_rlm.profiles.naming import specific as _specific
 from dspy_rlm.profiles.naming import why_specific as _why
 from dspy_rlm.profiles.owners import holder_of_field
 from dspy_rlm.profiles.printed_rows import printed
-from dspy_rlm.profiles.reads import _holds_key, _past_key, norm
+from dspy_rlm.profiles.reads import _holds_key, _past_key, camel_parts, norm
 from dspy_rlm.profiles.said import as_asked, keyed_tail
 from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.twin_fields import twin_field
@@ -153,5 +153,5 @@ def _unsaid_sibling(book: Any, var: str, field: str) -> str | None:
 
 
 def _leaf_said(leaf: str, said: set[str]) -> bool:
-    words = re.findall(r"[^\W_]+", leaf.casefold())
+    words = [w.casefold() for w in camel_parts(leaf)]  # dnsSuffix: dns, suffix
     return bool(words) and all(st.stem(w) in said for w in words)

@@ -12,6 +12,7 @@ from typing import Any
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.naming import leaf_stem
+from dspy_rlm.profiles.reads import camel_parts
 from dspy_rlm.profiles.vocabulary import leading_words
 
 __all__ = ["head_rival", "names_block", "which_noun"]
@@ -33,13 +34,17 @@ def which_noun(question: str) -> tuple[list[str], str] | None:
 def head_rival(book: Any, var: str, field: str) -> str | None:
     """Another field the question names by the noun it asks for, where ``field`` is named only by a word before it
     ("which guardrail *mode* ...": ``mode``, not ``guardrail``): the one asked."""
-    said = which_noun(book.text_q)
+    question = book.text_q
+    said = which_noun(question)
     if said is None or not said[0]:
         return None
     before, head = said
     leaf = leaf_stem(field)
     if leaf == head or leaf not in before:
         return None
+    stems = {st.stem(w) for w in re.findall(r"[^\W_]+", question.casefold())}
+    if sum(st.stem(p.casefold()) in stems for p in camel_parts(field)) > 1:
+        return None  # "which node versions does npm support (engines)?": engines.node, named whole, is asked
     return next((f for f in book.named_fields(var) if f != field and leaf_stem(f) == head), None)
 
 
