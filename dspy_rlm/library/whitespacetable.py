@@ -138,7 +138,7 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
         header = [c for c in sep.split(rows[0][1].strip()) if c]
         rows = rows[1:]
     if header is not None:  # "<keep> <order>" one space apart: two names, each in its own angle brackets
-        header = [n for c in header for n in (_ANGLES.findall(c) if _ANGLED.fullmatch(c) else [c])]
+        header = [n for c in header for n in (_ANGLE_NAMES.findall(c) if _ANGLED_CELL.fullmatch(c) else [c])]
     if header is not None and len(header) > width and sep is ALIGNED:  # "... defaults\t0 0" under six names,
         words = [len(part.split()) for _, part in rows[:400]]  # <dump> <pass>: the last two one space apart
         if _share(sum(1 for n in words if n == len(header)), len(words)) >= 0.9:
@@ -154,8 +154,8 @@ def parse_whitespace_table(lines: list[str], aligned: bool) -> tuple[list[Raw], 
     return out, names + (["comment"] if any(comments.values()) else [])
 
 
-_ANGLED = re.compile(r"(?:<[^<>\s][^<>]*>\s*){2,}")
-_ANGLES = re.compile(r"<[^<>]+>")
+_ANGLED_CELL = re.compile(r"(?:<[^<>\s][^<>]*>\s*){2,}")
+_ANGLE_NAMES = re.compile(r"<[^<>]+>")
 _NUMBER_CELL = re.compile(r"[-+]?\d[\d.:]*")
 _NUMBER_FLAG = re.compile(r"([-+]?\d[\d.:]*) ([A-Za-z]{1,3})")
 
