@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dspy_rlm.profiles.id_spellings import WRITTEN_ID
+
 __all__ = ["commented_setting"]
 
-_IDENTIFIER = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+(?![\w/])")
-"""A name the question writes as an identifier: words joined by dots, underscores or hyphens."""
 _COMMENTED = re.compile(r"(?m)^[ \t]*[#;][ \t]*([A-Za-z][\w.-]*)[ \t]*=")
 """A setting written in a comment line: ``#start_conf = 'auto'``, ``; max_children = 5`` (not ``# name: text``,
 which opens many a file's header)."""
@@ -40,7 +40,7 @@ def commented_setting(book: Any, move: Any, kind: Any, key: Any, text: str) -> s
 
 
 def _commented(book: Any, var: str, text: str) -> str | None:
-    said = {_compact(m.group(0)): m.group(0) for m in _IDENTIFIER.finditer(book.text_q)}
+    said = {_compact(m.group(0)): m.group(0) for m in WRITTEN_ID.finditer(book.text_q)}
     if not said:
         return None
     live = {_compact(f) for f in book.structs[var].field_names}

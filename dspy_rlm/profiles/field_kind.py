@@ -6,7 +6,6 @@ registers it; :func:`as_said` and :func:`in_sentence` are shared with the record
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from dspy_rlm.library import lookup
@@ -28,7 +27,7 @@ from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.twin_fields import twin_field
 from dspy_rlm.profiles.versions import pinned
 from dspy_rlm.profiles.vocabulary import FIRST_LINE
-from dspy_rlm.profiles.which_noun import head_rival, names_block
+from dspy_rlm.profiles.which_noun import head_rival, names_block, question_stems
 
 __all__ = ["Field", "as_said", "in_sentence"]
 
@@ -91,7 +90,7 @@ class Field(KindBase):
             whole = Candidate(result, field, False, "records of the same key hold other values there")
         if whole.supported and (rival := head_rival(book, move.var, field)):  # "which guardrail *mode* ..."
             whole = Candidate(result, field, False, f"the noun the question asks for names {rival!r}")
-        if whole.supported and key is not None and names_block(book, _record(book, move.var, key.text), field):
+        if whole.supported and key is not None and names_block(book, move.var, key.text, field):
             whole = Candidate(result, field, False, "the question's noun names the records' block: it asks which")
         if whole.supported and (sibling := _unsaid_sibling(book, move.var, field)):  # @args.RATE.default.@func
             whole = Candidate(result, field, False, f"the question says neither its last part nor {sibling!r}'s")
@@ -133,16 +132,12 @@ def _own_named(book: Any, var: str, key: str) -> bool:
     return isinstance(record, st.Record) and record.get(key) is not None
 
 
-def _record(book: Any, var: str, key: str) -> Any:
-    return lookup.record_of(book.texts[var], key)
-
-
 def _unsaid_sibling(book: Any, var: str, field: str) -> str | None:
     """Another field under the same parent as ``field``, where the question says the last part of neither
     (``@args.RATE.default.@func`` beside ``@args.RATE.default.name``, asked "which key supplies the default for
     the rate?"): what it names is the parent, and the parent holds two values."""
     parent, _, leaf = field.rpartition(".")
-    said = {st.stem(w) for w in re.findall(r"[^\W_]+", book.text_q.casefold())}
+    said = question_stems(book)
     if not parent or _leaf_said(leaf, said):
         return None
     return next(
@@ -152,6 +147,6 @@ def _unsaid_sibling(book: Any, var: str, field: str) -> str | None:
     )  # fmt: skip
 
 
-def _leaf_said(leaf: str, said: set[str]) -> bool:
+def _leaf_said(leaf: str, said: frozenset[str]) -> bool:
     words = [w.casefold() for w in camel_parts(leaf)]  # dnsSuffix: dns, suffix
     return bool(words) and all(st.stem(w) in said for w in words)

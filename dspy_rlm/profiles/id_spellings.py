@@ -11,7 +11,17 @@ from itertools import islice, pairwise
 from dspy_rlm.library import textkit
 from dspy_rlm.profiles.vocabulary import ID_LIKE
 
-__all__ = ["id_parts", "near_spelled", "spelled_as", "unqualified"]
+__all__ = ["WRITTEN_ID", "code_name", "id_parts", "near_spelled", "spelled_as", "unqualified"]
+
+WRITTEN_ID = re.compile(r"(?<![\w./-])[A-Za-z]\w*(?:[-_.]\w+)+(?![\w/-])")
+"""An identifier as a question writes it in its words: letters first, parts joined by ``-``, ``_`` or ``.``
+(``dpkg-parsechangelog``, ``max_children``, ``np.float32``), no part of a path."""
+
+
+def code_name(phrase: str) -> bool:
+    """Whether ``phrase`` is written as a code name: snake_case or dotted, no hyphen (a hyphenated name is as
+    often a package's, naming the document: "the maven-resolver 1.6.3 POM")."""
+    return "-" not in phrase and WRITTEN_ID.fullmatch(phrase) is not None
 
 
 _ID_PARTS = re.compile(r"[^\W\d_]+|\d+")  # an identifier's runs of letters and of digits

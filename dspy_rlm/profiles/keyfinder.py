@@ -10,7 +10,7 @@ from typing import Any
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.fields_said import field_said, glued_said, initials_said, joined_outside
-from dspy_rlm.profiles.id_spellings import spelled_as, unqualified
+from dspy_rlm.profiles.id_spellings import code_name, spelled_as, unqualified
 from dspy_rlm.profiles.named_document import FILE_NAME, describes_document, document_noun
 from dspy_rlm.profiles.number_column import number_spans
 from dspy_rlm.profiles.phrases import (
@@ -317,8 +317,6 @@ def question_keys(book: Any, var: str) -> list[Key]:
     return (ordered[: MAX_KEYS + len(beyond[:2])] + absent[:2])[: MAX_KEYS + 1]
 
 
-_JOINED_ID = re.compile(r"[A-Za-z][\w.]*[_.]\w+")  # a code name: snake_case or dotted, no hyphen
-# (a hyphenated name is as often a package's, naming the document: "the maven-resolver 1.6.3 POM")
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
 
 
@@ -358,7 +356,7 @@ def _written_id(question: str, phrase: str, data_spans: list[tuple[int, int]]) -
     """Whether the question writes ``phrase`` itself as an identifier ("in *list_merge_tool_candidates*, ..."), not
     the asker's words that a joined spelling found ("merge mode": merge_mode), nor the document's name ("the
     properties of *the maven-resolver 1.6.3 POM*")."""
-    if _JOINED_ID.fullmatch(phrase) is None:
+    if not code_name(phrase):
         return False
     at = re.search(rf"(?<![\w.-]){re.escape(phrase)}(?![\w-])", question)
     return at is not None and not any(a <= at.start() and at.end() <= b for a, b in data_spans)

@@ -14,6 +14,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.doubts import LOOKUPS
 from dspy_rlm.profiles.grounding import said_in
+from dspy_rlm.profiles.id_spellings import WRITTEN_ID
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.named_document import FILE_NAME
 from dspy_rlm.profiles.naming import holder_asked, names_a_record, record_keys
@@ -214,10 +215,6 @@ def _not_offered(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"{value!r} is none of the answers the question offers" if choices and norm(value) not in choices else None
 
 
-_IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w]*(?:[-_.][\w]+)+(?![\w-])")
-"""An identifier as a question writes it: letters first, joined by ``-``, ``_`` or ``.`` (``dpkg-parsechangelog``)."""
-
-
 def _beside_named(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # "what dpkg-parsechangelog option computes DEB_DISTRIBUTION?" over "$(call dpkg_late_eval,DEB_DISTRIBUTION,
     # dpkg-parsechangelog -SDistribution)": the value holds an identifier the question names beside the key, so
@@ -228,7 +225,7 @@ def _beside_named(book: Any, move: Move, key: Any, value: Any) -> str | None:
         return None
     read = {norm(key.text), *(norm(str(a)) for a in move.args[1:2])}
     files = {norm(m.group(0)) for m in FILE_NAME.finditer(book.text_q)}  # the file's own name: "pkg-info.mk"
-    for m in _IDENTIFIER.finditer(book.text_q):
+    for m in WRITTEN_ID.finditer(book.text_q):
         said = m.group(0).rstrip(".")
         if norm(said) in read | files or norm(said) == norm(value) or said_in(said, key.text):
             continue

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.naming import leaf_stem
 from dspy_rlm.profiles.reads import camel_parts
 from dspy_rlm.profiles.vocabulary import leading_words
 
-__all__ = ["head_rival", "names_block", "which_noun"]
+__all__ = ["head_rival", "names_block", "question_stems", "which_noun"]
 
 _WHICH = re.compile(r"\b(?:which|what)\s+(.*)", re.IGNORECASE | re.DOTALL)
 
@@ -31,29 +32,42 @@ def which_noun(question: str) -> tuple[list[str], str] | None:
     return [st.stem(w.casefold()) for w in words[:-1]], st.stem(words[-1].casefold())
 
 
+def question_stems(book: Any) -> frozenset[str]:
+    """The stems of the question's runs of letters and digits (``engines_node``: engine, node), once per question."""
+    if "question stems" not in book.memo:
+        book.memo["question stems"] = frozenset(st.stem(w) for w in re.findall(r"[^\W_]+", book.text_q.casefold()))
+    return book.memo["question stems"]
+
+
+def _asked(book: Any) -> tuple[list[str], str] | None:
+    if "which noun" not in book.memo:
+        book.memo["which noun"] = which_noun(book.text_q)
+    return book.memo["which noun"]
+
+
 def head_rival(book: Any, var: str, field: str) -> str | None:
     """Another field the question names by the noun it asks for, where ``field`` is named only by a word before it
     ("which guardrail *mode* ...": ``mode``, not ``guardrail``): the one asked."""
-    question = book.text_q
-    said = which_noun(question)
+    said = _asked(book)
     if said is None or not said[0]:
         return None
     before, head = said
     leaf = leaf_stem(field)
     if leaf == head or leaf not in before:
         return None
-    stems = {st.stem(w) for w in re.findall(r"[^\W_]+", question.casefold())}
+    stems = question_stems(book)
     if sum(st.stem(p.casefold()) in stems for p in camel_parts(field)) > 1:
         return None  # "which node versions does npm support (engines)?": engines.node, named whole, is asked
     return next((f for f in book.named_fields(var) if f != field and leaf_stem(f) == head), None)
 
 
-def names_block(book: Any, record: Any, field: str) -> bool:
-    """Whether the noun the question asks for names both ``field`` and the block holding ``record`` ("which
-    *guardrail* runs after the call?" of records under ``guardrails:``, each with a ``guardrail`` field): it asks
-    which record, by the block's word for its records, not for that field."""
-    said = which_noun(book.text_q)
-    block = record.get("block") if isinstance(record, st.Record) else None
-    if said is None or not block:
+def names_block(book: Any, var: str, key: str, field: str) -> bool:
+    """Whether the noun the question asks for names both ``field`` and the block holding the record ``key`` reads
+    ("which *guardrail* runs after the call?" of records under ``guardrails:``, each with a ``guardrail`` field): it
+    asks which record, by the block's word for its records, not for that field."""
+    said = _asked(book)
+    if said is None or said[1] != leaf_stem(field):
         return False
-    return st.stem(block.rsplit(".", 1)[-1].casefold()) == said[1] == leaf_stem(field)
+    record = lookup.record_of(book.texts[var], key)  # only where the noun names the field: a search of the text
+    block = record.get("block") if isinstance(record, st.Record) else None
+    return block is not None and st.stem(block.rsplit(".", 1)[-1].casefold()) == said[1]
