@@ -6,6 +6,7 @@ spans, those under its ``### Fixes`` too). Split from :mod:`dspy_rlm.library.mdf
 :func:`dspy_rlm.library.helpers.standalone_source` inlines it after that module."""
 
 import re
+from collections import Counter
 
 from dspy_rlm.library.formats import Raw
 from dspy_rlm.library.mdformats import _ATX, LIST_ITEM, code_lines
@@ -15,6 +16,7 @@ _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
 _HEADING_DATE = re.compile(
     rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|\b{_MONTH}\.? \d{{1,2}},? \d{{4}}|\b\d{{1,2}} {_MONTH} \d{{4}}"
     r"|(?<![\d.])\d{1,2}([-./])\d{1,2}\1\d{4}\b"  # day first or month first: "10-09-2024", "3/14/2019", "1.2.2020"
+    rf"|\b\d{{1,2}}-(?i:{_MONTH})-\d{{4}}\b"  # "19-SEP-2006", "01-Oct-2008"
 )
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*")
 _HEADING_JOINERS = " \t/-\u2013\u2014:,()[]"
@@ -38,7 +40,24 @@ def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
             while first > 0 and lines[first - 1].strip() and not _UNDERLINE.match(lines[first - 1]):
                 first -= 1
             out.append((first, i + 1, " ".join(ln.strip() for ln in lines[first : i + 1])))
+        else:
+            continue
+        date = _date_line(lines, out[-1][1] + 1, code)
+        if date and not _HEADING_DATE.search(out[-1][2]):  # "What's New in IDLE 1.2?" / "===" / "*Release date: D*"
+            out[-1] = (*out[-1][:2], f"{out[-1][2]} {date}")
     return out
+
+
+def _date_line(lines: list[str], i: int, code: set[int]) -> str | None:
+    """The date of the line right under a heading (past one blank line) where it opens by giving one ("*Release
+    date: 19-SEP-2006*", "Released 2024-01-02 ..."): the heading's date, as if written in it."""
+    j = next((j for j in range(i, min(len(lines), i + 2)) if lines[j].strip()), None)
+    if j is None or j in code or LIST_ITEM.match(lines[j]) or _ATX.match(lines[j]):
+        return None
+    if j + 1 < len(lines) and _UNDERLINE.match(lines[j + 1]):  # the next heading ("v2.2.0 (2025-03-14)" / "===")
+        return None
+    m = _HEADING_DATE.search(lines[j][:40])
+    return m.group(0) if m else None
 
 
 def _level(lines: list[str], head: tuple[int, int, str]) -> int:
@@ -143,10 +162,12 @@ def parse_dated_sections(lines: list[str]) -> list[Raw]:
         m = _HEADING_DATE.search(text)
         key = (text[: m.start()] + " " + text[m.end() :]) if m else text
         key = re.sub(r"\([^()]*\)", " ", key).strip(_HEADING_JOINERS)  # an aside is no name: "(since 3.8.0)"
-        versions = [w for w in (w.strip(",;:[]\"'") for w in key.split()) if _VERSION.fullmatch(w)]
+        versions = [w for w in (w.strip(",;:[]\"'?") for w in key.split()) if _VERSION.fullmatch(w)]
+        whole = " ".join(key.split()) or text
         key = versions[0] if len(versions) == 1 else key  # "Revision 0.6.1, released": its version names it
         fields = [("date", m.group(0))] if m else []
         listed = _items(lines, b + 1, end, code) if m or _VERSION.search(key) else []
         fields += [(CHANGES_FIELD, "\n".join(listed))] if listed else []
-        out.append((a, end, fields, " ".join(key.split()) or text, None))
-    return out
+        out.append((a, end, fields, " ".join(key.split()) or text, whole))
+    keys = Counter(r[3] for r in out)  # a version two headings share ("IDLEfork 0.9 Alpha 1", "... Alpha 2"): whole
+    return [(a, end, fields, whole.rstrip("?") if keys[key] > 1 else key, None) for a, end, fields, key, whole in out]

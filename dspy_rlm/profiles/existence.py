@@ -27,7 +27,7 @@ from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, STOP
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, STOP, WHOLE_SET
 from dspy_rlm.profiles.yes_no_words import LEFT_OUT, MANY
 
 __all__ = ["Exists"]
@@ -114,7 +114,8 @@ class Exists(KindBase):
                 return [Candidate(True, "answer", False, f"the record {owner!r} names does not hold it")]
             if ok and (beside := _named_beside(book, move.var, key)):  # "SQLITE_DB_PATH ... marked as a secret?"
                 return [Candidate(True, "answer", False, f"its line names {beside!r}, whose value was not read")]
-            if ok and (held := _held_unread(book, others)):  # "does ypbind have any aliases?": ypbind is listed
+            if ok and (held := _held_unread(book, others) or _said_of_key(book, move.var, key, others)):
+                # "does ypbind have any aliases?", "does the 2.7 section give an actual day?": ypbind, 2.7 are there
                 return [
                     Candidate(True, "answer", False, f"the question asks whether it has {held!r}, no word of the data")
                 ]
@@ -218,6 +219,31 @@ def _held_unread(book: Any, others: list[Any]) -> str | None:
     m = _HAS_ANY.search(book.text_q)
     nouns = {w.casefold() for w in (m.groups() if m else ()) if w}
     return next((k.text for k in others if k.records == 0 and k.text.casefold() in nouns), None)
+
+
+_AUX_OPENS = re.compile(r"^\s*(?:does|do|did|will|would|can|could)\s", re.IGNORECASE)
+_THERE_WORDS = frozenset({"appear", "appears", "mention", "mentions", "mentioned", "documented", "covered", "shown"})
+"""Words of a thing's being there ("does X *appear* in ..."), besides those of
+:data:`~dspy_rlm.profiles.vocabulary.WHOLE_SET`."""
+
+
+def _said_of_key(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
+    """A word the question says of the record its key names, past the key and the noun after it, that the data holds
+    nowhere ("does *the IDLE 2.7 section* of NEWS give an *actual* day and month?"): the record is there, and the
+    statement is asked of it, in words no read checked. Only where an auxiliary opens the question."""
+    if not _AUX_OPENS.match(book.text_q):
+        return None
+    at = book.text_q.casefold().find(key.text.casefold())
+    if at < 0:
+        return None
+    after = [w.casefold() for w in st.words(book.text_q[at + len(key.text) :])][1:]  # "the 2.7 *section*": its noun
+    absent = {
+        k.text.casefold()
+        for k in others
+        if k.records == 0 and not k.hop and not names_asked_document(book, var, k.text)
+    }
+    plain = STOP | CUE_WORDS | WHOLE_SET | _THERE_WORDS
+    return next((w for w in after if w in absent and w not in plain and w.isalpha()), None)
 
 
 def _named_beside(book: Any, var: str, key: Any) -> str | None:

@@ -90,7 +90,7 @@ class Field(KindBase):
             whole = Candidate(result, field, False, "records of the same key hold other values there")
         if whole.supported and (rival := head_rival(book, move.var, field)):  # "which guardrail *mode* ..."
             whole = Candidate(result, field, False, f"the noun the question asks for names {rival!r}")
-        if whole.supported and key is not None and names_block(book, move.var, key.text, field):
+        if whole.supported and key is not None and names_block(book, move.var, key.text):
             whole = Candidate(result, field, False, "the question's noun names the records' block: it asks which")
         if whole.supported and (sibling := _unsaid_sibling(book, move.var, field)):  # @args.RATE.default.@func
             whole = Candidate(result, field, False, f"the question says neither its last part nor {sibling!r}'s")

@@ -18,12 +18,15 @@ from dspy_rlm.profiles.vocabulary import leading_words
 
 __all__ = ["head_rival", "names_block", "question_stems", "which_noun"]
 
-_WHICH = re.compile(r"\b(?:which|what)\s+(.*)", re.IGNORECASE | re.DOTALL)
+_WHICH = re.compile(
+    r"\b(?:which|what)\s+(?:(?:one\s+)?of\s+(?:the|these|those|its|their|all\s+the)\s+)?(.*)", re.IGNORECASE | re.DOTALL
+)  # "which *of the* example relays ...": the noun after the partitive
 
 
 def which_noun(question: str) -> tuple[list[str], str] | None:
     """The stems of the words before the noun the asking word opens, and the noun's own stem ("which guardrail
-    mode is ...": (['guardrail'], 'mode')); None where no "which" / "what" opens a noun."""
+    mode is ...": (['guardrail'], 'mode'); "which of the example relays": (['example'], 'relai')); None where no
+    "which" / "what" opens a noun."""
     m = _WHICH.search(question)
     words = [w.strip("?,.;:!()\"'`") for w in leading_words(m.group(1))] if m else []
     words = [w for w in words if w]
@@ -61,13 +64,32 @@ def head_rival(book: Any, var: str, field: str) -> str | None:
     return next((f for f in book.named_fields(var) if f != field and leaf_stem(f) == head), None)
 
 
-def names_block(book: Any, var: str, key: str, field: str) -> bool:
-    """Whether the noun the question asks for names both ``field`` and the block holding the record ``key`` reads
-    ("which *guardrail* runs after the call?" of records under ``guardrails:``, each with a ``guardrail`` field): it
-    asks which record, by the block's word for its records, not for that field."""
+def names_block(book: Any, var: str, key: str) -> bool:
+    """Whether the noun the question asks for names the block holding the record ``key`` reads ("which *guardrail*
+    runs after the call?", "which of the example *relays* talks to the hub?" of records under ``guardrails:``,
+    ``relays:``): it asks which record, by the block's word for its records, not for a field's value."""
     said = _asked(book)
-    if said is None or said[1] != leaf_stem(field):
+    if said is None:
         return False
-    record = lookup.record_of(book.texts[var], key)  # only where the noun names the field: a search of the text
+    memo = ("block stems", var)  # the stems of the blocks holding records, once per text
+    if memo not in book.memo:
+        held = {r.get("block") for r in book.structs[var].records[:5000]}
+        book.memo[memo] = {st.stem(b.rsplit(".", 1)[-1].casefold()) for b in held if b}
+    words = [*said[0], said[1]]
+    blocks = book.memo[memo]
+    last = len(words) - 1
+    heads = [w for i, w in enumerate(words) if w in blocks and (i == last or _no_field(book, var, words[i + 1]))]
+    if not heads:  # "which guardrail *mode*": a field's word after the block's is the noun; "relays *talks*": a verb
+        return False
+    record = lookup.record_of(book.texts[var], key)  # only where the noun names a block: a search of the text
     block = record.get("block") if isinstance(record, st.Record) else None
-    return block is not None and st.stem(block.rsplit(".", 1)[-1].casefold()) == said[1]
+    return block is not None and st.stem(block.rsplit(".", 1)[-1].casefold()) in heads
+
+
+def _no_field(book: Any, var: str, stem: str) -> bool:
+    """Whether no part of a field's name has the stem ``stem``."""
+    memo = ("field part stems", var)
+    if memo not in book.memo:
+        words = [w for f in book.structs[var].field_names for p in camel_parts(f) for w in re.findall(r"[^\W_]+", p)]
+        book.memo[memo] = {st.stem(w.casefold()) for w in words}
+    return stem not in book.memo[memo]
