@@ -27,7 +27,8 @@ from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, STOP, WHOLE_SET
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, HOLDING_VERBS, STOP, WHOLE_SET
+from dspy_rlm.profiles.which_noun import field_part_stems
 from dspy_rlm.profiles.yes_no_words import LEFT_OUT, MANY
 
 __all__ = ["Exists"]
@@ -230,19 +231,30 @@ _THERE_WORDS = frozenset({"appear", "appears", "mention", "mentions", "mentioned
 def _said_of_key(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
     """A word the question says of the record its key names, past the key and the noun after it, that the data holds
     nowhere ("does *the IDLE 2.7 section* of NEWS give an *actual* day and month?"): the record is there, and the
-    statement is asked of it, in words no read checked. Only where an auxiliary opens the question."""
+    statement is asked of it, in words no read checked. Only where an auxiliary opens the question, and no phrase
+    after the key is one the data holds or quotes (a value or a field's name the statement checks)."""
     if not _AUX_OPENS.match(book.text_q):
         return None
     at = book.text_q.casefold().find(key.text.casefold())
     if at < 0:
         return None
-    after = [w.casefold() for w in st.words(book.text_q[at + len(key.text) :])][1:]  # "the 2.7 *section*": its noun
+    end = at + len(key.text)
+    fields = field_part_stems(book, var)
+    checked = [  # a whole value, a key, a field's name: what the statement is checked by
+        k
+        for k in others
+        if k.records
+        and (k.is_key or k.is_value or {st.stem(w) for w in re.findall(r"[^\W_]+", k.text.casefold())} & fields)
+    ]
+    if any(book.text_q.find(k.text, end) >= 0 for k in checked) or QUOTED.search(book.text_q, end):
+        return None  # "... an interval of 180?", "... the end-of-line binding?": a phrase the data holds is asked
+    after = [w.casefold() for w in st.words(book.text_q[end:])][1:]  # "the 2.7 *section*": its noun
     absent = {
         k.text.casefold()
         for k in others
         if k.records == 0 and not k.hop and not names_asked_document(book, var, k.text)
     }
-    plain = STOP | CUE_WORDS | WHOLE_SET | _THERE_WORDS
+    plain = STOP | CUE_WORDS | WHOLE_SET | _THERE_WORDS | set(HOLDING_VERBS)
     return next((w for w in after if w in absent and w not in plain and w.isalpha()), None)
 
 

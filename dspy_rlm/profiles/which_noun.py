@@ -16,7 +16,7 @@ from dspy_rlm.profiles.naming import leaf_stem
 from dspy_rlm.profiles.reads import camel_parts
 from dspy_rlm.profiles.vocabulary import leading_words
 
-__all__ = ["head_rival", "names_block", "question_stems", "which_noun"]
+__all__ = ["field_part_stems", "head_rival", "names_block", "question_stems", "which_noun"]
 
 _WHICH = re.compile(
     r"\b(?:which|what)\s+(?:(?:one\s+)?of\s+(?:the|these|those|its|their|all\s+the)\s+)?(.*)", re.IGNORECASE | re.DOTALL
@@ -64,6 +64,9 @@ def head_rival(book: Any, var: str, field: str) -> str | None:
     return next((f for f in book.named_fields(var) if f != field and leaf_stem(f) == head), None)
 
 
+_PARTITIVE = re.compile(r"\b(?:which|what)\s+(?:one\s+)?of\s+", re.IGNORECASE)
+
+
 def names_block(book: Any, var: str, key: str) -> bool:
     """Whether the noun the question asks for names the block holding the record ``key`` reads ("which *guardrail*
     runs after the call?", "which of the example *relays* talks to the hub?" of records under ``guardrails:``,
@@ -78,18 +81,24 @@ def names_block(book: Any, var: str, key: str) -> bool:
     words = [*said[0], said[1]]
     blocks = book.memo[memo]
     last = len(words) - 1
-    heads = [w for i, w in enumerate(words) if w in blocks and (i == last or _no_field(book, var, words[i + 1]))]
-    if not heads:  # "which guardrail *mode*": a field's word after the block's is the noun; "relays *talks*": a verb
+    partitive = _PARTITIVE.search(book.text_q) is not None  # "which of the example relays talks": its noun, a verb
+    heads = [
+        w
+        for i, w in enumerate(words)
+        if w in blocks and (i == last or (partitive and words[i + 1] not in field_part_stems(book, var)))
+    ]
+    if not heads:  # "which guardrail *mode*", "what *release* date": the word after the block's is the noun
         return False
     record = lookup.record_of(book.texts[var], key)  # only where the noun names a block: a search of the text
     block = record.get("block") if isinstance(record, st.Record) else None
     return block is not None and st.stem(block.rsplit(".", 1)[-1].casefold()) in heads
 
 
-def _no_field(book: Any, var: str, stem: str) -> bool:
-    """Whether no part of a field's name has the stem ``stem``."""
+def field_part_stems(book: Any, var: str) -> set[str]:
+    """The stems of the parts of every field's name (``skip_install``: skip, install; ``dnsSuffix``: dns, suffix),
+    once per text."""
     memo = ("field part stems", var)
     if memo not in book.memo:
         words = [w for f in book.structs[var].field_names for p in camel_parts(f) for w in re.findall(r"[^\W_]+", p)]
         book.memo[memo] = {st.stem(w.casefold()) for w in words}
-    return stem not in book.memo[memo]
+    return book.memo[memo]
