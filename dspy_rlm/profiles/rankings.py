@@ -29,7 +29,7 @@ from dspy_rlm.profiles.vocabulary import (
     STOP,
     TEMPORAL,
 )
-from dspy_rlm.profiles.which_noun import head_rival
+from dspy_rlm.profiles.which_noun import head_rival, names_block
 
 __all__ = [
     "ByLength",
@@ -325,6 +325,7 @@ class Extreme(KindBase):
             asked, why_rank = False, "the field's values each hold two numbers: which one ranks is a guess"
         fields = [(f, v) for f, v in (record.fields if isinstance(record, st.Record) else ()) if f != field]
         said = [f for f, v in fields if f in names and v != result[0] and not said_within(book, f, field)]
+        said = [] if said and isinstance(record, st.Record) and names_block(book, move.var, record.key) else said
         why_said = why_rank if len(said) <= 1 else "the question names several fields of the record"  # "the
         # adjusted close for the day ...":
         # a number asks for the ranked value, a text for the record -- unless the question asks the value itself

@@ -14,7 +14,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.naming import leaf_stem
 from dspy_rlm.profiles.reads import camel_parts
-from dspy_rlm.profiles.vocabulary import leading_words
+from dspy_rlm.profiles.vocabulary import HOLDING_VERBS, leading_words
 
 __all__ = ["field_part_stems", "head_rival", "names_block", "question_stems", "which_noun"]
 
@@ -64,6 +64,7 @@ def head_rival(book: Any, var: str, field: str) -> str | None:
     return next((f for f in book.named_fields(var) if f != field and leaf_stem(f) == head), None)
 
 
+_VERB_STEMS = frozenset(st.stem(v) for v in HOLDING_VERBS)
 _PARTITIVE = re.compile(r"\b(?:which|what)\s+(?:one\s+)?of\s+", re.IGNORECASE)
 
 
@@ -82,10 +83,11 @@ def names_block(book: Any, var: str, key: str) -> bool:
     blocks = book.memo[memo]
     last = len(words) - 1
     partitive = _PARTITIVE.search(book.text_q) is not None  # "which of the example relays talks": its noun, a verb
+    fields = field_part_stems(book, var)  # "which guard *uses*": a verb after it, no field's word
     heads = [
         w
         for i, w in enumerate(words)
-        if w in blocks and (i == last or (partitive and words[i + 1] not in field_part_stems(book, var)))
+        if w in blocks and (i == last or ((partitive or words[i + 1] in _VERB_STEMS) and words[i + 1] not in fields))
     ]
     if not heads:  # "which guardrail *mode*", "what *release* date": the word after the block's is the noun
         return False

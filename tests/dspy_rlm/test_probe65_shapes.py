@@ -93,3 +93,24 @@ relays:
 def test_a_phrase_every_record_holds_names_no_record():
     answer, ending = ask_scripted("Which of the example relays talks to the hub rather than a direct server?", RELAYS)
     assert ending != "submitted" or answer == "south-hub"  # sensor-a, the first record's target_id, before
+
+
+GUARDS = """guards:
+  - guard_name: "north-watch"
+    params:
+      guard: acme_guards
+      threshold: 0.8
+  - guard_name: "south-watch"
+    params:
+      guard: acme_guards
+      threshold: 0.7
+  - guard_name: "east-watch"
+    params:
+      guard: acme_guards
+      threshold: 0.5
+"""
+
+
+def test_a_ranking_asked_by_the_blocks_noun_answers_the_record():
+    answer, _ = ask_scripted("In the example config, which guard uses the lowest threshold?", GUARDS)
+    assert answer == "east-watch"  # the winner's 'guard' field, acme_guards, was given before
