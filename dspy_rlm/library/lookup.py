@@ -158,7 +158,7 @@ def records(var: Any, word: Any = None, limit: int = 10) -> Records:
         empty = "the text has no records"
     else:
         w = _check_word("records", word)
-        found = _containing("records", var, w)
+        found = _placed(s, w, _containing("records", var, w))  # as count_records and exists count them
         empty = f"no record contains {w!r}"
     note = f"({len(found)} records in all; showing {limit}: pass limit= for more)" if len(found) > limit else ""
     if s.parsed_chars is not None:

@@ -366,13 +366,19 @@ def flag_field(book: Any, var: str, field: str) -> bool:
 def agree(book: Any, var: str, key: Any, field: str, value: str) -> bool:
     """Whether every record keyed by ``key`` holds ``value`` in ``field`` (whole, or as one of its parts: the
     ``163`` of ``163/tcp`` and ``163/udp``); the first record's value is no answer where the others differ
-    ("meuligoe" keys a release and its CD-ROM, each with its own description)."""
-    if key is None or not key.is_key:
+    ("meuligoe" keys a release and its CD-ROM, each with its own description); of a phrase every record holds,
+    every record."""
+    if key is None:
         return True
-    memo = ("keyed", var, key.text)
-    if memo not in book.memo:
-        book.memo[memo] = keyed_by(holding(book.texts[var], book.structs[var], key.text)[:50], key.text)
-    keyed = book.memo[memo]
+    if key.is_key:
+        memo = ("keyed", var, key.text)
+        if memo not in book.memo:
+            book.memo[memo] = keyed_by(holding(book.texts[var], book.structs[var], key.text)[:50], key.text)
+        keyed = book.memo[memo]
+    elif 1 < key.records >= len(book.structs[var].records):  # a phrase every record holds (the records' block,
+        keyed = book.structs[var].records[:50]  # "the example guardrails"): where they differ, it names none
+    else:
+        return True
     if len(keyed) < 2:
         return True
     want, head = norm(value), norm((lookup.parts_of(value) or [value])[0])

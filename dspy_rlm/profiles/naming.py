@@ -51,8 +51,6 @@ def specific(key: Any, book: Any = None, var: str = "") -> bool:
     # any record holding one)
     if plain and book is not None and all(st.name_form(f) == st.name_form(key.text) for f in book.named_fields(var)):
         return False
-    if book is not None and not key.is_key and 1 < key.records >= len(book.structs[var].records):
-        return False  # a phrase every record holds ("which of the example guardrails": the block's name) names none
     if book is not None and not (key.is_key or key.is_value) and _keyed_beside(book, var, key):
         return False
     if book is not None and key.is_value and not key.is_key and key.records > 1:

@@ -103,6 +103,7 @@ CUES = {
         "appears most",
         "by the most",
         "by most",
+        "most of the",  # "which mode do most of the guardrails run in?"
     ),
     "max": (
         "largest",

@@ -23,6 +23,10 @@ _WHICH = re.compile(
 )  # "which *of the* example relays ...": the noun after the partitive
 
 
+_AUXILIARIES = frozenset({"do", "can", "could", "may", "must", "should", "will", "would"})
+"""Auxiliaries that end the noun asked ("which mode *do* most of ... run in?"), besides the function words."""
+
+
 def which_noun(question: str) -> tuple[list[str], str] | None:
     """The stems of the words before the noun the asking word opens, and the noun's own stem ("which guardrail
     mode is ...": (['guardrail'], 'mode'); "which of the example relays": (['example'], 'relai')); None where no
@@ -30,6 +34,7 @@ def which_noun(question: str) -> tuple[list[str], str] | None:
     m = _WHICH.search(question)
     words = [w.strip("?,.;:!()\"'`") for w in leading_words(m.group(1))] if m else []
     words = [w for w in words if w]
+    words = words[: next((i for i, w in enumerate(words) if w.casefold() in _AUXILIARIES), len(words))]
     if not words:
         return None
     return [st.stem(w.casefold()) for w in words[:-1]], st.stem(words[-1].casefold())
@@ -50,13 +55,14 @@ def _asked(book: Any) -> tuple[list[str], str] | None:
 
 def head_rival(book: Any, var: str, field: str) -> str | None:
     """Another field the question names by the noun it asks for, where ``field`` is named only by a word before it
-    ("which guardrail *mode* ...": ``mode``, not ``guardrail``): the one asked."""
+    ("which guardrail *mode* ...": ``mode``, not ``guardrail``), or only by the noun of the block holding the
+    records ("which mode do most of the *guardrails* run in?" of records under ``guardrails:``): the one asked."""
     said = _asked(book)
-    if said is None or not said[0]:
+    if said is None:
         return None
     before, head = said
     leaf = leaf_stem(field)
-    if leaf == head or leaf not in before:
+    if leaf == head or (leaf not in before and leaf not in _block_stems(book, var)):
         return None
     stems = question_stems(book)
     if sum(st.stem(p.casefold()) in stems for p in camel_parts(field)) > 1:
@@ -75,12 +81,8 @@ def names_block(book: Any, var: str, key: str) -> bool:
     said = _asked(book)
     if said is None:
         return False
-    memo = ("block stems", var)  # the stems of the blocks holding records, once per text
-    if memo not in book.memo:
-        held = {r.get("block") for r in book.structs[var].records[:5000]}
-        book.memo[memo] = {st.stem(b.rsplit(".", 1)[-1].casefold()) for b in held if b}
     words = [*said[0], said[1]]
-    blocks = book.memo[memo]
+    blocks = _block_stems(book, var)
     last = len(words) - 1
     partitive = _PARTITIVE.search(book.text_q) is not None  # "which of the example relays talks": its noun, a verb
     fields = field_part_stems(book, var)  # "which guard *uses*": a verb after it, no field's word
@@ -94,6 +96,15 @@ def names_block(book: Any, var: str, key: str) -> bool:
     record = lookup.record_of(book.texts[var], key)  # only where the noun names a block: a search of the text
     block = record.get("block") if isinstance(record, st.Record) else None
     return block is not None and st.stem(block.rsplit(".", 1)[-1].casefold()) in heads
+
+
+def _block_stems(book: Any, var: str) -> set[str]:
+    """The stems of the last parts of the blocks holding records (``guardrails``: guardrail), once per text."""
+    memo = ("block stems", var)
+    if memo not in book.memo:
+        held = {r.get("block") for r in book.structs[var].records[:5000]}
+        book.memo[memo] = {st.stem(b.rsplit(".", 1)[-1].casefold()) for b in held if b}
+    return book.memo[memo]
 
 
 def field_part_stems(book: Any, var: str) -> set[str]:

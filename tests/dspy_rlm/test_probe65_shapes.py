@@ -114,3 +114,29 @@ GUARDS = """guards:
 def test_a_ranking_asked_by_the_blocks_noun_answers_the_record():
     answer, _ = ask_scripted("In the example config, which guard uses the lowest threshold?", GUARDS)
     assert answer == "east-watch"  # the winner's 'guard' field, acme_guards, was given before
+
+
+MODES = """guards:
+  - guard_name: "north-watch"
+    params:
+      guard: acme_guards
+      mode: post_check
+  - guard_name: "south-watch"
+    params:
+      guard: acme_guards
+      mode: pre_check
+  - guard_name: "east-watch"
+    params:
+      guard: acme_guards
+      mode: pre_check
+"""
+
+
+def test_a_field_read_by_a_phrase_every_record_holds_is_no_answer_where_they_differ():
+    _, ending = ask_scripted("What mode is set for the acme_guards?", MODES)
+    assert ending != "submitted"  # the first record's post_check was Submitted: every record holds acme_guards
+
+
+def test_what_most_of_the_records_do_is_the_most_common_value():
+    answer, ending = ask_scripted("Which mode do most of the guards in the example config run in?", MODES)
+    assert (answer, ending) == ("pre_check", "submitted")  # the first record's post_check was Submitted before
