@@ -255,7 +255,8 @@ def _said_of_key(book: Any, var: str, key: Any, others: list[Any]) -> str | None
         if k.records == 0 and not k.hop and not names_asked_document(book, var, k.text)
     }
     plain = STOP | CUE_WORDS | WHOLE_SET | _THERE_WORDS | set(HOLDING_VERBS)
-    return next((w for w in after if w in absent and w not in plain and w.isalpha()), None)
+    glued = " ".join(re.sub(r"[\W_]+", "", f).casefold() for f in book.structs[var].field_names)  # "stem": stemlength
+    return next((w for w in after if w in absent and w not in plain and w.isalpha() and w not in glued), None)
 
 
 def _named_beside(book: Any, var: str, key: Any) -> str | None:
