@@ -15,9 +15,10 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.field_words import ANY_VALUE_NOUNS, SYNONYMS
 from dspy_rlm.profiles.reads import camel_parts
 from dspy_rlm.profiles.said import asks_start
-from dspy_rlm.profiles.vocabulary import ANY_VALUE_NOUNS, ENGLISH, FUNCTION_WORDS, ID_LIKE, STOP, SYNONYMS
+from dspy_rlm.profiles.vocabulary import ENGLISH, FUNCTION_WORDS, ID_LIKE, STOP
 
 _WH_NOUN = re.compile(
     r"(?:^|[,:;(]\s*|\b(?:and|but|then|so)\s+)what\s+((?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)\s+"

@@ -15,11 +15,11 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import is_comment
+from dspy_rlm.profiles.field_words import CONTEXT_FIELDS
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.reads import unit_after
 from dspy_rlm.profiles.scopes import block_runs
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS
 
 __all__ = [
     "blocks_alike",

@@ -29,6 +29,7 @@ from dspy_rlm.profiles.conditions import (
     said_inside,
     worded,
 )
+from dspy_rlm.profiles.field_words import CONTEXT_FIELDS, NAME_NOUNS
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.lacking import lacked_fields
 from dspy_rlm.profiles.move import Move, read
@@ -38,7 +39,7 @@ from dspy_rlm.profiles.reads import norm, parts, unit_after
 from dspy_rlm.profiles.scopes import blocks_apart
 from dspy_rlm.profiles.setting_rank import settings_file
 from dspy_rlm.profiles.sizes import listed_parts
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE, NAME_NOUNS
+from dspy_rlm.profiles.vocabulary import ID_LIKE
 from dspy_rlm.profiles.yes_no_words import HAVING
 
 

@@ -28,6 +28,7 @@ from dspy_rlm.profiles.count_doubts import (
     swallowing_record,
     unit_unapplied,
 )
+from dspy_rlm.profiles.field_words import COMMENT_WORDS, SYNONYMS
 from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment, sentence_says
 from dspy_rlm.profiles.joined_names import joined_unparsed
 from dspy_rlm.profiles.keyfinder import unheld_identifier
@@ -53,7 +54,7 @@ from dspy_rlm.profiles.reads import parts
 from dspy_rlm.profiles.repeats import repeats_counted
 from dspy_rlm.profiles.second_condition import other_condition
 from dspy_rlm.profiles.spellings import spells_field
-from dspy_rlm.profiles.vocabulary import COMMENT_WORDS, ID_LIKE, RANKED, SYNONYMS
+from dspy_rlm.profiles.vocabulary import ID_LIKE, RANKED
 
 ONE_CONDITION = ("count", "count_where", "count_if")
 """The counts that test one condition of the records."""

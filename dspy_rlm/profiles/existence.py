@@ -27,7 +27,7 @@ from dspy_rlm.profiles.reads import norm
 from dspy_rlm.profiles.reads import parts as name_parts
 from dspy_rlm.profiles.scopes import block_lacking
 from dspy_rlm.profiles.stated import absent_value, flag_answer, keyed_records, negated_word, stated
-from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, HOLDING_VERBS, STOP, WHOLE_SET
+from dspy_rlm.profiles.vocabulary import ADJECTIVE_HEADS, CUE_WORDS, HOLDING_VERBS, STOP, THERE_WORDS, WHOLE_SET
 from dspy_rlm.profiles.which_noun import field_part_stems
 from dspy_rlm.profiles.yes_no_words import LEFT_OUT, MANY
 
@@ -223,9 +223,6 @@ def _held_unread(book: Any, others: list[Any]) -> str | None:
 
 
 _AUX_OPENS = re.compile(r"^\s*(?:does|do|did|will|would|can|could)\s", re.IGNORECASE)
-_THERE_WORDS = frozenset({"appear", "appears", "mention", "mentions", "mentioned", "documented", "covered", "shown"})
-"""Words of a thing's being there ("does X *appear* in ..."), besides those of
-:data:`~dspy_rlm.profiles.vocabulary.WHOLE_SET`."""
 
 
 def _said_of_key(book: Any, var: str, key: Any, others: list[Any]) -> str | None:
@@ -254,7 +251,7 @@ def _said_of_key(book: Any, var: str, key: Any, others: list[Any]) -> str | None
         for k in others
         if k.records == 0 and not k.hop and not names_asked_document(book, var, k.text)
     }
-    plain = STOP | CUE_WORDS | WHOLE_SET | _THERE_WORDS | set(HOLDING_VERBS)
+    plain = STOP | CUE_WORDS | WHOLE_SET | THERE_WORDS | set(HOLDING_VERBS)
     glued = " ".join(re.sub(r"[\W_]+", "", f).casefold() for f in book.structs[var].field_names)  # "stem": stemlength
     return next((w for w in after if w in absent and w not in plain and w.isalpha() and w not in glued), None)
 

@@ -13,6 +13,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.calibration import IN_SENTENCE
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import agree
+from dspy_rlm.profiles.field_words import FIRST_LINE
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import nth_item, one_of_listed
 from dspy_rlm.profiles.move import Move, read
@@ -26,7 +27,6 @@ from dspy_rlm.profiles.said import as_asked, keyed_tail
 from dspy_rlm.profiles.stated import binds, flag_answer
 from dspy_rlm.profiles.twin_fields import twin_field
 from dspy_rlm.profiles.versions import pinned
-from dspy_rlm.profiles.vocabulary import FIRST_LINE
 from dspy_rlm.profiles.which_noun import head_rival, names_block, question_stems
 
 __all__ = ["Field", "as_said", "in_sentence"]

@@ -10,8 +10,9 @@ import re
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.library import wordmatch
+from dspy_rlm.profiles.field_words import ABBREVIATED, PREDICATE_PARTS
 from dspy_rlm.profiles.reads import camel_parts
-from dspy_rlm.profiles.vocabulary import ABBREVIATED, PREDICATE_PARTS, STOP
+from dspy_rlm.profiles.vocabulary import STOP
 
 __all__ = ["field_said", "fields_said", "glued_said", "initials_said", "joined_outside"]
 

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.vocabulary import DATE_VALUE, DIRECTORY_WORDS
+from dspy_rlm.profiles.field_words import DATE_VALUE, DIRECTORY_WORDS
 
 __all__ = ["GROUPINGS", "grouped_fields"]
 

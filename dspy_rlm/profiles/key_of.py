@@ -13,6 +13,7 @@ from dspy_rlm.library.mdformats import item_named
 from dspy_rlm.library.valueforms import _date
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.chains import asks_same
+from dspy_rlm.profiles.field_words import NAME_ASKED
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.naming import specific as _specific
@@ -28,7 +29,7 @@ from dspy_rlm.profiles.reads import (
     own_setting,
 )
 from dspy_rlm.profiles.scopes import distinct, outside, places
-from dspy_rlm.profiles.vocabulary import ID_LIKE, NAME_ASKED
+from dspy_rlm.profiles.vocabulary import ID_LIKE
 
 __all__ = ["KeyOf", "identifier_elsewhere", "keyed_by_name", "record_named", "shared_from", "subject_keyed"]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup, wordmatch
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.field_words import NAME_NOUNS
 from dspy_rlm.profiles.fields_said import field_said, glued_said, initials_said, joined_outside
 from dspy_rlm.profiles.id_spellings import code_name, spelled_as, unqualified
 from dspy_rlm.profiles.named_document import FILE_NAME, describes_document, document_noun
@@ -30,13 +31,7 @@ from dspy_rlm.profiles.phrases import (
 )
 from dspy_rlm.profiles.reads import norm, parts
 from dspy_rlm.profiles.spans import container_spans, subject_span
-from dspy_rlm.profiles.vocabulary import (
-    IDIOMS,
-    NAME_NOUNS,
-    PARTICLE_VERBS,
-    RECORD_UNITS,
-    STOP,
-)
+from dspy_rlm.profiles.vocabulary import IDIOMS, PARTICLE_VERBS, RECORD_UNITS, STOP
 
 __all__ = ["MAX_KEYS", "MAX_KEY_RECORDS", "question_keys", "unheld_identifier"]
 

@@ -26,6 +26,7 @@ from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf,
 from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
 from dspy_rlm.profiles.field_kind import Field, as_said, in_sentence
+from dspy_rlm.profiles.field_words import CONTEXT_FIELDS, NAME_ASKED, PROSE_FIELDS
 from dspy_rlm.profiles.key_of import KeyOf, identifier_elsewhere, keyed_by_name, record_named, subject_keyed
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
 from dspy_rlm.profiles.listed import one_of_listed
@@ -82,7 +83,7 @@ from dspy_rlm.profiles.stated import binds
 from dspy_rlm.profiles.twin_fields import twin_field
 from dspy_rlm.profiles.value_doubts import VALUE_DOUBTS
 from dspy_rlm.profiles.versions import pinned
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE, NAME_ASKED, PROSE_FIELDS
+from dspy_rlm.profiles.vocabulary import ID_LIKE
 
 __all__ = ["KINDS", "MoveKind", "evaluate", "register"]
 

@@ -32,6 +32,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, asks_date, judge, typed
 from dspy_rlm.profiles.chains import chained
 from dspy_rlm.profiles.conditions import counts_aside, most_of
+from dspy_rlm.profiles.field_words import NAME_NOUNS, SYNONYMS
 from dspy_rlm.profiles.fields_said import fields_said
 from dspy_rlm.profiles.file_texts import file_texts
 from dspy_rlm.profiles.key_of import shared_from
@@ -67,7 +68,7 @@ from dspy_rlm.profiles.router import learned_cues
 from dspy_rlm.profiles.spans import fielded_cues, uncontracted, unpossessed, without_container
 from dspy_rlm.profiles.spellings import field_forms, respelled
 from dspy_rlm.profiles.versions import bounds_version, requirement_first
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, CUES, FUNCTION_WORDS, NAME_NOUNS, QUANTITY, STOP, SYNONYMS, UNSTATED
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, CUES, FUNCTION_WORDS, QUANTITY, STOP, UNSTATED
 from dspy_rlm.profiles.yes_no_words import YES_NO_START
 
 __all__ = ["Candidate", "Move", "MoveBook", "moves_pattern", "read"]

@@ -13,9 +13,10 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
+from dspy_rlm.profiles.field_words import WHOLE
 from dspy_rlm.profiles.reads import camel_parts, field_stems, norm, parts
 from dspy_rlm.profiles.spellings import spelled_by
-from dspy_rlm.profiles.vocabulary import CUE_WORDS, FUNCTION_WORDS, ID_LIKE, PRONOUNS, RELATIVE, STOP, WHOLE
+from dspy_rlm.profiles.vocabulary import CUE_WORDS, FUNCTION_WORDS, ID_LIKE, PRONOUNS, RELATIVE, STOP
 from dspy_rlm.profiles.yes_no_words import YES_NO_START
 
 __all__ = [

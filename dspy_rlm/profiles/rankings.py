@@ -12,6 +12,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
+from dspy_rlm.profiles.field_words import BY_LENGTH, CONTEXT_FIELDS, DATE_VALUE, NAME_NOUNS, TEMPORAL
 from dspy_rlm.profiles.grouped import GROUPINGS, grouped_fields
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
@@ -19,16 +20,7 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.scopes import blocks_apart, rank_places, rival_place, unkept
-from dspy_rlm.profiles.vocabulary import (
-    BY_LENGTH,
-    CONTEXT_FIELDS,
-    COUNTED,
-    CUES,
-    DATE_VALUE,
-    NAME_NOUNS,
-    STOP,
-    TEMPORAL,
-)
+from dspy_rlm.profiles.vocabulary import COUNTED, CUES, STOP
 from dspy_rlm.profiles.which_noun import head_rival, names_block
 
 __all__ = [

@@ -16,7 +16,8 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.vocabulary import DATE_VALUE, DATE_WORDS, RECORD_UNITS, STOP, UNIT_PARTS
+from dspy_rlm.profiles.field_words import DATE_VALUE, DATE_WORDS, UNIT_PARTS
+from dspy_rlm.profiles.vocabulary import RECORD_UNITS, STOP
 
 __all__ = [
     "agent_stems",

@@ -9,8 +9,8 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
+from dspy_rlm.profiles.field_words import CONTEXT_FIELDS
 from dspy_rlm.profiles.move import Move
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS
 
 __all__ = ["repeats_counted"]
 

@@ -12,12 +12,13 @@ from typing import Any
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.library import superlatives
+from dspy_rlm.profiles.field_words import CONTEXT_FIELDS
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_scopes
 from dspy_rlm.profiles.named_document import names_asked_document, names_document
 from dspy_rlm.profiles.phrases import written_as_name
 from dspy_rlm.profiles.reads import holders, norm
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, ID_LIKE
+from dspy_rlm.profiles.vocabulary import ID_LIKE
 
 __all__ = [
     "block_lacking",

@@ -16,11 +16,12 @@ from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.superlatives import keys_fitting
 from dspy_rlm.profiles.candidates import Candidate, key_and_value
+from dspy_rlm.profiles.field_words import ANY_VALUE_NOUNS
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.name_scopes import name_patterns, name_scopes
 from dspy_rlm.profiles.reads import camel_parts, norm
-from dspy_rlm.profiles.vocabulary import ANY_VALUE_NOUNS, COUNTED, leading_words
+from dspy_rlm.profiles.vocabulary import COUNTED, leading_words
 
 __all__ = ["FieldExtreme", "SettingCommon", "SettingCount", "SettingExtreme", "settings_file"]
 

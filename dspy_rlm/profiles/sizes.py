@@ -18,6 +18,7 @@ from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate, key_and_value
 from dspy_rlm.profiles.conditions import operands
+from dspy_rlm.profiles.field_words import CONTEXT_FIELDS, ITEM_NOUNS
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.owners import owner
@@ -26,7 +27,7 @@ from dspy_rlm.profiles.phrases import counted_nouns
 from dspy_rlm.profiles.rankings import counts_fields, ranked_noun
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
 from dspy_rlm.profiles.scopes import condition
-from dspy_rlm.profiles.vocabulary import CONTEXT_FIELDS, COUNTED, CUES, HOLDING_VERBS, ITEM_NOUNS, STOP
+from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, STOP
 
 __all__ = [
     "CountItems",

@@ -14,17 +14,13 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.naming import leaf_stem
 from dspy_rlm.profiles.reads import camel_parts
-from dspy_rlm.profiles.vocabulary import HOLDING_VERBS, leading_words
+from dspy_rlm.profiles.vocabulary import AUXILIARIES, HOLDING_VERBS, leading_words
 
 __all__ = ["field_part_stems", "head_rival", "names_block", "question_stems", "which_noun"]
 
 _WHICH = re.compile(
     r"\b(?:which|what)\s+(?:(?:one\s+)?of\s+(?:the|these|those|its|their|all\s+the)\s+)?(.*)", re.IGNORECASE | re.DOTALL
 )  # "which *of the* example relays ...": the noun after the partitive
-
-
-_AUXILIARIES = frozenset({"do", "can", "could", "may", "must", "should", "will", "would"})
-"""Auxiliaries that end the noun asked ("which mode *do* most of ... run in?"), besides the function words."""
 
 
 def which_noun(question: str) -> tuple[list[str], str] | None:
@@ -34,7 +30,7 @@ def which_noun(question: str) -> tuple[list[str], str] | None:
     m = _WHICH.search(question)
     words = [w.strip("?,.;:!()\"'`") for w in leading_words(m.group(1))] if m else []
     words = [w for w in words if w]
-    words = words[: next((i for i, w in enumerate(words) if w.casefold() in _AUXILIARIES), len(words))]
+    words = words[: next((i for i, w in enumerate(words) if w.casefold() in AUXILIARIES), len(words))]
     if not words:
         return None
     return [st.stem(w.casefold()) for w in words[:-1]], st.stem(words[-1].casefold())
