@@ -1,9 +1,11 @@
 """Changelogs as records behind :func:`dspy_rlm.library.structure.detect`: one record per release heading that
 carries a date (``0.6.1 / 2016-05-02`` underlined, ``## [1.2.0] - 2024-01-02``, ``Revision 0.6.1, released
-10-09-2024``, or a plain dated line over a list: ``jetty-12.0.20 - 29 April 2025`` then ``+ 13033 ...``), keyed by
-its version, with its date and its list items (``changelog``: one ``- item`` line per bullet, however many lines it
-spans, those under its ``### Fixes`` too). Split from :mod:`dspy_rlm.library.mdformats`. Stdlib only:
-:func:`dspy_rlm.library.helpers.standalone_source` inlines it after that module."""
+10-09-2024``, ``Version 1.9.47 - November 2016`` underlined, or a plain dated line over a list: ``jetty-12.0.20 -
+29 April 2025`` then ``+ 13033 ...``), keyed by its version, with its date and its list items (``changelog``: one
+``- item`` line per bullet, however many lines it spans, those under its ``### Fixes`` too; where it lists none, its
+first paragraph as ``body``). Split from
+:mod:`dspy_rlm.library.mdformats`. Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it
+after that module."""
 
 import re
 from collections import Counter
@@ -13,10 +15,15 @@ from dspy_rlm.library.mdformats import _ATX, LIST_ITEM, code_lines
 
 _UNDERLINE = re.compile(r"[ \t]*(?:={3,}|-{3,})[ \t]*$")
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+_MONTH_NAME = (  # a month's whole name or its abbreviation, no other word ("Marketing 2016", "Decimal 1000")
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
+    r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
 _HEADING_DATE = re.compile(
     rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|\b{_MONTH}\.? \d{{1,2}},? \d{{4}}|\b\d{{1,2}} {_MONTH} \d{{4}}"
     r"|(?<![\d.])\d{1,2}([-./])\d{1,2}\1\d{4}\b"  # day first or month first: "10-09-2024", "3/14/2019", "1.2.2020"
     rf"|\b\d{{1,2}}-(?i:{_MONTH})-\d{{4}}\b"  # "19-SEP-2006", "01-Oct-2008"
+    rf"|\b{_MONTH_NAME}\.? (?:19|20)\d\d\b"  # a month alone: "Version 1.9.47 - November 2016"
 )
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*")
 _HEADING_JOINERS = " \t/-\u2013\u2014:,()[]"
@@ -116,6 +123,28 @@ question's "changes" (a word it begins) names it for a count, and its verb "chan
 changed X?" asks for a key, not this field's value)."""
 
 
+PROSE_FIELD = "body"
+"""The field holding a release's sentences where it lists no items ("This release is based on Go 1.6.2."): read
+with the release, so that no other field (its date) stands for all the record says."""
+_PROSE_CHARS = 2000
+
+
+def _prose(lines: list[str], first: int, last: int, code: set[int]) -> str:
+    """The first paragraph of ``lines[first : last + 1]`` outside fenced code, its lines joined by spaces (at most
+    :data:`_PROSE_CHARS`); "" where it holds none, or an underlined heading of its own."""
+    out: list[str] = []
+    for i in range(first, last + 1):
+        line = lines[i].strip()
+        if i in code or _UNDERLINE.match(lines[i]) or (i + 1 <= last and _UNDERLINE.match(lines[i + 1])):
+            break
+        if not line:
+            if out:
+                break
+            continue
+        out.append(line)
+    return " ".join(out)[:_PROSE_CHARS]
+
+
 def _items(lines: list[str], first: int, last: int, code: set[int]) -> list[str]:
     """The list items of ``lines[first : last + 1]`` outside fenced code, each its marker and its text with the
     lines it goes on over (indented under it, or the next lines before a blank) joined by spaces; a nested item
@@ -166,8 +195,11 @@ def parse_dated_sections(lines: list[str]) -> list[Raw]:
         whole = " ".join(key.split()) or text
         key = versions[0] if len(versions) == 1 else key  # "Revision 0.6.1, released": its version names it
         fields = [("date", m.group(0))] if m else []
-        listed = _items(lines, b + 1, end, code) if m or _VERSION.search(key) else []
+        release = bool(m or _VERSION.search(key))
+        listed = _items(lines, b + 1, end, code) if release else []
         fields += [(CHANGES_FIELD, "\n".join(listed))] if listed else []
+        prose = _prose(lines, b + 1, end, code) if release and not listed else ""
+        fields += [(PROSE_FIELD, prose)] if prose else []
         out.append((a, end, fields, " ".join(key.split()) or text, whole))
     keys = Counter(r[3] for r in out)  # a version two headings share ("IDLEfork 0.9 Alpha 1", "... Alpha 2"): whole
     return [(a, end, fields, whole.rstrip("?") if keys[key] > 1 else key, None) for a, end, fields, key, whole in out]

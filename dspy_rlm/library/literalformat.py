@@ -26,7 +26,9 @@ _ENTRY = re.compile(
 _METHOD = re.compile(  # TypeScript's "withMaxFiles(limit: number): this;" in a class
     r"\s*(?:(?:public|private|static|async|readonly)\s+)*(?P<key>[A-Za-z_]\w*)\s*(?:<[^()]*>)?(?P<value>\(.*\)(?:\s*:.+?)?)\s*;\s*$"
 )
-_DECLARED = re.compile(r"\s*(?P<value>[A-Za-z_][\w ]*?)\s+\**(?P<key>[A-Za-z_]\w*)\s*(?:[\[<][^\]>]*[\]>])?\s*;\s*$")
+_DECLARED = re.compile(  # a pointer's star beside either word or apart ("void * dxferp;")
+    r"\s*(?P<value>[A-Za-z_][\w ]*?)(?:\s+|\s*(?=\*))\**\s*(?P<key>[A-Za-z_]\w*)\s*(?:[\[<][^\]>]*[\]>])?\s*;\s*$"
+)
 _TUPLE_PAIR = re.compile(  # Python's ("cudaError", "hipError_t"), in a list of pairs
     r"\s*\(\s*(?P<key>\"[^\"\n]*\"|'[^'\n]*')\s*,\s*(?P<value>\S.*?)\s*\)\s*,?\s*$"
 )
@@ -61,6 +63,13 @@ def _comment(value: str) -> tuple[str, str]:
         if value[: m.start()].count('"') % 2 == 0 and value[: m.start()].count("'") % 2 == 0:
             return value[: m.start()], (m.group(1) if m.group(1) is not None else m.group(2)).strip()
     return value, ""
+
+
+def _uncommented(line: str) -> str:
+    """A line less its trailing comment, one that goes on below it too (``int x; /* says ...`` / ``... */``)."""
+    code = _comment(line)[0]
+    at = code.find("/*")
+    return code[:at] if at >= 0 and "*/" not in code[at:] else code
 
 
 def _first(value: str) -> str:
@@ -133,7 +142,7 @@ def _entries(lines: list[str]) -> list[_Entry]:
                 value, closed = value[:-1].rstrip().rstrip(",;").rstrip(), closed + 1
             out.append((first, i, key, unquote(value), block, comment, "member" if classes else "value"))
             del stack[len(stack) - closed :]
-        elif stack and stack[-1] and (decl := _DECLARED.match(_comment(line)[0]) or _METHOD.match(line)):
+        elif stack and stack[-1] and (decl := _DECLARED.match(_uncommented(line)) or _METHOD.match(line)):
             out.append(
                 (
                     i,

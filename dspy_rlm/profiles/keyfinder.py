@@ -97,6 +97,22 @@ _SAYS_VALUE = frozenset({"value", "values", "equals", "to", "is"})
 """Words after which a lone digit is a value said ("has the value 6", "set to 3"), though stop words."""
 
 
+_FLAG = re.compile(r"-[A-Za-z](?![\w-])")
+"""A one-letter option at a phrase's start (``-x``, ``-X option``): its case is part of its name."""
+
+
+def _flag_cased(s: st.Structure, phrase: str, hits: list[Any]) -> list[Any]:
+    """The records holding ``phrase`` whose keys write its one-letter option in its case, where a record is keyed
+    so ("python's *-x* option" of a manual listing ``-x`` and ``-X option``: not the ``-X`` one); else ``hits``."""
+    m = _FLAG.match(phrase)
+    if m is None or not hits:
+        return hits
+    cased = re.compile(rf"(?<![\w-]){re.escape(m.group())}(?![\w-])")
+    if not any(cased.search(r.key) for r in s.records[:5000]):
+        return hits
+    return [r for r in hits if cased.search(r.key)]
+
+
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.\w+)+")
 """A dotted name written whole (``mlx_lm.quant``): a key even where its words are fields' names."""
 
@@ -152,6 +168,8 @@ def question_keys(book: Any, var: str) -> list[Key]:
             spans.append(span)
             firm.add(span)
     for key, span in glued_said(tokens, s):  # "what view mode does it set?": the keyword viewmode
+        if _FLAG.match(key) and not book.text_q[span[0] : span[1]].startswith(key[:2]):
+            continue  # "-x option" said, "-X option" keyed: another option
         found.append(make_key(key, [r for r in s.records if r.key == key]))
         spans.append(span)
         firm.add(span)
@@ -238,6 +256,7 @@ def question_keys(book: Any, var: str) -> list[Key]:
             present = wordmatch.in_text(phrase, folded)
             cap = s.parsed_chars
             hits = holding(text, s, phrase) if s.records and present else []
+            hits = _flag_cased(s, phrase, hits)
             if flag and not hits and s.records and (bare := phrase[len(flag) :]) and wordmatch.in_text(bare, folded):
                 keyed = [r for r in holding(text, s, bare) if r.key.strip().casefold() == bare.casefold()]
                 phrase, hits = (bare, keyed) if keyed else (phrase, hits)  # "--output" of a record keyed output

@@ -116,10 +116,17 @@ def before_document_noun(question: str, phrase: str) -> bool:
 
 def before_file_name(question: str, phrase: str) -> bool:
     """Whether the question writes ``phrase`` right before a file's name ("ray's *vsphere* defaults.yaml", "the
-    *gnome* mimeapps.list"): a word telling which of several such files is asked of, whether or not the data holds
-    it too (a provider's ``type: vsphere``), so no condition a record read must meet."""
+    *gnome* mimeapps.list"), or as its owner ("*boto*'s copybot.cfg", "*boto*'s pyami copybot.cfg": a possessive,
+    then at most one plain word): a word telling which of several such files is asked of, whether or not the data
+    holds it too (a provider's ``type: vsphere``, a section ``[Boto]``), so no condition a record read must meet."""
     at = question.find(phrase)
-    after = question[at + len(phrase) :].split(None, 1) if at >= 0 and not ID_LIKE.search(phrase) else []
+    if at < 0 or ID_LIKE.search(phrase):
+        return False
+    rest = question[at + len(phrase) :]
+    owner = rest.startswith(("'s ", "\u2019s "))  # "boto's pyami copybot.cfg": its one plain word, then the name
+    after = rest[2:].split(None, 2) if owner else rest.split(None, 1)
+    if owner and len(after) > 1 and re.fullmatch(r"[a-z]+", after[0]):
+        after = after[1:]
     name = after[0].rstrip("?,;:!)").removesuffix("'s") if after else ""
     return bool(after) and "/" not in name and FILE_NAME.fullmatch(name) is not None
 

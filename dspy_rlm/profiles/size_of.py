@@ -13,6 +13,7 @@ from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
+from dspy_rlm.profiles.named_document import before_file_name
 from dspy_rlm.profiles.phrases import counted_stems
 from dspy_rlm.profiles.sizes import lists_entries
 
@@ -46,6 +47,8 @@ class SizeOf(KindBase):
         ok = key is not None and key.is_key and result > 0
         ok = ok and _names_no_field_of(book, move.var, record, move.args[0])
         why = "counted the record's entries" if ok else "the question names an entry of the record"
+        if ok and before_file_name(book.text_q, move.args[0]):  # "how many sections are in boto's copybot.cfg?"
+            ok, why = False, "the key names the file asked of, not a record of it"
         if ok and any(t != "key" for t, _ in operands(book, move.var)):  # "... whose name starts with build"
             ok, why = False, "the question states a test of the entries"
         if ok and (unit := _records_counted(book, move.var)):  # "how many ELEMENT declarations does X's DTD hold"

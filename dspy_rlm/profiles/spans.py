@@ -17,6 +17,7 @@ __all__ = [
     "fielded_cues",
     "offered",
     "owned_at_end",
+    "owned_spans",
     "subject_span",
     "without_container",
 ]
@@ -29,12 +30,12 @@ _NAMED_CONTAINER = (  # up to four words naming it, then the container's word ("
 _CONTAINER = re.compile(rf"(?:{_PREPOSITION}(?:the|this|that)|(?<!\w)this)\s+{_NAMED_CONTAINER}", re.IGNORECASE)
 _OWNED_CONTAINER = re.compile(
     rf"{_PREPOSITION}[\w.+-]+(?:\s+v?\d[\w.+-]*)?(?:['’]s|(?<=s)['’])\s+"
-    rf"(?:{_NAMED_CONTAINER}|/?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{{0,5}}(?![\w.]))",
+    rf"(?:{_NAMED_CONTAINER}|(?:[a-z][\w-]*\s+)?/?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{{0,5}}(?![\w.]))",
     re.IGNORECASE,
 )
 """A container or file an owner's phrase names ("of libavif's Debian copyright file", "to universal-ctags'
-copyright file", "in litellm's callback_configs.json", "in pytest 9.2.0's METADATA file": the owner and its
-version)."""
+copyright file", "in litellm's callback_configs.json", "in boto's pyami copybot.cfg" [one plain word before a file's
+name], "in pytest 9.2.0's METADATA file": the owner and its version)."""
 
 
 # "how many entries *does the supported renames table* have?": the data as the subject of a verb that holds
@@ -126,11 +127,17 @@ def data_subject_spans(question: str) -> list[tuple[int, int]]:
     return [m.span() for m in _SUBJECT_CONTAINER.finditer(question)]
 
 
+def owned_spans(question: str) -> list[tuple[int, int]]:
+    """Where an owner's phrase names the file or container ("in *boto's pyami copybot.cfg*"): no condition of a
+    count, whatever records its words name (a section ``[Boto]``)."""
+    return [m.span() for m in _OWNED_CONTAINER.finditer(question)]
+
+
 def container_spans(question: str) -> list[tuple[int, int]]:
     """The phrases naming the data as a whole ("in *this dataset*", "in *the tox config*", "in *litellm's
     callback_configs.json*", a phrase of "this" or "according to its" closing the question): their plain words
     describe the file, and their last is no key phrase."""
-    spans = [m.span() for rx in (_CONTAINER, _SUBJECT_CONTAINER, _OWNED_CONTAINER) for m in rx.finditer(question)]
+    spans = [m.span() for rx in (_CONTAINER, _SUBJECT_CONTAINER) for m in rx.finditer(question)] + owned_spans(question)
     ends = [m.span(1) for at_end in (_this_at_end, _source_at_end, _owned_at_end) if (m := at_end(question))]
     return [*spans, *ends]
 

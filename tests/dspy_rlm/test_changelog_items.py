@@ -104,7 +104,8 @@ def _changes(text: str) -> dict[str, list[str]]:
 
 def test_rst_releases_hold_their_bullets_one_item_each():
     s = st.detect(RST)
-    assert s.detail == "dated sections" and s.field_names == ("date", "changelog")
+    assert s.detail == "dated sections" and s.field_names == ("date", "changelog", "body")
+    assert s.records[-1].get("body") == "A quiet release: the same kiln, rebuilt."  # it lists no items: its words
     assert [(r.key, r.get("date")) for r in s.records] == [
         ("Kiln changelog", None),
         ("v2.2.0", "2025-03-14"),
