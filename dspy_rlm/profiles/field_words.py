@@ -63,6 +63,13 @@ DATE_VALUE = re.compile(
     r"|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
 )
 """A value that is a date: ``2024-01-02``, ``02/01/2024``, ``1 Jan 1991``, ``Jan 1, 1991``."""
+PLACE_ASKED = re.compile(
+    r"(?:^|[,;:]\s*)where\s+(?:is|are|was|were|does|do|did|will|would|should|can|could)\b", re.IGNORECASE
+)
+"""A question asking where ("*Where does* copybot.cfg say boto lives on disk?"), not a relative "where" ("the
+records where X is Y"): where no field's name says it, it names the fields whose values are paths."""
+PATH_VALUE = re.compile(r"(?:/|~/|\.\.?/|[A-Za-z]:\\)[^\s,;]*")
+"""A value that is a path on disk: ``/usr/local/boto``, ``~/.cache``, ``./build``, ``C:\\Temp``."""
 CONTEXT_FIELDS = frozenset({"block", "section"})
 """Fields the parsers give a record for where it sits (a literal's ``block``, the heading a list item or a manual
 page's option is under): not among the record's own values when counting how few it has. (A trailing

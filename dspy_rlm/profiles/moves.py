@@ -61,6 +61,7 @@ from dspy_rlm.profiles.reads import (
     flag_fields,
     norm,
     parts,
+    placed_fields,
     ranked_names,
     states_pair,
 )
@@ -246,6 +247,7 @@ class MoveBook:
             return ranked_names(self.field_q, [f for f in s.field_names if f in columns])[:3]
         key_field = field_holding_key(s)
         named = ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s)
+        named += placed_fields(self.text_q, s)  # "where does it say boto lives?": a field of paths
         places = column_fields(self.text_q, s) + flag_fields(self.text_q, self.q_stems, s.field_names)  # is_team
         named = list(dict.fromkeys(places + named))  # once each: a named field of dates is also a dated one
         written = [f for f in named if _written(f, self.text_q)]  # "commons.javadoc.java.link ... what URL": an
@@ -263,6 +265,7 @@ class MoveBook:
         if ("named", var) not in self.memo:
             s = self.structs[var]
             said = set(ranked_names(self.field_q, s.field_names) + dated_fields(self.text_q, s))
+            said |= set(placed_fields(self.text_q, s))  # "where does ...": the fields of paths
             said |= set(column_fields(self.text_q, s))  # "the 4th column": named by its place
             said |= set(fields_said(self.text_q, s).values())  # "the maximum attempts": maxAttempts
             self.memo[("named", var)] = [f for f in self.structs[var].field_names if f in said]

@@ -16,7 +16,7 @@ from typing import Any
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.candidates import Candidate
-from dspy_rlm.profiles.field_words import DATE_VALUE, DATE_WORDS, UNIT_PARTS
+from dspy_rlm.profiles.field_words import DATE_VALUE, DATE_WORDS, PATH_VALUE, PLACE_ASKED, UNIT_PARTS
 from dspy_rlm.profiles.vocabulary import RECORD_UNITS, STOP
 
 __all__ = [
@@ -344,6 +344,20 @@ def dated_fields(text_q: str, s: st.Structure) -> list[str]:
             out.append(name)
     stems = {st.stem(w) for w in st.words(text_q.casefold())}  # "the *deprecation* date": that field's, no other
     return [] if any(field_stems(f) & stems for f in out) else out
+
+
+def placed_fields(text_q: str, s: st.Structure) -> list[str]:
+    """The fields a question asking where names by their values ("*where* does it say boto lives on disk?" names
+    ``boto_location = /usr/local/boto``): those whose values are all paths, where the question asks where
+    (:data:`~dspy_rlm.profiles.field_words.PLACE_ASKED`)."""
+    if not PLACE_ASKED.search(text_q):
+        return []
+    out = []
+    for name in s.field_names[:30]:
+        values = [v.strip() for v in (r.get(name) for r in s.records[:200]) if v and v.strip()]
+        if values and all(PATH_VALUE.fullmatch(v) for v in values):
+            out.append(name)
+    return out
 
 
 def joined_name(name: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.reads import camel_parts, field_stems
+from dspy_rlm.profiles.reads import camel_parts, field_stems, placed_fields
 
 __all__ = ["twin_field"]
 
@@ -23,7 +23,10 @@ def twin_field(book: Any, var: str, key: Any, field: str) -> str | None:
     record = lookup.record_of(book.texts[var], key.text)
     if not isinstance(record, st.Record):
         return None
-    for name in book.fields[var]:
+    placed = placed_fields(book.text_q, book.structs[var])  # "where does it say boto lives": the path, named
+    for name in book.fields[var]:  # by its value too, is no twin of a field of no paths (boto_update)
+        if field in placed and name not in placed:
+            continue
         its = _stems(name)
         if name != field and its & book.q_stems == said and not its <= book.q_stems and record.get(name) is not None:
             return name

@@ -1,16 +1,19 @@
-"""Shapes from probe 66's first run, on invented data: an owner's possessive and one plain word before a file's
-name ("how many sections are in *acme's billing* invoices.cfg?") name the file, not the sections ``[Acme]`` and
-``[Billing]`` (a wrong Submitted 1 was the section's size); release headings dated by a month alone ("Version 2.4.1
-- March 2019", underlined) are releases, and a release that lists no items keeps its sentences as ``body``, so its
-date is no answer to what it says; a one-letter option keeps its case ("-x" is not the "-X option" record: a
-wrong Submitted); a C struct's pointer members are members however the star is spaced ("void * dxferp;": a
-count of 18 for 22 was Submitted). Each test fails on the code before its change, but the two guards marked so."""
+"""Shapes from probe 66's first run, on invented data: an owner's possessive and one plain word before a file's name
+("how many sections are in *acme's billing* invoices.cfg?") name the file, not the sections ``[Acme]`` and
+``[Billing]`` (a wrong Submitted 1 was the section's size); release headings dated by a month alone ("Version 2.4.1 -
+March 2019", underlined) are releases, and a release that lists no items keeps its sentences as ``body``, so its date
+is no answer to what it says; a one-letter option keeps its case ("-x" is not the "-X option" record: a wrong
+Submitted); a C struct's pointer members are members however the star is spaced ("void * dxferp;": a count of 18 for
+22 was Submitted); a question asking *where* names the fields whose values are paths ("where does copybot.cfg say
+boto lives on disk?": ``boto_location = /usr/local/boto``, not ``boto_update``). Each test fails on the code before
+its change, but the two guards marked so."""
 
 from __future__ import annotations
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.literalformat import parse_literals
 from dspy_rlm.profiles.named_document import before_file_name
+from dspy_rlm.profiles.reads import placed_fields
 from tests.dspy_rlm.scripted import ask_scripted, read_candidates
 
 CFG = """#
@@ -153,3 +156,27 @@ def test_pointer_members_are_members_however_spaced():
     assert [key for _, _, fields, key, _ in raws if dict(fields).get("block") == "widget_req"] == [
         "req_id", "bufp", "namep", "len", "userp", "tagp", "status"
     ]  # fmt: skip
+
+
+INI = """# Where things go
+[Tool]
+tool_home = /opt/tool
+tool_mode = fast
+
+[Cache]
+cache_dir = ~/.cache/tool
+max_mb = 200
+
+[Log]
+level = info
+"""
+
+
+def test_where_names_the_field_of_paths():
+    assert ask_scripted("Where does tools.ini say the tool lives on disk?", INI) == ("/opt/tool", "submitted")
+
+
+def test_a_relative_where_names_no_field_of_paths():
+    s = st.detect(INI)
+    assert placed_fields("Where is the tool installed?", s) == ["tool_home", "cache_dir"]
+    assert placed_fields("How many sections are there where the level is info?", s) == []
