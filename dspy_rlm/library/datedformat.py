@@ -3,9 +3,8 @@ carries a date (``0.6.1 / 2016-05-02`` underlined, ``## [1.2.0] - 2024-01-02``, 
 10-09-2024``, ``Version 1.9.47 - November 2016`` underlined, or a plain dated line over a list: ``jetty-12.0.20 -
 29 April 2025`` then ``+ 13033 ...``), keyed by its version, with its date and its list items (``changelog``: one
 ``- item`` line per bullet, however many lines it spans, those under its ``### Fixes`` too; where it lists none, its
-first paragraph as ``body``). Split from
-:mod:`dspy_rlm.library.mdformats`. Stdlib only: :func:`dspy_rlm.library.helpers.standalone_source` inlines it
-after that module."""
+first paragraph as ``body``). Split from :mod:`dspy_rlm.library.mdformats`. Stdlib only:
+:func:`dspy_rlm.library.helpers.standalone_source` inlines it after that module."""
 
 import re
 from collections import Counter

@@ -67,7 +67,7 @@ PLACE_ASKED = re.compile(
     r"(?:^|[,;:]\s*)where\s+(?:is|are|was|were|does|do|did|will|would|should|can|could)\b", re.IGNORECASE
 )
 """A question asking where ("*Where does* copybot.cfg say boto lives on disk?"), not a relative "where" ("the
-records where X is Y"): where no field's name says it, it names the fields whose values are paths."""
+records where X is Y"): it names the fields whose values are paths, besides those the question says."""
 PATH_VALUE = re.compile(r"(?:/|~/|\.\.?/|[A-Za-z]:\\)[^\s,;]*")
 """A value that is a path on disk: ``/usr/local/boto``, ``~/.cache``, ``./build``, ``C:\\Temp``."""
 CONTEXT_FIELDS = frozenset({"block", "section"})
