@@ -78,7 +78,8 @@ from dspy_rlm.profiles.said import (
 from dspy_rlm.profiles.scopes import outside
 from dspy_rlm.profiles.setting_rank import FieldExtreme, SettingCommon, SettingCount, SettingExtreme
 from dspy_rlm.profiles.size_of import SizeOf
-from dspy_rlm.profiles.sizes import CountItems, FieldsExtreme, ItemsExtreme
+from dspy_rlm.profiles.size_ranks import FieldsExtreme, ItemsExtreme
+from dspy_rlm.profiles.sizes import CountItems
 from dspy_rlm.profiles.stated import binds
 from dspy_rlm.profiles.twin_fields import twin_field
 from dspy_rlm.profiles.value_doubts import VALUE_DOUBTS

@@ -1,11 +1,9 @@
 """The size kinds of read: how many entries a record lists (``size_of``: "how many commands are registered under
 [distutils.commands]?", in :mod:`~dspy_rlm.profiles.size_of`), how many items one field lists (``count_items``:
-"how many environments are in the envlist?", "how many address families is the service restricted to?"), the
-record listing the most / fewest (``most_fields`` / ``fewest_fields``: "which group contains the most entries?")
-and the record whose list the question names is longest / shortest (``most_items`` / ``fewest_items``: "which
-team has the most members?"). A record's entries are offered only where the records *list entries*: most records
-hold field names of their own (an INI file of command groups), not one schema shared by all (a package database),
-where a record's size is no answer anyone asks for.
+"how many environments are in the envlist?", "how many address families is the service restricted to?"); the
+rankings by size are :mod:`~dspy_rlm.profiles.size_ranks`'. A record's entries are offered only where the records
+*list entries*: most records hold field names of their own (an INI file of command groups), not one schema shared by
+all (a package database), where a record's size is no answer anyone asks for.
 Registered by :mod:`dspy_rlm.profiles.kinds`."""
 
 from __future__ import annotations
@@ -16,31 +14,29 @@ from typing import Any
 
 from dspy_rlm.library import items, lookup
 from dspy_rlm.library import structure as st
-from dspy_rlm.profiles.candidates import Candidate, key_and_value
+from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.conditions import operands
 from dspy_rlm.profiles.field_words import CONTEXT_FIELDS, ITEM_NOUNS
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.move import Move, read
-from dspy_rlm.profiles.owners import owner
 from dspy_rlm.profiles.part_scopes import block_before, other_record
 from dspy_rlm.profiles.phrases import counted_nouns
-from dspy_rlm.profiles.rankings import counts_fields, ranked_noun
 from dspy_rlm.profiles.reads import camel_parts, field_holding_key, field_stems, norm, unit_after
 from dspy_rlm.profiles.scopes import condition
-from dspy_rlm.profiles.vocabulary import COUNTED, CUES, HOLDING_VERBS, STOP
+from dspy_rlm.profiles.vocabulary import HOLDING_VERBS, STOP
 
 __all__ = [
+    "SAMPLE",
     "CountItems",
-    "FieldsExtreme",
-    "ItemsExtreme",
     "listed_parts",
     "lists_entries",
+    "named_by",
     "named_parts",
-    "ranked_lists",
+    "said_stem",
+    "shared_fields",
 ]
 
-_SAMPLE = 500  # records looked at to tell a listing from a schema
-_VALUE_ASKED = re.compile(r"\b(?:which|what)\s+values?\b", re.I)
+SAMPLE = 500  # records looked at to tell a listing from a schema
 
 
 def lists_entries(book: Any, var: str) -> bool:
@@ -48,8 +44,8 @@ def lists_entries(book: Any, var: str) -> bool:
     of more than one size), most hold names that at most half of them share."""
     memo = ("lists entries", var)
     if memo not in book.memo:
-        sized = [r for r in book.structs[var].records if len(r.fields) >= 2][:_SAMPLE]
-        shared = _shared(book, var)
+        sized = [r for r in book.structs[var].records if len(r.fields) >= 2][:SAMPLE]
+        shared = shared_fields(book, var)
 
         def own(r: st.Record) -> bool:
             return sum(norm(f) in shared for f, _ in r.fields) < len(r.fields) / 2
@@ -59,12 +55,12 @@ def lists_entries(book: Any, var: str) -> bool:
     return bool(book.memo[memo])
 
 
-def _shared(book: Any, var: str) -> set[str]:
+def shared_fields(book: Any, var: str) -> set[str]:
     """The field names (normalized) that more than half of ``var``'s records with two fields or more hold: a
     schema's fields, where the other names are a record's own entries."""
     memo = ("shared fields", var)
     if memo not in book.memo:
-        sized = [r for r in book.structs[var].records if len(r.fields) >= 2][:_SAMPLE]
+        sized = [r for r in book.structs[var].records if len(r.fields) >= 2][:SAMPLE]
         held = Counter(n for r in sized for n in {norm(f) for f, _ in r.fields})
         book.memo[memo] = {n for n, c in held.items() if c > len(sized) / 2}
     return set(book.memo[memo])
@@ -98,13 +94,13 @@ def named_parts(book: Any, var: str, counted: set[str], tag: str, least: int = 2
         book.memo[memo] = []
         return []
     groups = {f.split(".")[0] for f in s.field_names if "." in f.strip(".")}
-    keys = {r.key for r in s.records[:_SAMPLE] if r.key and len(r.fields) == 1 and " " not in r.key.strip()}
+    keys = {r.key for r in s.records[:SAMPLE] if r.key and len(r.fields) == 1 and " " not in r.key.strip()}
     out: list[tuple[str, str | None]] = []
     names = list(dict.fromkeys([*s.field_names[:200], *sorted(groups), *sorted(keys)]))
     names = [n for n in names if n not in CONTEXT_FIELDS]  # a heading's name ("section") lists no items
     for loose in (False, True):  # by its last word only where nothing is named by more of its words
         for name in names if not out else []:
-            by_noun = _named(name, stems, counted, loose)
+            by_noun = named_by(name, stems, counted, loose)
             if by_noun is None:
                 continue
             found = items.items_of(text, name)
@@ -120,7 +116,7 @@ def named_parts(book: Any, var: str, counted: set[str], tag: str, least: int = 2
     return list(out)
 
 
-def _named(name: str, stems: set[str], counted: set[str], loose: bool = False) -> bool | None:
+def named_by(name: str, stems: set[str], counted: set[str], loose: bool = False) -> bool | None:
     """Whether the question names ``name`` by its counted noun: ``True`` where it says that noun and most of its
     words ("address *families*" of ``RestrictAddressFamilies``) or, ``loose``, where the noun is the last word of
     a short name ("*locales*" of ``optional_locales``); ``False`` where it says every word of it but not as the
@@ -130,15 +126,15 @@ def _named(name: str, stems: set[str], counted: set[str], loose: bool = False) -
         return whole in counted or bool(counted & {st.stem(w) for w in ITEM_NOUNS})
     parts = [st.stem(w.casefold()) for w in camel_parts(name)]
     words = set(parts)
-    named = {w for w in words if _said(w, stems)}
-    if words and any(_said(w, counted) for w in words) and len(named) > len(words) / 2:
+    named = {w for w in words if said_stem(w, stems)}
+    if words and any(said_stem(w, counted) for w in words) and len(named) > len(words) / 2:
         return True
-    if loose and parts and len(parts) <= 3 and _said(parts[-1], counted):  # "how many locales": optional_locales
+    if loose and parts and len(parts) <= 3 and said_stem(parts[-1], counted):  # "how many locales": optional_locales
         return True
     return False if words and named == words else None
 
 
-def _said(stem: str, stems: set[str]) -> bool:
+def said_stem(stem: str, stems: set[str]) -> bool:
     """Whether a name's word (its stem) is among ``stems``, or begins one or is begun by one of five letters or
     more (``depend`` of ``Depends`` in "dependencies")."""
     return stem in stems or any(
@@ -241,166 +237,6 @@ def _narrowing(book: Any, move: Move) -> str | None:
         if 0 < held < len(listed):
             return k.text
     return None
-
-
-RECURS = tuple(c for c in CUES["most_common"] if not c.startswith("by "))
-"""The words of a question asking which value recurs most ("appears most often"), not which record is largest."""
-
-
-class _Ranking(KindBase):
-    """A ranking over every record, named ``name``, calling ``helper`` for a question with one of ``cues``."""
-
-    per_key = False
-    every_record = True
-
-    def __init__(self, name: str, helper: str, cues: tuple[str, ...], word: str) -> None:
-        self.name, self.helper, self.cues, self.word = name, helper, cues, word
-
-
-class FieldsExtreme(_Ranking):
-    """``most_fields(V)`` / ``fewest_fields(V)``: the record listing the most / fewest entries, for a ranking
-    question that names no field (the ranking is by size, not by a value)."""
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if not book.offered & set(self.cues) or not (lists_entries(book, var) or counts_fields(book)):
-            return []
-        return [read(self.name, f"I will find the record with the {self.word} entries.", self.helper, var)]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        if not isinstance(result, tuple):
-            return []
-        # an entry's name in the question ("... in entry_points.txt", a file's name and an entry's) is no ranking
-        # field; a field most records hold is one, and the ranking may be by its values
-        shared, named = _shared(book, move.var), book.named_fields(move.var)
-        why = "ranked the records by their entries"
-        if any(norm(f) in shared for f in named):
-            why = "the question names a field the records share"
-        elif named and any(c in book.text_q.casefold() for c in RECURS):  # "what target appears most often ..."
-            why = "the question asks for a value that recurs, naming an entry"
-        elif not COUNTED.search(book.text_q):  # "which directive is set to the largest number?"
-            why = "the question ranks a value, not how many entries a record lists"
-        elif not lists_entries(book, move.var):  # "which section holds the most settings": commented ones too?
-            why = "the records share their fields: how many each writes may not be what is counted"
-        ok = why == "ranked the records by their entries"
-        return key_and_value(result, f"{self.word} entries", ok, why, book.answer_type)
-
-
-def _before_noun(question: str, name: str, counted: set[str]) -> bool:
-    """Whether ``name`` is said just before a counted noun ("the largest number of *required fields*")."""
-    m = re.search(rf"(?<![\w.-]){re.escape(name)}\s+([A-Za-z]+)", question, re.IGNORECASE)
-    return m is not None and st.stem(m.group(1).casefold()) in counted
-
-
-def ranked_lists(book: Any, var: str) -> list[str]:
-    """The parts of ``var`` the question names whose lists can be ranked by their length
-    (:func:`~dspy_rlm.library.items.most_items`): a field two records or more hold, one of them listing two items
-    or more ("which group has the most *members*?"), a dotted group or a record whose fields list items ("which
-    *optional-dependencies* extra lists the most requirements?")."""
-    memo = ("ranked lists", var)
-    if memo not in book.memo:
-        said = st.words(book.text_q.casefold())
-        said += [p for w in said if "-" in w for p in w.split("-") if p]  # "which optional-dependencies extra"
-        stems = {st.stem(w) for w in said if w not in STOP}
-        ranked = ranked_noun(book.text_q)  # "the most *locales*": the noun counted
-        counted = {st.stem(w) for w in counted_nouns(said)} | ({ranked} if ranked else set())
-        s, text = book.structs[var], book.texts[var]
-        groups = {f.split(".")[0] for f in s.field_names if "." in f.strip(".")}
-        keys = {r.key for r in s.records[:_SAMPLE] if r.key and len(r.fields) >= 2 and " " not in r.key.strip()}
-        out: list[str] = []
-        names = list(dict.fromkeys([*s.field_names[:200], *sorted(groups), *sorted(keys)]))
-        for loose in (False, True):  # by its last word only where nothing is named by more of its words
-            out += [
-                n
-                for n in (names if not out else [])
-                if _named(n, stems, counted, loose) is not None and isinstance(items.most_items(text, n), tuple)
-            ]
-        before = [n for n in out if _before_noun(book.text_q, n, counted)]  # "the most *required* fields"
-        out = before if len(before) == 1 else out
-        ranks_lists = COUNTED.search(book.text_q) or _LONGEST_LIST.search(book.text_q)
-        if not out and ranks_lists and not _IN_THE_MOST.search(book.text_q):
-            # no list named, settings that each list items ("which key cycles through the fewest items?"): theirs
-            out = ["*"] if isinstance(items.most_items(text, "*"), tuple) else []
-        book.memo[memo] = out
-    return list(book.memo[memo])
-
-
-_IN_THE_MOST = re.compile(
-    r"\b(?:by|on|to|in|across|among)\s+the\s+(?:most|fewest|(?:greatest|largest|highest|smallest|lowest)\s+number)\b",
-    re.IGNORECASE,
-)
-"""A value found in the most records ("used *by the most* languages", "credited *on the most* programs",
-"shared *by the greatest number* of node types"): a value counted, no record's own list."""
-
-
-_LONGEST_LIST = re.compile(r"\b(?:longest|shortest)\s+lists?\s+of\b", re.IGNORECASE)
-
-
-def _ranks_by(book: Any, name: str) -> bool:
-    """Whether the noun a ranking counts ("the most *members*", "the largest number of *versions*") is a word of
-    the field ``name``: the records are ranked by its items, not by another count."""
-    noun = ranked_noun(book.text_q)
-    named = any(_said(st.stem(w.casefold()), {noun}) for w in camel_parts(name))
-    return bool(noun) and (named or _before_noun(book.text_q, name, {noun}))  # or "the most *required* fields"
-
-
-class ItemsExtreme(_Ranking):
-    """``most_items(V, NAME)`` / ``fewest_items(V, NAME)``: the record whose list the question names is longest /
-    shortest ("which group has the most members?"), or the field of a named group listing the most."""
-
-    def offer(self, book: Any, var: str, key: Any) -> list[Move]:
-        if not book.offered & set(self.cues) or book.structs[var].kind in ("lines", "prose"):
-            return []
-        say = f"I will find the longest list of {{!r}} ({self.word} items)."
-        return [read(self.name, say.format(n), self.helper, var, n) for n in ranked_lists(book, var)]
-
-    def evaluate(self, book: Any, move: Move, stdout: str, key: Any, result: Any) -> list[Candidate]:
-        if not isinstance(result, tuple):
-            return []
-        why = "ranked the lists by their items"
-        if len(ranked_lists(book, move.var)) > 1:
-            why = "the question names more than one part that lists items"
-        elif any(t != "key" for t, _ in operands(book, move.var)):
-            why = "the question states a test of the items"
-        elif _LONGEST_LIST.search(book.text_q):  # "the longest list of bullet points": its items, whatever they are
-            pass
-        elif not COUNTED.search(book.text_q):  # "which group has the largest id?"
-            why = "the question ranks a value, not how many items a list holds"
-        elif _VALUE_ASKED.search(book.text_q):  # "which value is assigned to the most settings?": no list's name
-            why = "the question asks a value, not the name of a list"
-        elif move.args[0] in book.structs[move.var].field_names and not _ranks_by(book, move.args[0]):
-            why = "what the question counts is not the field's items"  # "the code shared by the most zones"
-        record = getattr(result, "record", None)  # "which job has the most OS runners": the job its matrix is in
-        if why == "ranked the lists by their items" and _one_list(book, move, record, str(result[0])):
-            why = "the record named holds one list: nothing is ranked"
-        elif why == "ranked the lists by their items" and (other := _other_list_named(book, move, str(result[0]))):
-            why = f"the question names the list {other!r}, not the one ranked first"
-        ok = why == "ranked the lists by their items"
-        number = book.answer_type in (int, float)
-        named = owner(book.text_q, record) if isinstance(record, st.Record) else None
-        return [
-            *([Candidate(named, "block", ok and not number, why)] if named else []),
-            Candidate(result[0], "key", ok and not number and not named, why),
-            Candidate(result[1], f"{self.word} items", ok and number, why),
-        ]
-
-
-def _other_list_named(book: Any, move: Move, winner: str) -> str | None:
-    """A field the question names, other than ``winner``, where ``most_items`` ranked the fields of a record named
-    by its key ("which classifier category has the most *Classifier* lines" in a wheel's METADATA: its lines are
-    ranked within that field; ``Requires-Dist``, the record's longest list, is none of them)."""
-    if move.args[0] in book.structs[move.var].field_names:
-        return None
-    named = book.named_fields(move.var)
-    return next((f for f in named if f != winner), None) if winner not in named else None
-
-
-def _one_list(book: Any, move: Move, record: Any, winner: str) -> bool:
-    """Whether ``most_items`` ranked the fields of one record (a record's key named, not a field) that has one field
-    of its own: ``value: 5`` of a ``'Modula2Lexer': (...)`` entry names no list among others."""
-    if not isinstance(record, st.Record) or move.args[0] in (*book.structs[move.var].field_names, "*"):
-        return False  # '*': every setting's own list, one each
-    own = [f for f, _ in record.fields if f not in CONTEXT_FIELDS]
-    return winner in own and len(own) < 2
 
 
 _REF = re.compile(r"(?:^|[\s,\[])(#/[\w$/.-]+)")
