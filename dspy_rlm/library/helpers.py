@@ -263,6 +263,7 @@ STANDALONE_MODULES = (
     "treeformat",
     "diffformat",
     "xresourceformat",
+    "shellwords",
     "shellformat",
     "wordmatch",
     "records",

@@ -17,10 +17,8 @@ import bisect
 import re
 
 from dspy_rlm.library.formats import Raw, unquote
+from dspy_rlm.library.shellwords import SH_ASSIGN, ShCmd, sh_assignment, sh_commands, sh_unquoted, sh_word_end, sh_words
 
-_SHEBANG = re.compile(r"#!\s*(?:/\S*/)?(?:env\s+(?:-\S+\s+)*)?(?:/\S*/)?(?:ba|da|k|z|a|mk)?sh(?:93)?(?:\s|$)")
-_SH_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([\w.-]+))")
-_SH_ASSIGN = re.compile(r"(?:(?:export|readonly|local|typeset|declare(?:[ \t]+-\w+)*)[ \t]+)?([A-Za-z_]\w*)=")
 _SH_FUNCTION = re.compile(
     r"(?:function[ \t]+([\w.:-]+)[ \t]*(?:\([ \t]*\))?|([A-Za-z_][\w.:-]*)[ \t]*\([ \t]*\))[ \t]*"
 )
@@ -31,120 +29,6 @@ _SH_HELP = re.compile(
     rf"[ \t]*(?P<opts>{_SH_OPT}(?:[ \t]*[,|][ \t]*{_SH_OPT})*)(?:[ \t]{{2,}}|\t)(?P<desc>\S.*?)[ \t]*$"
 )
 _SH_ALTS = re.compile(r"[ \t]*[,|][ \t]*")
-_SH_OTHER = re.compile(
-    r"(?:def|class|import|sub|use|my|package|ifeq|ifneq|ifdef|endif|\.PHONY|dnl)\b|[\w.$()/%-]+[ \t]*::?(?:[ \t]|$)"
-    r"|A[CMHU]_[A-Z_]+\("
-)  # a Python, Perl, Makefile or M4 line (autoconf's macros around shell): no shell script's
-_SH_PYTHON = re.compile(r"(?:def|class)\s+\w+.*:\s*$|import\s+\w|from\s+\S+\s+import\s|'''exec'|\"\"\"exec\"")
-_SH_BLOCK = re.compile(r"(?:^|;)\s*(if|fi|esac|done|while|until|for|case(?=\s+\S.*?\s+in(?:\s|;|$)))(?=\s|;|$)")
-"""A word opening or closing a block, first in a command."""
-_ShCmd = tuple[int, int, str]  # start, end (stripped) and the separator after it
-
-
-def _sh_commands(text: str, lines: list[str], starts: list[int]) -> tuple[list[_ShCmd], dict[int, tuple[int, int]]]:
-    """The simple commands of a script, split at ``;``, ``;;``, ``&&``, ``||``, ``|``, ``&`` and line ends outside
-    quotes and ``$( )``, comments left out; and the body lines of each command's heredoc (by command index)."""
-    cmds: list[_ShCmd] = []
-    bodies: dict[int, tuple[int, int]] = {}
-    quote, depth, begin, i = "", 0, -1, 0
-    while i < len(lines):
-        line, base, pending, j, cont = lines[i], starts[i], [], 0, False
-        while j < len(line):
-            c = line[j]
-            if quote:
-                if c == "\\" and quote != "'":
-                    j += 1
-                elif c == quote:
-                    quote = ""
-            elif c == "#" and not depth and (j == 0 or line[j - 1] in " \t;&|()"):
-                break
-            elif (
-                c in ";&|"
-                and not depth
-                and not (c == "&" and ((j and line[j - 1] in "<>") or line[j + 1 : j + 2] == ">"))
-            ):
-                two = line[j : j + 2]  # ">&2", "&>file": a redirection, no separator
-                sep, width = (two, 2) if two in ("&&", "||", ";;") else (";;", 2) if two == ";&" else (c, 1)
-                if begin >= 0 or sep == ";;":
-                    cmds.append((begin if begin >= 0 else base + j, base + j, sep))
-                begin, j = -1, j + width + (sep == ";;" and line[j + 2 : j + 3] == "&")
-                continue
-            else:
-                begin = base + j if begin < 0 and not c.isspace() else begin
-                if c == "\\":
-                    cont, j = j == len(line) - 1, j + 1
-                elif c in "'\"`":
-                    quote = c
-                elif line.startswith("$(", j):
-                    depth, j = depth + 1, j + 1
-                elif depth and c in "()":
-                    depth += 1 if c == "(" else -1
-                elif line[j - 1 : j] != "<" and not line.startswith("<<<", j) and (m := _SH_HEREDOC.match(line, j)):
-                    pending.append((m.group(2) or m.group(3) or m.group(4), bool(m.group(1)), len(cmds)))
-                    j = m.end() - 1
-            j += 1
-        if not (quote or cont or depth) and begin >= 0:
-            cmds.append((begin, base + len(line), "\n"))
-            begin = -1
-        for word, dash, owner in pending:  # the heredoc's body: no commands
-            k = i + 1
-            while k < len(lines) and (lines[k].strip() if dash else lines[k].rstrip("\r")) != word:
-                k += 1
-            bodies[min(owner, len(cmds) - 1)] = (i + 1, k - 1)
-            i = k
-        i += 1
-    if begin >= 0:
-        cmds.append((begin, len(text), "\n"))
-    return [(s, s + len(text[s:e].rstrip()), sep) for s, e, sep in cmds], bodies
-
-
-def _sh_word_end(text: str, j: int, end: int) -> int:
-    """Where the shell word at ``j`` ends (quotes, ``$( )`` and backquotes kept whole)."""
-    quote, depth = "", 0
-    while j < end:
-        c = text[j]
-        if quote:
-            if c == "\\" and quote != "'":
-                j += 1
-            elif c == quote:
-                quote = ""
-        elif c == "\\":
-            j += 1
-        elif c in "'\"`":
-            quote = c
-        elif text.startswith("$(", j) or (c == "(" and depth):
-            depth, j = depth + 1, j + (c == "$")
-        elif c == ")" and depth:
-            depth -= 1
-        elif c.isspace() and not depth:
-            return j
-        j += 1
-    return min(j, end)
-
-
-def _sh_words(text: str, s: int, e: int) -> list[tuple[int, int]]:
-    out = []
-    while s < e:
-        if text[s].isspace():
-            s += 1
-            continue
-        out.append((s, w := max(_sh_word_end(text, s, e), s + 1)))
-        s = w
-    return out
-
-
-def _sh_assignment(text: str, s: int, e: int) -> tuple[str, int, int] | None:
-    """(name, value start, value end) of a command that only assigns one variable."""
-    m = _SH_ASSIGN.match(text, s, e)
-    if m is None:
-        return None
-    w = _sh_word_end(text, m.end(), e)
-    return (m.group(1), m.end(), w) if not text[w:e].strip() else None
-
-
-def _sh_unquoted(text: str, s: int, e: int) -> tuple[int, int]:
-    """The span of ``text[s:e]`` less the quotes around it."""
-    return (s + 1, e - 1) if unquote(text[s:e]) != text[s:e] else (s, e)
 
 
 class _ShOwner:
@@ -169,10 +53,10 @@ class _ShOwner:
     def classify(self, text: str, s: int, e: int, heredoc: tuple[int, int] | None, piped: bool, cond: bool) -> None:
         """Files the command at ``s:e`` (its heredoc's span, if any; ``piped``: its output piped on; ``cond``: run
         after ``&&`` or ``||``, no exit status of its own) under what it prints, sets, runs or exits with."""
-        if _sh_assignment(text, s, e) is not None:
+        if sh_assignment(text, s, e) is not None:
             self.spans["sets"].append((s, e, s, e))
             return
-        words = _sh_words(text, s, e)
+        words = sh_words(text, s, e)
         said = [text[a:b] for a, b in words]
         if said[0] == "exit" and len(said) > 1 and said[1].isdigit() and self.exits is None and not cond:
             self.exits = words[1]
@@ -200,7 +84,7 @@ class _ShOwner:
             self.spans["runs"].append((s, e, s, e))
             return
         if args:
-            vs, ve = _sh_unquoted(text, args[0][0], args[-1][1]) if len(args) == 1 else (args[0][0], args[-1][1])
+            vs, ve = sh_unquoted(text, args[0][0], args[-1][1]) if len(args) == 1 else (args[0][0], args[-1][1])
             self.spans["prints"].append((vs, ve, s, e))
 
 
@@ -218,7 +102,7 @@ _ShVar = tuple[str, int, int, int]  # name, line, value start, value end
 
 def _sh_structure(text: str, lines: list[str], starts: list[int]) -> tuple[list[_ShVar], list[_ShOwner], list, dict]:
     """The top-level assignments, the option branches and functions, the commands and their heredocs."""
-    cmds, bodies = _sh_commands(text, lines, starts)
+    cmds, bodies = sh_commands(text, lines, starts)
     stack: list[list] = []  # [kind, detail, owner]: a case's detail whether it is over the arguments, its owner
     # the branch open (None: a pattern awaited; "": a branch of no record); a loop's the variable of "$@"
     variables: list[_ShVar] = []
@@ -277,7 +161,7 @@ def _sh_structure(text: str, lines: list[str], starts: list[int]) -> tuple[list[
                 break
             elif word == "case" and (
                 m := re.match(
-                    r"\s+in\b", text[(w := _sh_word_end(text, s + 4 + len(c[4:]) - len(c[4:].lstrip()), e)) : e]
+                    r"\s+in\b", text[(w := sh_word_end(text, s + 4 + len(c[4:]) - len(c[4:].lstrip()), e)) : e]
                 )
             ):
                 subject = _SH_ARGS.fullmatch(text[s + 4 : w].strip())
@@ -298,7 +182,7 @@ def _sh_structure(text: str, lines: list[str], starts: list[int]) -> tuple[list[
                 stack.append(["func", "open" if opened else "waiting", fn])
                 s += f.end() + opened
             elif not stack:
-                if (a := _sh_assignment(text, s, e)) is not None:
+                if (a := sh_assignment(text, s, e)) is not None:
                     variables.append((a[0], line, a[1], a[2]))
                 break
             else:
@@ -317,7 +201,7 @@ def _sh_structure(text: str, lines: list[str], starts: list[int]) -> tuple[list[
     return variables, owners, cmds, bodies
 
 
-def _sh_help(text: str, lines: list[str], starts: list[int], cmds: list[_ShCmd], bodies: dict) -> list[tuple]:
+def _sh_help(text: str, lines: list[str], starts: list[int], cmds: list[ShCmd], bodies: dict) -> list[tuple]:
     """(first line, last line, options start, options end, description start, description end) of each option a
     usage text lists: a line of a heredoc or of consecutive ``echo "..."`` lines, its description going on over
     the lines below indented as far as it."""
@@ -326,13 +210,11 @@ def _sh_help(text: str, lines: list[str], starts: list[int], cmds: list[_ShCmd],
     ]
     last = -2
     for s, e, _ in cmds:
-        words = _sh_words(text, s, e)
+        words = sh_words(text, s, e)
         a, b = bisect.bisect_right(starts, s) - 1, bisect.bisect_right(starts, e) - 1
-        if b > a and (_SH_ASSIGN.match(text, s, e) or re.match(r"(?:echo|printf|cat)\s", text[s:e])):
+        if b > a and (SH_ASSIGN.match(text, s, e) or re.match(r"(?:echo|printf|cat)\s", text[s:e])):
             runs.append([(k, starts[k], lines[k]) for k in range(a + 1, b + 1)])  # usage="...": a quoted text
-        elif (
-            len(words) == 2 and text[s:e].startswith("echo") and (vs := _sh_unquoted(text, *words[1]))[0] > words[1][0]
-        ):
+        elif len(words) == 2 and text[s:e].startswith("echo") and (vs := sh_unquoted(text, *words[1]))[0] > words[1][0]:
             if a != last + 1:  # echo lines one under another: one text
                 runs.append([])
             runs[-1].append((a, vs[0], text[vs[0] : vs[1]]))
@@ -353,27 +235,6 @@ def _sh_help(text: str, lines: list[str], starts: list[int], cmds: list[_ShCmd],
                 end, i = run[i][1] + len(nxt.rstrip()), i + 1
             out.append((k, run[i - 1][0], base + m.start("opts"), base + m.end("opts"), base + col, end))
     return out
-
-
-def looks_shell(sample: list[str]) -> float:
-    """1 for a shell's shebang (``#!/bin/sh``, ``#! /bin/bash -e``, ``#!/usr/bin/env bash``); 0.9 for a text no
-    shebang opens that is clearly shell: its ``if``/``fi``, ``case``/``esac`` and loops balanced, four or more, two
-    of them ``if`` or ``case``, and no Makefile rule, Python or Perl line; else 0."""
-    if not sample:
-        return 0.0
-    python = sum(1 for ln in sample if _SH_PYTHON.match(ln))  # a Python program a sh line starts: '''exec' ...
-    if _SHEBANG.match(sample[0]) and python < 3 and not any(_SH_PYTHON.match(ln) for ln in sample[1:3]):
-        return 1.0
-    if sample[0].startswith("#!") or python:
-        return 0.0
-    if any(_SH_OTHER.match(ln.strip()) for ln in sample):
-        return 0.0
-    said = [m.group(1) for ln in sample for m in _SH_BLOCK.finditer(ln.strip())]
-    count = {w: said.count(w) for w in ("if", "fi", "case", "esac", "done")}
-    count["loop"] = said.count("while") + said.count("until") + said.count("for")
-    balanced = count["if"] == count["fi"] and count["case"] == count["esac"] and count["loop"] == count["done"]
-    many = count["if"] + count["case"] >= 2 and count["if"] + count["case"] + count["loop"] >= 4
-    return 0.9 if balanced and many else 0.0
 
 
 def parse_shell(lines: list[str]) -> tuple[list[Raw], list[str]]:

@@ -168,7 +168,8 @@ from dspy_rlm.library.settingformats import (
     parse_commented_settings,
     parse_statements,
 )
-from dspy_rlm.library.shellformat import looks_shell, parse_shell
+from dspy_rlm.library.shellformat import parse_shell
+from dspy_rlm.library.shellwords import looks_shell
 from dspy_rlm.library.sqlformat import looks_sql, parse_sql
 from dspy_rlm.library.tomlformat import looks_toml, parse_toml
 from dspy_rlm.library.treeformat import looks_tree, parse_tree

@@ -4,7 +4,8 @@ a text that is clearly shell; a few questions through the scripted policy. Inven
 
 import pytest
 
-from dspy_rlm.library.shellformat import looks_shell, parse_shell
+from dspy_rlm.library.shellformat import parse_shell
+from dspy_rlm.library.shellwords import looks_shell
 from dspy_rlm.library.structure import _detect, detect
 from tests.dspy_rlm.scripted import ask_scripted
 
