@@ -24,6 +24,7 @@ _WS = re.compile(r"[\s,]*")
 _WORD_START = r"(?<![\w.-])(?:[^\W_A-Za-z]|[.-])*"
 _LOGFMT_PAIR = re.compile(_WORD_START + r"""(([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']*))""")
 _MIN_RECORDS = 2
+_MIN_ENTRIES = 3
 
 
 # -- JSON lines ---------------------------------------------------------------------------------------------
@@ -138,6 +139,14 @@ def _records_of(members: list[tuple[Any, Any, int, int]]) -> bool:
     return len(objects) >= _MIN_RECORDS and len(objects) >= 0.8 * len(members)
 
 
+def _entries_of(members: list[tuple[Any, Any, int, int]]) -> bool:
+    """Whether a top-level array lists entries: strings or numbers, one each (a list of license identifiers), at
+    least :data:`_MIN_ENTRIES`; read as lines, its brackets were records too."""
+    return len(members) >= _MIN_ENTRIES and all(
+        m[0] is None and isinstance(m[1], (str, int, float)) and not isinstance(m[1], bool) for m in members
+    )
+
+
 def looks_json_document(text: str) -> bool:
     """A whole JSON document: an object, or an array holding records (at the top or one level down). Cheap checks
     first."""
@@ -160,7 +169,7 @@ def _scan(text: str) -> tuple[_Members | None, _Members | None, dict[int, _Membe
     top = _members(text, _skip(text, 0))
     if top is None:
         return None, None, {}
-    if _records_of(top):
+    if _records_of(top) or _entries_of(top):
         return top, top, {}
     best, span, inners = None, -1, {}
     for _name, value, begin, end in top:
@@ -254,8 +263,9 @@ def _wrapped(top: _Members, inners: dict[int, _Members]) -> _Members:
 
 def parse_json_document(text: str) -> list[Raw]:
     """One record per object of the container: its fields (nested objects as ``a.b``), its key (the member's
-    name in an object of objects, else an id/name/key/title field, else its first string), its lines. An object
-    holding no records (a package's manifest, a settings document) is one record of the whole text."""
+    name in an object of objects, else an id/name/key/title field, else its first string), its lines; one per entry
+    of a top-level array of strings or numbers, keyed by it, of no fields. An object holding no records (a
+    package's manifest, a settings document) is one record of the whole text."""
     top, members, inners = _scan(text)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     wrapped = _wrapped(top or [], inners)
@@ -270,12 +280,13 @@ def parse_json_document(text: str) -> list[Raw]:
         top = top or []
         lists = _kin(top, members, inners) or _kin_objects(top, members, inners) or _named_beside(top, members, inners)
     lists = lists or [("", members)]
+    entries = members is top and _entries_of(members)  # ["0BSD", "AAL", ...]: each entry a record keyed by it
     for block, held in lists:
         for name, value, begin, end in held:
-            if not isinstance(value, dict):
+            if not isinstance(value, dict) and not entries:
                 continue
-            fields = json_fields(value) + ([("block", block)] if block else [])
-            key = str(name) if name is not None else json_key(value, fields)
+            fields = [] if entries else json_fields(value) + ([("block", block)] if block else [])
+            key = _scalar(value) or "" if entries else str(name) if name is not None else json_key(value, fields)
             a = bisect.bisect_right(starts, begin) - 1
             b = bisect.bisect_right(starts, max(begin, end - 1)) - 1
             out.append((a, b, fields, key, None))

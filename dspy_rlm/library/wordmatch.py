@@ -62,6 +62,11 @@ def _prefix(token: str, stemmed: str) -> str:
     return t[: max(n, 1)]
 
 
+_EDGE = r"(?:(?<![^\W_])|(?<=\\f[BIRP]))"
+"""Where a word starts: after no letter or digit, or right after a manual page's font escape (``\\fBpublish\\fR``:
+read as a word glued to ``B``, "publish" was found only in the sentences that mention it)."""
+
+
 def _escaped(token: str) -> str:
     """``token`` as a pattern, a hyphen in it also found written ``\\-`` (a manual page's escape: ``dry\\-run``)."""
     return re.escape(token).replace("\\-", "\\\\?-")
@@ -83,11 +88,11 @@ def _needle(word: str) -> tuple[re.Pattern | None, tuple[tuple[str, str], ...]]:
     for t in tokens:
         s = stem(t)
         if t.isalpha():
-            parts.append(f"(?<![^\\W_])({re.escape(_prefix(t, s))}[^\\W_]*)")
+            parts.append(f"{_EDGE}({re.escape(_prefix(t, s))}[^\\W_]*)")
         else:  # a dotted number is no part of a longer one: "1.0" is not in "1.1.0" nor in "1.0.6"
             dotted = re.fullmatch(r"\d+(?:\.\d+)+", t) is not None
             before, after = (r"(?<!\d\.)", r"(?!\.\d)") if dotted else ("", "")
-            parts.append(f"(?<![^\\W_]){before}({_escaped(t)})(?![^\\W_]){after}")
+            parts.append(f"{_EDGE}{before}({_escaped(t)})(?![^\\W_]){after}")
         checks.append((t.casefold(), s))
     return re.compile(r"[\W_]+".join(parts), re.IGNORECASE), tuple(checks)
 

@@ -257,7 +257,7 @@ class Record(KindBase):
             ok = reverse and specific and not (setting or block or first_words or other or ident or subject)
             out.append(Candidate(result.key, "key", ok, why))
         if not result.fields:
-            out += printed(book, result.text, key)
+            out += printed(book, result.text, key, held=result)
         return out
 
 

@@ -32,9 +32,10 @@ _PLACE_ASKED = [
         rf"(?:{_VERBS}\s+)?(first|last)\b{_AFTER}",
         re.IGNORECASE,
     ),
-    # "the last action defined in the file", "the first entry listed"
+    # "the last action defined in the file", "the first entry listed", "the very last entry in the array"
     re.compile(
-        rf"\bthe\s+(first|last)\s+(?:[\w.-]+\s+){{0,2}}?{_NOUN}\s+(?:{_VERBS}|in\s+the\s+(?:file|document|config\w*))\b",
+        rf"\bthe\s+(?:very\s+)?(first|last)\s+(?:[\w.-]+\s+){{0,2}}?{_NOUN}\s+"
+        rf"(?:{_VERBS}|in\s+the\s+(?:file|document|config\w*|(?:top-level\s+)?array))\b",
         re.IGNORECASE,
     ),
 ]

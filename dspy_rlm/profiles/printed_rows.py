@@ -20,11 +20,12 @@ from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS, STOP
 __all__ = ["printed"]
 
 
-def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> list[Candidate]:
+def printed(book: Any, stdout: str, key: Any = None, var: str | None = None, held: Any = None) -> list[Candidate]:
     """Tokens of printed rows (search output, a record's text): supported when stated after a word of the
     question on a row that holds the question's key. After a word of the key itself, a value is supported only
     in a field the question names (not the next column: "freeciv 5556/tcp"), or, in lines of text, right
-    after the whole key phrase ("the vault access code is 31337", not "CA Disig Root R2 O=Disig a.s.")."""
+    after the whole key phrase ("the vault access code is 31337", not "CA Disig Root R2 O=Disig a.s."). ``held``:
+    the record of no fields whose text is printed, where its sentences are what a word of the question is read in."""
     values = guided.output_values([stdout], book.question, book.data)
     pairs = guided.focus_pairs(guided.stated_pairs([stdout], book.question, values), book.question)
     specific = key is not None and (key.is_key or (key.records <= 3 and not key.inner))
@@ -72,6 +73,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None) -> 
             and not (v.casefold() in PRONOUNS and not v.isupper())  # "(errors external to PostgreSQL itself)"
             and (w.casefold() not in own or asked(v) or follows_key(v))
             and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v))
+            and (not _sentences(held or record) or w.casefold() in own or _linked(stdout, w, v))
             and not verb(w, v),
             "stated after the key, a whole value" if whole(v) else "stated after the key",
         )
@@ -136,6 +138,15 @@ def _linked(text: str, word: str, value: str, bare: bool = False) -> bool:
     loose = r"|\s+" if bare else ""
     link = rf"(?:\s*[:=]\s*|\s+(?:is|are|was|were)\s+{loose})"
     return re.search(re.escape(word) + link + re.escape(value), text, re.IGNORECASE) is not None
+
+
+def _sentences(record: Any) -> bool:
+    """Whether the key's record is sentences (no fields, a dozen words or more, a full stop): there a word of the
+    question labels the token after it only as ``word: value`` or ``word is value`` ("While npm v6 had uninstall
+    lifecycle scripts": "npm" names the program, "v6" is no value the question asks)."""
+    if not isinstance(record, st.Record) or record.fields:
+        return False
+    return len(st.words(record.text)) >= 12 and re.search(r"\w[.!?](?:\s|$)", record.text) is not None
 
 
 def _labels_line(found: Candidate, stdout: str) -> bool:

@@ -142,12 +142,12 @@ lines *tall* is the window"): a value that is looked up, not records counted. ("
 count of lines.)"""
 IDIOMS = re.compile(
     r"\b(?:by default|according to|at (?:least|most|all)|in (?:total|general|practice|particular|short)"
-    r"|for (?:example|instance)"
+    r"|for (?:example|instance)|the (?:very )?(?:first|last|next|previous) one|(?:first|last) of (?:all|them)"
     r"|of course|in (?:(?:milli|micro|nano)?seconds|minutes|hours|days|(?:kilo|mega|giga)?bytes|pixels|percent))\b",
     re.IGNORECASE,
 )
 """Set phrases that qualify a question, never name what it asks about ("is accounting on *by default*?", "what
-is the unlock time *in seconds*?": the unit the answer is given in)."""
+is the unlock time *in seconds*?": the unit the answer is given in; "which script is *the last one* run?": a place)."""
 RANKED = re.compile(
     r"\b(?:most|fewest)\b(?! (?:of|likely|probably|recently)\b)|\b(?:do|did)\s+most\s+of\s+the\s+\w+s\b", re.IGNORECASE
 )
