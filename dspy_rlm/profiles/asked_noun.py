@@ -18,6 +18,7 @@ from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.field_words import ANY_VALUE_NOUNS, SYNONYMS
 from dspy_rlm.profiles.reads import camel_parts
 from dspy_rlm.profiles.said import asks_start
+from dspy_rlm.profiles.spellings import american
 from dspy_rlm.profiles.vocabulary import ENGLISH, FUNCTION_WORDS, ID_LIKE, STOP
 
 _WH_NOUN = re.compile(
@@ -109,7 +110,7 @@ def asked_unnamed(book: Any, move: Any, kind: Any, key: Any, text: str) -> str |
     noun = asked_noun(book.text_q)
     if not noun:
         return None
-    stems = {st.stem(w.casefold()) for w in noun}
+    stems = {st.stem(american(w.casefold())) for w in noun}  # "colour": the field color names it
     if asks_start(book.text_q):  # "what token does X start with?"
         return None
     if not key.hop and ID_LIKE.search(key.text):  # an identifier the question writes ("what object does the

@@ -15,7 +15,7 @@ from dspy_rlm.profiles.named_document import before_document_noun
 from dspy_rlm.profiles.naming import column_fields
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, keyed_by, may_be_value
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
-from dspy_rlm.profiles.spans import count_subject, data_subject_spans, owned_spans
+from dspy_rlm.profiles.spans import count_subject, data_subject_spans, identifier_asides, owned_spans
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
@@ -285,6 +285,9 @@ def unread_test(book: Any) -> str | None:
     if "unread" not in book.memo:
         q = UNSTATED.sub(" ", _HAVING_ONE.sub(" ", book.text_q.casefold()))  # "when you don't give one": a default
         q = _NUMBER_BOUND.sub(" ", q) if "count" in book.cues else q  # elsewhere no read tests a bound
+        phrases = {k.text.casefold() for keys in book.keys.values() for k in keys}
+        for a, b in reversed(identifier_asides(q, phrases)):  # "GPL-2.0 (without -only)": which one, no test
+            q = q[:a] + " " + q[b:]
         for var in book.keys:
             for k in book.keys[var]:
                 q = q.replace(k.text.casefold(), " ")

@@ -29,13 +29,14 @@ from dspy_rlm.profiles.count_doubts import (
     unit_unapplied,
 )
 from dspy_rlm.profiles.field_words import COMMENT_WORDS, SYNONYMS
-from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment, sentence_says
+from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment, sentence_says, under_heading
 from dspy_rlm.profiles.joined_names import joined_unparsed
 from dspy_rlm.profiles.keyfinder import unheld_identifier
 from dspy_rlm.profiles.move import Move
 from dspy_rlm.profiles.name_scopes import name_patterns
 from dspy_rlm.profiles.named_document import (
     FILE_NAME,
+    after_file_name,
     before_document_noun,
     before_file_name,
     names_document,
@@ -219,14 +220,15 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
         few = sure and 1 <= other.records <= 3 and not other.inner
         if other is key or not few or other.hop or other.text == key.via[0]:  # hop: no phrase; its record's key
             continue
-        if before_file_name(book.text_q, other.text):  # "ray's *vsphere* defaults.yaml": which file is asked of
-            continue
+        if before_file_name(book.text_q, other.text) or after_file_name(book.text_q, other.text):
+            continue  # "ray's *vsphere* defaults.yaml": which file is asked of; "the dc.sed *calculator*": its noun
         if field is not None and key.hop and not holds_field(book.structs[move.var], other.text, [field]):
             continue  # "the getty@ template *unit*": the [Unit] section, without the field asked, answers nothing
         if field is not None and st.name_form(other.text) == st.name_form(field):
             continue  # the field read, named ("the one-line description of tqdm"), no phrase of a record
         held = lookup._has(record, other.text) or spells_field(record, other.text, book.text_q)
         held = held or names_heading(book, move.var, record.line, other.text)  # "! model" above its records
+        held = held or under_heading(book, move.var, record.line, other.text)  # "General Options" over its table
         held = held or (plain and sentence_says(book, move.var, record.line, other.text))  # a line of a sentence
         s = book.structs[move.var]
         document = names_document(s, record, other.text, move) or names_file(s, text, other.text)

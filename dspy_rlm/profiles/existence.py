@@ -96,6 +96,9 @@ class Exists(KindBase):
         if result and key is not None and (inside := _inside_whole(book, move.var, key, others)):
             # "does pytest's METADATA make tomli a requirement on Python 3.11?": the one record is the document
             return [Candidate(True, "answer", False, f"{key.text!r} names the whole text; {inside!r} is asked of it")]
+        if result and key is not None and (longer := _inside_entries(book, move.var, key)):
+            # "does index.json list the bare identifier GPL-2.0?": a list of identifiers holds GPL-2.0-only
+            return [Candidate(False, "answer", True, f"no entry is {key.text!r}; {longer!r} holds it inside")]
         if result and key is not None and (held := _held_elsewhere(book, move.var, key, others)):
             # "is gh-104719 listed in the section for 3.11.0?": the section is there, the issue is in another one
             return [Candidate(False, "answer", True, f"the record {key.text!r} keys lacks {held!r}, another holds it")]
@@ -144,6 +147,17 @@ def _inside_whole(book: Any, var: str, key: Any, others: list[Any]) -> str | Non
     named = {p.casefold() for f in s.field_names for p in name_parts(f)}
     inside = [k for k in others if k.records and not (k.is_key or k.is_value) and not is_stop(k.text)]
     return next((k.text for k in inside if k.text.casefold() not in named), None)
+
+
+def _inside_entries(book: Any, var: str, key: Any) -> str | None:
+    """An entry holding the identifier ``key`` inside it, where the records are a list of entries, each keyed by
+    itself with no fields (a JSON array of license identifiers) and none is ``key``: the list lacks it as an entry."""
+    s = book.structs[var]
+    records = s.records[:200]
+    entries = len(records) >= 3 and all(r.key and not r.fields for r in records) and s.kind != "lines"
+    if not entries or key.is_key or not key.records or not ID_LIKE.search(key.text):
+        return None
+    return next((r.key for r in s.records if lookup.matches(key.text, r.key) and norm(r.key) != norm(key.text)), None)
 
 
 def _pair_named(key: Any, others: list[Any]) -> bool:

@@ -1,8 +1,9 @@
 """A phrase of the question that only a text's opening comment says: how the question describes the document it
 asks of ("in Ray Serve's *HAProxy Lua* template"), where the file's first line reads ``-- HAProxy Lua action that
 picks a backend``. A record read that lacks such a phrase still answers: the phrase names the whole text. So does one
-the heading of the record's indented block says (``! model`` above ``  dellm65   Dell Precision M65 laptop``), and,
-in plain text, the rest of the sentence a line record is part of."""
+the heading of the record's indented block says (``! model`` above ``  dellm65   Dell Precision M65 laptop``), the
+title of the document's section it sits in (an underlined or ``#`` heading), and, in plain text, the rest of the
+sentence a line record is part of."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from dspy_rlm.library import structure as st
 
-__all__ = ["names_heading", "names_opening_comment", "sentence_says"]
+__all__ = ["names_heading", "names_opening_comment", "sentence_says", "under_heading"]
 
 _MARKS = ("#", "//", "--", ";", "%", "!", "dnl ", "rem ", "REM ")
 """Line comments (not a quote: a CSV row may open with one; not ``*``: a markdown list's item)."""
@@ -85,6 +86,27 @@ def names_heading(book: Any, var: str, line: int, phrase: str) -> bool:
     for above in reversed(lines[max(0, line - 1 - _HEADING_REACH) : line - 1]):
         if above.strip() and len(above) - len(above.lstrip()) < indent:  # a heading, not a block of code's
             return not _CODE.search(above) and st.matches(phrase, above)  # opening ("settings clam {")
+    return False
+
+
+_UNDERLINE = re.compile(r"([=\-~^\"'`*+#])\1{2,}\s*")
+_ATX = re.compile(r"#{1,6}\s+(\S.*?)\s*#*\s*")
+
+
+def under_heading(book: Any, var: str, line: int, phrase: str) -> bool:
+    """Whether the title of the section holding the record at ``line`` (1-based) says ``phrase``: the nearest
+    heading above it, underlined (reStructuredText, setext) or opened by ``#`` ("which *general option* is described
+    as ...": a table's row under ``General Options`` / ``===============``)."""
+    text = book.texts[var]
+    if len(text) > _HEADED_CHARS or line < 3:
+        return False
+    lines = _lines(book, var)
+    for i in range(min(line, len(lines)) - 1, max(0, line - 1 - _HEADING_REACH), -1):
+        below, title = lines[i].strip(), lines[i - 1].strip()
+        if _UNDERLINE.fullmatch(below) and title and not _UNDERLINE.fullmatch(title) and len(below) >= len(title):
+            return st.matches(phrase, title)
+        if (m := _ATX.fullmatch(lines[i].strip())) and not lines[i].startswith(" "):
+            return st.matches(phrase, m.group(1))
     return False
 
 

@@ -49,7 +49,7 @@ _PREFIX = re.compile(
 )
 """A name's written prefix: "the ARPOP_ ones", "the FILE_ATTRIBUTE_ constants", "RTCF_*", "[testenv:NAME]" (what
 the names keying a group of records start with; a placeholder in capitals or brackets stands for the rest)."""
-_DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))-{1,2}$")  # a flag's dashes before a question's word: --save-exact
+_DASHES = re.compile(r"(?:^|(?<=[\s(\[\"'`]))(?:-{1,2}|\.)$")  # a flag's dashes: --save-exact; a class's dot: .k
 _HASH = re.compile(r"(?:^|(?<=[\s(\[\"'`]))#$")  # a hex colour's or an anchor's hash, where the data writes it: #DCDCDC
 
 

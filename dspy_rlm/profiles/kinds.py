@@ -15,11 +15,13 @@ one asked for, or when it is the result of the count / ranking / existence the q
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from dspy_rlm.library import items, superlatives
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.formats import unquote
+from dspy_rlm.library.search import count_matches
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
@@ -29,6 +31,7 @@ from dspy_rlm.profiles.field_kind import Field, as_said, in_sentence
 from dspy_rlm.profiles.field_words import CONTEXT_FIELDS, NAME_ASKED, PROSE_FIELDS
 from dspy_rlm.profiles.key_of import KeyOf, identifier_elsewhere, keyed_by_name, record_named, subject_keyed
 from dspy_rlm.profiles.kind_registry import KINDS, KindBase, MoveKind, register
+from dspy_rlm.profiles.line_starts import LinesStarting
 from dspy_rlm.profiles.listed import one_of_listed
 from dspy_rlm.profiles.members import HasItem
 from dspy_rlm.profiles.move import Move, read
@@ -92,7 +95,11 @@ _COMPOUND = re.compile(r"[(\[].*,.*[)\]]", re.DOTALL)
 """A value written as a tuple or list of several items (``('pygments.lexers.q', 'K', ('k',))``)."""
 
 
-_HOST_HELPERS = {**superlatives.STRUCTURE_HELPERS, **items.SIZE_HELPERS}
+_HOST_HELPERS: dict[str, Callable[..., Any]] = {
+    **superlatives.STRUCTURE_HELPERS,
+    **items.SIZE_HELPERS,
+    "count_matches": count_matches,
+}
 """The structure helpers a read runs again on the host, by name, for the values it reads."""
 
 
@@ -324,3 +331,4 @@ register(FieldsExtreme("most_fields", "most_fields", ("max", "most_common"), "mo
 register(FieldsExtreme("fewest_fields", "fewest_fields", ("min",), "fewest"))
 register(AnyIf())
 register(Placed())
+register(LinesStarting())

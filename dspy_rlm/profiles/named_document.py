@@ -14,6 +14,7 @@ from dspy_rlm.profiles.vocabulary import DOCUMENT_NOUNS, ID_LIKE
 
 __all__ = [
     "FILE_NAME",
+    "after_file_name",
     "before_document_noun",
     "before_file_name",
     "describes_document",
@@ -129,6 +130,16 @@ def before_file_name(question: str, phrase: str) -> bool:
         after = after[1:]
     name = after[0].rstrip("?,;:!)").removesuffix("'s") if after else ""
     return bool(after) and "/" not in name and FILE_NAME.fullmatch(name) is not None
+
+
+def after_file_name(question: str, phrase: str) -> bool:
+    """Whether the question writes ``phrase``, one plain word, right after a file's name that follows "the", "this"
+    or a possessive ("who created *the dc.sed calculator*?", "in *this* Makefile.am *fragment*"): the asker's noun
+    for the file, no condition a record read must meet."""
+    if not re.fullmatch(r"[a-z]+", phrase):
+        return False
+    m = re.search(rf"(?:\bthe|\bthis|'s)\s+(\S+)\s+{re.escape(phrase)}\b", question, re.IGNORECASE)
+    return m is not None and "/" not in m.group(1) and FILE_NAME.fullmatch(m.group(1)) is not None
 
 
 def describes_document(question: str, start: int, phrase: str) -> bool:

@@ -284,9 +284,10 @@ _NAME_WORD = rf"(?:[{_UPPER}][{_LOWER}'-]+|[{_UPPER}]\.)"
 """A word of a person's name: capitalized, in any Latin script ("Åstrand", "Miśkiewicz"), or an initial."""
 _ADDRESSED = re.compile(
     rf"(?<![\w.-])({_NAME_WORD}(?:[ \t]+(?:(?:{'|'.join(sorted(NAME_PARTICLES))})[ \t]+){{0,2}}{_NAME_WORD})+)"
-    r"[ \t]*(?:<[^<>\s@]+@[^<>\s]+>|\([^()\s@]+@[^()\s]+\))"
+    r"[ \t]*(?:<[^<>\s@]+@[^<>\s]+>|\([^()\s@]+@[^()\s]+\)|,[ \t]*[^\s,;@<>()\[\]]+@[\w-]+(?:\.[\w-]+)+)"
 )
-"""A person's name written with their address: "Henrique de Moraes Holschuh <hmh@debian.org>", "(a@b.org)"."""
+"""A person's name written with their address: "Henrique de Moraes Holschuh <hmh@debian.org>", "(a@b.org)", or
+after a comma ("[Armin Bub, Armin.Bub@bk.example.de, 970904]": a to-do list's credit)."""
 
 
 def addressed_names(book: Any, stdout: str, held: bool) -> list[Candidate]:

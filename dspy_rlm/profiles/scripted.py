@@ -90,6 +90,7 @@ def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
     order = [k for cue, kinds in _READ_ORDER.items() if cue in book.cues for k in kinds] + list(_DEFAULT_ORDER)
     order = ["key_of", *order] if book.kind() == "reverse" else order  # a record asked by a value it holds
     order = ["record_at", *order]  # offered only for a record asked by its place ("which action is defined last?")
+    order = ["count_lines", *order]  # offered only for lines counted by a quoted start ("lines starting with ':'")
     for kind in order:
         found = [m for m in moves if m.kind == kind]
         tested = [m for m in found if kind == "count_if" and m.args[1] in _STATED_TESTS]

@@ -15,6 +15,7 @@ __all__ = [
     "container_spans",
     "data_subject_spans",
     "fielded_cues",
+    "identifier_asides",
     "offered",
     "owned_at_end",
     "owned_spans",
@@ -229,3 +230,23 @@ def fielded_cues(asked: str, named: set[str]) -> list[str]:
         for i, w in enumerate(words)
         if i and w in CUE_WORDS and w in named and w not in FUNCTION_WORDS and words[i + 1 : i + 2] != ["of"]
     ]
+
+
+_ASIDE = re.compile(r"\(([^()]*)\)")
+_IDENTIFIER_WORD = re.compile(r"[-_.]\S*|\S*[\d_]\S*")
+"""A word of an identifier: a suffix or option (``-only``), or one holding a digit or an underscore."""
+
+
+def identifier_asides(question: str, phrases: Collection[str]) -> list[tuple[int, int]]:
+    """The spans of the question's parenthesized asides that only spell out an identifier, in function words and
+    identifiers or ``phrases`` (the key phrases): "the bare identifier GPL-2.0 *(without -only or -or-later)*" says
+    which GPL-2.0 is meant, and its "without" tests nothing; "(not counting dev ones)" is a condition."""
+    out = []
+    for m in _ASIDE.finditer(question):
+        aside = m.group(1)
+        for p in sorted(phrases, key=len, reverse=True):
+            aside = aside.replace(p, " ")
+        words = [w for w in aside.split() if w.strip(",;:").casefold() not in STOP]
+        if all(_IDENTIFIER_WORD.fullmatch(w.strip(",;:")) for w in words):
+            out.append(m.span())
+    return out

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import field_stems, joined_name, parts
 
-__all__ = ["field_forms", "respelled", "spelled_by", "spells_field"]
+__all__ = ["american", "field_forms", "respelled", "spelled_by", "spells_field"]
 
 
 def field_forms(words: list[str], fields: set[str], said: list[str] | None = None) -> set[str]:
@@ -19,7 +19,8 @@ def field_forms(words: list[str], fields: set[str], said: list[str] | None = Non
     "address"), a name that two or three words in a row spell joined ("sepal width": ``sepalwidth``, "ship via":
     ``ship_via``; also marked ``+sepalwidth``, which names it better than a field named by one of the words), and a
     part of six letters or more that a word of six or more spells with one letter missing, added or changed, its
-    first letter kept ("gschema" is no misspelt ``schema``).
+    first letter kept ("gschema" is no misspelt ``schema``), or the American spelling of a British word ("colour":
+    ``color``).
     The joined names are looked for in ``said`` (all the question's words, stop words too: "link name" spells
     ``linkname``) where given."""
     short = {f for f in fields if f.isalpha() and f.islower() and len(f) >= 4}
@@ -37,11 +38,25 @@ def field_forms(words: list[str], fields: set[str], said: list[str] | None = Non
                 name = next((glued[g] for g in by_start.get(said_run[0][:1], []) if _abbreviated(g, said_run)), None)
             if name is not None and not any(st.stem(w) in field_stems(name) for w in run[i : i + n]):
                 out |= {st.stem(name), "+" + joined_name(name)}
+    all_parts = {p.casefold() for f in fields for p in parts(f)}
+    out |= {st.stem(a) for w in words if (a := american(w.casefold())) != w.casefold() and a in all_parts}
     long_parts = {p.casefold() for f in fields for p in parts(f) if len(p) >= 6}
     for w in (w.casefold() for w in words if len(w) >= 6 and w.casefold() not in long_parts):
         near = _deletes(w) | {w}  # one letter left out, added or changed ("descripton": Description)
         out |= {st.stem(p) for p in long_parts if p[0] == w[0] and (p in near or _deletes(p) & near)}
     return out
+
+
+_BRITISH = ((r"(?<=\w\w)our$", "or"), (r"(?<=\w\w[^aeiou])re$", "er"), (r"(?<=\w\w)ogue$", "og"))
+"""British endings and their American spellings: colour, behaviour; centre, metre; catalogue, dialogue."""
+
+
+def american(word: str) -> str:
+    """``word`` in American spelling ("colour": color, "centre": center), else as it is."""
+    for rx, to in _BRITISH:
+        if re.search(rx, word):
+            return re.sub(rx, to, word)
+    return word
 
 
 def spelled_by(name: str, words: list[str]) -> bool:

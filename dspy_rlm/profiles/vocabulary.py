@@ -73,6 +73,11 @@ FUNCTION_WORDS = frozenset(
         "to",
         "an",
         "or",
+        "without",
+        "within",
+        "among",
+        "except",
+        "unless",
     }
 )
 """English function words: never a search word nor the key of a stated value."""
@@ -229,7 +234,18 @@ produced, unless a key phrase found in the data holds it."""
 DOCUMENT_WORDS = frozenset({"file", "manual", "document", "template", "spec"})
 """Nouns for the document that both lists below hold: :data:`DOCUMENT_NOUNS` (the word before one is the asker's
 name for the text) and :data:`CONTAINERS` (the words before one describe the file, no field)."""
-DOCUMENT_NOUNS = DOCUMENT_WORDS | {"files", "manpage", "schema", "page", "csv", "tsv", "json", "yaml", "workflow"}
+DOCUMENT_NOUNS = DOCUMENT_WORDS | {
+    "files",
+    "manpage",
+    "schema",
+    "page",
+    "csv",
+    "tsv",
+    "json",
+    "yaml",
+    "workflow",
+    "topic",
+}
 """Nouns by which a question names the document it asks of ("the libboost-regex copyright *file*"): the word just
 before one is the asker's name for the whole text, no phrase the text itself must hold."""
 NAME_PARTICLES = frozenset({"de", "da", "das", "del", "della", "der", "di", "dos", "du", "la", "le", "van", "von"})

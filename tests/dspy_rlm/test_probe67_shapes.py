@@ -3,7 +3,14 @@ each (read as lines, its brackets were records too: a count of 697 for 695), and
 asks a record by its place; a manual page's font escape starts a word (``\\fBdeploy\\fR`` is the record keyed
 ``deploy``, not only the sentences mentioning it); "the last one" names a place, no key; in a record of sentences a
 word of the question labels the token after it only as ``word: value`` or ``word is value`` ("While acme v6 had
-...": a wrong Submitted "v6"). Each test fails on the code before its change."""
+...": a wrong Submitted "v6"); a plain noun right after the file's name names the file ("who created the dc.sed
+*calculator*?"); a name before a comma and an address is a person named ("[Armin Bub, Armin.Bub@..., 970904]"); the
+heading over a table holds its rows ("which *general option* ...": a row under ``General Options``), and a "topic"
+is a document; a list of identifiers lacks one it holds only inside longer ones ("the bare identifier GPL-2.0
+(without -only ...)": its aside tests nothing); one-line CSS rules are a style sheet, each keeping the comment closing
+its line (pygments.css: read as directives, "color" was no field), a class is named with its dot (".k") and a British
+"colour" names ``color``; lines are counted by a quoted start ("labels (lines starting with ':')": 33, not the 8
+records holding the file's name). Each test fails on the code before its change, but the two guards marked so."""
 
 from __future__ import annotations
 
@@ -12,8 +19,11 @@ import json
 from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.library.wordmatch import matches
+from dspy_rlm.profiles.line_starts import asked_start_of_lines
 from dspy_rlm.profiles.moves import MoveBook
+from dspy_rlm.profiles.named_document import after_file_name
 from dspy_rlm.profiles.placed import asked_place
+from dspy_rlm.profiles.spans import identifier_asides
 from tests.dspy_rlm.scripted import ask_scripted, read_candidates
 
 TREES = ["Alder", "Birch-2", "Cedar", "Dogwood-1.0", "Elm", "Fir-only", "Ginkgo"]
@@ -113,3 +123,139 @@ def test_a_word_linked_to_its_value_in_a_sentence_is_still_read():  # a guard
     text = "Notes\n\nThe vault access code is 31337 and the door stays shut for every guest after nine.\n"
     found = read_candidates("What is the vault access code?", text, "record")
     assert any(c.value == "31337" and c.supported for c in found)
+
+
+SCRIPT = """#!/bin/sed -nf
+#  frob.sed - a tiny reverse-polish calculator
+#  Created by Ada Quill <ada@example.org> in the spring of 2001
+#
+#  Reads numbers, one a line, and prints their sum.
+#  Run it as: frob.sed < numbers.txt
+#  frob.sed keeps its stack in the hold space; frob.sed never writes files.
+#  To debug frob.sed, add an l command where the stack is printed.
+""" + "".join(f"/^{k}$/ {{ s/{k}/{k + 1}/; b next\n}}\n" for k in range(30))
+
+
+def test_a_noun_right_after_the_file_name_names_the_file():
+    assert after_file_name("Who created the frob.sed calculator?", "calculator")
+    assert not after_file_name("Which calculator does frob.sed use?", "calculator")
+    found = read_candidates("Who created the frob.sed calculator?", SCRIPT, "record")
+    assert any(c.value == "Ada Quill" and c.supported for c in found)
+
+
+TODO = """Things to do
+============
+
+- faster listing of large archives [Cy Brandt, cy@example.net, 990102]
+- extract or skip files on the basis of GID [Bo Lindqvist, bo.l@example.se, 010203]
+- a quieter --test mode [Ann Ek, ann@example.org, 020304]
+"""
+
+
+def test_a_name_before_a_comma_and_an_address_is_a_person_named():
+    found = read_candidates("Who asked for files to be skipped on the basis of GID?", TODO, "record")
+    assert any(c.value == "Bo Lindqvist" and c.supported for c in found)
+
+
+TOPIC = """:title: Frob Configuration Variables
+:description: Configuration Variables for frob
+:category: General
+
+Configuration values for frob can come from several sources:
+
+* As a command line option
+* As an environment variable
+* As a value in the frob config file
+
+Some options are only available in the frob config.  This topic guide covers
+all the configuration variables available in frob.
+
+General Options
+===============
+
+The frob tool has a few general options:
+
+==================== =========== ============================
+Variable             Option      Description
+==================== =========== ============================
+profile              --profile   Default profile name
+fan_mode             N/A         Turns on the fan
+color                --color     Colors the output
+==================== =========== ============================
+
+The profile option names the section of the config file that is read, and the
+color option may be set in the environment as well.
+
+Disk Settings
+=============
+
+These settings tune how frob writes to its disks:
+
+==================== =========== ============================
+Variable             Option      Description
+==================== =========== ============================
+spin_down            N/A         Turns off the disk when idle
+cache_size           N/A         Size of the write cache
+==================== =========== ============================
+"""
+
+
+def test_the_heading_over_a_table_holds_its_rows():
+    q = "In the frob config-vars topic, which general option is described as 'Turns on the fan'?"
+    assert ask_scripted(q, TOPIC) == ("fan_mode", "submitted")
+
+
+IDS = json.dumps(
+    [*(f"{t}-{k}.0" for k in range(30) for t in TREES), "Fern-2.0-only", "Fern-2.0-or-later", "Fern-3.0-only"],
+    indent="\t",
+)
+
+
+def test_a_list_of_identifiers_lacks_one_it_holds_only_inside_longer_ones():
+    q = "Does acme's tree-ids index.json list the bare identifier Fern-2.0 (without -only or -or-later)?"
+    assert ask_scripted(q, IDS, "bool") == (False, "submitted")
+
+
+def test_an_identifier_listed_whole_is_listed():  # a guard
+    q = "Does acme's tree-ids index.json list the identifier Fern-2.0-only?"
+    answer, _kind = ask_scripted(q, IDS, "bool")
+    assert answer is True
+
+
+def test_an_aside_spelling_out_an_identifier_tests_nothing():
+    assert identifier_asides("does it list gpl-2.0 (without -only or -or-later)?", {"gpl-2.0"}) == [(21, 49)]
+    assert identifier_asides("how many packages are listed (not counting dev ones)?", set()) == []
+
+
+_TOKENS = [("a", "#101010", "Apple"), ("b", "#202020", "Berry"), ("c", "#8f5902", "Cherry"), ("d", "#000000", "Date")]
+_TOKENS += [(f"x{k}", "#000000", f"Extra.Kind{k}") for k in range(8)] + [("q", "#5c35cc", "Quince")]
+SHEET = "pre { line-height: 125%; }\n.theme { background: #f8f8f8; }\n" + "".join(
+    f".theme .{c} {{ color: {v}{'; font-weight: bold' if c == 'b' else ''} }} /* {n} */\n" for c, v, n in _TOKENS
+)
+
+
+def test_one_line_rules_are_a_style_sheet_and_keep_their_comment():
+    s = st.detect(SHEET)
+    assert s.kind == "css"
+    assert s.records[3].key == ".theme .b" and s.records[3].get("comment") == "Berry"
+    assert s.records[3].get("font-weight") == "bold"
+
+
+def test_a_class_is_named_with_its_dot_and_a_british_colour_names_color():
+    q = "In the theme's sheet.css, what colour are berries (the .b class) drawn in?"
+    assert ask_scripted(q, SHEET) == ("#202020", "submitted")
+    q = "Across the .theme token rules in sheet.css, which text colour is used most often?"
+    assert ask_scripted(q, SHEET) == ("#000000", "submitted")
+
+
+LABELS = "#!/bin/sed -nf\n# frob.sed: labels and jumps\n" + "".join(
+    f":step{k}\n/^{k}$/ b step{k + 1}\n s/x/y/\n" for k in range(12)
+)
+
+
+def test_lines_counted_by_a_quoted_start():
+    assert asked_start_of_lines("How many labels (lines starting with ':') does frob.sed define?") == ":"
+    assert asked_start_of_lines('How many lines begin with a "#"?') == "#"
+    assert asked_start_of_lines("How many lines start with a comment?") is None  # nothing quoted: no start said
+    answer, _kind = ask_scripted("How many labels (lines starting with ':') does frob.sed define?", LABELS, "int")
+    assert answer == 12
