@@ -11,6 +11,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.absent_phrase import Absent, absence_answers, holds_flag
 from dspy_rlm.profiles.candidates import Candidate
+from dspy_rlm.profiles.entry_rows import commented_row, inside_entries
 from dspy_rlm.profiles.id_spellings import near_spelled
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.members import asks_membership, item_phrase, member_parts
@@ -79,7 +80,7 @@ class Exists(KindBase):
             return [
                 Candidate(True, "answer", False, "the question asks whether it may be left out, not if it is there")
             ]
-        if result and key is not None and _commented_row(book, move.var, key):  # "is en_US.UTF-8 switched on?"
+        if result and key is not None and commented_row(book, move.var, key):  # "is en_US.UTF-8 switched on?"
             return [Candidate(True, "answer", False, f"{key.text!r} is listed in a row commented out")]
         if result and (unheld := absent_value(book, move.var, key)):  # "can --output be set to yaml?": no yaml
             return [Candidate(False, "answer", True, f"the value {unheld!r} is nowhere in the data")]
@@ -96,7 +97,7 @@ class Exists(KindBase):
         if result and key is not None and (inside := _inside_whole(book, move.var, key, others)):
             # "does pytest's METADATA make tomli a requirement on Python 3.11?": the one record is the document
             return [Candidate(True, "answer", False, f"{key.text!r} names the whole text; {inside!r} is asked of it")]
-        if result and key is not None and (longer := _inside_entries(book, move.var, key)):
+        if result and key is not None and (longer := inside_entries(book, move.var, key)):
             # "does index.json list the bare identifier GPL-2.0?": a list of identifiers holds GPL-2.0-only
             return [Candidate(False, "answer", True, f"no entry is {key.text!r}; {longer!r} holds it inside")]
         if result and key is not None and (held := _held_elsewhere(book, move.var, key, others)):
@@ -147,17 +148,6 @@ def _inside_whole(book: Any, var: str, key: Any, others: list[Any]) -> str | Non
     named = {p.casefold() for f in s.field_names for p in name_parts(f)}
     inside = [k for k in others if k.records and not (k.is_key or k.is_value) and not is_stop(k.text)]
     return next((k.text for k in inside if k.text.casefold() not in named), None)
-
-
-def _inside_entries(book: Any, var: str, key: Any) -> str | None:
-    """An entry holding the identifier ``key`` inside it, where the records are a list of entries, each keyed by
-    itself with no fields (a JSON array of license identifiers) and none is ``key``: the list lacks it as an entry."""
-    s = book.structs[var]
-    records = s.records[:200]
-    entries = len(records) >= 3 and all(r.key and not r.fields for r in records) and s.kind != "lines"
-    if not entries or key.is_key or not key.records or not ID_LIKE.search(key.text):
-        return None
-    return next((r.key for r in s.records if lookup.matches(key.text, r.key) and norm(r.key) != norm(key.text)), None)
 
 
 def _pair_named(key: Any, others: list[Any]) -> bool:
@@ -392,13 +382,3 @@ def _sibling_record(book: Any, var: str, key: Any, others: list[Any]) -> str | N
             if named.search(r.text):
                 return str(r.key)
     return None
-
-
-def _commented_row(book: Any, var: str, key: Any) -> bool:
-    """Whether ``key`` keys a row of a table whose rows are commented out (``# en_US.UTF-8 UTF-8``): it is
-    listed, and whether it is on is what the ``#`` says, no existence."""
-    s = book.structs[var]
-    if s.detail != "commented whitespace":
-        return False
-    record = lookup.record_of(book.texts[var], key.text)
-    return isinstance(record, st.Record) and record.text.lstrip().startswith("#")
