@@ -101,13 +101,26 @@ def under_heading(book: Any, var: str, line: int, phrase: str) -> bool:
     if len(text) > _HEADED_CHARS or line < 3:
         return False
     lines = _lines(book, var)
-    for i in range(min(line, len(lines)) - 1, max(0, line - 1 - _HEADING_REACH), -1):
+    found = _heading_above(lines, min(line, len(lines)) - 1)
+    if found is None or found[0] == _heading_above(lines, found[0] - 1, first=True):
+        return False  # the document's first heading is its title: what it names is the whole text's, no section's
+    return st.matches(phrase, found[1])
+
+
+def _heading_above(lines: list[str], start: int, first: bool = False) -> Any:
+    """(index, title) of the nearest heading at or above ``start`` (its title line's index), or with ``first`` the
+    index of the text's first heading; None where there is none."""
+    out = None
+    span = range(1, min(len(lines), _HEADING_REACH)) if first else range(start, max(0, start - _HEADING_REACH), -1)
+    for i in span:
         below, title = lines[i].strip(), lines[i - 1].strip()
         if _UNDERLINE.fullmatch(below) and title and not _UNDERLINE.fullmatch(title) and len(below) >= len(title):
-            return st.matches(phrase, title)
-        if (m := _ATX.fullmatch(lines[i].strip())) and not lines[i].startswith(" "):
-            return st.matches(phrase, m.group(1))
-    return False
+            out = (i - 1, title)
+        elif (m := _ATX.fullmatch(lines[i].strip())) and not lines[i].startswith(" "):
+            out = (i, m.group(1))
+        if out is not None:
+            return out[0] if first else out
+    return None
 
 
 _PARAGRAPH_LINES = 12

@@ -20,6 +20,7 @@ from dspy_rlm.profiles.move import Move, read
 from dspy_rlm.profiles.rankcheck import odd_row, several_numbers, tied
 from dspy_rlm.profiles.reads import field_stems, names_no_column, norm, parts, ranked_names
 from dspy_rlm.profiles.scopes import blocks_apart, rank_places, rival_place, unkept
+from dspy_rlm.profiles.twin_fields import compound_kin
 from dspy_rlm.profiles.vocabulary import COUNTED, CUES, STOP
 from dspy_rlm.profiles.which_noun import head_rival, names_block
 
@@ -186,6 +187,8 @@ class MostCommon(KindBase):
             asked, why = False, f"the question writes the block {other!r} as named, {move.within!r} in another case"
         if asked and (rival := head_rival(book, move.var, field)):  # "which guardrail *mode* ...": not guardrail
             asked, why = False, f"the noun the question asks for names {rival!r}"
+        if asked and (kin := compound_kin(book, move.var, field)):  # "what hex colour ...": border-color's too
+            asked, why = False, f"values of that sort are also in {kin[0]!r} and its kin"
         return [Candidate(result, f"most common {field}", asked, why)] if isinstance(result, str) else []
 
 

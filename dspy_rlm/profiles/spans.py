@@ -239,14 +239,15 @@ _IDENTIFIER_WORD = re.compile(r"[-_.]\S*|\S*[\d_]\S*")
 
 def identifier_asides(question: str, phrases: Collection[str]) -> list[tuple[int, int]]:
     """The spans of the question's parenthesized asides that only spell out an identifier, in function words and
-    identifiers or ``phrases`` (the key phrases): "the bare identifier GPL-2.0 *(without -only or -or-later)*" says
-    which GPL-2.0 is meant, and its "without" tests nothing; "(not counting dev ones)" is a condition."""
+    identifiers or ``phrases`` (the key phrases), one identifier at least: "the bare identifier GPL-2.0 *(without
+    -only or -or-later)*" says which GPL-2.0 is meant, and its "without" tests nothing; "(not counting dev ones)" and
+    "(the feature line itself, not its subfeatures)" are conditions."""
     out = []
     for m in _ASIDE.finditer(question):
         aside = m.group(1)
         for p in sorted(phrases, key=len, reverse=True):
             aside = aside.replace(p, " ")
         words = [w for w in aside.split() if w.strip(",;:").casefold() not in STOP]
-        if all(_IDENTIFIER_WORD.fullmatch(w.strip(",;:")) for w in words):
+        if words and all(_IDENTIFIER_WORD.fullmatch(w.strip(",;:")) for w in words):
             out.append(m.span())
     return out

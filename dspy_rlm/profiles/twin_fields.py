@@ -10,7 +10,7 @@ from dspy_rlm.library import lookup
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.reads import camel_parts, field_stems, placed_fields
 
-__all__ = ["twin_field"]
+__all__ = ["compound_kin", "twin_field"]
 
 
 def twin_field(book: Any, var: str, key: Any, field: str) -> str | None:
@@ -38,3 +38,15 @@ def _stems(name: str) -> set[str]:
     target, port, and targetport)."""
     leaf = name.rpartition(".")[2] or name
     return field_stems(leaf) | {st.stem(w.casefold()) for w in camel_parts(leaf)}
+
+
+def compound_kin(book: Any, var: str, field: str) -> list[str]:
+    """The fields named ``field`` after another word (``background-color``, ``border-color`` beside ``color``), where
+    two or more are and the question says none of those other words: a value of the sort ``field`` names ("what hex
+    colour shows up most often?") is in them too, so ranking ``field`` alone may not be what is asked."""
+    tail = field.casefold()
+    kin = [f for f in book.structs[var].field_names if f.casefold().endswith(("-" + tail, "_" + tail))]
+    said = {st.stem(w) for w in st.words(book.text_q.casefold())}
+    heads = {st.stem(p.casefold()) for f in kin for p in camel_parts(f[: -len(tail) - 1])}
+    return kin if len(kin) >= 2 and not heads & said else []
+

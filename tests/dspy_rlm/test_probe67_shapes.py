@@ -161,6 +161,9 @@ TOPIC = """:title: Frob Configuration Variables
 :description: Configuration Variables for frob
 :category: General
 
+Configuration Sources
+=====================
+
 Configuration values for frob can come from several sources:
 
 * As a command line option
@@ -259,3 +262,25 @@ def test_lines_counted_by_a_quoted_start():
     assert asked_start_of_lines("How many lines start with a comment?") is None  # nothing quoted: no start said
     answer, _kind = ask_scripted("How many labels (lines starting with ':') does frob.sed define?", LABELS, "int")
     assert answer == 12
+
+
+def test_an_aside_of_plain_words_is_still_a_condition():  # a guard
+    q = "is feature t321 (the feature line itself, not its subfeatures) marked as supported?"
+    assert identifier_asides(q, {"t321", "feature", "line", "subfeatures"}) == []
+
+
+KIN = ".a { color: #111111; background-color: #d9d8d1 }\n.b { color: #111111; border-color: #d9d8d1 }\n" + "".join(
+    f".c{k} {{ color: #{k:06d}; background-color: #d9d8d1; border-color: #d9d8d1 }}\n" for k in range(6)
+)
+
+
+def test_a_colour_of_any_property_is_no_ranking_of_color_alone():  # a guard: "colour" names color since this stop
+    answer, kind = ask_scripted("What hex colour shows up most often in site.css?", KIN)
+    assert not (answer == "#111111" and kind == "submitted")
+
+
+def test_the_title_heading_holds_no_section():  # a guard: the first heading names the whole text
+    text = TOPIC.replace("Configuration Sources\n=====================\n\n", "")
+    q = "In the frob config-vars topic, which general option is described as 'Turns on the fan'?"
+    assert ask_scripted(q, TOPIC) == ("fan_mode", "submitted")
+    assert ask_scripted(q, text)[1] != "submitted"
