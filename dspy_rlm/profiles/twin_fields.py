@@ -49,4 +49,3 @@ def compound_kin(book: Any, var: str, field: str) -> list[str]:
     said = {st.stem(w) for w in st.words(book.text_q.casefold())}
     heads = {st.stem(p.casefold()) for f in kin for p in camel_parts(f[: -len(tail) - 1])}
     return kin if len(kin) >= 2 and not heads & said else []
-
