@@ -93,6 +93,7 @@ def _test_unapplied(book: Any, move: Move, kind: Any, key: Any, text: str) -> st
     stated = [(t, a) for t, a in stated if t != "key"]  # "under v1.2.5" is a section, no bound
     applied = move.kind == "count_if" and any(t in move.args and a in map(str, move.args) for t, a in stated)
     applied = applied or (move.kind == "count" and any(_as_pattern(t, a) in move.args for t, a in stated))
+    applied = applied or (move.kind == "count_lines" and all(t == "starts" for t, _ in stated))  # its quoted start
     field = str(move.args[0]).casefold() if move.helper == "count_if" and "present" in move.args else None
     stated = [(t, a) for t, a in stated if not (t == "starts" and a.rstrip(":").casefold() == field)]  # a stanza
     # "beginning with a Files: field" has the field

@@ -32,6 +32,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None, hel
     s = book.structs[var] if var is not None else None
     fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
     own = set(st.words(key.text.casefold())) if key is not None else set()  # "CA Disig ... O=Disig a.s."
+    noun = {m.group(1).casefold() for m in _WHICH_NOUN.finditer(book.text_q)}  # "in which *version*"
     record = lookup.record_of(book.texts[var], key.text) if own and var is not None and key is not None else None
     named = book.named_fields(var) if own and var is not None else []
     # a table's row amid prose or lines (a reStructuredText table in a README) has its columns too
@@ -73,7 +74,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None, hel
             and not (v.casefold() in PRONOUNS and not v.isupper())  # "(errors external to PostgreSQL itself)"
             and (w.casefold() not in own or asked(v) or follows_key(v))
             and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v))
-            and (not _sentences(held or record) or w.casefold() in own or _linked(stdout, w, v))
+            and (not _sentences(held or record) or w.casefold() in own | noun or _linked(stdout, w, v))
             and not verb(w, v),
             "stated after the key, a whole value" if whole(v) else "stated after the key",
         )
@@ -140,10 +141,15 @@ def _linked(text: str, word: str, value: str, bare: bool = False) -> bool:
     return re.search(re.escape(word) + link + re.escape(value), text, re.IGNORECASE) is not None
 
 
+_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+([A-Za-z][\w-]*)", re.IGNORECASE)
+"""The noun a question asks for, right after its "which" or "what"."""
+
+
 def _sentences(record: Any) -> bool:
     """Whether the key's record is sentences (no fields, a dozen words or more, a full stop): there a word of the
-    question labels the token after it only as ``word: value`` or ``word is value`` ("While npm v6 had uninstall
-    lifecycle scripts": "npm" names the program, "v6" is no value the question asks)."""
+    question labels the token after it only as ``word: value`` or ``word is value``, or where it is the noun asked
+    ("in which *version* ...": "removed in version 1.1.0"; "While npm v6 had uninstall lifecycle scripts": "npm"
+    names the program, "v6" is no value the question asks)."""
     if not isinstance(record, st.Record) or record.fields:
         return False
     return len(st.words(record.text)) >= 12 and re.search(r"\w[.!?](?:\s|$)", record.text) is not None

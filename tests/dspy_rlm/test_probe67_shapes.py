@@ -284,3 +284,11 @@ def test_the_title_heading_holds_no_section():  # a guard: the first heading nam
     q = "In the frob config-vars topic, which general option is described as 'Turns on the fan'?"
     assert ask_scripted(q, TOPIC) == ("fan_mode", "submitted")
     assert ask_scripted(q, text)[1] != "submitted"
+
+
+def test_the_noun_asked_labels_a_value_in_a_sentence():  # a guard: "in version 1.1.0" answers "in which version"
+    text = "# Release Note\n\nAll deprecated features listed below will be removed in version 3.2.0. Until then, "
+    text += "a warning is shown.\n"
+    text += "".join(f"\n- feature {k} is deprecated in favour of a better one" for k in range(6)) + "\n"
+    q = "According to the release note, in which version will the deprecated features actually be removed?"
+    assert ask_scripted(q, text) == ("3.2.0", "submitted")
