@@ -13,14 +13,20 @@ _CSS_DECL = re.compile(r"^\s*(--[\w-]+|[a-zA-Z-]+)\s*:\s*[^;{}]+;?\s*$")
 
 
 def _opens_rule(line: str) -> bool:
-    """A line that ends with ``{`` after something with no ``{};`` (a selector, an ``@media`` query), or a whole
-    rule on one line (``.highlight .k { color: #204a87 }``). String checks: the pattern this was had three
-    overlapping repeats (1.8 s on a line of 16,000 spaces)."""
+    """A line that ends with ``{`` after something with no ``{};`` (a selector, an ``@media`` query). String
+    checks: the pattern this was had three overlapping repeats (1.8 s on a line of 16,000 spaces)."""
     s = line.rstrip()
-    if s.endswith("}") and s.count("{") == 1 and s.count("}") == 1:  # one line: a selector, then declarations
-        head, _, body = s[:-1].partition("{")
-        return head.strip() != "" and not any(c in head for c in ";:") and ":" in body
     return s.endswith("{") and s[:-1].strip() != "" and not any(c in s[:-1] for c in "{};")
+
+
+def _one_line_rule(line: str) -> bool:
+    """A whole rule on one line: a selector with no ``;`` or ``:``, then declarations in braces
+    (``.highlight .k { color: #204a87 }``, a generated style sheet's)."""
+    s = line.rstrip()
+    if not (s.endswith("}") and s.count("{") == 1 and s.count("}") == 1):
+        return False
+    head, _, body = s[:-1].partition("{")
+    return head.strip() != "" and not any(c in head for c in ";:") and ":" in body
 
 
 def looks_css(sample: list[str]) -> float:
@@ -30,10 +36,10 @@ def looks_css(sample: list[str]) -> float:
         return 0.0
     text = _CSS_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(sample))
     rows = [ln for ln in text.split("\n") if ln.strip() and ln.strip() != "}"]
-    opens = sum(1 for ln in rows if _opens_rule(ln))
+    opens = sum(1 for ln in rows if _opens_rule(ln) or _one_line_rule(ln))
     if opens < 3:
         return 0.0
-    return sum(1 for ln in rows if _opens_rule(ln) or _CSS_DECL.match(ln)) / len(rows)
+    return sum(1 for ln in rows if _opens_rule(ln) or _one_line_rule(ln) or _CSS_DECL.match(ln)) / len(rows)
 
 
 _CSS_TRAILING = re.compile(r"\}[ \t]*/\*[ \t]*([^\n]*?)[ \t]*\*/[ \t]*$")

@@ -48,6 +48,9 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None, hel
         bare = not (ID_LIKE.search(key.text) or re.fullmatch(r"[a-z]+", value))
         return not fielded and key is not None and _linked(stdout, key.text, value, bare)
 
+    def said_of(value: str) -> bool:  # in a sentence, "the code of X is 3213324": the key phrase states it
+        return key is not None and _linked(stdout, key.text, value)
+
     def verb(word: str, value: str) -> bool:  # "files are stored in ~/.npm": a verb, the place after it the value
         if re.search(rf"\b(?:is|are|was|were|be|been)\s+{re.escape(value)}{_PLACED}", stdout, re.I):
             return True
@@ -74,7 +77,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None, hel
             and not (v.casefold() in PRONOUNS and not v.isupper())  # "(errors external to PostgreSQL itself)"
             and (w.casefold() not in own or asked(v) or follows_key(v))
             and (not fielded or not isinstance(record, st.Record) or whole(v) or labelled(w, v))
-            and (not _sentences(held or record) or w.casefold() in own | noun or _linked(stdout, w, v))
+            and (not _sentences(held or record) or w.casefold() in own | noun or _linked(stdout, w, v) or said_of(v))
             and not verb(w, v),
             "stated after the key, a whole value" if whole(v) else "stated after the key",
         )

@@ -43,6 +43,8 @@ def test_the_rewritten_checks_accept_what_the_old_patterns_did():
 
 def test_examples_of_each_check():
     assert cssformat._opens_rule("a:hover, .nav > li {") and cssformat._opens_rule("@media (max-width: 600px) {")
+    assert cssformat._one_line_rule(".hl .k { color: #204a87; font-weight: bold }")
+    assert not cssformat._one_line_rule("color: red; }") and not cssformat._one_line_rule("a { b }")
     assert not cssformat._opens_rule("  {") and not cssformat._opens_rule("color: red; {")
     assert directiveformat._directive_word("#define") and directiveformat._directive_word("::msgcat::mcset de")
     assert not directiveformat._directive_word("1.2") and not directiveformat._directive_word("#define  x")
