@@ -20,13 +20,15 @@ def _opens_rule(line: str) -> bool:
 
 
 def _one_line_rule(line: str) -> bool:
-    """A whole rule on one line: a selector with no ``;`` or ``:``, then declarations in braces
-    (``.highlight .k { color: #204a87 }``, a generated style sheet's)."""
+    """A whole rule on one line: a selector with no ``;``, then declarations in braces (``.highlight .k { color:
+    #204a87 }``, a generated style sheet's; ``a:hover { color: red }``). A head that ends with ``:`` or ``=`` labels
+    an object (``"key": { "a": 1 }``, ``x = { a: 1 }``), no selector."""
     s = line.rstrip()
     if not (s.endswith("}") and s.count("{") == 1 and s.count("}") == 1):
         return False
     head, _, body = s[:-1].partition("{")
-    return head.strip() != "" and not any(c in head for c in ";:") and ":" in body
+    head = head.strip()
+    return head != "" and ";" not in head and not head.endswith((":", "=", "(", ",")) and ":" in body
 
 
 def looks_css(sample: list[str]) -> float:

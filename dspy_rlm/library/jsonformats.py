@@ -285,8 +285,8 @@ def parse_json_document(text: str) -> list[Raw]:
         for name, value, begin, end in held:
             if not isinstance(value, dict) and not entries:
                 continue
-            fields = [] if entries else json_fields(value) + ([("block", block)] if block else [])
-            key = _scalar(value) or "" if entries else str(name) if name is not None else json_key(value, fields)
+            fields = [] if entries else (json_fields(value) + ([("block", block)] if block else []))
+            key = (_scalar(value) or "") if entries else (str(name) if name is not None else json_key(value, fields))
             a = bisect.bisect_right(starts, begin) - 1
             b = bisect.bisect_right(starts, max(begin, end - 1)) - 1
             out.append((a, b, fields, key, None))

@@ -68,7 +68,7 @@ def _lines(book: Any, var: str) -> list[str]:
     memo = ("lines", var)
     if memo not in book.memo:
         book.memo[memo] = book.texts[var].split("\n")
-    return list(book.memo[memo])
+    return book.memo[memo]  # read only: a copy per record cost a pass over the whole text
 
 
 def names_heading(book: Any, var: str, line: int, phrase: str) -> bool:
@@ -102,7 +102,10 @@ def under_heading(book: Any, var: str, line: int, phrase: str) -> bool:
         return False
     lines = _lines(book, var)
     found = _heading_above(lines, min(line, len(lines)) - 1)
-    if found is None or found[0] == _heading_above(lines, found[0] - 1, first=True):
+    memo = ("first_heading", var)
+    if memo not in book.memo:
+        book.memo[memo] = _heading_above(lines, 0, first=True)
+    if found is None or found[0] == book.memo[memo]:
         return False  # the document's first heading is its title: what it names is the whole text's, no section's
     return st.matches(phrase, found[1])
 

@@ -15,7 +15,7 @@ from dspy_rlm.profiles import guided
 from dspy_rlm.profiles.candidates import Candidate
 from dspy_rlm.profiles.reads import field_stems, norm
 from dspy_rlm.profiles.said import SAYS, WHEN, WHO, addressed_names, whole_date, whole_name, whole_rest
-from dspy_rlm.profiles.vocabulary import ID_LIKE, PRONOUNS, STOP
+from dspy_rlm.profiles.vocabulary import FUNCTION_WORDS, ID_LIKE, PRONOUNS, STOP
 
 __all__ = ["printed"]
 
@@ -32,7 +32,7 @@ def printed(book: Any, stdout: str, key: Any = None, var: str | None = None, hel
     s = book.structs[var] if var is not None else None
     fielded = s is not None and s.kind not in ("lines", "prose") and bool(s.field_names)
     own = set(st.words(key.text.casefold())) if key is not None else set()  # "CA Disig ... O=Disig a.s."
-    noun = {m.group(1).casefold() for m in _WHICH_NOUN.finditer(book.text_q)}  # "in which *version*"
+    noun = {w.casefold() for m in _WHICH_NOUN.finditer(book.text_q) for w in _asked_nouns(m)}  # "in which *version*"
     record = lookup.record_of(book.texts[var], key.text) if own and var is not None and key is not None else None
     named = book.named_fields(var) if own and var is not None else []
     # a table's row amid prose or lines (a reStructuredText table in a README) has its columns too
@@ -144,8 +144,19 @@ def _linked(text: str, word: str, value: str, bare: bool = False) -> bool:
     return re.search(re.escape(word) + link + re.escape(value), text, re.IGNORECASE) is not None
 
 
-_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+([A-Za-z][\w-]*)", re.IGNORECASE)
-"""The noun a question asks for, right after its "which" or "what"."""
+_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+([A-Za-z][\w-]*)(?:\s+([A-Za-z][\w-]*))?", re.IGNORECASE)
+"""The noun a question asks for, right after its "which" or "what", or the word after that where the first one
+describes it ("which *major version*", "what *default port*"), up to a function word."""
+
+
+def _asked_nouns(m: re.Match[str]) -> list[str]:
+    """The words of a :data:`_WHICH_NOUN` match up to the first function word ("which version *does*")."""
+    out = []
+    for w in (m.group(1), m.group(2)):
+        if w is None or w.casefold() in FUNCTION_WORDS:
+            break
+        out.append(w)
+    return out
 
 
 def _sentences(record: Any) -> bool:
