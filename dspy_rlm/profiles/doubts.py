@@ -11,11 +11,11 @@ from typing import Any
 
 from dspy_rlm.library import lookup, superlatives
 from dspy_rlm.library import structure as st
-from dspy_rlm.library.formats import is_comment
 from dspy_rlm.library.items import list_items
 from dspy_rlm.library.tail import reads_whole
 from dspy_rlm.profiles.asked_noun import asked_unnamed
 from dspy_rlm.profiles.chains import chained
+from dspy_rlm.profiles.comment_doubts import comment_qualifier, in_comments, key_in_comments
 from dspy_rlm.profiles.commented_names import commented_setting
 from dspy_rlm.profiles.conditions import BOUNDS, operands, unread_test
 from dspy_rlm.profiles.count_doubts import (
@@ -28,7 +28,6 @@ from dspy_rlm.profiles.count_doubts import (
     swallowing_record,
     unit_unapplied,
 )
-from dspy_rlm.profiles.field_words import COMMENT_WORDS, SYNONYMS
 from dspy_rlm.profiles.header_comment import names_heading, names_opening_comment, sentence_says, under_heading
 from dspy_rlm.profiles.joined_names import joined_unparsed
 from dspy_rlm.profiles.keyfinder import unheld_identifier
@@ -51,7 +50,6 @@ from dspy_rlm.profiles.naming import (
     unparsed_name,
 )
 from dspy_rlm.profiles.phrases import holds_field, is_stop
-from dspy_rlm.profiles.reads import parts
 from dspy_rlm.profiles.repeats import repeats_counted
 from dspy_rlm.profiles.second_condition import other_condition
 from dspy_rlm.profiles.spellings import spells_field
@@ -240,20 +238,6 @@ def _apart(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     return None
 
 
-def _in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    # "according to the header comments, what is the font's full name?": no record holds a comment, unless a
-    # field is one (a table's trailing "# comment", a "description" the question's word names), or the records
-    # were read from comments (a list's commented sections, a sample config's commented settings)
-    said = set(st.words(book.text_q.casefold())) & COMMENT_WORDS
-    if not said or move.kind == "search" or "comment" in book.structs[move.var].detail:
-        return None
-    named = {w for group in SYNONYMS if said & group for w in group} | said  # whole words: "note" is no "not_test"
-    named |= {stem for w in said if len(stem := st.stem(w)) > 3}  # "commented": a field "comment" ("note": no "not")
-    if any({p.casefold() for p in parts(f)} & named for f in book.structs[move.var].field_names):
-        return None
-    return f"the question points to the text's comments ({sorted(said)[0]!r}), which its records leave out"
-
-
 def _value_stated(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
     # "which feature is the only one with 'override' => 1?": the question states the value of the setting read
     # by; a record holding it is asked (its owner), not a field of the first record the setting keys
@@ -342,29 +326,11 @@ def _ranked_elsewhere(book: Any, move: Move, kind: Any, key: Any, text: str) -> 
     return None
 
 
-def _key_in_comments(book: Any, move: Move, kind: Any, key: Any, text: str) -> str | None:
-    # "what is the backward formula given for self in the sigmoid entry?": 'formula' keys one record only by a
-    # comment line inside it (# so the jvp formula is ...): no value of that record is what the phrase names
-    if move.kind not in ("record", "field", "key_of") or key is None or key.hop:
-        return None
-    field = str(move.args[1]) if move.kind == "field" and len(move.args) > 1 else None
-    record = lookup._best("record_of", text, key.text, field)
-    if not isinstance(record, st.Record) or st.matches(key.text, record.key):
-        return None
-    if any(st.matches(key.text, v) for _, v in record.fields):
-        return None
-    lines = [ln for ln in record.text.splitlines() if ln.strip()]
-    said = [ln for ln in lines if st.matches(key.text, ln)]  # (a record that is a comment line holds it whole)
-    if said and all(is_comment(ln) for ln in said) and not all(is_comment(ln) for ln in lines):
-        return f"the record holds {key.text!r} only in a comment line"
-    return None
-
-
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 DOUBTS = (
     _times_asked,
     blocks_alike,
-    _key_in_comments,
+    key_in_comments,
     _value_stated,
     _head_only,
     mixed_count,
@@ -395,10 +361,11 @@ DOUBTS = (
     unheld_identifier,
     lacking_unread,
     _test_unapplied,
+    comment_qualifier,
     _other_condition,
     _unread,
     _apart,
-    _in_comments,
+    in_comments,
 )
 """What makes every value of a read unsupported, whatever its kind vouched for: each check says why, or None.
 The first that says why is the reason given."""

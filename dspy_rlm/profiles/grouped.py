@@ -12,7 +12,7 @@ from typing import Any
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.field_words import DATE_VALUE, DIRECTORY_WORDS
 
-__all__ = ["GROUPINGS", "grouped_fields"]
+__all__ = ["GROUPINGS", "grouped_fields", "part_unheld"]
 
 _PATH = re.compile(r"/?[\w.@+~-]+(?:/[\w.@+~-]+)+/?")  # relative or absolute
 _YEAR_WORDS = frozenset({"year", "years"})
@@ -43,3 +43,18 @@ def grouped_fields(book: Any, var: str, by: str) -> list[str]:
                 out.append(name)
         book.memo[memo] = out
     return list(book.memo[memo])
+
+
+def part_unheld(book: Any, var: str, field: str) -> str | None:
+    """The grouping whose part of a value the question asks for ("which region, *the part before the slash*",
+    "which *directory*"), where ``field``'s values mostly lack it: ranking them whole answers something else (an
+    offset column of a time-zone table for zone names held in its comments); None where none is asked or they fit."""
+    said = set(st.words(book.text_q.casefold()))
+    for by in ("head", "dir"):
+        words, fits, _ = GROUPINGS[by]
+        if not said & words:
+            continue
+        values = [v.strip() for v in (r.get(field) for r in book.structs[var].records[:2000]) if v and v.strip()]
+        if values and sum(fits(v) for v in values) < 0.5 * len(values):
+            return by
+    return None

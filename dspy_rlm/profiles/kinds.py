@@ -25,6 +25,7 @@ from dspy_rlm.library.search import count_matches
 from dspy_rlm.profiles.candidates import INT_RX, Candidate
 from dspy_rlm.profiles.conditions import agree, loose_fields
 from dspy_rlm.profiles.counts import AnyIf, Count, CountAll, CountFlag, CountIf, CountPresent, CountWhere
+from dspy_rlm.profiles.definitions import DefinitionsCounted
 from dspy_rlm.profiles.doubts import DOUBTS
 from dspy_rlm.profiles.existence import Exists
 from dspy_rlm.profiles.field_kind import Field, as_said, in_sentence
@@ -332,3 +333,4 @@ register(FieldsExtreme("fewest_fields", "fewest_fields", ("min",), "fewest"))
 register(AnyIf())
 register(Placed())
 register(LinesStarting())
+register(DefinitionsCounted())

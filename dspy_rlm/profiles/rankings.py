@@ -13,7 +13,7 @@ from dspy_rlm.library import superlatives
 from dspy_rlm.profiles.candidates import FLOAT_RX, Candidate
 from dspy_rlm.profiles.conditions import best_loose, loose_fields
 from dspy_rlm.profiles.field_words import BY_LENGTH, CONTEXT_FIELDS, DATE_VALUE, NAME_NOUNS, TEMPORAL
-from dspy_rlm.profiles.grouped import GROUPINGS, grouped_fields
+from dspy_rlm.profiles.grouped import GROUPINGS, grouped_fields, part_unheld
 from dspy_rlm.profiles.kind_registry import KindBase
 from dspy_rlm.profiles.listed import WHOLE_LISTS, item_reads, lists_items, numbered_share, said_within
 from dspy_rlm.profiles.move import Move, read
@@ -167,6 +167,8 @@ class MostCommon(KindBase):
         sole = ranked_fields(book, move.var, False) == [field]
         unnamed = not asked and names_no_column(s.field_names) and not keyed and not blocks and sole
         why = "ranked" if asked or unnamed else "ranked a field the question does not name"
+        if unnamed and (part := part_unheld(book, move.var, field)):  # "the part before the slash": values lack it
+            unnamed, why = False, f"the question asks for a part of values ({part}) this column's values do not have"
         if unnamed and tied(s, field):  # no name vouches for the column: its winner must be clear
             unnamed, why = False, "the most common value of a column no name vouches for is tied with another"
         asked = asked or unnamed

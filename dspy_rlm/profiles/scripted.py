@@ -91,6 +91,7 @@ def scripted_choice(book: MoveBook, moves: list[Move]) -> Move:
     order = ["key_of", *order] if book.kind() == "reverse" else order  # a record asked by a value it holds
     order = ["record_at", *order]  # offered only for a record asked by its place ("which action is defined last?")
     order = ["count_lines", *order]  # offered only for lines counted by a quoted start ("lines starting with ':'")
+    order = ["count_defs", *order]  # offered only for a script's functions counted ("how many functions ...")
     for kind in order:
         found = [m for m in moves if m.kind == kind]
         tested = [m for m in found if kind == "count_if" and m.args[1] in _STATED_TESTS]
