@@ -123,8 +123,8 @@ def keys_fitting(items: Sequence[Any], pattern: str, key: Callable[[Any], str] =
 def records_within(s: Structure, place: str) -> list[Record]:
     """The records under the heading or in the block named ``place`` whole (a literal's enum, a list's heading);
     a ``place`` holding ``*`` is a pattern of keys first (``'SIG*'``: the records keyed SIGBUS, SIGPWR ...); where
-    no heading or block is so named, the records one of whose other fields is ``place`` whole (a type column's
-    code: sysusers.d's ``g`` lines)."""
+    no heading or block is so named, the records keyed ``place`` where two or more are, else the records one of whose
+    other fields is ``place`` whole (a type column's code: sysusers.d's ``g`` lines)."""
     if "*" in place and (fit := keys_fitting(s.records, place, key=lambda r: r.key)):
         return fit
     found = [r for r in s.records if any(_same(r.get(f) or "", place) for f in _PLACE_FIELDS)]
@@ -132,6 +132,8 @@ def records_within(s: Structure, place: str) -> list[Record]:
     found = found or [
         r for r in s.records if any((r.get(f) or "").strip().casefold().endswith(tail) for f in _PLACE_FIELDS)
     ]
+    if not found and len(keyed := [r for r in s.records if r.key == place]) >= 2:
+        return keyed  # records sharing their key: a flag table's WarningLevel rows, one per switch
     return found or [r for r in s.records if r.key != place and any(v.strip() == place for _, v in r.fields)]
 
 

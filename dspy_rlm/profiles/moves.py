@@ -66,7 +66,7 @@ from dspy_rlm.profiles.reads import (
     states_pair,
 )
 from dspy_rlm.profiles.router import learned_cues
-from dspy_rlm.profiles.spans import fielded_cues, uncontracted, unpossessed, without_container
+from dspy_rlm.profiles.spans import fielded_cues, uncontracted, unpossessed, value_field_said, without_container
 from dspy_rlm.profiles.spellings import field_forms, respelled
 from dspy_rlm.profiles.versions import bounds_version, requirement_first
 from dspy_rlm.profiles.vocabulary import CUE_WORDS, CUES, FUNCTION_WORDS, QUANTITY, STOP, UNSTATED
@@ -152,6 +152,7 @@ class MoveBook:
         entity = set() if quantity else counted_nouns(st.words(asked.casefold()))
         content = [w for w in parts(asked) if w.casefold() not in STOP and w.casefold() not in entity]
         content += fielded_cues(asked, named)  # "the syscall with the highest *number*": a field "number"
+        content += value_field_said(asked, self.structs.values())  # a JSON member "value" the question says
         self.q_stems = {st.stem(w) for w in content}
         self.q_stems |= {  # "groupId" says group (a field "group"); "MaxSize", a field's whole name, says no Size
             st.stem(p.casefold())
@@ -352,15 +353,16 @@ class MoveBook:
             if not options:
                 return []
             rest.append((name, options))
-        moves = []
+        moves: dict[str, Move] = {}
         for c in first[:MAX_CANDIDATES]:
             tail = "".join(f", {n}={literal(o[0].value)}" for n, o in rest)  # further fields: the first option
             code = f"SUBMIT({names[0]}={literal(c.value)}{tail})"
+            if code in moves and (moves[code].candidate.supported or not c.supported):  # type: ignore[union-attr]
+                continue  # one value twice (a ranked 3, and the 3 of "Warning Level 3"): the supported one stays
             shown = str(c.value) if not isinstance(c.value, list) else ", ".join(map(str, c.value))
-            move = Move("submit", f"The {c.label} is {shown}.", code, c)
+            moves[code] = Move("submit", f"The {c.label} is {shown}.", code, c)
             self.submits[code] = c
-            moves.append(move)
-        return moves
+        return list(moves.values())
 
     # -- what a read produced ---------------------------------------------------------------------
     def record_read(self, code: str, stdout: str) -> None:

@@ -50,6 +50,8 @@ def places(book: Any, var: str) -> list[str]:
             for k in book.keys.get(var, [])
             if k.quoted and k.is_value and not k.is_key and 2 <= k.records < 0.9 * len(s.records)
         ]
+        shared = [k.text for k in book.keys.get(var, []) if not k.hop and _shared_key(s, k.text)]
+        found += [k for k in shared if k not in found]  # "the highest WarningLevel value": the WarningLevel records
         book.memo[memo] = found + [p for p in name_scopes(book, var) if p not in found]  # "the ETH_P_ defines"
     return list(book.memo[memo])
 
@@ -66,6 +68,12 @@ def rank_places(book: Any, var: str) -> list[str]:
         found.sort(key=lambda p: not _written_block(book, var, p))  # "the Event flag class": Event, then Flag
         book.memo[memo] = found
     return list(book.memo[memo])
+
+
+def _shared_key(s: Any, key: str) -> bool:
+    """Whether two or more records, but not all, are keyed ``key`` (among the first 5,000)."""
+    records = s.records[:5000]
+    return 2 <= sum(r.key == key for r in records) < len(records)
 
 
 def _block_names(book: Any, var: str) -> dict[str, int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from typing import Any
 
 from dspy_rlm.library import structure as st
 from dspy_rlm.profiles.phrases import components
@@ -230,6 +231,21 @@ def fielded_cues(asked: str, named: set[str]) -> list[str]:
         for i, w in enumerate(words)
         if i and w in CUE_WORDS and w in named and w not in FUNCTION_WORDS and words[i + 1 : i + 2] != ["of"]
     ]
+
+
+DATA_NAMED_KINDS = frozenset({"json", "jsonl", "table", "yaml"})
+"""Structures whose field names the data writes (a JSON member's name, a table's header), no parser's own."""
+
+
+def value_field_said(asked: str, structs: Any) -> list[str]:
+    """``value`` where the question says it (not first, not before "of") and the data names a field so ("the highest
+    WarningLevel *value*" over a flag table's ``"value": "3"`` members): a generic word the data made a name."""
+    named = {f.casefold() for s in structs if s.kind in DATA_NAMED_KINDS for f in s.field_names}
+    if "value" not in named:
+        return []
+    words = st.words(asked.casefold())
+    said = any(i and w in ("value", "values") and words[i + 1 : i + 2] != ["of"] for i, w in enumerate(words))
+    return ["value"] if said else []
 
 
 _ASIDE = re.compile(r"\(([^()]*)\)")

@@ -8,6 +8,8 @@ unsure (a wrong Submitted 65535 for 37). Each test fails on the code before its 
 
 from __future__ import annotations
 
+import json
+
 from tests.dspy_rlm.scripted import ask_scripted
 
 SCRIPT = "#!/bin/sh\n# frob-helper: keeps the frob tree tidy\nPROGNAME=frob\nVERSION=2.4.1\nROOT=/srv/frob\n\n"
@@ -78,3 +80,20 @@ def test_comments_are_left_out_in_one_pass():  # a guard
 
     assert "settable" not in uncommented(HEADER) and "FROB_CORK" in uncommented(HEADER)
     assert uncommented("a /* open\nb\n") == "a /* open\nb\n"  # no close: no comment
+
+
+def _flag(name: str, switch: str, comment: str, value: int) -> dict:
+    return {"name": name, "switch": switch, "comment": comment, "value": str(value), "flags": []}
+
+
+FLAGS = json.dumps(
+    [_flag("Level", f"L{k}", f"Strictness Level {k} (/L{k})", k) for k in range(4)]
+    + [_flag("Align", f"A{2**k}", f"Align to {2**k} bytes (/A{2**k})", k + 1) for k in range(5)],
+    indent=2,
+)
+
+
+def test_records_sharing_a_key_are_ranked_among_themselves():
+    # a JSON member "value" the question says names that field; the ranked 3 stays supported beside the lone 3 of
+    # "Strictness Level 3 (/L3)"; the records keyed Level are the block ranked within
+    assert ask_scripted("What is the highest Level value listed in flags.json?", FLAGS, "int") == (3, "submitted")
