@@ -132,8 +132,8 @@ def records_within(s: Structure, place: str) -> list[Record]:
     found = found or [
         r for r in s.records if any((r.get(f) or "").strip().casefold().endswith(tail) for f in _PLACE_FIELDS)
     ]
-    if not found and len(keyed := [r for r in s.records if r.key == place]) >= 2:
-        return keyed  # records sharing their key: a flag table's WarningLevel rows, one per switch
+    if not found and place not in s.field_names and len(keyed := [r for r in s.records if r.key == place]) >= 2:
+        return keyed  # records sharing their key (no field's name): a flag table's WarningLevel rows, one per switch
     return found or [r for r in s.records if r.key != place and any(v.strip() == place for _, v in r.fields)]
 
 

@@ -38,9 +38,19 @@ _OTHER_VERBS = re.compile(r"\b(?:call|calls|called|calling|invokes?|invoked|uses
 """Functions a script calls or exports: no count of its definitions."""
 
 
+_QUALIFIED = re.compile(
+    r"\b(?:whose|that|which|named|called|with|beginning|begins?|starting|starts?|ending|ends?|containing|contains?"
+    r"|matching|top[- ]level|nested|local|global|inside|within|under|in\s+the\s+\w+\s+(?:block|section|branch))\b",
+    re.IGNORECASE,
+)
+"""Words after the noun counted that narrow it to some functions ("whose names begin with open_", "at top level")."""
+
+
 def asks_definitions(question: str) -> bool:
-    """Whether the question counts the functions (procedures, subroutines) a text defines."""
-    return _COUNTED_NOUN.search(question) is not None and _OTHER_VERBS.search(question) is None
+    """Whether the question counts every function (procedure, subroutine) a text defines: no other verb, no word
+    after the noun narrowing it to some."""
+    m = _COUNTED_NOUN.search(question)
+    return m is not None and _OTHER_VERBS.search(question) is None and not _QUALIFIED.search(question, m.end())
 
 
 _SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?:\S*/)?([a-z]+)")

@@ -71,9 +71,10 @@ def rank_places(book: Any, var: str) -> list[str]:
 
 
 def _shared_key(s: Any, key: str) -> bool:
-    """Whether two or more records, but not all, are keyed ``key`` (among the first 5,000)."""
+    """Whether two or more records, but not all, are keyed ``key`` (among the first 5,000), no field's name (a
+    man page's ``Type`` lines name the field ranked)."""
     records = s.records[:5000]
-    return 2 <= sum(r.key == key for r in records) < len(records)
+    return key not in s.field_names and 2 <= sum(r.key == key for r in records) < len(records)
 
 
 def _block_names(book: Any, var: str) -> dict[str, int]:

@@ -238,13 +238,17 @@ DATA_NAMED_KINDS = frozenset({"json", "jsonl", "table", "yaml"})
 
 
 def value_field_said(asked: str, structs: Any) -> list[str]:
-    """``value`` where the question says it (not first, not before "of") and the data names a field so ("the highest
-    WarningLevel *value*" over a flag table's ``"value": "3"`` members): a generic word the data made a name."""
+    """``value`` where the question says it (not first, not before "of" or a word of its own) and the data names a
+    field so ("the highest WarningLevel *value* listed" over a flag table's ``"value": "3"`` members): a generic
+    word the data made a name."""
     named = {f.casefold() for s in structs if s.kind in DATA_NAMED_KINDS for f in s.field_names}
     if "value" not in named:
         return []
-    words = st.words(asked.casefold())
-    said = any(i and w in ("value", "values") and words[i + 1 : i + 2] != ["of"] for i, w in enumerate(words))
+    words = [*st.words(asked.casefold()), ""]
+    said = any(  # "the RuntimeLibrary value MultiThreadedDebugDLL" states a value: no field said
+        i and w in ("value", "values") and words[i + 1] != "of" and (not words[i + 1] or words[i + 1] in STOP)
+        for i, w in enumerate(words[:-1])
+    )
     return ["value"] if said else []
 
 

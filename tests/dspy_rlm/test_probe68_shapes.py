@@ -97,3 +97,19 @@ def test_records_sharing_a_key_are_ranked_among_themselves():
     # a JSON member "value" the question says names that field; the ranked 3 stays supported beside the lone 3 of
     # "Strictness Level 3 (/L3)"; the records keyed Level are the block ranked within
     assert ask_scripted("What is the highest Level value listed in flags.json?", FLAGS, "int") == (3, "submitted")
+
+
+def test_a_key_that_names_a_field_is_no_block_and_a_value_stated_names_no_field():  # guards, from the host check
+    from dspy_rlm.library import structure as st
+    from dspy_rlm.library.superlatives import records_within
+    from dspy_rlm.profiles.definitions import asks_definitions
+    from dspy_rlm.profiles.spans import value_field_said
+
+    rows = [{"name": "kind", "kind": k, "value": "1"} for k in "abc"] + [{"name": "size", "kind": "a", "value": "2"}]
+    s = st.detect(json.dumps(rows, indent=2))
+    assert [r.key for r in s.records].count("kind") == 3 and "kind" in s.field_names
+    assert len(records_within(s, "kind")) != 3  # "which kind is listed most often" ranks the field, in no block
+    assert value_field_said("Which switch selects the Level value StrictDebug?", [s]) == []
+    assert value_field_said("What is the highest Level value listed?", [s]) == ["value"]
+    assert not asks_definitions("How many functions whose names begin with open_ are defined in the script?")
+    assert not asks_definitions("How many procedures are defined at top level in this file?")
