@@ -134,7 +134,10 @@ def typed(
         dated = [_DATE_SHAPE.search(str(d.value)) is not None for d in out]
         undated = "a date is asked"
         out = [d if ok else replace(d, supported=False, why=undated) for d, ok in zip(out, dated, strict=True)]
-    return out + lone_numbers
+    for n in lone_numbers:  # a sentence's 3 beside a read 3 ("Warning Level 3"): offered once
+        if all(n.value != d.value for d in out):
+            out.append(n)
+    return out
 
 
 def _number(text: str, rx: re.Pattern[str]) -> str | None:

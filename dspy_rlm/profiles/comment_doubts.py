@@ -57,12 +57,17 @@ _LINE_REMARK = re.compile(r"(?:^|[ \t])(?://|#(?![A-Za-z!])|;|--)(?:[ \t][^\n]*)
 """A line's ``#`` / ``//`` / ``;`` / ``--`` remark (``#define`` is code)."""
 
 
+_OPENER = re.compile(r"(?<![\w.~$\"'}/*\]-])/\*")
+"""A C block comment's ``/*``: not a path's glob (``build/*.o``, ``"$dir"/*``), whose ``*/`` would be a shell case
+pattern's (``*/)``) and the code between taken for a comment."""
+
+
 def uncommented(text: str) -> str:
     """The text without its comments: C blocks (``/* ... */``, to the first unclosed one) and line remarks. One
     pass: each ``/*`` looks for its ``*/`` once."""
     out, i = [], 0
-    while (j := text.find("/*", i)) >= 0 and (k := text.find("*/", j + 2)) >= 0:
-        out.append(text[i:j])
+    while (opened := _OPENER.search(text, i)) is not None and (k := text.find("*/", opened.end())) >= 0:
+        out.append(text[i : opened.start()])
         i = k + 2
     out.append(text[i:])
     return _LINE_REMARK.sub(" ", " ".join(out))

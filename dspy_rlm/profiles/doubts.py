@@ -51,7 +51,7 @@ from dspy_rlm.profiles.naming import (
 )
 from dspy_rlm.profiles.phrases import holds_field, is_stop
 from dspy_rlm.profiles.repeats import repeats_counted
-from dspy_rlm.profiles.second_condition import other_condition
+from dspy_rlm.profiles.second_condition import conditioned_key, other_condition
 from dspy_rlm.profiles.spellings import spells_field
 from dspy_rlm.profiles.vocabulary import ID_LIKE, RANKED
 
@@ -363,6 +363,7 @@ DOUBTS = (
     _test_unapplied,
     comment_qualifier,
     _other_condition,
+    conditioned_key,
     _unread,
     _apart,
     in_comments,

@@ -16,7 +16,7 @@ from dspy_rlm.profiles.spans import container_spans
 from dspy_rlm.profiles.vocabulary import ID_LIKE, STOP, WHOLE_SET
 from dspy_rlm.profiles.yes_no_words import HAVING
 
-__all__ = ["names_data", "other_condition"]
+__all__ = ["conditioned_key", "names_data", "other_condition"]
 
 
 def other_condition(book: Any, var: str, phrase: str, counted: str | None = None) -> str | None:
@@ -54,6 +54,32 @@ def other_condition(book: Any, var: str, phrase: str, counted: str | None = None
             return f
     having = rf"\b(?:{'|'.join(HAVING)})\s+(?:an?\s+|the\s+|any\s+)?({{}})\b"
     return next((f for f in asked if f != counted and re.search(having.format(re.escape(f)), book.text_q, re.I)), None)
+
+
+_STATE = (
+    r"(?:enabled|disabled|set|unset|on|off|turned\s+(?:on|off)|switched\s+(?:on|off)|active|activated|true|false"
+    r"|selected|specified|defined|present|given|passed|in\s+effect)"
+)
+_CONDITION = re.compile(
+    rf"\b(?:when|whenever|if|once|while)\s+(?:the\s+|a\s+|an\s+)?([^,;?]{{1,80}}?)\s+(?:is|are|gets|get|has\s+been"
+    rf"|have\s+been|was|were)\s+(?:not\s+)?{_STATE}\b",
+    re.IGNORECASE,
+)
+"""A clause stating a setting's state as the question's premise ("when *the fortify hardening feature* is enabled")."""
+
+
+def conditioned_key(book: Any, move: Any, kind: Any, key: Any, text: str) -> str | None:
+    """A doubt (see :data:`~dspy_rlm.profiles.doubts.DOUBTS`): a lookup reads by a phrase the question says only
+    inside its premise, a clause stating that setting's state ("what flag gets added to CPPFLAGS *when the fortify
+    hardening feature is enabled*?"): the setting's own value (``fortify => 1``) is the premise, not what is asked."""
+    if move.kind not in ("record", "field") or key is None or key.hop or book.answer_type is bool:
+        return None
+    phrase = key.text.casefold()
+    clauses = [m.span(1) for m in _CONDITION.finditer(book.text_q)]
+    at = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", book.text_q.casefold())]
+    if not clauses or not at or not all(any(a <= i < b for a, b in clauses) for i in at):
+        return None
+    return f"the question says {key.text!r} only in its premise (a state it is in), not as what it asks"
 
 
 def _titles(s: st.Structure, phrase: str) -> bool:

@@ -179,6 +179,21 @@ def _one_of_several(book: Any, move: Move, key: Any, value: Any) -> str | None:
     return f"the record holds {len(values)} values of {move.args[1]!r}" if len(values) > 1 else None
 
 
+_ITEMS = re.compile(r"[^\s,;]*[A-Za-z][^\s,;]*(?:\s*[,;]\s*[^\s,;]*[A-Za-z][^\s,;]*)+")
+"""A value that is a list of names (``S24_LE,S16_LE``)."""
+_WHOLE_LIST = re.compile(r"\b(?:combinations?|sets?|lists?|pairs?|groups?|tuples?|together)\b", re.IGNORECASE)
+
+
+def _ranked_list(book: Any, move: Move, key: Any, value: Any) -> str | None:
+    # "which sample format is used most often?": a capabilities field's "S24_LE,S16_LE", ranked whole, is a list
+    # of formats, the most common *set* of them, no format; the one asked is elsewhere (each entry's format)
+    if move.helper != "most_common" or not isinstance(value, str) or not _ITEMS.fullmatch(value.strip()):
+        return None
+    if book is None or _WHOLE_LIST.search(book.text_q):
+        return None
+    return f"{value!r} is a list of items, ranked whole, where one is asked"
+
+
 def _holder_value(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # "which program is the one with a hints field?": a record read holds the field; its value is no answer to
     # which record holds it (a field read of it is doubted whole: asks_holder)
@@ -248,6 +263,7 @@ VALUE_DOUBTS = (
     _label_or_mark,
     path_for_who,
     _one_of_several,
+    _ranked_list,
     _holder_value,
     _beside_named,
     version_unread,

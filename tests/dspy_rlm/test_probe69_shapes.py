@@ -1,0 +1,107 @@
+"""Shapes from probe 69's first run, on invented data. Each test fails on the code before its change, but the guards
+marked so."""
+
+from __future__ import annotations
+
+from tests.dspy_rlm.scripted import ask_scripted
+
+PERL = """package Frob::Vendor::Acme;
+
+use strict;
+use warnings;
+
+our $VERSION = '2.01';
+
+sub set_build_features {
+    my ($self, $flags) = @_;
+
+    # Default feature states.
+    my %use_feature = (
+        future => {
+            wide => 0,
+        },
+        checks => {
+            slow => 0,
+            canary => 0,
+        },
+        stable => {
+            notime => 1,
+            fixpath => 1,
+        },
+        hardening => {
+            # XXX: left undefined: the compiler decides.
+            pie => undef,
+            guard => 1,
+            guardstrong => 1,
+            fortify => 1,
+            relro => 1,
+            nowrap => 0,
+        },
+    );
+
+    $self->init_build_features(\\%use_feature);
+
+    # Guard
+    if ($flags->use_feature('hardening', 'guardstrong')) {
+        my $flag = '-fguard-strong';
+        $flags->append($_, $flag) foreach @compile_flags;
+    }
+
+    # Fortify
+    if ($flags->use_feature('hardening', 'fortify')) {
+        $flags->append('CPPFLAGS', '-DFROB_CHECKS=3');
+    }
+
+    # Relro
+    if ($flags->use_feature('hardening', 'relro')) {
+        $flags->append('LDFLAGS', '-Wl,-z,relro');
+    }
+}
+
+1;
+"""
+
+
+def test_a_setting_said_only_in_the_premise_is_not_what_is_asked():
+    # 'fortify => 1' is the premise's state; the flag added when it holds is asked: no Submitted 1
+    q = "What preprocessor flag gets added to CPPFLAGS when the fortify hardening feature is enabled?"
+    answer, kind = ask_scripted(q, PERL, "str")
+    assert not (kind == "submitted" and answer == "1")
+
+
+def test_a_setting_asked_by_name_is_still_read():  # a guard
+    answer, kind = ask_scripted("What is the fortify setting in the hardening features?", PERL, "str")
+    assert (answer, kind) == ("1", "submitted")
+
+
+TOPOLOGY = ""
+for name, fmt in (("Stereo 24", "S24_LE"), ("Stereo 16", "S16_LE"), ("Quad 16", "S16_LE")):
+    TOPOLOGY += f'SectionPCMConfig."PCM {name}" {{\n\n'
+    for side in ("playback", "capture"):
+        TOPOLOGY += f'\tconfig."{side}" {{\n\t\tformat "{fmt}"\n\t\trate "48000"\n\t\tchannels "2"\n\t}}\n\n'
+    TOPOLOGY += "}\n\n"
+for name in ("Main Playback", "Main Capture", "Loop Capture", "Aux0 Playback", "Aux1 Playback"):
+    TOPOLOGY += f'SectionPCMCapabilities."{name}" {{\n\tformats "S24_LE,S16_LE"\n\trate_min "48000"\n'
+    TOPOLOGY += '\trate_max "48000"\n\tchannels_min "2"\n\tchannels_max "2"\n}\n\n'
+TOPOLOGY += 'SectionHWConfig."CodecHWConfig" {\n\tid "1"\n\tformat "I2S"\n\tbclk "master"\n}\n'
+
+
+def test_a_list_ranked_whole_is_no_item_asked():
+    # the capabilities' 'S24_LE,S16_LE', five times, is the most common set of formats, not the format asked
+    q = "Counting the playback and capture entries of all the PCM configurations, which sample format is used most"
+    q += " often?"
+    answer, kind = ask_scripted(q, TOPOLOGY, "str")
+    assert not (kind == "submitted" and answer == "S24_LE,S16_LE")
+
+
+def test_a_set_asked_may_be_ranked_whole():  # a guard
+    from dspy_rlm.profiles.move import Move
+    from dspy_rlm.profiles.value_doubts import _ranked_list
+
+    move = Move("most_common", "", "", helper="most_common")
+
+    class Book:
+        text_q = "Which combination of formats do the capabilities list most often?"
+
+    assert _ranked_list(Book(), move, None, "S24_LE,S16_LE") is None
+    assert _ranked_list(None, move, None, "1,000") is None
