@@ -249,7 +249,10 @@ def count_records(var: Any, word: Any = None) -> int:
         if s.parsed_chars is not None and s.records and one_line_records(s):
             rest = text[s.parsed_chars :].splitlines()[1:]  # the line the cap cut is counted in the head
             return len(s.records) + sum(1 for ln in rest if ln.strip() and not ln.lstrip().startswith(("#", ";")))
-        return sum(1 for r in s.records if r.fields or r.key) or len(s.records)
+        held = sum(1 for r in s.records if r.fields or r.key)
+        if s.kind == "lines" and 2 * held < len(s.records):  # a tips file's lines, a few labelled ("Do X with: ...")
+            return len(s.records)
+        return held or len(s.records)
     w = _check_word("count_records", word)
     if len(w) > 1 and w.endswith("*") and re.fullmatch(r"[\w.:/-]+", w[:-1]):  # a key prefix: "ARPOP_*"
         return sum(1 for r in s.records if r.key.startswith(w[:-1]) and r.key != w[:-1])

@@ -15,7 +15,13 @@ from dspy_rlm.profiles.named_document import before_document_noun
 from dspy_rlm.profiles.naming import column_fields
 from dspy_rlm.profiles.phrases import counted_nouns, holding, is_stop_value, keyed_by, may_be_value
 from dspy_rlm.profiles.reads import field_holding_key, field_stems, norm, parts
-from dspy_rlm.profiles.spans import count_subject, data_subject_spans, identifier_asides, owned_spans
+from dspy_rlm.profiles.spans import (
+    container_spans,
+    count_subject,
+    data_subject_spans,
+    identifier_asides,
+    owned_spans,
+)
 from dspy_rlm.profiles.spellings import field_forms
 from dspy_rlm.profiles.vocabulary import (
     CUE_WORDS,
@@ -311,6 +317,10 @@ def counts_every_record(book: Any, var: str) -> bool:
     for a, b in sorted(spans, reverse=True):
         q = q[:a] + " " + q[b:]
     for a, b in sorted(owned_spans(q), reverse=True):  # "... in boto's pyami copybot.cfg?": the file, no condition
+        q = q[:a] + " " + q[b:]
+    # "how many tips are in *the perf tips file*?": a container named by the noun counted holds those records
+    named = [(a, b) for a, b in container_spans(q) if nouns & set(st.words(q[a:b].casefold()))]
+    for a, b in sorted(named, reverse=True):
         q = q[:a] + " " + q[b:]
     plain = st.words(q.casefold())
     verbs = DOCUMENT_VERBS if spans else frozenset()  # "... does the polkit policy file *define*?": its verb too

@@ -105,3 +105,20 @@ def test_a_set_asked_may_be_ranked_whole():  # a guard
 
     assert _ranked_list(Book(), move, None, "S24_LE,S16_LE") is None
     assert _ranked_list(None, move, None, "1,000") is None
+
+
+def test_a_container_named_by_the_noun_counted_is_no_condition():
+    # "the frob hints file" is the data, named by its records: every line counted, no condition 'frob'
+    hints = "".join(f"Try frob --opt{i} to see more {i}\n" for i in range(9))
+    hints += "Sample the bar with: frob bar -e x\nCompare two runs with: frob diff a b\nSort it by size: frob --sort\n"
+    answer, _kind = ask_scripted("How many hints are in the frob hints file?", hints, "int")
+    assert answer == 12
+
+
+def test_a_list_not_named_by_the_noun_counted_still_conditions():  # a guard
+    from dspy_rlm.profiles.conditions import counts_every_record
+    from dspy_rlm.profiles.moves import MoveBook
+
+    text = "".join(f"font{i} = sans{i % 3}\n" for i in range(9))
+    book = MoveBook({"question": "How many fonts are in the sans1 list?"}, {"context": text}, {"answer": int})
+    assert not counts_every_record(book, "context")
