@@ -39,6 +39,11 @@ _TRAILING = re.compile(r"\s+(?:#|//)\s*(.*)$|\s*/\*\s*(.*?)\s*\*/\s*$")
 _NAMED_OPEN = re.compile(
     r"\s*(?:[A-Za-z_]\w*\s+)+(?P<name>[A-Za-z_]\w*)(?:<[^<>]*>)?\s*=?\s*[\[({]\s*$"
 )  # enum nfsstat {
+_MERGED_OPEN = re.compile(r"\s*(?:[A-Za-z_]\w*\s+)?[\w.:]+\(\s*(?:[\w.]*[:.])?(?P<name>[A-Za-z_]\w*)\s*,\s*[\[{]\s*$")
+"""A call merging entries into a target (Vim's ``call extend(v:colornames, {``, ``Object.assign(target, {``): the
+bracket is named by the target."""
+_VIM_CARRIED = re.compile(r"^([ \t]*)\\(?=[ \t])")
+"""A Vim script's continued line (``\\ 'css_black': '#000000',``): its backslash carries the line above on."""
 _HEAD = re.compile(r"\s*(?:typedef\s+)?(?:enum|struct|union)(?:\s+(?P<name>[A-Za-z_]\w*))?\s*$")
 """C's ``enum`` / ``struct in_addr`` over a line of its own ``{``: the bracket's name (``enum`` where it has none)."""
 _C_DEFINE = re.compile(r"\s*#\s*define\s+(?P<key>[A-Za-z_]\w*)[ \t]+(?P<value>[^\s\\].*?)\s*$")
@@ -87,6 +92,7 @@ def _entries(lines: list[str]) -> list[_Entry]:
     """(first line, last line, key, value, block, comment, what the value is) of each entry; a value opening a
     bracket it does not close on its line is a block (its name the entry's key), not an entry. What the value
     is: ``value``, ``member`` (a Python class body's ``NAME = value``) or ``bases`` (a Python class's)."""
+    lines = _carried_on(lines)
     out: list[_Entry] = []
     stack: list[str] = []
     classes: list[tuple[int, str]] = []  # the Python classes around the line: (indent, name)
@@ -119,7 +125,7 @@ def _entries(lines: list[str]) -> list[_Entry]:
             continue
         m = _ENTRY.match(line)
         if _OPENS.search(s) and _depth(s) > 0:  # a bracket opens: named, or not (a call's arguments, a nested list)
-            named = _NAMED_OPEN.match(s)  # C's "enum nfsstat {", XDR's "program NFS_PROGRAM {"
+            named = _NAMED_OPEN.match(s) or _MERGED_OPEN.match(s)  # C's "enum nfsstat {", "extend(v:names, {"
             above = _HEAD.match(lines[head]) if s in "{" and head >= 0 else None  # "enum\n  {": named by its line
             name = (
                 named.group("name") if named else (above.group("name") or above.group(0).split()[-1]) if above else ""
@@ -163,6 +169,13 @@ def _entries(lines: list[str]) -> list[_Entry]:
     return out
 
 
+def _carried_on(lines: list[str]) -> list[str]:
+    """The lines with a Vim script's continuing backslash (at a line's start) made a space."""
+    if not any(ln.lstrip().startswith("\\") for ln in lines[:2000]):
+        return lines
+    return [_VIM_CARRIED.sub(r"\1 ", ln) for ln in lines]
+
+
 def _aside(lines: list[str]) -> set[int]:
     """The lines inside a ``/* ... */`` comment past its first, and those a backslash carries on (a macro's body)."""
     out: set[int] = set()
@@ -180,6 +193,7 @@ def _aside(lines: list[str]) -> set[int]:
 def looks_literals(sample: list[str]) -> float:
     """The share of the code lines (not blank, not comments) that are entries or brackets around them, where
     ten entries or more sit inside named brackets; 0 otherwise."""
+    sample = _carried_on(sample)
     aside = _aside(sample)
     code = [ln for i, ln in enumerate(sample) if ln.strip() and not _LINE_COMMENT.match(ln.strip()) and i not in aside]
     entries = _entries(sample)

@@ -20,7 +20,8 @@ _THEN = re.compile(  # "take X and give me ...", "look up X, then tell me ..."
     rf"(?:,?\s+and\s+(?:then\s+)?|,\s*then\s+)(?=(?:{'|'.join(sorted(IMPERATIVES))})\b)", re.IGNORECASE
 )
 _SAME = re.compile(  # "what other version has the same date", "came out on the same day as another revision"
-    r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical)\b|\b(?:same|identical)\b[^.?!;]*\b(?:other|another)\b"
+    r"\b(?:other|another)\b[^.?!;]*\b(?:same|identical|shares?|sharing)\b"
+    r"|\b(?:same|identical|shares?|sharing)\b[^.?!;]*\b(?:other|another)\b"  # "X shares its value with one other"
     # "which release came out on the same day as 1.2.1?", "which token is painted the same colour the style uses for X?"
     r"|\b(?:which|what)\b[^.?!;]*\bthe\s+same\s+\w+\s+(?:as|that|which|the|this|its)\b",
     re.IGNORECASE,

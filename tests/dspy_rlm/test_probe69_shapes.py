@@ -122,3 +122,26 @@ def test_a_list_not_named_by_the_noun_counted_still_conditions():  # a guard
     text = "".join(f"font{i} = sans{i % 3}\n" for i in range(9))
     book = MoveBook({"question": "How many fonts are in the sans1 list?"}, {"context": text}, {"answer": int})
     assert not counts_every_record(book, "context")
+
+
+SHADES = '" Maintainer: A. Painter\n\nlet s:keep = &cpo\nset cpo&vim\n\ncall extend(v:shadenames, {\n'
+SHADES += "".join(
+    f"\t\t\t\\ 'shade_{name}': '#{code}',\n"
+    for name, code in (("ink", "101010"), ("chalk", "f0f0f0"), ("rust", "b7410e"), ("moss", "8a9a5b"),
+                       ("sand", "c2b280"), ("slate", "708090"), ("plum", "8e4585"), ("teal", "008080"),
+                       ("lake", "008080"), ("coal", "222222"), ("snow", "fffafa"))
+)  # fmt: skip
+SHADES += "\t\t\t\\ }, 'keep')\n\nlet &cpo = s:keep\n"
+
+
+def test_a_vim_dictionary_carried_on_by_backslashes_is_read():
+    # Vim's continued lines ('\\ key: value,') inside 'call extend(v:shadenames, {' are entries of shadenames
+    answer, kind = ask_scripted("What hex code does the shade list give shade_rust?", SHADES, "str")
+    assert (answer, kind) == ("#b7410e", "submitted")
+
+
+def test_another_entry_sharing_a_value_is_no_read_of_the_one_named():
+    # "shade_teal shares its hex value with one other entry": its own '#008080' is no answer to which one
+    q = "shade_teal shares its exact hex value with one other entry in the list. Which one?"
+    answer, kind = ask_scripted(q, SHADES, "str")
+    assert not (kind == "submitted" and answer != "shade_lake")
