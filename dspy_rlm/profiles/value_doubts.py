@@ -189,6 +189,8 @@ def _ranked_list(book: Any, move: Move, key: Any, value: Any) -> str | None:
     # of formats, the most common *set* of them, no format; the one asked is elsewhere (each entry's format)
     if move.helper != "most_common" or not isinstance(value, str) or not _ITEMS.fullmatch(value.strip()):
         return None
+    if len(re.split(r"[,;]", value)) < 3 and re.search(r"\s", value.strip()):  # a name "Moreau, Ines": no list
+        return None
     if book is None or _WHOLE_LIST.search(book.text_q):
         return None
     return f"{value!r} is a list of items, ranked whole, where one is asked"

@@ -105,6 +105,7 @@ def test_a_set_asked_may_be_ranked_whole():  # a guard
 
     assert _ranked_list(Book(), move, None, "S24_LE,S16_LE") is None
     assert _ranked_list(None, move, None, "1,000") is None
+    assert _ranked_list(None, move, None, "Moreau, Ines") is None  # a name written last name first
 
 
 def test_a_container_named_by_the_noun_counted_is_no_condition():
