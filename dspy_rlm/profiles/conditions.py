@@ -292,8 +292,7 @@ def unread_test(book: Any) -> str | None:
         q = UNSTATED.sub(" ", _HAVING_ONE.sub(" ", book.text_q.casefold()))  # "when you don't give one": a default
         q = _NUMBER_BOUND.sub(" ", q) if "count" in book.cues else q  # elsewhere no read tests a bound
         phrases = {k.text.casefold() for keys in book.keys.values() for k in keys}
-        for a, b in reversed(identifier_asides(q, phrases)):  # "GPL-2.0 (without -only)": which one, no test
-            q = q[:a] + " " + q[b:]
+        q = _cut(q, identifier_asides(q, phrases))  # "GPL-2.0 (without -only)": which one, no test
         for var in book.keys:
             for k in book.keys[var]:
                 q = q.replace(k.text.casefold(), " ")
@@ -302,6 +301,13 @@ def unread_test(book: Any) -> str | None:
         said = (w for w in UNREAD if re.search(rx[w], q))
         book.memo["unread"] = next(said, None)
     return book.memo["unread"]
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each span made one space (the last first, so that earlier spans stay where they were)."""
+    for a, b in sorted(spans, reverse=True):
+        text = text[:a] + " " + text[b:]
+    return text
 
 
 def counts_every_record(book: Any, var: str) -> bool:
@@ -314,14 +320,11 @@ def counts_every_record(book: Any, var: str) -> bool:
     # "how many entries does the supported renames table have?": the words naming the data say no condition
     q = book.text_q
     spans = data_subject_spans(q)
-    for a, b in sorted(spans, reverse=True):
-        q = q[:a] + " " + q[b:]
-    for a, b in sorted(owned_spans(q), reverse=True):  # "... in boto's pyami copybot.cfg?": the file, no condition
-        q = q[:a] + " " + q[b:]
+    q = _cut(q, spans)
+    q = _cut(q, owned_spans(q))  # "... in boto's pyami copybot.cfg?": the file, no condition
     # "how many tips are in *the perf tips file*?": a container named by the noun counted holds those records
     named = [(a, b) for a, b in container_spans(q) if nouns & set(st.words(q[a:b].casefold()))]
-    for a, b in sorted(named, reverse=True):
-        q = q[:a] + " " + q[b:]
+    q = _cut(q, named)
     plain = st.words(q.casefold())
     verbs = DOCUMENT_VERBS if spans else frozenset()  # "... does the polkit policy file *define*?": its verb too
     rest = [w for w in plain if w not in STOP and w not in CUE_WORDS and w not in WHOLE_SET and w not in nouns]
